@@ -1,0 +1,126 @@
+import { Context, log } from '@temporalio/activity';
+import { Ajv } from 'ajv';
+import { appendFileSync } from 'node:fs';
+import type { AgentManifest, AgentRef, Budget, Evidence, TaskSpec, Usage } from '../schemas';
+import { ErrorType } from '../schemas/errors';
+import type { AgentRegistry } from './agents/registry';
+import { fatal, toFailure } from './errors';
+
+/** Input of `resolveAgent`: the task's reference and params. */
+export interface ResolveAgentInput {
+  agent: AgentRef;
+  question: string;
+  params?: Record<string, unknown>;
+}
+
+/** Input of one `agentStep`. */
+export interface AgentStepInput {
+  agentId: string;
+  task: TaskSpec;
+  step: number;
+  state?: unknown;
+  budgetLeft: Budget;
+  reprompt?: string;
+  stepKey: string;
+}
+
+/** Output of one `agentStep`, normalised by the host. */
+export interface AgentStepOutput {
+  done: boolean;
+  usage: Usage;
+  summary: string;
+  data?: unknown;
+  confidence: number;
+  evidence: Evidence[];
+  citations: string[];
+  followUps: string[];
+  channelsHit: string[];
+  state?: unknown;
+  attempt: number;
+}
+
+/** What the agent activities need from their host. */
+export interface AgentActivityDeps {
+  registry: AgentRegistry;
+  /** Append-only file recording each completed step (`<stepKey>\t<attempt>`), for audits. */
+  stepLogPath?: string;
+}
+
+/** Sleeps in slices, heartbeating so a cancelled or timed-out step stops promptly. */
+async function heartbeatSleep(ms: number): Promise<void> {
+  const ctx = Context.current();
+  let left = ms;
+  while (left > 0) {
+    const slice = Math.min(left, 500);
+    await ctx.sleep(slice);
+    ctx.heartbeat();
+    left -= slice;
+  }
+}
+
+/** Creates the activities that find agents and run their steps. */
+export function createAgentActivities({ registry, stepLogPath }: AgentActivityDeps) {
+  const ajv = new Ajv({ allErrors: true, strict: false });
+
+  function validateParams(agentId: string, params: unknown): Record<string, unknown> {
+    const def = registry.get(agentId);
+    if (!def) throw fatal(ErrorType.NoAgent, `no agent "${agentId}"`);
+    const parsed = def.params.safeParse(params ?? {});
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((i) => `params.${i.path.join('.')}: ${i.message}`).join('; ');
+      throw fatal(ErrorType.InvalidInput, `invalid params for agent "${agentId}": ${issues}`);
+    }
+    return parsed.data;
+  }
+
+  return {
+    /** Finds the agent a task names and checks its params; NoAgent / InvalidInput otherwise. */
+    async resolveAgent({ agent, question, params }: ResolveAgentInput): Promise<AgentManifest> {
+      const def = registry.resolve(agent, question);
+      if (!def) throw fatal(ErrorType.NoAgent, `no agent matches ${JSON.stringify(agent)}`);
+      validateParams(def.manifest.id, params);
+      return def.manifest;
+    },
+
+    /** Runs one step of an agent, with the host's checks around it. */
+    async agentStep(input: AgentStepInput): Promise<AgentStepOutput> {
+      const { attempt } = Context.current().info;
+      const def = registry.get(input.agentId);
+      if (!def) throw fatal(ErrorType.NoAgent, `no agent "${input.agentId}"`, attempt);
+      const params = validateParams(input.agentId, input.task.params);
+      const scope = new Set(input.task.scope ?? []);
+      const denied = (def.toolsFor?.(params) ?? []).filter((t) => !scope.has(t));
+      if (denied.length > 0) {
+        throw fatal(ErrorType.ToolDenied, `tools not in the task scope: ${denied.join(', ')}`, attempt);
+      }
+      let reply;
+      try {
+        reply = await def.step({ ...input, params, attempt, state: input.state, sleep: heartbeatSleep });
+      } catch (err) {
+        log.warn('agent step failed', { agentId: input.agentId, stepKey: input.stepKey, attempt, error: String(err) });
+        throw toFailure(err, attempt);
+      }
+      if (reply.done && input.task.outputSchema) {
+        const validate = ajv.compile(input.task.outputSchema);
+        if (!validate(reply.data)) {
+          const why = ajv.errorsText(validate.errors, { dataVar: 'data' });
+          throw fatal(ErrorType.InvalidOutput, `output does not satisfy outputSchema: ${why}`, attempt);
+        }
+      }
+      if (stepLogPath) appendFileSync(stepLogPath, `${input.stepKey}\t${attempt}\n`);
+      return {
+        done: reply.done,
+        usage: { costUsd: reply.usage?.costUsd ?? 0, tokens: reply.usage?.tokens ?? 0, toolCalls: reply.usage?.toolCalls ?? 0 },
+        summary: reply.summary ?? '',
+        data: reply.data,
+        confidence: Math.min(1, Math.max(0, reply.confidence ?? 0.5)),
+        evidence: reply.evidence ?? [],
+        citations: reply.citations ?? [],
+        followUps: reply.followUps ?? [],
+        channelsHit: reply.channelsHit ?? [],
+        state: reply.state,
+        attempt,
+      };
+    },
+  };
+}

@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { EvidenceSchema } from '../../schemas';
+import { AgentFatalError, AgentRetryableError } from '../errors';
+import type { AgentDefinition } from './types';
+
+const SimParams = z.strictObject({
+  answer: z.unknown().optional().describe('final data; default the question'),
+  confidence: z.number().min(0).max(1).default(0.9),
+  steps: z.number().int().min(1).max(100_000).default(1),
+  latencyMs: z.number().int().min(0).max(3_600_000).default(0).describe('sleep per step'),
+  costUsd: z.number().finite().min(0).max(1e6).default(0).describe('spend per step'),
+  tokens: z.number().int().min(0).max(1e9).default(0).describe('tokens per step'),
+  toolCalls: z.number().int().min(0).max(1e6).default(0).describe('tool calls per step'),
+  tools: z.array(z.string()).max(100).default([]).describe('tools each step uses; must be in the task scope'),
+  failAttempts: z.number().int().min(0).max(100).default(0).describe('the first n attempts of each step throw a retryable error'),
+  failRate: z.number().min(0).max(1).default(0).describe('chance that an attempt throws a retryable error (seeded)'),
+  seed: z.number().int().default(0),
+  fatal: z.boolean().default(false).describe('throw a non-retryable error'),
+  hang: z.boolean().default(false).describe('never return (until cancelled)'),
+  ignoreBudget: z.boolean().default(false).describe('spend the full step even past the budget left'),
+  evidence: z.array(EvidenceSchema).max(1000).default([]),
+  followUps: z.array(z.string()).max(100).default([]),
+  echoPrevious: z.boolean().default(false).describe('answer with params.previous.data (pipeline stages)'),
+  previous: z.unknown().optional().describe('set by a pipeline: the previous stage result'),
+});
+type SimParams = z.infer<typeof SimParams>;
+
+/** A deterministic value in [0, 1) from a string: the same step and attempt always draw the same. */
+export function seededRandom(key: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 16777619);
+  h = Math.imul(h ^ (h >>> 15), 2246822507);
+  h = Math.imul(h ^ (h >>> 13), 3266489909);
+  return ((h ^ (h >>> 16)) >>> 0) / 4294967296;
+}
+
+const clamp = (want: number, left: number | undefined, honour: boolean) => (honour ? Math.min(want, left ?? Infinity) : want);
+
+/**
+ * `sim`: the deterministic test double. Every behaviour a real agent can show (latency,
+ * spend, retries, fatal errors, hangs, evidence) is a knob in `params`.
+ */
+export const simAgent: AgentDefinition<SimParams> = {
+  manifest: {
+    id: 'sim',
+    version: '1.0.0',
+    description: 'Deterministic simulated agent for tests and demos; behaviour set by params.',
+    kind: 'builtin',
+    capabilities: ['sim', 'test'],
+    inputSchema: z.toJSONSchema(SimParams, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>,
+    limits: { timeoutSeconds: 30, maxSteps: 100_000 },
+    retry: { maxAttempts: 3, initialIntervalSeconds: 1, backoffCoefficient: 2, maximumIntervalSeconds: 10 },
+    tools: ['search', 'fetch', 'calculator'],
+  },
+  params: SimParams as unknown as z.ZodType<SimParams>,
+  toolsFor: (p) => p.tools,
+  async step({ task, params: p, step, attempt, budgetLeft, stepKey, sleep }) {
+    if (p.fatal) throw new AgentFatalError(`sim: fatal error at step ${step}`);
+    if (attempt <= p.failAttempts) throw new AgentRetryableError(`sim: attempt ${attempt} of step ${step} fails (failAttempts ${p.failAttempts})`);
+    if (p.failRate > 0 && seededRandom(`${p.seed}|${stepKey}|${attempt}`) < p.failRate) {
+      throw new AgentRetryableError(`sim: random failure at step ${step}, attempt ${attempt} (failRate ${p.failRate})`);
+    }
+    if (p.hang) {
+      for (;;) await sleep(60_000);
+    }
+    if (p.latencyMs > 0) await sleep(p.latencyMs);
+    const honour = !p.ignoreBudget;
+    const usage = {
+      costUsd: clamp(p.costUsd, budgetLeft.costUsd, honour),
+      tokens: clamp(p.tokens, budgetLeft.tokens, honour),
+      toolCalls: clamp(p.toolCalls, budgetLeft.toolCalls, honour),
+    };
+    const done = step + 1 >= p.steps;
+    const previous = p.previous as { data?: unknown } | undefined;
+    const answer = p.echoPrevious ? previous?.data : p.answer !== undefined ? p.answer : task.question;
+    return {
+      done,
+      usage,
+      summary: done ? `sim answered after ${step + 1} step(s)` : `sim step ${step + 1} of ${p.steps}`,
+      data: done ? answer : undefined,
+      confidence: p.confidence,
+      evidence: step === 0 ? p.evidence : [],
+      followUps: done ? p.followUps : [],
+      citations: step === 0 ? p.evidence.map((e) => e.id) : [],
+      channelsHit: ['sim', ...p.tools],
+      state: { stepsDone: step + 1 },
+    };
+  },
+};

@@ -1,0 +1,49 @@
+import type { z } from 'zod';
+import type { AgentManifest, Budget, Evidence, TaskSpec, Usage } from '../../schemas';
+
+/** What the host hands an agent for one step. */
+export interface StepRequest {
+  /** The task as submitted (without any nested job). */
+  task: TaskSpec;
+  /** Params after validation against the agent's input schema. */
+  params: Record<string, unknown>;
+  /** 0-based index of this step in the subtask's loop. */
+  step: number;
+  /** 1-based attempt of this step. */
+  attempt: number;
+  /** What the agent carried over from its previous step. */
+  state: unknown;
+  /** What the subtask has left on each capped axis; an agent that can honour it does. */
+  budgetLeft: Budget;
+  /** Set when the previous output was invalid: the host's correction for a re-prompt. */
+  reprompt?: string;
+  /** Stable key of this step (`<subtaskWorkflowId>#<step>`), for de-duplication and audits. */
+  stepKey: string;
+  /** Heartbeat-aware sleep that rejects when the step is cancelled. */
+  sleep(ms: number): Promise<void>;
+}
+
+/** What an agent returns from one step. */
+export interface StepReply {
+  /** True when the agent has its final answer. */
+  done: boolean;
+  usage?: Partial<Usage>;
+  summary?: string;
+  data?: unknown;
+  confidence?: number;
+  evidence?: Evidence[];
+  citations?: string[];
+  followUps?: string[];
+  channelsHit?: string[];
+  /** Carried to the next step. */
+  state?: unknown;
+}
+
+/** A registered agent: its manifest, its params schema and its step function. */
+export interface AgentDefinition<P extends Record<string, unknown> = Record<string, unknown>> {
+  manifest: AgentManifest;
+  params: z.ZodType<P>;
+  /** Tools a step will call with these params; the host denies any outside the task's scope. */
+  toolsFor?(params: P): string[];
+  step(req: StepRequest & { params: P }): Promise<StepReply>;
+}

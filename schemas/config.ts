@@ -1,0 +1,23 @@
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(0).max(65_535);
+const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+
+/** Process configuration, read from the environment by `loadConfig` (entry points only). */
+export const ConfigSchema = z.object({
+  TEMPORAL_ADDRESS: z.string().min(1).default('localhost:7233').describe('host:port of the Temporal frontend'),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_TLS: bool.default(false).describe('use TLS (implied by TEMPORAL_API_KEY)'),
+  TEMPORAL_API_KEY: z.string().min(1).optional().describe('Temporal Cloud API key'),
+  TEMPORAL_UI_URL: z.url().default('http://localhost:8233').describe('base URL of the Temporal Web UI, for links'),
+  DELEGATE_TASK_QUEUE: z.string().min(1).default('delegate'),
+  DELEGATE_MAX_DEPTH: z.coerce.number().int().min(0).max(10).default(3).describe('levels of nested jobs below the root'),
+  DELEGATE_STEP_LOG: z.string().min(1).optional().describe('append-only file of completed agent steps (audits, chaos tests)'),
+  DELEGATE_WEBHOOK_SECRET: z.string().min(16).optional().describe('HMAC-SHA256 key that signs completion webhooks'),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: port.default(3000),
+  PUBLIC_URL: z.url().optional().describe('base URL of the API as clients see it, for links'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+/** Validated configuration. */
+export type Config = z.infer<typeof ConfigSchema>;

@@ -1,0 +1,129 @@
+import { z } from 'zod';
+import { BudgetSchema } from './budget';
+import { EvidenceSchema } from './evidence';
+
+/** Ids that end up inside Temporal workflow ids: no slashes, no spaces. */
+export const IdSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/, 'letters, digits, "_", ".", ":" or "-", at most 128, starting with a letter or digit');
+
+/** Who works on a subtask: an agent id, any agent with a capability, or semantic routing. */
+export const AgentRefSchema = z.union([
+  z.string().min(1).max(128),
+  z.strictObject({ capability: z.string().min(1).max(128) }),
+  z.strictObject({ route: z.literal('semantic'), hint: z.string().max(2000).optional() }),
+]);
+export type AgentRef = z.infer<typeof AgentRefSchema>;
+
+/** Retry policy of one agent step. */
+export const RetrySchema = z
+  .strictObject({
+    maxAttempts: z.number().int().min(1).max(100).default(3),
+    initialIntervalSeconds: z.number().finite().positive().max(3600).default(1),
+    backoffCoefficient: z.number().finite().min(1).max(10).default(2),
+    maximumIntervalSeconds: z.number().finite().positive().max(86_400).default(30),
+  })
+  .meta({ id: 'Retry' });
+export type Retry = z.infer<typeof RetrySchema>;
+
+const StringList = z.array(z.string().max(4000)).max(100);
+
+/** The subtask contract: one specific question handed to one agent (or a nested job). */
+export const TaskSpecSchema = z
+  .strictObject({
+    id: IdSchema.describe('unique in the job, e.g. "sub_1"'),
+    question: z.string().trim().min(1).max(50_000),
+    rationale: z.string().max(10_000).optional(),
+    agent: AgentRefSchema.optional().describe('agent id, { capability }, or { route: "semantic" }; absent when job is set'),
+    params: z.record(z.string(), z.unknown()).optional().describe('agent input, validated against its manifest'),
+    scope: z.array(z.string().min(1).max(128)).max(100).optional().describe('tool allowlist; default none'),
+    contextSeed: z.array(EvidenceSchema).max(1000).optional(),
+    constraints: StringList.optional(),
+    stopConditions: StringList.optional(),
+    budget: BudgetSchema.optional(),
+    timeoutSeconds: z.number().finite().positive().max(86_400).optional().describe('per-attempt limit of one step'),
+    retry: RetrySchema.optional(),
+    outputSchema: z.record(z.string(), z.unknown()).optional().describe('JSON Schema the result data must satisfy'),
+    get job(): z.ZodOptional<typeof JobSpecObject> {
+      return JobSpecObject.optional();
+    },
+  })
+  .meta({ id: 'TaskSpec' });
+export type TaskSpec = z.infer<typeof TaskSpecSchema>;
+
+/** How a job combines its subtasks. */
+export const PatternSchema = z.enum(['fanout', 'pipeline', 'vote']);
+export type Pattern = z.infer<typeof PatternSchema>;
+
+/** Fan-out aggregation options. */
+export const AggregationSchema = z.strictObject({
+  strategy: z.enum(['merge', 'best_confidence', 'first_success']).default('merge'),
+  quorum: z.number().int().positive().optional().describe('stop after n successes, cancel the rest'),
+  minSuccess: z.number().int().positive().optional().describe('fewer successes than this makes the job fail'),
+});
+export type Aggregation = z.infer<typeof AggregationSchema>;
+
+/** Vote options. */
+export const VoteOptionsSchema = z.strictObject({
+  strategy: z.enum(['majority', 'weighted', 'unanimous']).default('majority'),
+  key: z.string().max(1000).regex(/^(\/.*)?$/, 'a JSON pointer ("" or starting with "/")').optional(),
+});
+export type VoteOptions = z.infer<typeof VoteOptionsSchema>;
+
+/** Pipeline options. */
+export const PipelineOptionsSchema = z.strictObject({
+  onStageFailure: z.enum(['stop', 'continue']).default('stop'),
+});
+export type PipelineOptions = z.infer<typeof PipelineOptionsSchema>;
+
+const JobSpecObject = z.strictObject({
+  jobId: IdSchema.optional().describe('client-chosen id: same id, same job'),
+  pattern: PatternSchema,
+  objective: z.string().max(50_000).optional(),
+  get tasks(): z.ZodArray<typeof TaskSpecSchema> {
+    return z.array(TaskSpecSchema).min(1).max(10_000);
+  },
+  aggregation: AggregationSchema.optional(),
+  vote: VoteOptionsSchema.optional(),
+  pipeline: PipelineOptionsSchema.optional(),
+  budget: BudgetSchema.optional(),
+  maxParallel: z.number().int().min(1).max(1000).optional(),
+  callbackUrl: z.url({ protocol: /^https?$/ }).max(2048).optional(),
+  labels: z
+    .record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'label keys: letters, digits, "_", ".", "-"'), z.string().max(256))
+    .optional(),
+});
+type JobSpecShape = z.infer<typeof JobSpecObject>;
+
+/** Cross-field rules of a job and, recursively, of every nested job. */
+function checkJob(job: JobSpecShape, ctx: z.RefinementCtx, path: (string | number)[]): void {
+  const seen = new Map<string, number>();
+  job.tasks.forEach((t, i) => {
+    const at = [...path, 'tasks', i];
+    const first = seen.get(t.id);
+    if (first !== undefined) {
+      ctx.addIssue({ code: 'custom', path: [...at, 'id'], message: `duplicate task id "${t.id}" (also tasks[${first}])` });
+    } else seen.set(t.id, i);
+    if (t.agent === undefined && t.job === undefined) {
+      ctx.addIssue({ code: 'custom', path: [...at, 'agent'], message: 'a task needs an agent or a job' });
+    }
+    if (t.agent !== undefined && t.job !== undefined) {
+      ctx.addIssue({ code: 'custom', path: [...at, 'job'], message: 'a task has an agent or a job, not both' });
+    }
+    if (t.job) checkJob(t.job, ctx, [...at, 'job']);
+  });
+  const agg = job.aggregation;
+  for (const key of ['quorum', 'minSuccess'] as const) {
+    const n = agg?.[key];
+    if (n !== undefined && n > job.tasks.length) {
+      ctx.addIssue({ code: 'custom', path: [...path, 'aggregation', key], message: `${key} ${n} exceeds the ${job.tasks.length} tasks` });
+    }
+  }
+  if (job.labels && Object.keys(job.labels).length > 32) {
+    ctx.addIssue({ code: 'custom', path: [...path, 'labels'], message: 'at most 32 labels' });
+  }
+}
+
+/** One delegation request: a pattern over subtasks (each may be a nested job), with a job budget. */
+export const JobSpecSchema = JobSpecObject.superRefine((job, ctx) => checkJob(job, ctx, [])).meta({ id: 'JobSpec' });
+export type JobSpec = z.infer<typeof JobSpecSchema>;

@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import { EvidenceSchema } from './evidence';
+import { PatternSchema } from './job';
+
+/** Why a subtask did not fully succeed. */
+export const FailureReasonSchema = z.enum([
+  'timeout',
+  'budget_exhausted',
+  'agent_error',
+  'invalid_output',
+  'tool_denied',
+  'cancelled',
+  'stopped',
+  'circuit_open',
+  'no_agent',
+  'skipped',
+]);
+export type FailureReason = z.infer<typeof FailureReasonSchema>;
+
+/** Outcome of one subtask. */
+export const TaskStatusSchema = z.enum(['success', 'partial', 'failure']);
+export type TaskStatus = z.infer<typeof TaskStatusSchema>;
+
+/** What one subtask (or one nested job) spent and did. */
+export const TaskMetricsSchema = z
+  .object({
+    latencyMs: z.number(),
+    costUsd: z.number(),
+    tokens: z.number(),
+    toolCalls: z.number(),
+    steps: z.number(),
+    attempts: z.number(),
+    channelsHit: z.array(z.string()),
+  })
+  .meta({ id: 'TaskMetrics' });
+export type TaskMetrics = z.infer<typeof TaskMetricsSchema>;
+
+/** The result of one subtask, kept whatever happened to the job. */
+export const TaskResultSchema = z
+  .object({
+    id: z.string(),
+    agentId: z.string(),
+    status: TaskStatusSchema,
+    summary: z.string(),
+    data: z.unknown().optional(),
+    evidence: z.array(EvidenceSchema),
+    citations: z.array(z.string()),
+    followUps: z.array(z.string()),
+    confidence: z.number().min(0).max(1),
+    metrics: TaskMetricsSchema,
+    failureReason: FailureReasonSchema.nullable(),
+    errors: z.array(z.string()),
+  })
+  .meta({ id: 'TaskResult' });
+export type TaskResult = z.infer<typeof TaskResultSchema>;
+
+/** Overall outcome of a job. */
+export const JobOutcomeSchema = z.enum(['success', 'partial', 'failure', 'cancelled']);
+export type JobOutcome = z.infer<typeof JobOutcomeSchema>;
+
+/** Sums over a job's subtasks. */
+export const JobMetricsSchema = TaskMetricsSchema.extend({
+  subtasks: z.number(),
+  savedUsd: z.number().describe('unspent allocation of subtasks cancelled by an early decision'),
+}).meta({ id: 'JobMetrics' });
+export type JobMetrics = z.infer<typeof JobMetricsSchema>;
+
+/** The vote block of a vote job. */
+export const VoteOutcomeSchema = z
+  .object({
+    winner: z.unknown().nullable(),
+    tally: z.array(z.object({ ballot: z.unknown(), key: z.string(), count: z.number(), weight: z.number() })),
+    agreement: z.number(),
+    decidedEarly: z.boolean(),
+    cancelled: z.number(),
+  })
+  .meta({ id: 'VoteOutcome' });
+export type VoteOutcome = z.infer<typeof VoteOutcomeSchema>;
+
+/** The result of a whole job. */
+export const JobResultSchema = z
+  .object({
+    jobId: z.string(),
+    pattern: PatternSchema,
+    status: JobOutcomeSchema,
+    output: z.unknown(),
+    results: z.array(TaskResultSchema),
+    vote: VoteOutcomeSchema.optional(),
+    evidence: z.array(EvidenceSchema),
+    followUps: z.array(z.string()),
+    metrics: JobMetricsSchema,
+  })
+  .meta({ id: 'JobResult' });
+export type JobResult = z.infer<typeof JobResultSchema>;

@@ -1,0 +1,115 @@
+/** Starts and stops a Temporal dev server (the CLI's `start-dev`) on an SQLite file. */
+import { Connection } from '@temporalio/client';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, openSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname } from 'node:path';
+import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../workflows/search-attributes';
+import { ensureTemporalCli } from './temporal-cli';
+
+/** Options of `startDevServer`. */
+export interface DevServerOptions {
+  /** SQLite file; its folder is created. */
+  dbFile: string;
+  /** gRPC port. @default 7233 */
+  port?: number;
+  /** Web UI port; 0 or undefined with `headless` = no UI. @default 8233 */
+  uiPort?: number;
+  headless?: boolean;
+  /** Where the server's own log goes. @default inherit nothing */
+  logFile?: string;
+  log?: (line: string) => void;
+}
+
+/** A running dev server. */
+export interface DevServer {
+  address: string;
+  uiUrl?: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** A free TCP port on loopback. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Waits until a Temporal frontend answers, up to `timeoutMs`. */
+export async function waitForTemporal(address: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const conn = await Connection.connect({ address, connectTimeout: 2000 });
+      try {
+        await conn.withDeadline(Date.now() + 2000, () => conn.workflowService.getSystemInfo({}));
+        return;
+      } finally {
+        await conn.close();
+      }
+    } catch (err) {
+      last = err;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  throw new Error(`Temporal at ${address} did not become ready in ${timeoutMs} ms: ${String(last)}`);
+}
+
+/** Starts `temporal server start-dev` with fast SQLite pragmas and Delegate's search attributes. */
+export async function startDevServer(opts: DevServerOptions): Promise<DevServer> {
+  const bin = await ensureTemporalCli(opts.log);
+  mkdirSync(dirname(opts.dbFile), { recursive: true });
+  const port = opts.port ?? 7233;
+  const args = [
+    'server', 'start-dev',
+    '--db-filename', opts.dbFile,
+    '--port', String(port),
+    '--ip', '127.0.0.1',
+    '--sqlite-pragma', 'journal_mode=WAL',
+    '--sqlite-pragma', 'synchronous=OFF',
+    '--log-level', 'warn',
+    '--dynamic-config-value', 'frontend.enableUpdateWorkflowExecution=true',
+    ...Object.entries(SEARCH_ATTRIBUTE_DEFINITIONS).flatMap(([name, type]) => ['--search-attribute', `${name}=${type}`]),
+  ];
+  let uiUrl: string | undefined;
+  if (opts.headless || !opts.uiPort) args.push('--headless');
+  else {
+    args.push('--ui-port', String(opts.uiPort));
+    uiUrl = `http://localhost:${opts.uiPort}`;
+  }
+  const out = opts.logFile ? openSync(opts.logFile, 'a') : 'ignore';
+  const child = spawn(bin, args, { stdio: ['ignore', out, out] });
+  const address = `127.0.0.1:${port}`;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    await Promise.race([
+      waitForTemporal(address),
+      exited.then(() => {
+        throw new Error(`temporal server start-dev exited early (code ${child.exitCode})${opts.logFile ? `; see ${opts.logFile}` : ''}`);
+      }),
+    ]);
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw err;
+  }
+  return {
+    address,
+    uiUrl,
+    process: child,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,24 @@
+/** Worker process: hosts the workflows and the builtin agents until SIGINT/SIGTERM. */
+import { pino } from 'pino';
+import { connectWorker, loadConfig } from './config';
+import { createWorker } from './worker';
+
+const config = loadConfig();
+const log = pino({ level: config.LOG_LEVEL, base: { proc: 'worker' } });
+const connection = await connectWorker(config);
+const worker = await createWorker({
+  connection,
+  namespace: config.TEMPORAL_NAMESPACE,
+  taskQueue: config.DELEGATE_TASK_QUEUE,
+  stepLogPath: config.DELEGATE_STEP_LOG,
+});
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(sig, () => {
+    log.info({ signal: sig }, 'worker shutting down');
+    worker.shutdown();
+  });
+}
+log.info({ address: config.TEMPORAL_ADDRESS, taskQueue: config.DELEGATE_TASK_QUEUE }, 'worker running');
+await worker.run();
+await connection.close();
+log.info('worker stopped');

@@ -1,0 +1,38 @@
+import { bundleWorkflowCode, Worker, type NativeConnection, type WorkflowBundle } from '@temporalio/worker';
+import { fileURLToPath } from 'node:url';
+import { builtinAgents, createActivities, createAgentRegistry } from '../activities';
+
+/** Path of the one workflows module the worker registers. */
+export const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+
+/** Options of `createWorker`. */
+export interface DelegateWorkerOptions {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  /** A prebuilt bundle (tests bundle once per run); default: bundle `workflowsPath` now. */
+  workflowBundle?: WorkflowBundle;
+  /** Append-only log of completed agent steps. */
+  stepLogPath?: string;
+  /** Concurrent agent steps on this worker: the size of its agent pool. @default 200 */
+  maxConcurrentActivities?: number;
+}
+
+/** Bundles the workflows once (tests and benchmarks reuse the bundle). */
+export function bundleWorkflows(): Promise<WorkflowBundle> {
+  return bundleWorkflowCode({ workflowsPath, logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never });
+}
+
+/** A worker hosting the job and subtask workflows and the builtin agents. */
+export async function createWorker(opts: DelegateWorkerOptions): Promise<Worker> {
+  const registry = createAgentRegistry(builtinAgents);
+  return Worker.create({
+    connection: opts.connection,
+    namespace: opts.namespace,
+    taskQueue: opts.taskQueue,
+    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath }),
+    activities: createActivities({ registry, stepLogPath: opts.stepLogPath }),
+    maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 200,
+    shutdownGraceTime: '5 seconds',
+  });
+}

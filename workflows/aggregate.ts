@@ -1,0 +1,47 @@
+/**
+ * Fan-out aggregation: pure functions from the children's results to the job's output
+ * and status.
+ *
+ *   results (completion order) ──strategy──> output
+ *                              ──counts────> success | partial | failure
+ */
+import type { Aggregation, JobOutcome, TaskResult } from '../schemas';
+
+/** The quorum in force: explicit, or 1 for `first_success` (stop at the first answer). */
+export function effectiveQuorum(agg: Aggregation | undefined): number | undefined {
+  if (agg?.quorum !== undefined) return agg.quorum;
+  return agg?.strategy === 'first_success' ? 1 : undefined;
+}
+
+/** The job's output under the aggregation strategy. `results` are in completion order. */
+export function fanoutOutput(results: TaskResult[], agg: Aggregation | undefined, taskOrder: string[]): unknown {
+  const strategy = agg?.strategy ?? 'merge';
+  const usable = results.filter((r) => r.status !== 'failure' && r.data !== undefined);
+  if (strategy === 'first_success') {
+    return (results.find((r) => r.status === 'success') ?? usable[0])?.data ?? null;
+  }
+  if (strategy === 'best_confidence') {
+    const rank = (r: TaskResult) => (r.status === 'success' ? 1 : 0);
+    const order = new Map(taskOrder.map((id, i) => [id, i]));
+    const best = [...usable].sort(
+      (a, b) => rank(b) - rank(a) || b.confidence - a.confidence || (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0),
+    )[0];
+    return best?.data ?? null;
+  }
+  const byId = new Map(usable.map((r) => [r.id, r.data]));
+  return Object.fromEntries(taskOrder.filter((id) => byId.has(id)).map((id) => [id, byId.get(id)]));
+}
+
+/** The job's status from its children's results. */
+export function fanoutStatus(results: TaskResult[], agg: Aggregation | undefined, total: number): JobOutcome {
+  const succeeded = results.filter((r) => r.status === 'success').length;
+  const partial = results.filter((r) => r.status === 'partial').length;
+  const quorum = effectiveQuorum(agg);
+  if (quorum !== undefined) {
+    if (succeeded >= quorum) return 'success';
+    return agg?.minSuccess !== undefined && succeeded >= agg.minSuccess ? 'partial' : 'failure';
+  }
+  if (agg?.minSuccess !== undefined && succeeded < agg.minSuccess) return 'failure';
+  if (succeeded === total) return 'success';
+  return succeeded + partial > 0 ? 'partial' : 'failure';
+}

@@ -1,0 +1,161 @@
+/**
+ * The job: a pattern over subtasks, each a child workflow, under one job budget.
+ *
+ *   JobSpec ──> fanout | pipeline | vote ──> children (subtask | nested job) ──> JobResult
+ *                 ▲ stop (signal) · cancel (Temporal cancel) · budget (update) · status (query)
+ *
+ * Cancelling or stopping the job reaches every running child; every result a child
+ * finished is kept in the JobResult, whatever ended the job.
+ */
+import {
+  CancellationScope,
+  condition,
+  defineQuery,
+  defineSignal,
+  defineUpdate,
+  isCancellation,
+  setCurrentDetails,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import type { Budget, JobProgress, JobResult, Ledger } from '../schemas';
+import { remaining, topUp, grow, EPSILON } from './budget-ledger';
+import { runFanout } from './fanout';
+import { JobRuntime, type JobInput } from './job-runtime';
+import type { PatternOutcome } from './patterns';
+import { dedupe, dedupeEvidence, sumMetrics } from './results';
+import { STATUS_KEY } from './search-attributes';
+import { grantSignal } from './subtask';
+import { validateTopUp } from './top-up';
+
+export type { JobInput } from './job-runtime';
+
+/** Graceful stop: running subtasks finish their step in flight, nothing new starts. */
+export const stopSignal = defineSignal<[{ reason?: string }?]>('stop');
+/** Hard stop sent by a parent job to a nested job (a root job is cancelled through Temporal). */
+export const cancelJobSignal = defineSignal<[{ reason?: string }?]>('cancelJob');
+/** Adds to the job budget; running children the job had clipped get their share. */
+export const budgetUpdate = defineUpdate<Ledger, [{ add: Budget }]>('budget');
+/** Adds to one running subtask's allocation, within what the job has left. */
+export const subtaskBudgetUpdate = defineUpdate<{ taskId: string; granted: Budget; ledger: Ledger }, [{ taskId: string; add: Budget }]>(
+  'subtaskBudget',
+);
+/** Live progress, per-subtask state and the job's ledger. */
+export const statusQuery = defineQuery<JobProgress>('status');
+
+const PATTERNS: Record<string, (rt: JobRuntime) => Promise<PatternOutcome>> = {
+  fanout: runFanout,
+};
+
+/** Markdown shown in the Temporal UI's "current details" of the job. */
+function renderDetails(rt: JobRuntime): string {
+  const c = rt.counts();
+  const l = rt.ledgerSnapshot();
+  const fmt = (a: { limit: number | null; spent: number; reserved: number }) =>
+    `${+a.spent.toFixed(6)} spent, ${+a.reserved.toFixed(6)} reserved, limit ${a.limit ?? '∞'}`;
+  return [
+    `**${rt.spec.pattern}** job \`${rt.spec.jobId}\``,
+    '',
+    '| total | pending | running | done | ok | partial | failed |',
+    '|---|---|---|---|---|---|---|',
+    `| ${c.total} | ${c.pending} | ${c.running} | ${c.completed} | ${c.succeeded} | ${c.partial} | ${c.failed} |`,
+    '',
+    `cost: ${fmt(l.costUsd)} · tokens: ${fmt(l.tokens)} · tool calls: ${fmt(l.toolCalls)}`,
+  ].join('\n');
+}
+
+/** Runs a delegation job to its JobResult. The function name is the workflow type: do not rename. */
+export async function delegationJob(input: JobInput): Promise<JobResult> {
+  const rt = new JobRuntime(input);
+  let phase: JobProgress['phase'] = 'running';
+  rt.onChange = () => setCurrentDetails(renderDetails(rt));
+  rt.onChange();
+
+  setHandler(stopSignal, () => {
+    phase = 'stopping';
+    rt.stopAll();
+  });
+  setHandler(cancelJobSignal, () => {
+    phase = 'cancelling';
+    rt.cancelAll('cancelled');
+  });
+  setHandler(statusQuery, () => ({
+    jobId: rt.spec.jobId,
+    pattern: rt.spec.pattern,
+    phase,
+    progress: rt.counts(),
+    subtasks: [...rt.progress.values()],
+    ledger: rt.ledgerSnapshot(),
+  }));
+  setHandler(
+    budgetUpdate,
+    async ({ add }) => {
+      topUp(rt.ledger, add);
+      await rt.shareTopUp();
+      rt.onChange?.();
+      return rt.ledgerSnapshot();
+    },
+    { validator: ({ add }) => validateTopUp(add) },
+  );
+  setHandler(
+    subtaskBudgetUpdate,
+    async ({ taskId, add }) => {
+      const r = rt.running.get(taskId)!;
+      const left = remaining(rt.ledger, rt.elapsed());
+      const granted: Budget = {};
+      for (const axis of ['costUsd', 'tokens', 'toolCalls', 'latencySeconds'] as const) {
+        const want = add[axis];
+        if (want === undefined) continue;
+        const give = axis === 'latencySeconds' ? want : Math.min(want, left[axis] ?? Infinity);
+        if (give > EPSILON) granted[axis] = give;
+      }
+      grow(rt.ledger, granted);
+      for (const axis of Object.keys(granted) as (keyof Budget)[]) r.allocation[axis] = (r.allocation[axis] ?? 0) + (granted[axis] ?? 0);
+      await CancellationScope.nonCancellable(() => r.handle.signal(grantSignal, { add: granted }));
+      return { taskId, granted, ledger: rt.ledgerSnapshot() };
+    },
+    {
+      validator: ({ taskId, add }) => {
+        validateTopUp(add);
+        const r = rt.running.get(taskId);
+        if (!r) throw new Error(rt.progress.has(taskId) ? `subtask "${taskId}" is not running` : `no subtask "${taskId}"`);
+        if (r.nested) throw new Error(`subtask "${taskId}" is a nested job: top up its job instead`);
+      },
+    },
+  );
+
+  const run = PATTERNS[rt.spec.pattern];
+  let outcome: PatternOutcome;
+  try {
+    if (!run) throw new Error(`pattern "${rt.spec.pattern}" is not supported`);
+    outcome = await run(rt);
+  } catch (err) {
+    if (!isCancellation(err)) throw err;
+    phase = 'cancelling';
+    rt.cancelAll('cancelled');
+    await CancellationScope.nonCancellable(() => condition(() => rt.active === 0));
+    outcome = { status: 'cancelled', output: null };
+  }
+  if (rt.cancelRequested && rt.haltReason === 'cancelled') outcome = { ...outcome, status: 'cancelled' };
+  rt.recordNotRun(rt.haltReason, `not started: job ${rt.haltReason}`);
+  phase = 'done';
+
+  const byId = new Map(rt.completed.map((r) => [r.id, r]));
+  const results = rt.spec.tasks.map((t) => byId.get(t.id)!).filter(Boolean);
+  const result: JobResult = {
+    jobId: rt.spec.jobId,
+    pattern: rt.spec.pattern,
+    status: outcome.status,
+    output: outcome.output,
+    results,
+    ...(outcome.vote ? { vote: outcome.vote } : {}),
+    evidence: dedupeEvidence(results.flatMap((r) => r.evidence)),
+    followUps: dedupe(results.flatMap((r) => r.followUps)),
+    metrics: sumMetrics(results, Date.now() - rt.started, rt.savedUsd),
+  };
+  await CancellationScope.nonCancellable(async () => {
+    upsertSearchAttributes([{ key: STATUS_KEY, value: result.status }]);
+    rt.onChange?.();
+  });
+  return result;
+}

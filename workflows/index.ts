@@ -1,0 +1,3 @@
+/** The only `workflowsPath`: every workflow type the worker registers, by name. */
+export { delegationJob } from './delegation-job';
+export { subtask } from './subtask';

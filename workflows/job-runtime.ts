@@ -1,0 +1,260 @@
+/**
+ * What every pattern shares: starting children with deterministic ids and reserved
+ * budgets, recording their results, and reaching running children with stop/cancel.
+ *
+ *   pattern ──runTask(task)──> reserve budget ──> child workflow (subtask | nested job) ──> settle ──> result
+ */
+import { CancellationScope, startChild, workflowInfo, type ChildWorkflowHandle, type Workflow } from '@temporalio/workflow';
+import type { Budget, FailureReason, JobResult, JobSpec, Progress, SubtaskProgress, TaskResult, TaskSpec } from '../schemas';
+import { newLedger, minBudget, reserve, settle, grow, type LedgerState, remaining, snapshot } from './budget-ledger';
+import { agentLabel, jobAsTaskResult, notRunResult } from './results';
+import { PATTERN_KEY, STATUS_KEY, TENANT_KEY } from './search-attributes';
+import { cancelSignal, grantSignal, stopSignal, type SubtaskInput } from './subtask';
+
+/** Default operator cap on nesting: levels of jobs below the root. */
+export const DEFAULT_MAX_DEPTH = 3;
+/** Children running at once when the spec does not say. */
+export const DEFAULT_MAX_PARALLEL = 100;
+
+/** Input of the job workflow. */
+export interface JobInput {
+  /** The job; `jobId` is always set by the time it runs. */
+  spec: JobSpec & { jobId: string };
+  tenant?: string;
+  /** 0 for a root job; a nested job is one deeper than its parent. */
+  depth?: number;
+  /** Operator cap on depth (levels below the root). */
+  maxDepth?: number;
+  /** Set when the parent job reserved a budget for this one: the lower cap wins. */
+  allocation?: Budget;
+}
+
+interface Running {
+  task: TaskSpec;
+  handle: ChildWorkflowHandle<Workflow>;
+  allocation: Budget;
+  clipped: boolean;
+  nested: boolean;
+}
+
+/** Per-job state shared by the patterns. */
+export class JobRuntime {
+  readonly spec: JobInput['spec'];
+  readonly depth: number;
+  readonly maxDepth: number;
+  readonly tenant: string;
+  readonly ledger: LedgerState;
+  readonly started = Date.now();
+  /** Results in completion order. */
+  readonly completed: TaskResult[] = [];
+  readonly progress = new Map<string, SubtaskProgress>();
+  readonly running = new Map<string, Running>();
+  /** Set by the stop signal: nothing new starts, running children finish their step. */
+  stopRequested = false;
+  /** Set on cancellation (or an early decision): running children are cancelled. */
+  cancelRequested = false;
+  /** Why tasks not yet started will not run. */
+  haltReason: FailureReason = 'stopped';
+  /** Called whenever a subtask changes state (the job refreshes its UI details). */
+  onChange?: () => void;
+  /** Tasks between start and result (counted synchronously, unlike `running`). */
+  active = 0;
+  /** Allocation left unspent by children cancelled on purpose (early decisions). */
+  savedUsd = 0;
+
+  constructor(input: JobInput) {
+    this.spec = input.spec;
+    this.depth = input.depth ?? 0;
+    this.maxDepth = input.maxDepth ?? DEFAULT_MAX_DEPTH;
+    this.tenant = input.tenant ?? 'default';
+    this.ledger = newLedger(minBudget(input.spec.budget, input.allocation));
+    for (const t of input.spec.tasks) {
+      this.progress.set(t.id, { id: t.id, state: 'pending', workflowId: this.childId(t), agentId: agentLabel(t) });
+    }
+  }
+
+  /** Seconds since the job started. */
+  elapsed(): number {
+    return (Date.now() - this.started) / 1000;
+  }
+
+  /** True when no new task may start. */
+  get halted(): boolean {
+    return this.stopRequested || this.cancelRequested;
+  }
+
+  /** The child's workflow id: the job's workflow id and the task id. */
+  childId(task: TaskSpec): string {
+    return `${workflowInfo().workflowId}/${task.id}`;
+  }
+
+  /** Records a result (once per task). */
+  record(task: TaskSpec, result: TaskResult): TaskResult {
+    const p = this.progress.get(task.id);
+    if (p?.state === 'completed') return result;
+    this.completed.push(result);
+    this.progress.set(task.id, {
+      ...(p ?? { id: task.id, workflowId: this.childId(task) }),
+      state: 'completed',
+      agentId: result.agentId,
+      status: result.status,
+      failureReason: result.failureReason,
+      metrics: result.metrics,
+    });
+    this.onChange?.();
+    return result;
+  }
+
+  /** Records every task without a result as not run, for the given reason. */
+  recordNotRun(reason: FailureReason, message: string): void {
+    for (const t of this.spec.tasks) {
+      if (this.progress.get(t.id)?.state === 'pending') this.record(t, notRunResult(t, reason, message));
+    }
+  }
+
+  /** Runs one task as a child workflow with a reserved budget; always resolves to a result. */
+  async runTask(task: TaskSpec): Promise<TaskResult> {
+    this.active++;
+    try {
+      return await this.runChild(task);
+    } finally {
+      this.active--;
+    }
+  }
+
+  private async runChild(task: TaskSpec): Promise<TaskResult> {
+    if (this.halted) return this.record(task, notRunResult(task, this.haltReason, `not started: job ${this.haltReason}`));
+    if (task.job && this.depth + 1 > this.maxDepth) {
+      return this.record(task, notRunResult(task, 'agent_error', `nested job exceeds the depth cap of ${this.maxDepth}`));
+    }
+    const { allocation, clipped, refused } = reserve(this.ledger, task.budget, this.elapsed());
+    if (refused) {
+      return this.record(task, notRunResult(task, 'budget_exhausted', 'not started: the job budget is spent'));
+    }
+    const workflowId = this.childId(task);
+    const summary = `${agentLabel(task)}: ${task.question.slice(0, 160)}`;
+    const common = { workflowId, staticSummary: summary, staticDetails: task.rationale };
+    let result: TaskResult;
+    try {
+      const handle = await CancellationScope.nonCancellable(() =>
+        task.job
+          ? startChild('delegationJob', {
+              ...common,
+              args: [
+                {
+                  spec: { ...task.job!, jobId: `${this.spec.jobId}/${task.id}` },
+                  tenant: this.tenant,
+                  depth: this.depth + 1,
+                  maxDepth: this.maxDepth,
+                  allocation,
+                } satisfies JobInput,
+              ],
+              typedSearchAttributes: [
+                { key: PATTERN_KEY, value: task.job!.pattern },
+                { key: STATUS_KEY, value: 'running' },
+                { key: TENANT_KEY, value: this.tenant },
+              ],
+            })
+          : startChild('subtask', { ...common, args: [{ task, jobId: this.spec.jobId, allocation } satisfies SubtaskInput] }),
+      );
+      const running: Running = { task, handle: handle as Running['handle'], allocation, clipped, nested: !!task.job };
+      this.running.set(task.id, running);
+      this.progress.set(task.id, { ...this.progress.get(task.id)!, state: 'running', clipped });
+      this.onChange?.();
+      if (this.cancelRequested) void this.signalChild(running, 'cancel');
+      else if (this.stopRequested) void this.signalChild(running, 'stop');
+      const raw = await CancellationScope.nonCancellable(() => handle.result());
+      result = task.job ? jobAsTaskResult(task, raw as JobResult) : (raw as TaskResult);
+    } catch (err) {
+      const message = err instanceof Error ? `${err.message}${err.cause instanceof Error ? `: ${err.cause.message}` : ''}` : String(err);
+      result = notRunResult(task, 'agent_error', `child workflow failed: ${message}`);
+    }
+    const running = this.running.get(task.id);
+    this.running.delete(task.id);
+    settle(this.ledger, running?.allocation ?? allocation, result.metrics);
+    return this.record(task, result);
+  }
+
+  /** Sends stop or cancel to one running child; a child that just finished is not an error. */
+  private async signalChild(r: Running, kind: 'stop' | 'cancel'): Promise<void> {
+    await CancellationScope.nonCancellable(async () => {
+      try {
+        if (r.nested) await r.handle.signal(kind === 'stop' ? 'stop' : 'cancelJob');
+        else await r.handle.signal(kind === 'stop' ? stopSignal : cancelSignal, { reason: kind });
+      } catch {
+        // the child completed between our decision and the signal: its result is recorded
+      }
+    });
+  }
+
+  /** Graceful stop: running children finish their step; nothing new starts. */
+  stopAll(): void {
+    if (this.stopRequested) return;
+    this.stopRequested = true;
+    this.haltReason = 'stopped';
+    for (const r of this.running.values()) void this.signalChild(r, 'stop');
+  }
+
+  /** Hard stop: running children cancel their step; nothing new starts. */
+  cancelAll(reason: FailureReason = 'cancelled'): void {
+    if (this.cancelRequested) return;
+    this.cancelRequested = true;
+    this.haltReason = reason;
+    for (const r of this.running.values()) void this.signalChild(r, 'cancel');
+  }
+
+  /** Cancels some running children (an early decision) and books their unspent allocation as saved. */
+  cancelSome(ids: string[]): number {
+    let n = 0;
+    for (const id of ids) {
+      const r = this.running.get(id);
+      if (!r) continue;
+      n++;
+      if (r.allocation.costUsd !== undefined) this.savedUsd += r.allocation.costUsd;
+      void this.signalChild(r, 'cancel');
+    }
+    return n;
+  }
+
+  /** Gives running children whose allocation the job clipped their share of new headroom. */
+  async shareTopUp(): Promise<void> {
+    const clipped = [...this.running.values()].filter((r) => r.clipped && !r.nested);
+    if (clipped.length === 0) return;
+    const left = remaining(this.ledger, this.elapsed());
+    for (const r of clipped) {
+      const extra: Budget = {};
+      for (const axis of ['costUsd', 'tokens', 'toolCalls'] as const) {
+        const avail = left[axis];
+        if (avail === undefined || avail <= 0) continue;
+        const wanted = (r.task.budget?.[axis] ?? Infinity) - (r.allocation[axis] ?? 0);
+        const share = Math.min(wanted, avail / clipped.length);
+        if (share > 0) extra[axis] = axis === 'costUsd' ? share : Math.floor(share);
+      }
+      if (Object.keys(extra).length === 0 || Object.values(extra).every((v) => !v)) continue;
+      grow(this.ledger, extra);
+      for (const axis of Object.keys(extra) as (keyof Budget)[]) r.allocation[axis] = (r.allocation[axis] ?? 0) + (extra[axis] ?? 0);
+      try {
+        await CancellationScope.nonCancellable(() => r.handle.signal(grantSignal, { add: extra }));
+      } catch {
+        // finished meanwhile; its settle releases the grown reservation
+      }
+    }
+  }
+
+  /** Counts by state and outcome. */
+  counts(): Progress {
+    const c: Progress = { total: this.spec.tasks.length, pending: 0, running: 0, completed: 0, succeeded: 0, partial: 0, failed: 0 };
+    for (const p of this.progress.values()) {
+      c[p.state] += 1;
+      if (p.status === 'success') c.succeeded++;
+      else if (p.status === 'partial') c.partial++;
+      else if (p.status === 'failure') c.failed++;
+    }
+    return c;
+  }
+
+  /** The ledger snapshot (job level). */
+  ledgerSnapshot() {
+    return snapshot(this.ledger, this.elapsed());
+  }
+}

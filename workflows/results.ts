@@ -1,0 +1,99 @@
+/**
+ * Pure helpers that build and combine results: a subtask that never ran, the sums of a
+ * job's metrics, evidence de-duplication. No I/O, no clock: unit-tested on their own.
+ */
+import type { Evidence, FailureReason, JobMetrics, JobResult, TaskMetrics, TaskResult, TaskSpec } from '../schemas';
+
+/** Metrics of a subtask that did nothing. */
+export function emptyMetrics(): TaskMetrics {
+  return { latencyMs: 0, costUsd: 0, tokens: 0, toolCalls: 0, steps: 0, attempts: 0, channelsHit: [] };
+}
+
+/** The agent a task names, as a display string. */
+export function agentLabel(task: TaskSpec): string {
+  if (task.job) return `job:${task.job.pattern}`;
+  const a = task.agent;
+  if (a === undefined) return 'none';
+  if (typeof a === 'string') return a;
+  return 'capability' in a ? `capability:${a.capability}` : 'route:semantic';
+}
+
+/** The result of a subtask that never ran (refused, skipped, cancelled before start). */
+export function notRunResult(task: TaskSpec, reason: FailureReason, message: string): TaskResult {
+  return {
+    id: task.id,
+    agentId: agentLabel(task),
+    status: 'failure',
+    summary: message,
+    evidence: [],
+    citations: [],
+    followUps: [],
+    confidence: 0,
+    metrics: emptyMetrics(),
+    failureReason: reason,
+    errors: [message],
+  };
+}
+
+/** Evidence without duplicates (same id, or same url), first occurrence kept. */
+export function dedupeEvidence(items: Evidence[]): Evidence[] {
+  const seen = new Set<string>();
+  const out: Evidence[] = [];
+  for (const e of items) {
+    const keys = [`id:${e.id}`, ...(e.url ? [`url:${e.url}`] : [])];
+    if (keys.some((k) => seen.has(k))) continue;
+    keys.forEach((k) => seen.add(k));
+    out.push(e);
+  }
+  return out;
+}
+
+/** Strings without duplicates, order kept. */
+export function dedupe(items: string[]): string[] {
+  return [...new Set(items)];
+}
+
+/** Sums of the subtasks' metrics; latency is the job's wall clock. */
+export function sumMetrics(results: TaskResult[], latencyMs: number, savedUsd = 0): JobMetrics {
+  const m: JobMetrics = { ...emptyMetrics(), latencyMs, subtasks: results.length, savedUsd };
+  const channels = new Set<string>();
+  for (const r of results) {
+    m.costUsd += r.metrics.costUsd;
+    m.tokens += r.metrics.tokens;
+    m.toolCalls += r.metrics.toolCalls;
+    m.steps += r.metrics.steps;
+    m.attempts += r.metrics.attempts;
+    r.metrics.channelsHit.forEach((c) => channels.add(c));
+  }
+  m.channelsHit = [...channels];
+  return m;
+}
+
+/** A nested job's result seen as one task's result. */
+export function jobAsTaskResult(task: TaskSpec, job: JobResult): TaskResult {
+  const status = job.status === 'success' ? 'success' : job.status === 'partial' ? 'partial' : 'failure';
+  const reasons = job.results.map((r) => r.failureReason).filter((r) => r !== null);
+  const done = job.results.filter((r) => r.status === 'success').length;
+  return {
+    id: task.id,
+    agentId: agentLabel(task),
+    status,
+    summary: `${job.pattern} job ${job.status}: ${done} of ${job.results.length} subtasks succeeded`,
+    data: job.output,
+    evidence: job.evidence,
+    citations: dedupe(job.results.flatMap((r) => r.citations)),
+    followUps: job.followUps,
+    confidence: job.results.length ? job.results.reduce((s, r) => s + r.confidence, 0) / job.results.length : 0,
+    metrics: {
+      latencyMs: job.metrics.latencyMs,
+      costUsd: job.metrics.costUsd,
+      tokens: job.metrics.tokens,
+      toolCalls: job.metrics.toolCalls,
+      steps: job.metrics.steps,
+      attempts: job.metrics.attempts,
+      channelsHit: job.metrics.channelsHit,
+    },
+    failureReason: status === 'success' ? null : job.status === 'cancelled' ? 'cancelled' : (reasons[0] ?? 'agent_error'),
+    errors: job.results.flatMap((r) => r.errors.map((e) => `${r.id}: ${e}`)),
+  };
+}

@@ -1,0 +1,249 @@
+/**
+ * The subtask: one agent working on one question, as a durable loop of steps.
+ *
+ *   resolve agent ──> [ stop? cancel? budget left? ──> step (activity, retried) ──> book spend ]* ──> TaskResult
+ *
+ * Every step is an activity with the task's timeout and retry policy. Between steps the
+ * loop checks the stop/cancel signals and every budget axis; a slow step is cut when the
+ * latency budget runs out. Whatever happens, the subtask returns a result with the work
+ * done so far: it never throws the job's work away.
+ */
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  defineQuery,
+  defineSignal,
+  defineUpdate,
+  isCancellation,
+  log,
+  proxyActivities,
+  setHandler,
+  TimeoutFailure,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { Activities, AgentStepOutput } from '../activities';
+import type { AgentManifest, Budget, Evidence, FailureReason, Ledger, TaskResult, TaskSpec } from '../schemas';
+import { ErrorType, NON_RETRYABLE_ERROR_TYPES } from '../schemas/errors';
+import { charge, exhaustedAxes, newLedger, remaining, snapshot, topUp, zeroUsage } from './budget-ledger';
+import { validateTopUp } from './top-up';
+import { agentLabel, dedupe, dedupeEvidence, notRunResult } from './results';
+
+/** Input of the subtask workflow. */
+export interface SubtaskInput {
+  task: TaskSpec;
+  jobId: string;
+  /** The budget this subtask may spend: the lower of its own and what its job had left. */
+  allocation: Budget;
+}
+
+/** What the status query answers. */
+export interface SubtaskStatus {
+  id: string;
+  agentId: string;
+  phase: 'resolving' | 'running' | 'done';
+  steps: number;
+  ledger: Ledger;
+}
+
+/** Graceful stop: finish the step in flight, then return what we have. */
+export const stopSignal = defineSignal<[{ reason?: string }?]>('stop');
+/** Hard stop: cancel the step in flight, then return what we have. */
+export const cancelSignal = defineSignal<[{ reason?: string }?]>('cancel');
+/** Raise this subtask's limits; answers the new ledger. */
+export const budgetUpdate = defineUpdate<Ledger, [{ add: Budget }]>('budget');
+/** More budget granted by the job (already reserved there). */
+export const grantSignal = defineSignal<[{ add: Budget }]>('grant');
+/** Live progress and spend. */
+export const statusQuery = defineQuery<SubtaskStatus>('status');
+
+const { resolveAgent } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE_ERROR_TYPES },
+});
+
+type StepOutcome = { kind: 'ok'; out: AgentStepOutput } | { kind: 'failed'; err: unknown } | { kind: 'cancel' } | { kind: 'latency' };
+
+/** The failure reason and attempts of a step that did not complete. */
+function classify(err: unknown, maxAttempts: number): { reason: FailureReason; attempts: number; message: string } {
+  if (isCancellation(err)) return { reason: 'cancelled', attempts: 1, message: 'cancelled' };
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  const message = cause instanceof Error ? cause.message : String(cause);
+  if (cause instanceof TimeoutFailure) return { reason: 'timeout', attempts: maxAttempts, message: `step timed out: ${message}` };
+  if (cause instanceof ApplicationFailure) {
+    const attempt = (cause.details?.[0] as { attempt?: number } | undefined)?.attempt ?? maxAttempts;
+    const reason: FailureReason =
+      cause.type === ErrorType.ToolDenied ? 'tool_denied'
+      : cause.type === ErrorType.InvalidOutput ? 'invalid_output'
+      : cause.type === ErrorType.NoAgent ? 'no_agent'
+      : cause.type === ErrorType.BudgetExceeded ? 'budget_exhausted'
+      : 'agent_error';
+    return { reason, attempts: attempt, message };
+  }
+  return { reason: 'agent_error', attempts: maxAttempts, message };
+}
+
+/** Runs one subtask to a TaskResult. The function name is the workflow type: do not rename. */
+export async function subtask({ task, jobId, allocation }: SubtaskInput): Promise<TaskResult> {
+  const started = Date.now();
+  const elapsed = () => (Date.now() - started) / 1000;
+  const ledger = newLedger(allocation);
+  let stopRequested = false;
+  let cancelRequested = false;
+  let phase: SubtaskStatus['phase'] = 'resolving';
+  let agentId = agentLabel(task);
+  let steps = 0;
+
+  setHandler(stopSignal, () => void (stopRequested = true));
+  setHandler(cancelSignal, () => void (cancelRequested = true));
+  setHandler(grantSignal, ({ add }) => topUp(ledger, add));
+  setHandler(statusQuery, () => ({ id: task.id, agentId, phase, steps, ledger: snapshot(ledger, elapsed()) }));
+  setHandler(budgetUpdate, ({ add }) => (topUp(ledger, add), snapshot(ledger, elapsed())), { validator: ({ add }) => validateTopUp(add) });
+
+  let manifest: AgentManifest;
+  try {
+    manifest = await resolveAgent({ agent: task.agent ?? '', question: task.question, params: task.params });
+  } catch (err) {
+    const { reason, message } = classify(err, 1);
+    const r = notRunResult(task, reason === 'agent_error' ? 'agent_error' : reason, message);
+    return { ...r, metrics: { ...r.metrics, latencyMs: Date.now() - started } };
+  }
+  agentId = manifest.id;
+  phase = 'running';
+  const retry = { ...manifest.retry, ...task.retry };
+  const { agentStep } = proxyActivities<Activities>({
+    startToCloseTimeout: `${task.timeoutSeconds ?? manifest.limits.timeoutSeconds} seconds`,
+    heartbeatTimeout: `${Math.max(10, Math.min(60, task.timeoutSeconds ?? manifest.limits.timeoutSeconds))} seconds`,
+    summary: `${manifest.id}: ${task.question.slice(0, 120)}`,
+    retry: {
+      maximumAttempts: retry.maxAttempts,
+      initialInterval: `${retry.initialIntervalSeconds} seconds`,
+      backoffCoefficient: retry.backoffCoefficient,
+      maximumInterval: `${retry.maximumIntervalSeconds} seconds`,
+      nonRetryableErrorTypes: NON_RETRYABLE_ERROR_TYPES,
+    },
+  });
+
+  /** One step, raced against the latency budget and the cancel signal. */
+  async function runStep(input: Parameters<typeof agentStep>[0]): Promise<StepOutcome> {
+    const stepScope = new CancellationScope();
+    const step = stepScope.run(() => agentStep(input)).then(
+      (out): StepOutcome => ({ kind: 'ok', out }),
+      (err): StepOutcome => ({ kind: 'failed', err }),
+    );
+    const latencyLeft = remaining(ledger, elapsed()).latencySeconds;
+    const watchScope = new CancellationScope();
+    const watch = watchScope
+      .run(() =>
+        latencyLeft === undefined
+          ? condition(() => cancelRequested).then(() => true)
+          : condition(() => cancelRequested, Math.max(1, Math.round(latencyLeft * 1000))),
+      )
+      .then(
+        (signalled): StepOutcome => (signalled ? { kind: 'cancel' } : { kind: 'latency' }),
+        (): StepOutcome => ({ kind: 'cancel' }),
+      );
+    const first = await Promise.race([step, watch]);
+    if (first.kind === 'ok' || first.kind === 'failed') {
+      watchScope.cancel();
+      return first;
+    }
+    stepScope.cancel();
+    await step;
+    return first;
+  }
+
+  let evidence: Evidence[] = [];
+  const citations: string[] = [];
+  const followUps: string[] = [];
+  const channels = new Set<string>();
+  const errors: string[] = [];
+  let summary = '';
+  let data: unknown;
+  let confidence = 0;
+  let attempts = 0;
+  let state: unknown;
+  let reprompt: string | undefined;
+  let done = false;
+  let reason: FailureReason | null = null;
+
+  while (!done) {
+    if (cancelRequested) reason = 'cancelled';
+    else if (stopRequested) reason = 'stopped';
+    else if (exhaustedAxes(ledger, elapsed()).length > 0) reason = 'budget_exhausted';
+    else if (steps >= manifest.limits.maxSteps) {
+      reason = 'agent_error';
+      errors.push(`agent did not finish within its ${manifest.limits.maxSteps} steps`);
+    }
+    if (reason) break;
+    const outcome = await runStep({
+      agentId: manifest.id,
+      task: { ...task, job: undefined },
+      step: steps,
+      state,
+      budgetLeft: remaining(ledger, elapsed()),
+      reprompt,
+      stepKey: `${workflowInfo().workflowId}#${steps}${reprompt ? ':reprompt' : ''}`,
+    });
+    if (outcome.kind === 'cancel' || outcome.kind === 'latency') {
+      reason = outcome.kind === 'cancel' ? 'cancelled' : 'budget_exhausted';
+      attempts += 1;
+      if (outcome.kind === 'latency') errors.push(`latency budget of ${allocation.latencySeconds}s ran out during step ${steps}`);
+      break;
+    }
+    if (outcome.kind === 'failed') {
+      const c = classify(outcome.err, retry.maxAttempts);
+      attempts += c.attempts;
+      errors.push(c.message);
+      if (c.reason === 'invalid_output' && reprompt === undefined) {
+        reprompt = `Your previous output was rejected: ${c.message}. Answer again so that data satisfies the output schema.`;
+        continue;
+      }
+      reason = c.reason;
+      break;
+    }
+    const out = outcome.out;
+    attempts += out.attempt;
+    steps += 1;
+    reprompt = undefined;
+    charge(ledger, out.usage);
+    evidence = dedupeEvidence([...evidence, ...out.evidence]);
+    citations.push(...out.citations);
+    followUps.push(...out.followUps);
+    out.channelsHit.forEach((c) => channels.add(c));
+    if (out.summary) summary = out.summary;
+    if (out.data !== undefined) data = out.data;
+    confidence = out.confidence;
+    state = out.state;
+    done = out.done;
+  }
+
+  phase = 'done';
+  const spent = ledger.spent ?? zeroUsage();
+  const hasWork = steps > 0 || evidence.length > 0 || data !== undefined;
+  const status = reason === null ? 'success' : hasWork ? 'partial' : 'failure';
+  if (reason) log.info('subtask halted', { jobId, taskId: task.id, agentId, reason, steps });
+  return {
+    id: task.id,
+    agentId,
+    status,
+    summary: summary || (reason ? `no answer: ${reason}` : ''),
+    data,
+    evidence,
+    citations: dedupe(citations),
+    followUps: dedupe(followUps),
+    confidence: status === 'failure' ? 0 : confidence,
+    metrics: {
+      latencyMs: Date.now() - started,
+      costUsd: spent.costUsd,
+      tokens: spent.tokens,
+      toolCalls: spent.toolCalls,
+      steps,
+      attempts,
+      channelsHit: [...channels],
+    },
+    failureReason: reason,
+    errors,
+  };
+}

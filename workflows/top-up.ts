@@ -1,0 +1,17 @@
+/** Validation of budget top-ups inside workflows (update validators must be pure and synchronous). */
+import type { Budget } from '../schemas';
+
+const AXES = ['costUsd', 'tokens', 'toolCalls', 'latencySeconds'] as const;
+
+/** Throws when a top-up is empty, has unknown axes, or has a non-positive or non-numeric amount. */
+export function validateTopUp(add: unknown): asserts add is Budget {
+  if (typeof add !== 'object' || add === null || Array.isArray(add)) throw new TypeError('add must be an object of budget axes');
+  const keys = Object.keys(add);
+  if (keys.length === 0) throw new TypeError('add at least one budget axis');
+  for (const k of keys) {
+    if (!(AXES as readonly string[]).includes(k)) throw new TypeError(`unknown budget axis "${k}"`);
+    const v = (add as Record<string, unknown>)[k];
+    if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw new TypeError(`add.${k} must be a positive number`);
+    if ((k === 'tokens' || k === 'toolCalls') && !Number.isInteger(v)) throw new TypeError(`add.${k} must be an integer`);
+  }
+}
