@@ -1,7 +1,7 @@
 /** Worker process: hosts the workflows and the builtin agents until SIGINT/SIGTERM. */
 import { pino } from 'pino';
 import { connectWorker, loadConfig } from './config';
-import { createWorker } from './worker';
+import { bundleWorkflows, createWorker } from './worker';
 
 const config = loadConfig();
 const log = pino({ level: config.LOG_LEVEL, base: { proc: 'worker' } });
@@ -11,11 +11,13 @@ const worker = await createWorker({
   namespace: config.TEMPORAL_NAMESPACE,
   taskQueue: config.DELEGATE_TASK_QUEUE,
   stepLogPath: config.DELEGATE_STEP_LOG,
+  workflowBundle: await bundleWorkflows(),
 });
 for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(sig, () => {
+  // the SDK's runtime also reacts to these signals; whoever comes second finds it stopping
+  process.on(sig, () => {
     log.info({ signal: sig }, 'worker shutting down');
-    worker.shutdown();
+    if (worker.getState() === 'RUNNING') worker.shutdown();
   });
 }
 log.info({ address: config.TEMPORAL_ADDRESS, taskQueue: config.DELEGATE_TASK_QUEUE }, 'worker running');

@@ -127,7 +127,7 @@ export class JobRuntime {
     if (task.job && this.depth + 1 > this.maxDepth) {
       return this.record(task, notRunResult(task, 'agent_error', `nested job exceeds the depth cap of ${this.maxDepth}`));
     }
-    const { allocation, clipped, refused } = reserve(this.ledger, task.budget, this.elapsed());
+    const { allocation, clipped, refused } = reserve(this.ledger, this.want(task), this.elapsed());
     if (refused) {
       return this.record(task, notRunResult(task, 'budget_exhausted', 'not started: the job budget is spent'));
     }
@@ -173,6 +173,23 @@ export class JobRuntime {
     this.running.delete(task.id);
     settle(this.ledger, running?.allocation ?? allocation, result.metrics);
     return this.record(task, result);
+  }
+
+  /**
+   * What a task asks of the job budget: its own budget where it has one; on axes it leaves
+   * open, a fair share of what is left among the tasks not yet started (itself included),
+   * so one unbudgeted task cannot reserve the whole job.
+   */
+  private want(task: TaskSpec): Budget {
+    const want: Budget = { ...task.budget };
+    const left = remaining(this.ledger, this.elapsed());
+    const waiting = Math.max(1, [...this.progress.values()].filter((p) => p.state === 'pending').length);
+    for (const axis of ['costUsd', 'tokens', 'toolCalls'] as const) {
+      const avail = left[axis];
+      if (want[axis] !== undefined || avail === undefined) continue;
+      want[axis] = axis === 'costUsd' ? avail / waiting : Math.max(avail > 0 ? 1 : 0, Math.floor(avail / waiting));
+    }
+    return want;
   }
 
   /** Sends stop or cancel to one running child; a child that just finished is not an error. */

@@ -1,0 +1,225 @@
+/** The Temporal side of the API: submitting jobs and reading their state, with no HTTP in it. */
+import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { createHash, randomUUID } from 'node:crypto';
+import type { AgentRegistry } from '../activities';
+import type { Budget, Config, JobProgress, JobResult, JobSpec, JobView, Ledger, SubtaskProgress } from '../schemas';
+import type { JobInput } from '../workflows/delegation-job';
+import { LABELS_KEY, labelKeywords, PATTERN_KEY, STATUS_KEY, TENANT_KEY } from '../workflows/search-attributes';
+import { HttpProblem } from './errors';
+import { checkRunnable } from './spec-check';
+
+/** What the job service needs. */
+export interface JobServiceDeps {
+  client: Client;
+  config: Config;
+  registry: AgentRegistry;
+}
+
+/** Outcome of a submission: the job and whether this call created it. */
+export interface Submission {
+  jobId: string;
+  workflowId: string;
+  created: boolean;
+}
+
+const STATE: Record<string, JobView['state']> = {
+  RUNNING: 'running', COMPLETED: 'completed', FAILED: 'failed', CANCELLED: 'cancelled',
+  TERMINATED: 'terminated', TIMED_OUT: 'timed_out', CONTINUED_AS_NEW: 'continued_as_new',
+};
+
+/** Canonical JSON: object keys sorted, so equal specs hash equal. */
+export function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v && typeof v === 'object') {
+    return `{${Object.keys(v as object).sort().filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+/** Creates the job service. */
+export function createJobService({ client, config, registry }: JobServiceDeps) {
+  const workflowIdOf = (tenant: string, jobId: string) => `job/${tenant}/${jobId}`;
+  const handleOf = (tenant: string, jobId: string): WorkflowHandle => client.workflow.getHandle(workflowIdOf(tenant, jobId));
+  const uiLink = (workflowId: string) =>
+    `${config.TEMPORAL_UI_URL}/namespaces/${encodeURIComponent(config.TEMPORAL_NAMESPACE)}/workflows/${encodeURIComponent(workflowId)}`;
+
+  async function describe(tenant: string, jobId: string) {
+    try {
+      return await handleOf(tenant, jobId).describe();
+    } catch (err) {
+      if ((err as Error).name === 'WorkflowNotFoundError') throw new HttpProblem(404, 'Not found', `no job "${jobId}"`);
+      throw err;
+    }
+  }
+
+  async function requireRunning(tenant: string, jobId: string): Promise<WorkflowHandle> {
+    const d = await describe(tenant, jobId);
+    if (d.status.name !== 'RUNNING') throw new HttpProblem(409, 'Conflict', `job "${jobId}" has already finished (${STATE[d.status.name] ?? d.status.name})`);
+    return handleOf(tenant, jobId);
+  }
+
+  return {
+    workflowIdOf,
+    uiLink,
+
+    /** Starts the job, or finds the one with the same id (a different spec under the same id is a 409). */
+    async submit(tenant: string, spec: JobSpec, idempotencyKey?: string): Promise<Submission> {
+      if (spec.jobId && idempotencyKey && spec.jobId !== idempotencyKey) {
+        throw new HttpProblem(400, 'Invalid request', 'jobId and the Idempotency-Key header differ', [
+          { path: 'body.jobId', message: `differs from Idempotency-Key "${idempotencyKey}"` },
+        ]);
+      }
+      const problems = checkRunnable(spec, registry, config.DELEGATE_MAX_DEPTH);
+      if (problems.length > 0) throw new HttpProblem(422, 'Job cannot run', `${problems.length} problem(s) in the job`, problems.map((p) => ({ ...p, path: `body.${p.path}` })));
+      const jobId = spec.jobId ?? idempotencyKey ?? randomUUID();
+      const workflowId = workflowIdOf(tenant, jobId);
+      const specHash = createHash('sha256').update(canonicalJson({ ...spec, jobId: undefined })).digest('hex');
+      const input: JobInput = { spec: { ...spec, jobId }, tenant, depth: 0, maxDepth: config.DELEGATE_MAX_DEPTH };
+      try {
+        await client.workflow.start('delegationJob', {
+          workflowId,
+          taskQueue: config.DELEGATE_TASK_QUEUE,
+          args: [input],
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          staticSummary: `${spec.pattern} job of ${spec.tasks.length} task(s)${spec.objective ? `: ${spec.objective.slice(0, 120)}` : ''}`,
+          memo: { specHash, jobId },
+          typedSearchAttributes: [
+            { key: PATTERN_KEY, value: spec.pattern },
+            { key: STATUS_KEY, value: 'running' },
+            { key: TENANT_KEY, value: tenant },
+            ...(spec.labels ? [{ key: LABELS_KEY, value: labelKeywords(spec.labels) }] : []),
+          ],
+        });
+        return { jobId, workflowId, created: true };
+      } catch (err) {
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+        const existing = await describe(tenant, jobId);
+        if (existing.memo?.specHash !== specHash) {
+          throw new HttpProblem(409, 'Conflict', `job "${jobId}" already exists with a different spec`);
+        }
+        return { jobId, workflowId, created: false };
+      }
+    },
+
+    /** The job's state, progress, ledger, and result when done. */
+    async view(tenant: string, jobId: string, links: JobView['links']): Promise<JobView> {
+      const d = await describe(tenant, jobId);
+      const state = STATE[d.status.name] ?? 'running';
+      const base: JobView = {
+        jobId,
+        workflowId: d.workflowId,
+        state,
+        startedAt: d.startTime.toISOString(),
+        ...(d.closeTime ? { closedAt: d.closeTime.toISOString() } : {}),
+        links,
+      };
+      const handle = handleOf(tenant, jobId);
+      if (state === 'running') {
+        const p = await handle.query<JobProgress>('status').catch(() => undefined);
+        if (!p) return base;
+        return { ...base, pattern: p.pattern, progress: p.progress, subtasks: await withLedgers(p.subtasks), ledger: p.ledger };
+      }
+      if (state !== 'completed') return base;
+      const result = (await handle.result()) as JobResult;
+      const subtasks: SubtaskProgress[] = result.results.map((r) => ({
+        id: r.id, state: 'completed', workflowId: `${d.workflowId}/${r.id}`, agentId: r.agentId,
+        status: r.status, failureReason: r.failureReason, metrics: r.metrics,
+      }));
+      const progress = {
+        total: result.results.length, pending: 0, running: 0, completed: result.results.length,
+        succeeded: result.results.filter((r) => r.status === 'success').length,
+        partial: result.results.filter((r) => r.status === 'partial').length,
+        failed: result.results.filter((r) => r.status === 'failure').length,
+      };
+      return { ...base, status: result.status, pattern: result.pattern, progress, subtasks, result };
+    },
+
+    /** The result, waiting up to `waitSeconds` for it; undefined while the job still runs. */
+    async result(tenant: string, jobId: string, waitSeconds: number): Promise<JobResult | undefined> {
+      const d = await describe(tenant, jobId);
+      const state = STATE[d.status.name] ?? 'running';
+      if (state !== 'running' && state !== 'completed') {
+        throw new HttpProblem(409, 'Conflict', `job "${jobId}" ended without a result (${state})`);
+      }
+      const handle = handleOf(tenant, jobId);
+      if (state === 'completed') return (await handle.result()) as JobResult;
+      if (waitSeconds <= 0) return undefined;
+      try {
+        return (await client.connection.withDeadline(Date.now() + waitSeconds * 1000, () => handle.result())) as JobResult;
+      } catch (err) {
+        const code = (err as { code?: number }).code ?? (err as { cause?: { code?: number } }).cause?.code;
+        if (code === 4 || /deadline/i.test(String((err as Error).message))) return undefined;
+        throw err;
+      }
+    },
+
+    /** Graceful stop. */
+    async stop(tenant: string, jobId: string): Promise<void> {
+      await (await requireRunning(tenant, jobId)).signal('stop', { reason: 'api' });
+    },
+
+    /** Hard cancel. */
+    async cancel(tenant: string, jobId: string): Promise<void> {
+      await (await requireRunning(tenant, jobId)).cancel();
+    },
+
+    /** Job budget top-up; returns the new ledger. */
+    async topUp(tenant: string, jobId: string, add: Budget): Promise<Ledger> {
+      const handle = await requireRunning(tenant, jobId);
+      return handle.executeUpdate<Ledger, [{ add: Budget }]>('budget', { args: [{ add }] });
+    },
+
+    /** One running subtask's top-up, within what its job has left. */
+    async topUpSubtask(tenant: string, jobId: string, taskId: string, add: Budget) {
+      const handle = await requireRunning(tenant, jobId);
+      try {
+        return await handle.executeUpdate<{ taskId: string; granted: Budget; ledger: Ledger }, [{ taskId: string; add: Budget }]>('subtaskBudget', {
+          args: [{ taskId, add }],
+        });
+      } catch (err) {
+        const msg = err instanceof Error && err.cause instanceof Error ? err.cause.message : '';
+        if (msg.startsWith('no subtask')) throw new HttpProblem(404, 'Not found', msg);
+        if (/not running|nested job/.test(msg)) throw new HttpProblem(409, 'Conflict', msg);
+        throw err;
+      }
+    },
+
+    /** Jobs of a tenant, newest first, filtered by pattern, status and labels. */
+    async list(tenant: string, filter: { pattern?: string; status?: string; label?: string[]; limit: number }) {
+      const q = [`DelegateTenant = ${JSON.stringify(tenant)}`];
+      if (filter.pattern) q.push(`DelegatePattern = ${JSON.stringify(filter.pattern)}`);
+      if (filter.status) q.push(`DelegateStatus = ${JSON.stringify(filter.status)}`);
+      for (const l of filter.label ?? []) q.push(`DelegateLabels = ${JSON.stringify(l)}`);
+      const jobs = [];
+      for await (const wf of client.workflow.list({ query: q.join(' AND ') })) {
+        if (wf.type !== 'delegationJob') continue;
+        jobs.push({
+          jobId: String(wf.memo?.jobId ?? wf.workflowId.split('/').slice(2).join('/')),
+          workflowId: wf.workflowId,
+          state: STATE[wf.status.name] ?? 'running',
+          status: wf.typedSearchAttributes.get(STATUS_KEY),
+          pattern: wf.typedSearchAttributes.get(PATTERN_KEY),
+          startedAt: wf.startTime.toISOString(),
+        });
+        if (jobs.length >= filter.limit) break;
+      }
+      return jobs;
+    },
+  };
+
+  /** Adds each running subtask's own ledger (bounded: the first 100 running). */
+  async function withLedgers(subtasks: SubtaskProgress[]): Promise<SubtaskProgress[]> {
+    const running = subtasks.filter((s) => s.state === 'running').slice(0, 100);
+    const ledgers = await Promise.all(
+      running.map((s) =>
+        client.workflow.getHandle(s.workflowId).query<{ ledger: Ledger }>('status').then((r) => r.ledger, () => undefined),
+      ),
+    );
+    const byId = new Map(running.map((s, i) => [s.id, ledgers[i]]));
+    return subtasks.map((s) => (byId.get(s.id) ? { ...s, ledger: byId.get(s.id) } : s));
+  }
+}
+
+/** The job service's interface. */
+export type JobService = ReturnType<typeof createJobService>;

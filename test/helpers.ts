@@ -1,0 +1,46 @@
+/** Shared test helpers: a client and an API app against the run's dev server, unique ids. */
+import { Client, Connection } from '@temporalio/client';
+import type { FastifyInstance } from 'fastify';
+import { inject } from 'vitest';
+import { builtinAgents, createAgentRegistry } from '../activities';
+import { buildApp } from '../api/app';
+import type { JobResult, JobSpec } from '../schemas';
+import { loadConfig } from '../workers/config';
+
+let counter = 0;
+/** An id unique across test files and runs. */
+export function uniqueId(prefix: string): string {
+  return `${prefix}-${process.pid}-${Date.now().toString(36)}-${++counter}`;
+}
+
+let clientPromise: Promise<Client> | undefined;
+/** A Temporal client connected to the test server. */
+export function testClient(): Promise<Client> {
+  clientPromise ??= Connection.connect({ address: inject('temporalAddress') }).then((connection) => new Client({ connection }));
+  return clientPromise;
+}
+
+/** The test configuration: the run's server and task queue. */
+export function testConfig(extra: Record<string, string> = {}) {
+  return loadConfig({ TEMPORAL_ADDRESS: inject('temporalAddress'), DELEGATE_TASK_QUEUE: inject('taskQueue'), LOG_LEVEL: 'silent', ...extra });
+}
+
+/** The API app, not listening: drive it with `app.inject`. */
+export async function testApp(extra: Record<string, string> = {}): Promise<FastifyInstance> {
+  const app = await buildApp({ config: testConfig(extra), client: await testClient(), registry: createAgentRegistry(builtinAgents) });
+  await app.ready();
+  return app;
+}
+
+/** Fast retries for tests: the backoff is not what is under test. */
+export const fastRetry = { maxAttempts: 3, initialIntervalSeconds: 0.1, backoffCoefficient: 1, maximumIntervalSeconds: 0.2 };
+
+/** Runs a job straight through Temporal (no API) and returns its result. */
+export async function runJob(spec: JobSpec & { jobId: string }, opts: { maxDepth?: number } = {}): Promise<JobResult> {
+  const client = await testClient();
+  return client.workflow.execute('delegationJob', {
+    taskQueue: inject('taskQueue'),
+    workflowId: `job/test/${spec.jobId}`,
+    args: [{ spec, tenant: 'test', maxDepth: opts.maxDepth ?? 3 }],
+  }) as Promise<JobResult>;
+}
