@@ -4,6 +4,7 @@ import { appendFileSync } from 'node:fs';
 import type { AgentManifest, AgentRef, Budget, Evidence, TaskSpec, Usage } from '../schemas';
 import { ErrorType } from '../schemas/errors';
 import type { AgentRegistry } from './agents/registry';
+import type { PreviousStage } from './agents/types';
 import { fatal, toFailure } from './errors';
 
 /** Input of `resolveAgent`: the task's reference and params. */
@@ -22,6 +23,8 @@ export interface AgentStepInput {
   budgetLeft: Budget;
   reprompt?: string;
   stepKey: string;
+  /** In a pipeline: the previous stage's result, handed on to the agent as `StepRequest.previous`. */
+  previous?: PreviousStage;
 }
 
 /** Output of one `agentStep`, normalised by the host. */

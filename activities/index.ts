@@ -1,6 +1,7 @@
 import { createAgentActivities, type AgentActivityDeps } from './agent-step';
 
 export type { AgentStepInput, AgentStepOutput, ResolveAgentInput } from './agent-step';
+export type { PreviousStage } from './agents/types';
 export { builtinAgents, createAgentRegistry, type AgentRegistry } from './agents/registry';
 
 /** Everything the worker registers as activities. */

@@ -2,7 +2,7 @@
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { createHash, randomUUID } from 'node:crypto';
 import type { AgentRegistry } from '../activities';
-import type { Budget, Config, JobProgress, JobResult, JobSpec, JobView, Ledger, SubtaskProgress } from '../schemas';
+import type { Budget, Config, FailureReason, JobProgress, JobResult, JobSpec, JobView, Ledger, SubtaskProgress, TaskResult } from '../schemas';
 import type { JobInput } from '../workflows/delegation-job';
 import { LABELS_KEY, labelKeywords, PATTERN_KEY, STATUS_KEY, TENANT_KEY } from '../workflows/search-attributes';
 import { HttpProblem } from './errors';
@@ -26,6 +26,15 @@ const STATE: Record<string, JobView['state']> = {
   RUNNING: 'running', COMPLETED: 'completed', FAILED: 'failed', CANCELLED: 'cancelled',
   TERMINATED: 'terminated', TIMED_OUT: 'timed_out', CONTINUED_AS_NEW: 'continued_as_new',
 };
+
+/** The result recorded for a task that never ran. */
+function notRunResult(id: string, reason: FailureReason): TaskResult {
+  return {
+    id, agentId: 'none', status: 'failure', summary: `not started: ${reason}`, evidence: [], citations: [], followUps: [], confidence: 0,
+    metrics: { latencyMs: 0, costUsd: 0, tokens: 0, toolCalls: 0, steps: 0, attempts: 0, channelsHit: [] },
+    failureReason: reason, errors: [`not started: ${reason}`],
+  };
+}
 
 /** Canonical JSON: object keys sorted, so equal specs hash equal. */
 export function canonicalJson(v: unknown): string {
@@ -121,7 +130,7 @@ export function createJobService({ client, config, registry }: JobServiceDeps) {
         return { ...base, pattern: p.pattern, progress: p.progress, subtasks: await withLedgers(p.subtasks), ledger: p.ledger };
       }
       if (state !== 'completed') return base;
-      const result = (await handle.result()) as JobResult;
+      const result = await expandBatches((await handle.result()) as JobResult);
       const subtasks: SubtaskProgress[] = result.results.map((r) => ({
         id: r.id, state: 'completed', workflowId: `${d.workflowId}/${r.id}`, agentId: r.agentId,
         status: r.status, failureReason: r.failureReason, metrics: r.metrics,
@@ -143,10 +152,11 @@ export function createJobService({ client, config, registry }: JobServiceDeps) {
         throw new HttpProblem(409, 'Conflict', `job "${jobId}" ended without a result (${state})`);
       }
       const handle = handleOf(tenant, jobId);
-      if (state === 'completed') return (await handle.result()) as JobResult;
+      if (state === 'completed') return expandBatches((await handle.result()) as JobResult);
       if (waitSeconds <= 0) return undefined;
       try {
-        return (await client.connection.withDeadline(Date.now() + waitSeconds * 1000, () => handle.result())) as JobResult;
+        const r = (await client.connection.withDeadline(Date.now() + waitSeconds * 1000, () => handle.result())) as JobResult;
+        return await expandBatches(r);
       } catch (err) {
         const code = (err as { code?: number }).code ?? (err as { cause?: { code?: number } }).cause?.code;
         if (code === 4 || /deadline/i.test(String((err as Error).message))) return undefined;
@@ -207,6 +217,33 @@ export function createJobService({ client, config, registry }: JobServiceDeps) {
       return jobs;
     },
   };
+
+  /**
+   * A wide fan-out keeps its subtask results in its batch workflows (one payload could not
+   * hold them): fetch them back, in task order, and rebuild a merged output.
+   */
+  async function expandBatches(r: JobResult): Promise<JobResult> {
+    if (!r.batches?.length) return r;
+    const parts: JobResult[] = [];
+    for (let i = 0; i < r.batches.length; i += 8) {
+      const slice = r.batches.slice(i, i + 8);
+      parts.push(
+        ...(await Promise.all(
+          slice.map(async (b): Promise<JobResult> => {
+            if (b.notRun) return { ...r, output: null, results: b.notRun.taskIds.map((id) => notRunResult(id, b.notRun!.reason)), batches: undefined };
+            return expandBatches((await client.workflow.getHandle(b.workflowId).result()) as JobResult);
+          }),
+        )),
+      );
+    }
+    const outputs = parts.map((p) => p.output);
+    const merged = r.output === null && outputs.every((o) => o === null || (typeof o === 'object' && !Array.isArray(o)));
+    return {
+      ...r,
+      results: parts.flatMap((p) => p.results),
+      output: merged ? Object.assign({}, ...outputs.filter((o) => o !== null)) : r.output,
+    };
+  }
 
   /** Adds each running subtask's own ledger (bounded: the first 100 running). */
   async function withLedgers(subtasks: SubtaskProgress[]): Promise<SubtaskProgress[]> {

@@ -42,6 +42,13 @@ export const TaskSpecSchema = z
     stopConditions: StringList.optional(),
     budget: BudgetSchema.optional(),
     timeoutSeconds: z.number().finite().positive().max(86_400).optional().describe('per-attempt limit of one step'),
+    budgetWaitSeconds: z
+      .number()
+      .finite()
+      .min(0)
+      .max(86_400)
+      .optional()
+      .describe('when the budget runs out before the agent is done, wait this long for a top-up before halting (default 0)'),
     retry: RetrySchema.optional(),
     outputSchema: z.record(z.string(), z.unknown()).optional().describe('JSON Schema the result data must satisfy'),
     get job(): z.ZodOptional<typeof JobSpecObject> {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LedgerSchema } from './budget';
 import { EvidenceSchema } from './evidence';
 import { PatternSchema } from './job';
 
@@ -77,6 +78,18 @@ export const VoteOutcomeSchema = z
   .meta({ id: 'VoteOutcome' });
 export type VoteOutcome = z.infer<typeof VoteOutcomeSchema>;
 
+/** One batch of a wide fan-out: its results are in its own workflow's result. */
+export const JobBatchSchema = z
+  .object({
+    id: z.string(),
+    workflowId: z.string(),
+    tasks: z.number(),
+    status: JobOutcomeSchema,
+    notRun: z.object({ reason: FailureReasonSchema, taskIds: z.array(z.string()) }).optional().describe('set when the batch never started'),
+  })
+  .meta({ id: 'JobBatch' });
+export type JobBatch = z.infer<typeof JobBatchSchema>;
+
 /** The result of a whole job. */
 export const JobResultSchema = z
   .object({
@@ -85,10 +98,18 @@ export const JobResultSchema = z
     status: JobOutcomeSchema,
     output: z.unknown(),
     results: z.array(TaskResultSchema),
+    batches: z.array(JobBatchSchema).optional().describe('wide fan-outs only: the API fills `results` from these'),
     vote: VoteOutcomeSchema.optional(),
     evidence: z.array(EvidenceSchema),
     followUps: z.array(z.string()),
     metrics: JobMetricsSchema,
+    budget: z
+      .object({
+        ledger: LedgerSchema.describe('the job budget at the end: limit, spent, reserved, remaining per axis'),
+        clipped: z.array(z.string()).describe('tasks whose allocation the job budget cut below what they asked'),
+        refused: z.array(z.string()).describe('tasks that never ran because the job budget was spent'),
+      })
+      .optional(),
   })
   .meta({ id: 'JobResult' });
 export type JobResult = z.infer<typeof JobResultSchema>;

@@ -18,15 +18,18 @@ import {
   setHandler,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import type { Budget, JobProgress, JobResult, Ledger } from '../schemas';
+import type { Budget, JobBatch, JobProgress, JobResult, Ledger, TaskResult, TaskSpec } from '../schemas';
 import { remaining, topUp, grow, EPSILON } from './budget-ledger';
 import { runFanout } from './fanout';
-import { JobRuntime, type JobInput } from './job-runtime';
+import { flattenBatches, planBatches, realTaskCount } from './batching';
+import { DEFAULT_MAX_PARALLEL, JobRuntime, type JobInput } from './job-runtime';
 import type { PatternOutcome } from './patterns';
+import { runPipeline } from './pipeline';
 import { dedupe, dedupeEvidence, sumMetrics } from './results';
 import { STATUS_KEY } from './search-attributes';
 import { grantSignal } from './subtask';
 import { validateTopUp } from './top-up';
+import { runVote } from './vote';
 
 export type { JobInput } from './job-runtime';
 
@@ -45,6 +48,8 @@ export const statusQuery = defineQuery<JobProgress>('status');
 
 const PATTERNS: Record<string, (rt: JobRuntime) => Promise<PatternOutcome>> = {
   fanout: runFanout,
+  pipeline: runPipeline,
+  vote: runVote,
 };
 
 /** Markdown shown in the Temporal UI's "current details" of the job. */
@@ -64,9 +69,26 @@ function renderDetails(rt: JobRuntime): string {
   ].join('\n');
 }
 
+/** At most this many evidence items and follow-ups in one JobResult. */
+const MAX_LISTED = 2000;
+
+/** Where a batch's results live, and which tasks never ran when the batch itself did not. */
+function batchSummary(rt: JobRuntime, t: TaskSpec, r: TaskResult | undefined): JobBatch {
+  const nested = rt.nestedResults.get(t.id);
+  return {
+    id: t.id,
+    workflowId: rt.childId(t),
+    tasks: t.job?.tasks.length ?? 0,
+    status: nested?.status ?? 'failure',
+    ...(nested ? {} : { notRun: { reason: r?.failureReason ?? 'cancelled', taskIds: (t.job?.tasks ?? []).map((x) => x.id) } }),
+  };
+}
+
 /** Runs a delegation job to its JobResult. The function name is the workflow type: do not rename. */
 export async function delegationJob(input: JobInput): Promise<JobResult> {
-  const rt = new JobRuntime(input);
+  const plan = planBatches(input.spec, DEFAULT_MAX_PARALLEL);
+  const rt = new JobRuntime(plan ? { ...input, spec: plan.spec } : input);
+  plan?.batchIds.forEach((id) => rt.batchIds.add(id));
   let phase: JobProgress['phase'] = 'running';
   rt.onChange = () => setCurrentDetails(renderDetails(rt));
   rt.onChange();
@@ -124,6 +146,13 @@ export async function delegationJob(input: JobInput): Promise<JobResult> {
     },
   );
 
+  // Temporal cancellation (API cancel, UI, parent): hard-stop every running child at once;
+  // the pattern then finishes over what it has and the result keeps every finished subtask.
+  CancellationScope.current().cancelRequested.catch(() => {
+    phase = 'cancelling';
+    rt.cancelAll('cancelled');
+  });
+
   const run = PATTERNS[rt.spec.pattern];
   let outcome: PatternOutcome;
   try {
@@ -142,16 +171,21 @@ export async function delegationJob(input: JobInput): Promise<JobResult> {
 
   const byId = new Map(rt.completed.map((r) => [r.id, r]));
   const results = rt.spec.tasks.map((t) => byId.get(t.id)!).filter(Boolean);
+  const batched = rt.batchIds.size > 0;
+  // a batched job's results stay in its batches (one payload could not hold them); the API stitches them
+  const all = batched ? flattenBatches(rt.spec.tasks, rt.nestedResults) : results;
   const result: JobResult = {
     jobId: rt.spec.jobId,
     pattern: rt.spec.pattern,
     status: outcome.status,
     output: outcome.output,
-    results,
+    results: batched ? [] : results,
+    ...(batched ? { batches: rt.spec.tasks.map((t) => batchSummary(rt, t, byId.get(t.id))) } : {}),
     ...(outcome.vote ? { vote: outcome.vote } : {}),
-    evidence: dedupeEvidence(results.flatMap((r) => r.evidence)),
-    followUps: dedupe(results.flatMap((r) => r.followUps)),
-    metrics: sumMetrics(results, Date.now() - rt.started, rt.savedUsd),
+    evidence: dedupeEvidence(all.flatMap((r) => r.evidence)).slice(0, MAX_LISTED),
+    followUps: dedupe(all.flatMap((r) => r.followUps)).slice(0, MAX_LISTED),
+    metrics: { ...sumMetrics(all, Date.now() - rt.started, rt.savedUsd), subtasks: realTaskCount(rt.spec.tasks, rt.batchIds) },
+    budget: { ledger: rt.ledgerSnapshot(), clipped: [...rt.clipped], refused: [...rt.refused] },
   };
   await CancellationScope.nonCancellable(async () => {
     upsertSearchAttributes([{ key: STATUS_KEY, value: result.status }]);

@@ -9,6 +9,7 @@
 import { condition } from '@temporalio/workflow';
 import { effectiveQuorum, fanoutOutput, fanoutStatus } from './aggregate';
 import { DEFAULT_MAX_PARALLEL, type JobRuntime } from './job-runtime';
+import { flattenBatches, realTaskCount } from './batching';
 import type { PatternOutcome } from './patterns';
 
 /** Runs the tasks of a fan-out job. */
@@ -24,8 +25,12 @@ export async function runFanout(rt: JobRuntime): Promise<PatternOutcome> {
     if (rt.halted || quorumReached) break;
     inFlight.push(
       rt.runTask(task).then((r) => {
-        if (r.status !== 'success' || quorum === undefined || quorumReached) return;
-        if (++succeeded >= quorum) {
+        if (quorum === undefined || quorumReached) return;
+        // a batch of a wide fan-out counts every success inside it
+        const wins = rt.batchIds.has(task.id)
+          ? (rt.nestedResults.get(task.id)?.results.filter((x) => x.status === 'success').length ?? 0)
+          : r.status === 'success' ? 1 : 0;
+        if ((succeeded += wins) >= quorum) {
           quorumReached = true;
           rt.cancelSome([...rt.running.keys()]);
         }
@@ -34,9 +39,17 @@ export async function runFanout(rt: JobRuntime): Promise<PatternOutcome> {
   }
   await Promise.all(inFlight);
   if (quorumReached) rt.recordNotRun('cancelled', 'not started: quorum reached');
-  const results = rt.completed;
+  if (rt.batchIds.size === 0) {
+    return {
+      status: fanoutStatus(rt.completed, spec.aggregation, spec.tasks.length),
+      output: fanoutOutput(rt.completed, spec.aggregation, spec.tasks.map((t) => t.id)),
+    };
+  }
+  // batched: judge over every real task; a merged output stays in the batches (too big for one payload)
+  const all = flattenBatches(spec.tasks, rt.nestedResults);
+  const merge = (spec.aggregation?.strategy ?? 'merge') === 'merge';
   return {
-    status: fanoutStatus(results, spec.aggregation, spec.tasks.length),
-    output: fanoutOutput(results, spec.aggregation, spec.tasks.map((t) => t.id)),
+    status: fanoutStatus(all, spec.aggregation, realTaskCount(spec.tasks, rt.batchIds)),
+    output: merge ? null : fanoutOutput(all, spec.aggregation, all.map((r) => r.id)),
   };
 }

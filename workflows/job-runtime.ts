@@ -5,9 +5,10 @@
  *   pattern ──runTask(task)──> reserve budget ──> child workflow (subtask | nested job) ──> settle ──> result
  */
 import { CancellationScope, startChild, workflowInfo, type ChildWorkflowHandle, type Workflow } from '@temporalio/workflow';
-import type { Budget, FailureReason, JobResult, JobSpec, Progress, SubtaskProgress, TaskResult, TaskSpec } from '../schemas';
-import { newLedger, minBudget, reserve, settle, grow, type LedgerState, remaining, snapshot } from './budget-ledger';
-import { agentLabel, jobAsTaskResult, notRunResult } from './results';
+import type { PreviousStage } from '../activities';
+import type { Budget, Evidence, FailureReason, JobResult, JobSpec, Progress, SubtaskProgress, TaskResult, TaskSpec } from '../schemas';
+import { newLedger, minBudget, reserve, settle, grow, type LedgerState, remaining, snapshot, zeroUsage } from './budget-ledger';
+import { agentLabel, jobAsTaskResult, notRunResult, withContextSeed } from './results';
 import { PATTERN_KEY, STATUS_KEY, TENANT_KEY } from './search-attributes';
 import { cancelSignal, grantSignal, stopSignal, type SubtaskInput } from './subtask';
 
@@ -27,6 +28,14 @@ export interface JobInput {
   maxDepth?: number;
   /** Set when the parent job reserved a budget for this one: the lower cap wins. */
   allocation?: Budget;
+}
+
+/** Per-run context a pattern adds to a task (a pipeline hands each stage the previous one). */
+export interface RunContext {
+  /** Handed to the agent with every step (`StepRequest.previous`); not passed into nested jobs. */
+  previous?: PreviousStage;
+  /** Appended to the task's contextSeed (for a nested job: to each of its tasks'). */
+  contextSeed?: Evidence[];
 }
 
 interface Running {
@@ -59,6 +68,16 @@ export class JobRuntime {
   onChange?: () => void;
   /** Tasks between start and result (counted synchronously, unlike `running`). */
   active = 0;
+  /** Pseudo-tasks that are batches of a wide fan-out (they do not count against the depth cap). */
+  readonly batchIds = new Set<string>();
+  /** Each nested job's full result, by task id (batches are flattened from here). */
+  readonly nestedResults = new Map<string, JobResult>();
+  /** Tasks whose allocation the job budget cut below what they asked. */
+  readonly clipped: string[] = [];
+  /** Tasks that never ran because the job budget was spent. */
+  readonly refused: string[] = [];
+  /** Each started task's allocation (grown by top-ups). */
+  readonly allocations = new Map<string, Budget>();
   /** Allocation left unspent by children cancelled on purpose (early decisions). */
   savedUsd = 0;
 
@@ -100,6 +119,9 @@ export class JobRuntime {
       status: result.status,
       failureReason: result.failureReason,
       metrics: result.metrics,
+      ...(this.allocations.has(task.id)
+        ? { ledger: snapshot({ limit: this.allocations.get(task.id)!, spent: result.metrics, reserved: zeroUsage() }, result.metrics.latencyMs / 1000) }
+        : {}),
     });
     this.onChange?.();
     return result;
@@ -113,24 +135,28 @@ export class JobRuntime {
   }
 
   /** Runs one task as a child workflow with a reserved budget; always resolves to a result. */
-  async runTask(task: TaskSpec): Promise<TaskResult> {
+  async runTask(task: TaskSpec, context: RunContext = {}): Promise<TaskResult> {
     this.active++;
     try {
-      return await this.runChild(task);
+      return await this.runChild(task, context);
     } finally {
       this.active--;
     }
   }
 
-  private async runChild(task: TaskSpec): Promise<TaskResult> {
+  private async runChild(task: TaskSpec, context: RunContext): Promise<TaskResult> {
     if (this.halted) return this.record(task, notRunResult(task, this.haltReason, `not started: job ${this.haltReason}`));
-    if (task.job && this.depth + 1 > this.maxDepth) {
+    if (task.job && !this.batchIds.has(task.id) && this.depth + 1 > this.maxDepth) {
       return this.record(task, notRunResult(task, 'agent_error', `nested job exceeds the depth cap of ${this.maxDepth}`));
     }
-    const { allocation, clipped, refused } = reserve(this.ledger, this.want(task), this.elapsed());
+    const { want, shared } = this.want(task);
+    const { allocation, clipped, refused } = reserve(this.ledger, want, this.elapsed());
     if (refused) {
+      this.refused.push(task.id);
       return this.record(task, notRunResult(task, 'budget_exhausted', 'not started: the job budget is spent'));
     }
+    if (clipped) this.clipped.push(task.id);
+    this.allocations.set(task.id, allocation);
     const workflowId = this.childId(task);
     const summary = `${agentLabel(task)}: ${task.question.slice(0, 160)}`;
     const common = { workflowId, staticSummary: summary, staticDetails: task.rationale };
@@ -142,9 +168,9 @@ export class JobRuntime {
               ...common,
               args: [
                 {
-                  spec: { ...task.job!, jobId: `${this.spec.jobId}/${task.id}` },
+                  spec: { ...withContextSeed(task, context.contextSeed ?? []).job!, jobId: `${this.spec.jobId}/${task.id}` },
                   tenant: this.tenant,
-                  depth: this.depth + 1,
+                  depth: this.batchIds.has(task.id) ? this.depth : this.depth + 1,
                   maxDepth: this.maxDepth,
                   allocation,
                 } satisfies JobInput,
@@ -155,15 +181,19 @@ export class JobRuntime {
                 { key: TENANT_KEY, value: this.tenant },
               ],
             })
-          : startChild('subtask', { ...common, args: [{ task, jobId: this.spec.jobId, allocation } satisfies SubtaskInput] }),
+          : startChild('subtask', {
+              ...common,
+              args: [{ task: withContextSeed(task, context.contextSeed ?? []), jobId: this.spec.jobId, allocation, previous: context.previous } satisfies SubtaskInput],
+            }),
       );
-      const running: Running = { task, handle: handle as Running['handle'], allocation, clipped, nested: !!task.job };
+      const running: Running = { task, handle: handle as Running['handle'], allocation, clipped: clipped || shared, nested: !!task.job };
       this.running.set(task.id, running);
       this.progress.set(task.id, { ...this.progress.get(task.id)!, state: 'running', clipped });
       this.onChange?.();
       if (this.cancelRequested) void this.signalChild(running, 'cancel');
       else if (this.stopRequested) void this.signalChild(running, 'stop');
       const raw = await CancellationScope.nonCancellable(() => handle.result());
+      if (task.job) this.nestedResults.set(task.id, raw as JobResult);
       result = task.job ? jobAsTaskResult(task, raw as JobResult) : (raw as TaskResult);
     } catch (err) {
       const message = err instanceof Error ? `${err.message}${err.cause instanceof Error ? `: ${err.cause.message}` : ''}` : String(err);
@@ -180,16 +210,18 @@ export class JobRuntime {
    * open, a fair share of what is left among the tasks not yet started (itself included),
    * so one unbudgeted task cannot reserve the whole job.
    */
-  private want(task: TaskSpec): Budget {
+  private want(task: TaskSpec): { want: Budget; shared: boolean } {
     const want: Budget = { ...task.budget };
+    let shared = false;
     const left = remaining(this.ledger, this.elapsed());
-    const waiting = Math.max(1, [...this.progress.values()].filter((p) => p.state === 'pending').length);
+    const waiting = Math.max(1, this.spec.tasks.length - this.allocations.size - this.refused.length);
     for (const axis of ['costUsd', 'tokens', 'toolCalls'] as const) {
       const avail = left[axis];
       if (want[axis] !== undefined || avail === undefined) continue;
       want[axis] = axis === 'costUsd' ? avail / waiting : Math.max(avail > 0 ? 1 : 0, Math.floor(avail / waiting));
+      shared = true;
     }
-    return want;
+    return { want, shared };
   }
 
   /** Sends stop or cancel to one running child; a child that just finished is not an error. */

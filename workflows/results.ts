@@ -69,6 +69,13 @@ export function sumMetrics(results: TaskResult[], latencyMs: number, savedUsd = 
   return m;
 }
 
+/** The task with evidence appended to its contextSeed; for a nested job, to each of its tasks'. */
+export function withContextSeed(task: TaskSpec, evidence: Evidence[]): TaskSpec {
+  if (evidence.length === 0) return task;
+  if (task.job) return { ...task, job: { ...task.job, tasks: task.job.tasks.map((t) => withContextSeed(t, evidence)) } };
+  return { ...task, contextSeed: dedupeEvidence([...(task.contextSeed ?? []), ...evidence]) };
+}
+
 /** A nested job's result seen as one task's result. */
 export function jobAsTaskResult(task: TaskSpec, job: JobResult): TaskResult {
   const status = job.status === 'success' ? 'success' : job.status === 'partial' ? 'partial' : 'failure';

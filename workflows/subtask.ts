@@ -23,7 +23,7 @@ import {
   TimeoutFailure,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { Activities, AgentStepOutput } from '../activities';
+import type { Activities, AgentStepOutput, PreviousStage } from '../activities';
 import type { AgentManifest, Budget, Evidence, FailureReason, Ledger, TaskResult, TaskSpec } from '../schemas';
 import { ErrorType, NON_RETRYABLE_ERROR_TYPES } from '../schemas/errors';
 import { charge, exhaustedAxes, newLedger, remaining, snapshot, topUp, zeroUsage } from './budget-ledger';
@@ -36,13 +36,15 @@ export interface SubtaskInput {
   jobId: string;
   /** The budget this subtask may spend: the lower of its own and what its job had left. */
   allocation: Budget;
+  /** In a pipeline: the previous stage's result, handed to the agent with every step. */
+  previous?: PreviousStage;
 }
 
 /** What the status query answers. */
 export interface SubtaskStatus {
   id: string;
   agentId: string;
-  phase: 'resolving' | 'running' | 'done';
+  phase: 'resolving' | 'running' | 'waiting_for_budget' | 'done';
   steps: number;
   ledger: Ledger;
 }
@@ -85,7 +87,7 @@ function classify(err: unknown, maxAttempts: number): { reason: FailureReason; a
 }
 
 /** Runs one subtask to a TaskResult. The function name is the workflow type: do not rename. */
-export async function subtask({ task, jobId, allocation }: SubtaskInput): Promise<TaskResult> {
+export async function subtask({ task, jobId, allocation, previous }: SubtaskInput): Promise<TaskResult> {
   const started = Date.now();
   const elapsed = () => (Date.now() - started) / 1000;
   const ledger = newLedger(allocation);
@@ -124,6 +126,21 @@ export async function subtask({ task, jobId, allocation }: SubtaskInput): Promis
       nonRetryableErrorTypes: NON_RETRYABLE_ERROR_TYPES,
     },
   });
+
+  /**
+   * With `budgetWaitSeconds`, a subtask whose budget ran out waits that long for a top-up
+   * (the job's or its own) before halting; true when it may go on.
+   */
+  async function waitForTopUp(): Promise<boolean> {
+    const wait = task.budgetWaitSeconds ?? 0;
+    if (wait <= 0) return false;
+    phase = 'waiting_for_budget';
+    log.info('subtask waiting for a budget top-up', { jobId, taskId: task.id, waitSeconds: wait });
+    const refilled = () => exhaustedAxes(ledger, elapsed()).length === 0;
+    await condition(() => refilled() || stopRequested || cancelRequested, `${wait} seconds`).catch(() => false);
+    phase = 'running';
+    return refilled() && !stopRequested && !cancelRequested;
+  }
 
   /** One step, raced against the latency budget and the cancel signal. */
   async function runStep(input: Parameters<typeof agentStep>[0]): Promise<StepOutcome> {
@@ -171,7 +188,9 @@ export async function subtask({ task, jobId, allocation }: SubtaskInput): Promis
   while (!done) {
     if (cancelRequested) reason = 'cancelled';
     else if (stopRequested) reason = 'stopped';
-    else if (exhaustedAxes(ledger, elapsed()).length > 0) reason = 'budget_exhausted';
+    else if (exhaustedAxes(ledger, elapsed()).length > 0 && !(await waitForTopUp())) {
+      reason = cancelRequested ? 'cancelled' : stopRequested ? 'stopped' : 'budget_exhausted';
+    }
     else if (steps >= manifest.limits.maxSteps) {
       reason = 'agent_error';
       errors.push(`agent did not finish within its ${manifest.limits.maxSteps} steps`);
@@ -185,6 +204,7 @@ export async function subtask({ task, jobId, allocation }: SubtaskInput): Promis
       budgetLeft: remaining(ledger, elapsed()),
       reprompt,
       stepKey: `${workflowInfo().workflowId}#${steps}${reprompt ? ':reprompt' : ''}`,
+      previous,
     });
     if (outcome.kind === 'cancel' || outcome.kind === 'latency') {
       reason = outcome.kind === 'cancel' ? 'cancelled' : 'budget_exhausted';

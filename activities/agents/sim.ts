@@ -20,8 +20,7 @@ const SimParams = z.strictObject({
   ignoreBudget: z.boolean().default(false).describe('spend the full step even past the budget left'),
   evidence: z.array(EvidenceSchema).max(1000).default([]),
   followUps: z.array(z.string()).max(100).default([]),
-  echoPrevious: z.boolean().default(false).describe('answer with params.previous.data (pipeline stages)'),
-  previous: z.unknown().optional().describe('set by a pipeline: the previous stage result'),
+  echoPrevious: z.boolean().default(false).describe("answer with the previous pipeline stage's data (StepRequest.previous)"),
 });
 type SimParams = z.infer<typeof SimParams>;
 
@@ -54,7 +53,7 @@ export const simAgent: AgentDefinition<SimParams> = {
   },
   params: SimParams as unknown as z.ZodType<SimParams>,
   toolsFor: (p) => p.tools,
-  async step({ task, params: p, step, attempt, budgetLeft, stepKey, sleep }) {
+  async step({ task, params: p, step, attempt, budgetLeft, stepKey, previous, sleep }) {
     if (p.fatal) throw new AgentFatalError(`sim: fatal error at step ${step}`);
     if (attempt <= p.failAttempts) throw new AgentRetryableError(`sim: attempt ${attempt} of step ${step} fails (failAttempts ${p.failAttempts})`);
     if (p.failRate > 0 && seededRandom(`${p.seed}|${stepKey}|${attempt}`) < p.failRate) {
@@ -71,7 +70,6 @@ export const simAgent: AgentDefinition<SimParams> = {
       toolCalls: clamp(p.toolCalls, budgetLeft.toolCalls, honour),
     };
     const done = step + 1 >= p.steps;
-    const previous = p.previous as { data?: unknown } | undefined;
     const answer = p.echoPrevious ? previous?.data : p.answer !== undefined ? p.answer : task.question;
     return {
       done,

@@ -1,6 +1,15 @@
 import type { z } from 'zod';
 import type { AgentManifest, Budget, Evidence, TaskSpec, Usage } from '../../schemas';
 
+/** The previous pipeline stage's result: host-provided context for the next stage. */
+export interface PreviousStage {
+  /** The previous stage's task id. */
+  id: string;
+  summary: string;
+  data?: unknown;
+  evidence: Evidence[];
+}
+
 /** What the host hands an agent for one step. */
 export interface StepRequest {
   /** The task as submitted (without any nested job). */
@@ -17,6 +26,8 @@ export interface StepRequest {
   budgetLeft: Budget;
   /** Set when the previous output was invalid: the host's correction for a re-prompt. */
   reprompt?: string;
+  /** In a pipeline (from the second stage on): the last successful stage's result. */
+  previous?: PreviousStage;
   /** Stable key of this step (`<subtaskWorkflowId>#<step>`), for de-duplication and audits. */
   stepKey: string;
   /** Heartbeat-aware sleep that rejects when the step is cancelled. */

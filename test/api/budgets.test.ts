@@ -1,0 +1,146 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import type { JobResult, JobView } from '../../schemas';
+import { testApp, testClient, uniqueId } from '../helpers';
+
+let app: FastifyInstance;
+beforeAll(async () => {
+  app = await testApp();
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+const post = (url: string, payload?: object) => app.inject({ method: 'POST', url, ...(payload ? { payload } : {}) });
+const view = async (jobId: string) => (await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}` })).json() as JobView;
+const result = async (jobId: string) => {
+  const res = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=30` });
+  expect(res.statusCode).toBe(200);
+  return res.json() as JobResult;
+};
+
+/** Polls until `check` holds for the job's subtask `taskId` (phase from its own status query). */
+async function waitForSubtask(jobId: string, taskId: string, phase: string) {
+  const client = await testClient();
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const s = await client.workflow
+      .getHandle(`job/default/${jobId}/${taskId}`)
+      .query<{ phase: string }>('status')
+      .catch(() => undefined);
+    if (s?.phase === phase) return;
+    if (Date.now() > deadline) throw new Error(`subtask ${taskId} never reached ${phase} (last: ${s?.phase})`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('live budget top-ups', () => {
+  it('a job top-up lets a subtask waiting for budget finish, and answers the new ledger', async () => {
+    const jobId = uniqueId('topup');
+    const submit = await post('/v1/jobs', {
+      jobId,
+      pattern: 'fanout',
+      budget: { costUsd: 0.02 },
+      tasks: [{ id: 'w', question: 'four steps', agent: 'sim', params: { steps: 4, costUsd: 0.01, answer: 'done' }, budgetWaitSeconds: 60 }],
+    });
+    expect(submit.statusCode).toBe(201);
+    await waitForSubtask(jobId, 'w', 'waiting_for_budget');
+
+    const v = await view(jobId);
+    expect(v.state).toBe('running');
+    expect(v.ledger?.costUsd).toMatchObject({ limit: 0.02, reserved: 0.02 });
+    expect(v.subtasks?.[0].ledger?.costUsd).toMatchObject({ limit: 0.02, spent: 0.02, remaining: 0 });
+
+    const top = await post(`/v1/jobs/${jobId}/budget`, { add: { costUsd: 0.03 } });
+    expect(top.statusCode).toBe(200);
+    expect(top.json().ledger.costUsd.limit).toBeCloseTo(0.05, 10);
+
+    const r = await result(jobId);
+    expect(r.results[0]).toMatchObject({ status: 'success', data: 'done', metrics: { steps: 4 } });
+    expect(r.metrics.costUsd).toBeCloseTo(0.04, 10);
+  });
+
+  it('a subtask top-up gives one running subtask more, within what the job has left', async () => {
+    const jobId = uniqueId('subtop');
+    await post('/v1/jobs', {
+      jobId,
+      pattern: 'fanout',
+      budget: { costUsd: 0.05 },
+      tasks: [{ id: 'w', question: 'four steps', agent: 'sim', params: { steps: 4, costUsd: 0.01 }, budget: { costUsd: 0.01 }, budgetWaitSeconds: 60 }],
+    });
+    await waitForSubtask(jobId, 'w', 'waiting_for_budget');
+    const missing = await post(`/v1/jobs/${jobId}/subtasks/nope/budget`, { add: { costUsd: 0.01 } });
+    expect(missing.statusCode).toBe(404);
+    const top = await post(`/v1/jobs/${jobId}/subtasks/w/budget`, { add: { costUsd: 1 } });
+    expect(top.statusCode).toBe(200);
+    expect(top.json().granted.costUsd).toBeCloseTo(0.04, 10);
+    const r = await result(jobId);
+    expect(r.results[0]).toMatchObject({ status: 'success', metrics: { steps: 4 } });
+    expect(r.metrics.costUsd).toBeLessThanOrEqual(0.05 + 1e-9);
+  });
+
+  it('rejects an invalid top-up with 400 and changes nothing (API and workflow validator)', async () => {
+    const jobId = uniqueId('badtop');
+    await post('/v1/jobs', {
+      jobId,
+      pattern: 'fanout',
+      budget: { costUsd: 0.01 },
+      tasks: [{ id: 'w', question: 'q', agent: 'sim', params: { steps: 2, costUsd: 0.01 }, budgetWaitSeconds: 60 }],
+    });
+    await waitForSubtask(jobId, 'w', 'waiting_for_budget');
+    for (const body of [{ add: { costUsd: -1 } }, { add: { costUsd: 'lots' } }, { add: {} }, { costUsd: 1 }]) {
+      const res = await post(`/v1/jobs/${jobId}/budget`, body);
+      expect(res.statusCode, JSON.stringify(body)).toBe(400);
+    }
+    const client = await testClient();
+    const handle = client.workflow.getHandle(`job/default/${jobId}`);
+    await expect(handle.executeUpdate('budget', { args: [{ add: { costUsd: -5 } }] })).rejects.toThrow();
+    await expect(handle.executeUpdate('budget', { args: [{ add: { tokens: 1.5 } }] })).rejects.toThrow();
+    expect((await view(jobId)).ledger?.costUsd.limit).toBe(0.01);
+    await post(`/v1/jobs/${jobId}/cancel`);
+  });
+});
+
+describe('stop and cancel', () => {
+  it('stop: running subtasks finish their step and return partial; nothing new starts', async () => {
+    const jobId = uniqueId('stop');
+    await post('/v1/jobs', {
+      jobId,
+      pattern: 'fanout',
+      maxParallel: 2,
+      tasks: ['a', 'b', 'c'].map((id) => ({ id, question: 'long', agent: 'sim', params: { steps: 20, latencyMs: 400 } })),
+    });
+    await waitForSubtask(jobId, 'a', 'running');
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await post(`/v1/jobs/${jobId}/stop`)).statusCode).toBe(202);
+    const r = await result(jobId);
+    expect(r.status).toBe('partial');
+    for (const t of r.results.slice(0, 2)) {
+      expect(t).toMatchObject({ status: 'partial', failureReason: 'stopped' });
+      expect(t.metrics.steps).toBeGreaterThanOrEqual(1);
+      expect(t.metrics.steps).toBeLessThan(20);
+    }
+    expect(r.results[2]).toMatchObject({ id: 'c', status: 'failure', failureReason: 'stopped', metrics: { steps: 0 } });
+    expect((await post(`/v1/jobs/${jobId}/stop`)).statusCode).toBe(409);
+  });
+
+  it('cancel: children are cancelled, the job ends cancelled and keeps every finished result', async () => {
+    const jobId = uniqueId('cancel');
+    await post('/v1/jobs', {
+      jobId,
+      pattern: 'fanout',
+      tasks: [
+        { id: 'fast', question: 'quick', agent: 'sim', params: { answer: 'kept', costUsd: 0.01 } },
+        { id: 'slow', question: 'slow', agent: 'sim', params: { steps: 3, latencyMs: 20_000 } },
+      ],
+    });
+    await waitForSubtask(jobId, 'slow', 'running');
+    expect((await post(`/v1/jobs/${jobId}/cancel`)).statusCode).toBe(202);
+    const r = await result(jobId);
+    expect(r.status).toBe('cancelled');
+    expect(r.results[0]).toMatchObject({ id: 'fast', status: 'success', data: 'kept' });
+    expect(r.results[1]).toMatchObject({ id: 'slow', status: 'failure', failureReason: 'cancelled' });
+    expect(r.results[1].metrics.latencyMs).toBeLessThan(20_000);
+    expect((await view(jobId)).status).toBe('cancelled');
+  });
+});

@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import type { JobSpec } from '../../schemas';
+import { runJob, uniqueId } from '../helpers';
+
+const sim = (id: string, params: Record<string, unknown>, extra: Partial<JobSpec['tasks'][number]> = {}) => ({
+  id,
+  question: `task ${id}`,
+  agent: 'sim',
+  params,
+  ...extra,
+});
+
+describe('subtask budgets', () => {
+  it('halts a 10-step subtask at its cost cap: partial after 5 steps, 0.05 spent', async () => {
+    const r = await runJob({
+      jobId: uniqueId('cost'),
+      pattern: 'fanout',
+      tasks: [sim('t', { steps: 10, costUsd: 0.01 }, { budget: { costUsd: 0.05 } })],
+    });
+    expect(r.results[0]).toMatchObject({ status: 'partial', failureReason: 'budget_exhausted', metrics: { steps: 5 } });
+    expect(r.results[0].metrics.costUsd).toBeCloseTo(0.05, 10);
+  });
+
+  it('caps tool calls; an agent that ignores the budget overshoots by at most the step in flight', async () => {
+    const r = await runJob({
+      jobId: uniqueId('tools'),
+      pattern: 'fanout',
+      tasks: [
+        sim('honours', { steps: 10, toolCalls: 2, tools: ['search'] }, { scope: ['search'], budget: { toolCalls: 5 } }),
+        sim('ignores', { steps: 10, toolCalls: 2, tools: ['search'], ignoreBudget: true }, { scope: ['search'], budget: { toolCalls: 5 } }),
+      ],
+    });
+    const [honours, ignores] = r.results;
+    expect(honours).toMatchObject({ status: 'partial', failureReason: 'budget_exhausted', metrics: { toolCalls: 5, steps: 3 } });
+    expect(ignores).toMatchObject({ status: 'partial', failureReason: 'budget_exhausted', metrics: { toolCalls: 6, steps: 3 } });
+  });
+
+  it('cuts a slow step when the latency budget runs out and keeps the steps done', async () => {
+    const r = await runJob({
+      jobId: uniqueId('latency'),
+      pattern: 'fanout',
+      tasks: [sim('slow', { steps: 3, latencyMs: 1500, answer: 'never' }, { budget: { latencySeconds: 2 } })],
+    });
+    const t = r.results[0];
+    expect(t).toMatchObject({ status: 'partial', failureReason: 'budget_exhausted', metrics: { steps: 1 } });
+    expect(t.data).toBeUndefined();
+    expect(t.metrics.latencyMs).toBeLessThan(4500);
+    expect(t.errors.join(' ')).toContain('latency budget');
+  });
+});
+
+describe('job budgets cap their children', () => {
+  it('five children wanting 0.04 under a 0.10 job budget: never more than 0.10, clipped and refused reported', async () => {
+    const r = await runJob({
+      jobId: uniqueId('cap'),
+      pattern: 'fanout',
+      budget: { costUsd: 0.1 },
+      tasks: ['a', 'b', 'c', 'd', 'e'].map((id) => sim(id, { steps: 4, costUsd: 0.01, latencyMs: 100 }, { budget: { costUsd: 0.04 } })),
+    });
+    expect(r.metrics.costUsd).toBeLessThanOrEqual(0.1 + 1e-9);
+    expect(r.budget?.clipped).toEqual(['c']);
+    expect(r.budget?.refused).toEqual(['d', 'e']);
+    expect(r.results.map((x) => [x.id, x.status, x.failureReason])).toEqual([
+      ['a', 'success', null],
+      ['b', 'success', null],
+      ['c', 'partial', 'budget_exhausted'],
+      ['d', 'failure', 'budget_exhausted'],
+      ['e', 'failure', 'budget_exhausted'],
+    ]);
+    expect(r.budget?.ledger.costUsd).toMatchObject({ limit: 0.1, reserved: 0 });
+    expect(r.budget!.ledger.costUsd.spent).toBeCloseTo(0.1, 10);
+  });
+
+  it('splits a job budget fairly between children that bring none', async () => {
+    const r = await runJob({
+      jobId: uniqueId('fair'),
+      pattern: 'fanout',
+      budget: { tokens: 900 },
+      tasks: ['a', 'b', 'c'].map((id) => sim(id, { steps: 10, tokens: 100 })),
+    });
+    expect(r.results.map((x) => x.metrics.tokens)).toEqual([300, 300, 300]);
+    expect(r.budget?.refused).toEqual([]);
+  });
+
+  it('a nested job cannot spend beyond the allocation its parent gave it', async () => {
+    const r = await runJob({
+      jobId: uniqueId('nestcap'),
+      pattern: 'fanout',
+      budget: { costUsd: 0.05 },
+      tasks: [
+        {
+          id: 'inner',
+          question: 'nested',
+          budget: { costUsd: 0.5 },
+          job: { pattern: 'fanout', tasks: ['x', 'y', 'z'].map((id) => sim(id, { steps: 5, costUsd: 0.01 })) },
+        },
+      ],
+    });
+    expect(r.metrics.costUsd).toBeLessThanOrEqual(0.05 + 1e-9);
+    expect(r.metrics.costUsd).toBeGreaterThan(0.04);
+    expect(r.budget?.clipped).toEqual(['inner']);
+  });
+});

@@ -1,0 +1,41 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import type { JobResult } from '../../schemas';
+import { BATCH_SIZE, BATCH_THRESHOLD } from '../../workflows/batching';
+import { testApp, testClient, uniqueId } from '../helpers';
+
+let app: FastifyInstance;
+beforeAll(async () => {
+  app = await testApp();
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+describe('wide fan-out as a tree of batches', () => {
+  it('runs a fan-out above the batching threshold in batches and returns every result in order', async () => {
+    const n = BATCH_THRESHOLD + 100;
+    const jobId = uniqueId('wide');
+    const tasks = Array.from({ length: n }, (_, i) => ({ id: `t${i}`, question: `q${i}`, agent: 'echo' }));
+    const submit = await app.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId, pattern: 'fanout', maxParallel: 200, budget: { costUsd: 1 }, tasks } });
+    expect(submit.statusCode).toBe(201);
+    let res = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=60` });
+    while (res.statusCode === 202) res = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=60` });
+    expect(res.statusCode).toBe(200);
+    const r = res.json() as JobResult;
+    expect(r.status).toBe('success');
+    expect(r.results).toHaveLength(n);
+    expect(r.results.map((x) => x.id)).toEqual(tasks.map((t) => t.id));
+    expect(Object.keys(r.output as object)).toHaveLength(n);
+    expect((r.output as Record<string, string>).t599).toBe('q599');
+    expect(r.metrics.subtasks).toBe(n);
+    expect(r.batches?.map((b) => b.tasks)).toEqual([BATCH_SIZE, BATCH_SIZE, n - 2 * BATCH_SIZE]);
+
+    // the tree is real: the root holds batches, each batch holds its subtasks, ids derive from both
+    const client = await testClient();
+    const root = `job/default/${jobId}`;
+    expect(r.batches?.[0].workflowId).toBe(`${root}/batch-0001`);
+    const leaf = await client.workflow.getHandle(`${root}/batch-0003/t599`).describe();
+    expect(leaf.status.name).toBe('COMPLETED');
+  });
+});

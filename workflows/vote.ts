@@ -1,0 +1,77 @@
+/**
+ * Vote: the voters run in parallel (at most `maxParallel` at once); each answer is a
+ * ballot, tallied canonically. As soon as no voter still to answer could change the
+ * outcome, the running voters are cancelled (their unspent allocation is booked as saved)
+ * and the ones not started are recorded as `cancelled`.
+ *
+ *            ┌─> voter 1 ─┐
+ *   job ─────┼─> voter 2 ─┼──> tally (majority | weighted | unanimous) ──> winner | no winner (failure)
+ *            └─> voter n ─┘    decided before the last ballot? cancel the rest
+ *
+ * The tally is frozen at the decision: a cancelled voter that still answers is kept in
+ * `results` but does not vote. Ballots are tallied in task order, whatever order they
+ * arrived in, so the winner is reported as the first voter in the spec gave it. The rules for ballots and weights are in `vote-tally.ts`.
+ */
+import { condition } from '@temporalio/workflow';
+import { DEFAULT_MAX_PARALLEL, type JobRuntime } from './job-runtime';
+import { untilCancelled, type PatternOutcome } from './patterns';
+import { agreement, ballotOf, decide, type Ballot, type VoteDecision } from './vote-tally';
+
+/** Runs the voters of a vote job and decides, early when it can. */
+export async function runVote(rt: JobRuntime): Promise<PatternOutcome> {
+  const { spec } = rt;
+  const strategy = spec.vote?.strategy ?? 'majority';
+  const maxParallel = spec.maxParallel ?? DEFAULT_MAX_PARALLEL;
+  const voters = spec.tasks.length;
+  const order = new Map(spec.tasks.map((t, i) => [t.id, i]));
+  const ballots: Ballot[] = [];
+  const counted = new Set<string>();
+  let early: VoteDecision | undefined;
+  const inFlight: Promise<unknown>[] = [];
+
+  for (const task of spec.tasks) {
+    await untilCancelled(condition(() => rt.active < maxParallel || rt.halted || early !== undefined));
+    if (rt.halted || early) break;
+    inFlight.push(
+      rt.runTask(task).then((r) => {
+        if (early) return;
+        counted.add(r.id);
+        const ballot = ballotOf(r, spec.vote?.key);
+        if (ballot) {
+          ballots.push(ballot);
+          ballots.sort((a, b) => order.get(a.voter)! - order.get(b.voter)!);
+        }
+        const pending = voters - counted.size;
+        const d = decide(ballots, strategy, voters, pending);
+        if (d.final && pending > 0) early = d;
+      }),
+    );
+  }
+  // Wait for the last ballot or an early decision; then cancel every voter still running,
+  // including one whose child was being started at the moment of the decision.
+  const all = Promise.all(inFlight);
+  await untilCancelled(condition(() => early !== undefined || rt.active === 0));
+  const cut = new Set<string>();
+  while (early && rt.active > 0) {
+    const fresh = [...rt.running.keys()].filter((id) => !cut.has(id));
+    fresh.forEach((id) => cut.add(id));
+    rt.cancelSome(fresh);
+    await untilCancelled(condition(() => rt.active === 0 || [...rt.running.keys()].some((id) => !cut.has(id))));
+  }
+  await untilCancelled(all);
+  if (early) rt.recordNotRun('cancelled', 'not started: the vote was decided');
+
+  const decision = early ?? decide(ballots, strategy, voters, 0);
+  const cancelled = rt.completed.filter((r) => !counted.has(r.id) && r.failureReason === 'cancelled').length;
+  return {
+    status: decision.winner ? 'success' : 'failure',
+    output: decision.winner?.ballot ?? null,
+    vote: {
+      winner: decision.winner?.ballot ?? null,
+      tally: decision.tally,
+      agreement: agreement(decision),
+      decidedEarly: early !== undefined,
+      cancelled,
+    },
+  };
+}
