@@ -11,6 +11,7 @@ const worker = await createWorker({
   namespace: config.TEMPORAL_NAMESPACE,
   taskQueue: config.DELEGATE_TASK_QUEUE,
   stepLogPath: config.DELEGATE_STEP_LOG,
+  webhookSecret: config.DELEGATE_WEBHOOK_SECRET,
   workflowBundle: await bundleWorkflows(),
 });
 for (const sig of ['SIGINT', 'SIGTERM'] as const) {

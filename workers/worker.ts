@@ -14,6 +14,8 @@ export interface DelegateWorkerOptions {
   workflowBundle?: WorkflowBundle;
   /** Append-only log of completed agent steps. */
   stepLogPath?: string;
+  /** HMAC-SHA256 key that signs completion webhooks; unset = unsigned. */
+  webhookSecret?: string;
   /** Concurrent agent steps on this worker: the size of its agent pool. @default 200 */
   maxConcurrentActivities?: number;
 }
@@ -31,7 +33,7 @@ export async function createWorker(opts: DelegateWorkerOptions): Promise<Worker>
     namespace: opts.namespace,
     taskQueue: opts.taskQueue,
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath }),
-    activities: createActivities({ registry, stepLogPath: opts.stepLogPath }),
+    activities: createActivities({ registry, stepLogPath: opts.stepLogPath, webhook: { secret: opts.webhookSecret } }),
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 200,
     shutdownGraceTime: '5 seconds',
   });

@@ -14,10 +14,14 @@ import {
   defineSignal,
   defineUpdate,
   isCancellation,
+  log,
+  proxyActivities,
   setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
+import type { Activities } from '../activities';
 import type { Budget, JobBatch, JobProgress, JobResult, Ledger, TaskResult, TaskSpec } from '../schemas';
 import { remaining, topUp, grow, EPSILON } from './budget-ledger';
 import { runFanout } from './fanout';
@@ -68,6 +72,12 @@ function renderDetails(rt: JobRuntime): string {
     `cost: ${fmt(l.costUsd)} · tokens: ${fmt(l.tokens)} · tool calls: ${fmt(l.toolCalls)}`,
   ].join('\n');
 }
+
+const { sendWebhook } = proxyActivities<Activities>({
+  startToCloseTimeout: '15 seconds',
+  summary: 'completion webhook',
+  retry: { maximumAttempts: 5, initialInterval: '1 second', backoffCoefficient: 2, nonRetryableErrorTypes: ['WebhookRejected'] },
+});
 
 /** At most this many evidence items and follow-ups in one JobResult. */
 const MAX_LISTED = 2000;
@@ -190,6 +200,12 @@ export async function delegationJob(input: JobInput): Promise<JobResult> {
   await CancellationScope.nonCancellable(async () => {
     upsertSearchAttributes([{ key: STATUS_KEY, value: result.status }]);
     rt.onChange?.();
+    if (rt.spec.callbackUrl) {
+      // the result is final whatever the receiver does: a failed delivery is logged, not fatal
+      await sendWebhook({ url: rt.spec.callbackUrl, jobId: rt.spec.jobId, workflowId: workflowInfo().workflowId, result }).catch((err) =>
+        log.warn('webhook not delivered', { jobId: rt.spec.jobId, error: String(err) }),
+      );
+    }
   });
   return result;
 }

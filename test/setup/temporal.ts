@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { freePort, startDevServer } from '../../scripts/dev-server';
 import { bundleWorkflows, createWorker } from '../../workers/worker';
+import { TEST_WEBHOOK_SECRET } from '../webhook-secret';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -24,7 +25,7 @@ export default async function setup(project: TestProject) {
   const server = await startDevServer({ dbFile: join(dir, 'temporal.sqlite'), port: await freePort(), headless: true, logFile: join(dir, 'server.log') });
   const taskQueue = `delegate-test-${process.pid}`;
   const connection = await NativeConnection.connect({ address: server.address });
-  const worker = await createWorker({ connection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows() });
+  const worker = await createWorker({ connection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows(), webhookSecret: TEST_WEBHOOK_SECRET });
   const running = worker.run();
   project.provide('temporalAddress', server.address);
   project.provide('taskQueue', taskQueue);

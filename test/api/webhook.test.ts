@@ -1,0 +1,84 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { signWebhook } from '../../activities';
+import { testApp, uniqueId } from '../helpers';
+import { TEST_WEBHOOK_SECRET } from '../webhook-secret';
+
+interface Received {
+  headers: IncomingMessage['headers'];
+  body: string;
+  answered: number;
+}
+
+let app: FastifyInstance;
+let receiver: Server;
+let base: string;
+const received = new Map<string, Received[]>();
+/** Status codes the receiver answers per path, in order (then 200). */
+const script = new Map<string, number[]>();
+
+beforeAll(async () => {
+  app = await testApp();
+  receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      const path = req.url ?? '/';
+      const answered = script.get(path)?.shift() ?? 200;
+      received.set(path, [...(received.get(path) ?? []), { headers: req.headers, body, answered }]);
+      res.writeHead(answered).end();
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+  base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await app?.close();
+  await new Promise((r) => receiver?.close(r));
+});
+
+async function deliveries(path: string, n: number): Promise<Received[]> {
+  const deadline = Date.now() + 30_000;
+  while ((received.get(path)?.length ?? 0) < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  return received.get(path) ?? [];
+}
+
+describe('completion webhooks', () => {
+  it('posts the JobResult to callbackUrl, signed with HMAC-SHA256', async () => {
+    const jobId = uniqueId('hook');
+    const path = `/hook/${jobId}`;
+    const submit = await app.inject({
+      method: 'POST',
+      url: '/v1/jobs',
+      payload: { jobId, pattern: 'fanout', callbackUrl: `${base}${path}`, tasks: [{ id: 'a', question: 'ping', agent: 'echo' }] },
+    });
+    expect(submit.statusCode).toBe(201);
+    const [hit] = await deliveries(path, 1);
+    expect(hit).toBeDefined();
+    const payload = JSON.parse(hit.body);
+    expect(payload).toMatchObject({ type: 'job.completed', jobId, status: 'success', result: { jobId, output: { a: 'ping' } } });
+    const signature = String(hit.headers['delegate-signature']);
+    const t = Number(/t=(\d+)/.exec(signature)?.[1]);
+    expect(signature).toBe(signWebhook(TEST_WEBHOOK_SECRET, t, hit.body));
+    expect(signature).not.toBe(signWebhook('another-secret-0123456789', t, hit.body));
+  });
+
+  it('retries a receiver that fails, and never loses the result when delivery is refused', async () => {
+    const jobId = uniqueId('hookretry');
+    const path = `/retry/${jobId}`;
+    script.set(path, [503, 500]);
+    await app.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId, pattern: 'fanout', callbackUrl: `${base}${path}`, tasks: [{ id: 'a', question: 'q', agent: 'echo' }] } });
+    const hits = await deliveries(path, 3);
+    expect(hits.map((h) => h.answered)).toEqual([503, 500, 200]);
+
+    const refused = uniqueId('hookgone');
+    script.set(`/gone/${refused}`, [410]);
+    await app.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId: refused, pattern: 'fanout', callbackUrl: `${base}/gone/${refused}`, tasks: [{ id: 'a', question: 'q', agent: 'echo' }] } });
+    const res = await app.inject({ method: 'GET', url: `/v1/jobs/${refused}/result?waitSeconds=30` });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().status).toBe('success');
+    expect((await deliveries(`/gone/${refused}`, 1)).map((h) => h.answered)).toEqual([410]);
+  });
+});
