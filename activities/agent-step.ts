@@ -49,6 +49,9 @@ export interface AgentActivityDeps {
   stepLogPath?: string;
 }
 
+/** How often the host heartbeats while an agent step runs. */
+const HEARTBEAT_EVERY_MS = 2000;
+
 /** Sleeps in slices, heartbeating so a cancelled or timed-out step stops promptly. */
 async function heartbeatSleep(ms: number): Promise<void> {
   const ctx = Context.current();
@@ -97,11 +100,17 @@ export function createAgentActivities({ registry, stepLogPath }: AgentActivityDe
         throw fatal(ErrorType.ToolDenied, `tools not in the task scope: ${denied.join(', ')}`, attempt);
       }
       let reply;
+      // the host heartbeats for the agent, so a dead worker is noticed within the heartbeat
+      // timeout and a cancelled step is told at once, however long the agent's own call takes
+      const ctx = Context.current();
+      const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_EVERY_MS);
       try {
-        reply = await def.step({ ...input, params, attempt, state: input.state, sleep: heartbeatSleep });
+        reply = await def.step({ ...input, params, attempt, state: input.state, sleep: heartbeatSleep, signal: ctx.cancellationSignal });
       } catch (err) {
         log.warn('agent step failed', { agentId: input.agentId, stepKey: input.stepKey, attempt, error: String(err) });
         throw toFailure(err, attempt);
+      } finally {
+        clearInterval(beat);
       }
       if (reply.done && input.task.outputSchema) {
         const validate = ajv.compile(input.task.outputSchema);

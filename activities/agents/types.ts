@@ -32,6 +32,8 @@ export interface StepRequest {
   stepKey: string;
   /** Heartbeat-aware sleep that rejects when the step is cancelled. */
   sleep(ms: number): Promise<void>;
+  /** Aborted when the step is cancelled or times out: pass it to fetch and SDK calls. */
+  signal: AbortSignal;
 }
 
 /** What an agent returns from one step. */
