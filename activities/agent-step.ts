@@ -49,6 +49,9 @@ export interface AgentActivityDeps {
   stepLogPath?: string;
 }
 
+/** Largest step output the host accepts (JSON bytes); keeps every result well under Temporal's 2 MiB payload cap. */
+export const MAX_STEP_OUTPUT_BYTES = 256 * 1024;
+
 /** How often the host heartbeats while an agent step runs. */
 const HEARTBEAT_EVERY_MS = 2000;
 
@@ -111,6 +114,11 @@ export function createAgentActivities({ registry, stepLogPath }: AgentActivityDe
         throw toFailure(err, attempt);
       } finally {
         clearInterval(beat);
+      }
+      const size = Buffer.byteLength(JSON.stringify(reply) ?? '');
+      if (size > MAX_STEP_OUTPUT_BYTES) {
+        // a Temporal payload is capped at 2 MiB: refuse here, clearly, rather than fail the workflow later
+        throw fatal(ErrorType.InvalidOutput, `step output of ${size} bytes exceeds the ${MAX_STEP_OUTPUT_BYTES}-byte limit`, attempt);
       }
       if (reply.done && input.task.outputSchema) {
         const validate = ajv.compile(input.task.outputSchema);

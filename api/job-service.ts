@@ -4,6 +4,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { AgentRegistry } from '../activities';
 import type { Budget, Config, FailureReason, JobProgress, JobResult, JobSpec, JobView, Ledger, SubtaskProgress, TaskResult } from '../schemas';
 import type { JobInput } from '../workflows/delegation-job';
+import { jobAsTaskResult } from '../workflows/results';
 import { LABELS_KEY, labelKeywords, PATTERN_KEY, STATUS_KEY, TENANT_KEY } from '../workflows/search-attributes';
 import { HttpProblem } from './errors';
 import { checkRunnable } from './spec-check';
@@ -224,25 +225,36 @@ export function createJobService({ client, config, registry }: JobServiceDeps) {
    */
   async function expandBatches(r: JobResult): Promise<JobResult> {
     if (!r.batches?.length) return r;
-    const parts: JobResult[] = [];
+    const parts: TaskResult[][] = [];
+    const outputs: unknown[] = [];
     for (let i = 0; i < r.batches.length; i += 8) {
       const slice = r.batches.slice(i, i + 8);
-      parts.push(
-        ...(await Promise.all(
-          slice.map(async (b): Promise<JobResult> => {
-            if (b.notRun) return { ...r, output: null, results: b.notRun.taskIds.map((id) => notRunResult(id, b.notRun!.reason)), batches: undefined };
-            return expandBatches((await client.workflow.getHandle(b.workflowId).result()) as JobResult);
-          }),
-        )),
+      const fetched = await Promise.all(
+        slice.map(async (b): Promise<{ results: TaskResult[]; output: unknown }> => {
+          if (b.notRun) return { results: b.notRun.taskIds.map((id) => notRunResult(id, b.notRun!.reason)), output: null };
+          const raw = await client.workflow.getHandle(b.workflowId).result();
+          if (b.kind === 'subtask') return { results: [raw as TaskResult], output: null };
+          const job = await expandBatches(raw as JobResult);
+          if (b.kind === 'nested') return { results: [jobAsTaskResult({ id: b.id, question: '', job: { pattern: job.pattern, tasks: [] } } as never, job)], output: null };
+          return { results: job.results, output: job.output };
+        }),
       );
+      for (const f of fetched) {
+        parts.push(f.results);
+        outputs.push(f.output);
+      }
     }
-    const outputs = parts.map((p) => p.output);
-    const merged = r.output === null && outputs.every((o) => o === null || (typeof o === 'object' && !Array.isArray(o)));
-    return {
-      ...r,
-      results: parts.flatMap((p) => p.results),
-      output: merged ? Object.assign({}, ...outputs.filter((o) => o !== null)) : r.output,
-    };
+    const results = parts.flat();
+    let output = r.output;
+    if (output === null && r.pattern === 'fanout') {
+      const batched = r.batches.every((b) => b.kind === 'batch');
+      output = batched
+        ? outputs.every((o) => o === null || (typeof o === 'object' && !Array.isArray(o)))
+          ? Object.assign({}, ...outputs.filter((o) => o !== null))
+          : null
+        : Object.fromEntries(results.filter((x) => x.status !== 'failure' && x.data !== undefined).map((x) => [x.id, x.data]));
+    }
+    return { ...r, results, output };
   }
 
   /** Adds each running subtask's own ledger (bounded: the first 100 running). */

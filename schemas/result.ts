@@ -84,6 +84,7 @@ export const JobBatchSchema = z
     id: z.string(),
     workflowId: z.string(),
     tasks: z.number(),
+    kind: z.enum(['batch', 'subtask', 'nested']).default('batch').describe('what the workflow returns: a batch JobResult, a TaskResult, or a nested JobResult'),
     status: JobOutcomeSchema,
     notRun: z.object({ reason: FailureReasonSchema, taskIds: z.array(z.string()) }).optional().describe('set when the batch never started'),
   })

@@ -82,6 +82,27 @@ const { sendWebhook } = proxyActivities<Activities>({
 /** At most this many evidence items and follow-ups in one JobResult. */
 const MAX_LISTED = 2000;
 
+/** Above this many JSON characters a result leaves its subtask results in the children (payloads cap at 2 MiB). */
+const MAX_RESULT_CHARS = 1_500_000;
+
+/** Moves a too-large result's subtask results (and a too-large output) out to references; the API stitches them. */
+function spill(rt: JobRuntime, result: JobResult, byId: Map<string, TaskResult>): void {
+  result.batches = rt.spec.tasks.map((t) => {
+    const r = byId.get(t.id);
+    const ran = rt.allocations.has(t.id);
+    return {
+      id: t.id,
+      workflowId: rt.childId(t),
+      tasks: 1,
+      kind: t.job ? ('nested' as const) : ('subtask' as const),
+      status: r?.status ?? 'failure',
+      ...(ran ? {} : { notRun: { reason: r?.failureReason ?? 'cancelled', taskIds: [t.id] } }),
+    };
+  });
+  result.results = [];
+  if (JSON.stringify(result.output ?? null).length > MAX_RESULT_CHARS / 2) result.output = null;
+}
+
 /** Where a batch's results live, and which tasks never ran when the batch itself did not. */
 function batchSummary(rt: JobRuntime, t: TaskSpec, r: TaskResult | undefined): JobBatch {
   const nested = rt.nestedResults.get(t.id);
@@ -89,6 +110,7 @@ function batchSummary(rt: JobRuntime, t: TaskSpec, r: TaskResult | undefined): J
     id: t.id,
     workflowId: rt.childId(t),
     tasks: t.job?.tasks.length ?? 0,
+    kind: 'batch',
     status: nested?.status ?? 'failure',
     ...(nested ? {} : { notRun: { reason: r?.failureReason ?? 'cancelled', taskIds: (t.job?.tasks ?? []).map((x) => x.id) } }),
   };
@@ -197,6 +219,7 @@ export async function delegationJob(input: JobInput): Promise<JobResult> {
     metrics: { ...sumMetrics(all, Date.now() - rt.started, rt.savedUsd), subtasks: realTaskCount(rt.spec.tasks, rt.batchIds) },
     budget: { ledger: rt.ledgerSnapshot(), clipped: [...rt.clipped], refused: [...rt.refused] },
   };
+  if (!batched && JSON.stringify(result).length > MAX_RESULT_CHARS) spill(rt, result, byId);
   await CancellationScope.nonCancellable(async () => {
     upsertSearchAttributes([{ key: STATUS_KEY, value: result.status }]);
     rt.onChange?.();

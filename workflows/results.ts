@@ -48,6 +48,18 @@ export function dedupeEvidence(items: Evidence[]): Evidence[] {
   return out;
 }
 
+/** The longest prefix of `items` whose JSON fits in `maxChars`. */
+export function fitEvidence(items: Evidence[], maxChars: number): Evidence[] {
+  let used = 2;
+  const out: Evidence[] = [];
+  for (const e of items) {
+    used += JSON.stringify(e).length + 1;
+    if (used > maxChars) break;
+    out.push(e);
+  }
+  return out;
+}
+
 /** Strings without duplicates, order kept. */
 export function dedupe(items: string[]): string[] {
   return [...new Set(items)];

@@ -38,4 +38,29 @@ describe('wide fan-out as a tree of batches', () => {
     const leaf = await client.workflow.getHandle(`${root}/batch-0003/t599`).describe();
     expect(leaf.status.name).toBe('COMPLETED');
   });
+
+  it('keeps a result too large for one payload in the children, and the API stitches it back', async () => {
+    const jobId = uniqueId('big');
+    const blob = 'x'.repeat(240_000);
+    const tasks = Array.from({ length: 8 }, (_, i) => ({ id: `b${i}`, question: `q${i}`, agent: 'sim', params: { answer: { i, blob } } }));
+    const submit = await app.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId, pattern: 'fanout', tasks } });
+    expect(submit.statusCode).toBe(201);
+    const res = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=60` });
+    expect(res.statusCode).toBe(200);
+    const r = res.json() as JobResult;
+    expect(r.status).toBe('success');
+    expect(r.batches?.map((b) => b.kind)).toEqual(Array(8).fill('subtask'));
+    expect(r.results.map((x) => (x.data as { i: number }).i)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(Object.keys(r.output as object)).toEqual(tasks.map((t) => t.id));
+
+    // and a single step whose output would not fit is refused clearly, not retried into a stuck job
+    const huge = await app.inject({
+      method: 'POST',
+      url: '/v1/jobs',
+      payload: { jobId: uniqueId('huge'), pattern: 'fanout', tasks: [{ id: 'h', question: 'q', agent: 'sim', params: { answer: 'y'.repeat(300_000) } }] },
+    });
+    const hr = await app.inject({ method: 'GET', url: `/v1/jobs/${huge.json().jobId}/result?waitSeconds=30` });
+    expect(hr.json().results[0]).toMatchObject({ status: 'failure', failureReason: 'invalid_output' });
+    expect(hr.json().results[0].errors[0]).toContain('exceeds');
+  });
 });
