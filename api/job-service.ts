@@ -204,7 +204,8 @@ export function createJobService({ client, config, registry }: JobServiceDeps) {
       for (const l of filter.label ?? []) q.push(`DelegateLabels = ${JSON.stringify(l)}`);
       const jobs = [];
       for await (const wf of client.workflow.list({ query: q.join(' AND ') })) {
-        if (wf.type !== 'delegationJob') continue;
+        // nested jobs and batches share the tenant; only root jobs (`job/<tenant>/<jobId>`) are listed
+        if (wf.type !== 'delegationJob' || wf.workflowId.split('/').length !== 3) continue;
         jobs.push({
           jobId: String(wf.memo?.jobId ?? wf.workflowId.split('/').slice(2).join('/')),
           workflowId: wf.workflowId,
