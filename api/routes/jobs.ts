@@ -84,31 +84,20 @@ export const jobRoutes: FastifyPluginAsyncZod = async (app) => {
     return reply.code(202).send(await svc.view(tenant, req.params.jobId, linksFor(tenant, req.params.jobId)));
   });
 
-  app.post('/v1/jobs/:jobId/stop', {
-    schema: {
-      summary: 'Graceful stop: running subtasks finish their step and return partial results',
-      tags: ['jobs'],
-      headers: TenantHeaders,
-      params: JobParams,
-      response: { 202: Accepted, ...problems },
-    },
-  }, async (req, reply) => {
-    await svc.stop(req.headers['x-tenant'], req.params.jobId);
-    return reply.code(202).send({ jobId: req.params.jobId, workflowId: svc.workflowIdOf(req.headers['x-tenant'], req.params.jobId), status: 'stopping', links: linksFor(req.headers['x-tenant'], req.params.jobId) });
-  });
-
-  app.post('/v1/jobs/:jobId/cancel', {
-    schema: {
-      summary: 'Hard cancel: children are cancelled; finished results are kept',
-      tags: ['jobs'],
-      headers: TenantHeaders,
-      params: JobParams,
-      response: { 202: Accepted, ...problems },
-    },
-  }, async (req, reply) => {
-    await svc.cancel(req.headers['x-tenant'], req.params.jobId);
-    return reply.code(202).send({ jobId: req.params.jobId, workflowId: svc.workflowIdOf(req.headers['x-tenant'], req.params.jobId), status: 'cancelling', links: linksFor(req.headers['x-tenant'], req.params.jobId) });
-  });
+  const controls = [
+    { verb: 'stop', status: 'stopping', run: svc.stop, summary: 'Graceful stop: running subtasks finish their step and return partial results' },
+    { verb: 'cancel', status: 'cancelling', run: svc.cancel, summary: 'Hard cancel: children are cancelled; finished results are kept' },
+  ] as const;
+  for (const c of controls) {
+    app.post(`/v1/jobs/:jobId/${c.verb}`, {
+      schema: { summary: c.summary, tags: ['jobs'], headers: TenantHeaders, params: JobParams, response: { 202: Accepted, ...problems } },
+    }, async (req, reply) => {
+      const tenant = req.headers['x-tenant'];
+      await c.run(tenant, req.params.jobId);
+      req.log.info({ jobId: req.params.jobId }, `job ${c.verb} requested`);
+      return reply.code(202).send({ jobId: req.params.jobId, workflowId: svc.workflowIdOf(tenant, req.params.jobId), status: c.status, links: linksFor(tenant, req.params.jobId) });
+    });
+  }
 
   app.post('/v1/jobs/:jobId/budget', {
     schema: {
