@@ -1,4 +1,7 @@
+import { existsSync } from 'node:fs';
 import { createAgentActivities, type AgentActivityDeps } from './agent-step';
+import { loadAgentsFile } from './agents/http';
+import { builtinAgents, createAgentRegistry, type AgentRegistry } from './agents/registry';
 import { createWebhookActivities, type WebhookDeps } from './webhook';
 
 export type { AgentStepInput, AgentStepOutput, ResolveAgentInput } from './agent-step';
@@ -6,6 +9,13 @@ export type { PreviousStage } from './agents/types';
 export type { WebhookInput } from './webhook';
 export { signWebhook } from './webhook';
 export { builtinAgents, createAgentRegistry, type AgentRegistry } from './agents/registry';
+export { createHttpAgent, loadAgentsFile } from './agents/http';
+
+/** The builtin agents plus the HTTP agents of `agentsFile` (default `agents.json` when it exists). */
+export function loadRegistry(agentsFile?: string): AgentRegistry {
+  const file = agentsFile ?? (existsSync('agents.json') ? 'agents.json' : undefined);
+  return createAgentRegistry([...builtinAgents, ...(file ? loadAgentsFile(file) : [])]);
+}
 
 /** Everything the worker registers as activities. */
 export function createActivities(deps: AgentActivityDeps & { webhook?: WebhookDeps }) {

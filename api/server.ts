@@ -1,6 +1,6 @@
 /** API process: listens on HOST:PORT and shuts down gracefully on SIGINT/SIGTERM. */
 import { Client } from '@temporalio/client';
-import { builtinAgents, createAgentRegistry } from '../activities';
+import { loadRegistry } from '../activities';
 import { connectClient, loadConfig } from '../workers/config';
 import { buildApp } from './app';
 
@@ -10,7 +10,7 @@ const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
 const app = await buildApp({
   config,
   client,
-  registry: createAgentRegistry(builtinAgents),
+  registry: loadRegistry(config.DELEGATE_AGENTS_FILE),
   fastify: { logger: { level: config.LOG_LEVEL, base: { proc: 'api' } } },
 });
 for (const sig of ['SIGINT', 'SIGTERM'] as const) {

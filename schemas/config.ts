@@ -12,6 +12,7 @@ export const ConfigSchema = z.object({
   TEMPORAL_UI_URL: z.url().default('http://localhost:8233').describe('base URL of the Temporal Web UI, for links'),
   DELEGATE_TASK_QUEUE: z.string().min(1).default('delegate'),
   DELEGATE_MAX_DEPTH: z.coerce.number().int().min(0).max(10).default(3).describe('levels of nested jobs below the root'),
+  DELEGATE_AGENTS_FILE: z.string().min(1).optional().describe('JSON file of HTTP agents (default: agents.json when present)'),
   DELEGATE_STEP_LOG: z.string().min(1).optional().describe('append-only file of completed agent steps (audits, chaos tests)'),
   DELEGATE_WEBHOOK_SECRET: z.string().min(16).optional().describe('HMAC-SHA256 key that signs completion webhooks'),
   HOST: z.string().min(1).default('127.0.0.1'),

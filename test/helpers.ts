@@ -2,7 +2,7 @@
 import { Client, Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { inject } from 'vitest';
-import { builtinAgents, createAgentRegistry } from '../activities';
+import { loadRegistry } from '../activities';
 import { buildApp } from '../api/app';
 import type { JobResult, JobSpec } from '../schemas';
 import { loadConfig } from '../workers/config';
@@ -27,7 +27,7 @@ export function testConfig(extra: Record<string, string> = {}) {
 
 /** The API app, not listening: drive it with `app.inject`. */
 export async function testApp(extra: Record<string, string> = {}): Promise<FastifyInstance> {
-  const app = await buildApp({ config: testConfig(extra), client: await testClient(), registry: createAgentRegistry(builtinAgents) });
+  const app = await buildApp({ config: testConfig(extra), client: await testClient(), registry: loadRegistry(inject('agentsFile')) });
   await app.ready();
   return app;
 }

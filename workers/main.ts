@@ -1,5 +1,6 @@
 /** Worker process: hosts the workflows and the builtin agents until SIGINT/SIGTERM. */
 import { pino } from 'pino';
+import { loadRegistry } from '../activities';
 import { connectWorker, loadConfig } from './config';
 import { bundleWorkflows, createWorker } from './worker';
 
@@ -11,6 +12,7 @@ const worker = await createWorker({
   namespace: config.TEMPORAL_NAMESPACE,
   taskQueue: config.DELEGATE_TASK_QUEUE,
   stepLogPath: config.DELEGATE_STEP_LOG,
+  registry: loadRegistry(config.DELEGATE_AGENTS_FILE),
   webhookSecret: config.DELEGATE_WEBHOOK_SECRET,
   workflowBundle: await bundleWorkflows(),
 });

@@ -1,6 +1,6 @@
 import { bundleWorkflowCode, Worker, type NativeConnection, type WorkflowBundle } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
-import { builtinAgents, createActivities, createAgentRegistry } from '../activities';
+import { builtinAgents, createActivities, createAgentRegistry, type AgentRegistry } from '../activities';
 
 /** Path of the one workflows module the worker registers. */
 export const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
@@ -14,6 +14,8 @@ export interface DelegateWorkerOptions {
   workflowBundle?: WorkflowBundle;
   /** Append-only log of completed agent steps. */
   stepLogPath?: string;
+  /** The agents this worker runs. @default the builtin agents */
+  registry?: AgentRegistry;
   /** HMAC-SHA256 key that signs completion webhooks; unset = unsigned. */
   webhookSecret?: string;
   /** Concurrent agent steps on this worker: the size of its agent pool. @default 200 */
@@ -27,7 +29,7 @@ export function bundleWorkflows(): Promise<WorkflowBundle> {
 
 /** A worker hosting the job and subtask workflows and the builtin agents. */
 export async function createWorker(opts: DelegateWorkerOptions): Promise<Worker> {
-  const registry = createAgentRegistry(builtinAgents);
+  const registry = opts.registry ?? createAgentRegistry(builtinAgents);
   return Worker.create({
     connection: opts.connection,
     namespace: opts.namespace,

@@ -14,7 +14,7 @@
  */
 import type { JobOutcome, TaskResult } from '../schemas';
 import type { JobRuntime, RunContext } from './job-runtime';
-import { untilCancelled, type PatternOutcome } from './patterns';
+import type { PatternOutcome } from './patterns';
 
 /** The context the next stage gets from the last successful stage. */
 function contextFrom(last: TaskResult | undefined): RunContext {
@@ -39,11 +39,12 @@ export async function runPipeline(rt: JobRuntime): Promise<PatternOutcome> {
   let last: TaskResult | undefined;
   for (const stage of spec.tasks) {
     if (rt.halted) break;
-    const r = await untilCancelled(rt.runTask(stage, contextFrom(last)));
+    const r = await rt.runTask(stage, contextFrom(last));
     if (r.status === 'success') {
       last = r;
       continue;
     }
+    if (rt.halted) break; // stopped or cancelled: the job records the rest as not started
     if (onFailure === 'stop') {
       rt.recordNotRun('skipped', `skipped: stage "${stage.id}" ended ${r.status}${r.failureReason ? ` (${r.failureReason})` : ''}`);
       break;

@@ -12,10 +12,16 @@
  * `results` but does not vote. Ballots are tallied in task order, whatever order they
  * arrived in, so the winner is reported as the first voter in the spec gave it. The rules for ballots and weights are in `vote-tally.ts`.
  */
-import { condition } from '@temporalio/workflow';
+import { CancellationScope, condition } from '@temporalio/workflow';
 import { DEFAULT_MAX_PARALLEL, type JobRuntime } from './job-runtime';
-import { untilCancelled, type PatternOutcome } from './patterns';
+import type { PatternOutcome } from './patterns';
 import { agreement, ballotOf, decide, type Ballot, type VoteDecision } from './vote-tally';
+
+/**
+ * Waits without throwing on a Temporal cancel of the job: the job then cancels every
+ * child (so each wait below ends), and the vote is tallied over what finished.
+ */
+const waitFor = (fn: () => boolean) => CancellationScope.nonCancellable(() => condition(fn));
 
 /** Runs the voters of a vote job and decides, early when it can. */
 export async function runVote(rt: JobRuntime): Promise<PatternOutcome> {
@@ -30,7 +36,7 @@ export async function runVote(rt: JobRuntime): Promise<PatternOutcome> {
   const inFlight: Promise<unknown>[] = [];
 
   for (const task of spec.tasks) {
-    await untilCancelled(condition(() => rt.active < maxParallel || rt.halted || early !== undefined));
+    await waitFor(() => rt.active < maxParallel || rt.halted || early !== undefined);
     if (rt.halted || early) break;
     inFlight.push(
       rt.runTask(task).then((r) => {
@@ -50,15 +56,15 @@ export async function runVote(rt: JobRuntime): Promise<PatternOutcome> {
   // Wait for the last ballot or an early decision; then cancel every voter still running,
   // including one whose child was being started at the moment of the decision.
   const all = Promise.all(inFlight);
-  await untilCancelled(condition(() => early !== undefined || rt.active === 0));
+  await waitFor(() => early !== undefined || rt.active === 0);
   const cut = new Set<string>();
   while (early && rt.active > 0) {
     const fresh = [...rt.running.keys()].filter((id) => !cut.has(id));
     fresh.forEach((id) => cut.add(id));
     rt.cancelSome(fresh);
-    await untilCancelled(condition(() => rt.active === 0 || [...rt.running.keys()].some((id) => !cut.has(id))));
+    await waitFor(() => rt.active === 0 || [...rt.running.keys()].some((id) => !cut.has(id)));
   }
-  await untilCancelled(all);
+  await all;
   if (early) rt.recordNotRun('cancelled', 'not started: the vote was decided');
 
   const decision = early ?? decide(ballots, strategy, voters, 0);

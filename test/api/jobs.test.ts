@@ -153,8 +153,10 @@ describe('catalogue, health and docs', () => {
     const res = await app.inject({ method: 'GET', url: '/v1/agents' });
     expect(res.statusCode).toBe(200);
     const ids = res.json().agents.map((a: { id: string }) => a.id);
-    expect(ids).toEqual(['echo', 'sim']);
-    expect(res.json().agents[1].inputSchema.properties).toHaveProperty('failAttempts');
+    expect(ids).toEqual(expect.arrayContaining(['echo', 'sim', 'wordcount']));
+    const sim = res.json().agents.find((a: { id: string }) => a.id === 'sim');
+    expect(sim.inputSchema.properties).toHaveProperty('failAttempts');
+    expect(res.json().agents.find((a: { id: string }) => a.id === 'wordcount')).toMatchObject({ kind: 'http', capabilities: ['count'] });
   });
 
   it('is healthy and ready with Temporal up, 503 when Temporal is unreachable', async () => {

@@ -3,11 +3,13 @@
  * uses), one worker with the workflows bundled once per run, both stopped at the end.
  */
 import { NativeConnection, Runtime, makeTelemetryFilterString } from '@temporalio/worker';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { loadRegistry } from '../../activities';
 import { freePort, startDevServer } from '../../scripts/dev-server';
+import { startExampleAgent } from '../../scripts/example-agent';
 import { bundleWorkflows, createWorker } from '../../workers/worker';
 import { TEST_WEBHOOK_SECRET } from '../webhook-secret';
 
@@ -15,6 +17,7 @@ declare module 'vitest' {
   export interface ProvidedContext {
     temporalAddress: string;
     taskQueue: string;
+    agentsFile: string;
   }
 }
 
@@ -24,16 +27,33 @@ export default async function setup(project: TestProject) {
   const dir = mkdtempSync(join(tmpdir(), 'delegate-test-'));
   const server = await startDevServer({ dbFile: join(dir, 'temporal.sqlite'), port: await freePort(), headless: true, logFile: join(dir, 'server.log') });
   const taskQueue = `delegate-test-${process.pid}`;
+  // a real HTTP agent on loopback, registered through an agents file like an operator would
+  const agent = await startExampleAgent();
+  const agentsFile = join(dir, 'agents.json');
+  const http = (id: string, path: string, extra: object = {}) => ({ id, url: `${agent.url}${path}`, timeoutSeconds: 5, ...extra });
+  writeFileSync(agentsFile, JSON.stringify({ agents: [
+    http('wordcount', '/wordcount', {
+      description: 'Counts the words of the question',
+      capabilities: ['count'],
+      inputSchema: { type: 'object', additionalProperties: false },
+      headers: { 'x-token': '${DELEGATE_TEST_TOKEN}' },
+    }),
+    http('flaky-http', '/flaky', { retry: { maxAttempts: 3, initialIntervalSeconds: 0.1, backoffCoefficient: 1, maximumIntervalSeconds: 0.2 } }),
+    http('broken-http', '/broken', { retry: { maxAttempts: 2, initialIntervalSeconds: 0.1, backoffCoefficient: 1, maximumIntervalSeconds: 0.2 } }),
+    http('forbidden-http', '/forbidden'),
+  ] }));
   const connection = await NativeConnection.connect({ address: server.address });
-  const worker = await createWorker({ connection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows(), webhookSecret: TEST_WEBHOOK_SECRET });
+  const worker = await createWorker({ connection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows(), webhookSecret: TEST_WEBHOOK_SECRET, registry: loadRegistry(agentsFile) });
   const running = worker.run();
   project.provide('temporalAddress', server.address);
   project.provide('taskQueue', taskQueue);
+  project.provide('agentsFile', agentsFile);
   return async () => {
     worker.shutdown();
     await running.catch((err) => console.error('worker ended with', err));
     await connection.close();
     await server.stop();
+    agent.server.close();
     rmSync(dir, { recursive: true, force: true });
   };
 }

@@ -76,6 +76,23 @@ describe('pipeline', () => {
     expect(r.status).toBe('partial');
   });
 
+  it('a partial stage (budget spent) is a failed stage for chaining: the rest is skipped, the job partial', async () => {
+    const r = await runJob({
+      jobId: uniqueId('ppartial'),
+      pattern: 'pipeline',
+      tasks: [
+        { id: 'long', question: 'q1', agent: 'sim', params: { steps: 5, costUsd: 0.01 }, budget: { costUsd: 0.02 } },
+        { id: 'next', question: 'q2', agent: 'sim', params: { echoPrevious: true } },
+      ],
+    });
+    expect(r.results.map((x) => [x.id, x.status, x.failureReason])).toEqual([
+      ['long', 'partial', 'budget_exhausted'],
+      ['next', 'failure', 'skipped'],
+    ]);
+    expect(r.status).toBe('partial');
+    expect(r.output).toBeNull();
+  });
+
   it('a failed first stage under stop fails the job with nothing to show', async () => {
     const r = await runJob({
       jobId: uniqueId('pfirst'),

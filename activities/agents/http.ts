@@ -1,0 +1,94 @@
+/**
+ * Agents served over HTTP. For each step Delegate POSTs the step request as JSON to the
+ * agent's URL and expects a StepReply back:
+ *
+ *   worker ──POST {task, params, step, attempt, state, budgetLeft, stepKey, previous?}──> agent
+ *          <──200 {done, usage, summary, data, confidence, evidence, ...}──────────────────
+ *
+ * 5xx, 429 and network errors are retried with the task's backoff; other 4xx are final;
+ * a reply that is not a valid StepReply counts as an agent error.
+ */
+import { Ajv } from 'ajv';
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { AgentsFileSchema, HttpAgentConfigSchema, StepReplySchema, type HttpAgentConfig } from '../../schemas';
+import { AgentFatalError, AgentRetryableError } from '../errors';
+import type { AgentDefinition, StepReply } from './types';
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+
+/** Replaces `${VAR}` in header values with the environment's value (secrets stay out of the file). */
+function expandEnv(value: string, env: NodeJS.ProcessEnv): string {
+  return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => env[name] ?? '');
+}
+
+/** An agent definition that calls an HTTP service for each step. */
+export function createHttpAgent(input: z.input<typeof HttpAgentConfigSchema>, env: NodeJS.ProcessEnv = process.env): AgentDefinition {
+  const cfg: HttpAgentConfig = HttpAgentConfigSchema.parse(input);
+  const validate = ajv.compile(cfg.inputSchema);
+  const params = z.custom<Record<string, unknown>>((v) => validate(v), {
+    error: () => ajv.errorsText(validate.errors, { dataVar: 'params' }),
+  });
+  const headers = Object.fromEntries(Object.entries(cfg.headers).map(([k, v]) => [k, expandEnv(v, env)]));
+  return {
+    manifest: {
+      id: cfg.id,
+      version: cfg.version,
+      description: cfg.description,
+      kind: 'http',
+      capabilities: cfg.capabilities,
+      inputSchema: cfg.inputSchema,
+      ...(cfg.outputSchema ? { outputSchema: cfg.outputSchema } : {}),
+      limits: { timeoutSeconds: cfg.timeoutSeconds, maxSteps: cfg.maxSteps },
+      retry: cfg.retry,
+      tools: cfg.tools,
+    },
+    params,
+    toolsFor: () => cfg.tools,
+    async step(req): Promise<StepReply> {
+      const { sleep: _sleep, signal, ...body } = req;
+      let res: Response;
+      try {
+        res = await fetch(cfg.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'delegate-step-key': req.stepKey, ...headers },
+          body: JSON.stringify(body),
+          signal,
+        });
+      } catch (err) {
+        throw new AgentRetryableError(`agent ${cfg.id} unreachable at ${cfg.url}: ${(err as Error).message}`);
+      }
+      const text = await res.text();
+      if (res.status >= 500 || res.status === 429) throw new AgentRetryableError(`agent ${cfg.id} answered ${res.status}: ${text.slice(0, 300)}`);
+      if (res.status >= 300) throw new AgentFatalError(`agent ${cfg.id} answered ${res.status}: ${text.slice(0, 300)}`);
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        throw new AgentRetryableError(`agent ${cfg.id} answered non-JSON: ${text.slice(0, 200)}`);
+      }
+      const parsed = StepReplySchema.safeParse(json);
+      if (!parsed.success) {
+        const why = parsed.error.issues.map((i) => `${i.path.join('.') || '(reply)'}: ${i.message}`).join('; ');
+        throw new AgentRetryableError(`agent ${cfg.id} sent an invalid step reply: ${why}`);
+      }
+      return parsed.data;
+    },
+  };
+}
+
+/** Reads the HTTP agents from a JSON file (`{ "agents": [...] }`); throws naming the bad field. */
+export function loadAgentsFile(path: string, env: NodeJS.ProcessEnv = process.env): AgentDefinition[] {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new Error(`cannot read agents file ${path}: ${(err as Error).message}`);
+  }
+  const parsed = AgentsFileSchema.safeParse(raw);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`invalid agents file ${path}:\n${lines.join('\n')}`);
+  }
+  return parsed.data.agents.map((a) => createHttpAgent(a, env));
+}
