@@ -32,7 +32,7 @@ export async function runFanout(rt: JobRuntime): Promise<PatternOutcome> {
           : r.status === 'success' ? 1 : 0;
         if ((succeeded += wins) >= quorum) {
           quorumReached = true;
-          rt.cancelSome([...rt.running.keys()]);
+          rt.cancelInFlight();
         }
       }),
     );

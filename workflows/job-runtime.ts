@@ -66,6 +66,10 @@ export class JobRuntime {
   haltReason: FailureReason = 'stopped';
   /** Called whenever a subtask changes state (the job refreshes its UI details). */
   onChange?: () => void;
+  /** Ids of the tasks between start and result. */
+  readonly inFlight = new Set<string>();
+  /** Tasks cancelled on purpose (early decisions): their unspent allocation is booked as saved. */
+  private readonly cutOff = new Set<string>();
   /** Tasks between start and result (counted synchronously, unlike `running`). */
   active = 0;
   /** Pseudo-tasks that are batches of a wide fan-out (they do not count against the depth cap). */
@@ -137,10 +141,12 @@ export class JobRuntime {
   /** Runs one task as a child workflow with a reserved budget; always resolves to a result. */
   async runTask(task: TaskSpec, context: RunContext = {}): Promise<TaskResult> {
     this.active++;
+    this.inFlight.add(task.id);
     try {
       return await this.runChild(task, context);
     } finally {
       this.active--;
+      this.inFlight.delete(task.id);
     }
   }
 
@@ -190,7 +196,7 @@ export class JobRuntime {
       this.running.set(task.id, running);
       this.progress.set(task.id, { ...this.progress.get(task.id)!, state: 'running', clipped });
       this.onChange?.();
-      if (this.cancelRequested) void this.signalChild(running, 'cancel');
+      if (this.cancelRequested || this.cutOff.has(task.id)) void this.signalChild(running, 'cancel');
       else if (this.stopRequested) void this.signalChild(running, 'stop');
       const raw = await CancellationScope.nonCancellable(() => handle.result());
       if (task.job) this.nestedResults.set(task.id, raw as JobResult);
@@ -201,7 +207,11 @@ export class JobRuntime {
     }
     const running = this.running.get(task.id);
     this.running.delete(task.id);
-    settle(this.ledger, running?.allocation ?? allocation, result.metrics);
+    const spentAllocation = running?.allocation ?? allocation;
+    settle(this.ledger, spentAllocation, result.metrics);
+    if (this.cutOff.has(task.id) && spentAllocation.costUsd !== undefined) {
+      this.savedUsd += Math.max(0, spentAllocation.costUsd - result.metrics.costUsd);
+    }
     return this.record(task, result);
   }
 
@@ -256,13 +266,19 @@ export class JobRuntime {
   cancelSome(ids: string[]): number {
     let n = 0;
     for (const id of ids) {
-      const r = this.running.get(id);
-      if (!r) continue;
+      if (this.cutOff.has(id) || !this.inFlight.has(id)) continue;
+      this.cutOff.add(id);
       n++;
-      if (r.allocation.costUsd !== undefined) this.savedUsd += r.allocation.costUsd;
-      void this.signalChild(r, 'cancel');
+      // a child still being started is signalled as soon as it is (see runChild)
+      const r = this.running.get(id);
+      if (r) void this.signalChild(r, 'cancel');
     }
     return n;
+  }
+
+  /** Cancels every task between start and result, including children still being started. */
+  cancelInFlight(): number {
+    return this.cancelSome([...this.inFlight]);
   }
 
   /** Gives running children whose allocation the job clipped their share of new headroom. */

@@ -53,18 +53,11 @@ export async function runVote(rt: JobRuntime): Promise<PatternOutcome> {
       }),
     );
   }
-  // Wait for the last ballot or an early decision; then cancel every voter still running,
-  // including one whose child was being started at the moment of the decision.
-  const all = Promise.all(inFlight);
+  // Wait for the last ballot or an early decision; then cancel every voter still in flight
+  // (the runtime also reaches one whose child was being started at the moment of the decision).
   await waitFor(() => early !== undefined || rt.active === 0);
-  const cut = new Set<string>();
-  while (early && rt.active > 0) {
-    const fresh = [...rt.running.keys()].filter((id) => !cut.has(id));
-    fresh.forEach((id) => cut.add(id));
-    rt.cancelSome(fresh);
-    await waitFor(() => rt.active === 0 || [...rt.running.keys()].some((id) => !cut.has(id)));
-  }
-  await all;
+  if (early) rt.cancelInFlight();
+  await Promise.all(inFlight);
   if (early) rt.recordNotRun('cancelled', 'not started: the vote was decided');
 
   const decision = early ?? decide(ballots, strategy, voters, 0);
