@@ -5,6 +5,7 @@ import type { AgentManifest, AgentRef, Budget, Evidence, TaskSpec, Usage } from 
 import { ErrorType } from '../schemas/errors';
 import type { AgentRegistry } from './agents/registry';
 import type { PreviousStage } from './agents/types';
+import { createCircuitBreaker, type CircuitBreaker } from './circuit-breaker';
 import { fatal, toFailure } from './errors';
 
 /** Input of `resolveAgent`: the task's reference and params. */
@@ -47,6 +48,8 @@ export interface AgentActivityDeps {
   registry: AgentRegistry;
   /** Append-only file recording each completed step (`<stepKey>\t<attempt>`), for audits. */
   stepLogPath?: string;
+  /** Opens per remote agent after failed steps in a row (builtin agents are never cut off). */
+  breaker?: CircuitBreaker;
 }
 
 /** Largest step output the host accepts (JSON bytes); keeps every result well under Temporal's 2 MiB payload cap. */
@@ -68,7 +71,7 @@ async function heartbeatSleep(ms: number): Promise<void> {
 }
 
 /** Creates the activities that find agents and run their steps. */
-export function createAgentActivities({ registry, stepLogPath }: AgentActivityDeps) {
+export function createAgentActivities({ registry, stepLogPath, breaker = createCircuitBreaker() }: AgentActivityDeps) {
   const ajv = new Ajv({ allErrors: true, strict: false });
 
   function validateParams(agentId: string, params: unknown): Record<string, unknown> {
@@ -102,6 +105,11 @@ export function createAgentActivities({ registry, stepLogPath }: AgentActivityDe
       if (denied.length > 0) {
         throw fatal(ErrorType.ToolDenied, `tools not in the task scope: ${denied.join(', ')}`, attempt);
       }
+      const guarded = def.manifest.kind !== 'builtin';
+      const blocked = guarded ? breaker.blockedFor(def.manifest.id) : 0;
+      if (blocked > 0) {
+        throw fatal(ErrorType.CircuitOpen, `circuit open for agent "${def.manifest.id}" after repeated failures; retry in ${Math.ceil(blocked / 1000)}s`, attempt);
+      }
       let reply;
       // the host heartbeats for the agent, so a dead worker is noticed within the heartbeat
       // timeout and a cancelled step is told at once, however long the agent's own call takes
@@ -111,10 +119,12 @@ export function createAgentActivities({ registry, stepLogPath }: AgentActivityDe
         reply = await def.step({ ...input, params, attempt, state: input.state, sleep: heartbeatSleep, signal: ctx.cancellationSignal });
       } catch (err) {
         log.warn('agent step failed', { agentId: input.agentId, stepKey: input.stepKey, attempt, error: String(err) });
+        if (guarded && !ctx.cancellationSignal.aborted) breaker.failed(def.manifest.id);
         throw toFailure(err, attempt);
       } finally {
         clearInterval(beat);
       }
+      if (guarded) breaker.succeeded(def.manifest.id);
       const size = Buffer.byteLength(JSON.stringify(reply) ?? '');
       if (size > MAX_STEP_OUTPUT_BYTES) {
         // a Temporal payload is capped at 2 MiB: refuse here, clearly, rather than fail the workflow later

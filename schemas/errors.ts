@@ -17,6 +17,8 @@ export const ErrorType = {
   BudgetExceeded: 'BudgetExceeded',
   /** No registered agent matches the task's agent reference. */
   NoAgent: 'NoAgent',
+  /** The agent's circuit is open after repeated failures: fail fast. */
+  CircuitOpen: 'CircuitOpen',
   /** A nested job is deeper than the operator's cap. */
   DepthExceeded: 'DepthExceeded',
 } as const;
@@ -31,4 +33,5 @@ export const NON_RETRYABLE_ERROR_TYPES: ErrorType[] = [
   ErrorType.BudgetExceeded,
   ErrorType.NoAgent,
   ErrorType.DepthExceeded,
+  ErrorType.CircuitOpen,
 ];

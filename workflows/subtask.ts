@@ -83,6 +83,7 @@ function classify(err: unknown, maxAttempts: number): { reason: FailureReason; a
       : cause.type === ErrorType.InvalidOutput ? 'invalid_output'
       : cause.type === ErrorType.NoAgent ? 'no_agent'
       : cause.type === ErrorType.BudgetExceeded ? 'budget_exhausted'
+      : cause.type === ErrorType.CircuitOpen ? 'circuit_open'
       : 'agent_error';
     return { reason, attempts: attempt, message };
   }

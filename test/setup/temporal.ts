@@ -41,6 +41,8 @@ export default async function setup(project: TestProject) {
     http('flaky-http', '/flaky', { retry: { maxAttempts: 3, initialIntervalSeconds: 0.1, backoffCoefficient: 1, maximumIntervalSeconds: 0.2 } }),
     http('broken-http', '/broken', { retry: { maxAttempts: 2, initialIntervalSeconds: 0.1, backoffCoefficient: 1, maximumIntervalSeconds: 0.2 } }),
     http('forbidden-http', '/forbidden'),
+    // its own id: the circuit test opens this agent's circuit on the shared worker
+    http('down-http', '/forbidden'),
   ] }));
   const connection = await NativeConnection.connect({ address: server.address });
   const worker = await createWorker({ connection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows(), webhookSecret: TEST_WEBHOOK_SECRET, registry: loadRegistry(agentsFile) });
