@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createCircuitBreaker } from '../../activities/circuit-breaker';
-import { runJob, uniqueId } from '../helpers';
+import { fastRetry, runJob, uniqueId } from '../helpers';
 
 describe('circuit breaker (unit)', () => {
   it('opens after n failures in a row, lets one trial through after the cooldown, closes on success', () => {
@@ -31,7 +31,7 @@ describe('circuit breaker (worker)', () => {
       jobId: uniqueId('circuit'),
       pattern: 'fanout',
       maxParallel: 1,
-      tasks: Array.from({ length: 7 }, (_, i) => ({ id: `d${i}`, question: 'q', agent: 'down-http', retry: { maxAttempts: 1 } })),
+      tasks: Array.from({ length: 7 }, (_, i) => ({ id: `d${i}`, question: 'q', agent: 'down-http', retry: { ...fastRetry, maxAttempts: 1 } })),
     });
     const reasons = r.results.map((x) => x.failureReason);
     expect(reasons.slice(0, 5)).toEqual(Array(5).fill('agent_error'));
