@@ -28,6 +28,9 @@ const STATE: Record<string, JobView['state']> = {
   TERMINATED: 'terminated', TIMED_OUT: 'timed_out', CONTINUED_AS_NEW: 'continued_as_new',
 };
 
+/** Largest workflow input the API submits (Temporal refuses payloads over 2 MiB). */
+export const MAX_INPUT_BYTES = 1_900_000;
+
 /** The result recorded for a task that never ran. */
 function notRunResult(id: string, reason: FailureReason): TaskResult {
   return {
@@ -86,6 +89,10 @@ export function createJobService({ client, config, registry }: JobServiceDeps) {
       const workflowId = workflowIdOf(tenant, jobId);
       const specHash = createHash('sha256').update(canonicalJson({ ...spec, jobId: undefined })).digest('hex');
       const input: JobInput = { spec: { ...spec, jobId }, tenant, depth: 0, maxDepth: config.DELEGATE_MAX_DEPTH };
+      const bytes = Buffer.byteLength(JSON.stringify(input));
+      if (bytes > MAX_INPUT_BYTES) {
+        throw new HttpProblem(413, 'Job too large', `the job is ${bytes} bytes as a workflow input; Temporal takes at most ${MAX_INPUT_BYTES} (2 MiB payloads): move bulky context out of the spec`);
+      }
       try {
         await client.workflow.start('delegationJob', {
           workflowId,

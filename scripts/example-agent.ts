@@ -7,6 +7,7 @@
  *   POST /flaky      like /wordcount, but answers 503 to every first attempt
  *   POST /broken     answers 200 with something that is not a step reply
  *   POST /forbidden  answers 403
+ *   POST /bulky      one step returning 12 evidence items of 19 KB each (payload-limit tests)
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -36,6 +37,10 @@ export async function startExampleAgent(port = 0): Promise<{ server: Server; url
       }
       if (req.url === '/forbidden') return send(403, { error: 'not for you' });
       if (req.url === '/broken') return send(200, { hello: 'this is not a step reply' });
+      if (req.url === '/bulky') {
+        const evidence = Array.from({ length: 12 }, (_, k) => ({ id: `${step.stepKey}#${k}`, source: 'bulky', snippet: 'e'.repeat(19_000) }));
+        return send(200, { done: true, summary: 'bulky', data: { items: evidence.length }, evidence });
+      }
       if (req.url === '/flaky' && step.attempt === 1) return send(503, { error: 'warming up' });
       if (req.url !== '/wordcount' && req.url !== '/flaky') return send(404, { error: `no agent at ${req.url}` });
       const words = step.task.question.trim().split(/\s+/).filter(Boolean).length;

@@ -45,3 +45,24 @@ export function fanoutStatus(results: TaskResult[], agg: Aggregation | undefined
   if (succeeded === total) return 'success';
   return succeeded + partial > 0 ? 'partial' : 'failure';
 }
+
+/**
+ * The output of a batched fan-out under `best_confidence` / `first_success`: each batch
+ * already applied the strategy to its own tasks, so pick among the batches' outputs, using
+ * their (possibly compact) results to rank them. `batches` are in completion order.
+ */
+export function batchedOutput(batches: { results: TaskResult[]; output: unknown }[], agg: Aggregation | undefined): unknown {
+  const withOutput = batches.filter((b) => b.output !== null && b.output !== undefined);
+  if (agg?.strategy === 'first_success') {
+    return (withOutput.find((b) => b.results.some((r) => r.status === 'success')) ?? withOutput[0])?.output ?? null;
+  }
+  const rank = (b: { results: TaskResult[] }) => {
+    const usable = b.results.filter((r) => r.status !== 'failure');
+    const success = usable.some((r) => r.status === 'success') ? 1 : 0;
+    const confidence = Math.max(0, ...usable.filter((r) => (success ? r.status === 'success' : true)).map((r) => r.confidence));
+    return success * 2 + confidence;
+  };
+  let best: (typeof withOutput)[number] | undefined;
+  for (const b of withOutput) if (!best || rank(b) > rank(best)) best = b;
+  return best?.output ?? null;
+}

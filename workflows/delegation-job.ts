@@ -22,14 +22,14 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { Budget, JobBatch, JobProgress, JobResult, Ledger, TaskResult, TaskSpec } from '../schemas';
+import type { Budget, JobProgress, JobResult, Ledger } from '../schemas';
 import { remaining, topUp, grow, EPSILON } from './budget-ledger';
 import { runFanout } from './fanout';
-import { flattenBatches, planBatches, realTaskCount } from './batching';
+import { planBatches } from './batching';
+import { buildJobResult } from './job-result';
 import { DEFAULT_MAX_PARALLEL, JobRuntime, type JobInput } from './job-runtime';
 import type { PatternOutcome } from './patterns';
 import { runPipeline } from './pipeline';
-import { dedupe, dedupeEvidence, sumMetrics } from './results';
 import { STATUS_KEY } from './search-attributes';
 import { grantSignal } from './subtask';
 import { validateTopUp } from './top-up';
@@ -78,43 +78,6 @@ const { sendWebhook } = proxyActivities<Activities>({
   summary: 'completion webhook',
   retry: { maximumAttempts: 5, initialInterval: '1 second', backoffCoefficient: 2, nonRetryableErrorTypes: ['WebhookRejected'] },
 });
-
-/** At most this many evidence items and follow-ups in one JobResult. */
-const MAX_LISTED = 2000;
-
-/** Above this many JSON characters a result leaves its subtask results in the children (payloads cap at 2 MiB). */
-const MAX_RESULT_CHARS = 1_500_000;
-
-/** Moves a too-large result's subtask results (and a too-large output) out to references; the API stitches them. */
-function spill(rt: JobRuntime, result: JobResult, byId: Map<string, TaskResult>): void {
-  result.batches = rt.spec.tasks.map((t) => {
-    const r = byId.get(t.id);
-    const ran = rt.allocations.has(t.id);
-    return {
-      id: t.id,
-      workflowId: rt.childId(t),
-      tasks: 1,
-      kind: t.job ? ('nested' as const) : ('subtask' as const),
-      status: r?.status ?? 'failure',
-      ...(ran ? {} : { notRun: { reason: r?.failureReason ?? 'cancelled', taskIds: [t.id] } }),
-    };
-  });
-  result.results = [];
-  if (JSON.stringify(result.output ?? null).length > MAX_RESULT_CHARS / 2) result.output = null;
-}
-
-/** Where a batch's results live, and which tasks never ran when the batch itself did not. */
-function batchSummary(rt: JobRuntime, t: TaskSpec, r: TaskResult | undefined): JobBatch {
-  const nested = rt.nestedResults.get(t.id);
-  return {
-    id: t.id,
-    workflowId: rt.childId(t),
-    tasks: t.job?.tasks.length ?? 0,
-    kind: 'batch',
-    status: nested?.status ?? 'failure',
-    ...(nested ? {} : { notRun: { reason: r?.failureReason ?? 'cancelled', taskIds: (t.job?.tasks ?? []).map((x) => x.id) } }),
-  };
-}
 
 /** Runs a delegation job to its JobResult. The function name is the workflow type: do not rename. */
 export async function delegationJob(input: JobInput): Promise<JobResult> {
@@ -201,25 +164,7 @@ export async function delegationJob(input: JobInput): Promise<JobResult> {
   rt.recordNotRun(rt.haltReason, `not started: job ${rt.haltReason}`);
   phase = 'done';
 
-  const byId = new Map(rt.completed.map((r) => [r.id, r]));
-  const results = rt.spec.tasks.map((t) => byId.get(t.id)!).filter(Boolean);
-  const batched = rt.batchIds.size > 0;
-  // a batched job's results stay in its batches (one payload could not hold them); the API stitches them
-  const all = batched ? flattenBatches(rt.spec.tasks, rt.nestedResults) : results;
-  const result: JobResult = {
-    jobId: rt.spec.jobId,
-    pattern: rt.spec.pattern,
-    status: outcome.status,
-    output: outcome.output,
-    results: batched ? [] : results,
-    ...(batched ? { batches: rt.spec.tasks.map((t) => batchSummary(rt, t, byId.get(t.id))) } : {}),
-    ...(outcome.vote ? { vote: outcome.vote } : {}),
-    evidence: dedupeEvidence(all.flatMap((r) => r.evidence)).slice(0, MAX_LISTED),
-    followUps: dedupe(all.flatMap((r) => r.followUps)).slice(0, MAX_LISTED),
-    metrics: { ...sumMetrics(all, Date.now() - rt.started, rt.savedUsd), subtasks: realTaskCount(rt.spec.tasks, rt.batchIds) },
-    budget: { ledger: rt.ledgerSnapshot(), clipped: [...rt.clipped], refused: [...rt.refused] },
-  };
-  if (!batched && JSON.stringify(result).length > MAX_RESULT_CHARS) spill(rt, result, byId);
+  const result = buildJobResult(rt, outcome);
   await CancellationScope.nonCancellable(async () => {
     upsertSearchAttributes([{ key: STATUS_KEY, value: result.status }]);
     rt.onChange?.();

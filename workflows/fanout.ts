@@ -7,7 +7,7 @@
  *            └─> task n ─┘    quorum reached? cancel the rest
  */
 import { condition } from '@temporalio/workflow';
-import { effectiveQuorum, fanoutOutput, fanoutStatus } from './aggregate';
+import { batchedOutput, effectiveQuorum, fanoutOutput, fanoutStatus } from './aggregate';
 import { DEFAULT_MAX_PARALLEL, type JobRuntime } from './job-runtime';
 import { flattenBatches, realTaskCount } from './batching';
 import type { PatternOutcome } from './patterns';
@@ -48,8 +48,9 @@ export async function runFanout(rt: JobRuntime): Promise<PatternOutcome> {
   // batched: judge over every real task; a merged output stays in the batches (too big for one payload)
   const all = flattenBatches(spec.tasks, rt.nestedResults);
   const merge = (spec.aggregation?.strategy ?? 'merge') === 'merge';
+  const inCompletionOrder = rt.completed.map((r) => rt.nestedResults.get(r.id)).filter((n) => n !== undefined);
   return {
     status: fanoutStatus(all, spec.aggregation, realTaskCount(spec.tasks, rt.batchIds)),
-    output: merge ? null : fanoutOutput(all, spec.aggregation, all.map((r) => r.id)),
+    output: merge ? null : batchedOutput(inCompletionOrder, spec.aggregation),
   };
 }

@@ -48,16 +48,9 @@ export function dedupeEvidence(items: Evidence[]): Evidence[] {
   return out;
 }
 
-/** The longest prefix of `items` whose JSON fits in `maxChars`. */
-export function fitEvidence(items: Evidence[], maxChars: number): Evidence[] {
-  let used = 2;
-  const out: Evidence[] = [];
-  for (const e of items) {
-    used += JSON.stringify(e).length + 1;
-    if (used > maxChars) break;
-    out.push(e);
-  }
-  return out;
+/** The longest prefix of the evidence whose JSON fits in `maxBytes`. */
+export function fitEvidence(items: Evidence[], maxBytes: number): Evidence[] {
+  return fitList(items, maxBytes);
 }
 
 /** Strings without duplicates, order kept. */
@@ -115,4 +108,49 @@ export function jobAsTaskResult(task: TaskSpec, job: JobResult): TaskResult {
     failureReason: status === 'success' ? null : job.status === 'cancelled' ? 'cancelled' : (reasons[0] ?? 'agent_error'),
     errors: job.results.flatMap((r) => r.errors.map((e) => `${r.id}: ${e}`)),
   };
+}
+
+/** UTF-8 size of a string (payload limits count bytes, not characters); no TextEncoder needed. */
+export function utf8Bytes(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+/** UTF-8 size of a value's JSON. */
+export function jsonBytes(v: unknown): number {
+  return utf8Bytes(JSON.stringify(v) ?? 'null');
+}
+
+/** A result without its bulk (data, evidence, long text): status, confidence and metrics stay exact. */
+export function compactResult(r: TaskResult): TaskResult {
+  return {
+    ...r,
+    summary: r.summary.slice(0, 200),
+    data: undefined,
+    evidence: [],
+    citations: [],
+    followUps: [],
+    errors: r.errors.slice(0, 3).map((e) => e.slice(0, 500)),
+  };
+}
+
+/** The longest prefix of `items` whose JSON fits in `maxBytes`. */
+export function fitList<T>(items: T[], maxBytes: number): T[] {
+  let used = 2;
+  const out: T[] = [];
+  for (const item of items) {
+    used += jsonBytes(item) + 1;
+    if (used > maxBytes) break;
+    out.push(item);
+  }
+  return out;
 }

@@ -28,10 +28,10 @@ import type { AgentManifest, Budget, Evidence, FailureReason, Ledger, TaskResult
 import { ErrorType, NON_RETRYABLE_ERROR_TYPES } from '../schemas/errors';
 import { charge, exhaustedAxes, newLedger, remaining, snapshot, topUp, zeroUsage } from './budget-ledger';
 import { validateTopUp } from './top-up';
-import { agentLabel, dedupe, dedupeEvidence, fitEvidence, notRunResult } from './results';
+import { agentLabel, dedupe, dedupeEvidence, fitEvidence, jsonBytes, notRunResult } from './results';
 
-/** A subtask keeps at most this much evidence (JSON characters), so its result stays a small payload. */
-const MAX_EVIDENCE_CHARS = 512 * 1024;
+/** A subtask keeps at most this much evidence (JSON bytes), so its result stays a small payload. */
+const MAX_EVIDENCE_BYTES = 512 * 1024;
 
 /** Input of the subtask workflow. */
 export interface SubtaskInput {
@@ -233,10 +233,10 @@ export async function subtask({ task, jobId, allocation, previous }: SubtaskInpu
     reprompt = undefined;
     charge(ledger, out.usage);
     evidence = dedupeEvidence([...evidence, ...out.evidence]);
-    if (JSON.stringify(evidence).length > MAX_EVIDENCE_CHARS) {
+    if (jsonBytes(evidence) > MAX_EVIDENCE_BYTES) {
       const before = evidence.length;
-      evidence = fitEvidence(evidence, MAX_EVIDENCE_CHARS);
-      errors.push(`evidence capped at ${evidence.length} of ${before} items (${MAX_EVIDENCE_CHARS} characters)`);
+      evidence = fitEvidence(evidence, MAX_EVIDENCE_BYTES);
+      errors.push(`evidence capped at ${evidence.length} of ${before} items (${MAX_EVIDENCE_BYTES} bytes)`);
     }
     citations.push(...out.citations);
     followUps.push(...out.followUps);

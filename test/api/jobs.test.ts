@@ -185,3 +185,14 @@ describe('catalogue, health and docs', () => {
     expect(docs.body).toContain('swagger');
   });
 });
+
+describe('limits', () => {
+  it('answers 413, and starts nothing, for a valid job too large for one Temporal payload', async () => {
+    const jobId = uniqueId('toolarge');
+    const tasks = Array.from({ length: 70 }, (_, i) => ({ id: `t${i}`, question: 'q'.repeat(45_000), agent: 'echo' }));
+    const res = await app.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId, pattern: 'fanout', tasks } });
+    expect(res.statusCode).toBe(413);
+    expect(res.json().title).toBe('Job too large');
+    expect(await jobsStartedWithId(jobId)).toBe(0);
+  });
+});

@@ -43,6 +43,7 @@ export default async function setup(project: TestProject) {
     http('forbidden-http', '/forbidden'),
     // its own id: the circuit test opens this agent's circuit on the shared worker
     http('down-http', '/forbidden'),
+    http('bulky-http', '/bulky'),
   ] }));
   const connection = await NativeConnection.connect({ address: server.address });
   const worker = await createWorker({ connection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows(), webhookSecret: TEST_WEBHOOK_SECRET, registry: loadRegistry(agentsFile) });

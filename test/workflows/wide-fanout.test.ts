@@ -16,7 +16,9 @@ describe('wide fan-out as a tree of batches', () => {
   it('runs a fan-out above the batching threshold in batches and returns every result in order', async () => {
     const n = BATCH_THRESHOLD + 100;
     const jobId = uniqueId('wide');
-    const tasks = Array.from({ length: n }, (_, i) => ({ id: `t${i}`, question: `q${i}`, agent: 'echo' }));
+    // long questions (echoed back as data and summary) make each batch's own result spill too
+    const pad = ' '.repeat(3200);
+    const tasks = Array.from({ length: n }, (_, i) => ({ id: `t${i}`, question: `q${i}${pad}`, agent: 'echo' }));
     const submit = await app.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId, pattern: 'fanout', maxParallel: 200, budget: { costUsd: 1 }, tasks } });
     expect(submit.statusCode).toBe(201);
     let res = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=60` });
@@ -27,8 +29,8 @@ describe('wide fan-out as a tree of batches', () => {
     expect(r.results).toHaveLength(n);
     expect(r.results.map((x) => x.id)).toEqual(tasks.map((t) => t.id));
     expect(Object.keys(r.output as object)).toHaveLength(n);
-    expect((r.output as Record<string, string>).t599).toBe('q599');
-    expect(r.metrics.subtasks).toBe(n);
+    expect((r.output as Record<string, string>).t599.trim()).toBe('q599');
+    expect(r.metrics).toMatchObject({ subtasks: n, steps: n, attempts: n });
     expect(r.batches?.map((b) => b.tasks)).toEqual([BATCH_SIZE, BATCH_SIZE, n - 2 * BATCH_SIZE]);
 
     // the tree is real: the root holds batches, each batch holds its subtasks, ids derive from both
@@ -62,5 +64,20 @@ describe('wide fan-out as a tree of batches', () => {
     const hr = await app.inject({ method: 'GET', url: `/v1/jobs/${huge.json().jobId}/result?waitSeconds=30` });
     expect(hr.json().results[0]).toMatchObject({ status: 'failure', failureReason: 'invalid_output' });
     expect(hr.json().results[0].errors[0]).toContain('exceeds');
+  });
+
+  it('finishes a job whose evidence alone would not fit one payload, keeping every subtask result', async () => {
+    const jobId = uniqueId('heavy');
+    // each subtask returns 12 distinct evidence items of 19 KB: 2.3 MB in all
+    const tasks = Array.from({ length: 10 }, (_, i) => ({ id: `h${i}`, question: `q${i}`, agent: 'bulky-http' }));
+    await app.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId, pattern: 'fanout', tasks } });
+    const res = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=60` });
+    expect(res.statusCode).toBe(200);
+    const r = res.json() as JobResult;
+    expect(r.status).toBe('success');
+    expect(r.results.map((x) => x.evidence.length)).toEqual(Array(10).fill(12));
+    expect(r.evidence.length).toBeGreaterThan(0);
+    expect(r.evidence.length).toBeLessThan(120);
+    expect(r.metrics.steps).toBe(10);
   });
 });

@@ -1,0 +1,82 @@
+/**
+ * Assembling a job's result so that it always fits one Temporal payload (2 MiB): past
+ * `MAX_RESULT_BYTES`, full subtask results stay in the children (listed in `batches`, the
+ * API stitches them back) and only compact results, capped evidence and follow-ups remain.
+ *
+ *   children's results ──> JobResult ──too big?──> compact results + references ──> payload
+ */
+import type { JobBatch, JobResult, TaskResult, TaskSpec } from '../schemas';
+import { flattenBatches, realTaskCount } from './batching';
+import type { JobRuntime } from './job-runtime';
+import type { PatternOutcome } from './patterns';
+import { compactResult, dedupe, dedupeEvidence, fitEvidence, fitList, jsonBytes, sumMetrics } from './results';
+
+/** A job result stays under this many JSON bytes (Temporal refuses payloads over 2 MiB). */
+export const MAX_RESULT_BYTES = 1_500_000;
+/** At most this many evidence items and follow-ups in one JobResult. */
+const MAX_LISTED = 2000;
+
+/** Where a batch's results live, and which tasks never ran when the batch itself did not. */
+function batchSummary(rt: JobRuntime, t: TaskSpec, r: TaskResult | undefined): JobBatch {
+  const nested = rt.nestedResults.get(t.id);
+  return {
+    id: t.id,
+    workflowId: rt.childId(t),
+    tasks: t.job?.tasks.length ?? 0,
+    kind: 'batch',
+    status: nested?.status ?? 'failure',
+    ...(nested ? {} : { notRun: { reason: r?.failureReason ?? 'cancelled', taskIds: (t.job?.tasks ?? []).map((x) => x.id) } }),
+  };
+}
+
+/** References to each child's own result, for a flat job whose results do not fit. */
+function childRefs(rt: JobRuntime, byId: Map<string, TaskResult>): JobBatch[] {
+  return rt.spec.tasks.map((t) => {
+    const r = byId.get(t.id);
+    return {
+      id: t.id,
+      workflowId: rt.childId(t),
+      tasks: 1,
+      kind: t.job ? ('nested' as const) : ('subtask' as const),
+      status: r?.status ?? 'failure',
+      ...(rt.allocations.has(t.id) ? {} : { notRun: { reason: r?.failureReason ?? 'cancelled', taskIds: [t.id] } }),
+    };
+  });
+}
+
+/** The job's result from its runtime and its pattern's verdict, always payload-sized. */
+export function buildJobResult(rt: JobRuntime, outcome: PatternOutcome): JobResult {
+  const byId = new Map(rt.completed.map((r) => [r.id, r]));
+  const results = rt.spec.tasks.map((t) => byId.get(t.id)!).filter(Boolean);
+  const batched = rt.batchIds.size > 0;
+  const nested = rt.spec.tasks.map((t) => rt.nestedResults.get(t.id)).filter((n) => n !== undefined);
+  // a batched job judges on its batches' (possibly compact) results and takes their evidence lists
+  const all = batched ? flattenBatches(rt.spec.tasks, rt.nestedResults) : results;
+  const evidence = batched ? nested.flatMap((n) => n.evidence) : all.flatMap((r) => r.evidence);
+  const followUps = batched ? nested.flatMap((n) => n.followUps) : all.flatMap((r) => r.followUps);
+  const result: JobResult = {
+    jobId: rt.spec.jobId,
+    pattern: rt.spec.pattern,
+    status: outcome.status,
+    output: outcome.output,
+    results: batched ? [] : results,
+    ...(batched ? { batches: rt.spec.tasks.map((t) => batchSummary(rt, t, byId.get(t.id))) } : {}),
+    ...(outcome.vote ? { vote: outcome.vote } : {}),
+    evidence: dedupeEvidence(evidence).slice(0, MAX_LISTED),
+    followUps: dedupe(followUps).slice(0, MAX_LISTED),
+    metrics: { ...sumMetrics(all, Date.now() - rt.started, rt.savedUsd), subtasks: realTaskCount(rt.spec.tasks, rt.batchIds) },
+    budget: { ledger: rt.ledgerSnapshot(), clipped: [...rt.clipped], refused: [...rt.refused] },
+  };
+  if (jsonBytes(result) <= MAX_RESULT_BYTES) return result;
+  if (!batched) {
+    result.batches = childRefs(rt, byId);
+    result.results = results.map(compactResult);
+  }
+  if (jsonBytes(result.output ?? null) > MAX_RESULT_BYTES / 2) result.output = null;
+  if (jsonBytes(result) > MAX_RESULT_BYTES) {
+    result.evidence = fitEvidence(result.evidence, 256 * 1024);
+    result.followUps = fitList(result.followUps, 64 * 1024);
+  }
+  if (jsonBytes(result) > MAX_RESULT_BYTES) result.output = null;
+  return result;
+}
