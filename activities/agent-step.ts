@@ -119,7 +119,11 @@ export function createAgentActivities({ registry, stepLogPath, breaker = createC
         reply = await def.step({ ...input, params, attempt, state: input.state, sleep: heartbeatSleep, signal: ctx.cancellationSignal });
       } catch (err) {
         log.warn('agent step failed', { agentId: input.agentId, stepKey: input.stepKey, attempt, error: String(err) });
-        if (guarded && !ctx.cancellationSignal.aborted) breaker.failed(def.manifest.id);
+        if (guarded) {
+          // a cancelled step says nothing about the agent's health: just free a half-open trial
+          if (ctx.cancellationSignal.aborted) breaker.abandoned(def.manifest.id);
+          else breaker.failed(def.manifest.id);
+        }
         throw toFailure(err, attempt);
       } finally {
         clearInterval(beat);

@@ -29,6 +29,8 @@ export interface CircuitBreaker {
   blockedFor(agentId: string): number;
   succeeded(agentId: string): void;
   failed(agentId: string): void;
+  /** A step that ended without a verdict (cancelled): frees a half-open trial. */
+  abandoned(agentId: string): void;
 }
 
 /** Creates a breaker keyed by agent id. */
@@ -51,6 +53,9 @@ export function createCircuitBreaker({ failures = 5, cooldownMs = 30_000, now = 
     },
     succeeded(id) {
       states.set(id, { consecutive: 0, openUntil: 0, trialInFlight: false });
+    },
+    abandoned(id) {
+      get(id).trialInFlight = false;
     },
     failed(id) {
       const s = get(id);

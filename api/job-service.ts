@@ -139,8 +139,10 @@ export function createJobService({ client, config, registry }: JobServiceDeps) {
       }
       if (state !== 'completed') return base;
       const result = await expandBatches((await handle.result()) as JobResult);
-      const subtasks: SubtaskProgress[] = result.results.map((r) => ({
-        id: r.id, state: 'completed', workflowId: `${d.workflowId}/${r.id}`, agentId: r.agentId,
+      // in a batched job, subtask i lives under the batch that held it
+      const parents = (result.batches ?? []).filter((b) => b.kind === 'batch').flatMap((b) => Array<string>(b.tasks).fill(b.workflowId));
+      const subtasks: SubtaskProgress[] = result.results.map((r, i) => ({
+        id: r.id, state: 'completed', workflowId: `${parents[i] ?? d.workflowId}/${r.id}`, agentId: r.agentId,
         status: r.status, failureReason: r.failureReason, metrics: r.metrics,
       }));
       const progress = {
@@ -194,16 +196,9 @@ export function createJobService({ client, config, registry }: JobServiceDeps) {
     /** One running subtask's top-up, within what its job has left. */
     async topUpSubtask(tenant: string, jobId: string, taskId: string, add: Budget) {
       const handle = await requireRunning(tenant, jobId);
-      try {
-        return await handle.executeUpdate<{ taskId: string; granted: Budget; ledger: Ledger }, [{ taskId: string; add: Budget }]>('subtaskBudget', {
-          args: [{ taskId, add }],
-        });
-      } catch (err) {
-        const msg = err instanceof Error && err.cause instanceof Error ? err.cause.message : '';
-        if (msg.startsWith('no subtask')) throw new HttpProblem(404, 'Not found', msg);
-        if (/not running|nested job/.test(msg)) throw new HttpProblem(409, 'Conflict', msg);
-        throw err;
-      }
+      return handle.executeUpdate<{ taskId: string; granted: Budget; ledger: Ledger }, [{ taskId: string; add: Budget }]>('subtaskBudget', {
+        args: [{ taskId, add }],
+      });
     },
 
     /** Jobs of a tenant, newest first, filtered by pattern, status and labels. */

@@ -8,11 +8,11 @@
  * finished is kept in the JobResult, whatever ended the job.
  */
 import {
+  allHandlersFinished,
   CancellationScope,
   condition,
   defineQuery,
   defineSignal,
-  defineUpdate,
   isCancellation,
   log,
   proxyActivities,
@@ -22,31 +22,24 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { Budget, JobProgress, JobResult, Ledger } from '../schemas';
-import { remaining, topUp, grow, EPSILON } from './budget-ledger';
+import type { JobProgress, JobResult } from '../schemas';
 import { runFanout } from './fanout';
 import { planBatches } from './batching';
+import { installBudgetHandlers } from './job-budget';
 import { buildJobResult } from './job-result';
 import { DEFAULT_MAX_PARALLEL, JobRuntime, type JobInput } from './job-runtime';
 import type { PatternOutcome } from './patterns';
 import { runPipeline } from './pipeline';
 import { STATUS_KEY } from './search-attributes';
-import { grantSignal } from './subtask';
-import { validateTopUp } from './top-up';
 import { runVote } from './vote';
 
 export type { JobInput } from './job-runtime';
+export { budgetUpdate, subtaskBudgetUpdate } from './job-budget';
 
 /** Graceful stop: running subtasks finish their step in flight, nothing new starts. */
 export const stopSignal = defineSignal<[{ reason?: string }?]>('stop');
 /** Hard stop sent by a parent job to a nested job (a root job is cancelled through Temporal). */
 export const cancelJobSignal = defineSignal<[{ reason?: string }?]>('cancelJob');
-/** Adds to the job budget; running children the job had clipped get their share. */
-export const budgetUpdate = defineUpdate<Ledger, [{ add: Budget }]>('budget');
-/** Adds to one running subtask's allocation, within what the job has left. */
-export const subtaskBudgetUpdate = defineUpdate<{ taskId: string; granted: Budget; ledger: Ledger }, [{ taskId: string; add: Budget }]>(
-  'subtaskBudget',
-);
 /** Live progress, per-subtask state and the job's ledger. */
 export const statusQuery = defineQuery<JobProgress>('status');
 
@@ -104,42 +97,7 @@ export async function delegationJob(input: JobInput): Promise<JobResult> {
     subtasks: [...rt.progress.values()],
     ledger: rt.ledgerSnapshot(),
   }));
-  setHandler(
-    budgetUpdate,
-    async ({ add }) => {
-      topUp(rt.ledger, add);
-      await rt.shareTopUp();
-      rt.onChange?.();
-      return rt.ledgerSnapshot();
-    },
-    { validator: ({ add }) => validateTopUp(add) },
-  );
-  setHandler(
-    subtaskBudgetUpdate,
-    async ({ taskId, add }) => {
-      const r = rt.running.get(taskId)!;
-      const left = remaining(rt.ledger, rt.elapsed());
-      const granted: Budget = {};
-      for (const axis of ['costUsd', 'tokens', 'toolCalls', 'latencySeconds'] as const) {
-        const want = add[axis];
-        if (want === undefined) continue;
-        const give = axis === 'latencySeconds' ? want : Math.min(want, left[axis] ?? Infinity);
-        if (give > EPSILON) granted[axis] = give;
-      }
-      grow(rt.ledger, granted);
-      for (const axis of Object.keys(granted) as (keyof Budget)[]) r.allocation[axis] = (r.allocation[axis] ?? 0) + (granted[axis] ?? 0);
-      await CancellationScope.nonCancellable(() => r.handle.signal(grantSignal, { add: granted }));
-      return { taskId, granted, ledger: rt.ledgerSnapshot() };
-    },
-    {
-      validator: ({ taskId, add }) => {
-        validateTopUp(add);
-        const r = rt.running.get(taskId);
-        if (!r) throw new Error(rt.progress.has(taskId) ? `subtask "${taskId}" is not running` : `no subtask "${taskId}"`);
-        if (r.nested) throw new Error(`subtask "${taskId}" is a nested job: top up its job instead`);
-      },
-    },
-  );
+  installBudgetHandlers(rt, () => rt.onChange?.());
 
   // Temporal cancellation (API cancel, UI, parent): hard-stop every running child at once;
   // the pattern then finishes over what it has and the result keeps every finished subtask.
@@ -165,6 +123,8 @@ export async function delegationJob(input: JobInput): Promise<JobResult> {
   phase = 'done';
 
   const result = buildJobResult(rt, outcome);
+  // let a top-up in progress answer before the run closes
+  await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
   await CancellationScope.nonCancellable(async () => {
     upsertSearchAttributes([{ key: STATUS_KEY, value: result.status }]);
     rt.onChange?.();

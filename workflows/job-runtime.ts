@@ -38,7 +38,8 @@ export interface RunContext {
   contextSeed?: Evidence[];
 }
 
-interface Running {
+/** A child between start and result. */
+export interface Running {
   task: TaskSpec;
   handle: ChildWorkflowHandle<Workflow>;
   allocation: Budget;
@@ -283,7 +284,7 @@ export class JobRuntime {
 
   /** Gives running children whose allocation the job clipped their share of new headroom. */
   async shareTopUp(): Promise<void> {
-    const clipped = [...this.running.values()].filter((r) => r.clipped && !r.nested);
+    const clipped = [...this.running.values()].filter((r) => r.clipped);
     if (clipped.length === 0) return;
     const left = remaining(this.ledger, this.elapsed());
     for (const r of clipped) {

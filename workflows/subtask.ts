@@ -15,7 +15,6 @@ import {
   condition,
   defineQuery,
   defineSignal,
-  defineUpdate,
   isCancellation,
   log,
   proxyActivities,
@@ -27,7 +26,6 @@ import type { Activities, AgentStepOutput, PreviousStage } from '../activities';
 import type { AgentManifest, Budget, Evidence, FailureReason, Ledger, TaskResult, TaskSpec } from '../schemas';
 import { ErrorType, NON_RETRYABLE_ERROR_TYPES } from '../schemas/errors';
 import { charge, exhaustedAxes, newLedger, remaining, snapshot, topUp, zeroUsage } from './budget-ledger';
-import { validateTopUp } from './top-up';
 import { agentLabel, dedupe, dedupeEvidence, fitEvidence, jsonBytes, notRunResult } from './results';
 
 /** A subtask keeps at most this much evidence (JSON bytes), so its result stays a small payload. */
@@ -56,8 +54,6 @@ export interface SubtaskStatus {
 export const stopSignal = defineSignal<[{ reason?: string }?]>('stop');
 /** Hard stop: cancel the step in flight, then return what we have. */
 export const cancelSignal = defineSignal<[{ reason?: string }?]>('cancel');
-/** Raise this subtask's limits; answers the new ledger. */
-export const budgetUpdate = defineUpdate<Ledger, [{ add: Budget }]>('budget');
 /** More budget granted by the job (already reserved there). */
 export const grantSignal = defineSignal<[{ add: Budget }]>('grant');
 /** Live progress and spend. */
@@ -105,7 +101,6 @@ export async function subtask({ task, jobId, allocation, previous }: SubtaskInpu
   setHandler(cancelSignal, () => void (cancelRequested = true));
   setHandler(grantSignal, ({ add }) => topUp(ledger, add));
   setHandler(statusQuery, () => ({ id: task.id, agentId, phase, steps, ledger: snapshot(ledger, elapsed()) }));
-  setHandler(budgetUpdate, ({ add }) => (topUp(ledger, add), snapshot(ledger, elapsed())), { validator: ({ add }) => validateTopUp(add) });
 
   let manifest: AgentManifest;
   try {

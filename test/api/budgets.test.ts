@@ -101,6 +101,71 @@ describe('live budget top-ups', () => {
   });
 });
 
+describe('top-ups reach subtasks inside batches and nested jobs', () => {
+  it('a subtask top-up finds the batch that holds the task', async () => {
+    const jobId = uniqueId('batchtop');
+    const tasks = [
+      { id: 'w', question: 'two steps', agent: 'sim', params: { steps: 2, costUsd: 0.01, answer: 'fed' }, budget: { costUsd: 0.01 }, budgetWaitSeconds: 60 },
+      ...Array.from({ length: 500 }, (_, i) => ({ id: `e${i}`, question: 'q', agent: 'echo' })),
+    ];
+    expect((await post('/v1/jobs', { jobId, pattern: 'fanout', budget: { costUsd: 5 }, tasks })).statusCode).toBe(201);
+    const client = await testClient();
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const s = await client.workflow.getHandle(`job/default/${jobId}/batch-0001/w`).query<{ phase: string }>('status').catch(() => undefined);
+      if (s?.phase === 'waiting_for_budget') break;
+      if (Date.now() > deadline) throw new Error('w never waited for budget');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const top = await post(`/v1/jobs/${jobId}/subtasks/w/budget`, { add: { costUsd: 0.01 } });
+    expect(top.statusCode).toBe(200);
+    expect(top.json().granted.costUsd).toBeCloseTo(0.01, 10);
+    expect((await post(`/v1/jobs/${jobId}/subtasks/nobody/budget`, { add: { costUsd: 0.01 } })).statusCode).toBe(404);
+
+    let res = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=60` });
+    while (res.statusCode === 202) res = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=60` });
+    const r = res.json() as JobResult;
+    expect(r.results[0]).toMatchObject({ id: 'w', status: 'success', data: 'fed', metrics: { steps: 2 } });
+    const v = await view(jobId);
+    expect(v.subtasks?.[0].workflowId).toBe(`job/default/${jobId}/batch-0001/w`);
+    expect(v.subtasks?.[500].workflowId).toBe(`job/default/${jobId}/batch-0003/e499`);
+  });
+
+  it('a job top-up flows down through a nested job to the subtask waiting in it', async () => {
+    const jobId = uniqueId('flowdown');
+    await post('/v1/jobs', {
+      jobId,
+      pattern: 'fanout',
+      budget: { costUsd: 0.01 },
+      tasks: [
+        { id: 'inner', question: 'q', job: { pattern: 'fanout', tasks: [{ id: 'x', question: 'q', agent: 'sim', params: { steps: 3, costUsd: 0.01 }, budgetWaitSeconds: 60 }] } },
+      ],
+    });
+    await waitForSubtask(`${jobId}/inner`, 'x', 'waiting_for_budget');
+    const top = await post(`/v1/jobs/${jobId}/budget`, { add: { costUsd: 0.02 } });
+    expect(top.statusCode).toBe(200);
+    const r = await result(jobId);
+    expect(r.status).toBe('success');
+    expect(r.metrics.costUsd).toBeCloseTo(0.03, 10);
+  });
+
+  it('a nested job refuses a direct top-up: the root job is the one to top up', async () => {
+    const jobId = uniqueId('nesttop');
+    await post('/v1/jobs', {
+      jobId,
+      pattern: 'fanout',
+      tasks: [{ id: 'inner', question: 'q', job: { pattern: 'fanout', tasks: [{ id: 'x', question: 'q', agent: 'sim', params: { latencyMs: 5000 } }] } }],
+    });
+    const client = await testClient();
+    await waitForSubtask(`${jobId}/inner`, 'x', 'running');
+    const nested = client.workflow.getHandle(`job/default/${jobId}/inner`);
+    await expect(nested.executeUpdate('budget', { args: [{ add: { costUsd: 1 } }] })).rejects.toThrow(/update/i);
+    const res = await post(`/v1/jobs/${jobId}/subtasks/inner/budget`, { add: { costUsd: 1 } });
+    expect(res.statusCode).toBe(409);
+    await post(`/v1/jobs/${jobId}/cancel`);
+  });
+});
+
 describe('stop and cancel', () => {
   it('stop: running subtasks finish their step and return partial; nothing new starts', async () => {
     const jobId = uniqueId('stop');

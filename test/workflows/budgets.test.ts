@@ -44,7 +44,6 @@ describe('subtask budgets', () => {
     const t = r.results[0];
     expect(t).toMatchObject({ status: 'partial', failureReason: 'budget_exhausted', metrics: { steps: 1 } });
     expect(t.data).toBeUndefined();
-    expect(t.metrics.latencyMs).toBeLessThan(4500);
     expect(t.errors.join(' ')).toContain('latency budget');
   });
 });

@@ -68,7 +68,6 @@ describe('fan-out aggregation', () => {
       ['s2', 'failure', 'cancelled'],
     ]);
     expect(r.output).toEqual({ f1: 1, f2: 2 });
-    expect(r.metrics.latencyMs).toBeLessThan(30_000);
   });
 
   it('picks the most confident answer with best_confidence', async () => {
