@@ -15,7 +15,8 @@ import {
 } from 'fastify-type-provider-zod';
 import type { AgentRegistry } from '../activities';
 import type { Config } from '../schemas';
-import { installErrorHandling } from './errors';
+import { frameworkErrorAsProblem, installErrorHandling } from './errors';
+import { installJsonBodyParser } from './json-body';
 import { createJobService, type JobService } from './job-service';
 import { jobRoutes } from './routes/jobs';
 import { systemRoutes } from './routes/system';
@@ -43,6 +44,9 @@ export interface AppDeps {
 export async function buildApp({ config, client, registry, fastify }: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     bodyLimit: 4 * 1024 * 1024,
+    // above the 128 characters ids may have, so long ids reach the schema and its message
+    routerOptions: { maxParamLength: 256 },
+    frameworkErrors: frameworkErrorAsProblem,
     ...fastify,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
@@ -53,6 +57,7 @@ export async function buildApp({ config, client, registry, fastify }: AppDeps): 
   app.decorate('jobs', createJobService({ client, config, registry }));
   app.decorate('publicUrl', config.PUBLIC_URL ?? `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${config.PORT}`);
   installErrorHandling(app);
+  installJsonBodyParser(app);
 
   await app.register(swagger, {
     openapi: {

@@ -72,8 +72,12 @@ export function fromTemporal(err: unknown, what = 'job'): HttpProblem | undefine
   if (err instanceof WorkflowNotFoundError) return new HttpProblem(404, 'Not found', `no such ${what}`);
   if (err instanceof WorkflowExecutionAlreadyStartedError) return new HttpProblem(409, 'Conflict', `${what} already exists`);
   if (err instanceof WorkflowUpdateFailedError) {
-    const cause = err.cause instanceof Error ? err.cause.message : err.message;
-    return new HttpProblem(400, 'Update rejected', cause);
+    // validators refuse with a type: bad amounts (TypeError) 400, unknown target 404, wrong state 409
+    const cause = err.cause as { message?: string; type?: string } | undefined;
+    const message = cause?.message ?? err.message;
+    if (cause?.type === 'NotFound') return new HttpProblem(404, 'Not found', message);
+    if (cause?.type === 'TypeError') return new HttpProblem(400, 'Update rejected', message);
+    return new HttpProblem(409, 'Conflict', cause?.type === 'Conflict' ? message : `${what} could not apply the update; retry`);
   }
   if (isGrpcServiceError(err)) {
     if (err.code === 5) return new HttpProblem(404, 'Not found', `no such ${what}`);
@@ -81,6 +85,12 @@ export function fromTemporal(err: unknown, what = 'job'): HttpProblem | undefine
     if (err.code === 9 && /completed|closed/i.test(err.details ?? '')) return new HttpProblem(409, 'Conflict', `${what} has already finished`);
   }
   return undefined;
+}
+
+/** Fastify's `frameworkErrors` option: errors the router raises before any route (a bad URL encoding) as problems too. */
+export function frameworkErrorAsProblem(err: FastifyError, _req: unknown, reply: FastifyReply): FastifyReply {
+  const status = typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 400;
+  return sendProblem(reply, new HttpProblem(status, 'Bad request', err.message));
 }
 
 /** Installs the error and not-found handlers on the app. */

@@ -1,0 +1,148 @@
+/**
+ * Shared bench plumbing: a dev server of the bench's own (temp SQLite, free port), the
+ * Delegate worker as an in-process Worker or a child process, tables, machine facts, and
+ * the JSON written under bench/results/.
+ */
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Runtime, makeTelemetryFilterString } from '@temporalio/worker';
+import { execSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort, startDevServer, type DevServer } from '../scripts/dev-server';
+
+export const root = fileURLToPath(new URL('..', import.meta.url));
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Quiets the SDK's own logging (core errors only). Call once, before any worker. */
+export function quietRuntime(): void {
+  Runtime.install({
+    logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: (m: string) => console.error(m) } as never,
+    telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } },
+  });
+}
+
+/** A bench's own Temporal: dev server, client, worker connection; `close()` stops all. */
+export interface BenchTemporal {
+  server: DevServer;
+  dir: string;
+  client: Client;
+  workerConnection: NativeConnection;
+  close(): Promise<void>;
+}
+
+/** Starts a dev server on a temp SQLite file and free port, with a client and a worker connection. */
+export async function startTemporal(name: string): Promise<BenchTemporal> {
+  const dir = mkdtempSync(join(tmpdir(), `delegate-bench-${name}-`));
+  const server = await startDevServer({ dbFile: join(dir, 'temporal.sqlite'), port: await freePort(), headless: true, logFile: join(dir, 'server.log') });
+  const connection = await Connection.connect({ address: server.address });
+  const workerConnection = await NativeConnection.connect({ address: server.address });
+  const stopOnExit = () => server.process.kill('SIGKILL');
+  process.once('exit', stopOnExit);
+  return {
+    server,
+    dir,
+    client: new Client({ connection }),
+    workerConnection,
+    async close() {
+      await workerConnection.close().catch(() => undefined);
+      await connection.close().catch(() => undefined);
+      await server.stop();
+      process.removeListener('exit', stopOnExit);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const children = new Set<ChildProcess>();
+process.once('exit', () => children.forEach((c) => c.kill('SIGKILL')));
+
+/** Spawns `node --import tsx <entry>` with env; resolves when stdout shows `readyLine`. */
+export async function spawnTsx(entry: string, env: Record<string, string>, readyLine: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, entry)], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  let log = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${entry} not ready in 90s:\n${log.slice(-2000)}`)), 90_000);
+    child.stdout!.on('data', (b: Buffer) => {
+      log = (log + b.toString()).slice(-20_000);
+      if (log.includes(readyLine)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.stderr!.on('data', (b: Buffer) => (log = (log + b.toString()).slice(-20_000)));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${entry} exited (${code}):\n${log.slice(-2000)}`));
+    });
+  });
+  child.removeAllListeners('exit');
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
+/** Stops a child process (SIGTERM, then SIGKILL after 10 s). */
+export async function stopChild(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const gone = new Promise<void>((r) => child.once('exit', () => r()));
+  child.kill('SIGTERM');
+  const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await gone;
+  clearTimeout(t);
+}
+
+/** Peak resident memory of a live process in MiB (Linux VmHWM), or NaN elsewhere. */
+export function peakRssMiB(pid: number): number {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Math.round(Number(m[1]) / 1024) : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+/** The machine and commit the figures were taken on. */
+export function machine() {
+  let commit = 'unknown';
+  let dirty = false;
+  try {
+    commit = execSync('git rev-parse --short HEAD', { cwd: root, encoding: 'utf8' }).trim();
+    dirty = execSync('git status --porcelain', { cwd: root, encoding: 'utf8' }).trim().length > 0;
+  } catch {
+    /* not a git checkout */
+  }
+  return {
+    cpu: cpus()[0]?.model ?? 'unknown',
+    cores: cpus().length,
+    ramGiB: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    commit: dirty ? `${commit} (with uncommitted changes)` : commit,
+    date: new Date().toISOString(),
+  };
+}
+
+/** Renders a plain-text table. */
+export function table(head: string[], rows: (string | number)[][]): string {
+  const cells = [head, ...rows.map((r) => r.map(String))];
+  const width = head.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
+  const line = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(width[i]) : c.padStart(width[i]))).join('  ');
+  return [line(head), width.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n');
+}
+
+/** Prints the bench's table and writes `bench/results/<name>.json` (figures + machine). */
+export function report(name: string, title: string, head: string[], rows: (string | number)[][], data: unknown): void {
+  console.log(`\n${title}\n`);
+  console.log(table(head, rows));
+  const dir = join(root, 'bench', 'results');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${name}.json`);
+  writeFileSync(file, `${JSON.stringify({ bench: name, title, machine: machine(), head, rows, data }, null, 2)}\n`);
+  console.log(`\n(written to ${file.slice(root.length)})`);
+}
+
+/** Rounds to `d` decimals. */
+export const round = (x: number, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
