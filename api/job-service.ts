@@ -135,7 +135,7 @@ export function createJobService({ client, config, registry }: JobServiceDeps) {
       if (state === 'running') {
         const p = await handle.query<JobProgress>('status').catch(() => undefined);
         if (!p) return base;
-        return { ...base, pattern: p.pattern, progress: p.progress, subtasks: await withLedgers(p.subtasks), ledger: p.ledger };
+        return { ...base, pattern: p.pattern, progress: await refineBatches(p), subtasks: await withLedgers(p.subtasks), ledger: p.ledger };
       }
       if (state !== 'completed') return base;
       const result = await expandBatches((await handle.result()) as JobResult);
@@ -261,6 +261,19 @@ export function createJobService({ client, config, registry }: JobServiceDeps) {
         : Object.fromEntries(results.filter((x) => x.status !== 'failure' && x.data !== undefined).map((x) => [x.id, x.data]));
     }
     return { ...r, results, output };
+  }
+
+  /** The job's counts with each running batch's own live counts in place of "all running". */
+  async function refineBatches(p: JobProgress): Promise<JobProgress['progress']> {
+    const running = p.subtasks.filter((s) => s.state === 'running' && /^batch-\d{4}$/.test(s.id));
+    const c = { ...p.progress };
+    const live = await Promise.all(running.map((s) => client.workflow.getHandle(s.workflowId).query<JobProgress>('status').catch(() => undefined)));
+    for (const b of live) {
+      if (!b) continue;
+      c.running -= b.progress.total;
+      for (const k of ['pending', 'running', 'completed', 'succeeded', 'partial', 'failed'] as const) c[k] += b.progress[k];
+    }
+    return c;
   }
 
   /** Adds each running subtask's own ledger (bounded: the first 100 running). */

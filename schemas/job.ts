@@ -102,6 +102,9 @@ const JobSpecObject = z.strictObject({
 });
 type JobSpecShape = z.infer<typeof JobSpecObject>;
 
+/** Tasks per pattern: a fan-out is batched into a tree; pipelines and votes run flat, so they stay within one run's history. */
+export const PATTERN_TASK_CAPS = { fanout: 10_000, pipeline: 500, vote: 1000 } as const;
+
 /** Cross-field rules of a job and, recursively, of every nested job. */
 function checkJob(job: JobSpecShape, ctx: z.RefinementCtx, path: (string | number)[]): void {
   const seen = new Map<string, number>();
@@ -119,6 +122,10 @@ function checkJob(job: JobSpecShape, ctx: z.RefinementCtx, path: (string | numbe
     }
     if (t.job) checkJob(t.job, ctx, [...at, 'job']);
   });
+  const cap = PATTERN_TASK_CAPS[job.pattern];
+  if (job.tasks.length > cap) {
+    ctx.addIssue({ code: 'custom', path: [...path, 'tasks'], message: `a ${job.pattern} takes at most ${cap} tasks (nest jobs for more)` });
+  }
   const agg = job.aggregation;
   for (const key of ['quorum', 'minSuccess'] as const) {
     const n = agg?.[key];

@@ -309,12 +309,21 @@ export class JobRuntime {
 
   /** Counts by state and outcome. */
   counts(): Progress {
-    const c: Progress = { total: this.spec.tasks.length, pending: 0, running: 0, completed: 0, succeeded: 0, partial: 0, failed: 0 };
-    for (const p of this.progress.values()) {
-      c[p.state] += 1;
-      if (p.status === 'success') c.succeeded++;
-      else if (p.status === 'partial') c.partial++;
-      else if (p.status === 'failure') c.failed++;
+    const c: Progress = { total: 0, pending: 0, running: 0, completed: 0, succeeded: 0, partial: 0, failed: 0 };
+    const tally = (state: SubtaskProgress['state'], status: TaskResult['status'] | undefined, n = 1) => {
+      c.total += n;
+      c[state] += n;
+      if (status === 'success') c.succeeded += n;
+      else if (status === 'partial') c.partial += n;
+      else if (status === 'failure') c.failed += n;
+    };
+    for (const t of this.spec.tasks) {
+      const p = this.progress.get(t.id)!;
+      const inner = this.batchIds.has(t.id) ? this.nestedResults.get(t.id) : undefined;
+      // a batch counts as its real tasks: exactly once it is done, as pending or running before
+      if (inner) inner.results.forEach((r) => tally('completed', r.status));
+      else if (this.batchIds.has(t.id)) tally(p.state === 'completed' ? 'completed' : p.state, p.status, t.job?.tasks.length ?? 0);
+      else tally(p.state, p.status);
     }
     return c;
   }

@@ -115,7 +115,8 @@ export async function subtask({ task, jobId, allocation, previous }: SubtaskInpu
   const retry = { ...manifest.retry, ...task.retry };
   const { agentStep } = proxyActivities<Activities>({
     startToCloseTimeout: `${task.timeoutSeconds ?? manifest.limits.timeoutSeconds} seconds`,
-    heartbeatTimeout: `${Math.max(10, Math.min(60, task.timeoutSeconds ?? manifest.limits.timeoutSeconds))} seconds`,
+    // the host heartbeats every 2 s while a step runs: a step on a dead worker is retried within 10 s
+    heartbeatTimeout: '10 seconds',
     summary: `${manifest.id}: ${task.question.slice(0, 120)}`,
     retry: {
       maximumAttempts: retry.maxAttempts,

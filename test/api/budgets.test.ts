@@ -117,6 +117,11 @@ describe('top-ups reach subtasks inside batches and nested jobs', () => {
       if (Date.now() > deadline) throw new Error('w never waited for budget');
       await new Promise((r) => setTimeout(r, 100));
     }
+    // progress counts real subtasks, not batches, while the job runs
+    const live = (await view(jobId)).progress!;
+    expect(live.total).toBe(501);
+    expect(live.pending + live.running + live.completed).toBe(501);
+    expect(live.running).toBeGreaterThanOrEqual(1);
     const top = await post(`/v1/jobs/${jobId}/subtasks/w/budget`, { add: { costUsd: 0.01 } });
     expect(top.statusCode).toBe(200);
     expect(top.json().granted.costUsd).toBeCloseTo(0.01, 10);

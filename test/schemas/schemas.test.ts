@@ -75,3 +75,12 @@ describe('TaskSpec and JobSpec', () => {
     for (const field of ['"pattern"', '"tasks"', '"budget"', '"question"', '"job"']) expect(text).toContain(field);
   });
 });
+
+describe('pattern caps', () => {
+  it('caps pipelines at 500 stages and votes at 1000 voters; fan-outs go to 10,000', () => {
+    const many = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `t${i}`, question: 'q', agent: 'echo' }));
+    expect(paths(JobSpecSchema.safeParse({ pattern: 'pipeline', tasks: many(501) }))).toEqual(['tasks']);
+    expect(paths(JobSpecSchema.safeParse({ pattern: 'vote', tasks: many(1001) }))).toEqual(['tasks']);
+    expect(JobSpecSchema.safeParse({ pattern: 'fanout', tasks: many(10_000) }).success).toBe(true);
+  });
+});
