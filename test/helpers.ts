@@ -44,3 +44,11 @@ export async function runJob(spec: JobSpec & { jobId: string }, opts: { maxDepth
     args: [{ spec, tenant: 'test', maxDepth: opts.maxDepth ?? 3 }],
   }) as Promise<JobResult>;
 }
+
+/** How many workflows were started with the root job id `job/default/<jobId>` (0 when refused). */
+export async function jobsStartedWithId(jobId: string): Promise<number> {
+  const client = await testClient();
+  let n = 0;
+  for await (const wf of client.workflow.list({ query: `WorkflowId = "job/default/${jobId}"` })) if (wf) n++;
+  return n;
+}

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import type { JobResult } from '../../schemas';
-import { testApp, testClient, uniqueId } from '../helpers';
+import { jobsStartedWithId, testApp, uniqueId } from '../helpers';
 
 let app: FastifyInstance;
 beforeAll(async () => {
@@ -22,13 +22,6 @@ const threeWay = (jobId: string) => ({
   ],
   labels: { team: 'research' },
 });
-
-async function jobsStartedWithId(jobId: string): Promise<number> {
-  const client = await testClient();
-  let n = 0;
-  for await (const wf of client.workflow.list({ query: `WorkflowId = "job/default/${jobId}"` })) if (wf) n++;
-  return n;
-}
 
 describe('POST /v1/jobs → GET result', () => {
   it('runs a 3-way fan-out end to end and reports it', async () => {

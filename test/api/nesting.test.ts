@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import type { JobResult } from '../../schemas';
-import { testApp, testClient, uniqueId } from '../helpers';
+import { jobsStartedWithId, testApp, uniqueId } from '../helpers';
 
 let app: FastifyInstance;
 beforeAll(async () => {
@@ -15,13 +15,6 @@ afterAll(async () => {
 function nested(id: string, levels: number): Record<string, unknown> {
   if (levels === 0) return { id, question: 'the leaf', agent: 'echo' };
   return { id, question: `level ${levels}`, job: { pattern: 'pipeline', tasks: [nested(`${id}${levels}`, levels - 1)] } };
-}
-
-async function jobsStartedWithId(jobId: string): Promise<number> {
-  const client = await testClient();
-  let n = 0;
-  for await (const wf of client.workflow.list({ query: `WorkflowId = "job/default/${jobId}"` })) if (wf) n++;
-  return n;
 }
 
 describe('nesting depth at submission', () => {
