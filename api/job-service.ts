@@ -196,6 +196,15 @@ export function createJobService({ client, config, registry }: JobServiceDeps) {
     /** One running subtask's top-up, within what its job has left. */
     async topUpSubtask(tenant: string, jobId: string, taskId: string, add: Budget) {
       const handle = await requireRunning(tenant, jobId);
+      // the job knows its batches, not the state of each task inside them: ask the running batches
+      const root = await handle.query<JobProgress>('status').catch(() => undefined);
+      if (root && !root.subtasks.some((s) => s.id === taskId && !s.batch)) {
+        for (const b of root.subtasks.filter((s) => s.batch && s.state === 'running')) {
+          const inner = await client.workflow.getHandle(b.workflowId).query<JobProgress>('status').catch(() => undefined);
+          const found = inner?.subtasks.find((s) => s.id === taskId);
+          if (found && found.state !== 'running') throw new HttpProblem(409, 'Conflict', `subtask "${taskId}" is not running (${found.state})`);
+        }
+      }
       return handle.executeUpdate<{ taskId: string; granted: Budget; ledger: Ledger }, [{ taskId: string; add: Budget }]>('subtaskBudget', {
         args: [{ taskId, add }],
       });
@@ -252,12 +261,12 @@ export function createJobService({ client, config, registry }: JobServiceDeps) {
     }
     const results = parts.flat();
     let output = r.output;
-    if (output === null && r.pattern === 'fanout') {
-      const batched = r.batches.every((b) => b.kind === 'batch');
-      output = batched
-        ? outputs.every((o) => o === null || (typeof o === 'object' && !Array.isArray(o)))
-          ? Object.assign({}, ...outputs.filter((o) => o !== null))
-          : null
+    const ref = r.outputRef;
+    if (ref && 'taskId' in ref) output = results.find((x) => x.id === ref.taskId)?.data ?? null;
+    else if (ref?.merge) {
+      // a batch's own output is its merged map (rebuilt the same way when it was dropped there too)
+      output = r.batches.every((b) => b.kind === 'batch')
+        ? Object.assign({}, ...outputs.filter((o) => o !== null && typeof o === 'object'))
         : Object.fromEntries(results.filter((x) => x.status !== 'failure' && x.data !== undefined).map((x) => [x.id, x.data]));
     }
     return { ...r, results, output };
@@ -265,11 +274,12 @@ export function createJobService({ client, config, registry }: JobServiceDeps) {
 
   /** The job's counts with each running batch's own live counts in place of "all running". */
   async function refineBatches(p: JobProgress): Promise<JobProgress['progress']> {
-    const running = p.subtasks.filter((s) => s.state === 'running' && /^batch-\d{4}$/.test(s.id));
+    const running = p.subtasks.filter((s) => s.state === 'running' && s.batch);
     const c = { ...p.progress };
     const live = await Promise.all(running.map((s) => client.workflow.getHandle(s.workflowId).query<JobProgress>('status').catch(() => undefined)));
     for (const b of live) {
       if (!b) continue;
+      if (!b?.progress) continue;
       c.running -= b.progress.total;
       for (const k of ['pending', 'running', 'completed', 'succeeded', 'partial', 'failed'] as const) c[k] += b.progress[k];
     }

@@ -99,7 +99,11 @@ export const JobResultSchema = z
     status: JobOutcomeSchema,
     output: z.unknown(),
     results: z.array(TaskResultSchema),
-    batches: z.array(JobBatchSchema).optional().describe('wide fan-outs only: the API fills `results` from these'),
+    batches: z.array(JobBatchSchema).optional().describe('wide or very large jobs: the API fills `results` from these'),
+    outputRef: z
+      .union([z.object({ merge: z.literal(true) }), z.object({ taskId: z.string() })])
+      .optional()
+      .describe('set when the output was too large to keep here: the API rebuilds it from the merged results or from that task'),
     vote: VoteOutcomeSchema.optional(),
     evidence: z.array(EvidenceSchema),
     followUps: z.array(z.string()),

@@ -19,6 +19,7 @@ export const SubtaskProgressSchema = z
     metrics: TaskMetricsSchema.optional(),
     ledger: LedgerSchema.optional(),
     clipped: z.boolean().optional().describe('its allocation was cut by the job budget'),
+    batch: z.boolean().optional().describe('a batch of a wide fan-out, not a task of the spec'),
   })
   .meta({ id: 'SubtaskProgress' });
 export type SubtaskProgress = z.infer<typeof SubtaskProgressSchema>;

@@ -66,3 +66,9 @@ export function batchedOutput(batches: { results: TaskResult[]; output: unknown 
   for (const b of withOutput) if (!best || rank(b) > rank(best)) best = b;
   return best?.output ?? null;
 }
+
+/** The batches' merged outputs as one map; null when a batch kept none (it was too big, or failed). */
+export function mergeOutputs(outputs: unknown[]): Record<string, unknown> | null {
+  if (!outputs.every((o) => o !== null && typeof o === 'object' && !Array.isArray(o))) return null;
+  return Object.assign({}, ...(outputs as object[]));
+}

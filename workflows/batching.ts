@@ -37,7 +37,11 @@ export function planBatches(spec: JobSpec & { jobId: string }, defaultParallel: 
         pattern: 'fanout',
         objective: spec.objective,
         tasks: chunk,
-        aggregation: { strategy: spec.aggregation?.strategy ?? 'merge' },
+        // each batch stops at the quorum on its own; the root stops the rest once the sum reaches it
+        aggregation: {
+          strategy: spec.aggregation?.strategy ?? 'merge',
+          ...(spec.aggregation?.quorum !== undefined ? { quorum: Math.min(spec.aggregation.quorum, chunk.length) } : {}),
+        },
         maxParallel: perBatch,
       },
     });

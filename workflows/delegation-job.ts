@@ -75,8 +75,7 @@ const { sendWebhook } = proxyActivities<Activities>({
 /** Runs a delegation job to its JobResult. The function name is the workflow type: do not rename. */
 export async function delegationJob(input: JobInput): Promise<JobResult> {
   const plan = planBatches(input.spec, DEFAULT_MAX_PARALLEL);
-  const rt = new JobRuntime(plan ? { ...input, spec: plan.spec } : input);
-  plan?.batchIds.forEach((id) => rt.batchIds.add(id));
+  const rt = new JobRuntime(plan ? { ...input, spec: plan.spec } : input, plan?.batchIds);
   let phase: JobProgress['phase'] = 'running';
   rt.onChange = () => setCurrentDetails(renderDetails(rt));
   rt.onChange();

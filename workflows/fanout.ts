@@ -7,7 +7,7 @@
  *            └─> task n ─┘    quorum reached? cancel the rest
  */
 import { condition } from '@temporalio/workflow';
-import { batchedOutput, effectiveQuorum, fanoutOutput, fanoutStatus } from './aggregate';
+import { batchedOutput, effectiveQuorum, fanoutOutput, fanoutStatus, mergeOutputs } from './aggregate';
 import { DEFAULT_MAX_PARALLEL, type JobRuntime } from './job-runtime';
 import { flattenBatches, realTaskCount } from './batching';
 import type { PatternOutcome } from './patterns';
@@ -45,12 +45,12 @@ export async function runFanout(rt: JobRuntime): Promise<PatternOutcome> {
       output: fanoutOutput(rt.completed, spec.aggregation, spec.tasks.map((t) => t.id)),
     };
   }
-  // batched: judge over every real task; a merged output stays in the batches (too big for one payload)
+  // batched: judge over every real task; merge the batches' outputs (dropped later if too big for one payload)
   const all = flattenBatches(spec.tasks, rt.nestedResults);
   const merge = (spec.aggregation?.strategy ?? 'merge') === 'merge';
   const inCompletionOrder = rt.completed.map((r) => rt.nestedResults.get(r.id)).filter((n) => n !== undefined);
   return {
     status: fanoutStatus(all, spec.aggregation, realTaskCount(spec.tasks, rt.batchIds)),
-    output: merge ? null : batchedOutput(inCompletionOrder, spec.aggregation),
+    output: merge ? mergeOutputs(inCompletionOrder.map((b) => b.output)) : batchedOutput(inCompletionOrder, spec.aggregation),
   };
 }

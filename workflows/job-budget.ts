@@ -62,7 +62,7 @@ export function installBudgetHandlers(rt: JobRuntime, onChange: () => void): voi
     budgetUpdate,
     async ({ add }) => {
       topUp(rt.ledger, add);
-      await rt.shareTopUp();
+      await rt.shareTopUp(add);
       onChange();
       return rt.ledgerSnapshot();
     },
@@ -96,7 +96,7 @@ export function installBudgetHandlers(rt: JobRuntime, onChange: () => void): voi
   );
   setHandler(jobGrantSignal, async ({ add }) => {
     topUp(rt.ledger, add);
-    await rt.shareTopUp();
+    await rt.shareTopUp(add);
     onChange();
   });
   setHandler(grantTaskSignal, async ({ taskId, add }) => {

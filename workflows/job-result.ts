@@ -72,11 +72,21 @@ export function buildJobResult(rt: JobRuntime, outcome: PatternOutcome): JobResu
     result.batches = childRefs(rt, byId);
     result.results = results.map(compactResult);
   }
-  if (jsonBytes(result.output ?? null) > MAX_RESULT_BYTES / 2) result.output = null;
+  if (jsonBytes(result.output ?? null) > MAX_RESULT_BYTES / 2) dropOutput(rt, result, all);
   if (jsonBytes(result) > MAX_RESULT_BYTES) {
     result.evidence = fitEvidence(result.evidence, 256 * 1024);
     result.followUps = fitList(result.followUps, 64 * 1024);
   }
-  if (jsonBytes(result) > MAX_RESULT_BYTES) result.output = null;
+  if (jsonBytes(result) > MAX_RESULT_BYTES) dropOutput(rt, result, all);
   return result;
+}
+
+/** Drops an output too big to keep, saying where the API can rebuild it from. */
+function dropOutput(rt: JobRuntime, result: JobResult, all: TaskResult[]): void {
+  if (result.output === null || result.outputRef) return;
+  const merge = rt.spec.pattern === 'fanout' && (rt.spec.aggregation?.strategy ?? 'merge') === 'merge';
+  // other patterns output one task's data: find which (the same object, not a copy)
+  const owner = merge ? undefined : all.find((r) => r.data !== undefined && r.data === result.output);
+  result.outputRef = merge ? { merge: true } : owner ? { taskId: owner.id } : undefined;
+  result.output = null;
 }

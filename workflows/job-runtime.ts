@@ -86,14 +86,16 @@ export class JobRuntime {
   /** Allocation left unspent by children cancelled on purpose (early decisions). */
   savedUsd = 0;
 
-  constructor(input: JobInput) {
+  constructor(input: JobInput, batchIds: string[] = []) {
     this.spec = input.spec;
     this.depth = input.depth ?? 0;
     this.maxDepth = input.maxDepth ?? DEFAULT_MAX_DEPTH;
     this.tenant = input.tenant ?? 'default';
     this.ledger = newLedger(minBudget(input.spec.budget, input.allocation));
+    batchIds.forEach((id) => this.batchIds.add(id));
     for (const t of input.spec.tasks) {
-      this.progress.set(t.id, { id: t.id, state: 'pending', workflowId: this.childId(t), agentId: agentLabel(t) });
+      const batch = this.batchIds.has(t.id) ? { batch: true } : {};
+      this.progress.set(t.id, { id: t.id, state: 'pending', workflowId: this.childId(t), agentId: agentLabel(t), ...batch });
     }
   }
 
@@ -283,17 +285,19 @@ export class JobRuntime {
   }
 
   /** Gives running children whose allocation the job clipped their share of new headroom. */
-  async shareTopUp(): Promise<void> {
+  async shareTopUp(added: Budget): Promise<void> {
     const clipped = [...this.running.values()].filter((r) => r.clipped);
     if (clipped.length === 0) return;
     const left = remaining(this.ledger, this.elapsed());
+    // only the new money is shared, and tasks not started yet keep their fair part of it
+    const waiting = Math.max(0, this.spec.tasks.length - this.allocations.size - this.refused.length);
     for (const r of clipped) {
       const extra: Budget = {};
       for (const axis of ['costUsd', 'tokens', 'toolCalls'] as const) {
-        const avail = left[axis];
-        if (avail === undefined || avail <= 0) continue;
+        const avail = Math.min(left[axis] ?? 0, added[axis] ?? 0);
+        if (avail <= 0) continue;
         const wanted = (r.task.budget?.[axis] ?? Infinity) - (r.allocation[axis] ?? 0);
-        const share = Math.min(wanted, avail / clipped.length);
+        const share = Math.min(wanted, avail / (clipped.length + waiting));
         if (share > 0) extra[axis] = axis === 'costUsd' ? share : Math.floor(share);
       }
       if (Object.keys(extra).length === 0 || Object.values(extra).every((v) => !v)) continue;

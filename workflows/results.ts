@@ -90,12 +90,14 @@ export function jobAsTaskResult(task: TaskSpec, job: JobResult): TaskResult {
     id: task.id,
     agentId: agentLabel(task),
     status,
-    summary: `${job.pattern} job ${job.status}: ${done} of ${job.results.length} subtasks succeeded`,
+    summary: job.results.length
+      ? `${job.pattern} job ${job.status}: ${done} of ${job.results.length} subtasks succeeded`
+      : `${job.pattern} job ${job.status}: ${job.metrics.subtasks} subtasks`,
     data: job.output,
     evidence: job.evidence,
     citations: dedupe(job.results.flatMap((r) => r.citations)),
     followUps: job.followUps,
-    confidence: job.results.length ? job.results.reduce((s, r) => s + r.confidence, 0) / job.results.length : 0,
+    confidence: job.results.length ? job.results.reduce((s, r) => s + r.confidence, 0) / job.results.length : job.status === 'success' ? 1 : 0,
     metrics: {
       latencyMs: job.metrics.latencyMs,
       costUsd: job.metrics.costUsd,

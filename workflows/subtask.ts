@@ -26,10 +26,14 @@ import type { Activities, AgentStepOutput, PreviousStage } from '../activities';
 import type { AgentManifest, Budget, Evidence, FailureReason, Ledger, TaskResult, TaskSpec } from '../schemas';
 import { ErrorType, NON_RETRYABLE_ERROR_TYPES } from '../schemas/errors';
 import { charge, exhaustedAxes, newLedger, remaining, snapshot, topUp, zeroUsage } from './budget-ledger';
-import { agentLabel, dedupe, dedupeEvidence, fitEvidence, jsonBytes, notRunResult } from './results';
+import { agentLabel, dedupe, dedupeEvidence, fitEvidence, fitList, jsonBytes, notRunResult } from './results';
 
 /** A subtask keeps at most this much evidence (JSON bytes), so its result stays a small payload. */
 const MAX_EVIDENCE_BYTES = 512 * 1024;
+/** And at most this much of each list (follow-ups, citations). */
+const MAX_LIST_BYTES = 64 * 1024;
+/** A subtask result never passes this (Temporal refuses payloads over 2 MiB). */
+const MAX_RESULT_BYTES = 1_500_000;
 
 /** Input of the subtask workflow. */
 export interface SubtaskInput {
@@ -249,15 +253,16 @@ export async function subtask({ task, jobId, allocation, previous }: SubtaskInpu
   const hasWork = steps > 0 || evidence.length > 0 || data !== undefined;
   const status = reason === null ? 'success' : hasWork ? 'partial' : 'failure';
   if (reason) log.info('subtask halted', { jobId, taskId: task.id, agentId, reason, steps });
-  return {
+  const result: TaskResult = {
     id: task.id,
     agentId,
     status,
     summary: summary || (reason ? `no answer: ${reason}` : ''),
     data,
     evidence,
-    citations: dedupe(citations),
-    followUps: dedupe(followUps),
+    // lists an agent adds to at every step are capped, so the result stays a small payload
+    citations: fitList(dedupe(citations), MAX_LIST_BYTES),
+    followUps: fitList(dedupe(followUps), MAX_LIST_BYTES),
     confidence: status === 'failure' ? 0 : confidence,
     metrics: {
       latencyMs: Date.now() - started,
@@ -269,6 +274,11 @@ export async function subtask({ task, jobId, allocation, previous }: SubtaskInpu
       channelsHit: [...channels],
     },
     failureReason: reason,
-    errors,
+    errors: errors.slice(0, 50).map((e) => e.slice(0, 2000)),
   };
+  if (jsonBytes(result) > MAX_RESULT_BYTES) {
+    result.data = undefined;
+    result.errors.push(`data dropped: the result passed ${MAX_RESULT_BYTES} bytes`);
+  }
+  return result;
 }

@@ -79,6 +79,23 @@ describe('live budget top-ups', () => {
     expect(r.metrics.costUsd).toBeLessThanOrEqual(0.05 + 1e-9);
   });
 
+  it('a top-up is shared, not handed out whole: tasks not started yet still get to run', async () => {
+    const jobId = uniqueId('fairtop');
+    await post('/v1/jobs', {
+      jobId,
+      pattern: 'fanout',
+      maxParallel: 2,
+      budget: { costUsd: 0.1 },
+      tasks: ['t1', 't2', 't3', 't4'].map((id) => ({ id, question: 'q', agent: 'sim', params: { steps: 5, costUsd: 0.01 }, budgetWaitSeconds: 2 })),
+    });
+    await waitForSubtask(jobId, 't1', 'waiting_for_budget');
+    expect((await post(`/v1/jobs/${jobId}/budget`, { add: { costUsd: 0.01 } })).statusCode).toBe(200);
+    const r = await result(jobId);
+    expect(r.budget?.refused).toEqual([]);
+    for (const t of r.results) expect(t.metrics.steps).toBeGreaterThanOrEqual(2);
+    expect(r.metrics.costUsd).toBeLessThanOrEqual(0.11 + 1e-9);
+  });
+
   it('rejects an invalid top-up with 400 and changes nothing (API and workflow validator)', async () => {
     const jobId = uniqueId('badtop');
     await post('/v1/jobs', {
@@ -126,6 +143,13 @@ describe('top-ups reach subtasks inside batches and nested jobs', () => {
     expect(top.statusCode).toBe(200);
     expect(top.json().granted.costUsd).toBeCloseTo(0.01, 10);
     expect((await post(`/v1/jobs/${jobId}/subtasks/nobody/budget`, { add: { costUsd: 0.01 } })).statusCode).toBe(404);
+    // a finished task inside a running batch is not topped up
+    for (;;) {
+      const b = await client.workflow.getHandle(`job/default/${jobId}/batch-0001`).query<{ subtasks: { id: string; state: string }[] }>('status');
+      if (b.subtasks.find((x) => x.id === 'e0')?.state === 'completed') break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect((await post(`/v1/jobs/${jobId}/subtasks/e0/budget`, { add: { costUsd: 0.01 } })).statusCode).toBe(409);
 
     let res = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=60` });
     while (res.statusCode === 202) res = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=60` });

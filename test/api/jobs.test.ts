@@ -189,3 +189,14 @@ describe('limits', () => {
     expect(await jobsStartedWithId(jobId)).toBe(0);
   });
 });
+
+describe('task ids that look like internal ones', () => {
+  it('serves status for a task named like a batch of a wide fan-out', async () => {
+    const jobId = uniqueId('batchname');
+    await app.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId, pattern: 'fanout', tasks: [{ id: 'batch-0001', question: 'q', agent: 'sim', params: { latencyMs: 1500 } }] } });
+    const running = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=0` });
+    expect(running.statusCode).toBe(202);
+    expect(running.json().progress).toMatchObject({ total: 1 });
+    expect((await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=30` })).statusCode).toBe(200);
+  });
+});

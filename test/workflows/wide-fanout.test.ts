@@ -81,4 +81,45 @@ describe('wide fan-out as a tree of batches', () => {
     expect(r.evidence.length).toBeLessThan(120);
     expect(r.metrics.steps).toBe(10);
   });
+
+  it('stops a batched fan-out soon after its quorum, inside the batches too', async () => {
+    const jobId = uniqueId('widequorum');
+    const tasks = Array.from({ length: BATCH_THRESHOLD + 2 }, (_, i) => ({ id: `q${i}`, question: 'q', agent: 'sim', params: { latencyMs: 200 } }));
+    await app.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId, pattern: 'fanout', aggregation: { strategy: 'merge', quorum: 2 }, tasks } });
+    let res = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=60` });
+    while (res.statusCode === 202) res = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=60` });
+    const r = res.json() as JobResult;
+    expect(r.status).toBe('success');
+    expect(r.results).toHaveLength(tasks.length);
+    const ran = r.results.filter((x) => x.metrics.steps > 0).length;
+    expect(ran).toBeGreaterThanOrEqual(2);
+    // at most the children already started in the two running batches finished their step
+    expect(ran).toBeLessThan(2 * 50 + 1);
+    expect(r.results.filter((x) => x.failureReason === 'cancelled').length).toBeGreaterThan(tasks.length - 101);
+  });
+
+  it('hands a nested wide fan-out\'s merged output to the next pipeline stage', async () => {
+    const jobId = uniqueId('widepipe');
+    const wide = Array.from({ length: BATCH_THRESHOLD + 1 }, (_, i) => ({ id: `w${i}`, question: `a${i}`, agent: 'echo' }));
+    await app.inject({
+      method: 'POST',
+      url: '/v1/jobs',
+      payload: {
+        jobId,
+        pattern: 'pipeline',
+        tasks: [
+          { id: 'gather', question: 'gather', job: { pattern: 'fanout', tasks: wide } },
+          { id: 'use', question: 'use it', agent: 'sim', params: { echoPrevious: true } },
+        ],
+      },
+    });
+    let res = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=60` });
+    while (res.statusCode === 202) res = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=60` });
+    const r = res.json() as JobResult;
+    expect(r.status).toBe('success');
+    const merged = r.output as Record<string, string>;
+    expect(Object.keys(merged)).toHaveLength(wide.length);
+    expect(merged.w500).toBe('a500');
+    expect(r.results[0].summary).toContain(`${wide.length} subtasks`);
+  });
 });
