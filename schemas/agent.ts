@@ -25,6 +25,7 @@ export type AgentManifest = z.infer<typeof AgentManifestSchema>;
 /** One agent served over HTTP: Delegate POSTs each step to `url` and expects a step reply. */
 export const HttpAgentConfigSchema = z
   .strictObject({
+    kind: z.literal('http').default('http'),
     id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/),
     version: z.string().min(1).default('1.0.0'),
     description: z.string().default(''),
@@ -41,8 +42,40 @@ export const HttpAgentConfigSchema = z
   .meta({ id: 'HttpAgentConfig' });
 export type HttpAgentConfig = z.infer<typeof HttpAgentConfigSchema>;
 
+/** A tool an LLM agent may call: Delegate POSTs the model's arguments to `url` and hands back the answer. */
+export const LlmToolSchema = z.strictObject({
+  name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
+  description: z.string().default(''),
+  parameters: z.record(z.string(), z.unknown()).default({ type: 'object' }).describe('JSON Schema of the arguments'),
+  url: z.url({ protocol: /^https?$/ }),
+});
+
+/** An LLM agent: a model behind an OpenAI-compatible chat-completions endpoint, with host-checked tools. */
+export const LlmAgentConfigSchema = z
+  .strictObject({
+    kind: z.literal('llm'),
+    id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/),
+    version: z.string().min(1).default('1.0.0'),
+    description: z.string().default(''),
+    baseUrl: z.url({ protocol: /^https?$/ }).describe('e.g. https://api.openai.com/v1'),
+    model: z.string().min(1),
+    apiKey: z.string().optional().describe('"${VAR}" is read from the environment'),
+    systemPrompt: z.string().default('You are a careful research agent. Answer the question; use the tools you are given when they help.'),
+    maxTokensPerStep: z.number().int().positive().default(1024),
+    pricing: z.strictObject({ inputPerMTok: z.number().nonnegative().default(0), outputPerMTok: z.number().nonnegative().default(0) }).default({ inputPerMTok: 0, outputPerMTok: 0 }),
+    capabilities: z.array(z.string()).default([]),
+    tools: z.array(LlmToolSchema).default([]).describe('offered to the model only when the task scope allows them'),
+    inputSchema: z.record(z.string(), z.unknown()).default({ type: 'object' }),
+    outputSchema: z.record(z.string(), z.unknown()).optional(),
+    timeoutSeconds: z.number().positive().max(86_400).default(120),
+    maxSteps: z.number().int().positive().max(1000).default(10),
+    retry: RetrySchema.default({ maxAttempts: 3, initialIntervalSeconds: 1, backoffCoefficient: 2, maximumIntervalSeconds: 30 }),
+  })
+  .meta({ id: 'LlmAgentConfig' });
+export type LlmAgentConfig = z.infer<typeof LlmAgentConfigSchema>;
+
 /** The agents file (`DELEGATE_AGENTS_FILE`, default `agents.json`). */
-export const AgentsFileSchema = z.strictObject({ agents: z.array(HttpAgentConfigSchema) });
+export const AgentsFileSchema = z.strictObject({ agents: z.array(z.discriminatedUnion('kind', [HttpAgentConfigSchema, LlmAgentConfigSchema])) });
 
 /** What an HTTP agent answers to one step (the agent protocol). */
 export const StepReplySchema = z

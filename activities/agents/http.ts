@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { AgentsFileSchema, HttpAgentConfigSchema, StepReplySchema, type HttpAgentConfig } from '../../schemas';
 import { AgentFatalError, AgentRetryableError } from '../errors';
+import { createLlmAgent } from './llm';
 import type { AgentDefinition, StepReply } from './types';
 
 const ajv = new Ajv({ allErrors: true, strict: false });
@@ -90,5 +91,5 @@ export function loadAgentsFile(path: string, env: NodeJS.ProcessEnv = process.en
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`invalid agents file ${path}:\n${lines.join('\n')}`);
   }
-  return parsed.data.agents.map((a) => createHttpAgent(a, env));
+  return parsed.data.agents.map((a) => (a.kind === 'llm' ? createLlmAgent(a, env) : createHttpAgent(a, env)));
 }

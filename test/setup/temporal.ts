@@ -10,6 +10,7 @@ import type { TestProject } from 'vitest/node';
 import { loadRegistry } from '../../activities';
 import { freePort, startDevServer } from '../../scripts/dev-server';
 import { startExampleAgent } from '../../scripts/example-agent';
+import { startFakeLlm } from '../../scripts/fake-llm';
 import { bundleWorkflows, createWorker } from '../../workers/worker';
 import { TEST_WEBHOOK_SECRET } from '../webhook-secret';
 
@@ -29,6 +30,13 @@ export default async function setup(project: TestProject) {
   const taskQueue = `delegate-test-${process.pid}`;
   // a real HTTP agent on loopback, registered through an agents file like an operator would
   const agent = await startExampleAgent();
+  // and a fake LLM provider speaking the chat-completions protocol (no provider is reachable here)
+  const llm = await startFakeLlm();
+  const llmAgent = (id: string, model: string) => ({
+    kind: 'llm', id, baseUrl: `${llm.url}/v1`, model, apiKey: '${DELEGATE_TEST_LLM_KEY}', capabilities: ['research'],
+    pricing: { inputPerMTok: 1000, outputPerMTok: 2000 }, maxTokensPerStep: 500, timeoutSeconds: 10,
+    tools: [{ name: 'search', description: 'web search', parameters: { type: 'object', properties: { query: { type: 'string' } } }, url: `${llm.url}/tools/search` }],
+  });
   const agentsFile = join(dir, 'agents.json');
   const http = (id: string, path: string, extra: object = {}) => ({ id, url: `${agent.url}${path}`, timeoutSeconds: 5, ...extra });
   writeFileSync(agentsFile, JSON.stringify({ agents: [
@@ -44,6 +52,8 @@ export default async function setup(project: TestProject) {
     // its own id: the circuit test opens this agent's circuit on the shared worker
     http('down-http', '/forbidden'),
     http('bulky-http', '/bulky'),
+    llmAgent('researcher', 'scripted'),
+    llmAgent('rogue-llm', 'rogue'),
   ] }));
   const connection = await NativeConnection.connect({ address: server.address });
   const worker = await createWorker({ connection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows(), webhookSecret: TEST_WEBHOOK_SECRET, registry: loadRegistry(agentsFile) });
@@ -57,6 +67,7 @@ export default async function setup(project: TestProject) {
     await connection.close();
     await server.stop();
     agent.server.close();
+    llm.server.close();
     rmSync(dir, { recursive: true, force: true });
   };
 }

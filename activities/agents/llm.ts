@@ -1,0 +1,127 @@
+/**
+ * LLM agents: a model behind an OpenAI-compatible `/chat/completions` endpoint. Each step
+ * is one model turn; a turn that asks for tools runs them (the host checks each against the
+ * task's scope) and the next step gives the model their answers.
+ *
+ *   step n: messages ──POST /chat/completions (max_tokens ≤ tokens left, tools ∩ scope)──> model
+ *           tool_calls? ──POST each tool url──> results appended ──> next step
+ *           content?    ──> done: data = the JSON it wrote (or the text)
+ */
+import { Ajv } from 'ajv';
+import { z } from 'zod';
+import { LlmAgentConfigSchema, type LlmAgentConfig } from '../../schemas';
+import { ErrorType } from '../../schemas/errors';
+import { AgentFatalError, AgentRetryableError, fatal } from '../errors';
+import type { AgentDefinition, StepReply, StepRequest } from './types';
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+
+interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string | null;
+  tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
+  tool_call_id?: string;
+}
+
+const expandEnv = (v: string, env: NodeJS.ProcessEnv) => v.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, n: string) => env[n] ?? '');
+
+/** The first user message: the question, with the context the host gathered. */
+function brief(req: StepRequest): string {
+  const parts = [req.task.question];
+  if (req.task.constraints?.length) parts.push(`Constraints:\n- ${req.task.constraints.join('\n- ')}`);
+  if (req.task.contextSeed?.length) parts.push(`Evidence already gathered (do not search for it again):\n${req.task.contextSeed.map((e) => `[${e.id}] ${e.snippet}`).join('\n')}`);
+  if (req.previous) parts.push(`Result of the previous stage:\n${JSON.stringify(req.previous.data)}`);
+  if (req.task.outputSchema) parts.push(`Answer with JSON only, satisfying this JSON Schema:\n${JSON.stringify(req.task.outputSchema)}`);
+  return parts.join('\n\n');
+}
+
+async function post(url: string, body: unknown, headers: Record<string, string>, signal: AbortSignal, what: string): Promise<string> {
+  let res: Response;
+  try {
+    res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal });
+  } catch (err) {
+    throw new AgentRetryableError(`${what} unreachable: ${(err as Error).message}`);
+  }
+  const text = await res.text();
+  if (res.status >= 500 || res.status === 429) throw new AgentRetryableError(`${what} answered ${res.status}: ${text.slice(0, 300)}`);
+  if (res.status >= 300) throw new AgentFatalError(`${what} answered ${res.status}: ${text.slice(0, 300)}`);
+  return text;
+}
+
+/** An agent definition for a model behind an OpenAI-compatible endpoint. */
+export function createLlmAgent(input: z.input<typeof LlmAgentConfigSchema>, env: NodeJS.ProcessEnv = process.env): AgentDefinition {
+  const cfg: LlmAgentConfig = LlmAgentConfigSchema.parse(input);
+  const validate = ajv.compile(cfg.inputSchema);
+  const auth: Record<string, string> = cfg.apiKey ? { authorization: `Bearer ${expandEnv(cfg.apiKey, env)}` } : {};
+  return {
+    manifest: {
+      id: cfg.id,
+      version: cfg.version,
+      description: cfg.description,
+      kind: 'llm',
+      capabilities: cfg.capabilities,
+      inputSchema: cfg.inputSchema,
+      ...(cfg.outputSchema ? { outputSchema: cfg.outputSchema } : {}),
+      limits: { timeoutSeconds: cfg.timeoutSeconds, maxSteps: cfg.maxSteps },
+      retry: cfg.retry,
+      tools: cfg.tools.map((t) => t.name),
+    },
+    params: z.custom<Record<string, unknown>>((v) => validate(v), { error: () => ajv.errorsText(validate.errors, { dataVar: 'params' }) }),
+    async step(req): Promise<StepReply> {
+      const messages: ChatMessage[] = (req.state as { messages?: ChatMessage[] } | undefined)?.messages ?? [
+        { role: 'system', content: cfg.systemPrompt },
+        { role: 'user', content: brief(req) },
+      ];
+      if (req.reprompt) messages.push({ role: 'user', content: req.reprompt });
+      const offered = cfg.tools.filter((t) => (req.task.scope ?? []).includes(t.name));
+      const maxTokens = Math.max(1, Math.min(cfg.maxTokensPerStep, req.budgetLeft.tokens ?? Infinity));
+      const text = await post(
+        `${cfg.baseUrl.replace(/\/$/, '')}/chat/completions`,
+        {
+          model: cfg.model,
+          messages,
+          max_tokens: maxTokens,
+          ...(offered.length ? { tools: offered.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } })) } : {}),
+        },
+        auth,
+        req.signal,
+        `model ${cfg.model}`,
+      );
+      const reply = JSON.parse(text) as { choices?: { message?: ChatMessage }[]; usage?: { prompt_tokens?: number; completion_tokens?: number } };
+      const message = reply.choices?.[0]?.message;
+      if (!message) throw new AgentRetryableError(`model ${cfg.model} sent no message`);
+      const prompt = reply.usage?.prompt_tokens ?? 0;
+      const completion = reply.usage?.completion_tokens ?? 0;
+      const usage = { tokens: prompt + completion, costUsd: (prompt * cfg.pricing.inputPerMTok + completion * cfg.pricing.outputPerMTok) / 1e6, toolCalls: 0 };
+      messages.push({ role: 'assistant', content: message.content ?? null, ...(message.tool_calls ? { tool_calls: message.tool_calls } : {}) });
+      if (message.tool_calls?.length) {
+        for (const call of message.tool_calls) {
+          const tool = offered.find((t) => t.name === call.function.name);
+          // the host checks, not the model: a tool outside the task's scope is never called
+          if (!tool) throw fatal(ErrorType.ToolDenied, `model asked for tool "${call.function.name}", which the task's scope does not allow`, req.attempt);
+          let args: unknown;
+          try {
+            args = JSON.parse(call.function.arguments || '{}');
+          } catch {
+            args = { raw: call.function.arguments };
+          }
+          const answer = await post(tool.url, args, {}, req.signal, `tool ${tool.name}`);
+          messages.push({ role: 'tool', tool_call_id: call.id, content: answer.slice(0, 20_000) });
+          usage.toolCalls++;
+        }
+        const names = message.tool_calls.map((c) => c.function.name);
+        return { done: false, usage, summary: `called ${names.join(', ')}`, state: { messages }, channelsHit: names };
+      }
+      const content = message.content ?? '';
+      let data: unknown = content;
+      if (/^\s*[[{]/.test(content)) {
+        try {
+          data = JSON.parse(content);
+        } catch {
+          /* not JSON after all: keep the text */
+        }
+      }
+      return { done: true, usage, summary: content.slice(0, 500), data, confidence: 0.8, state: { messages }, channelsHit: [cfg.model] };
+    },
+  };
+}

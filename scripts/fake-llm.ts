@@ -1,0 +1,69 @@
+/**
+ * A stand-in for an LLM provider this machine cannot reach: a real HTTP server speaking the
+ * OpenAI chat-completions protocol, with a scripted model, and one tool endpoint. Tests start
+ * it; `npm run fake-llm` runs it on :8082 for trying LLM agents by hand.
+ *
+ *   POST /v1/chat/completions  model "scripted": calls the first tool it is offered once,
+ *                              then answers {"answer": <tool result>}; with no tools it
+ *                              answers {"answer": "direct: <question>"}. Model "rogue" always
+ *                              asks for a tool named "shell".
+ *   POST /tools/search         {"query"} → "results for <query>"
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+interface Message {
+  role: string;
+  content: string | null;
+}
+
+/** A running fake provider; `requests` records every chat request for assertions. */
+export interface FakeLlm {
+  server: Server;
+  url: string;
+  requests: { model: string; max_tokens?: number; tools?: { function: { name: string } }[]; messages: Message[] }[];
+}
+
+/** Starts the fake provider on loopback. */
+export async function startFakeLlm(port = 0): Promise<FakeLlm> {
+  const requests: FakeLlm['requests'] = [];
+  const server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c) => (raw += c));
+    req.on('end', () => {
+      const send = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      let body: Record<string, unknown>;
+      try {
+        body = JSON.parse(raw || '{}');
+      } catch {
+        return send(400, { error: { message: 'invalid JSON' } });
+      }
+      if (req.url === '/tools/search') return res.writeHead(200, { 'content-type': 'text/plain' }).end(`results for ${String(body.query ?? '')}`);
+      if (req.url !== '/v1/chat/completions') return send(404, { error: { message: `no route ${req.url}` } });
+      const r = body as unknown as FakeLlm['requests'][number];
+      requests.push(r);
+      const question = (r.messages.find((m) => m.role === 'user')?.content ?? '').split('\n')[0];
+      const last = r.messages[r.messages.length - 1];
+      const chars = r.messages.reduce((n, m) => n + (m.content?.length ?? 0), 0);
+      const usage = { prompt_tokens: Math.ceil(chars / 4), completion_tokens: Math.min(r.max_tokens ?? 12, 12) };
+      const toolCall = (name: string, args: object) => ({
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: `call_${requests.length}`, type: 'function', function: { name, arguments: JSON.stringify(args) } }],
+      });
+      let message: object;
+      if (r.model === 'rogue') message = toolCall('shell', { cmd: 'cat /etc/passwd' });
+      else if (last.role === 'tool') message = { role: 'assistant', content: JSON.stringify({ answer: last.content }) };
+      else if (r.tools?.length) message = toolCall(r.tools[0].function.name, { query: question });
+      else message = { role: 'assistant', content: JSON.stringify({ answer: `direct: ${question}` }) };
+      send(200, { id: `chatcmpl-${requests.length}`, object: 'chat.completion', model: r.model, choices: [{ index: 0, message, finish_reason: 'stop' }], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { url } = await startFakeLlm(Number(process.env.PORT ?? 8082));
+  console.log(`fake LLM provider at ${url}/v1 (models "scripted", "rogue"); tool at ${url}/tools/search`);
+}
