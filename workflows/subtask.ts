@@ -210,11 +210,17 @@ export async function subtask({ task, jobId, allocation, previous }: SubtaskInpu
       stepKey: `${workflowInfo().workflowId}#${steps}${reprompt ? ':reprompt' : ''}`,
       previous,
     });
-    if (outcome.kind === 'cancel' || outcome.kind === 'latency') {
-      reason = outcome.kind === 'cancel' ? 'cancelled' : 'budget_exhausted';
+    if (outcome.kind === 'cancel') {
+      reason = 'cancelled';
       attempts += 1;
-      if (outcome.kind === 'latency') errors.push(`latency budget of ${allocation.latencySeconds}s ran out during step ${steps}`);
       break;
+    }
+    if (outcome.kind === 'latency') {
+      // the cut step is lost; the check at the top of the loop halts, or waits for a top-up
+      // (budgetWaitSeconds) and then runs the step again
+      attempts += 1;
+      errors.push(`latency budget of ${ledger.limit.latencySeconds}s ran out during step ${steps}`);
+      continue;
     }
     if (outcome.kind === 'failed') {
       const c = classify(outcome.err, retry.maxAttempts);

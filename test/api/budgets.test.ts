@@ -96,6 +96,20 @@ describe('live budget top-ups', () => {
     expect(r.metrics.costUsd).toBeLessThanOrEqual(0.11 + 1e-9);
   });
 
+  it('a latency top-up lets a subtask whose slow step was cut run it again and finish', async () => {
+    const jobId = uniqueId('latencytop');
+    await post('/v1/jobs', {
+      jobId,
+      pattern: 'fanout',
+      tasks: [{ id: 's', question: 'slow', agent: 'sim', params: { latencyMs: 1500, answer: 'late but done' }, budget: { latencySeconds: 1 }, budgetWaitSeconds: 60 }],
+    });
+    await waitForSubtask(jobId, 's', 'waiting_for_budget');
+    const top = await post(`/v1/jobs/${jobId}/subtasks/s/budget`, { add: { latencySeconds: 10 } });
+    expect(top.statusCode).toBe(200);
+    const r = await result(jobId);
+    expect(r.results[0]).toMatchObject({ status: 'success', data: 'late but done', failureReason: null, metrics: { steps: 1, attempts: 2 } });
+  });
+
   it('rejects an invalid top-up with 400 and changes nothing (API and workflow validator)', async () => {
     const jobId = uniqueId('badtop');
     await post('/v1/jobs', {
