@@ -8,60 +8,25 @@
  * 5xx, 429 and network errors are retried with the task's backoff; other 4xx are final;
  * a reply that is not a valid StepReply counts as an agent error.
  */
-import { Ajv } from 'ajv';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { AgentsFileSchema, HttpAgentConfigSchema, StepReplySchema, type HttpAgentConfig } from '../../schemas';
-import { AgentFatalError, AgentRetryableError } from '../errors';
+import { AgentRetryableError } from '../errors';
 import { createLlmAgent } from './llm';
+import { expandEnv, jsonSchemaParams, postJson, remoteManifest } from './remote';
 import type { AgentDefinition, StepReply } from './types';
-
-const ajv = new Ajv({ allErrors: true, strict: false });
-
-/** Replaces `${VAR}` in header values with the environment's value (secrets stay out of the file). */
-function expandEnv(value: string, env: NodeJS.ProcessEnv): string {
-  return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => env[name] ?? '');
-}
 
 /** An agent definition that calls an HTTP service for each step. */
 export function createHttpAgent(input: z.input<typeof HttpAgentConfigSchema>, env: NodeJS.ProcessEnv = process.env): AgentDefinition {
   const cfg: HttpAgentConfig = HttpAgentConfigSchema.parse(input);
-  const validate = ajv.compile(cfg.inputSchema);
-  const params = z.custom<Record<string, unknown>>((v) => validate(v), {
-    error: () => ajv.errorsText(validate.errors, { dataVar: 'params' }),
-  });
   const headers = Object.fromEntries(Object.entries(cfg.headers).map(([k, v]) => [k, expandEnv(v, env)]));
   return {
-    manifest: {
-      id: cfg.id,
-      version: cfg.version,
-      description: cfg.description,
-      kind: 'http',
-      capabilities: cfg.capabilities,
-      inputSchema: cfg.inputSchema,
-      ...(cfg.outputSchema ? { outputSchema: cfg.outputSchema } : {}),
-      limits: { timeoutSeconds: cfg.timeoutSeconds, maxSteps: cfg.maxSteps },
-      retry: cfg.retry,
-      tools: cfg.tools,
-    },
-    params,
+    manifest: remoteManifest('http', cfg),
+    params: jsonSchemaParams(cfg.inputSchema),
     toolsFor: () => cfg.tools,
     async step(req): Promise<StepReply> {
       const { sleep: _sleep, signal, ...body } = req;
-      let res: Response;
-      try {
-        res = await fetch(cfg.url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'delegate-step-key': req.stepKey, ...headers },
-          body: JSON.stringify(body),
-          signal,
-        });
-      } catch (err) {
-        throw new AgentRetryableError(`agent ${cfg.id} unreachable at ${cfg.url}: ${(err as Error).message}`);
-      }
-      const text = await res.text();
-      if (res.status >= 500 || res.status === 429) throw new AgentRetryableError(`agent ${cfg.id} answered ${res.status}: ${text.slice(0, 300)}`);
-      if (res.status >= 300) throw new AgentFatalError(`agent ${cfg.id} answered ${res.status}: ${text.slice(0, 300)}`);
+      const text = await postJson(cfg.url, body, { 'delegate-step-key': req.stepKey, ...headers }, signal, `agent ${cfg.id}`);
       let json: unknown;
       try {
         json = JSON.parse(text);

@@ -7,14 +7,12 @@
  *           tool_calls? ──POST each tool url──> results appended ──> next step
  *           content?    ──> done: data = the JSON it wrote (or the text)
  */
-import { Ajv } from 'ajv';
 import { z } from 'zod';
 import { LlmAgentConfigSchema, type LlmAgentConfig } from '../../schemas';
 import { ErrorType } from '../../schemas/errors';
-import { AgentFatalError, AgentRetryableError, fatal } from '../errors';
+import { AgentRetryableError, fatal } from '../errors';
+import { expandEnv, jsonSchemaParams, postJson, remoteManifest } from './remote';
 import type { AgentDefinition, StepReply, StepRequest } from './types';
-
-const ajv = new Ajv({ allErrors: true, strict: false });
 
 interface ChatMessage {
   role: 'system' | 'user' | 'assistant' | 'tool';
@@ -22,8 +20,6 @@ interface ChatMessage {
   tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
   tool_call_id?: string;
 }
-
-const expandEnv = (v: string, env: NodeJS.ProcessEnv) => v.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, n: string) => env[n] ?? '');
 
 /** The first user message: the question, with the context the host gathered. */
 function brief(req: StepRequest): string {
@@ -35,38 +31,13 @@ function brief(req: StepRequest): string {
   return parts.join('\n\n');
 }
 
-async function post(url: string, body: unknown, headers: Record<string, string>, signal: AbortSignal, what: string): Promise<string> {
-  let res: Response;
-  try {
-    res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal });
-  } catch (err) {
-    throw new AgentRetryableError(`${what} unreachable: ${(err as Error).message}`);
-  }
-  const text = await res.text();
-  if (res.status >= 500 || res.status === 429) throw new AgentRetryableError(`${what} answered ${res.status}: ${text.slice(0, 300)}`);
-  if (res.status >= 300) throw new AgentFatalError(`${what} answered ${res.status}: ${text.slice(0, 300)}`);
-  return text;
-}
-
 /** An agent definition for a model behind an OpenAI-compatible endpoint. */
 export function createLlmAgent(input: z.input<typeof LlmAgentConfigSchema>, env: NodeJS.ProcessEnv = process.env): AgentDefinition {
   const cfg: LlmAgentConfig = LlmAgentConfigSchema.parse(input);
-  const validate = ajv.compile(cfg.inputSchema);
   const auth: Record<string, string> = cfg.apiKey ? { authorization: `Bearer ${expandEnv(cfg.apiKey, env)}` } : {};
   return {
-    manifest: {
-      id: cfg.id,
-      version: cfg.version,
-      description: cfg.description,
-      kind: 'llm',
-      capabilities: cfg.capabilities,
-      inputSchema: cfg.inputSchema,
-      ...(cfg.outputSchema ? { outputSchema: cfg.outputSchema } : {}),
-      limits: { timeoutSeconds: cfg.timeoutSeconds, maxSteps: cfg.maxSteps },
-      retry: cfg.retry,
-      tools: cfg.tools.map((t) => t.name),
-    },
-    params: z.custom<Record<string, unknown>>((v) => validate(v), { error: () => ajv.errorsText(validate.errors, { dataVar: 'params' }) }),
+    manifest: remoteManifest('llm', { ...cfg, tools: cfg.tools.map((t) => t.name) }),
+    params: jsonSchemaParams(cfg.inputSchema),
     async step(req): Promise<StepReply> {
       const messages: ChatMessage[] = (req.state as { messages?: ChatMessage[] } | undefined)?.messages ?? [
         { role: 'system', content: cfg.systemPrompt },
@@ -75,7 +46,7 @@ export function createLlmAgent(input: z.input<typeof LlmAgentConfigSchema>, env:
       if (req.reprompt) messages.push({ role: 'user', content: req.reprompt });
       const offered = cfg.tools.filter((t) => (req.task.scope ?? []).includes(t.name));
       const maxTokens = Math.max(1, Math.min(cfg.maxTokensPerStep, req.budgetLeft.tokens ?? Infinity));
-      const text = await post(
+      const text = await postJson(
         `${cfg.baseUrl.replace(/\/$/, '')}/chat/completions`,
         {
           model: cfg.model,
@@ -105,7 +76,7 @@ export function createLlmAgent(input: z.input<typeof LlmAgentConfigSchema>, env:
           } catch {
             args = { raw: call.function.arguments };
           }
-          const answer = await post(tool.url, args, {}, req.signal, `tool ${tool.name}`);
+          const answer = await postJson(tool.url, args, {}, req.signal, `tool ${tool.name}`);
           messages.push({ role: 'tool', tool_call_id: call.id, content: answer.slice(0, 20_000) });
           usage.toolCalls++;
         }
