@@ -58,17 +58,8 @@ export const MAX_STEP_OUTPUT_BYTES = 256 * 1024;
 /** How often the host heartbeats while an agent step runs. */
 const HEARTBEAT_EVERY_MS = 2000;
 
-/** Sleeps in slices, heartbeating so a cancelled or timed-out step stops promptly. */
-async function heartbeatSleep(ms: number): Promise<void> {
-  const ctx = Context.current();
-  let left = ms;
-  while (left > 0) {
-    const slice = Math.min(left, 500);
-    await ctx.sleep(slice);
-    ctx.heartbeat();
-    left -= slice;
-  }
-}
+/** A cancellation-aware sleep for agents (the host's own heartbeat keeps the step alive meanwhile). */
+const agentSleep = (ms: number): Promise<void> => Context.current().sleep(ms);
 
 /** Creates the activities that find agents and run their steps. */
 export function createAgentActivities({ registry, stepLogPath, breaker = createCircuitBreaker() }: AgentActivityDeps) {
@@ -116,7 +107,7 @@ export function createAgentActivities({ registry, stepLogPath, breaker = createC
       const ctx = Context.current();
       const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_EVERY_MS);
       try {
-        reply = await def.step({ ...input, params, attempt, state: input.state, sleep: heartbeatSleep, signal: ctx.cancellationSignal });
+        reply = await def.step({ ...input, params, attempt, state: input.state, sleep: agentSleep, signal: ctx.cancellationSignal });
       } catch (err) {
         log.warn('agent step failed', { agentId: input.agentId, stepKey: input.stepKey, attempt, error: String(err) });
         if (guarded) {

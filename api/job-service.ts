@@ -2,9 +2,9 @@
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { createHash, randomUUID } from 'node:crypto';
 import type { AgentRegistry } from '../activities';
-import type { Budget, Config, FailureReason, JobProgress, JobResult, JobSpec, JobView, Ledger, SubtaskProgress, TaskResult } from '../schemas';
+import type { Budget, Config, JobProgress, JobResult, JobSpec, JobView, Ledger, SubtaskProgress, TaskResult } from '../schemas';
 import type { JobInput } from '../workflows/delegation-job';
-import { jobAsTaskResult } from '../workflows/results';
+import { jobAsTaskResult, notRunResult } from '../workflows/results';
 import { LABELS_KEY, labelKeywords, PATTERN_KEY, STATUS_KEY, TENANT_KEY } from '../workflows/search-attributes';
 import { HttpProblem } from './errors';
 import { checkRunnable } from './spec-check';
@@ -30,15 +30,6 @@ const STATE: Record<string, JobView['state']> = {
 
 /** Largest workflow input the API submits (Temporal refuses payloads over 2 MiB). */
 export const MAX_INPUT_BYTES = 1_900_000;
-
-/** The result recorded for a task that never ran. */
-function notRunResult(id: string, reason: FailureReason): TaskResult {
-  return {
-    id, agentId: 'none', status: 'failure', summary: `not started: ${reason}`, evidence: [], citations: [], followUps: [], confidence: 0,
-    metrics: { latencyMs: 0, costUsd: 0, tokens: 0, toolCalls: 0, steps: 0, attempts: 0, channelsHit: [] },
-    failureReason: reason, errors: [`not started: ${reason}`],
-  };
-}
 
 /** Canonical JSON: object keys sorted, so equal specs hash equal. */
 export function canonicalJson(v: unknown): string {
@@ -135,7 +126,7 @@ export function createJobService({ client, config, registry }: JobServiceDeps) {
       if (state === 'running') {
         const p = await handle.query<JobProgress>('status').catch(() => undefined);
         if (!p) return base;
-        return { ...base, pattern: p.pattern, progress: await refineBatches(p), subtasks: await withLedgers(p.subtasks), ledger: p.ledger };
+        return { ...base, pattern: p.pattern, ...(await liveDetail(p)), ledger: p.ledger };
       }
       if (state !== 'completed') return base;
       const result = await expandBatches((await handle.result()) as JobResult);
@@ -246,7 +237,10 @@ export function createJobService({ client, config, registry }: JobServiceDeps) {
       const slice = r.batches.slice(i, i + 8);
       const fetched = await Promise.all(
         slice.map(async (b): Promise<{ results: TaskResult[]; output: unknown }> => {
-          if (b.notRun) return { results: b.notRun.taskIds.map((id) => notRunResult(id, b.notRun!.reason)), output: null };
+          if (b.notRun) {
+            const { reason, taskIds } = b.notRun;
+            return { results: taskIds.map((id) => notRunResult({ id, question: '' }, reason, `not started: ${reason}`)), output: null };
+          }
           const raw = await client.workflow.getHandle(b.workflowId).result();
           if (b.kind === 'subtask') return { results: [raw as TaskResult], output: null };
           const job = await expandBatches(raw as JobResult);
@@ -272,30 +266,28 @@ export function createJobService({ client, config, registry }: JobServiceDeps) {
     return { ...r, results, output };
   }
 
-  /** The job's counts with each running batch's own live counts in place of "all running". */
-  async function refineBatches(p: JobProgress): Promise<JobProgress['progress']> {
-    const running = p.subtasks.filter((s) => s.state === 'running' && s.batch);
-    const c = { ...p.progress };
-    const live = await Promise.all(running.map((s) => client.workflow.getHandle(s.workflowId).query<JobProgress>('status').catch(() => undefined)));
-    for (const b of live) {
-      if (!b) continue;
-      if (!b?.progress) continue;
-      c.running -= b.progress.total;
-      for (const k of ['pending', 'running', 'completed', 'succeeded', 'partial', 'failed'] as const) c[k] += b.progress[k];
-    }
-    return c;
-  }
-
-  /** Adds each running subtask's own ledger (bounded: the first 100 running). */
-  async function withLedgers(subtasks: SubtaskProgress[]): Promise<SubtaskProgress[]> {
-    const running = subtasks.filter((s) => s.state === 'running').slice(0, 100);
-    const ledgers = await Promise.all(
-      running.map((s) =>
-        client.workflow.getHandle(s.workflowId).query<{ ledger: Ledger }>('status').then((r) => r.ledger, () => undefined),
-      ),
+  /**
+   * Live detail from the running children, one status query each (the first 100): every
+   * subtask's own ledger, and a running batch's counts in place of "all of it running".
+   */
+  async function liveDetail(p: JobProgress): Promise<Pick<JobView, 'progress' | 'subtasks'>> {
+    const running = p.subtasks.filter((s) => s.state === 'running').slice(0, 100);
+    const answers = await Promise.all(
+      running.map((s) => client.workflow.getHandle(s.workflowId).query<{ ledger: Ledger; progress?: JobProgress['progress'] }>('status').catch(() => undefined)),
     );
-    const byId = new Map(running.map((s, i) => [s.id, ledgers[i]]));
-    return subtasks.map((s) => (byId.get(s.id) ? { ...s, ledger: byId.get(s.id) } : s));
+    const live = new Map(running.map((s, i) => [s.id, answers[i]]));
+    const progress = { ...p.progress };
+    for (const s of running) {
+      const b = s.batch ? live.get(s.id)?.progress : undefined;
+      if (!b) continue;
+      progress.running -= b.total;
+      for (const k of ['pending', 'running', 'completed', 'succeeded', 'partial', 'failed'] as const) progress[k] += b[k];
+    }
+    const subtasks = p.subtasks.map((s) => {
+      const ledger = live.get(s.id)?.ledger;
+      return ledger ? { ...s, ledger } : s;
+    });
+    return { progress, subtasks };
   }
 }
 

@@ -52,3 +52,19 @@ export async function jobsStartedWithId(jobId: string): Promise<number> {
   for await (const wf of client.workflow.list({ query: `WorkflowId = "job/default/${jobId}"` })) if (wf) n++;
   return n;
 }
+
+/** Polls `check` every 100 ms until it holds; throws `what` after `timeoutMs`. */
+export async function pollUntil(check: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(what);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** `GET /v1/jobs/:jobId/result`, waiting as long as the job runs; the final response. */
+export async function finalResult(app: FastifyInstance, jobId: string) {
+  let res = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=60` });
+  while (res.statusCode === 202) res = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=60` });
+  return res;
+}

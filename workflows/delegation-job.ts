@@ -76,34 +76,26 @@ const { sendWebhook } = proxyActivities<Activities>({
 export async function delegationJob(input: JobInput): Promise<JobResult> {
   const plan = planBatches(input.spec, DEFAULT_MAX_PARALLEL);
   const rt = new JobRuntime(plan ? { ...input, spec: plan.spec } : input, plan?.batchIds);
-  let phase: JobProgress['phase'] = 'running';
+  let done = false;
+  const phase = (): JobProgress['phase'] => (done ? 'done' : rt.cancelRequested ? 'cancelling' : rt.stopRequested ? 'stopping' : 'running');
   rt.onChange = () => setCurrentDetails(renderDetails(rt));
   rt.onChange();
 
-  setHandler(stopSignal, () => {
-    phase = 'stopping';
-    rt.stopAll();
-  });
-  setHandler(cancelJobSignal, () => {
-    phase = 'cancelling';
-    rt.cancelAll('cancelled');
-  });
+  setHandler(stopSignal, () => rt.stopAll());
+  setHandler(cancelJobSignal, () => rt.cancelAll());
   setHandler(statusQuery, () => ({
     jobId: rt.spec.jobId,
     pattern: rt.spec.pattern,
-    phase,
+    phase: phase(),
     progress: rt.counts(),
     subtasks: [...rt.progress.values()],
     ledger: rt.ledgerSnapshot(),
   }));
-  installBudgetHandlers(rt, () => rt.onChange?.());
+  installBudgetHandlers(rt);
 
   // Temporal cancellation (API cancel, UI, parent): hard-stop every running child at once;
   // the pattern then finishes over what it has and the result keeps every finished subtask.
-  CancellationScope.current().cancelRequested.catch(() => {
-    phase = 'cancelling';
-    rt.cancelAll('cancelled');
-  });
+  CancellationScope.current().cancelRequested.catch(() => rt.cancelAll());
 
   const run = PATTERNS[rt.spec.pattern];
   let outcome: PatternOutcome;
@@ -112,14 +104,13 @@ export async function delegationJob(input: JobInput): Promise<JobResult> {
     outcome = await run(rt);
   } catch (err) {
     if (!isCancellation(err)) throw err;
-    phase = 'cancelling';
-    rt.cancelAll('cancelled');
-    await CancellationScope.nonCancellable(() => condition(() => rt.active === 0));
+    rt.cancelAll();
+    await CancellationScope.nonCancellable(() => condition(() => rt.inFlight.size === 0));
     outcome = { status: 'cancelled', output: null };
   }
-  if (rt.cancelRequested && rt.haltReason === 'cancelled') outcome = { ...outcome, status: 'cancelled' };
+  if (rt.cancelRequested) outcome = { ...outcome, status: 'cancelled' };
   rt.recordNotRun(rt.haltReason, `not started: job ${rt.haltReason}`);
-  phase = 'done';
+  done = true;
 
   const result = buildJobResult(rt, outcome);
   // let a top-up in progress answer before the run closes

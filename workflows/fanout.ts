@@ -21,7 +21,7 @@ export async function runFanout(rt: JobRuntime): Promise<PatternOutcome> {
   let quorumReached = false;
   const inFlight: Promise<unknown>[] = [];
   for (const task of spec.tasks) {
-    await condition(() => rt.active < maxParallel || rt.halted || quorumReached);
+    await condition(() => rt.inFlight.size < maxParallel || rt.halted || quorumReached);
     if (rt.halted || quorumReached) break;
     inFlight.push(
       rt.runTask(task).then((r) => {

@@ -5,9 +5,9 @@
  *   API ──update budget──> job: limit += add ──share──> clipped children ──signal grant──> child
  *   API ──update subtaskBudget──> job: reserve min(add, left) ──> subtask (or its batch ──grantTask──> subtask)
  */
-import { ApplicationFailure, CancellationScope, defineSignal, defineUpdate, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, defineSignal, defineUpdate, setHandler } from '@temporalio/workflow';
 import type { Budget, Ledger } from '../schemas';
-import { EPSILON, grow, remaining, topUp } from './budget-ledger';
+import { EPSILON, remaining, topUp } from './budget-ledger';
 import type { JobRuntime, Running } from './job-runtime';
 import { validateTopUp } from './top-up';
 
@@ -24,8 +24,8 @@ export const grantTaskSignal = defineSignal<[{ taskId: string; add: Budget }]>('
 
 const refuse = (type: 'NotFound' | 'Conflict', message: string) => ApplicationFailure.create({ type, message, nonRetryable: true });
 
-/** Reserves up to `add` out of what the job has left for a running child; returns what was granted. */
-function reserveGrant(rt: JobRuntime, r: Running, add: Budget): Budget {
+/** What the job can give of `add` out of what it has left (latency: its remaining wall clock, if capped). */
+function grantable(rt: JobRuntime, add: Budget): Budget {
   const left = remaining(rt.ledger, rt.elapsed());
   const granted: Budget = {};
   for (const axis of ['costUsd', 'tokens', 'toolCalls', 'latencySeconds'] as const) {
@@ -35,41 +35,38 @@ function reserveGrant(rt: JobRuntime, r: Running, add: Budget): Budget {
     if (axis === 'tokens' || axis === 'toolCalls') give = Math.floor(give);
     if (give > EPSILON) granted[axis] = give;
   }
-  grow(rt.ledger, granted);
-  for (const axis of Object.keys(granted) as (keyof Budget)[]) r.allocation[axis] = (r.allocation[axis] ?? 0) + (granted[axis] ?? 0);
   return granted;
-}
-
-/** Sends a signal to a child, ignoring one that has just finished (its settle releases the grant). */
-async function tell(r: Running, name: 'grant' | 'grantTask', arg: object): Promise<void> {
-  await CancellationScope.nonCancellable(() => r.handle.signal(name, arg)).catch(() => undefined);
 }
 
 /** The running child a subtask top-up goes to: the subtask itself, or the running batch that holds it. */
 function targetOf(rt: JobRuntime, taskId: string): Running | undefined {
   const direct = rt.running.get(taskId);
   if (direct && !direct.nested) return direct;
-  for (const id of rt.batchIds) {
-    const batch = rt.running.get(id);
-    if (batch?.task.job?.tasks.some((t) => t.id === taskId)) return batch;
-  }
-  return undefined;
+  const batch = rt.batchHolding(taskId);
+  return batch && rt.running.get(batch.id);
 }
 
 /** Registers the budget update and grant handlers of a job. */
-export function installBudgetHandlers(rt: JobRuntime, onChange: () => void): void {
+export function installBudgetHandlers(rt: JobRuntime): void {
+  /** Raises the job's limits and shares the new money with the children it had clipped. */
+  const raise = async (add: Budget) => {
+    topUp(rt.ledger, add);
+    await rt.shareTopUp(add);
+    rt.onChange?.();
+  };
+  const rootOnly = () => {
+    if (rt.depth > 0) throw refuse('Conflict', 'a nested job is topped up through its root job');
+  };
   setHandler(
     budgetUpdate,
     async ({ add }) => {
-      topUp(rt.ledger, add);
-      await rt.shareTopUp(add);
-      onChange();
+      await raise(add);
       return rt.ledgerSnapshot();
     },
     {
       validator: ({ add }) => {
         validateTopUp(add);
-        if (rt.depth > 0) throw refuse('Conflict', 'a nested job is topped up through its root job');
+        rootOnly();
       },
     },
   );
@@ -77,32 +74,30 @@ export function installBudgetHandlers(rt: JobRuntime, onChange: () => void): voi
     subtaskBudgetUpdate,
     async ({ taskId, add }) => {
       const target = targetOf(rt, taskId)!;
-      const granted = reserveGrant(rt, target, add);
-      if (target.task.id === taskId) await tell(target, 'grant', { add: granted });
-      else await tell(target, 'grantTask', { taskId, add: granted });
-      onChange();
+      const granted = grantable(rt, add);
+      if (target.task.id === taskId) await rt.grant(target, granted);
+      else {
+        rt.reserveFor(target, granted);
+        await rt.tell(target, 'grantTask', { taskId, add: granted });
+      }
+      rt.onChange?.();
       return { taskId, granted, ledger: rt.ledgerSnapshot() };
     },
     {
       validator: ({ taskId, add }) => {
         validateTopUp(add);
-        if (rt.depth > 0) throw refuse('Conflict', 'a nested job is topped up through its root job');
+        rootOnly();
         if (targetOf(rt, taskId)) return;
-        const known = rt.progress.has(taskId) || [...rt.batchIds].some((id) => rt.spec.tasks.find((t) => t.id === id)?.job?.tasks.some((t) => t.id === taskId));
-        if (!known) throw refuse('NotFound', `no subtask "${taskId}"`);
+        if (!rt.progress.has(taskId) && !rt.batchHolding(taskId)) throw refuse('NotFound', `no subtask "${taskId}"`);
         throw refuse('Conflict', rt.running.get(taskId)?.nested ? `"${taskId}" is a nested job: top up the root job instead` : `subtask "${taskId}" is not running`);
       },
     },
   );
-  setHandler(jobGrantSignal, async ({ add }) => {
-    topUp(rt.ledger, add);
-    await rt.shareTopUp(add);
-    onChange();
-  });
+  setHandler(jobGrantSignal, ({ add }) => raise(add));
   setHandler(grantTaskSignal, async ({ taskId, add }) => {
     topUp(rt.ledger, add);
     const target = rt.running.get(taskId);
-    if (target && !target.nested) await tell(target, 'grant', { add: reserveGrant(rt, target, add) });
-    onChange();
+    if (target && !target.nested) await rt.grant(target, grantable(rt, add));
+    rt.onChange?.();
   });
 }

@@ -5,41 +5,35 @@
  *
  *   children's results ──> JobResult ──too big?──> compact results + references ──> payload
  */
-import type { JobBatch, JobResult, TaskResult, TaskSpec } from '../schemas';
+import type { JobBatch, JobResult, TaskResult } from '../schemas';
 import { flattenBatches, realTaskCount } from './batching';
 import type { JobRuntime } from './job-runtime';
 import type { PatternOutcome } from './patterns';
-import { compactResult, dedupe, dedupeEvidence, fitEvidence, fitList, jsonBytes, sumMetrics } from './results';
+import { compactResult, dedupe, dedupeEvidence, fitList, jsonBytes, sumMetrics } from './results';
 
 /** A job result stays under this many JSON bytes (Temporal refuses payloads over 2 MiB). */
 export const MAX_RESULT_BYTES = 1_500_000;
 /** At most this many evidence items and follow-ups in one JobResult. */
 const MAX_LISTED = 2000;
 
-/** Where a batch's results live, and which tasks never ran when the batch itself did not. */
-function batchSummary(rt: JobRuntime, t: TaskSpec, r: TaskResult | undefined): JobBatch {
-  const nested = rt.nestedResults.get(t.id);
-  return {
-    id: t.id,
-    workflowId: rt.childId(t),
-    tasks: t.job?.tasks.length ?? 0,
-    kind: 'batch',
-    status: nested?.status ?? 'failure',
-    ...(nested ? {} : { notRun: { reason: r?.failureReason ?? 'cancelled', taskIds: (t.job?.tasks ?? []).map((x) => x.id) } }),
-  };
-}
-
-/** References to each child's own result, for a flat job whose results do not fit. */
+/**
+ * Where each child's full result lives, for the API to stitch back: a batch's JobResult, a
+ * subtask's TaskResult or a nested job's JobResult; with the task ids that never ran when
+ * the child itself never did.
+ */
 function childRefs(rt: JobRuntime, byId: Map<string, TaskResult>): JobBatch[] {
   return rt.spec.tasks.map((t) => {
     const r = byId.get(t.id);
+    const batch = rt.batchIds.has(t.id);
+    const nested = rt.nestedResults.get(t.id);
+    const ran = batch ? nested !== undefined : rt.allocations.has(t.id);
     return {
       id: t.id,
       workflowId: rt.childId(t),
-      tasks: 1,
-      kind: t.job ? ('nested' as const) : ('subtask' as const),
-      status: r?.status ?? 'failure',
-      ...(rt.allocations.has(t.id) ? {} : { notRun: { reason: r?.failureReason ?? 'cancelled', taskIds: [t.id] } }),
+      tasks: batch ? (t.job?.tasks.length ?? 0) : 1,
+      kind: batch ? ('batch' as const) : t.job ? ('nested' as const) : ('subtask' as const),
+      status: (batch ? nested?.status : r?.status) ?? 'failure',
+      ...(ran ? {} : { notRun: { reason: r?.failureReason ?? 'cancelled', taskIds: batch ? (t.job?.tasks ?? []).map((x) => x.id) : [t.id] } }),
     };
   });
 }
@@ -60,7 +54,7 @@ export function buildJobResult(rt: JobRuntime, outcome: PatternOutcome): JobResu
     status: outcome.status,
     output: outcome.output,
     results: batched ? [] : results,
-    ...(batched ? { batches: rt.spec.tasks.map((t) => batchSummary(rt, t, byId.get(t.id))) } : {}),
+    ...(batched ? { batches: childRefs(rt, byId) } : {}),
     ...(outcome.vote ? { vote: outcome.vote } : {}),
     evidence: dedupeEvidence(evidence).slice(0, MAX_LISTED),
     followUps: dedupe(followUps).slice(0, MAX_LISTED),
@@ -74,7 +68,7 @@ export function buildJobResult(rt: JobRuntime, outcome: PatternOutcome): JobResu
   }
   if (jsonBytes(result.output ?? null) > MAX_RESULT_BYTES / 2) dropOutput(rt, result, all);
   if (jsonBytes(result) > MAX_RESULT_BYTES) {
-    result.evidence = fitEvidence(result.evidence, 256 * 1024);
+    result.evidence = fitList(result.evidence, 256 * 1024);
     result.followUps = fitList(result.followUps, 64 * 1024);
   }
   if (jsonBytes(result) > MAX_RESULT_BYTES) dropOutput(rt, result, all);

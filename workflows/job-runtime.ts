@@ -10,7 +10,7 @@ import type { Budget, Evidence, FailureReason, JobResult, JobSpec, Progress, Sub
 import { newLedger, minBudget, reserve, settle, grow, type LedgerState, remaining, snapshot, zeroUsage } from './budget-ledger';
 import { agentLabel, jobAsTaskResult, notRunResult, withContextSeed } from './results';
 import { PATTERN_KEY, STATUS_KEY, TENANT_KEY } from './search-attributes';
-import { cancelSignal, grantSignal, stopSignal, type SubtaskInput } from './subtask';
+import { cancelSignal, stopSignal, type SubtaskInput } from './subtask';
 
 /** Default operator cap on nesting: levels of jobs below the root. */
 export const DEFAULT_MAX_DEPTH = 3;
@@ -67,12 +67,10 @@ export class JobRuntime {
   haltReason: FailureReason = 'stopped';
   /** Called whenever a subtask changes state (the job refreshes its UI details). */
   onChange?: () => void;
-  /** Ids of the tasks between start and result. */
+  /** Ids of the tasks between start and result (added synchronously, unlike `running`). */
   readonly inFlight = new Set<string>();
   /** Tasks cancelled on purpose (early decisions): their unspent allocation is booked as saved. */
   private readonly cutOff = new Set<string>();
-  /** Tasks between start and result (counted synchronously, unlike `running`). */
-  active = 0;
   /** Pseudo-tasks that are batches of a wide fan-out (they do not count against the depth cap). */
   readonly batchIds = new Set<string>();
   /** Each nested job's full result, by task id (batches are flattened from here). */
@@ -143,12 +141,10 @@ export class JobRuntime {
 
   /** Runs one task as a child workflow with a reserved budget; always resolves to a result. */
   async runTask(task: TaskSpec, context: RunContext = {}): Promise<TaskResult> {
-    this.active++;
     this.inFlight.add(task.id);
     try {
       return await this.runChild(task, context);
     } finally {
-      this.active--;
       this.inFlight.delete(task.id);
     }
   }
@@ -227,7 +223,7 @@ export class JobRuntime {
     const want: Budget = { ...task.budget };
     let shared = false;
     const left = remaining(this.ledger, this.elapsed());
-    const waiting = Math.max(1, this.spec.tasks.length - this.allocations.size - this.refused.length);
+    const waiting = Math.max(1, this.notYetReserved());
     for (const axis of ['costUsd', 'tokens', 'toolCalls'] as const) {
       const avail = left[axis];
       if (want[axis] !== undefined || avail === undefined) continue;
@@ -235,6 +231,11 @@ export class JobRuntime {
       shared = true;
     }
     return { want, shared };
+  }
+
+  /** Tasks that have neither an allocation nor a refusal yet (the current one included while it asks). */
+  private notYetReserved(): number {
+    return this.spec.tasks.length - this.allocations.size - this.refused.length;
   }
 
   /** Sends stop or cancel to one running child; a child that just finished is not an error. */
@@ -258,10 +259,10 @@ export class JobRuntime {
   }
 
   /** Hard stop: running children cancel their step; nothing new starts. */
-  cancelAll(reason: FailureReason = 'cancelled'): void {
+  cancelAll(): void {
     if (this.cancelRequested) return;
     this.cancelRequested = true;
-    this.haltReason = reason;
+    this.haltReason = 'cancelled';
     for (const r of this.running.values()) void this.signalChild(r, 'cancel');
   }
 
@@ -290,7 +291,7 @@ export class JobRuntime {
     if (clipped.length === 0) return;
     const left = remaining(this.ledger, this.elapsed());
     // only the new money is shared, and tasks not started yet keep their fair part of it
-    const waiting = Math.max(0, this.spec.tasks.length - this.allocations.size - this.refused.length);
+    const waiting = this.notYetReserved();
     for (const r of clipped) {
       const extra: Budget = {};
       for (const axis of ['costUsd', 'tokens', 'toolCalls'] as const) {
@@ -300,15 +301,30 @@ export class JobRuntime {
         const share = Math.min(wanted, avail / (clipped.length + waiting));
         if (share > 0) extra[axis] = axis === 'costUsd' ? share : Math.floor(share);
       }
-      if (Object.keys(extra).length === 0 || Object.values(extra).every((v) => !v)) continue;
-      grow(this.ledger, extra);
-      for (const axis of Object.keys(extra) as (keyof Budget)[]) r.allocation[axis] = (r.allocation[axis] ?? 0) + (extra[axis] ?? 0);
-      try {
-        await CancellationScope.nonCancellable(() => r.handle.signal(grantSignal, { add: extra }));
-      } catch {
-        // finished meanwhile; its settle releases the grown reservation
-      }
+      if (Object.values(extra).some((v) => v)) await this.grant(r, extra);
     }
+  }
+
+  /** Reserves `extra` for a running child on top of its allocation and tells it (signal `grant`). */
+  async grant(r: Running, extra: Budget): Promise<void> {
+    this.reserveFor(r, extra);
+    await this.tell(r, 'grant', { add: extra });
+  }
+
+  /** Grows a running child's reservation by `extra` (the child is told separately). */
+  reserveFor(r: Running, extra: Budget): void {
+    grow(this.ledger, extra);
+    for (const axis of Object.keys(extra) as (keyof Budget)[]) r.allocation[axis] = (r.allocation[axis] ?? 0) + (extra[axis] ?? 0);
+  }
+
+  /** Signals a running child, ignoring one that has just finished (its settle releases what it held). */
+  async tell(r: Running, name: 'grant' | 'grantTask', arg: object): Promise<void> {
+    await CancellationScope.nonCancellable(() => r.handle.signal(name, arg)).catch(() => undefined);
+  }
+
+  /** The batch of a wide fan-out whose tasks include `taskId`. */
+  batchHolding(taskId: string): TaskSpec | undefined {
+    return this.spec.tasks.find((t) => this.batchIds.has(t.id) && t.job?.tasks.some((x) => x.id === taskId));
   }
 
   /** Counts by state and outcome. */
@@ -326,7 +342,7 @@ export class JobRuntime {
       const inner = this.batchIds.has(t.id) ? this.nestedResults.get(t.id) : undefined;
       // a batch counts as its real tasks: exactly once it is done, as pending or running before
       if (inner) inner.results.forEach((r) => tally('completed', r.status));
-      else if (this.batchIds.has(t.id)) tally(p.state === 'completed' ? 'completed' : p.state, p.status, t.job?.tasks.length ?? 0);
+      else if (this.batchIds.has(t.id)) tally(p.state, p.status, t.job?.tasks.length ?? 0);
       else tally(p.state, p.status);
     }
     return c;

@@ -48,11 +48,6 @@ export function dedupeEvidence(items: Evidence[]): Evidence[] {
   return out;
 }
 
-/** The longest prefix of the evidence whose JSON fits in `maxBytes`. */
-export function fitEvidence(items: Evidence[], maxBytes: number): Evidence[] {
-  return fitList(items, maxBytes);
-}
-
 /** Strings without duplicates, order kept. */
 export function dedupe(items: string[]): string[] {
   return [...new Set(items)];

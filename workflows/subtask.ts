@@ -25,8 +25,8 @@ import {
 import type { Activities, AgentStepOutput, PreviousStage } from '../activities';
 import type { AgentManifest, Budget, Evidence, FailureReason, Ledger, TaskResult, TaskSpec } from '../schemas';
 import { ErrorType, NON_RETRYABLE_ERROR_TYPES } from '../schemas/errors';
-import { charge, exhaustedAxes, newLedger, remaining, snapshot, topUp, zeroUsage } from './budget-ledger';
-import { agentLabel, dedupe, dedupeEvidence, fitEvidence, fitList, jsonBytes, notRunResult } from './results';
+import { charge, exhaustedAxes, newLedger, remaining, snapshot, topUp } from './budget-ledger';
+import { agentLabel, dedupe, dedupeEvidence, fitList, jsonBytes, notRunResult } from './results';
 
 /** A subtask keeps at most this much evidence (JSON bytes), so its result stays a small payload. */
 const MAX_EVIDENCE_BYTES = 512 * 1024;
@@ -241,7 +241,7 @@ export async function subtask({ task, jobId, allocation, previous }: SubtaskInpu
     evidence = dedupeEvidence([...evidence, ...out.evidence]);
     if (jsonBytes(evidence) > MAX_EVIDENCE_BYTES) {
       const before = evidence.length;
-      evidence = fitEvidence(evidence, MAX_EVIDENCE_BYTES);
+      evidence = fitList(evidence, MAX_EVIDENCE_BYTES);
       errors.push(`evidence capped at ${evidence.length} of ${before} items (${MAX_EVIDENCE_BYTES} bytes)`);
     }
     citations.push(...out.citations);
@@ -255,7 +255,7 @@ export async function subtask({ task, jobId, allocation, previous }: SubtaskInpu
   }
 
   phase = 'done';
-  const spent = ledger.spent ?? zeroUsage();
+  const spent = ledger.spent;
   const hasWork = steps > 0 || evidence.length > 0 || data !== undefined;
   const status = reason === null ? 'success' : hasWork ? 'partial' : 'failure';
   if (reason) log.info('subtask halted', { jobId, taskId: task.id, agentId, reason, steps });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import type { JobResult, JobView } from '../../schemas';
-import { testApp, testClient, uniqueId } from '../helpers';
+import { finalResult, pollUntil, testApp, testClient, uniqueId } from '../helpers';
 
 let app: FastifyInstance;
 beforeAll(async () => {
@@ -19,19 +19,15 @@ const result = async (jobId: string) => {
   return res.json() as JobResult;
 };
 
-/** Polls until `check` holds for the job's subtask `taskId` (phase from its own status query). */
-async function waitForSubtask(jobId: string, taskId: string, phase: string) {
+/** Waits until the job's subtask `taskId` reports `phase` (from its own status query). */
+async function waitForSubtask(jobId: string, taskId: string, phase: string, timeoutMs = 20_000) {
   const client = await testClient();
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const s = await client.workflow
-      .getHandle(`job/default/${jobId}/${taskId}`)
-      .query<{ phase: string }>('status')
-      .catch(() => undefined);
-    if (s?.phase === phase) return;
-    if (Date.now() > deadline) throw new Error(`subtask ${taskId} never reached ${phase} (last: ${s?.phase})`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  let last: string | undefined;
+  await pollUntil(async () => {
+    const s = await client.workflow.getHandle(`job/default/${jobId}/${taskId}`).query<{ phase: string }>('status').catch(() => undefined);
+    last = s?.phase;
+    return last === phase;
+  }, `subtask ${taskId} never reached ${phase} (last: ${last})`, timeoutMs);
 }
 
 describe('live budget top-ups', () => {
@@ -141,13 +137,7 @@ describe('top-ups reach subtasks inside batches and nested jobs', () => {
     ];
     expect((await post('/v1/jobs', { jobId, pattern: 'fanout', budget: { costUsd: 5 }, tasks })).statusCode).toBe(201);
     const client = await testClient();
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const s = await client.workflow.getHandle(`job/default/${jobId}/batch-0001/w`).query<{ phase: string }>('status').catch(() => undefined);
-      if (s?.phase === 'waiting_for_budget') break;
-      if (Date.now() > deadline) throw new Error('w never waited for budget');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitForSubtask(`${jobId}/batch-0001`, 'w', 'waiting_for_budget', 30_000);
     // progress counts real subtasks, not batches, while the job runs
     const live = (await view(jobId)).progress!;
     expect(live.total).toBe(501);
@@ -158,15 +148,13 @@ describe('top-ups reach subtasks inside batches and nested jobs', () => {
     expect(top.json().granted.costUsd).toBeCloseTo(0.01, 10);
     expect((await post(`/v1/jobs/${jobId}/subtasks/nobody/budget`, { add: { costUsd: 0.01 } })).statusCode).toBe(404);
     // a finished task inside a running batch is not topped up
-    for (;;) {
+    await pollUntil(async () => {
       const b = await client.workflow.getHandle(`job/default/${jobId}/batch-0001`).query<{ subtasks: { id: string; state: string }[] }>('status');
-      if (b.subtasks.find((x) => x.id === 'e0')?.state === 'completed') break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+      return b.subtasks.find((x) => x.id === 'e0')?.state === 'completed';
+    }, 'e0 never completed', 60_000);
     expect((await post(`/v1/jobs/${jobId}/subtasks/e0/budget`, { add: { costUsd: 0.01 } })).statusCode).toBe(409);
 
-    let res = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=60` });
-    while (res.statusCode === 202) res = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=60` });
+    const res = await finalResult(app, jobId);
     const r = res.json() as JobResult;
     expect(r.results[0]).toMatchObject({ id: 'w', status: 'success', data: 'fed', metrics: { steps: 2 } });
     const v = await view(jobId);

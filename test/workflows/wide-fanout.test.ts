@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import type { JobResult } from '../../schemas';
 import { BATCH_SIZE, BATCH_THRESHOLD } from '../../workflows/batching';
-import { testApp, testClient, uniqueId } from '../helpers';
+import { finalResult, testApp, testClient, uniqueId } from '../helpers';
 
 let app: FastifyInstance;
 beforeAll(async () => {
@@ -21,8 +21,7 @@ describe('wide fan-out as a tree of batches', () => {
     const tasks = Array.from({ length: n }, (_, i) => ({ id: `t${i}`, question: `q${i}${pad}`, agent: 'echo' }));
     const submit = await app.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId, pattern: 'fanout', maxParallel: 200, budget: { costUsd: 1 }, tasks } });
     expect(submit.statusCode).toBe(201);
-    let res = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=60` });
-    while (res.statusCode === 202) res = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=60` });
+    const res = await finalResult(app, jobId);
     expect(res.statusCode).toBe(200);
     const r = res.json() as JobResult;
     expect(r.status).toBe('success');
@@ -86,8 +85,7 @@ describe('wide fan-out as a tree of batches', () => {
     const jobId = uniqueId('widequorum');
     const tasks = Array.from({ length: BATCH_THRESHOLD + 2 }, (_, i) => ({ id: `q${i}`, question: 'q', agent: 'sim', params: { latencyMs: 200 } }));
     await app.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId, pattern: 'fanout', aggregation: { strategy: 'merge', quorum: 2 }, tasks } });
-    let res = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=60` });
-    while (res.statusCode === 202) res = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=60` });
+    const res = await finalResult(app, jobId);
     const r = res.json() as JobResult;
     expect(r.status).toBe('success');
     expect(r.results).toHaveLength(tasks.length);
@@ -113,8 +111,7 @@ describe('wide fan-out as a tree of batches', () => {
         ],
       },
     });
-    let res = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=60` });
-    while (res.statusCode === 202) res = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=60` });
+    const res = await finalResult(app, jobId);
     const r = res.json() as JobResult;
     expect(r.status).toBe('success');
     const merged = r.output as Record<string, string>;
