@@ -15,9 +15,12 @@ import {
 } from 'fastify-type-provider-zod';
 import type { AgentRegistry } from '../activities';
 import type { Config } from '../schemas';
+import type { TenantDirectory } from '../workers/tenants';
+import { BEARER_SCHEME, installAuth } from './auth';
 import { frameworkErrorAsProblem, installErrorHandling } from './errors';
 import { installJsonBodyParser } from './json-body';
 import { createJobService, type JobService } from './job-service';
+import { installRateLimit } from './quotas';
 import { jobRoutes } from './routes/jobs';
 import { systemRoutes } from './routes/system';
 
@@ -27,6 +30,7 @@ declare module 'fastify' {
     temporal: Client;
     registry: AgentRegistry;
     jobs: JobService;
+    tenants: TenantDirectory;
     publicUrl: string;
   }
 }
@@ -36,12 +40,17 @@ export interface AppDeps {
   config: Config;
   client: Client;
   registry: AgentRegistry;
+  /** Who may call (bearer keys → tenants) and their quotas. */
+  tenants: TenantDirectory;
   /** Fastify's own options (logger etc.). */
   fastify?: FastifyServerOptions;
 }
 
-/** Builds the API app (routes, OpenAPI, errors); call `listen` yourself. */
-export async function buildApp({ config, client, registry, fastify }: AppDeps): Promise<FastifyInstance> {
+/** Builds the API app (auth, quotas, routes, OpenAPI, errors); call `listen` yourself. Refuses to build without keys unless auth is off. */
+export async function buildApp({ config, client, registry, tenants, fastify }: AppDeps): Promise<FastifyInstance> {
+  if (tenants.auth === 'on' && tenants.list().length === 0) {
+    throw new Error('no API keys: set DELEGATE_API_KEYS (tenant=key,...) or DELEGATE_API_KEYS_FILE, or DELEGATE_AUTH=off for development');
+  }
   const app = Fastify({
     bodyLimit: 4 * 1024 * 1024,
     // above the 128 characters ids may have, so long ids reach the schema and its message
@@ -54,10 +63,13 @@ export async function buildApp({ config, client, registry, fastify }: AppDeps): 
   app.decorate('config', config);
   app.decorate('temporal', client);
   app.decorate('registry', registry);
-  app.decorate('jobs', createJobService({ client, config, registry }));
+  app.decorate('tenants', tenants);
+  app.decorate('jobs', createJobService({ client, config, registry, tenants }));
   app.decorate('publicUrl', config.PUBLIC_URL ?? `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${config.PORT}`);
   installErrorHandling(app);
   installJsonBodyParser(app);
+  installAuth(app, tenants);
+  await installRateLimit(app, tenants, config.DELEGATE_QUOTA_REQUESTS_PER_MINUTE);
 
   await app.register(swagger, {
     openapi: {
@@ -72,6 +84,10 @@ export async function buildApp({ config, client, registry, fastify }: AppDeps): 
         { name: 'agents', description: 'The agent catalogue' },
         { name: 'system', description: 'Health and readiness' },
       ],
+      components: {
+        securitySchemes: { [BEARER_SCHEME]: { type: 'http', scheme: 'bearer', description: 'An API key; the key decides the tenant' } },
+      },
+      security: [{ [BEARER_SCHEME]: [] }],
     },
     transform: jsonSchemaTransform,
     transformObject: jsonSchemaTransformObject,

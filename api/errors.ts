@@ -36,6 +36,8 @@ export class HttpProblem extends Error {
     readonly title: string,
     readonly detail?: string,
     readonly errors?: FieldError[],
+    /** Extra response headers (Retry-After, WWW-Authenticate). */
+    readonly headers?: Record<string, string>,
   ) {
     super(detail ?? title);
   }
@@ -49,12 +51,13 @@ export function formatPath(path: readonly PropertyKey[], root = ''): string {
 }
 
 const TYPES: Record<number, string> = {
-  400: 'invalid-request', 404: 'not-found', 405: 'method-not-allowed', 409: 'conflict', 413: 'payload-too-large',
+  400: 'invalid-request', 401: 'unauthorized', 404: 'not-found', 405: 'method-not-allowed', 409: 'conflict', 413: 'payload-too-large',
   415: 'unsupported-media-type', 422: 'unprocessable', 429: 'too-many-requests', 503: 'unavailable',
 };
 
 /** Sends a problem+json answer. */
 export function sendProblem(reply: FastifyReply, p: HttpProblem): FastifyReply {
+  if (p.headers) reply.headers(p.headers);
   return reply
     .code(p.status)
     .type('application/problem+json')
@@ -81,6 +84,8 @@ export function fromTemporal(err: unknown, what = 'job'): HttpProblem | undefine
   }
   if (isGrpcServiceError(err)) {
     if (err.code === 5) return new HttpProblem(404, 'Not found', `no such ${what}`);
+    if (err.code === 3) return new HttpProblem(400, 'Invalid request', 'the workflow service refused the request as invalid');
+    if (err.code === 8) return new HttpProblem(429, 'Too many requests', 'the workflow service is rate limiting; retry', undefined, { 'retry-after': '5' });
     if (err.code === 14 || err.code === 4) return new HttpProblem(503, 'Temporal unavailable', 'the workflow service did not answer; retry');
     if (err.code === 9 && /completed|closed/i.test(err.details ?? '')) return new HttpProblem(409, 'Conflict', `${what} has already finished`);
   }

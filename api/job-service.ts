@@ -2,11 +2,13 @@
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { createHash, randomUUID } from 'node:crypto';
 import type { AgentRegistry } from '../activities';
-import type { Budget, Config, JobProgress, JobResult, JobSpec, JobView, Ledger, SubtaskProgress, TaskResult } from '../schemas';
+import { countSubtasks, type Budget, type Config, type JobProgress, JobResult, JobSpec, JobView, Ledger, SubtaskProgress, TaskResult } from '../schemas';
 import type { JobInput } from '../workflows/delegation-job';
 import { jobAsTaskResult, notRunResult } from '../workflows/results';
 import { LABELS_KEY, labelKeywords, PATTERN_KEY, STATUS_KEY, TENANT_KEY } from '../workflows/search-attributes';
+import { agentQueueFor, type TenantDirectory } from '../workers/tenants';
 import { HttpProblem } from './errors';
+import { createRunningJobsQuota } from './quotas';
 import { checkRunnable } from './spec-check';
 
 /** What the job service needs. */
@@ -14,6 +16,7 @@ export interface JobServiceDeps {
   client: Client;
   config: Config;
   registry: AgentRegistry;
+  tenants: TenantDirectory;
 }
 
 /** Outcome of a submission: the job and whether this call created it. */
@@ -42,7 +45,8 @@ export function canonicalJson(v: unknown): string {
 }
 
 /** Creates the job service. */
-export function createJobService({ client, config, registry }: JobServiceDeps) {
+export function createJobService({ client, config, registry, tenants }: JobServiceDeps) {
+  const runningJobs = createRunningJobsQuota(client);
   const workflowIdOf = (tenant: string, jobId: string) => `job/${tenant}/${jobId}`;
   const handleOf = (tenant: string, jobId: string): WorkflowHandle => client.workflow.getHandle(workflowIdOf(tenant, jobId));
   const uiLink = (workflowId: string) =>
@@ -74,16 +78,33 @@ export function createJobService({ client, config, registry }: JobServiceDeps) {
           { path: 'body.jobId', message: `differs from Idempotency-Key "${idempotencyKey}"` },
         ]);
       }
+      const policy = tenants.get(tenant);
+      if (!policy) throw new HttpProblem(404, 'Not found', 'unknown tenant');
+      const subtasks = countSubtasks(spec);
+      if (subtasks > policy.quotas.tasksPerJob) {
+        throw new HttpProblem(422, 'Job cannot run', 'the job has more subtasks than the tenant may submit at once', [
+          { path: 'body.tasks', message: `${subtasks} subtasks across every level of nesting; this tenant's quota is ${policy.quotas.tasksPerJob}` },
+        ]);
+      }
       const problems = checkRunnable(spec, registry, config.DELEGATE_MAX_DEPTH);
       if (problems.length > 0) throw new HttpProblem(422, 'Job cannot run', `${problems.length} problem(s) in the job`, problems.map((p) => ({ ...p, path: `body.${p.path}` })));
       const jobId = spec.jobId ?? idempotencyKey ?? randomUUID();
       const workflowId = workflowIdOf(tenant, jobId);
       const specHash = createHash('sha256').update(canonicalJson({ ...spec, jobId: undefined })).digest('hex');
-      const input: JobInput = { spec: { ...spec, jobId }, tenant, depth: 0, maxDepth: config.DELEGATE_MAX_DEPTH };
+      const input: JobInput = {
+        spec: { ...spec, jobId },
+        tenant,
+        depth: 0,
+        maxDepth: config.DELEGATE_MAX_DEPTH,
+        agentQueue: agentQueueFor(config.DELEGATE_TASK_QUEUE, tenant),
+      };
       const bytes = Buffer.byteLength(JSON.stringify(input));
       if (bytes > MAX_INPUT_BYTES) {
         throw new HttpProblem(413, 'Job too large', `the job is ${bytes} bytes as a workflow input; Temporal takes at most ${MAX_INPUT_BYTES} (2 MiB payloads): move bulky context out of the spec`);
       }
+      // a resubmission of a job that exists is answered below whatever the quota says
+      const exists = await handleOf(tenant, jobId).describe().then(() => true, () => false);
+      if (!exists) await runningJobs.check(tenant, policy.quotas);
       try {
         await client.workflow.start('delegationJob', {
           workflowId,
@@ -99,6 +120,7 @@ export function createJobService({ client, config, registry }: JobServiceDeps) {
             ...(spec.labels ? [{ key: LABELS_KEY, value: labelKeywords(spec.labels) }] : []),
           ],
         });
+        runningJobs.started(tenant, workflowId);
         return { jobId, workflowId, created: true };
       } catch (err) {
         if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;

@@ -34,6 +34,8 @@ export function installJsonBodyParser(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
+    // a body-less control POST (stop, cancel) sent as application/json: no body, not an error
+    if ((body as Buffer).length === 0) return done(null, undefined);
     let text: string;
     try {
       text = strictUtf8.decode(body as Buffer);

@@ -2,7 +2,9 @@
 import { Client } from '@temporalio/client';
 import { loadRegistry } from '../activities';
 import { connectClient, loadConfig } from '../workers/config';
+import { loadTenants } from '../workers/tenants';
 import { buildApp } from './app';
+import { AUTH_OFF_WARNING } from './routes/system';
 
 const config = loadConfig();
 const connection = await connectClient(config);
@@ -11,7 +13,12 @@ const app = await buildApp({
   config,
   client,
   registry: loadRegistry(config.DELEGATE_AGENTS_FILE),
+  tenants: loadTenants(config),
   fastify: { logger: { level: config.LOG_LEVEL, base: { proc: 'api' } } },
+}).catch((err: Error) => {
+  // no keys, a bad keys file: say what to set, not a stack
+  console.error(`api: ${err.message}`);
+  process.exit(1);
 });
 for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   process.once(sig, async () => {
@@ -21,4 +28,6 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
     process.exit(0);
   });
 }
+if (app.tenants.auth === 'off') app.log.warn(`*** ${AUTH_OFF_WARNING} ***`);
+else app.log.info({ tenants: app.tenants.list().map((t) => t.tenant) }, 'bearer-key authentication on');
 await app.listen({ host: config.HOST, port: config.PORT });

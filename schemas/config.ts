@@ -14,6 +14,18 @@ export const ConfigSchema = z.object({
   DELEGATE_MAX_DEPTH: z.coerce.number().int().min(0).max(10).default(3).describe('levels of nested jobs below the root'),
   DELEGATE_AGENTS_FILE: z.string().min(1).optional().describe('JSON file of HTTP agents (default: agents.json when present)'),
   DELEGATE_STEP_LOG: z.string().min(1).optional().describe('append-only file of completed agent steps (audits, chaos tests)'),
+  DELEGATE_AUTH: z.enum(['on', 'off']).default('on').describe('off: no keys, every caller is tenant "default" (development only)'),
+  DELEGATE_API_KEYS: z
+    .string()
+    .regex(/^\s*[^=,\s]+=[^,\s]+\s*(,\s*[^=,\s]+=[^,\s]+\s*)*$/, 'comma-separated tenant=key pairs')
+    .optional()
+    .describe('tenant=key pairs (development and tests)'),
+  DELEGATE_API_KEYS_FILE: z.string().min(1).optional().describe('JSON file of tenants with SHA-256 hashes of their keys (production)'),
+  DELEGATE_QUOTA_REQUESTS_PER_MINUTE: z.coerce.number().int().positive().default(600).describe('API requests per tenant per minute'),
+  DELEGATE_QUOTA_RUNNING_JOBS: z.coerce.number().int().positive().default(50).describe('root jobs a tenant may have running'),
+  DELEGATE_QUOTA_TASKS_PER_JOB: z.coerce.number().int().positive().max(10_000).default(10_000).describe('subtasks in one request, across every level of nesting'),
+  DELEGATE_QUOTA_AGENT_SLOTS: z.coerce.number().int().positive().max(10_000).default(50).describe("concurrent agent steps per tenant per worker"),
+  DELEGATE_WORKER_SLOTS: z.coerce.number().int().positive().max(10_000).default(200).describe('concurrent agent steps of the shared lane (jobs started without a tenant lane)'),
   DELEGATE_WEBHOOK_SECRET: z.string().min(16).optional().describe('HMAC-SHA256 key that signs completion webhooks'),
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: port.default(3000),

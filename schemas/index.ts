@@ -6,3 +6,5 @@ export * from './agent';
 export * from './status';
 export * from './errors';
 export * from './config';
+export * from './tenant';
+export * from './job-input';

@@ -7,6 +7,13 @@ export const IdSchema = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/, 'letters, digits, "_", ".", ":" or "-", at most 128, starting with a letter or digit');
 
+/** Label keys: letters, digits, "_", ".", "-", at most 64. */
+export const LabelKeySchema = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'label keys: letters, digits, "_", ".", "-", at most 64');
+/** Label values: letters, digits, space and `_ . : / @ + -`, at most 256 (they end up in visibility queries). */
+export const LabelValueSchema = z.string().regex(/^[A-Za-z0-9 _.:/@+-]{0,256}$/, 'label values: letters, digits, space and "_.:/@+-", at most 256');
+
+const LOOPBACK_URL = /^http:\/\/(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\])(:\d+)?(\/|$)/i;
+
 /** Who works on a subtask: an agent id, any agent with a capability, or semantic routing. */
 export const AgentRefSchema = z.union([
   z.string().min(1).max(128),
@@ -95,12 +102,24 @@ const JobSpecObject = z.strictObject({
   pipeline: PipelineOptionsSchema.optional(),
   budget: BudgetSchema.optional(),
   maxParallel: z.number().int().min(1).max(1000).optional(),
-  callbackUrl: z.url({ protocol: /^https?$/ }).max(2048).optional(),
-  labels: z
-    .record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'label keys: letters, digits, "_", ".", "-"'), z.string().max(256))
+  callbackUrl: z
+    .url({ protocol: /^https?$/ })
+    .max(2048)
+    .refine((u) => u.startsWith('https:') || LOOPBACK_URL.test(u), 'https only (http is allowed for loopback hosts in development)')
     .optional(),
+  labels: z.record(LabelKeySchema, LabelValueSchema).optional(),
 });
 type JobSpecShape = z.infer<typeof JobSpecObject>;
+
+/** Subtasks in one job, counted across every level of nesting (tenants may have a lower quota). */
+export const MAX_SUBTASKS_PER_JOB = 10_000;
+
+/** Agent tasks in a job, across every level of nesting. */
+export function countSubtasks(job: { tasks: { job?: { tasks: unknown[] } | undefined }[] }): number {
+  let n = 0;
+  for (const t of job.tasks) n += t.job ? countSubtasks(t.job as typeof job) : 1;
+  return n;
+}
 
 /** Tasks per pattern: a fan-out is batched into a tree; pipelines and votes run flat, so they stay within one run's history. */
 export const PATTERN_TASK_CAPS = { fanout: 10_000, pipeline: 500, vote: 1000 } as const;
@@ -139,5 +158,11 @@ function checkJob(job: JobSpecShape, ctx: z.RefinementCtx, path: (string | numbe
 }
 
 /** One delegation request: a pattern over subtasks (each may be a nested job), with a job budget. */
-export const JobSpecSchema = JobSpecObject.superRefine((job, ctx) => checkJob(job, ctx, [])).meta({ id: 'JobSpec' });
+export const JobSpecSchema = JobSpecObject.superRefine((job, ctx) => {
+  checkJob(job, ctx, []);
+  const n = countSubtasks(job);
+  if (n > MAX_SUBTASKS_PER_JOB) {
+    ctx.addIssue({ code: 'custom', path: ['tasks'], message: `${n} subtasks across every level of nesting; a job takes at most ${MAX_SUBTASKS_PER_JOB}` });
+  }
+}).meta({ id: 'JobSpec' });
 export type JobSpec = z.infer<typeof JobSpecSchema>;

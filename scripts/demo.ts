@@ -1,7 +1,12 @@
+import { fileURLToPath } from 'node:url';
 import type { JobResult } from '../schemas';
+import { localApiKey } from './api-key';
 
 /** `npm run demo`: submits a 3-subtask fan-out to the running API, waits, prints the result. */
 const api = process.env.DELEGATE_API_URL ?? `http://localhost:${process.env.PORT ?? 3000}`;
+// DELEGATE_API_KEY, or the key `npm start` made for tenant "default"
+const key = process.env.DELEGATE_API_KEY ?? localApiKey(fileURLToPath(new URL('..', import.meta.url)));
+const auth: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
 const jobId = `demo-${new Date().toISOString().replace(/[:.]/g, '-')}`;
 const spec = {
   jobId,
@@ -32,10 +37,14 @@ const spec = {
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 async function call(path: string, init?: RequestInit): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${api}${path}`, init).catch((err: Error) => {
+  const res = await fetch(`${api}${path}`, { ...init, headers: { ...auth, ...init?.headers } }).catch((err: Error) => {
     console.error(`Cannot reach the API at ${api} (${err.message}). Is \`npm start\` running?`);
     process.exit(1);
   });
+  if (res.status === 401) {
+    console.error('The API refused the key (401): set DELEGATE_API_KEY, or run `npm start` so it makes .data/api-key.');
+    process.exit(1);
+  }
   return { status: res.status, body: await res.json() };
 }
 

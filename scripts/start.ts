@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../workers/config';
+import { apiKeyFile, localApiKey } from './api-key';
 import { startDevServer, type DevServer } from './dev-server';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -57,7 +58,15 @@ if (!external) {
   console.log(`Using the Temporal cluster at ${address} (TEMPORAL_ADDRESS).`);
 }
 
-const env = { ...process.env, TEMPORAL_ADDRESS: address, TEMPORAL_UI_URL: uiUrl };
+// with no keys configured, one key for tenant `default`, made once and kept in .data/api-key
+const generatedKey =
+  config.DELEGATE_AUTH === 'on' && !config.DELEGATE_API_KEYS && !config.DELEGATE_API_KEYS_FILE ? localApiKey(root, true) : undefined;
+const env = {
+  ...process.env,
+  TEMPORAL_ADDRESS: address,
+  TEMPORAL_UI_URL: uiUrl,
+  ...(generatedKey ? { DELEGATE_API_KEYS: `default=${generatedKey}` } : {}),
+};
 function launch(name: string, entry: string): ChildProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', join(root, entry)], { env, stdio: 'inherit', cwd: root });
   child.once('exit', (code, signal) => {
@@ -93,3 +102,11 @@ Delegate is running.
   Temporal     ${address}${external ? '' : '  (data in .data/temporal.sqlite)'}
 Try: npm run demo     Stop: Ctrl-C
 `);
+if (generatedKey) {
+  console.log(`API key of tenant "default" (kept in ${apiKeyFile(root)}, mode 0600):
+  ${generatedKey}
+  curl -s ${api}/v1/agents -H "authorization: Bearer $(cat .data/api-key)"
+`);
+} else if (config.DELEGATE_AUTH === 'off') {
+  console.log('*** DELEGATE_AUTH=off: the API has no authentication; every caller is tenant "default". ***\n');
+}

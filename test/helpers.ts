@@ -1,11 +1,13 @@
 /** Shared test helpers: a client and an API app against the run's dev server, unique ids. */
 import { Client, Connection } from '@temporalio/client';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { inject } from 'vitest';
 import { loadRegistry } from '../activities';
 import { buildApp } from '../api/app';
 import type { JobResult, JobSpec } from '../schemas';
 import { loadConfig } from '../workers/config';
+import { loadTenants } from '../workers/tenants';
+import { authHeader, type TestTenant } from './tenants';
 
 let counter = 0;
 /** An id unique across test files and runs. */
@@ -20,15 +22,34 @@ export function testClient(): Promise<Client> {
   return clientPromise;
 }
 
-/** The test configuration: the run's server and task queue. */
+/** The test configuration: the run's server, task queue and tenants' keys file. */
 export function testConfig(extra: Record<string, string> = {}) {
-  return loadConfig({ TEMPORAL_ADDRESS: inject('temporalAddress'), DELEGATE_TASK_QUEUE: inject('taskQueue'), LOG_LEVEL: 'silent', ...extra });
+  return loadConfig({
+    TEMPORAL_ADDRESS: inject('temporalAddress'),
+    DELEGATE_TASK_QUEUE: inject('taskQueue'),
+    DELEGATE_API_KEYS_FILE: inject('keysFile'),
+    LOG_LEVEL: 'silent',
+    ...extra,
+  });
 }
 
-/** The API app, not listening: drive it with `app.inject`. */
-export async function testApp(extra: Record<string, string> = {}): Promise<FastifyInstance> {
-  const app = await buildApp({ config: testConfig(extra), client: await testClient(), registry: loadRegistry(inject('agentsFile')) });
+/**
+ * The API app, not listening: drive it with `app.inject`. Requests carry the key of `as`
+ * (tenant `default` unless said otherwise) unless they set their own `authorization`
+ * header; `as: null` sends none. Closed after the file's tests by the caller's afterAll.
+ */
+export async function testApp(extra: Record<string, string> = {}, as: TestTenant | null = 'default'): Promise<FastifyInstance> {
+  const config = testConfig(extra);
+  const app = await buildApp({ config, client: await testClient(), registry: loadRegistry(inject('agentsFile')), tenants: loadTenants(config) });
   await app.ready();
+  if (as !== null) {
+    const inject = app.inject.bind(app) as (opts: InjectOptions) => Promise<LightMyRequestResponse>;
+    // every request of this app is the tenant's unless it says otherwise
+    app.inject = ((opts: InjectOptions | string) => {
+      const o: InjectOptions = typeof opts === 'string' ? { url: opts } : opts;
+      return inject({ ...o, headers: { ...authHeader(as), ...o.headers } });
+    }) as typeof app.inject;
+  }
   return app;
 }
 
@@ -45,11 +66,11 @@ export async function runJob(spec: JobSpec & { jobId: string }, opts: { maxDepth
   }) as Promise<JobResult>;
 }
 
-/** How many workflows were started with the root job id `job/default/<jobId>` (0 when refused). */
-export async function jobsStartedWithId(jobId: string): Promise<number> {
+/** How many workflows were started with the root job id `job/<tenant>/<jobId>` (0 when refused). */
+export async function jobsStartedWithId(jobId: string, tenant = 'default'): Promise<number> {
   const client = await testClient();
   let n = 0;
-  for await (const wf of client.workflow.list({ query: `WorkflowId = "job/default/${jobId}"` })) if (wf) n++;
+  for await (const wf of client.workflow.list({ query: `WorkflowId = "job/${tenant}/${jobId}"` })) if (wf) n++;
   return n;
 }
 

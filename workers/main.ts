@@ -1,29 +1,39 @@
-/** Worker process: hosts the workflows and the builtin agents until SIGINT/SIGTERM. */
+/** Worker process: hosts the workflows, the shared agent pool and one agent lane per tenant until SIGINT/SIGTERM. */
 import { pino } from 'pino';
 import { loadRegistry } from '../activities';
 import { connectWorker, loadConfig } from './config';
-import { bundleWorkflows, createWorker } from './worker';
+import { agentQueueFor, loadTenants } from './tenants';
+import { bundleWorkflows, createLaneWorkers, createWorker } from './worker';
 
 const config = loadConfig();
 const log = pino({ level: config.LOG_LEVEL, base: { proc: 'worker' } });
+const tenants = loadTenants(config);
 const connection = await connectWorker(config);
-const worker = await createWorker({
+const registry = loadRegistry(config.DELEGATE_AGENTS_FILE);
+const common = {
   connection,
   namespace: config.TEMPORAL_NAMESPACE,
-  taskQueue: config.DELEGATE_TASK_QUEUE,
   stepLogPath: config.DELEGATE_STEP_LOG,
-  registry: loadRegistry(config.DELEGATE_AGENTS_FILE),
+  registry,
   webhookSecret: config.DELEGATE_WEBHOOK_SECRET,
+};
+const worker = await createWorker({
+  ...common,
+  taskQueue: config.DELEGATE_TASK_QUEUE,
   workflowBundle: await bundleWorkflows(),
+  maxConcurrentActivities: config.DELEGATE_WORKER_SLOTS,
 });
+const lanes = tenants.list().map((t) => ({ taskQueue: agentQueueFor(config.DELEGATE_TASK_QUEUE, t.tenant), slots: t.quotas.agentSlots }));
+const laneWorkers = await createLaneWorkers(common, lanes);
+const all = [worker, ...laneWorkers];
 for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   // the SDK's runtime also reacts to these signals; whoever comes second finds it stopping
   process.on(sig, () => {
     log.info({ signal: sig }, 'worker shutting down');
-    if (worker.getState() === 'RUNNING') worker.shutdown();
+    for (const w of all) if (w.getState() === 'RUNNING') w.shutdown();
   });
 }
-log.info({ address: config.TEMPORAL_ADDRESS, taskQueue: config.DELEGATE_TASK_QUEUE }, 'worker running');
-await worker.run();
+log.info({ address: config.TEMPORAL_ADDRESS, taskQueue: config.DELEGATE_TASK_QUEUE, lanes: lanes.map((l) => `${l.taskQueue}×${l.slots}`) }, 'worker running');
+await Promise.all(all.map((w) => w.run()));
 await connection.close();
 log.info('worker stopped');

@@ -22,6 +22,34 @@ export interface DelegateWorkerOptions {
   maxConcurrentActivities?: number;
 }
 
+/** One tenant's agent lane: an activity task queue and how many steps a worker runs from it at once. */
+export interface AgentLane {
+  taskQueue: string;
+  slots: number;
+}
+
+/**
+ * Activity-only workers, one per tenant lane, each with its own slot cap: a tenant's steps
+ * wait in its own queue on the server, so one tenant's long steps never hold the slots
+ * another tenant's steps need.
+ */
+export async function createLaneWorkers(opts: Omit<DelegateWorkerOptions, 'taskQueue' | 'workflowBundle' | 'maxConcurrentActivities'>, lanes: AgentLane[]): Promise<Worker[]> {
+  const registry = opts.registry ?? createAgentRegistry(builtinAgents);
+  const activities = createActivities({ registry, stepLogPath: opts.stepLogPath, webhook: { secret: opts.webhookSecret } });
+  return Promise.all(
+    lanes.map((lane) =>
+      Worker.create({
+        connection: opts.connection,
+        namespace: opts.namespace,
+        taskQueue: lane.taskQueue,
+        activities,
+        maxConcurrentActivityTaskExecutions: lane.slots,
+        shutdownGraceTime: '5 seconds',
+      }),
+    ),
+  );
+}
+
 /** Bundles the workflows once (tests and benchmarks reuse the bundle). */
 export function bundleWorkflows(): Promise<WorkflowBundle> {
   return bundleWorkflowCode({ workflowsPath, logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never });

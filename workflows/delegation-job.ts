@@ -9,6 +9,7 @@
  */
 import {
   allHandlersFinished,
+  ApplicationFailure,
   CancellationScope,
   condition,
   defineQuery,
@@ -23,6 +24,8 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { JobProgress, JobResult } from '../schemas';
+import { ErrorType } from '../schemas/errors';
+import { jobInputProblems } from '../schemas/job-input';
 import { runFanout } from './fanout';
 import { planBatches } from './batching';
 import { installBudgetHandlers } from './job-budget';
@@ -74,6 +77,11 @@ const { sendWebhook } = proxyActivities<Activities>({
 
 /** Runs a delegation job to its JobResult. The function name is the workflow type: do not rename. */
 export async function delegationJob(input: JobInput): Promise<JobResult> {
+  // the same rules as the API's, for jobs started straight through Temporal
+  const problems = jobInputProblems(input);
+  if (problems.length > 0) {
+    throw ApplicationFailure.create({ type: ErrorType.InvalidInput, nonRetryable: true, message: `invalid job input: ${problems.join('; ')}` });
+  }
   const plan = planBatches(input.spec, DEFAULT_MAX_PARALLEL);
   const rt = new JobRuntime(plan ? { ...input, spec: plan.spec } : input, plan?.batchIds);
   let done = false;

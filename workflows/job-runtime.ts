@@ -28,6 +28,8 @@ export interface JobInput {
   maxDepth?: number;
   /** Set when the parent job reserved a budget for this one: the lower cap wins. */
   allocation?: Budget;
+  /** The tenant's agent lane: the activity task queue of its agent steps (default: the job's own queue). */
+  agentQueue?: string;
 }
 
 /** Per-run context a pattern adds to a task (a pipeline hands each stage the previous one). */
@@ -53,6 +55,8 @@ export class JobRuntime {
   readonly depth: number;
   readonly maxDepth: number;
   readonly tenant: string;
+  /** The tenant's agent lane, passed on to every child. */
+  readonly agentQueue?: string;
   readonly ledger: LedgerState;
   readonly started = Date.now();
   /** Results in completion order. */
@@ -89,6 +93,7 @@ export class JobRuntime {
     this.depth = input.depth ?? 0;
     this.maxDepth = input.maxDepth ?? DEFAULT_MAX_DEPTH;
     this.tenant = input.tenant ?? 'default';
+    this.agentQueue = input.agentQueue;
     this.ledger = newLedger(minBudget(input.spec.budget, input.allocation));
     batchIds.forEach((id) => this.batchIds.add(id));
     for (const t of input.spec.tasks) {
@@ -178,6 +183,7 @@ export class JobRuntime {
                   depth: this.batchIds.has(task.id) ? this.depth : this.depth + 1,
                   maxDepth: this.maxDepth,
                   allocation,
+                  agentQueue: this.agentQueue,
                 } satisfies JobInput,
               ],
               typedSearchAttributes: [
@@ -188,7 +194,7 @@ export class JobRuntime {
             })
           : startChild('subtask', {
               ...common,
-              args: [{ task: withContextSeed(task, context.contextSeed ?? []), jobId: this.spec.jobId, allocation, previous: context.previous } satisfies SubtaskInput],
+              args: [{ task: withContextSeed(task, context.contextSeed ?? []), jobId: this.spec.jobId, allocation, previous: context.previous, agentQueue: this.agentQueue } satisfies SubtaskInput],
             }),
       );
       const running: Running = { task, handle: handle as Running['handle'], allocation, clipped: clipped || shared, nested: !!task.job };

@@ -43,6 +43,8 @@ export interface SubtaskInput {
   allocation: Budget;
   /** In a pipeline: the previous stage's result, handed to the agent with every step. */
   previous?: PreviousStage;
+  /** The tenant's agent lane: the task queue its steps run on (default: the workflow's own). */
+  agentQueue?: string;
 }
 
 /** What the status query answers. */
@@ -91,7 +93,7 @@ function classify(err: unknown, maxAttempts: number): { reason: FailureReason; a
 }
 
 /** Runs one subtask to a TaskResult. The function name is the workflow type: do not rename. */
-export async function subtask({ task, jobId, allocation, previous }: SubtaskInput): Promise<TaskResult> {
+export async function subtask({ task, jobId, allocation, previous, agentQueue }: SubtaskInput): Promise<TaskResult> {
   const started = Date.now();
   const elapsed = () => (Date.now() - started) / 1000;
   const ledger = newLedger(allocation);
@@ -118,6 +120,7 @@ export async function subtask({ task, jobId, allocation, previous }: SubtaskInpu
   phase = 'running';
   const retry = { ...manifest.retry, ...task.retry };
   const { agentStep } = proxyActivities<Activities>({
+    ...(agentQueue ? { taskQueue: agentQueue } : {}),
     startToCloseTimeout: `${task.timeoutSeconds ?? manifest.limits.timeoutSeconds} seconds`,
     // the host heartbeats every 2 s while a step runs: a step on a dead worker is retried within 10 s
     heartbeatTimeout: '10 seconds',

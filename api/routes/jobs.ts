@@ -1,15 +1,19 @@
 /** Job routes: submit, status, result, stop, cancel, budget top-ups, listing. */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { BudgetTopUpSchema, IdSchema, JobResultSchema, JobSpecSchema, JobViewSchema, LedgerSchema } from '../../schemas';
+import { BudgetTopUpSchema, IdSchema, JobResultSchema, JobSpecSchema, JobViewSchema, LabelKeySchema, LabelValueSchema, LedgerSchema } from '../../schemas';
 import { ProblemSchema } from '../errors';
 
-const TenantHeaders = z.object({
-  'x-tenant': z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, "_", ".", "-"').default('default'),
-});
-const SubmitHeaders = TenantHeaders.extend({ 'idempotency-key': IdSchema.optional() });
+const SubmitHeaders = z.object({ 'idempotency-key': IdSchema.optional() });
 const JobParams = z.strictObject({ jobId: IdSchema });
-const problems = { 400: ProblemSchema, 404: ProblemSchema, 409: ProblemSchema, 422: ProblemSchema, 503: ProblemSchema };
+const problems = { 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema, 409: ProblemSchema, 415: ProblemSchema, 422: ProblemSchema, 429: ProblemSchema, 503: ProblemSchema };
+/** `key=value`, both from the label character sets. */
+const LabelFilter = z.string().refine((s) => {
+  const at = s.indexOf('=');
+  return at > 0 && LabelKeySchema.safeParse(s.slice(0, at)).success && LabelValueSchema.safeParse(s.slice(at + 1)).success;
+}, 'key=value: keys of letters, digits, "_.-"; values of letters, digits, space and "_.:/@+-"');
+/** Stop and cancel take an optional reason (and require application/json, like every POST). */
+const ControlBody = z.strictObject({ reason: z.string().max(500).optional() }).nullish();
 const Accepted = z.object({ jobId: z.string(), workflowId: z.string(), status: z.string(), links: z.record(z.string(), z.string()) });
 
 /** Job routes under /v1/jobs. */
@@ -24,13 +28,14 @@ export const jobRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post('/v1/jobs', {
     schema: {
       summary: 'Submit a job (idempotent on jobId or the Idempotency-Key header)',
+      operationId: 'submitJob',
       tags: ['jobs'],
       headers: SubmitHeaders,
       body: JobSpecSchema,
       response: { 201: Accepted, 200: Accepted, ...problems },
     },
   }, async (req, reply) => {
-    const tenant = req.headers['x-tenant'];
+    const tenant = req.tenant;
     const sub = await svc.submit(tenant, req.body, req.headers['idempotency-key']);
     req.log.info({ jobId: sub.jobId, created: sub.created, tasks: req.body.tasks.length }, sub.created ? 'job submitted' : 'job resubmitted');
     return reply
@@ -42,57 +47,57 @@ export const jobRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get('/v1/jobs', {
     schema: {
       summary: 'List jobs, newest first',
+      operationId: 'listJobs',
       tags: ['jobs'],
-      headers: TenantHeaders,
       querystring: z.strictObject({
         pattern: z.enum(['fanout', 'pipeline', 'vote']).optional(),
         status: z.enum(['running', 'success', 'partial', 'failure', 'cancelled']).optional(),
-        label: z.union([z.string().regex(/^[^=]+=.*$/, 'key=value'), z.array(z.string().regex(/^[^=]+=.*$/, 'key=value'))]).optional(),
+        label: z.union([LabelFilter, z.array(LabelFilter).max(32)]).optional(),
         limit: z.coerce.number().int().min(1).max(1000).default(50),
       }),
       response: { 200: z.object({ jobs: z.array(z.record(z.string(), z.unknown())) }), ...problems },
     },
   }, async (req) => {
     const { label, ...rest } = req.query;
-    const jobs = await svc.list(req.headers['x-tenant'], { ...rest, label: label === undefined ? [] : [label].flat() });
+    const jobs = await svc.list(req.tenant, { ...rest, label: label === undefined ? [] : [label].flat() });
     return { jobs };
   });
 
   app.get('/v1/jobs/:jobId', {
     schema: {
       summary: 'Job state, progress, per-subtask status and ledger; the result when done',
+      operationId: 'getJob',
       tags: ['jobs'],
-      headers: TenantHeaders,
       params: JobParams,
       response: { 200: JobViewSchema, ...problems },
     },
-  }, async (req) => svc.view(req.headers['x-tenant'], req.params.jobId, linksFor(req.headers['x-tenant'], req.params.jobId)));
+  }, async (req) => svc.view(req.tenant, req.params.jobId, linksFor(req.tenant, req.params.jobId)));
 
   app.get('/v1/jobs/:jobId/result', {
     schema: {
       summary: 'The JobResult (200), or the status (202) if still running after waitSeconds',
+      operationId: 'getJobResult',
       tags: ['jobs'],
-      headers: TenantHeaders,
       params: JobParams,
       querystring: z.strictObject({ waitSeconds: z.coerce.number().min(0).max(60).default(0) }),
       response: { 200: JobResultSchema, 202: JobViewSchema, ...problems },
     },
   }, async (req, reply) => {
-    const tenant = req.headers['x-tenant'];
+    const tenant = req.tenant;
     const result = await svc.result(tenant, req.params.jobId, req.query.waitSeconds);
     if (result) return reply.code(200).send(result);
     return reply.code(202).send(await svc.view(tenant, req.params.jobId, linksFor(tenant, req.params.jobId)));
   });
 
   const controls = [
-    { verb: 'stop', status: 'stopping', run: svc.stop, summary: 'Graceful stop: running subtasks finish their step and return partial results' },
-    { verb: 'cancel', status: 'cancelling', run: svc.cancel, summary: 'Hard cancel: children are cancelled; finished results are kept' },
+    { verb: 'stop', operationId: 'stopJob', status: 'stopping', run: svc.stop, summary: 'Graceful stop: running subtasks finish their step and return partial results' },
+    { verb: 'cancel', operationId: 'cancelJob', status: 'cancelling', run: svc.cancel, summary: 'Hard cancel: children are cancelled; finished results are kept' },
   ] as const;
   for (const c of controls) {
     app.post(`/v1/jobs/:jobId/${c.verb}`, {
-      schema: { summary: c.summary, tags: ['jobs'], headers: TenantHeaders, params: JobParams, response: { 202: Accepted, ...problems } },
+      schema: { summary: c.summary, operationId: c.operationId, tags: ['jobs'], params: JobParams, body: ControlBody, response: { 202: Accepted, ...problems } },
     }, async (req, reply) => {
-      const tenant = req.headers['x-tenant'];
+      const tenant = req.tenant;
       await c.run(tenant, req.params.jobId);
       req.log.info({ jobId: req.params.jobId }, `job ${c.verb} requested`);
       return reply.code(202).send({ jobId: req.params.jobId, workflowId: svc.workflowIdOf(tenant, req.params.jobId), status: c.status, links: linksFor(tenant, req.params.jobId) });
@@ -102,23 +107,23 @@ export const jobRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post('/v1/jobs/:jobId/budget', {
     schema: {
       summary: 'Add to the job budget; returns limit, spent, reserved and remaining per axis',
+      operationId: 'topUpJobBudget',
       tags: ['budgets'],
-      headers: TenantHeaders,
       params: JobParams,
       body: BudgetTopUpSchema,
       response: { 200: z.object({ jobId: z.string(), ledger: LedgerSchema }), ...problems },
     },
-  }, async (req) => ({ jobId: req.params.jobId, ledger: await svc.topUp(req.headers['x-tenant'], req.params.jobId, req.body.add) }));
+  }, async (req) => ({ jobId: req.params.jobId, ledger: await svc.topUp(req.tenant, req.params.jobId, req.body.add) }));
 
   app.post('/v1/jobs/:jobId/subtasks/:taskId/budget', {
     schema: {
       summary: "Add to one running subtask's budget, within what its job has left",
+      operationId: 'topUpSubtaskBudget',
       tags: ['budgets'],
-      headers: TenantHeaders,
       params: z.strictObject({ jobId: IdSchema, taskId: IdSchema }),
       body: BudgetTopUpSchema,
       response: { 200: z.object({ taskId: z.string(), granted: z.record(z.string(), z.number()), ledger: LedgerSchema }), ...problems },
     },
-  }, async (req) => svc.topUpSubtask(req.headers['x-tenant'], req.params.jobId, req.params.taskId, req.body.add));
+  }, async (req) => svc.topUpSubtask(req.tenant, req.params.jobId, req.params.taskId, req.body.add));
 
 };

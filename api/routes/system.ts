@@ -4,21 +4,27 @@ import { z } from 'zod';
 import { AgentManifestSchema } from '../../schemas';
 import { ProblemSchema } from '../errors';
 
+/** What the API says, at start and in /readyz, while authentication is off. */
+export const AUTH_OFF_WARNING = 'DELEGATE_AUTH=off: no authentication, every caller is tenant "default"; never expose this API';
+
 /** /healthz, /readyz and /v1/agents. */
 export const systemRoutes: FastifyPluginAsyncZod = async (app) => {
-  app.get('/healthz', { schema: { summary: 'The process is up', tags: ['system'], response: { 200: z.object({ ok: z.boolean() }) } } }, async () => ({ ok: true }));
+  app.get('/healthz', { schema: { summary: 'The process is up', operationId: 'healthz', security: [], tags: ['system'], response: { 200: z.object({ ok: z.boolean() }) } } }, async () => ({ ok: true }));
 
   app.get('/readyz', {
     schema: {
-      summary: 'Temporal is reachable (503 when it is not)',
+      summary: 'Temporal is reachable (503 when it is not); says when authentication is off',
+      operationId: 'readyz',
+      security: [],
       tags: ['system'],
-      response: { 200: z.object({ ok: z.boolean(), temporal: z.string() }), 503: ProblemSchema },
+      response: { 200: z.object({ ok: z.boolean(), temporal: z.string(), auth: z.enum(['on', 'off']), warning: z.string().optional() }), 503: ProblemSchema },
     },
   }, async (req, reply) => {
     try {
       const conn = app.temporal.connection;
       await conn.withDeadline(Date.now() + 2000, () => conn.workflowService.getSystemInfo({}));
-      return { ok: true, temporal: app.config.TEMPORAL_ADDRESS };
+      const off = app.tenants.auth === 'off';
+      return { ok: true, temporal: app.config.TEMPORAL_ADDRESS, auth: app.tenants.auth, ...(off ? { warning: AUTH_OFF_WARNING } : {}) };
     } catch (err) {
       req.log.warn({ err: String(err) }, 'readiness check failed');
       return reply.code(503).type('application/problem+json').send({
@@ -29,6 +35,6 @@ export const systemRoutes: FastifyPluginAsyncZod = async (app) => {
   });
 
   app.get('/v1/agents', {
-    schema: { summary: 'The agents this deployment can run', tags: ['agents'], response: { 200: z.object({ agents: z.array(AgentManifestSchema) }) } },
+    schema: { summary: 'The agents this deployment can run', operationId: 'listAgents', tags: ['agents'], response: { 200: z.object({ agents: z.array(AgentManifestSchema) }) } },
   }, async () => ({ agents: app.registry.list() }));
 };

@@ -11,7 +11,7 @@ afterAll(async () => {
   await app?.close();
 });
 
-const post = (url: string, payload?: object) => app.inject({ method: 'POST', url, ...(payload ? { payload } : {}) });
+const post = (url: string, payload: object = {}) => app.inject({ method: 'POST', url, payload });
 const view = async (jobId: string) => (await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}` })).json() as JobView;
 const result = async (jobId: string) => {
   const res = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=30` });

@@ -134,7 +134,7 @@ describe('bad input changes nothing', () => {
   it('answers 404 for an unknown job on every job route', async () => {
     const id = uniqueId('ghost');
     for (const [method, url] of [['GET', `/v1/jobs/${id}`], ['GET', `/v1/jobs/${id}/result`], ['POST', `/v1/jobs/${id}/stop`], ['POST', `/v1/jobs/${id}/cancel`]] as const) {
-      const res = await app.inject({ method, url });
+      const res = await app.inject({ method, url, ...(method === 'POST' ? { payload: {} } : {}) });
       expect(res.statusCode, `${method} ${url}`).toBe(404);
       expect(res.json().title).toBe('Not found');
     }
@@ -159,9 +159,10 @@ describe('catalogue, health and docs', () => {
     const { buildApp } = await import('../../api/app');
     const { createAgentRegistry, builtinAgents } = await import('../../activities');
     const { testConfig } = await import('../helpers');
+    const { loadTenants } = await import('../../workers/tenants');
     const dead = await Connection.connect({ address: '127.0.0.1:1', connectTimeout: 100 }).catch(() => undefined);
     const lazy = dead ?? Connection.lazy({ address: '127.0.0.1:1' });
-    const offline = await buildApp({ config: testConfig(), client: new Client({ connection: lazy }), registry: createAgentRegistry(builtinAgents) });
+    const offline = await buildApp({ config: testConfig(), client: new Client({ connection: lazy }), registry: createAgentRegistry(builtinAgents), tenants: loadTenants(testConfig()) });
     const res = await offline.inject({ method: 'GET', url: '/readyz' });
     expect(res.statusCode).toBe(503);
     expect(res.json().title).toBe('Temporal unavailable');

@@ -82,6 +82,10 @@ const SPEC_FLAWS: [string, (s: { [k: string]: Json }, r: () => number) => void][
     s.tasks = job.tasks;
   }],
   ['job-id', (s, r) => void (s.jobId = BAD_IDS[Math.floor(r() * BAD_IDS.length)] + ' ')],
+  // label values that would break out of a visibility query
+  ['label-quote', (s, r) => void (s.labels = [{ k: 'a"b' }, { k: "x' OR 1=1" }, { k: 'v\\' }, { 'a"': 'b' }][Math.floor(r() * 4)])],
+  // nesting cannot multiply the per-job cap: 2 × 5,001 subtasks
+  ['nested-over-cap', (s) => void (s.tasks = [0, 1].map((i) => ({ id: `n${i}`, question: 'q', job: { pattern: 'fanout', tasks: Array.from({ length: 5001 }, (_, j) => ({ id: `t${j}`, question: 'q', agent: 'echo' })) } })))],
 ];
 
 /** Raw body texts that are not a JobSpec at all. */
@@ -130,7 +134,11 @@ export function fuzzRequest(r: () => number, i: number): FuzzRequest {
       return { kind: 'jobs:content-type', method: 'POST', path: '/v1/jobs', headers: { 'content-type': ct }, body: valid };
     }
     if (sub < 0.87) return { kind: 'jobs:no-body', method: 'POST', path: '/v1/jobs', headers: {} };
-    if (sub < 0.93) return { kind: 'jobs:bad-tenant', method: 'POST', path: '/v1/jobs', headers: { ...JSON_CT, 'x-tenant': pick(['a/b', '', 'x'.repeat(65), 'ü', '../..', 'a b']) }, body: valid };
+    if (sub < 0.93) {
+      // a valid spec with no key, a wrong one, another scheme, or junk: 401, nothing starts
+      const authorization = pick(['', 'Bearer', 'Bearer ', 'Bearer wrong-key-0123456789', 'Basic YTpi', `Bearer ${'x'.repeat(600)}`, 'Bearer a b', 'bearer ../..', 'Token abc']);
+      return { kind: 'jobs:bad-auth', method: 'POST', path: '/v1/jobs', headers: { ...JSON_CT, authorization, 'x-tenant': pick(['default', '../..', 'a/b']) }, body: valid };
+    }
     if (sub < 0.955) {
       const spec = { ...validSpec(r), jobId: `a${i}` };
       return { kind: 'jobs:idempotency-key', method: 'POST', path: '/v1/jobs', headers: { ...JSON_CT, 'idempotency-key': pick([`b${i}`, 'a/b', '..', 'x'.repeat(200)]) }, body: JSON.stringify(spec) };
@@ -148,7 +156,7 @@ export function fuzzRequest(r: () => number, i: number): FuzzRequest {
     const q = pick([
       'pattern=star', 'status=done', 'limit=0', 'limit=abc', 'limit=1001', 'limit=-1', 'label=noequals', 'bogus=1',
       '__proto__=x', '__proto__[polluted]=1', 'constructor[prototype][x]=1', 'pattern=fanout&pattern=vote', 'waitSeconds=1',
-      `pattern=${'x'.repeat(5000)}`, 'label=%ff%fe', 'limit=1e999', 'status=%00',
+      `pattern=${'x'.repeat(5000)}`, 'label=%ff%fe', 'limit=1e999', 'status=%00', 'label=k%3D%22v%22', 'label=a%22%3Db', "label=k%3Dx'%20OR%201%3D1",
     ]);
     return { kind: 'list:query', method: 'GET', path: `/v1/jobs?${q}`, headers: r() < 0.2 ? { 'x-tenant': '../x' } : {} };
   }

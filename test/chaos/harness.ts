@@ -16,6 +16,12 @@ import type { JobResult } from '../../schemas';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+
+/** The bearer key of tenant "default" in every chaos stack. */
+export const CHAOS_API_KEY = 'chaos-key-default-0123456789abcdef';
+/** The header that carries it. */
+export const CHAOS_AUTH = { authorization: `Bearer ${CHAOS_API_KEY}` };
+
 /** Every child process any stack started, so an exiting test process can take them down. */
 const live = new Set<ChildProcess>();
 let exitHookInstalled = false;
@@ -132,6 +138,9 @@ export class ChaosStack {
       TEMPORAL_ADDRESS: this.address,
       DELEGATE_TASK_QUEUE: this.taskQueue,
       DELEGATE_STEP_LOG: this.stepLog,
+      // tenant "default" with one key; the fuzzer's thousands of requests are not rate limited
+      DELEGATE_API_KEYS: `default=${CHAOS_API_KEY}`,
+      DELEGATE_QUOTA_REQUESTS_PER_MINUTE: '1000000',
       LOG_LEVEL: 'info',
       ...extra,
     };
@@ -204,7 +213,7 @@ export class ChaosStack {
   async submit(spec: object, headers: Record<string, string> = {}): Promise<{ status: number; body: Record<string, unknown> }> {
     const res = await fetch(`${this.apiUrl}/v1/jobs`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
+      headers: { 'content-type': 'application/json', ...CHAOS_AUTH, ...headers },
       body: JSON.stringify(spec),
     });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
@@ -212,7 +221,7 @@ export class ChaosStack {
 
   /** GETs a JSON route of the API. */
   async get(path: string): Promise<{ status: number; body: Record<string, unknown> }> {
-    const res = await fetch(`${this.apiUrl}${path}`);
+    const res = await fetch(`${this.apiUrl}${path}`, { headers: CHAOS_AUTH });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   }
 

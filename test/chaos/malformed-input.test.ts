@@ -7,7 +7,7 @@ import type { Client } from '@temporalio/client';
 import { connect } from 'node:net';
 import { recordScenario } from './audit';
 import { fuzzRequest, prng, type FuzzRequest } from './fuzz';
-import { ChaosStack } from './harness';
+import { CHAOS_AUTH, ChaosStack } from './harness';
 
 let stack: ChaosStack;
 beforeAll(async () => {
@@ -59,7 +59,7 @@ function sendOversized(base: string, req: FuzzRequest): Promise<Answer> {
     sock.on('error', finish);
     sock.on('close', finish);
     const body = Buffer.from(req.body!);
-    sock.write(`${req.method} ${req.path} HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n`);
+    sock.write(`${req.method} ${req.path} HTTP/1.1\r\nhost: ${url.host}\r\nauthorization: ${CHAOS_AUTH.authorization}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n`);
     // no answer from the headers alone: send the body after all (the server must then count)
     setTimeout(() => !finished && raw.length === 0 && sock.write(body), 3000).unref();
     setTimeout(finish, 15_000).unref();
@@ -80,7 +80,8 @@ function parseHttp(text: string): { status: number; contentType: string; body: s
 async function send(base: string, req: FuzzRequest): Promise<Answer> {
   if (req.kind === 'jobs:too-large') return sendOversized(base, req);
   try {
-    const res = await fetch(`${base}${req.path}`, { method: req.method, headers: req.headers, body: req.body });
+    // every request carries the tenant's key unless the flaw is in its authorization
+    const res = await fetch(`${base}${req.path}`, { method: req.method, headers: { ...CHAOS_AUTH, ...req.headers }, body: req.body });
     return { req, status: res.status, contentType: res.headers.get('content-type') ?? '', body: await res.text() };
   } catch (err) {
     return { req, status: 0, contentType: '', body: `network error: ${String((err as Error).cause ?? err)}` };

@@ -11,7 +11,10 @@ import { loadRegistry } from '../../activities';
 import { freePort, startDevServer } from '../../scripts/dev-server';
 import { startExampleAgent } from '../../scripts/example-agent';
 import { startFakeLlm } from '../../scripts/fake-llm';
-import { bundleWorkflows, createWorker } from '../../workers/worker';
+import { loadConfig } from '../../workers/config';
+import { agentQueueFor, loadTenants } from '../../workers/tenants';
+import { bundleWorkflows, createLaneWorkers, createWorker } from '../../workers/worker';
+import { writeKeysFile } from '../tenants';
 import { TEST_WEBHOOK_SECRET } from '../webhook-secret';
 
 declare module 'vitest' {
@@ -19,6 +22,7 @@ declare module 'vitest' {
     temporalAddress: string;
     taskQueue: string;
     agentsFile: string;
+    keysFile: string;
   }
 }
 
@@ -55,14 +59,23 @@ export default async function setup(project: TestProject) {
     llmAgent('researcher', 'scripted'),
     llmAgent('rogue-llm', 'rogue'),
   ] }));
+  const keysFile = writeKeysFile(join(dir, 'keys.json'));
   const connection = await NativeConnection.connect({ address: server.address });
-  const worker = await createWorker({ connection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows(), webhookSecret: TEST_WEBHOOK_SECRET, registry: loadRegistry(agentsFile) });
-  const running = worker.run();
+  const registry = loadRegistry(agentsFile);
+  const worker = await createWorker({ connection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows(), webhookSecret: TEST_WEBHOOK_SECRET, registry });
+  // one agent lane per test tenant, as workers/main.ts serves them
+  const tenants = loadTenants(loadConfig({ DELEGATE_API_KEYS_FILE: keysFile }));
+  const lanes = await createLaneWorkers(
+    { connection, namespace: 'default', webhookSecret: TEST_WEBHOOK_SECRET, registry },
+    tenants.list().map((t) => ({ taskQueue: agentQueueFor(taskQueue, t.tenant), slots: t.quotas.agentSlots })),
+  );
+  const running = Promise.all([worker, ...lanes].map((w) => w.run()));
   project.provide('temporalAddress', server.address);
   project.provide('taskQueue', taskQueue);
   project.provide('agentsFile', agentsFile);
+  project.provide('keysFile', keysFile);
   return async () => {
-    worker.shutdown();
+    for (const w of [worker, ...lanes]) w.shutdown();
     await running.catch((err) => console.error('worker ended with', err));
     await connection.close();
     await server.stop();

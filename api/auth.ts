@@ -1,0 +1,63 @@
+/**
+ * Bearer-key authentication: the key decides the tenant. Every route but the public ones
+ * (health, readiness, the OpenAPI document and its UI) answers 401 without a known key.
+ * Control routes (POST) take only `application/json`, so a cross-site form or a body-less
+ * POST from a browser cannot reach them.
+ *
+ *   request ──Authorization: Bearer <key>──> sha256(key) ──> tenant ──> req.tenant
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TenantDirectory } from '../workers/tenants';
+import { HttpProblem, sendProblem } from './errors';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The caller's tenant, set by the auth hook (routes that are not public). */
+    tenant: string;
+  }
+}
+
+/** The bearer scheme's name in the OpenAPI document. */
+export const BEARER_SCHEME = 'bearerAuth';
+
+const PUBLIC = new Set(['/healthz', '/readyz', '/openapi.json']);
+
+/** True for routes anyone may call. */
+export function isPublicPath(url: string): boolean {
+  const path = url.split('?')[0]!;
+  return PUBLIC.has(path) || path === '/docs' || path.startsWith('/docs/');
+}
+
+/** The bearer token of a request, or undefined. */
+function bearer(req: FastifyRequest): string | undefined {
+  const h = req.headers.authorization;
+  if (typeof h !== 'string') return undefined;
+  const m = /^Bearer[ ]+([\x21-\x7e]{1,512})\s*$/i.exec(h);
+  return m?.[1];
+}
+
+/** Installs the auth and content-type hooks. */
+export function installAuth(app: FastifyInstance, tenants: TenantDirectory): void {
+  app.decorateRequest('tenant', '');
+  app.addHook('onRequest', async (req, reply) => {
+    if (isPublicPath(req.url)) return;
+    if (tenants.auth === 'on') {
+      const key = bearer(req);
+      const tenant = key === undefined ? undefined : tenants.authenticate(key);
+      if (!tenant) {
+        const challenge = key === undefined ? 'Bearer realm="delegate"' : 'Bearer realm="delegate", error="invalid_token"';
+        reply.header('www-authenticate', challenge);
+        return sendProblem(reply, new HttpProblem(401, 'Unauthorized', key === undefined ? 'send Authorization: Bearer <key>' : 'the key is not valid'));
+      }
+      req.tenant = tenant;
+    } else {
+      req.tenant = tenants.authenticate('')!;
+    }
+    if (req.method === 'POST') {
+      const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      if (type !== 'application/json') {
+        return sendProblem(reply, new HttpProblem(415, 'Unsupported media type', 'POST routes take application/json'));
+      }
+    }
+  });
+}

@@ -1,0 +1,206 @@
+import { WorkflowFailedError } from '@temporalio/client';
+import type { FastifyInstance } from 'fastify';
+import { inject } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { finalResult, jobsStartedWithId, testApp, testClient, testConfig, uniqueId } from '../helpers';
+import { TEST_TENANTS } from '../tenants';
+import { buildApp } from '../../api/app';
+import { loadRegistry } from '../../activities';
+import { loadTenants } from '../../workers/tenants';
+
+let alpha: FastifyInstance;
+let beta: FastifyInstance;
+let anon: FastifyInstance;
+beforeAll(async () => {
+  [alpha, beta, anon] = await Promise.all([testApp({}, 'alpha'), testApp({}, 'beta'), testApp({}, null)]);
+});
+afterAll(async () => {
+  await Promise.all([alpha, beta, anon].map((a) => a?.close()));
+});
+
+const slowJob = (jobId: string) => ({ jobId, pattern: 'fanout', tasks: [{ id: 's', question: 'slow', agent: 'sim', params: { latencyMs: 60_000 } }] });
+
+describe('bearer keys decide the tenant', () => {
+  it('answers 401 with WWW-Authenticate without a key or with a wrong one; public routes need none', async () => {
+    for (const headers of [{}, { authorization: 'Bearer not-a-key-0123456789' }, { authorization: 'Basic YTpi' }, { authorization: `Bearer ${TEST_TENANTS.alpha.key}x` }]) {
+      for (const [method, url] of [['GET', '/v1/jobs'], ['GET', '/v1/agents'], ['POST', '/v1/jobs'], ['GET', '/v1/jobs/x'], ['POST', '/v1/jobs/x/cancel']] as const) {
+        const res = await anon.inject({ method, url, headers, ...(method === 'POST' ? { payload: {} } : {}) });
+        expect(res.statusCode, `${method} ${url} ${JSON.stringify(headers)}`).toBe(401);
+        expect(res.headers['www-authenticate']).toMatch(/^Bearer realm="delegate"/);
+        expect(res.headers['content-type']).toContain('application/problem+json');
+      }
+    }
+    for (const url of ['/healthz', '/readyz', '/openapi.json', '/docs']) {
+      const res = await anon.inject({ method: 'GET', url });
+      expect(res.statusCode, url).toBeLessThan(400);
+    }
+    expect((await anon.inject({ method: 'GET', url: '/readyz' })).json()).toMatchObject({ ok: true, auth: 'on' });
+  });
+
+  it('ignores a tenant header: the key decides', async () => {
+    const jobId = uniqueId('hdr');
+    const res = await alpha.inject({ method: 'POST', url: '/v1/jobs', headers: { 'x-tenant': 'beta' }, payload: { jobId, pattern: 'fanout', tasks: [{ id: 'a', question: 'q', agent: 'echo' }] } });
+    expect(res.statusCode).toBe(201);
+    expect(res.json().workflowId).toBe(`job/alpha/${jobId}`);
+    expect(await jobsStartedWithId(jobId, 'beta')).toBe(0);
+  });
+
+  it("gives another tenant's job exactly the 404 of a job that does not exist, on every route", async () => {
+    const jobId = uniqueId('mine');
+    const ghost = uniqueId('ghost');
+    expect((await alpha.inject({ method: 'POST', url: '/v1/jobs', payload: slowJob(jobId) })).statusCode).toBe(201);
+    const routes = (id: string) =>
+      [
+        ['GET', `/v1/jobs/${id}`, undefined],
+        ['GET', `/v1/jobs/${id}/result?waitSeconds=0`, undefined],
+        ['POST', `/v1/jobs/${id}/budget`, { add: { costUsd: 1_000_000 } }],
+        ['POST', `/v1/jobs/${id}/subtasks/s/budget`, { add: { costUsd: 1_000_000 } }],
+        ['POST', `/v1/jobs/${id}/stop`, {}],
+        ['POST', `/v1/jobs/${id}/cancel`, {}],
+      ] as const;
+    const ghosts: { body: string }[] = [];
+    for (const [method, url, payload] of routes(ghost)) ghosts.push(await beta.inject({ method, url, ...(payload ? { payload } : {}) }));
+    const theirs = [];
+    for (const [method, url, payload] of routes(jobId)) theirs.push(await beta.inject({ method, url, ...(payload ? { payload } : {}) }));
+    theirs.forEach((res, i) => {
+      expect(res.statusCode, routes(jobId)[i]![1]).toBe(404);
+      // the same body as for a job that does not exist, with the id swapped
+      expect(res.body.replaceAll(jobId, 'ID')).toBe(ghosts[i]!.body.replaceAll(ghost, 'ID'));
+    });
+    // nothing changed for the owner: still running, budget untouched
+    const view = await alpha.inject({ method: 'GET', url: `/v1/jobs/${jobId}` });
+    expect(view.json()).toMatchObject({ state: 'running' });
+    expect(view.json().ledger?.costUsd.limit ?? null).toBeNull();
+    const listed = await beta.inject({ method: 'GET', url: '/v1/jobs?limit=1000' });
+    expect(listed.json().jobs.map((j: { jobId: string }) => j.jobId)).not.toContain(jobId);
+    expect((await alpha.inject({ method: 'POST', url: `/v1/jobs/${jobId}/cancel`, payload: {} })).statusCode).toBe(202);
+    expect((await finalResult(alpha, jobId)).json().status).toBe('cancelled');
+  });
+
+  it('takes control POSTs only as application/json: a body-less cross-site POST changes nothing', async () => {
+    const jobId = uniqueId('csrf');
+    expect((await alpha.inject({ method: 'POST', url: '/v1/jobs', payload: slowJob(jobId) })).statusCode).toBe(201);
+    for (const headers of [{}, { 'content-type': 'text/plain' }, { 'content-type': 'application/x-www-form-urlencoded' }]) {
+      const res = await alpha.inject({ method: 'POST', url: `/v1/jobs/${jobId}/cancel`, headers, ...('content-type' in headers ? { payload: 'x=1' } : {}) });
+      expect(res.statusCode, JSON.stringify(headers)).toBe(415);
+    }
+    expect((await alpha.inject({ method: 'GET', url: `/v1/jobs/${jobId}` })).json().state).toBe('running');
+    // an empty JSON body is fine
+    const ok = await alpha.inject({ method: 'POST', url: `/v1/jobs/${jobId}/cancel`, headers: { 'content-type': 'application/json' } });
+    expect(ok.statusCode, ok.body).toBe(202);
+    expect((await finalResult(alpha, jobId)).json().status).toBe('cancelled');
+  });
+
+  it('declares the bearer scheme and an operationId on every operation', async () => {
+    const doc = (await anon.inject({ method: 'GET', url: '/openapi.json' })).json();
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.security).toEqual([{ bearerAuth: [] }]);
+    const ops = Object.entries(doc.paths as Record<string, Record<string, { operationId?: string; security?: unknown[] }>>).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, op]) => ({ at: `${method} ${path}`, ...op })),
+    );
+    expect(ops.length).toBeGreaterThanOrEqual(11);
+    for (const op of ops) expect(op.operationId, op.at).toMatch(/^[a-z][A-Za-z]+$/);
+    expect(new Set(ops.map((o) => o.operationId)).size).toBe(ops.length);
+    expect(ops.find((o) => o.at === 'get /healthz')?.security).toEqual([]);
+  });
+
+  it('refuses to build without keys unless auth is off, and says so when it is', async () => {
+    const client = await testClient();
+    const registry = loadRegistry(inject('agentsFile'));
+    const keyless = { ...testConfig(), DELEGATE_API_KEYS_FILE: undefined };
+    await expect(buildApp({ config: keyless, client, registry, tenants: loadTenants(keyless) })).rejects.toThrow(/DELEGATE_API_KEYS/);
+    const off = testConfig({ DELEGATE_AUTH: 'off' });
+    const open = await buildApp({ config: off, client, registry, tenants: loadTenants(off) });
+    try {
+      const ready = (await open.inject({ method: 'GET', url: '/readyz' })).json();
+      expect(ready).toMatchObject({ auth: 'off' });
+      expect(ready.warning).toMatch(/DELEGATE_AUTH=off/);
+      expect((await open.inject({ method: 'GET', url: '/v1/agents' })).statusCode).toBe(200);
+    } finally {
+      await open.close();
+    }
+  });
+});
+
+describe('quotas, refused before anything starts', () => {
+  it('answers 429 with Retry-After past the request rate', async () => {
+    const limited = await testApp({}, 'limited');
+    try {
+      const codes: number[] = [];
+      let retryAfter: string | undefined;
+      for (let i = 0; i < TEST_TENANTS.limited.quotas.requestsPerMinute + 5; i++) {
+        const res = await limited.inject({ method: 'GET', url: '/v1/agents' });
+        codes.push(res.statusCode);
+        if (res.statusCode === 429) {
+          retryAfter = res.headers['retry-after'] as string;
+          expect(res.headers['content-type']).toContain('application/problem+json');
+        }
+      }
+      expect(codes.filter((c) => c === 200)).toHaveLength(TEST_TENANTS.limited.quotas.requestsPerMinute);
+      expect(codes.slice(-5)).toEqual([429, 429, 429, 429, 429]);
+      expect(Number(retryAfter)).toBeGreaterThan(0);
+      // another tenant is not affected
+      expect((await alpha.inject({ method: 'GET', url: '/v1/agents' })).statusCode).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('counts subtasks across every level of nesting against the per-request cap', async () => {
+    // a fresh app: the rate-limit test above spent this tenant's requests in its own app
+    const limited = await testApp({}, 'limited');
+    try {
+      const jobId = uniqueId('nestcap');
+      const leaf = (id: string) => ({ id, question: 'q', agent: 'echo' });
+      // 3 tasks at the root, but 2 + 2 + 2 = 6 subtasks below them: over a quota of 5
+      const nested = (id: string) => ({ id, question: 'q', job: { pattern: 'fanout', tasks: [leaf('a'), leaf('b')] } });
+      const res = await limited.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId, pattern: 'fanout', tasks: [nested('x'), nested('y'), nested('z')] } });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().errors).toEqual([{ path: 'body.tasks', message: "6 subtasks across every level of nesting; this tenant's quota is 5" }]);
+      expect(await jobsStartedWithId(jobId, 'limited')).toBe(0);
+    } finally {
+      await limited.close();
+    }
+    // and for everyone, nesting cannot pass the engine's 10,000 per job
+    const many = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `t${i}`, question: 'q', agent: 'echo' }));
+    const big = { pattern: 'fanout', tasks: [0, 1, 2].map((i) => ({ id: `n${i}`, question: 'q', job: { pattern: 'fanout', tasks: many(3500) } })) };
+    const res = await alpha.inject({ method: 'POST', url: '/v1/jobs', payload: big });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors[0]).toEqual({ path: 'body.tasks', message: '10500 subtasks across every level of nesting; a job takes at most 10000' });
+  });
+
+  it('refuses a job past the running-jobs quota with 429, but answers a resubmission of a running job', async () => {
+    const limited = await testApp({}, 'limited');
+    const first = uniqueId('run1');
+    try {
+      expect((await limited.inject({ method: 'POST', url: '/v1/jobs', payload: slowJob(first) })).statusCode).toBe(201);
+      const second = uniqueId('run2');
+      const refused = await limited.inject({ method: 'POST', url: '/v1/jobs', payload: slowJob(second) });
+      expect(refused.statusCode).toBe(429);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect(await jobsStartedWithId(second, 'limited')).toBe(0);
+      expect((await limited.inject({ method: 'POST', url: '/v1/jobs', payload: slowJob(first) })).statusCode).toBe(200);
+    } finally {
+      await limited.inject({ method: 'POST', url: `/v1/jobs/${first}/cancel`, payload: {} });
+      await finalResult(limited, first);
+      await limited.close();
+    }
+  });
+});
+
+describe('the workflow checks its own input', () => {
+  it('fails a job started straight through Temporal with input the API would refuse', async () => {
+    const client = await testClient();
+    const bad = [
+      { spec: { jobId: uniqueId('wfbad'), pattern: 'fanout', tasks: [{ id: 'a', question: 'q', agent: 'echo' }], labels: { k: 'a"b' } } },
+      { spec: { jobId: uniqueId('wfbad'), pattern: 'fanout', tasks: [{ id: 'a', question: 'q', agent: 'echo' }] }, tenant: '..' },
+      { spec: { jobId: uniqueId('wfbad'), pattern: 'fanout', tasks: [0, 1].map((i) => ({ id: `n${i}`, question: 'q', job: { pattern: 'fanout', tasks: Array.from({ length: 5001 }, (_, j) => ({ id: `t${j}`, question: 'q', agent: 'echo' })) } })) } },
+    ];
+    for (const input of bad) {
+      const run = client.workflow.execute('delegationJob', { taskQueue: inject('taskQueue'), workflowId: `job/test/${input.spec.jobId}`, args: [input as never] });
+      const err = await run.then(() => undefined, (e: unknown) => e);
+      expect(err).toBeInstanceOf(WorkflowFailedError);
+      expect((err as WorkflowFailedError).cause).toMatchObject({ type: 'InvalidInput' });
+    }
+  });
+});
