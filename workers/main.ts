@@ -1,6 +1,6 @@
 /** Worker process: hosts the workflows and the builtin agents until SIGINT/SIGTERM. */
 import { pino } from 'pino';
-import { loadRegistry } from '../activities';
+import { loadRegistry, netPolicyFromConfig } from '../activities';
 import { connectWorker, loadConfig } from './config';
 import { bundleWorkflows, createWorker } from './worker';
 
@@ -14,6 +14,7 @@ const worker = await createWorker({
   stepLogPath: config.DELEGATE_STEP_LOG,
   registry: loadRegistry(config.DELEGATE_AGENTS_FILE),
   webhookSecret: config.DELEGATE_WEBHOOK_SECRET,
+  webhook: { policy: netPolicyFromConfig(config) },
   workflowBundle: await bundleWorkflows(),
 });
 for (const sig of ['SIGINT', 'SIGTERM'] as const) {

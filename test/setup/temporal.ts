@@ -56,7 +56,7 @@ export default async function setup(project: TestProject) {
     llmAgent('rogue-llm', 'rogue'),
   ] }));
   const connection = await NativeConnection.connect({ address: server.address });
-  const worker = await createWorker({ connection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows(), webhookSecret: TEST_WEBHOOK_SECRET, registry: loadRegistry(agentsFile) });
+  const worker = await createWorker({ connection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows(), webhookSecret: TEST_WEBHOOK_SECRET, webhook: { policy: { allowLoopback: true } }, registry: loadRegistry(agentsFile) });
   const running = worker.run();
   project.provide('temporalAddress', server.address);
   project.provide('taskQueue', taskQueue);
