@@ -138,12 +138,15 @@ export function addressRefusal(ip: string, policy: NetPolicy = {}, host?: string
   if (kind === 'invalid') return 'not an IP address';
   if (kind === 'metadata') return 'a cloud metadata address';
   const loopbackOk = kind === 'loopback' && policy.allowLoopback === true;
-  if (protocol !== 'https:' && !loopbackOk) return 'not https (plain http is allowed only to loopback in development)';
-  if (kind === 'public' || loopbackOk) return undefined;
   const b = normalise(ip)!;
-  if ((policy.allowCidrs ?? []).some((c) => inCidr(b, parseCidr(c)))) return undefined;
-  if (host && (policy.allowHosts ?? []).some((h) => h.toLowerCase() === host.toLowerCase())) return undefined;
-  return `a ${kind} address`;
+  const allowed =
+    kind === 'public' ||
+    loopbackOk ||
+    (policy.allowCidrs ?? []).some((c) => inCidr(b, parseCidr(c))) ||
+    (host !== undefined && (policy.allowHosts ?? []).some((h) => h.toLowerCase() === host.toLowerCase()));
+  if (!allowed) return `a ${kind} address`;
+  if (protocol !== 'https:' && !loopbackOk) return 'not https (plain http is allowed only to loopback in development)';
+  return undefined;
 }
 
 /** True when the policy refuses `ip` as a webhook destination. */
