@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { signWebhook } from '../../activities';
+import { signWebhook, webhookSecretFor } from '../../activities';
 import { testApp, uniqueId } from '../helpers';
 import { TEST_WEBHOOK_SECRET } from '../webhook-secret';
 
@@ -46,7 +46,7 @@ async function deliveries(path: string, n: number): Promise<Received[]> {
 }
 
 describe('completion webhooks', () => {
-  it('posts the JobResult to callbackUrl, signed with HMAC-SHA256', async () => {
+  it('posts the JobResult to callbackUrl, naming the tenant, signed with the tenant\'s own HMAC-SHA256 key', async () => {
     const jobId = uniqueId('hook');
     const path = `/hook/${jobId}`;
     const submit = await app.inject({
@@ -59,10 +59,13 @@ describe('completion webhooks', () => {
     expect(hit).toBeDefined();
     const payload = JSON.parse(hit.body);
     expect(payload).toMatchObject({ type: 'job.completed', jobId, status: 'success', result: { jobId, output: { a: 'ping' } } });
+    // signed with the submitting tenant's own secret, derived from the worker's master key
+    expect(payload.tenant).toEqual(expect.any(String));
     const signature = String(hit.headers['delegate-signature']);
     const t = Number(/t=(\d+)/.exec(signature)?.[1]);
-    expect(signature).toBe(signWebhook(TEST_WEBHOOK_SECRET, t, hit.body));
-    expect(signature).not.toBe(signWebhook('another-secret-0123456789', t, hit.body));
+    expect(signature).toBe(signWebhook(webhookSecretFor(TEST_WEBHOOK_SECRET, payload.tenant), t, hit.body));
+    expect(signature).not.toBe(signWebhook(webhookSecretFor(TEST_WEBHOOK_SECRET, `${payload.tenant}-other`), t, hit.body));
+    expect(signature).not.toBe(signWebhook(TEST_WEBHOOK_SECRET, t, hit.body));
   });
 
   it('retries a receiver that fails, and never loses the result when delivery is refused', async () => {
