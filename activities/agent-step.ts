@@ -7,6 +7,7 @@ import type { AgentRegistry } from './agents/registry';
 import type { PreviousStage } from './agents/types';
 import { createCircuitBreaker, type CircuitBreaker } from './circuit-breaker';
 import { fatal, toFailure } from './errors';
+import { redact } from './redact';
 
 /** Input of `resolveAgent`: the task's reference and params. */
 export interface ResolveAgentInput {
@@ -109,7 +110,7 @@ export function createAgentActivities({ registry, stepLogPath, breaker = createC
       try {
         reply = await def.step({ ...input, params, attempt, state: input.state, sleep: agentSleep, signal: ctx.cancellationSignal });
       } catch (err) {
-        log.warn('agent step failed', { agentId: input.agentId, stepKey: input.stepKey, attempt, error: String(err) });
+        log.warn('agent step failed', { agentId: input.agentId, stepKey: input.stepKey, attempt, error: redact(String(err)) });
         if (guarded) {
           // a cancelled step says nothing about the agent's health: just free a half-open trial
           if (ctx.cancellationSignal.aborted) breaker.abandoned(def.manifest.id);

@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { ErrorType } from '../schemas/errors';
+import { redact } from './redact';
 
 /** An agent failure another attempt may fix (retried with backoff). */
 export class AgentRetryableError extends Error {
@@ -14,7 +15,8 @@ export class AgentFatalError extends Error {
 /** Turns anything an agent threw into an ApplicationFailure whose type the workflow branches on. */
 export function toFailure(err: unknown, attempt: number): ApplicationFailure {
   if (err instanceof ApplicationFailure) return err;
-  const message = err instanceof Error ? err.message : String(err);
+  // an agent's own error may quote a URL or a key: the message goes into results and histories
+  const message = redact(err instanceof Error ? err.message : String(err));
   if (err instanceof AgentFatalError) {
     return ApplicationFailure.create({ type: ErrorType.AgentFatal, message, nonRetryable: true, details: [{ attempt }] });
   }

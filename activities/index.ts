@@ -6,8 +6,11 @@ import { createWebhookActivities, type WebhookDeps } from './webhook';
 
 export type { AgentStepInput, AgentStepOutput, ResolveAgentInput } from './agent-step';
 export type { PreviousStage } from './agents/types';
-export type { WebhookInput } from './webhook';
-export { signWebhook } from './webhook';
+export type { WebhookInput, WebhookDeps } from './webhook';
+export { signWebhook, webhookSecretFor, WebhookErrorType } from './webhook';
+export { checkCallbackUrl, isBlockedAddress, netPolicyFromConfig, type NetPolicy } from './net-policy';
+export type { Resolver, ResolvedAddress } from './guarded-post';
+export { redact, redactUrl } from './redact';
 export { builtinAgents, createAgentRegistry, type AgentRegistry } from './agents/registry';
 export { createHttpAgent, loadAgentsFile } from './agents/http';
 

@@ -1,10 +1,15 @@
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import { createHmac } from 'node:crypto';
 import type { JobResult } from '../schemas';
+import { DestinationRefusedError, guardedPost, type Resolver } from './guarded-post';
+import type { NetPolicy } from './net-policy';
+import { redact, redactUrl } from './redact';
 
 /** Input of `sendWebhook`. */
 export interface WebhookInput {
   url: string;
+  /** The tenant whose job finished: picks the signing secret and is named in the body. */
+  tenant: string;
   jobId: string;
   workflowId: string;
   result: JobResult;
@@ -12,10 +17,29 @@ export interface WebhookInput {
 
 /** What the webhook activity needs. */
 export interface WebhookDeps {
-  /** HMAC-SHA256 key; when unset, webhooks are sent unsigned. */
+  /** Master key; each tenant signs with `webhookSecretFor(secret, tenant)`. When unset, webhooks are sent unsigned. */
   secret?: string;
   /** Per-attempt HTTP timeout. @default 10000 */
   timeoutMs?: number;
+  /** Where webhooks may go. @default private, loopback and metadata addresses refused */
+  policy?: NetPolicy;
+  /** Host name resolution (tests map names to chosen addresses). @default the system resolver */
+  resolve?: Resolver;
+}
+
+/** Failure types of `sendWebhook` (the delivery workflow does not retry the last two). */
+export const WebhookErrorType = {
+  /** Network error, timeout, 5xx or 429: another attempt may succeed. */
+  Error: 'WebhookError',
+  /** The receiver answered another non-2xx status. */
+  Rejected: 'WebhookRejected',
+  /** The net policy refuses the destination (scheme, private or metadata address). */
+  Refused: 'WebhookRefused',
+} as const;
+
+/** A tenant's own signing secret: hex HMAC-SHA256(master, "tenant:<tenant>"); a webhook of one tenant never verifies with another's. */
+export function webhookSecretFor(master: string, tenant: string): string {
+  return createHmac('sha256', master).update(`tenant:${tenant}`).digest('hex');
 }
 
 /** The signature header value: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">` (Stripe-style). */
@@ -25,29 +49,36 @@ export function signWebhook(secret: string, timestamp: number, body: string): st
 }
 
 /** Creates the activity that posts a job's completion to its callbackUrl. */
-export function createWebhookActivities({ secret, timeoutMs = 10_000 }: WebhookDeps) {
+export function createWebhookActivities({ secret, timeoutMs = 10_000, policy = {}, resolve }: WebhookDeps) {
   return {
-    /** POSTs the JobResult; 5xx, 429 and network errors are retried, other 4xx are final. */
-    async sendWebhook({ url, jobId, workflowId, result }: WebhookInput): Promise<{ status: number }> {
-      const body = JSON.stringify({ type: 'job.completed', jobId, workflowId, status: result.status, result });
-      const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'delegate-webhook/1', 'delegate-job-id': jobId };
-      if (secret) headers['delegate-signature'] = signWebhook(secret, Math.floor(Date.now() / 1000), body);
-      const { attempt } = Context.current().info;
-      let res: Response;
+    /** POSTs the JobResult; 5xx, 429 and network errors are retried, other non-2xx and refused destinations are final. */
+    async sendWebhook({ url, tenant, jobId, workflowId, result }: WebhookInput): Promise<{ status: number }> {
+      const body = JSON.stringify({ type: 'job.completed', tenant, jobId, workflowId, status: result.status, result });
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        'user-agent': 'delegate-webhook/1',
+        'delegate-job-id': jobId,
+        'delegate-tenant': tenant,
+      };
+      if (secret) headers['delegate-signature'] = signWebhook(webhookSecretFor(secret, tenant), Math.floor(Date.now() / 1000), body);
+      const ctx = Context.current();
+      const { attempt } = ctx.info;
+      // the URL's path and query may carry the receiver's token: only its origin is ever logged
+      const target = redactUrl(url);
+      let status: number;
       try {
-        res = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
+        const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), ctx.cancellationSignal]);
+        status = await guardedPost(url, { body, headers, policy, resolve, signal });
       } catch (err) {
-        log.warn('webhook delivery failed', { jobId, url, attempt, error: String(err) });
-        throw ApplicationFailure.retryable(`webhook to ${url} failed: ${String(err)}`, 'WebhookError');
+        const why = redact(err instanceof Error ? `${(err as NodeJS.ErrnoException).code ?? err.name}: ${err.message}` : String(err));
+        log.warn('webhook delivery failed', { jobId, tenant, target, attempt, error: why });
+        if (err instanceof DestinationRefusedError) throw ApplicationFailure.nonRetryable(`webhook to ${target} ${err.message}`, WebhookErrorType.Refused);
+        throw ApplicationFailure.retryable(`webhook to ${target} failed: ${why}`, WebhookErrorType.Error);
       }
-      if (res.status >= 500 || res.status === 429) {
-        throw ApplicationFailure.retryable(`webhook to ${url} answered ${res.status}`, 'WebhookError');
-      }
-      if (res.status >= 300) {
-        throw ApplicationFailure.nonRetryable(`webhook to ${url} answered ${res.status}`, 'WebhookRejected');
-      }
-      log.info('webhook delivered', { jobId, url, attempt, status: res.status });
-      return { status: res.status };
+      if (status >= 500 || status === 429) throw ApplicationFailure.retryable(`webhook to ${target} answered ${status}`, WebhookErrorType.Error);
+      if (status >= 300 || status < 200) throw ApplicationFailure.nonRetryable(`webhook to ${target} answered ${status}`, WebhookErrorType.Rejected);
+      log.info('webhook delivered', { jobId, tenant, target, attempt, status });
+      return { status };
     },
   };
 }

@@ -23,6 +23,7 @@ import { createJobService, type JobService } from './job-service';
 import { installRateLimit } from './quotas';
 import { jobRoutes } from './routes/jobs';
 import { systemRoutes } from './routes/system';
+import { webhookRoutes } from './routes/webhooks';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -82,6 +83,7 @@ export async function buildApp({ config, client, registry, tenants, fastify }: A
         { name: 'jobs', description: 'Submit jobs and follow them' },
         { name: 'budgets', description: 'Live budget top-ups' },
         { name: 'agents', description: 'The agent catalogue' },
+        { name: 'webhooks', description: 'Completion webhooks: signing secret' },
         { name: 'system', description: 'Health and readiness' },
       ],
       components: {
@@ -96,5 +98,6 @@ export async function buildApp({ config, client, registry, tenants, fastify }: A
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(systemRoutes);
   await app.register(jobRoutes);
+  await app.register(webhookRoutes);
   return app;
 }

@@ -1,7 +1,7 @@
 /** The Temporal side of the API: submitting jobs and reading their state, with no HTTP in it. */
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { createHash, randomUUID } from 'node:crypto';
-import type { AgentRegistry } from '../activities';
+import { checkCallbackUrl, netPolicyFromConfig, type AgentRegistry } from '../activities';
 import { countSubtasks, type Budget, type Config, type JobProgress, JobResult, JobSpec, JobView, Ledger, SubtaskProgress, TaskResult } from '../schemas';
 import type { JobInput } from '../workflows/delegation-job';
 import { jobAsTaskResult, notRunResult } from '../workflows/results';
@@ -47,6 +47,7 @@ export function canonicalJson(v: unknown): string {
 /** Creates the job service. */
 export function createJobService({ client, config, registry, tenants }: JobServiceDeps) {
   const runningJobs = createRunningJobsQuota(client);
+  const netPolicy = netPolicyFromConfig(config);
   const workflowIdOf = (tenant: string, jobId: string) => `job/${tenant}/${jobId}`;
   const handleOf = (tenant: string, jobId: string): WorkflowHandle => client.workflow.getHandle(workflowIdOf(tenant, jobId));
   const uiLink = (workflowId: string) =>
@@ -86,6 +87,8 @@ export function createJobService({ client, config, registry, tenants }: JobServi
           { path: 'body.tasks', message: `${subtasks} subtasks across every level of nesting; this tenant's quota is ${policy.quotas.tasksPerJob}` },
         ]);
       }
+      const callbackProblem = spec.callbackUrl ? checkCallbackUrl(spec.callbackUrl, netPolicy) : undefined;
+      if (callbackProblem) throw new HttpProblem(422, 'Job cannot run', 'the callbackUrl is not allowed', [{ path: 'body.callbackUrl', message: callbackProblem }]);
       const problems = checkRunnable(spec, registry, config.DELEGATE_MAX_DEPTH);
       if (problems.length > 0) throw new HttpProblem(422, 'Job cannot run', `${problems.length} problem(s) in the job`, problems.map((p) => ({ ...p, path: `body.${p.path}` })));
       const jobId = spec.jobId ?? idempotencyKey ?? randomUUID();

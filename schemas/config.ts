@@ -2,6 +2,7 @@ import { z } from 'zod';
 
 const port = z.coerce.number().int().min(0).max(65_535);
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+const list = z.string().default('').transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean));
 
 /** Process configuration, read from the environment by `loadConfig` (entry points only). */
 export const ConfigSchema = z.object({
@@ -31,6 +32,9 @@ export const ConfigSchema = z.object({
   PORT: port.default(3000),
   PUBLIC_URL: z.url().optional().describe('base URL of the API as clients see it, for links'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DELEGATE_WEBHOOK_ALLOW_LOOPBACK: bool.default(false).describe('allow callbackUrls to loopback, also over plain http (development only)'),
+  DELEGATE_WEBHOOK_ALLOW_CIDRS: list.describe('comma-separated CIDRs webhooks may reach although private ("10.20.0.0/16,fd12::/16"); metadata addresses stay refused'),
+  DELEGATE_WEBHOOK_ALLOW_HOSTS: list.describe('comma-separated host names whose private addresses webhooks may reach'),
 });
 /** Validated configuration. */
 export type Config = z.infer<typeof ConfigSchema>;

@@ -12,8 +12,6 @@ export const LabelKeySchema = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'label 
 /** Label values: letters, digits, space and `_ . : / @ + -`, at most 256 (they end up in visibility queries). */
 export const LabelValueSchema = z.string().regex(/^[A-Za-z0-9 _.:/@+-]{0,256}$/, 'label values: letters, digits, space and "_.:/@+-", at most 256');
 
-const LOOPBACK_URL = /^http:\/\/(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\])(:\d+)?(\/|$)/i;
-
 /** Who works on a subtask: an agent id, any agent with a capability, or semantic routing. */
 export const AgentRefSchema = z.union([
   z.string().min(1).max(128),
@@ -102,11 +100,9 @@ const JobSpecObject = z.strictObject({
   pipeline: PipelineOptionsSchema.optional(),
   budget: BudgetSchema.optional(),
   maxParallel: z.number().int().min(1).max(1000).optional(),
-  callbackUrl: z
-    .url({ protocol: /^https?$/ })
-    .max(2048)
-    .refine((u) => u.startsWith('https:') || LOOPBACK_URL.test(u), 'https only (http is allowed for loopback hosts in development)')
-    .optional(),
+  // https, or http to loopback where a deployment allows it: the API checks the policy at
+  // submission, the webhook sender again at connect time
+  callbackUrl: z.url({ protocol: /^https?$/ }).max(2048).optional(),
   labels: z.record(LabelKeySchema, LabelValueSchema).optional(),
 });
 type JobSpecShape = z.infer<typeof JobSpecObject>;

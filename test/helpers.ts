@@ -28,6 +28,8 @@ export function testConfig(extra: Record<string, string> = {}) {
     TEMPORAL_ADDRESS: inject('temporalAddress'),
     DELEGATE_TASK_QUEUE: inject('taskQueue'),
     DELEGATE_API_KEYS_FILE: inject('keysFile'),
+    // webhook receivers in tests listen on loopback
+    DELEGATE_WEBHOOK_ALLOW_LOOPBACK: 'true',
     LOG_LEVEL: 'silent',
     ...extra,
   });

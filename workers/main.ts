@@ -1,6 +1,6 @@
 /** Worker process: hosts the workflows, the shared agent pool and one agent lane per tenant until SIGINT/SIGTERM. */
 import { pino } from 'pino';
-import { loadRegistry } from '../activities';
+import { loadRegistry, netPolicyFromConfig } from '../activities';
 import { connectWorker, loadConfig } from './config';
 import { agentQueueFor, loadTenants } from './tenants';
 import { bundleWorkflows, createLaneWorkers, createWorker } from './worker';
@@ -16,6 +16,7 @@ const common = {
   stepLogPath: config.DELEGATE_STEP_LOG,
   registry,
   webhookSecret: config.DELEGATE_WEBHOOK_SECRET,
+  webhook: { policy: netPolicyFromConfig(config) },
 };
 const worker = await createWorker({
   ...common,

@@ -1,6 +1,6 @@
 import { bundleWorkflowCode, Worker, type NativeConnection, type WorkflowBundle } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
-import { builtinAgents, createActivities, createAgentRegistry, type AgentRegistry } from '../activities';
+import { builtinAgents, createActivities, createAgentRegistry, type AgentRegistry, type WebhookDeps } from '../activities';
 
 /** Path of the one workflows module the worker registers. */
 export const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
@@ -16,8 +16,10 @@ export interface DelegateWorkerOptions {
   stepLogPath?: string;
   /** The agents this worker runs. @default the builtin agents */
   registry?: AgentRegistry;
-  /** HMAC-SHA256 key that signs completion webhooks; unset = unsigned. */
+  /** Master HMAC-SHA256 key; each tenant's webhooks are signed with a key derived from it. Unset = unsigned. */
   webhookSecret?: string;
+  /** Where webhooks may go and how they are sent. @default private, loopback and metadata addresses refused */
+  webhook?: Omit<WebhookDeps, 'secret'>;
   /** Concurrent agent steps on this worker: the size of its agent pool. @default 200 */
   maxConcurrentActivities?: number;
 }
@@ -35,7 +37,7 @@ export interface AgentLane {
  */
 export async function createLaneWorkers(opts: Omit<DelegateWorkerOptions, 'taskQueue' | 'workflowBundle' | 'maxConcurrentActivities'>, lanes: AgentLane[]): Promise<Worker[]> {
   const registry = opts.registry ?? createAgentRegistry(builtinAgents);
-  const activities = createActivities({ registry, stepLogPath: opts.stepLogPath, webhook: { secret: opts.webhookSecret } });
+  const activities = createActivities({ registry, stepLogPath: opts.stepLogPath, webhook: { ...opts.webhook, secret: opts.webhookSecret } });
   return Promise.all(
     lanes.map((lane) =>
       Worker.create({
@@ -63,7 +65,7 @@ export async function createWorker(opts: DelegateWorkerOptions): Promise<Worker>
     namespace: opts.namespace,
     taskQueue: opts.taskQueue,
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath }),
-    activities: createActivities({ registry, stepLogPath: opts.stepLogPath, webhook: { secret: opts.webhookSecret } }),
+    activities: createActivities({ registry, stepLogPath: opts.stepLogPath, webhook: { ...opts.webhook, secret: opts.webhookSecret } }),
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 200,
     shutdownGraceTime: '5 seconds',
   });

@@ -16,13 +16,13 @@ import {
   defineSignal,
   isCancellation,
   log,
-  proxyActivities,
+  ParentClosePolicy,
   setCurrentDetails,
   setHandler,
+  startChild,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { Activities } from '../activities';
 import type { JobProgress, JobResult } from '../schemas';
 import { ErrorType } from '../schemas/errors';
 import { jobInputProblems } from '../schemas/job-input';
@@ -35,6 +35,7 @@ import type { PatternOutcome } from './patterns';
 import { runPipeline } from './pipeline';
 import { STATUS_KEY } from './search-attributes';
 import { runVote } from './vote';
+import { webhookDelivery, webhookWorkflowId } from './webhook-delivery';
 
 export type { JobInput } from './job-runtime';
 export { budgetUpdate, subtaskBudgetUpdate } from './job-budget';
@@ -68,12 +69,6 @@ function renderDetails(rt: JobRuntime): string {
     `cost: ${fmt(l.costUsd)} · tokens: ${fmt(l.tokens)} · tool calls: ${fmt(l.toolCalls)}`,
   ].join('\n');
 }
-
-const { sendWebhook } = proxyActivities<Activities>({
-  startToCloseTimeout: '15 seconds',
-  summary: 'completion webhook',
-  retry: { maximumAttempts: 5, initialInterval: '1 second', backoffCoefficient: 2, nonRetryableErrorTypes: ['WebhookRejected'] },
-});
 
 /** Runs a delegation job to its JobResult. The function name is the workflow type: do not rename. */
 export async function delegationJob(input: JobInput): Promise<JobResult> {
@@ -127,10 +122,14 @@ export async function delegationJob(input: JobInput): Promise<JobResult> {
     upsertSearchAttributes([{ key: STATUS_KEY, value: result.status }]);
     rt.onChange?.();
     if (rt.spec.callbackUrl) {
-      // the result is final whatever the receiver does: a failed delivery is logged, not fatal
-      await sendWebhook({ url: rt.spec.callbackUrl, jobId: rt.spec.jobId, workflowId: workflowInfo().workflowId, result }).catch((err) =>
-        log.warn('webhook not delivered', { jobId: rt.spec.jobId, error: String(err) }),
-      );
+      // delivery runs in its own workflow, off the result's path: wait until it has started, not delivered
+      const { workflowId } = workflowInfo();
+      await startChild(webhookDelivery, {
+        workflowId: webhookWorkflowId(workflowId),
+        args: [{ url: rt.spec.callbackUrl, tenant: rt.tenant, jobId: rt.spec.jobId, workflowId, result }],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        staticSummary: `completion webhook of job ${rt.spec.jobId}`,
+      }).catch((err) => log.warn('webhook delivery not started', { jobId: rt.spec.jobId, error: String(err) }));
     }
   });
   return result;

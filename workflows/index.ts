@@ -1,3 +1,4 @@
 /** The only `workflowsPath`: every workflow type the worker registers, by name. */
 export { delegationJob } from './delegation-job';
 export { subtask } from './subtask';
+export { webhookDelivery } from './webhook-delivery';

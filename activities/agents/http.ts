@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { AgentsFileSchema, HttpAgentConfigSchema, StepReplySchema, type HttpAgentConfig } from '../../schemas';
 import { AgentRetryableError } from '../errors';
 import { createLlmAgent } from './llm';
-import { expandEnv, jsonSchemaParams, postJson, remoteManifest } from './remote';
+import { expandEnv, jsonSchemaParams, parseReply, postJson, remoteManifest } from './remote';
 import type { AgentDefinition, StepReply } from './types';
 
 /** An agent definition that calls an HTTP service for each step. */
@@ -26,13 +26,8 @@ export function createHttpAgent(input: z.input<typeof HttpAgentConfigSchema>, en
     toolsFor: () => cfg.tools,
     async step(req): Promise<StepReply> {
       const { sleep: _sleep, signal, ...body } = req;
-      const text = await postJson(cfg.url, body, { 'delegate-step-key': req.stepKey, ...headers }, signal, `agent ${cfg.id}`);
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        throw new AgentRetryableError(`agent ${cfg.id} answered non-JSON: ${text.slice(0, 200)}`);
-      }
+      const reply = await postJson(cfg.url, body, { 'delegate-step-key': req.stepKey, ...headers }, signal, `agent ${cfg.id}`);
+      const json = parseReply(reply, `agent ${cfg.id}`);
       const parsed = StepReplySchema.safeParse(json);
       if (!parsed.success) {
         const why = parsed.error.issues.map((i) => `${i.path.join('.') || '(reply)'}: ${i.message}`).join('; ');

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { LlmAgentConfigSchema, type LlmAgentConfig } from '../../schemas';
 import { ErrorType } from '../../schemas/errors';
 import { AgentRetryableError, fatal } from '../errors';
-import { expandEnv, jsonSchemaParams, postJson, remoteManifest } from './remote';
+import { expandEnv, jsonSchemaParams, parseReply, postJson, remoteManifest } from './remote';
 import type { AgentDefinition, StepReply, StepRequest } from './types';
 
 interface ChatMessage {
@@ -46,7 +46,8 @@ export function createLlmAgent(input: z.input<typeof LlmAgentConfigSchema>, env:
       if (req.reprompt) messages.push({ role: 'user', content: req.reprompt });
       const offered = cfg.tools.filter((t) => (req.task.scope ?? []).includes(t.name));
       const maxTokens = Math.max(1, Math.min(cfg.maxTokensPerStep, req.budgetLeft.tokens ?? Infinity));
-      const text = await postJson(
+      const what = `agent ${cfg.id}`;
+      const answer = await postJson(
         `${cfg.baseUrl.replace(/\/$/, '')}/chat/completions`,
         {
           model: cfg.model,
@@ -56,11 +57,11 @@ export function createLlmAgent(input: z.input<typeof LlmAgentConfigSchema>, env:
         },
         auth,
         req.signal,
-        `model ${cfg.model}`,
+        what,
       );
-      const reply = JSON.parse(text) as { choices?: { message?: ChatMessage }[]; usage?: { prompt_tokens?: number; completion_tokens?: number } };
+      const reply = parseReply(answer, what) as { choices?: { message?: ChatMessage }[]; usage?: { prompt_tokens?: number; completion_tokens?: number } };
       const message = reply.choices?.[0]?.message;
-      if (!message) throw new AgentRetryableError(`model ${cfg.model} sent no message`);
+      if (!message) throw new AgentRetryableError(`${what} (model ${cfg.model}) sent no message`);
       const prompt = reply.usage?.prompt_tokens ?? 0;
       const completion = reply.usage?.completion_tokens ?? 0;
       const usage = { tokens: prompt + completion, costUsd: (prompt * cfg.pricing.inputPerMTok + completion * cfg.pricing.outputPerMTok) / 1e6, toolCalls: 0 };
@@ -76,8 +77,8 @@ export function createLlmAgent(input: z.input<typeof LlmAgentConfigSchema>, env:
           } catch {
             args = { raw: call.function.arguments };
           }
-          const answer = await postJson(tool.url, args, {}, req.signal, `tool ${tool.name}`);
-          messages.push({ role: 'tool', tool_call_id: call.id, content: answer.slice(0, 20_000) });
+          const toolReply = await postJson(tool.url, args, {}, req.signal, `tool ${tool.name} of ${what}`);
+          messages.push({ role: 'tool', tool_call_id: call.id, content: toolReply.text.slice(0, 20_000) });
           usage.toolCalls++;
         }
         const names = message.tool_calls.map((c) => c.function.name);

@@ -36,16 +36,43 @@ export function remoteManifest(
   };
 }
 
-/** POSTs JSON and returns the body text: network errors, 5xx and 429 are retryable, other non-2xx final. */
-export async function postJson(url: string, body: unknown, headers: Record<string, string>, signal: AbortSignal, what: string): Promise<string> {
+/** A reply of a remote agent: its text and content type (callers report a bad reply by these, never by its text). */
+export interface RemoteReply {
+  text: string;
+  contentType: string;
+}
+
+/** How a failed fetch is reported: the error code only (its message may name the host, its cause the URL). */
+function networkCode(err: unknown): string {
+  const e = err as { name?: string; cause?: { code?: string; name?: string } };
+  if (e.name === 'AbortError' || e.name === 'TimeoutError') return e.name;
+  return e.cause?.code ?? e.cause?.name ?? e.name ?? 'error';
+}
+
+/**
+ * POSTs JSON and returns the reply: network errors, 5xx and 429 are retryable, other non-2xx final.
+ * Messages name `what` (the agent) and the status only: the URL, its query and the upstream
+ * body (which may echo a key) never reach results, histories or logs.
+ */
+export async function postJson(url: string, body: unknown, headers: Record<string, string>, signal: AbortSignal, what: string): Promise<RemoteReply> {
   let res: Response;
   try {
-    res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal });
+    res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal, redirect: 'manual' });
   } catch (err) {
-    throw new AgentRetryableError(`${what} unreachable at ${url}: ${(err as Error).message}`);
+    throw new AgentRetryableError(`${what} unreachable (${networkCode(err)})`);
   }
-  const text = await res.text();
-  if (res.status >= 500 || res.status === 429) throw new AgentRetryableError(`${what} answered ${res.status}: ${text.slice(0, 300)}`);
-  if (res.status >= 300) throw new AgentFatalError(`${what} answered ${res.status}: ${text.slice(0, 300)}`);
-  return text;
+  const text = await res.text().catch(() => '');
+  const contentType = (res.headers.get('content-type') ?? 'none').split(';')[0].trim().slice(0, 100);
+  if (res.status >= 500 || res.status === 429) throw new AgentRetryableError(`${what} answered ${res.status}`);
+  if (res.status >= 300) throw new AgentFatalError(`${what} answered ${res.status}`);
+  return { text, contentType };
+}
+
+/** Parses a reply as JSON; a reply that is not JSON is described by its length and content type, never quoted. */
+export function parseReply(reply: RemoteReply, what: string): unknown {
+  try {
+    return JSON.parse(reply.text);
+  } catch {
+    throw new AgentRetryableError(`${what} answered non-JSON (${reply.contentType}, ${reply.text.length} characters)`);
+  }
 }

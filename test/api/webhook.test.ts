@@ -2,8 +2,9 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { signWebhook } from '../../activities';
-import { testApp, uniqueId } from '../helpers';
+import { signWebhook, webhookSecretFor } from '../../activities';
+import { jobsStartedWithId, testApp, uniqueId } from '../helpers';
+import { authHeader } from '../tenants';
 import { TEST_WEBHOOK_SECRET } from '../webhook-secret';
 
 interface Received {
@@ -20,7 +21,7 @@ const received = new Map<string, Received[]>();
 const script = new Map<string, number[]>();
 
 beforeAll(async () => {
-  app = await testApp();
+  app = await testApp({ DELEGATE_WEBHOOK_SECRET: TEST_WEBHOOK_SECRET });
   receiver = createServer((req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
@@ -46,7 +47,7 @@ async function deliveries(path: string, n: number): Promise<Received[]> {
 }
 
 describe('completion webhooks', () => {
-  it('posts the JobResult to callbackUrl, signed with HMAC-SHA256', async () => {
+  it('posts the JobResult to callbackUrl, naming the tenant, signed with the tenant\'s own HMAC-SHA256 key', async () => {
     const jobId = uniqueId('hook');
     const path = `/hook/${jobId}`;
     const submit = await app.inject({
@@ -59,10 +60,35 @@ describe('completion webhooks', () => {
     expect(hit).toBeDefined();
     const payload = JSON.parse(hit.body);
     expect(payload).toMatchObject({ type: 'job.completed', jobId, status: 'success', result: { jobId, output: { a: 'ping' } } });
+    // signed with the submitting tenant's own secret, derived from the worker's master key
+    expect(payload.tenant).toEqual(expect.any(String));
     const signature = String(hit.headers['delegate-signature']);
     const t = Number(/t=(\d+)/.exec(signature)?.[1]);
-    expect(signature).toBe(signWebhook(TEST_WEBHOOK_SECRET, t, hit.body));
-    expect(signature).not.toBe(signWebhook('another-secret-0123456789', t, hit.body));
+    expect(signature).toBe(signWebhook(webhookSecretFor(TEST_WEBHOOK_SECRET, payload.tenant), t, hit.body));
+    expect(signature).not.toBe(signWebhook(webhookSecretFor(TEST_WEBHOOK_SECRET, `${payload.tenant}-other`), t, hit.body));
+    expect(signature).not.toBe(signWebhook(TEST_WEBHOOK_SECRET, t, hit.body));
+    // the tenant reads its own secret from the API, and it is the one that verifies
+    expect(payload.tenant).toBe('default');
+    const mine = await app.inject({ method: 'GET', url: '/v1/webhooks/secret' });
+    expect(mine.json()).toEqual({ tenant: 'default', secret: webhookSecretFor(TEST_WEBHOOK_SECRET, 'default') });
+    const theirs = await app.inject({ method: 'GET', url: '/v1/webhooks/secret', headers: authHeader('beta') });
+    expect(theirs.json().secret).not.toBe(mine.json().secret);
+    expect(signature).not.toBe(signWebhook(theirs.json().secret, t, hit.body));
+  });
+
+  it('refuses at submission a callbackUrl that is not https, or aims at a private or metadata address', async () => {
+    const strict = await testApp({ DELEGATE_WEBHOOK_ALLOW_LOOPBACK: 'false' });
+    try {
+      for (const url of ['http://example.com/hook', 'https://169.254.169.254/latest', 'https://10.0.0.8/x', 'https://[::ffff:127.0.0.1]/x', 'https://metadata.google.internal/x', `${base}/x`]) {
+        const jobId = uniqueId('hookbad');
+        const res = await strict.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId, pattern: 'fanout', callbackUrl: url, tasks: [{ id: 'a', question: 'q', agent: 'echo' }] } });
+        expect([400, 422], url).toContain(res.statusCode);
+        expect(res.json().errors[0].path, url).toBe('body.callbackUrl');
+        expect(await jobsStartedWithId(jobId)).toBe(0);
+      }
+    } finally {
+      await strict.close();
+    }
   });
 
   it('retries a receiver that fails, and never loses the result when delivery is refused', async () => {

@@ -62,11 +62,13 @@ export default async function setup(project: TestProject) {
   const keysFile = writeKeysFile(join(dir, 'keys.json'));
   const connection = await NativeConnection.connect({ address: server.address });
   const registry = loadRegistry(agentsFile);
-  const worker = await createWorker({ connection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows(), webhookSecret: TEST_WEBHOOK_SECRET, registry });
+  // webhook receivers in tests listen on loopback
+  const webhook = { policy: { allowLoopback: true } };
+  const worker = await createWorker({ connection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows(), webhookSecret: TEST_WEBHOOK_SECRET, webhook, registry });
   // one agent lane per test tenant, as workers/main.ts serves them
   const tenants = loadTenants(loadConfig({ DELEGATE_API_KEYS_FILE: keysFile }));
   const lanes = await createLaneWorkers(
-    { connection, namespace: 'default', webhookSecret: TEST_WEBHOOK_SECRET, registry },
+    { connection, namespace: 'default', webhookSecret: TEST_WEBHOOK_SECRET, webhook, registry },
     tenants.list().map((t) => ({ taskQueue: agentQueueFor(taskQueue, t.tenant), slots: t.quotas.agentSlots })),
   );
   const running = Promise.all([worker, ...lanes].map((w) => w.run()));
