@@ -114,7 +114,7 @@ function compileFresh(schema: SchemaObject): CompiledOutputSchema {
   }
   // optimize: false compiles ~5x faster; inlineRefs: false stops a schema from multiplying its code
   // by referencing one large definition many times
-  const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: false, inlineRefs: false, addUsedSchema: false, code: { optimize: false, regExp: re2 } });
+  const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: false, inlineRefs: false, code: { optimize: false, regExp: re2 } });
   ajv.removeKeyword('uniqueItems');
   ajv.addKeyword({ keyword: 'uniqueItems', type: 'array', schemaType: 'boolean', validate: uniqueItems });
   try {
