@@ -1,5 +1,4 @@
 import { Context, log } from '@temporalio/activity';
-import { Ajv } from 'ajv';
 import { appendFileSync } from 'node:fs';
 import type { AgentManifest, AgentRef, Budget, Evidence, TaskSpec, Usage } from '../schemas';
 import { ErrorType } from '../schemas/errors';
@@ -7,6 +6,7 @@ import type { AgentRegistry } from './agents/registry';
 import type { PreviousStage } from './agents/types';
 import { createCircuitBreaker, type CircuitBreaker } from './circuit-breaker';
 import { fatal, toFailure } from './errors';
+import { compileOutputSchema } from './output-schema';
 import { redact } from './redact';
 
 /** Input of `resolveAgent`: the task's reference and params. */
@@ -64,8 +64,6 @@ const agentSleep = (ms: number): Promise<void> => Context.current().sleep(ms);
 
 /** Creates the activities that find agents and run their steps. */
 export function createAgentActivities({ registry, stepLogPath, breaker = createCircuitBreaker() }: AgentActivityDeps) {
-  const ajv = new Ajv({ allErrors: true, strict: false });
-
   function validateParams(agentId: string, params: unknown): Record<string, unknown> {
     const def = registry.get(agentId);
     if (!def) throw fatal(ErrorType.NoAgent, `no agent "${agentId}"`);
@@ -102,6 +100,9 @@ export function createAgentActivities({ registry, stepLogPath, breaker = createC
       if (blocked > 0) {
         throw fatal(ErrorType.CircuitOpen, `circuit open for agent "${def.manifest.id}" after repeated failures; retry in ${Math.ceil(blocked / 1000)}s`, attempt);
       }
+      // a schema that cannot compile can never be satisfied: refuse before the agent spends anything
+      const compiled = input.task.outputSchema ? compileOutputSchema(input.task.outputSchema) : undefined;
+      if (compiled && !compiled.ok) throw fatal(ErrorType.InvalidOutput, `invalid outputSchema: ${compiled.error}`, attempt, { noReprompt: true });
       let reply;
       // the host heartbeats for the agent, so a dead worker is noticed within the heartbeat
       // timeout and a cancelled step is told at once, however long the agent's own call takes
@@ -121,22 +122,21 @@ export function createAgentActivities({ registry, stepLogPath, breaker = createC
         clearInterval(beat);
       }
       if (guarded) breaker.succeeded(def.manifest.id);
+      // the step ran and spent: a refused output still carries its usage, so the subtask books it
+      const usage: Usage = { costUsd: reply.usage?.costUsd ?? 0, tokens: reply.usage?.tokens ?? 0, toolCalls: reply.usage?.toolCalls ?? 0 };
       const size = Buffer.byteLength(JSON.stringify(reply) ?? '');
       if (size > MAX_STEP_OUTPUT_BYTES) {
         // a Temporal payload is capped at 2 MiB: refuse here, clearly, rather than fail the workflow later
-        throw fatal(ErrorType.InvalidOutput, `step output of ${size} bytes exceeds the ${MAX_STEP_OUTPUT_BYTES}-byte limit`, attempt);
+        throw fatal(ErrorType.InvalidOutput, `step output of ${size} bytes exceeds the ${MAX_STEP_OUTPUT_BYTES}-byte limit`, attempt, { usage });
       }
-      if (reply.done && input.task.outputSchema) {
-        const validate = ajv.compile(input.task.outputSchema);
-        if (!validate(reply.data)) {
-          const why = ajv.errorsText(validate.errors, { dataVar: 'data' });
-          throw fatal(ErrorType.InvalidOutput, `output does not satisfy outputSchema: ${why}`, attempt);
-        }
+      if (reply.done && compiled?.ok) {
+        const why = compiled.validate(reply.data);
+        if (why) throw fatal(ErrorType.InvalidOutput, `output does not satisfy outputSchema: ${why}`, attempt, { usage });
       }
       if (stepLogPath) appendFileSync(stepLogPath, `${input.stepKey}\t${attempt}\n`);
       return {
         done: reply.done,
-        usage: { costUsd: reply.usage?.costUsd ?? 0, tokens: reply.usage?.tokens ?? 0, toolCalls: reply.usage?.toolCalls ?? 0 },
+        usage,
         summary: reply.summary ?? '',
         data: reply.data,
         confidence: Math.min(1, Math.max(0, reply.confidence ?? 0.5)),

@@ -1,4 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
+import type { Usage } from '../schemas/budget';
 import { ErrorType } from '../schemas/errors';
 import { redact } from './redact';
 
@@ -23,7 +24,15 @@ export function toFailure(err: unknown, attempt: number): ApplicationFailure {
   return ApplicationFailure.create({ type: ErrorType.AgentError, message, details: [{ attempt }] });
 }
 
-/** A non-retryable failure of the given type, carrying the attempt for the subtask's metrics. */
-export function fatal(type: ErrorType, message: string, attempt = 1): ApplicationFailure {
-  return ApplicationFailure.create({ type, message, nonRetryable: true, details: [{ attempt }] });
+/** What a failure tells the subtask beyond its type (ApplicationFailure `details[0]`). */
+export interface FailureDetails {
+  /** What the step spent before it was refused (the agent ran): the subtask books it. */
+  usage?: Usage;
+  /** Set when another answer cannot fix the failure (an outputSchema that does not compile): no re-prompt. */
+  noReprompt?: boolean;
+}
+
+/** A non-retryable failure of the given type, carrying the attempt (and any details) for the subtask. */
+export function fatal(type: ErrorType, message: string, attempt = 1, details: FailureDetails = {}): ApplicationFailure {
+  return ApplicationFailure.create({ type, message, nonRetryable: true, details: [{ attempt, ...details }] });
 }

@@ -1,14 +1,32 @@
 /** Checks a schema-valid JobSpec against what this deployment can run: agents, params, depth. */
 import type { AgentRegistry } from '../activities';
+import { backtrackingPatterns, compileOutputSchema } from '../activities/output-schema';
 import type { JobSpec } from '../schemas';
 import { formatPath, type FieldError } from './errors';
+
+/** Distinct outputSchemas one request may make the API compile, in JSON bytes: compiling costs CPU. */
+export const MAX_OUTPUT_SCHEMA_BYTES_PER_REQUEST = 1024 * 1024;
 
 /** Every reason the spec cannot run here, as field paths (empty = runnable). */
 export function checkRunnable(spec: JobSpec, registry: AgentRegistry, maxDepth: number): FieldError[] {
   const errors: FieldError[] = [];
+  const schemasSeen = new Set<string>();
+  let schemaBytes = 0;
   const walk = (job: JobSpec, path: (string | number)[], depth: number) => {
     job.tasks.forEach((task, i) => {
       const at = [...path, 'tasks', i];
+      if (task.outputSchema) {
+        const json = JSON.stringify(task.outputSchema);
+        if (!schemasSeen.has(json)) {
+          schemasSeen.add(json);
+          schemaBytes += json.length;
+        }
+        const compiled = schemaBytes > MAX_OUTPUT_SCHEMA_BYTES_PER_REQUEST ? undefined : compileOutputSchema(task.outputSchema);
+        if (!compiled) {
+          errors.push({ path: formatPath([...at, 'outputSchema']), message: `distinct outputSchemas in one request pass ${MAX_OUTPUT_SCHEMA_BYTES_PER_REQUEST} bytes; reuse one schema across tasks` });
+        } else if (!compiled.ok) errors.push({ path: formatPath([...at, 'outputSchema']), message: compiled.error });
+        else for (const message of backtrackingPatterns(task.outputSchema)) errors.push({ path: formatPath([...at, 'outputSchema']), message });
+      }
       if (task.job) {
         if (depth + 1 > maxDepth) {
           errors.push({ path: formatPath([...at, 'job']), message: `nested job at depth ${depth + 1} exceeds the cap of ${maxDepth} levels` });

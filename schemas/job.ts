@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BudgetSchema } from './budget';
 import { EvidenceSchema } from './evidence';
+import { OutputSchemaSchema } from './output-schema';
 
 /** Ids that end up inside Temporal workflow ids: no slashes, no spaces. */
 export const IdSchema = z
@@ -55,7 +56,7 @@ export const TaskSpecSchema = z
       .optional()
       .describe('when the budget runs out before the agent is done, wait this long for a top-up before halting (default 0)'),
     retry: RetrySchema.optional(),
-    outputSchema: z.record(z.string(), z.unknown()).optional().describe('JSON Schema the result data must satisfy'),
+    outputSchema: OutputSchemaSchema.optional(),
     get job(): z.ZodOptional<typeof JobSpecObject> {
       return JobSpecObject.optional();
     },

@@ -23,7 +23,8 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities, AgentStepOutput, PreviousStage } from '../activities';
-import type { AgentManifest, Budget, Evidence, FailureReason, Ledger, TaskResult, TaskSpec } from '../schemas';
+import type { FailureDetails } from '../activities/errors';
+import type { AgentManifest, Budget, Evidence, FailureReason, Ledger, TaskResult, TaskSpec, Usage } from '../schemas';
 import { ErrorType, NON_RETRYABLE_ERROR_TYPES } from '../schemas/errors';
 import { charge, exhaustedAxes, newLedger, remaining, snapshot, topUp } from './budget-ledger';
 import { agentLabel, dedupe, dedupeEvidence, fitList, jsonBytes, notRunResult } from './results';
@@ -72,14 +73,24 @@ const { resolveAgent } = proxyActivities<Activities>({
 
 type StepOutcome = { kind: 'ok'; out: AgentStepOutput } | { kind: 'failed'; err: unknown } | { kind: 'cancel' } | { kind: 'latency' };
 
-/** The failure reason and attempts of a step that did not complete. */
-function classify(err: unknown, maxAttempts: number): { reason: FailureReason; attempts: number; message: string } {
+/** What a failed step reports: why, after how many attempts, what it spent, and whether a re-prompt may help. */
+interface StepFailure {
+  reason: FailureReason;
+  attempts: number;
+  message: string;
+  usage?: Usage;
+  noReprompt?: boolean;
+}
+
+/** The failure reason, attempts and spend of a step that did not complete. */
+function classify(err: unknown, maxAttempts: number): StepFailure {
   if (isCancellation(err)) return { reason: 'cancelled', attempts: 1, message: 'cancelled' };
   const cause = err instanceof ActivityFailure ? err.cause : err;
   const message = cause instanceof Error ? cause.message : String(cause);
   if (cause instanceof TimeoutFailure) return { reason: 'timeout', attempts: maxAttempts, message: `step timed out: ${message}` };
   if (cause instanceof ApplicationFailure) {
-    const attempt = (cause.details?.[0] as { attempt?: number } | undefined)?.attempt ?? maxAttempts;
+    const details = cause.details?.[0] as (FailureDetails & { attempt?: number }) | undefined;
+    const attempt = details?.attempt ?? maxAttempts;
     const reason: FailureReason =
       cause.type === ErrorType.ToolDenied ? 'tool_denied'
       : cause.type === ErrorType.InvalidOutput ? 'invalid_output'
@@ -87,7 +98,7 @@ function classify(err: unknown, maxAttempts: number): { reason: FailureReason; a
       : cause.type === ErrorType.BudgetExceeded ? 'budget_exhausted'
       : cause.type === ErrorType.CircuitOpen ? 'circuit_open'
       : 'agent_error';
-    return { reason, attempts: attempt, message };
+    return { reason, attempts: attempt, message, usage: details?.usage, noReprompt: details?.noReprompt };
   }
   return { reason: 'agent_error', attempts: maxAttempts, message };
 }
@@ -229,7 +240,9 @@ export async function subtask({ task, jobId, allocation, previous, agentQueue }:
       const c = classify(outcome.err, retry.maxAttempts);
       attempts += c.attempts;
       errors.push(c.message);
-      if (c.reason === 'invalid_output' && reprompt === undefined) {
+      // a refused output was still paid for
+      if (c.usage) charge(ledger, c.usage);
+      if (c.reason === 'invalid_output' && reprompt === undefined && !c.noReprompt) {
         reprompt = `Your previous output was rejected: ${c.message}. Answer again so that data satisfies the output schema.`;
         continue;
       }

@@ -1,0 +1,223 @@
+/**
+ * Compiles a task's `outputSchema` into a validator, safely for a worker shared by tenants:
+ *
+ *   schema ──> structural rules (size, $id, local $ref, depth) ──> meta-schema check (shared, holds no user schema)
+ *          ──> fresh Ajv with RE2 patterns ──> validator, kept in a small LRU keyed by the schema's hash
+ *
+ * A fresh Ajv per compile means no `$id` can collide across tasks and nothing outlives its LRU
+ * entry; RE2 matches in linear time, so no `pattern` can backtrack catastrophically.
+ */
+import { Ajv, type ErrorObject, type Options, type SchemaObject } from 'ajv';
+import { createHash } from 'node:crypto';
+import { RE2JS } from 're2js';
+import { outputSchemaProblems, schemaPathText } from '../schemas/output-schema';
+
+/** Checks data against a compiled schema: null when valid, else why not (for the agent's re-prompt). */
+export type OutputValidator = (data: unknown) => string | null;
+
+/** A compiled schema, or why it does not compile. */
+export type CompiledOutputSchema = { ok: true; validate: OutputValidator } | { ok: false; error: string };
+
+/** Bounds of a compiler's cache. */
+export interface OutputSchemaCompilerOptions {
+  /** Compiled schemas kept. @default 64 */
+  maxEntries?: number;
+  /** Sum of the kept schemas' JSON sizes (a proxy for their compiled size). @default 2 MiB */
+  maxBytes?: number;
+}
+
+/** A validation message longer than this is cut: it goes into a re-prompt and the result's errors. */
+const MAX_MESSAGE_CHARS = 1000;
+
+type RegExpEngine = NonNullable<NonNullable<Options['code']>['regExp']>;
+
+/** RE2 in place of RegExp for `pattern` and `patternProperties`: linear time, no backreferences or lookaround. */
+const re2: RegExpEngine = Object.assign(
+  (pattern: string) => {
+    try {
+      return RE2JS.compile(pattern);
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      throw new Error(`pattern ${JSON.stringify(pattern.slice(0, 200))} is not supported (${why}); patterns use RE2 syntax: no backreferences or lookaround`);
+    }
+  },
+  { code: 're2js' },
+);
+
+/** Validates schemas against the draft-07 meta-schema only: it never holds a user's schema. */
+const metaAjv = new Ajv({ allErrors: true, strict: false });
+
+/** JSON with sorted keys, so equal values give equal text whatever their key order. */
+function canonical(v: unknown): string {
+  if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  const o = v as Record<string, unknown>;
+  return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(',')}}`;
+}
+
+/** `uniqueItems` in linear time: Ajv's own compares every pair, seconds for a 256 KiB array. */
+function uniqueItems(schema: boolean, data: unknown[]): boolean {
+  if (!schema) return true;
+  const seen = new Map<string, number>();
+  for (let i = 0; i < data.length; i++) {
+    const key = canonical(data[i]);
+    const j = seen.get(key);
+    if (j !== undefined) {
+      uniqueItems.errors = [{ keyword: 'uniqueItems', message: `must NOT have duplicate items (items ## ${j} and ${i} are identical)`, params: { i: j, j: i } }];
+      return false;
+    }
+    seen.set(key, i);
+  }
+  return true;
+}
+uniqueItems.errors = undefined as Partial<ErrorObject>[] | undefined;
+
+/**
+ * Every `pattern` and `patternProperties` key that RE2 cannot compile, with its path. Checked
+ * up front because Ajv skips the patterns it never needs (`patternProperties: { "(?=a)": {} }`).
+ */
+function patternProblems(node: unknown, path: (string | number)[] = [], out: string[] = []): string[] {
+  if (node === null || typeof node !== 'object' || out.length >= 20) return out;
+  const check = (pattern: string, at: (string | number)[]) => {
+    try {
+      RE2JS.compile(pattern);
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      out.push(`${schemaPathText(at)}: pattern ${JSON.stringify(pattern.slice(0, 200))} is not RE2 syntax (${why}); no backreferences or lookaround`);
+    }
+  };
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'pattern' && typeof value === 'string') check(value, [...path, key]);
+    if (key === 'patternProperties' && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      for (const p of Object.keys(value)) check(p, [...path, key, p]);
+    }
+    patternProblems(value, [...path, Array.isArray(node) ? Number(key) : key], out);
+  }
+  return out;
+}
+
+/** An atom (escape, class or one character) and its quantifier, if any. */
+const TOKEN = /(\\.|\[(?:\\.|[^\]\\])*\]|[^\\[()|])([+*?]|\{\d+(?:,\d*)?\})?\??/y;
+
+/**
+ * True when a pattern repeats, without bound, a group whose only required part is itself
+ * repeated without bound: `(a+)+`, `(a*)*`, `(\w+\s?)*`, `([ab]+){2,}`. Such a group can
+ * match one string in exponentially many ways, which a backtracking engine tries one by one.
+ * `(-[a-z]+)*` is fine: each repetition must start with "-".
+ */
+export function repeatsRepeatedGroup(pattern: string): boolean {
+  const group = /\(((?:\\.|\[(?:\\.|[^\]\\])*\]|[^\\()])*)\)(?:[+*]|\{\d+,\d*\})/g;
+  for (const m of pattern.matchAll(group)) {
+    let body = m[1]!.replace(/^\?(?::|<?[=!]|<[A-Za-z]\w*>|P<[A-Za-z]\w*>)/, '');
+    if (body.includes('|')) continue;
+    let required = 0;
+    let unbounded = 0;
+    while (body.length > 0) {
+      TOKEN.lastIndex = 0;
+      const t = TOKEN.exec(body);
+      if (!t) break;
+      const q = t[2] ?? '';
+      const optional = q === '?' || q === '*' || /^\{0(,|\})/.test(q);
+      if (!optional) required++;
+      if (q === '+' || q === '*' || /^\{\d+,\}$/.test(q)) unbounded += optional ? 0 : 1;
+      if (q === '*') unbounded += required === 0 ? 1 : 0;
+      body = body.slice(t[0].length);
+    }
+    if (unbounded > 0 && required <= 1) return true;
+  }
+  return false;
+}
+
+/**
+ * Patterns that would backtrack catastrophically in a backtracking engine (nested unbounded
+ * quantifiers), with their paths. The worker matches with RE2 in linear time whatever the
+ * pattern, but the API refuses these at submission: the same schema is often reused by
+ * clients whose own validators backtrack.
+ */
+export function backtrackingPatterns(node: unknown, path: (string | number)[] = [], out: string[] = []): string[] {
+  if (node === null || typeof node !== 'object' || out.length >= 20) return out;
+  const check = (pattern: string, at: (string | number)[]) => {
+    if (repeatsRepeatedGroup(pattern)) {
+      out.push(`${schemaPathText(at)}: pattern ${JSON.stringify(pattern.slice(0, 200))} repeats a repeated group (catastrophic backtracking); write it without nested quantifiers`);
+    }
+  };
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'pattern' && typeof value === 'string') check(value, [...path, key]);
+    if (key === 'patternProperties' && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      for (const p of Object.keys(value)) check(p, [...path, key, p]);
+    }
+    backtrackingPatterns(value, [...path, Array.isArray(node) ? Number(key) : key], out);
+  }
+  return out;
+}
+
+/** Compiles one schema with an Ajv of its own, so nothing it registers is seen by another schema. */
+function compileFresh(schema: SchemaObject): CompiledOutputSchema {
+  const problems = outputSchemaProblems(schema);
+  if (problems.length > 0) {
+    return { ok: false, error: problems.map((p) => `${schemaPathText(p.path)}: ${p.message}`).join('; ') };
+  }
+  const badPatterns = patternProblems(schema);
+  if (badPatterns.length > 0) return { ok: false, error: badPatterns.join('; ').slice(0, MAX_MESSAGE_CHARS) };
+  try {
+    if (!metaAjv.validateSchema(schema)) {
+      return { ok: false, error: `not a valid JSON Schema: ${metaAjv.errorsText(metaAjv.errors, { dataVar: 'outputSchema' })}`.slice(0, MAX_MESSAGE_CHARS) };
+    }
+  } catch (err) {
+    // an unknown "$schema" (Ajv never fetches one)
+    return { ok: false, error: `not a valid JSON Schema: ${err instanceof Error ? err.message : String(err)}`.slice(0, MAX_MESSAGE_CHARS) };
+  }
+  // optimize: false compiles ~5x faster; inlineRefs: false stops a schema from multiplying its code
+  // by referencing one large definition many times
+  const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: false, inlineRefs: false, code: { optimize: false, regExp: re2 } });
+  ajv.removeKeyword('uniqueItems');
+  ajv.addKeyword({ keyword: 'uniqueItems', type: 'array', schemaType: 'boolean', validate: uniqueItems });
+  try {
+    const validate = ajv.compile(schema);
+    return {
+      ok: true,
+      validate: (data) => (validate(data) ? null : ajv.errorsText(validate.errors, { dataVar: 'data' }).slice(0, MAX_MESSAGE_CHARS)),
+    };
+  } catch (err) {
+    return { ok: false, error: `outputSchema does not compile: ${err instanceof Error ? err.message : String(err)}`.slice(0, MAX_MESSAGE_CHARS) };
+  }
+}
+
+/** A compiler whose cache stays within its bounds however many distinct schemas it sees. */
+export function createOutputSchemaCompiler({ maxEntries = 64, maxBytes = 2 * 1024 * 1024 }: OutputSchemaCompilerOptions = {}) {
+  // a Map iterates in insertion order: re-inserting on a hit makes its first key the least recently used
+  const cache = new Map<string, { compiled: CompiledOutputSchema; bytes: number }>();
+  let bytes = 0;
+  return {
+    /** The validator for a schema (from the cache when seen lately), or why the schema does not compile. */
+    compile(schema: Record<string, unknown>): CompiledOutputSchema {
+      const json = JSON.stringify(schema);
+      const key = createHash('sha256').update(json).digest('hex');
+      const hit = cache.get(key);
+      if (hit) {
+        cache.delete(key);
+        cache.set(key, hit);
+        return hit.compiled;
+      }
+      const compiled = compileFresh(schema);
+      const size = Buffer.byteLength(json);
+      if (size > maxBytes) return compiled;
+      cache.set(key, { compiled, bytes: size });
+      bytes += size;
+      while (cache.size > maxEntries || bytes > maxBytes) {
+        const [oldest, entry] = cache.entries().next().value!;
+        cache.delete(oldest);
+        bytes -= entry.bytes;
+      }
+      return compiled;
+    },
+    /** What the cache holds now (for tests and metrics). */
+    stats: () => ({ entries: cache.size, bytes }),
+  };
+}
+
+/** The compiler a process shares: the worker's agent steps and the API's submission check. */
+export const outputSchemas = createOutputSchemaCompiler();
+
+/** Compiles a schema with the process's shared, bounded compiler. */
+export const compileOutputSchema = (schema: Record<string, unknown>): CompiledOutputSchema => outputSchemas.compile(schema);

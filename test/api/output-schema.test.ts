@@ -1,0 +1,77 @@
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { loadRegistry } from '../../activities';
+import { checkRunnable } from '../../api/spec-check';
+import { JobSpecSchema, type JobSpec } from '../../schemas';
+import { jobsStartedWithId, testApp, uniqueId } from '../helpers';
+
+let app: FastifyInstance;
+beforeAll(async () => {
+  app = await testApp();
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+const task = (id: string, outputSchema: Record<string, unknown>) => ({ id, question: 'q', agent: 'sim', outputSchema });
+
+describe('outputSchema at submission', () => {
+  it('checkRunnable names every task whose outputSchema does not compile, at every level of nesting', () => {
+    const spec: JobSpec = JobSpecSchema.parse({
+      pattern: 'fanout',
+      tasks: [
+        task('ok', { type: 'string', pattern: '^[a-z]+(-[a-z]+)*$' }),
+        task('type', { type: 'nope' }),
+        { id: 'nest', question: 'q', job: { pattern: 'pipeline', tasks: [task('backref', { type: 'string', pattern: '(a)\\1' })] } },
+        // the classic ReDoS: linear under RE2 in the worker, but refused at submission
+        task('redos', { type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } } }),
+      ],
+    });
+    const errors = checkRunnable(spec, loadRegistry(inject('agentsFile')), 3);
+    expect(errors.map((e) => e.path)).toEqual(['tasks[1].outputSchema', 'tasks[2].job.tasks[0].outputSchema', 'tasks[3].outputSchema']);
+    expect(errors[0].message).toMatch(/^not a valid JSON Schema: outputSchema\/type/);
+    expect(errors[1].message).toMatch(/^pattern: pattern "\(a\)\\\\1" is not RE2 syntax/);
+    expect(errors[2].message).toMatch(/^properties\.s\.pattern: pattern "\^\(a\+\)\+\$" repeats a repeated group/);
+  });
+
+  it('checkRunnable refuses more than 1 MiB of distinct schemas in one request, and compiles a repeated one once', () => {
+    const big = (n: number) => task(`t${n}`, { type: 'string', description: `${n}`.padEnd(60_000, 'x') });
+    const spec: JobSpec = JobSpecSchema.parse({ pattern: 'fanout', tasks: Array.from({ length: 20 }, (_, n) => big(n)) });
+    const errors = checkRunnable(spec, loadRegistry(inject('agentsFile')), 3);
+    expect(errors.length).toBeGreaterThan(0);
+    expect(errors[0]).toMatchObject({ path: 'tasks[17].outputSchema', message: expect.stringMatching(/distinct outputSchemas in one request/) });
+    const same: JobSpec = JobSpecSchema.parse({ pattern: 'fanout', tasks: Array.from({ length: 20 }, (_, n) => ({ ...big(0), id: `t${n}` })) });
+    expect(checkRunnable(same, loadRegistry(inject('agentsFile')), 3)).toEqual([]);
+  });
+
+  it('POST /v1/jobs answers 422 for a schema that does not compile; nothing starts', async () => {
+    const jobId = uniqueId('badschema');
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/jobs',
+      payload: { jobId, pattern: 'fanout', tasks: [task('a', { type: 'string' }), task('b', { type: 'object', patternProperties: { '(?=x)': { type: 'number' } } })] },
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().errors).toEqual([{ path: 'body.tasks[1].outputSchema', message: expect.stringMatching(/^patternProperties\.\(\?=x\): .*not RE2 syntax/) }]);
+    expect(await jobsStartedWithId(jobId)).toBe(0);
+  });
+
+  it('POST /v1/jobs answers 400 for $id and remote $ref, naming the path inside the schema; nothing starts', async () => {
+    const jobId = uniqueId('idschema');
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/jobs',
+      payload: {
+        jobId,
+        pattern: 'fanout',
+        tasks: [task('a', { $id: 'https://tenant-a.example/answer', type: 'string' }), task('b', { type: 'object', properties: { x: { $ref: 'https://evil.example/x.json' } } })],
+      },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors).toEqual([
+      { path: 'body.tasks[0].outputSchema.$id', message: expect.stringMatching(/"\$id" is not allowed/) },
+      { path: 'body.tasks[1].outputSchema.properties.x.$ref', message: expect.stringMatching(/"\$ref" must be local/) },
+    ]);
+    expect(await jobsStartedWithId(jobId)).toBe(0);
+  });
+});
