@@ -84,6 +84,21 @@ const SPEC_FLAWS: [string, (s: { [k: string]: Json }, r: () => number) => void][
   ['job-id', (s, r) => void (s.jobId = BAD_IDS[Math.floor(r() * BAD_IDS.length)] + ' ')],
   // label values that would break out of a visibility query
   ['label-quote', (s, r) => void (s.labels = [{ k: 'a"b' }, { k: "x' OR 1=1" }, { k: 'v\\' }, { 'a"': 'b' }][Math.floor(r() * 4)])],
+  // output schemas that would stall or bloat a shared worker, or collide across tenants
+  ['output-schema', (s, r) => void ((s.tasks as { [k: string]: Json }[])[0].outputSchema = [
+    { type: 'string', pattern: '^(a+)+$' },
+    { type: 'object', patternProperties: { '(\\w+\\s?)*$': {} } },
+    { $id: 'https://tenant-a.example/schema', type: 'object' },
+    { type: 'object', properties: { x: { $ref: 'https://evil.example/s.json' } } },
+    { type: 'string', pattern: '(a)\\1' },
+    { type: 'nope' },
+    { type: 'string', description: 'x'.repeat(70_000) },
+  ][Math.floor(r() * 7)] as Json)],
+  // webhooks aimed inward: metadata, private, loopback, plain http
+  ['callback-inward', (s, r) => void (s.callbackUrl = [
+    'https://169.254.169.254/latest/meta-data', 'https://10.0.0.1/hook', 'https://[::ffff:127.0.0.1]/x', 'http://example.com/hook',
+    'https://metadata.google.internal/computeMetadata', 'http://127.0.0.1:7233/', 'https://2130706433/', 'https://[fd00:ec2::254]/',
+  ][Math.floor(r() * 8)])],
   // nesting cannot multiply the per-job cap: 2 × 5,001 subtasks
   ['nested-over-cap', (s) => void (s.tasks = [0, 1].map((i) => ({ id: `n${i}`, question: 'q', job: { pattern: 'fanout', tasks: Array.from({ length: 5001 }, (_, j) => ({ id: `t${j}`, question: 'q', agent: 'echo' })) } })))],
 ];
