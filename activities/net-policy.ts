@@ -99,6 +99,8 @@ const RANGES: [string, AddressClass][] = [
   ['::1/128', 'loopback'],
   ['100::/64', 'reserved'],
   ['2001::/32', 'reserved'], // Teredo: hides an IPv4 address we cannot check
+  ['64:ff9b:1::/48', 'reserved'], // local-use NAT64 (RFC 8215): a gateway may map it anywhere inside
+  ['::ffff:0:0:0/96', 'reserved'], // SIIT-translated IPv4
   ['fc00::/7', 'private'],
   ['fe80::/10', 'link-local'],
   ['fec0::/10', 'private'],

@@ -28,18 +28,23 @@ export interface OutputSchemaCompilerOptions {
 
 /** A validation message longer than this is cut: it goes into a re-prompt and the result's errors. */
 const MAX_MESSAGE_CHARS = 1000;
+/** Longest string a `pattern` is matched against; longer strings fail it (bound `maxLength` instead). */
+export const MAX_PATTERN_SUBJECT_CHARS = 16_384;
 
 type RegExpEngine = NonNullable<NonNullable<Options['code']>['regExp']>;
 
 /** RE2 in place of RegExp for `pattern` and `patternProperties`: linear time, no backreferences or lookaround. */
 const re2: RegExpEngine = Object.assign(
   (pattern: string) => {
+    let compiled: ReturnType<typeof RE2JS.compile>;
     try {
-      return RE2JS.compile(pattern);
+      compiled = RE2JS.compile(pattern);
     } catch (err) {
       const why = err instanceof Error ? err.message : String(err);
       throw new Error(`pattern ${JSON.stringify(pattern.slice(0, 200))} is not supported (${why}); patterns use RE2 syntax: no backreferences or lookaround`);
     }
+    // linear, but linear in string × program: a string past the cap does not match any pattern
+    return { test: (s: string) => s.length <= MAX_PATTERN_SUBJECT_CHARS && compiled.test(s) };
   },
   { code: 're2js' },
 );
@@ -174,6 +179,8 @@ function compileFresh(schema: SchemaObject): CompiledOutputSchema {
   ajv.addKeyword({ keyword: 'uniqueItems', type: 'array', schemaType: 'boolean', validate: uniqueItems });
   try {
     const validate = ajv.compile(schema);
+    // an async validator answers with a promise, never a verdict (the structural rules refuse "$async" too)
+    if ((validate as { $async?: boolean }).$async) return { ok: false, error: 'outputSchema compiles to an async validator ("$async"), which is not allowed' };
     return {
       ok: true,
       validate: (data) => (validate(data) ? null : ajv.errorsText(validate.errors, { dataVar: 'data' }).slice(0, MAX_MESSAGE_CHARS)),

@@ -69,8 +69,9 @@ export async function buildApp({ config, client, registry, tenants, fastify }: A
   app.decorate('publicUrl', config.PUBLIC_URL ?? `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${config.PORT}`);
   installErrorHandling(app);
   installJsonBodyParser(app);
-  installAuth(app, tenants);
+  // the rate limit runs first, so requests that fail authentication count too
   await installRateLimit(app, tenants, config.DELEGATE_QUOTA_REQUESTS_PER_MINUTE);
+  installAuth(app, tenants);
 
   await app.register(swagger, {
     openapi: {

@@ -29,7 +29,7 @@ export function isPublicPath(url: string): boolean {
 }
 
 /** The bearer token of a request, or undefined. */
-function bearer(req: FastifyRequest): string | undefined {
+export function bearerKey(req: FastifyRequest): string | undefined {
   const h = req.headers.authorization;
   if (typeof h !== 'string') return undefined;
   const m = /^Bearer[ ]+([\x21-\x7e]{1,512})\s*$/i.exec(h);
@@ -42,7 +42,7 @@ export function installAuth(app: FastifyInstance, tenants: TenantDirectory): voi
   app.addHook('onRequest', async (req, reply) => {
     if (isPublicPath(req.url)) return;
     if (tenants.auth === 'on') {
-      const key = bearer(req);
+      const key = bearerKey(req);
       const tenant = key === undefined ? undefined : tenants.authenticate(key);
       if (!tenant) {
         const challenge = key === undefined ? 'Bearer realm="delegate"' : 'Bearer realm="delegate", error="invalid_token"';

@@ -107,7 +107,7 @@ export function createJobService({ client, config, registry, tenants }: JobServi
       }
       // a resubmission of a job that exists is answered below whatever the quota says
       const exists = await handleOf(tenant, jobId).describe().then(() => true, () => false);
-      if (!exists) await runningJobs.check(tenant, policy.quotas);
+      const place = exists ? undefined : await runningJobs.reserve(tenant, policy.quotas);
       try {
         await client.workflow.start('delegationJob', {
           workflowId,
@@ -123,9 +123,10 @@ export function createJobService({ client, config, registry, tenants }: JobServi
             ...(spec.labels ? [{ key: LABELS_KEY, value: labelKeywords(spec.labels) }] : []),
           ],
         });
-        runningJobs.started(tenant, workflowId);
+        place?.release(workflowId);
         return { jobId, workflowId, created: true };
       } catch (err) {
+        place?.release();
         if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
         const existing = await describe(tenant, jobId);
         if (existing.memo?.specHash !== specHash) {

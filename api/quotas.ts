@@ -3,30 +3,43 @@
  *
  *   request ──rate (429 + Retry-After)──> submit ──tasks across nesting (422)──> running jobs (429) ──> start
  *
- * The request rate is @fastify/rate-limit keyed by tenant; running jobs are counted in
+ * The request rate is @fastify/rate-limit keyed by tenant (by address without a valid key); running jobs are counted in
  * Temporal's visibility (root jobs only), plus the jobs this process started moments ago
  * that visibility may not show yet.
  */
 import rateLimit from '@fastify/rate-limit';
 import type { Client } from '@temporalio/client';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { TENANT_KEY } from '../workflows/search-attributes';
 import type { TenantDirectory, TenantQuotas } from '../workers/tenants';
-import { isPublicPath } from './auth';
+import { bearerKey, isPublicPath } from './auth';
 import { HttpProblem } from './errors';
 
-/** Registers the per-tenant request rate limit (call after the auth hook, before the routes). */
+/**
+ * Registers the request rate limit as the first hook, before authentication, so refused
+ * requests count too: a known key is limited per tenant (its quota), anything else (no key,
+ * a wrong key) per client address, at the default rate. Public routes are not limited.
+ */
 export async function installRateLimit(app: FastifyInstance, tenants: TenantDirectory, fallback: number): Promise<void> {
-  await app.register(rateLimit, {
-    global: true,
-    hook: 'onRequest',
-    timeWindow: 60_000,
-    max: (req) => tenants.get(req.tenant)?.quotas.requestsPerMinute ?? fallback,
-    keyGenerator: (req) => (req.tenant ? `tenant:${req.tenant}` : `ip:${req.ip}`),
-    allowList: (req) => isPublicPath(req.url),
-    errorResponseBuilder: (_req, ctx) =>
-      new HttpProblem(429, 'Too many requests', `at most ${ctx.max} requests per minute for this tenant; retry in ${Math.ceil(ctx.ttl / 1000)} s`),
-  });
+  await app.register(rateLimit, { global: false });
+  const tenantOf = (req: FastifyRequest) => {
+    const key = bearerKey(req);
+    return key === undefined ? undefined : tenants.authenticate(key);
+  };
+  app.addHook(
+    'onRequest',
+    app.rateLimit({
+      timeWindow: 60_000,
+      keyGenerator: (req) => {
+        const tenant = tenantOf(req);
+        return tenant ? `tenant:${tenant}` : `ip:${req.ip}`;
+      },
+      max: (_req, key) => (key.startsWith('tenant:') ? (tenants.get(key.slice(7))?.quotas.requestsPerMinute ?? fallback) : fallback),
+      allowList: (req) => isPublicPath(req.url),
+      errorResponseBuilder: (_req, ctx) =>
+        new HttpProblem(429, 'Too many requests', `at most ${ctx.max} requests per minute; retry in ${Math.ceil(ctx.ttl / 1000)} s`),
+    }),
+  );
 }
 
 /** How long a refused submission should wait before trying again. */
@@ -37,6 +50,8 @@ const RECENT_MS = 15_000;
 /** Counts a tenant's running root jobs against its quota. */
 export function createRunningJobsQuota(client: Client) {
   const recent = new Map<string, Map<string, number>>();
+  /** Submissions of each tenant between their check and their start: counted at once, before any await. */
+  const pending = new Map<string, number>();
 
   async function running(tenant: string, limit: number): Promise<Set<string>> {
     const ids = new Set<string>();
@@ -54,17 +69,35 @@ export function createRunningJobsQuota(client: Client) {
   }
 
   return {
-    /** Throws 429 when the tenant already runs as many root jobs as its quota allows. */
-    async check(tenant: string, quotas: TenantQuotas): Promise<void> {
-      const ids = await running(tenant, quotas.runningJobs);
-      if (ids.size >= quotas.runningJobs) {
-        throw new HttpProblem(429, 'Too many running jobs', `tenant has ${ids.size} running job(s), its quota is ${quotas.runningJobs}; retry when one finishes`, undefined, { 'retry-after': String(RETRY_AFTER_SECONDS) });
+    /**
+     * Reserves a place for one more running job, or throws 429 when the tenant already has as
+     * many as its quota allows (counting submissions of this process still on their way).
+     * Call `release` when the start is done or failed. Several API replicas each count their
+     * own submissions in flight: the bound is exact per replica, eventually exact across them.
+     */
+    async reserve(tenant: string, quotas: TenantQuotas): Promise<{ release(startedWorkflowId?: string): void }> {
+      pending.set(tenant, (pending.get(tenant) ?? 0) + 1);
+      let released = false;
+      const release = (startedWorkflowId?: string) => {
+        if (released) return;
+        released = true;
+        if (startedWorkflowId) {
+          if (!recent.has(tenant)) recent.set(tenant, new Map());
+          recent.get(tenant)!.set(startedWorkflowId, Date.now());
+        }
+        pending.set(tenant, pending.get(tenant)! - 1);
+      };
+      try {
+        const ids = await running(tenant, quotas.runningJobs);
+        const count = ids.size + pending.get(tenant)! - 1;
+        if (count >= quotas.runningJobs) {
+          throw new HttpProblem(429, 'Too many running jobs', `tenant has ${count} running job(s), its quota is ${quotas.runningJobs}; retry when one finishes`, undefined, { 'retry-after': String(RETRY_AFTER_SECONDS) });
+        }
+      } catch (err) {
+        release();
+        throw err;
       }
-    },
-    /** Remembers a start until visibility shows it. */
-    started(tenant: string, workflowId: string): void {
-      if (!recent.has(tenant)) recent.set(tenant, new Map());
-      recent.get(tenant)!.set(workflowId, Date.now());
+      return { release };
     },
   };
 }

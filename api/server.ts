@@ -20,6 +20,8 @@ const app = await buildApp({
   console.error(`api: ${err.message}`);
   process.exit(1);
 });
+// one stray promise must not take the API down for every tenant
+process.on('unhandledRejection', (reason) => app.log.error({ err: String(reason) }, 'unhandled rejection (kept running)'));
 for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   process.once(sig, async () => {
     app.log.info({ signal: sig }, 'api shutting down');

@@ -12,6 +12,13 @@ export const MAX_OUTPUT_SCHEMA_BYTES = 64 * 1024;
 /** Deepest nesting of objects and arrays inside an `outputSchema`. */
 export const MAX_OUTPUT_SCHEMA_DEPTH = 32;
 
+/** Most `pattern`/`patternProperties` regular expressions one schema may hold: each costs compile and match time. */
+export const MAX_OUTPUT_SCHEMA_PATTERNS = 16;
+/** Longest regular expression, in characters. */
+export const MAX_PATTERN_LENGTH = 256;
+/** Largest sum of repeat counts (`{n}`, `{n,m}`) in one regular expression: RE2 unrolls repeats into its program. */
+export const MAX_PATTERN_REPEAT = 100;
+
 /** Keywords that name another schema: only references inside this schema (`#...`) are allowed. */
 const REF_KEYWORDS = ['$ref', '$dynamicRef', '$recursiveRef'] as const;
 /** Keywords that register a schema under a global name in a validator instance. */
@@ -44,6 +51,16 @@ export const schemaPathText = (path: Path): string => (path.length === 0 ? '(roo
 export function outputSchemaProblems(schema: unknown): { path: Path; message: string }[] {
   const problems: { path: Path; message: string }[] = [];
   let tooDeep = false;
+  let patterns = 0;
+  const checkPattern = (pattern: string, at: Path) => {
+    if (++patterns === MAX_OUTPUT_SCHEMA_PATTERNS + 1) problems.push({ path: at, message: `more than ${MAX_OUTPUT_SCHEMA_PATTERNS} patterns in one outputSchema` });
+    if (pattern.length > MAX_PATTERN_LENGTH) problems.push({ path: at, message: `pattern of ${pattern.length} characters exceeds ${MAX_PATTERN_LENGTH}` });
+    let repeats = 0;
+    for (const m of pattern.matchAll(/\{(\d+)(?:,(\d*))?\}/g)) repeats += Math.max(Number(m[1]), Number(m[2] || 0));
+    if (repeats > MAX_PATTERN_REPEAT) {
+      problems.push({ path: at, message: `repeat counts add up to ${repeats}, over ${MAX_PATTERN_REPEAT} (bound lengths with minLength/maxLength instead)` });
+    }
+  };
   const walk = (node: unknown, path: Path, depth: number): void => {
     if (problems.length >= 20 || node === null || typeof node !== 'object') return;
     if (depth > MAX_OUTPUT_SCHEMA_DEPTH) {
@@ -57,6 +74,13 @@ export function outputSchemaProblems(schema: unknown): { path: Path; message: st
     }
     for (const [key, value] of Object.entries(node)) {
       // a string is the keyword form; an object under these names is a property called "$id"/"$ref"
+      if (key === '$async' && (value === null || typeof value !== 'object')) {
+        // an async validator answers with a promise: never a verdict the host can wait on
+        problems.push({ path: [...path, key], message: '"$async" is not allowed in an outputSchema' });
+      } else if (key === 'pattern' && typeof value === 'string') checkPattern(value, [...path, key]);
+      else if (key === 'patternProperties' && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+        for (const p of Object.keys(value)) checkPattern(p, [...path, key, p]);
+      }
       if ((ID_KEYWORDS as readonly string[]).includes(key) && typeof value === 'string') {
         problems.push({ path: [...path, key], message: `"${key}" is not allowed in an outputSchema (schemas are anonymous; use "$defs" and "#/$defs/..." references)` });
       } else if ((REF_KEYWORDS as readonly string[]).includes(key) && typeof value === 'string' && !value.startsWith('#')) {

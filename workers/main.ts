@@ -8,6 +8,8 @@ import { bundleWorkflows, createLaneWorkers, createWorker } from './worker';
 const config = loadConfig();
 const log = pino({ level: config.LOG_LEVEL, base: { proc: 'worker' } });
 const tenants = loadTenants(config);
+// one stray promise (an agent's, a library's) must not take every tenant's steps down with the process
+process.on('unhandledRejection', (reason) => log.error({ err: String(reason) }, 'unhandled rejection (kept running)'));
 const connection = await connectWorker(config);
 const registry = loadRegistry(config.DELEGATE_AGENTS_FILE);
 const common = {

@@ -78,6 +78,7 @@ function parseKeyPairs(text: string): { tenant: string; hash: string }[] {
     const key = pair.slice(at + 1).trim();
     if (!TenantIdSchema.safeParse(tenant).success) throw new Error(`DELEGATE_API_KEYS: pair ${i + 1} has an invalid tenant id "${tenant}"`);
     if (key.length < 16) throw new Error(`DELEGATE_API_KEYS: the key of tenant "${tenant}" is shorter than 16 characters`);
+    if (!/^[\x21-\x7e]+$/.test(key)) throw new Error(`DELEGATE_API_KEYS: the key of tenant "${tenant}" has characters outside printable ASCII (a bearer header cannot carry them)`);
     return { tenant, hash: hashKey(key) };
   });
 }
@@ -87,6 +88,12 @@ export function loadTenants(config: Config): TenantDirectory {
   const base = defaults(config);
   const byHash = new Map<string, string>();
   const policies = new Map<string, TenantPolicy>();
+  const addKey = (hash: string, tenant: string, where: string) => {
+    const owner = byHash.get(hash);
+    // one key, two tenants: which tenant a caller is would depend on load order
+    if (owner !== undefined && owner !== tenant) throw new Error(`${where}: a key of tenant "${tenant}" is also a key of tenant "${owner}"`);
+    byHash.set(hash, tenant);
+  };
   const add = (tenant: string, quotas: Quotas = {}) => {
     const prev = policies.get(tenant)?.quotas ?? base;
     policies.set(tenant, { tenant, quotas: { ...prev, ...quotas } });
@@ -95,11 +102,11 @@ export function loadTenants(config: Config): TenantDirectory {
     add(DEFAULT_TENANT);
   } else {
     for (const { tenant, hash } of config.DELEGATE_API_KEYS ? parseKeyPairs(config.DELEGATE_API_KEYS) : []) {
-      byHash.set(hash, tenant);
+      addKey(hash, tenant, 'DELEGATE_API_KEYS');
       add(tenant);
     }
     for (const entry of config.DELEGATE_API_KEYS_FILE ? readKeysFile(config.DELEGATE_API_KEYS_FILE) : []) {
-      for (const h of entry.keySha256) byHash.set(h, entry.tenant);
+      for (const h of entry.keySha256) addKey(h, entry.tenant, 'DELEGATE_API_KEYS_FILE');
       add(entry.tenant, entry.quotas);
     }
   }

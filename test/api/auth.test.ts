@@ -2,7 +2,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { inject } from 'vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { finalResult, jobsStartedWithId, testApp, testClient, testConfig, uniqueId } from '../helpers';
+import { finalResult, jobsStartedWithId, pollUntil, testApp, testClient, testConfig, uniqueId } from '../helpers';
 import { TEST_TENANTS } from '../tenants';
 import { buildApp } from '../../api/app';
 import { loadRegistry } from '../../activities';
@@ -146,6 +146,19 @@ describe('quotas, refused before anything starts', () => {
     }
   });
 
+  it('limits requests that fail authentication too, per client address', async () => {
+    const guarded = await testApp({ DELEGATE_QUOTA_REQUESTS_PER_MINUTE: '5' }, null);
+    try {
+      const codes = [];
+      for (let i = 0; i < 7; i++) codes.push((await guarded.inject({ method: 'GET', url: '/v1/jobs', headers: { authorization: `Bearer guess-${i}-0123456789abcdef` } })).statusCode);
+      expect(codes).toEqual([401, 401, 401, 401, 401, 429, 429]);
+      // public routes stay open
+      expect((await guarded.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    } finally {
+      await guarded.close();
+    }
+  });
+
   it('counts subtasks across every level of nesting against the per-request cap', async () => {
     // a fresh app: the rate-limit test above spent this tenant's requests in its own app
     const limited = await testApp({}, 'limited');
@@ -183,6 +196,22 @@ describe('quotas, refused before anything starts', () => {
     } finally {
       await limited.inject({ method: 'POST', url: `/v1/jobs/${first}/cancel`, payload: {} });
       await finalResult(limited, first);
+      await limited.close();
+    }
+  });
+
+  it('cannot be passed by submissions sent at the same moment', async () => {
+    const limited = await testApp({}, 'limited');
+    const ids = Array.from({ length: 6 }, () => uniqueId('race'));
+    // visibility is eventually consistent: start from no running job of this tenant
+    const client = await testClient();
+    await pollUntil(async () => (await client.workflow.count(`DelegateTenant = 'limited' AND ExecutionStatus = 'Running'`)).count === 0, 'the tenant still has running jobs', 60_000);
+    try {
+      const codes = await Promise.all(ids.map((id) => limited.inject({ method: 'POST', url: '/v1/jobs', payload: slowJob(id) }).then((r) => r.statusCode)));
+      expect(codes.filter((c) => c === 201)).toHaveLength(TEST_TENANTS.limited.quotas.runningJobs);
+      expect(codes.filter((c) => c === 429)).toHaveLength(ids.length - TEST_TENANTS.limited.quotas.runningJobs);
+    } finally {
+      for (const id of ids) await limited.inject({ method: 'POST', url: `/v1/jobs/${id}/cancel`, payload: {} });
       await limited.close();
     }
   });

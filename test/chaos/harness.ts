@@ -141,6 +141,9 @@ export class ChaosStack {
       // tenant "default" with one key; the fuzzer's thousands of requests are not rate limited
       DELEGATE_API_KEYS: `default=${CHAOS_API_KEY}`,
       DELEGATE_QUOTA_REQUESTS_PER_MINUTE: '1000000',
+      // 50 jobs × 4 subtasks at once in the flaky scenario: the tenant's lane as wide as the shared pool
+      DELEGATE_QUOTA_AGENT_SLOTS: '200',
+      DELEGATE_QUOTA_RUNNING_JOBS: '1000',
       LOG_LEVEL: 'info',
       ...extra,
     };

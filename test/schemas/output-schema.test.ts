@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { JobSpecSchema } from '../../schemas/job';
-import { MAX_OUTPUT_SCHEMA_BYTES, MAX_OUTPUT_SCHEMA_DEPTH, OutputSchemaSchema } from '../../schemas/output-schema';
+import { MAX_OUTPUT_SCHEMA_BYTES, MAX_OUTPUT_SCHEMA_DEPTH, OutputSchemaSchema, outputSchemaProblems } from '../../schemas/output-schema';
 
 /** The issues of a parse, as `path: message`. */
 const issues = (r: { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } }) =>
@@ -49,5 +49,18 @@ describe('outputSchema structural rules (zod, shared by the API and the workflow
     let fine: Record<string, unknown> = { type: 'string' };
     for (let i = 0; i < 15; i++) fine = { items: fine };
     expect(OutputSchemaSchema.safeParse(fine).success).toBe(true);
+  });
+});
+
+describe('outputSchema limits that bound compile and match time', () => {
+  it('refuses "$async", more than 16 patterns, long patterns and large repeat counts, naming where', () => {
+    const paths = (schema: Record<string, unknown>) => outputSchemaProblems(schema).map((p) => `${p.path.join('.')}: ${p.message}`);
+    expect(paths({ $async: true, type: 'number' })).toEqual(['$async: "$async" is not allowed in an outputSchema']);
+    const many = Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`p${i}`, { type: 'string', pattern: `^x${i}$` }]));
+    expect(paths({ type: 'object', properties: many })).toEqual(['properties.p16.pattern: more than 16 patterns in one outputSchema']);
+    expect(paths({ type: 'string', pattern: 'a'.repeat(257) })).toEqual(['pattern: pattern of 257 characters exceeds 256']);
+    expect(paths({ type: 'string', pattern: '\\pL{1000}' })[0]).toMatch(/^pattern: repeat counts add up to 1000, over 100/);
+    expect(paths({ type: 'object', patternProperties: { 'a{60}b{60}': {} } })[0]).toMatch(/^patternProperties\.a\{60\}b\{60\}: repeat counts add up to 120/);
+    expect(paths({ type: 'string', pattern: '^[0-9]{1,64}$' })).toEqual([]);
   });
 });
