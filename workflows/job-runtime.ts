@@ -8,6 +8,8 @@ import { CancellationScope, startChild, workflowInfo, type ChildWorkflowHandle, 
 import type { PreviousStage } from '../activities';
 import type { Budget, Evidence, FailureReason, JobResult, JobSpec, Progress, SubtaskProgress, TaskResult, TaskSpec } from '../schemas';
 import { newLedger, minBudget, reserve, settle, grow, type LedgerState, remaining, snapshot, zeroUsage } from './budget-ledger';
+import { DEFAULT_JOB_MAX_SECONDS, EXECUTION_TIMEOUT_MARGIN_SECONDS, type EngineLimits } from './engine-limits';
+import type { JobCarry } from './job-carry';
 import { agentLabel, jobAsTaskResult, notRunResult, withContextSeed } from './results';
 import { PATTERN_KEY, STATUS_KEY, TENANT_KEY } from './search-attributes';
 import { cancelSignal, stopSignal, type SubtaskInput } from './subtask';
@@ -28,6 +30,12 @@ export interface JobInput {
   maxDepth?: number;
   /** Set when the parent job reserved a budget for this one: the lower cap wins. */
   allocation?: Budget;
+  /** Engine-limit knobs (maximum duration, step ceiling, runs); nested jobs inherit them. */
+  limits?: EngineLimits;
+  /** Wall-clock deadline (epoch ms): set by a parent job, or by the previous run. */
+  deadline?: number;
+  /** Set by the previous run of a long pipeline (continue-as-new). */
+  carry?: JobCarry;
 }
 
 /** Per-run context a pattern adds to a task (a pipeline hands each stage the previous one). */
@@ -54,7 +62,12 @@ export class JobRuntime {
   readonly maxDepth: number;
   readonly tenant: string;
   readonly ledger: LedgerState;
-  readonly started = Date.now();
+  readonly started: number;
+  /** The input of this run (a long pipeline continues as new from it). */
+  readonly input: JobInput;
+  readonly limits: EngineLimits;
+  /** Wall clock (epoch ms) past which nothing starts and running children halt with `timeout`. */
+  readonly deadline: number;
   /** Results in completion order. */
   readonly completed: TaskResult[] = [];
   readonly progress = new Map<string, SubtaskProgress>();
@@ -90,6 +103,11 @@ export class JobRuntime {
     this.maxDepth = input.maxDepth ?? DEFAULT_MAX_DEPTH;
     this.tenant = input.tenant ?? 'default';
     this.ledger = newLedger(minBudget(input.spec.budget, input.allocation));
+    this.input = input;
+    this.limits = input.limits ?? {};
+    this.started = input.carry?.startedAt ?? Date.now();
+    const own = this.started + (this.limits.maxDurationSeconds ?? DEFAULT_JOB_MAX_SECONDS) * 1000;
+    this.deadline = Math.min(own, input.deadline ?? own);
     batchIds.forEach((id) => this.batchIds.add(id));
     for (const t of input.spec.tasks) {
       const batch = this.batchIds.has(t.id) ? { batch: true } : {};
@@ -151,6 +169,7 @@ export class JobRuntime {
 
   private async runChild(task: TaskSpec, context: RunContext): Promise<TaskResult> {
     if (this.halted) return this.record(task, notRunResult(task, this.haltReason, `not started: job ${this.haltReason}`));
+    if (Date.now() >= this.deadline) return this.record(task, notRunResult(task, 'timeout', 'not started: the job reached its maximum duration'));
     if (task.job && !this.batchIds.has(task.id) && this.depth + 1 > this.maxDepth) {
       return this.record(task, notRunResult(task, 'agent_error', `nested job exceeds the depth cap of ${this.maxDepth}`));
     }
@@ -164,7 +183,9 @@ export class JobRuntime {
     this.allocations.set(task.id, allocation);
     const workflowId = this.childId(task);
     const summary = `${agentLabel(task)}: ${task.question.slice(0, 160)}`;
-    const common = { workflowId, staticSummary: summary, staticDetails: task.rationale };
+    // Temporal's own timeout is only a backstop: the child halts at the deadline and keeps its work
+    const backstop = Math.ceil((this.deadline - Date.now()) / 1000) + EXECUTION_TIMEOUT_MARGIN_SECONDS;
+    const common = { workflowId, staticSummary: summary, staticDetails: task.rationale, workflowExecutionTimeout: `${backstop} seconds` };
     let result: TaskResult;
     try {
       const handle = await CancellationScope.nonCancellable(() =>
@@ -178,6 +199,8 @@ export class JobRuntime {
                   depth: this.batchIds.has(task.id) ? this.depth : this.depth + 1,
                   maxDepth: this.maxDepth,
                   allocation,
+                  limits: this.limits,
+                  deadline: this.deadline,
                 } satisfies JobInput,
               ],
               typedSearchAttributes: [
@@ -188,7 +211,12 @@ export class JobRuntime {
             })
           : startChild('subtask', {
               ...common,
-              args: [{ task: withContextSeed(task, context.contextSeed ?? []), jobId: this.spec.jobId, allocation, previous: context.previous } satisfies SubtaskInput],
+              args: [
+                {
+                  task: withContextSeed(task, context.contextSeed ?? []), jobId: this.spec.jobId, allocation, previous: context.previous,
+                  deadline: this.deadline, stepCeilingSeconds: this.limits.stepCeilingSeconds, stepsPerRun: this.limits.subtaskStepsPerRun,
+                } satisfies SubtaskInput,
+              ],
             }),
       );
       const running: Running = { task, handle: handle as Running['handle'], allocation, clipped: clipped || shared, nested: !!task.job };
@@ -263,6 +291,14 @@ export class JobRuntime {
     if (this.cancelRequested) return;
     this.cancelRequested = true;
     this.haltReason = 'cancelled';
+    for (const r of this.running.values()) void this.signalChild(r, 'cancel');
+  }
+
+  /** The maximum duration is reached: nothing new starts (`timeout`), running children are cancelled. */
+  timeoutAll(): void {
+    if (this.cancelRequested) return;
+    this.stopRequested = true;
+    this.haltReason = 'timeout';
     for (const r of this.running.values()) void this.signalChild(r, 'cancel');
   }
 
