@@ -4,7 +4,7 @@
  *
  *   pattern ──runTask(task)──> reserve budget ──> child workflow (subtask | nested job) ──> settle ──> result
  */
-import { CancellationScope, startChild, workflowInfo, type ChildWorkflowHandle, type Workflow } from '@temporalio/workflow';
+import { CancellationScope, ChildWorkflowFailure, startChild, TimeoutFailure, workflowInfo, type ChildWorkflowHandle, type Workflow } from '@temporalio/workflow';
 import type { PreviousStage } from '../activities';
 import type { Budget, Evidence, FailureReason, JobResult, JobSpec, Progress, SubtaskProgress, TaskResult, TaskSpec } from '../schemas';
 import { newLedger, minBudget, reserve, settle, grow, type LedgerState, remaining, snapshot, zeroUsage } from './budget-ledger';
@@ -230,7 +230,9 @@ export class JobRuntime {
       result = task.job ? jobAsTaskResult(task, raw as JobResult) : (raw as TaskResult);
     } catch (err) {
       const message = err instanceof Error ? `${err.message}${err.cause instanceof Error ? `: ${err.cause.message}` : ''}` : String(err);
-      result = notRunResult(task, 'agent_error', `child workflow failed: ${message}`);
+      // only Temporal's backstop execution timeout ends a child without a result: say so
+      const timedOut = err instanceof ChildWorkflowFailure && err.cause instanceof TimeoutFailure;
+      result = notRunResult(task, timedOut ? 'timeout' : 'agent_error', `child workflow failed: ${message}`);
     }
     const running = this.running.get(task.id);
     this.running.delete(task.id);
