@@ -5,6 +5,7 @@ import { checkCallbackUrl, netPolicyFromConfig, type AgentRegistry } from '../ac
 import { countSubtasks, type Budget, type Config, type JobProgress, JobResult, JobSpec, JobView, Ledger, SubtaskProgress, TaskResult } from '../schemas';
 import type { JobInput } from '../workflows/delegation-job';
 import { jobAsTaskResult, notRunResult } from '../workflows/results';
+import { EXECUTION_TIMEOUT_MARGIN_SECONDS } from '../workflows/engine-limits';
 import { LABELS_KEY, labelKeywords, PATTERN_KEY, STATUS_KEY, TENANT_KEY } from '../workflows/search-attributes';
 import { agentQueueFor, type TenantDirectory } from '../workers/tenants';
 import { HttpProblem } from './errors';
@@ -89,7 +90,7 @@ export function createJobService({ client, config, registry, tenants }: JobServi
       }
       const callbackProblem = spec.callbackUrl ? checkCallbackUrl(spec.callbackUrl, netPolicy) : undefined;
       if (callbackProblem) throw new HttpProblem(422, 'Job cannot run', 'the callbackUrl is not allowed', [{ path: 'body.callbackUrl', message: callbackProblem }]);
-      const problems = checkRunnable(spec, registry, config.DELEGATE_MAX_DEPTH);
+      const problems = checkRunnable(spec, registry, config.DELEGATE_MAX_DEPTH, config.DELEGATE_STEP_CEILING_SECONDS);
       if (problems.length > 0) throw new HttpProblem(422, 'Job cannot run', `${problems.length} problem(s) in the job`, problems.map((p) => ({ ...p, path: `body.${p.path}` })));
       const jobId = spec.jobId ?? idempotencyKey ?? randomUUID();
       const workflowId = workflowIdOf(tenant, jobId);
@@ -100,6 +101,7 @@ export function createJobService({ client, config, registry, tenants }: JobServi
         depth: 0,
         maxDepth: config.DELEGATE_MAX_DEPTH,
         agentQueue: agentQueueFor(config.DELEGATE_TASK_QUEUE, tenant),
+        limits: { maxDurationSeconds: config.DELEGATE_JOB_MAX_SECONDS, stepCeilingSeconds: config.DELEGATE_STEP_CEILING_SECONDS },
       };
       const bytes = Buffer.byteLength(JSON.stringify(input));
       if (bytes > MAX_INPUT_BYTES) {
@@ -114,6 +116,8 @@ export function createJobService({ client, config, registry, tenants }: JobServi
           taskQueue: config.DELEGATE_TASK_QUEUE,
           args: [input],
           workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          // a backstop only: the job itself halts at its maximum duration and returns what it has
+          workflowExecutionTimeout: `${config.DELEGATE_JOB_MAX_SECONDS + EXECUTION_TIMEOUT_MARGIN_SECONDS} seconds`,
           staticSummary: `${spec.pattern} job of ${spec.tasks.length} task(s)${spec.objective ? `: ${spec.objective.slice(0, 120)}` : ''}`,
           memo: { specHash, jobId },
           typedSearchAttributes: [

@@ -2,13 +2,15 @@
 import type { AgentRegistry } from '../activities';
 import { backtrackingPatterns, compileOutputSchema } from '../activities/output-schema';
 import type { JobSpec } from '../schemas';
+import { DEFAULT_STEP_CEILING_SECONDS } from '../workflows/engine-limits';
+import { checkStepPolicy } from '../workflows/step-policy';
 import { formatPath, type FieldError } from './errors';
 
 /** Distinct outputSchemas one request may make the API compile, in JSON bytes: compiling costs CPU. */
 export const MAX_OUTPUT_SCHEMA_BYTES_PER_REQUEST = 1024 * 1024;
 
 /** Every reason the spec cannot run here, as field paths (empty = runnable). */
-export function checkRunnable(spec: JobSpec, registry: AgentRegistry, maxDepth: number): FieldError[] {
+export function checkRunnable(spec: JobSpec, registry: AgentRegistry, maxDepth: number, stepCeilingSeconds = DEFAULT_STEP_CEILING_SECONDS): FieldError[] {
   const errors: FieldError[] = [];
   const schemasSeen = new Set<string>();
   let schemaBytes = 0;
@@ -40,6 +42,8 @@ export function checkRunnable(spec: JobSpec, registry: AgentRegistry, maxDepth: 
         errors.push({ path: formatPath([...at, 'agent']), message: `${what}; GET /v1/agents lists them` });
         return;
       }
+      const overCeiling = checkStepPolicy(task, stepCeilingSeconds, { timeoutSeconds: def.manifest.limits.timeoutSeconds, retry: def.manifest.retry });
+      if (overCeiling) errors.push({ path: formatPath([...at, 'retry']), message: overCeiling });
       const parsed = def.params.safeParse(task.params ?? {});
       if (!parsed.success) {
         for (const issue of parsed.error.issues) {

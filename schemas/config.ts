@@ -26,6 +26,8 @@ export const ConfigSchema = z.object({
   DELEGATE_QUOTA_RUNNING_JOBS: z.coerce.number().int().positive().default(50).describe('root jobs a tenant may have running'),
   DELEGATE_QUOTA_TASKS_PER_JOB: z.coerce.number().int().positive().max(10_000).default(10_000).describe('subtasks in one request, across every level of nesting'),
   DELEGATE_QUOTA_AGENT_SLOTS: z.coerce.number().int().positive().max(10_000).default(50).describe("concurrent agent steps per tenant per worker"),
+  DELEGATE_JOB_MAX_SECONDS: z.coerce.number().int().positive().max(31_536_000).default(86_400).describe('longest a job runs; then running subtasks return timeout with their work'),
+  DELEGATE_STEP_CEILING_SECONDS: z.coerce.number().int().positive().max(31_536_000).default(86_400).describe("ceiling on one step's worst case (timeout × attempts + backoff)"),
   DELEGATE_WORKER_SLOTS: z.coerce.number().int().positive().max(10_000).default(200).describe('concurrent agent steps of the shared lane (jobs started without a tenant lane)'),
   DELEGATE_WEBHOOK_SECRET: z.string().min(16).optional().describe('HMAC-SHA256 key that signs completion webhooks'),
   HOST: z.string().min(1).default('127.0.0.1'),

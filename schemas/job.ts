@@ -119,7 +119,7 @@ export function countSubtasks(job: { tasks: { job?: { tasks: unknown[] } | undef
 }
 
 /** Tasks per pattern: a fan-out is batched into a tree; pipelines and votes run flat, so they stay within one run's history. */
-export const PATTERN_TASK_CAPS = { fanout: 10_000, pipeline: 500, vote: 1000 } as const;
+export const PATTERN_TASK_CAPS = { fanout: 10_000, pipeline: 1000, vote: 1000 } as const;
 
 /** Cross-field rules of a job and, recursively, of every nested job. */
 function checkJob(job: JobSpecShape, ctx: z.RefinementCtx, path: (string | number)[]): void {

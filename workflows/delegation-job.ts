@@ -29,6 +29,7 @@ import { jobInputProblems } from '../schemas/job-input';
 import { runFanout } from './fanout';
 import { planBatches } from './batching';
 import { installBudgetHandlers } from './job-budget';
+import { restoreCarry } from './job-carry';
 import { buildJobResult } from './job-result';
 import { DEFAULT_MAX_PARALLEL, JobRuntime, type JobInput } from './job-runtime';
 import type { PatternOutcome } from './patterns';
@@ -46,6 +47,9 @@ export const stopSignal = defineSignal<[{ reason?: string }?]>('stop');
 export const cancelJobSignal = defineSignal<[{ reason?: string }?]>('cancelJob');
 /** Live progress, per-subtask state and the job's ledger. */
 export const statusQuery = defineQuery<JobProgress>('status');
+
+/** After the deadline, children get this long to return their own `timeout` result before they are cancelled. */
+const DEADLINE_GRACE_MS = 30_000;
 
 const PATTERNS: Record<string, (rt: JobRuntime) => Promise<PatternOutcome>> = {
   fanout: runFanout,
@@ -79,6 +83,7 @@ export async function delegationJob(input: JobInput): Promise<JobResult> {
   }
   const plan = planBatches(input.spec, DEFAULT_MAX_PARALLEL);
   const rt = new JobRuntime(plan ? { ...input, spec: plan.spec } : input, plan?.batchIds);
+  if (input.carry) restoreCarry(rt, input.carry);
   let done = false;
   const phase = (): JobProgress['phase'] => (done ? 'done' : rt.cancelRequested ? 'cancelling' : rt.stopRequested ? 'stopping' : 'running');
   rt.onChange = () => setCurrentDetails(renderDetails(rt));
@@ -99,6 +104,10 @@ export async function delegationJob(input: JobInput): Promise<JobResult> {
   // Temporal cancellation (API cancel, UI, parent): hard-stop every running child at once;
   // the pattern then finishes over what it has and the result keeps every finished subtask.
   CancellationScope.current().cancelRequested.catch(() => rt.cancelAll());
+  // the maximum duration: children halt themselves at the deadline; this backstop stops the rest
+  void CancellationScope.nonCancellable(() => condition(() => done, Math.max(1, rt.deadline + DEADLINE_GRACE_MS - Date.now()))).then(
+    (finished) => finished || rt.timeoutAll(),
+  );
 
   const run = PATTERNS[rt.spec.pattern];
   let outcome: PatternOutcome;

@@ -7,6 +7,7 @@
  */
 import type { JobBatch, JobResult, TaskResult } from '../schemas';
 import { flattenBatches, realTaskCount } from './batching';
+import { carriedLists, isCarried } from './job-carry';
 import type { JobRuntime } from './job-runtime';
 import type { PatternOutcome } from './patterns';
 import { compactResult, dedupe, dedupeEvidence, fitList, jsonBytes, sumMetrics } from './results';
@@ -46,8 +47,10 @@ export function buildJobResult(rt: JobRuntime, outcome: PatternOutcome): JobResu
   const nested = rt.spec.tasks.map((t) => rt.nestedResults.get(t.id)).filter((n) => n !== undefined);
   // a batched job judges on its batches' (possibly compact) results and takes their evidence lists
   const all = batched ? flattenBatches(rt.spec.tasks, rt.nestedResults) : results;
-  const evidence = batched ? nested.flatMap((n) => n.evidence) : all.flatMap((r) => r.evidence);
-  const followUps = batched ? nested.flatMap((n) => n.followUps) : all.flatMap((r) => r.followUps);
+  // a continued pipeline's earlier stages are compact here: their lists came along in the carry
+  const carried = carriedLists(rt);
+  const evidence = [...carried.evidence, ...(batched ? nested.flatMap((n) => n.evidence) : all.flatMap((r) => r.evidence))];
+  const followUps = [...carried.followUps, ...(batched ? nested.flatMap((n) => n.followUps) : all.flatMap((r) => r.followUps))];
   const result: JobResult = {
     jobId: rt.spec.jobId,
     pattern: rt.spec.pattern,
@@ -61,26 +64,27 @@ export function buildJobResult(rt: JobRuntime, outcome: PatternOutcome): JobResu
     metrics: { ...sumMetrics(all, Date.now() - rt.started, rt.savedUsd), subtasks: realTaskCount(rt.spec.tasks, rt.batchIds) },
     budget: { ledger: rt.ledgerSnapshot(), clipped: [...rt.clipped], refused: [...rt.refused] },
   };
-  if (jsonBytes(result) <= MAX_RESULT_BYTES) return result;
+  // a continued run holds compact results of earlier stages: the full ones are read back from the children
+  if (jsonBytes(result) <= MAX_RESULT_BYTES && !isCarried(rt)) return result;
   if (!batched) {
     result.batches = childRefs(rt, byId);
     result.results = results.map(compactResult);
   }
-  if (jsonBytes(result.output ?? null) > MAX_RESULT_BYTES / 2) dropOutput(rt, result, all);
+  if (jsonBytes(result.output ?? null) > MAX_RESULT_BYTES / 2) dropOutput(rt, result, all, outcome.outputTaskId);
   if (jsonBytes(result) > MAX_RESULT_BYTES) {
     result.evidence = fitList(result.evidence, 256 * 1024);
     result.followUps = fitList(result.followUps, 64 * 1024);
   }
-  if (jsonBytes(result) > MAX_RESULT_BYTES) dropOutput(rt, result, all);
+  if (jsonBytes(result) > MAX_RESULT_BYTES) dropOutput(rt, result, all, outcome.outputTaskId);
   return result;
 }
 
 /** Drops an output too big to keep, saying where the API can rebuild it from. */
-function dropOutput(rt: JobRuntime, result: JobResult, all: TaskResult[]): void {
+function dropOutput(rt: JobRuntime, result: JobResult, all: TaskResult[], ownerId?: string): void {
   if (result.output === null || result.outputRef) return;
   const merge = rt.spec.pattern === 'fanout' && (rt.spec.aggregation?.strategy ?? 'merge') === 'merge';
   // other patterns output one task's data: find which (the same object, not a copy)
-  const owner = merge ? undefined : all.find((r) => r.data !== undefined && r.data === result.output);
-  result.outputRef = merge ? { merge: true } : owner ? { taskId: owner.id } : undefined;
+  const owner = merge ? undefined : (all.find((r) => r.data !== undefined && r.data === result.output)?.id ?? ownerId);
+  result.outputRef = merge ? { merge: true } : owner ? { taskId: owner } : undefined;
   result.output = null;
 }

@@ -4,10 +4,12 @@
  *
  *   pattern ──runTask(task)──> reserve budget ──> child workflow (subtask | nested job) ──> settle ──> result
  */
-import { CancellationScope, startChild, workflowInfo, type ChildWorkflowHandle, type Workflow } from '@temporalio/workflow';
+import { CancellationScope, ChildWorkflowFailure, startChild, TimeoutFailure, workflowInfo, type ChildWorkflowHandle, type Workflow } from '@temporalio/workflow';
 import type { PreviousStage } from '../activities';
 import type { Budget, Evidence, FailureReason, JobResult, JobSpec, Progress, SubtaskProgress, TaskResult, TaskSpec } from '../schemas';
 import { newLedger, minBudget, reserve, settle, grow, type LedgerState, remaining, snapshot, zeroUsage } from './budget-ledger';
+import { DEFAULT_JOB_MAX_SECONDS, EXECUTION_TIMEOUT_MARGIN_SECONDS, type EngineLimits } from './engine-limits';
+import type { JobCarry } from './job-carry';
 import { agentLabel, jobAsTaskResult, notRunResult, withContextSeed } from './results';
 import { PATTERN_KEY, STATUS_KEY, TENANT_KEY } from './search-attributes';
 import { cancelSignal, stopSignal, type SubtaskInput } from './subtask';
@@ -30,6 +32,12 @@ export interface JobInput {
   allocation?: Budget;
   /** The tenant's agent lane: the activity task queue of its agent steps (default: the job's own queue). */
   agentQueue?: string;
+  /** Engine-limit knobs (maximum duration, step ceiling, runs); nested jobs inherit them. */
+  limits?: EngineLimits;
+  /** Wall-clock deadline (epoch ms): set by a parent job, or by the previous run. */
+  deadline?: number;
+  /** Set by the previous run of a long pipeline (continue-as-new). */
+  carry?: JobCarry;
 }
 
 /** Per-run context a pattern adds to a task (a pipeline hands each stage the previous one). */
@@ -58,7 +66,12 @@ export class JobRuntime {
   /** The tenant's agent lane, passed on to every child. */
   readonly agentQueue?: string;
   readonly ledger: LedgerState;
-  readonly started = Date.now();
+  readonly started: number;
+  /** The input of this run (a long pipeline continues as new from it). */
+  readonly input: JobInput;
+  readonly limits: EngineLimits;
+  /** Wall clock (epoch ms) past which nothing starts and running children halt with `timeout`. */
+  readonly deadline: number;
   /** Results in completion order. */
   readonly completed: TaskResult[] = [];
   readonly progress = new Map<string, SubtaskProgress>();
@@ -95,6 +108,11 @@ export class JobRuntime {
     this.tenant = input.tenant ?? 'default';
     this.agentQueue = input.agentQueue;
     this.ledger = newLedger(minBudget(input.spec.budget, input.allocation));
+    this.input = input;
+    this.limits = input.limits ?? {};
+    this.started = input.carry?.startedAt ?? Date.now();
+    const own = this.started + (this.limits.maxDurationSeconds ?? DEFAULT_JOB_MAX_SECONDS) * 1000;
+    this.deadline = Math.min(own, input.deadline ?? own);
     batchIds.forEach((id) => this.batchIds.add(id));
     for (const t of input.spec.tasks) {
       const batch = this.batchIds.has(t.id) ? { batch: true } : {};
@@ -156,6 +174,7 @@ export class JobRuntime {
 
   private async runChild(task: TaskSpec, context: RunContext): Promise<TaskResult> {
     if (this.halted) return this.record(task, notRunResult(task, this.haltReason, `not started: job ${this.haltReason}`));
+    if (Date.now() >= this.deadline) return this.record(task, notRunResult(task, 'timeout', 'not started: the job reached its maximum duration'));
     if (task.job && !this.batchIds.has(task.id) && this.depth + 1 > this.maxDepth) {
       return this.record(task, notRunResult(task, 'agent_error', `nested job exceeds the depth cap of ${this.maxDepth}`));
     }
@@ -169,7 +188,9 @@ export class JobRuntime {
     this.allocations.set(task.id, allocation);
     const workflowId = this.childId(task);
     const summary = `${agentLabel(task)}: ${task.question.slice(0, 160)}`;
-    const common = { workflowId, staticSummary: summary, staticDetails: task.rationale };
+    // Temporal's own timeout is only a backstop: the child halts at the deadline and keeps its work
+    const backstop = Math.ceil((this.deadline - Date.now()) / 1000) + EXECUTION_TIMEOUT_MARGIN_SECONDS;
+    const common = { workflowId, staticSummary: summary, staticDetails: task.rationale, workflowExecutionTimeout: `${backstop} seconds` };
     let result: TaskResult;
     try {
       const handle = await CancellationScope.nonCancellable(() =>
@@ -184,6 +205,8 @@ export class JobRuntime {
                   maxDepth: this.maxDepth,
                   allocation,
                   agentQueue: this.agentQueue,
+                  limits: this.limits,
+                  deadline: this.deadline,
                 } satisfies JobInput,
               ],
               typedSearchAttributes: [
@@ -194,7 +217,13 @@ export class JobRuntime {
             })
           : startChild('subtask', {
               ...common,
-              args: [{ task: withContextSeed(task, context.contextSeed ?? []), jobId: this.spec.jobId, allocation, previous: context.previous, agentQueue: this.agentQueue } satisfies SubtaskInput],
+              args: [
+                {
+                  task: withContextSeed(task, context.contextSeed ?? []), jobId: this.spec.jobId, allocation, previous: context.previous,
+                  deadline: this.deadline, stepCeilingSeconds: this.limits.stepCeilingSeconds, stepsPerRun: this.limits.subtaskStepsPerRun,
+                  agentQueue: this.agentQueue,
+                } satisfies SubtaskInput,
+              ],
             }),
       );
       const running: Running = { task, handle: handle as Running['handle'], allocation, clipped: clipped || shared, nested: !!task.job };
@@ -208,7 +237,9 @@ export class JobRuntime {
       result = task.job ? jobAsTaskResult(task, raw as JobResult) : (raw as TaskResult);
     } catch (err) {
       const message = err instanceof Error ? `${err.message}${err.cause instanceof Error ? `: ${err.cause.message}` : ''}` : String(err);
-      result = notRunResult(task, 'agent_error', `child workflow failed: ${message}`);
+      // only Temporal's backstop execution timeout ends a child without a result: say so
+      const timedOut = err instanceof ChildWorkflowFailure && err.cause instanceof TimeoutFailure;
+      result = notRunResult(task, timedOut ? 'timeout' : 'agent_error', `child workflow failed: ${message}`);
     }
     const running = this.running.get(task.id);
     this.running.delete(task.id);
@@ -269,6 +300,14 @@ export class JobRuntime {
     if (this.cancelRequested) return;
     this.cancelRequested = true;
     this.haltReason = 'cancelled';
+    for (const r of this.running.values()) void this.signalChild(r, 'cancel');
+  }
+
+  /** The maximum duration is reached: nothing new starts (`timeout`), running children are cancelled. */
+  timeoutAll(): void {
+    if (this.cancelRequested) return;
+    this.stopRequested = true;
+    this.haltReason = 'timeout';
     for (const r of this.running.values()) void this.signalChild(r, 'cancel');
   }
 

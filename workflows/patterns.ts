@@ -6,4 +6,6 @@ export interface PatternOutcome {
   status: JobOutcome;
   output: unknown;
   vote?: VoteOutcome;
+  /** The task whose data is the output, when it is one task's (the API re-reads it when dropped). */
+  outputTaskId?: string;
 }

@@ -6,23 +6,25 @@
  *
  *   stage 1 ──result──> stage 2 ──result──> … ──> stage n ──> output = last successful stage's data
  *              failure? stop: skip the rest · continue: next stage gets the last success
+ *   history near its limits? continue as new between two stages (job-carry.ts)
  *
  * A stage succeeds for chaining only with status `success`: a `partial` stage (budget
  * ran out, stopped) counts as a failed stage, because later stages should not build on
  * an unfinished answer. Its work is still kept in `results`, and it makes the job
  * `partial` rather than `failure`.
  */
+import { workflowInfo } from '@temporalio/workflow';
+import type { PreviousStage } from '../activities';
 import type { JobOutcome, TaskResult } from '../schemas';
+import { pastHardMark, pastSoftMark } from './engine-limits';
+import { continuePipeline } from './job-carry';
 import type { JobRuntime, RunContext } from './job-runtime';
 import type { PatternOutcome } from './patterns';
 
 /** The context the next stage gets from the last successful stage. */
-function contextFrom(last: TaskResult | undefined): RunContext {
+function contextFrom(last: PreviousStage | undefined): RunContext {
   if (!last) return {};
-  return {
-    previous: { id: last.id, summary: last.summary, data: last.data, evidence: last.evidence },
-    contextSeed: last.evidence,
-  };
+  return { previous: last, contextSeed: last.evidence };
 }
 
 /** The job's status: success when every stage succeeded, partial when some did (or did part), failure otherwise. */
@@ -32,16 +34,26 @@ function pipelineStatus(results: TaskResult[], stages: number): JobOutcome {
   return results.some((r) => r.status !== 'failure') ? 'partial' : 'failure';
 }
 
-/** Runs the stages of a pipeline job in order. */
+/** Runs the stages of a pipeline job in order (from where the previous run stopped). */
 export async function runPipeline(rt: JobRuntime): Promise<PatternOutcome> {
   const { spec } = rt;
   const onFailure = spec.pipeline?.onStageFailure ?? 'stop';
-  let last: TaskResult | undefined;
-  for (const stage of spec.tasks) {
+  const first = rt.input.carry?.next ?? 0;
+  let last: PreviousStage | undefined = rt.input.carry?.last;
+  for (let i = first; i < spec.tasks.length; i++) {
+    const stage = spec.tasks[i];
     if (rt.halted) break;
+    if (i > first && pastSoftMark(workflowInfo(), i - first, rt.limits.pipelineStagesPerRun)) {
+      await continuePipeline(rt, i, last);
+      if (pastHardMark(workflowInfo())) {
+        // could not carry the state on: end here, clearly, with every finished stage kept
+        rt.recordNotRun('skipped', `not started: the job's history is near Temporal's limit (stage ${i + 1} of ${spec.tasks.length})`);
+        break;
+      }
+    }
     const r = await rt.runTask(stage, contextFrom(last));
     if (r.status === 'success') {
-      last = r;
+      last = { id: r.id, summary: r.summary, data: r.data, evidence: r.evidence };
       continue;
     }
     if (rt.halted) break; // stopped or cancelled: the job records the rest as not started
@@ -50,5 +62,5 @@ export async function runPipeline(rt: JobRuntime): Promise<PatternOutcome> {
       break;
     }
   }
-  return { status: pipelineStatus(rt.completed, spec.tasks.length), output: last?.data ?? null };
+  return { status: pipelineStatus(rt.completed, spec.tasks.length), output: last?.data ?? null, outputTaskId: last?.id };
 }

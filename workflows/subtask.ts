@@ -10,9 +10,11 @@
  */
 import {
   ActivityFailure,
+  allHandlersFinished,
   ApplicationFailure,
   CancellationScope,
   condition,
+  continueAsNew,
   defineQuery,
   defineSignal,
   isCancellation,
@@ -26,8 +28,10 @@ import type { Activities, AgentStepOutput, PreviousStage } from '../activities';
 import type { FailureDetails } from '../activities/errors';
 import type { AgentManifest, Budget, Evidence, FailureReason, Ledger, TaskResult, TaskSpec, Usage } from '../schemas';
 import { ErrorType, NON_RETRYABLE_ERROR_TYPES } from '../schemas/errors';
-import { charge, exhaustedAxes, newLedger, remaining, snapshot, topUp } from './budget-ledger';
+import { charge, exhaustedAxes, newLedger, remaining, snapshot, topUp, type LedgerState } from './budget-ledger';
+import { DEFAULT_STEP_CEILING_SECONDS, MAX_CARRY_BYTES, msLeft, pastHardMark, pastSoftMark } from './engine-limits';
 import { agentLabel, dedupe, dedupeEvidence, fitList, jsonBytes, notRunResult } from './results';
+import { clampStepPolicy } from './step-policy';
 
 /** A subtask keeps at most this much evidence (JSON bytes), so its result stays a small payload. */
 const MAX_EVIDENCE_BYTES = 512 * 1024;
@@ -46,6 +50,37 @@ export interface SubtaskInput {
   previous?: PreviousStage;
   /** The tenant's agent lane: the task queue its steps run on (default: the workflow's own). */
   agentQueue?: string;
+  /** Wall-clock deadline (epoch ms, the job's): the subtask halts there with `timeout` and its work. */
+  deadline?: number;
+  /** Ceiling on one step's worst case (timeout × attempts + backoff); the policy is clamped to it. */
+  stepCeilingSeconds?: number;
+  /** Continue as new after this many steps in one run (tests lower it); history size decides otherwise. */
+  stepsPerRun?: number;
+  /** Set by the previous run of a long loop (continue-as-new): everything the loop had. */
+  carry?: SubtaskCarry;
+}
+
+/** A subtask's loop state, carried whole into its next run; lists are capped as in its result. */
+export interface SubtaskCarry {
+  startedAt: number;
+  manifest: AgentManifest;
+  ledger: LedgerState;
+  steps: number;
+  attempts: number;
+  evidence: Evidence[];
+  citations: string[];
+  followUps: string[];
+  channels: string[];
+  errors: string[];
+  summary: string;
+  data?: unknown;
+  confidence: number;
+  state?: unknown;
+  reprompt?: string;
+  stopRequested: boolean;
+  cancelRequested: boolean;
+  /** Runs so far (1 for the first), for logs and tests. */
+  runs: number;
 }
 
 /** What the status query answers. */
@@ -104,15 +139,17 @@ function classify(err: unknown, maxAttempts: number): StepFailure {
 }
 
 /** Runs one subtask to a TaskResult. The function name is the workflow type: do not rename. */
-export async function subtask({ task, jobId, allocation, previous, agentQueue }: SubtaskInput): Promise<TaskResult> {
-  const started = Date.now();
+export async function subtask(input: SubtaskInput): Promise<TaskResult> {
+  const { task, jobId, allocation, previous, deadline, carry, agentQueue } = input;
+  const started = carry?.startedAt ?? Date.now();
   const elapsed = () => (Date.now() - started) / 1000;
-  const ledger = newLedger(allocation);
-  let stopRequested = false;
-  let cancelRequested = false;
+  const ledger = carry?.ledger ?? newLedger(allocation);
+  let stopRequested = carry?.stopRequested ?? false;
+  let cancelRequested = carry?.cancelRequested ?? false;
   let phase: SubtaskStatus['phase'] = 'resolving';
-  let agentId = agentLabel(task);
-  let steps = 0;
+  let agentId = carry?.manifest.id ?? agentLabel(task);
+  let steps = carry?.steps ?? 0;
+  const pastDeadline = () => msLeft(deadline, Date.now()) <= 0;
 
   setHandler(stopSignal, () => void (stopRequested = true));
   setHandler(cancelSignal, () => void (cancelRequested = true));
@@ -121,7 +158,8 @@ export async function subtask({ task, jobId, allocation, previous, agentQueue }:
 
   let manifest: AgentManifest;
   try {
-    manifest = await resolveAgent({ agent: task.agent ?? '', question: task.question, params: task.params });
+    // a continued run keeps the agent it had: routing must not pick another one halfway
+    manifest = carry?.manifest ?? (await resolveAgent({ agent: task.agent ?? '', question: task.question, params: task.params }));
   } catch (err) {
     const { reason, message } = classify(err, 1);
     const r = notRunResult(task, reason === 'agent_error' ? 'agent_error' : reason, message);
@@ -129,10 +167,17 @@ export async function subtask({ task, jobId, allocation, previous, agentQueue }:
   }
   agentId = manifest.id;
   phase = 'running';
-  const retry = { ...manifest.retry, ...task.retry };
-  const { agentStep } = proxyActivities<Activities>({
+  // a step's worst case (timeout × attempts + backoff) stays under the operator's ceiling
+  const policy = clampStepPolicy(
+    { timeoutSeconds: task.timeoutSeconds ?? manifest.limits.timeoutSeconds, retry: { ...manifest.retry, ...task.retry } },
+    input.stepCeilingSeconds ?? DEFAULT_STEP_CEILING_SECONDS,
+  );
+  const retry = policy.retry;
+  // the deadline bounds a step with its retries (schedule-to-close): no timer, no extra history events
+  const stepActivity = () => proxyActivities<Activities>({
+    ...(deadline !== undefined ? { scheduleToCloseTimeout: Math.max(1, msLeft(deadline, Date.now())) } : {}),
     ...(agentQueue ? { taskQueue: agentQueue } : {}),
-    startToCloseTimeout: `${task.timeoutSeconds ?? manifest.limits.timeoutSeconds} seconds`,
+    startToCloseTimeout: `${policy.timeoutSeconds} seconds`,
     // the host heartbeats every 2 s while a step runs: a step on a dead worker is retried within 10 s
     heartbeatTimeout: '10 seconds',
     summary: `${manifest.id}: ${task.question.slice(0, 120)}`,
@@ -155,13 +200,15 @@ export async function subtask({ task, jobId, allocation, previous, agentQueue }:
     phase = 'waiting_for_budget';
     log.info('subtask waiting for a budget top-up', { jobId, taskId: task.id, waitSeconds: wait });
     const refilled = () => exhaustedAxes(ledger, elapsed()).length === 0;
-    await condition(() => refilled() || stopRequested || cancelRequested, `${wait} seconds`).catch(() => false);
+    const waitMs = Math.min(wait * 1000, msLeft(deadline, Date.now()));
+    await condition(() => refilled() || stopRequested || cancelRequested, Math.max(1, waitMs)).catch(() => false);
     phase = 'running';
     return refilled() && !stopRequested && !cancelRequested;
   }
 
   /** One step, raced against the latency budget and the cancel signal. */
-  async function runStep(input: Parameters<typeof agentStep>[0]): Promise<StepOutcome> {
+  async function runStep(input: Parameters<Activities['agentStep']>[0]): Promise<StepOutcome> {
+    const { agentStep } = stepActivity();
     const stepScope = new CancellationScope();
     const step = stepScope.run(() => agentStep(input)).then(
       (out): StepOutcome => ({ kind: 'ok', out }),
@@ -189,23 +236,39 @@ export async function subtask({ task, jobId, allocation, previous, agentQueue }:
     return first;
   }
 
-  let evidence: Evidence[] = [];
-  const citations: string[] = [];
-  const followUps: string[] = [];
-  const channels = new Set<string>();
-  const errors: string[] = [];
-  let summary = '';
-  let data: unknown;
-  let confidence = 0;
-  let attempts = 0;
-  let state: unknown;
-  let reprompt: string | undefined;
+  let evidence: Evidence[] = carry?.evidence ?? [];
+  const citations: string[] = [...(carry?.citations ?? [])];
+  const followUps: string[] = [...(carry?.followUps ?? [])];
+  const channels = new Set<string>(carry?.channels);
+  const errors: string[] = [...(carry?.errors ?? [])];
+  let summary = carry?.summary ?? '';
+  let data: unknown = carry?.data;
+  let confidence = carry?.confidence ?? 0;
+  let attempts = carry?.attempts ?? 0;
+  let state: unknown = carry?.state;
+  let reprompt: string | undefined = carry?.reprompt;
   let done = false;
   let reason: FailureReason | null = null;
+  const stepsBefore = steps;
+
+  /** The loop's whole state, lists capped as the result caps them (so nothing is lost by carrying). */
+  const carryOn = (): SubtaskCarry => ({
+    startedAt: started, manifest, ledger, steps, attempts, evidence,
+    citations: fitList(dedupe(citations), MAX_LIST_BYTES),
+    followUps: fitList(dedupe(followUps), MAX_LIST_BYTES),
+    channels: [...channels],
+    errors: errors.slice(0, 50).map((e) => e.slice(0, 2000)),
+    summary, data, confidence, state, reprompt, stopRequested, cancelRequested,
+    runs: (carry?.runs ?? 1) + 1,
+  });
 
   while (!done) {
     if (cancelRequested) reason = 'cancelled';
     else if (stopRequested) reason = 'stopped';
+    else if (pastDeadline()) {
+      reason = 'timeout';
+      errors.push('the job reached its maximum duration');
+    }
     else if (exhaustedAxes(ledger, elapsed()).length > 0 && !(await waitForTopUp())) {
       reason = cancelRequested ? 'cancelled' : stopRequested ? 'stopped' : 'budget_exhausted';
     }
@@ -214,6 +277,20 @@ export async function subtask({ task, jobId, allocation, previous, agentQueue }:
       errors.push(`agent did not finish within its ${manifest.limits.maxSteps} steps`);
     }
     if (reason) break;
+    if (pastSoftMark(workflowInfo(), steps - stepsBefore, input.stepsPerRun)) {
+      // a long loop goes on in a fresh run before its history nears Temporal's limits
+      await condition(allHandlersFinished);
+      const next: SubtaskInput = { ...input, carry: carryOn() };
+      if (jsonBytes(next) <= MAX_CARRY_BYTES) {
+        log.info('subtask continues as new', { jobId, taskId: task.id, steps, runs: next.carry!.runs });
+        await continueAsNew<typeof subtask>(next);
+      }
+      if (pastHardMark(workflowInfo())) {
+        reason = 'agent_error';
+        errors.push(`halted at step ${steps}: its history is near Temporal's limit and its state (${jsonBytes(next)} bytes) is too big to carry`);
+        break;
+      }
+    }
     const outcome = await runStep({
       agentId: manifest.id,
       task: { ...task, job: undefined },
@@ -239,7 +316,7 @@ export async function subtask({ task, jobId, allocation, previous, agentQueue }:
     if (outcome.kind === 'failed') {
       const c = classify(outcome.err, retry.maxAttempts);
       attempts += c.attempts;
-      errors.push(c.message);
+      errors.push(c.reason === 'timeout' && pastDeadline() ? `the job reached its maximum duration during step ${steps}` : c.message);
       // a refused output was still paid for
       if (c.usage) charge(ledger, c.usage);
       if (c.reason === 'invalid_output' && reprompt === undefined && !c.noReprompt) {

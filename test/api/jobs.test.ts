@@ -131,6 +131,18 @@ describe('bad input changes nothing', () => {
     expect(await jobsStartedWithId(jobId)).toBe(0);
   });
 
+  it("answers 422 for a task whose step could outlast the step ceiling (timeout × attempts + backoff)", async () => {
+    const jobId = uniqueId('ceiling');
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/jobs',
+      payload: { jobId, pattern: 'fanout', tasks: [{ id: 'a', question: 'q', agent: 'sim', timeoutSeconds: 86_400, retry: { maxAttempts: 5 } }] },
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().errors).toEqual([{ path: 'body.tasks[0].retry', message: expect.stringMatching(/^a step may take up to \d+s \(timeoutSeconds 86400 × maxAttempts 5/) }]);
+    expect(await jobsStartedWithId(jobId)).toBe(0);
+  });
+
   it('answers 404 for an unknown job on every job route', async () => {
     const id = uniqueId('ghost');
     for (const [method, url] of [['GET', `/v1/jobs/${id}`], ['GET', `/v1/jobs/${id}/result`], ['POST', `/v1/jobs/${id}/stop`], ['POST', `/v1/jobs/${id}/cancel`]] as const) {

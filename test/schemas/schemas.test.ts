@@ -77,9 +77,10 @@ describe('TaskSpec and JobSpec', () => {
 });
 
 describe('pattern caps', () => {
-  it('caps pipelines at 500 stages and votes at 1000 voters; fan-outs go to 10,000', () => {
+  it('caps pipelines at 1000 stages and votes at 1000 voters; fan-outs go to 10,000', () => {
     const many = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `t${i}`, question: 'q', agent: 'echo' }));
-    expect(paths(JobSpecSchema.safeParse({ pattern: 'pipeline', tasks: many(501) }))).toEqual(['tasks']);
+    expect(paths(JobSpecSchema.safeParse({ pattern: 'pipeline', tasks: many(1001) }))).toEqual(['tasks']);
+    expect(JobSpecSchema.safeParse({ pattern: 'pipeline', tasks: many(1000) }).success).toBe(true);
     expect(paths(JobSpecSchema.safeParse({ pattern: 'vote', tasks: many(1001) }))).toEqual(['tasks']);
     expect(JobSpecSchema.safeParse({ pattern: 'fanout', tasks: many(10_000) }).success).toBe(true);
   });
