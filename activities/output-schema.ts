@@ -77,28 +77,33 @@ function uniqueItems(schema: boolean, data: unknown[]): boolean {
 }
 uniqueItems.errors = undefined as Partial<ErrorObject>[] | undefined;
 
+/** Calls `visit` with every `pattern` and `patternProperties` key of a schema, and where it is. */
+function eachPattern(node: unknown, visit: (pattern: string, at: (string | number)[]) => void, path: (string | number)[] = []): void {
+  if (node === null || typeof node !== 'object') return;
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'pattern' && typeof value === 'string') visit(value, [...path, key]);
+    if (key === 'patternProperties' && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      for (const p of Object.keys(value)) visit(p, [...path, key, p]);
+    }
+    eachPattern(value, visit, [...path, Array.isArray(node) ? Number(key) : key]);
+  }
+}
+
 /**
  * Every `pattern` and `patternProperties` key that RE2 cannot compile, with its path. Checked
  * up front because Ajv skips the patterns it never needs (`patternProperties: { "(?=a)": {} }`).
  */
-function patternProblems(node: unknown, path: (string | number)[] = [], out: string[] = []): string[] {
-  if (node === null || typeof node !== 'object' || out.length >= 20) return out;
-  const check = (pattern: string, at: (string | number)[]) => {
+function patternProblems(schema: unknown): string[] {
+  const out: string[] = [];
+  eachPattern(schema, (pattern, at) => {
     try {
       RE2JS.compile(pattern);
     } catch (err) {
       const why = err instanceof Error ? err.message : String(err);
       out.push(`${schemaPathText(at)}: pattern ${JSON.stringify(pattern.slice(0, 200))} is not RE2 syntax (${why}); no backreferences or lookaround`);
     }
-  };
-  for (const [key, value] of Object.entries(node)) {
-    if (key === 'pattern' && typeof value === 'string') check(value, [...path, key]);
-    if (key === 'patternProperties' && value !== null && typeof value === 'object' && !Array.isArray(value)) {
-      for (const p of Object.keys(value)) check(p, [...path, key, p]);
-    }
-    patternProblems(value, [...path, Array.isArray(node) ? Number(key) : key], out);
-  }
-  return out;
+  });
+  return out.slice(0, 20);
 }
 
 /** An atom (escape, class or one character) and its quantifier, if any. */
@@ -139,21 +144,14 @@ export function repeatsRepeatedGroup(pattern: string): boolean {
  * pattern, but the API refuses these at submission: the same schema is often reused by
  * clients whose own validators backtrack.
  */
-export function backtrackingPatterns(node: unknown, path: (string | number)[] = [], out: string[] = []): string[] {
-  if (node === null || typeof node !== 'object' || out.length >= 20) return out;
-  const check = (pattern: string, at: (string | number)[]) => {
+export function backtrackingPatterns(schema: unknown): string[] {
+  const out: string[] = [];
+  eachPattern(schema, (pattern, at) => {
     if (repeatsRepeatedGroup(pattern)) {
       out.push(`${schemaPathText(at)}: pattern ${JSON.stringify(pattern.slice(0, 200))} repeats a repeated group (catastrophic backtracking); write it without nested quantifiers`);
     }
-  };
-  for (const [key, value] of Object.entries(node)) {
-    if (key === 'pattern' && typeof value === 'string') check(value, [...path, key]);
-    if (key === 'patternProperties' && value !== null && typeof value === 'object' && !Array.isArray(value)) {
-      for (const p of Object.keys(value)) check(p, [...path, key, p]);
-    }
-    backtrackingPatterns(value, [...path, Array.isArray(node) ? Number(key) : key], out);
-  }
-  return out;
+  });
+  return out.slice(0, 20);
 }
 
 /** Compiles one schema with an Ajv of its own, so nothing it registers is seen by another schema. */

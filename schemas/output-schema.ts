@@ -6,6 +6,7 @@
  * compiles (and its patterns are RE2-compatible) is checked next, by activities/output-schema.ts.
  */
 import { z } from 'zod';
+import { utf8Bytes } from './utf8';
 
 /** Largest `outputSchema` accepted, in JSON bytes (UTF-8). */
 export const MAX_OUTPUT_SCHEMA_BYTES = 64 * 1024;
@@ -25,21 +26,6 @@ const REF_KEYWORDS = ['$ref', '$dynamicRef', '$recursiveRef'] as const;
 const ID_KEYWORDS = ['$id'] as const;
 
 type Path = (string | number)[];
-
-/** UTF-8 length of a string without Buffer or TextEncoder (this module also runs in the workflow sandbox). */
-function utf8Length(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      n += 4;
-      i += 1;
-    } else n += 3;
-  }
-  return n;
-}
 
 /** A path inside a schema as text, e.g. `properties.name.pattern` or `(root)`. */
 export const schemaPathText = (path: Path): string => (path.length === 0 ? '(root)' : path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join('').replace(/^\./, ''));
@@ -91,7 +77,7 @@ export function outputSchemaProblems(schema: unknown): { path: Path; message: st
   };
   walk(schema, [], 0);
   if (!tooDeep) {
-    const bytes = utf8Length(JSON.stringify(schema) ?? '');
+    const bytes = utf8Bytes(JSON.stringify(schema) ?? '');
     if (bytes > MAX_OUTPUT_SCHEMA_BYTES) {
       problems.push({ path: [], message: `outputSchema of ${bytes} bytes exceeds the ${MAX_OUTPUT_SCHEMA_BYTES}-byte limit` });
     }

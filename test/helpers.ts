@@ -5,6 +5,7 @@ import { inject } from 'vitest';
 import { loadRegistry } from '../activities';
 import { buildApp } from '../api/app';
 import type { JobResult, JobSpec } from '../schemas';
+import type { EngineLimits } from '../workflows/engine-limits';
 import { loadConfig } from '../workers/config';
 import { loadTenants } from '../workers/tenants';
 import { authHeader, type TestTenant } from './tenants';
@@ -90,4 +91,22 @@ export async function finalResult(app: FastifyInstance, jobId: string) {
   let res = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=60` });
   while (res.statusCode === 202) res = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=60` });
   return res;
+}
+
+/** Starts a job straight through Temporal as tenant `tenant` (`job/<tenant>/<jobId>`), with engine-limit knobs; its handle. */
+export async function startJob(spec: JobSpec & { jobId: string }, limits: EngineLimits = {}, tenant = 'test') {
+  const client = await testClient();
+  return client.workflow.start('delegationJob', {
+    taskQueue: inject('taskQueue'),
+    workflowId: `job/${tenant}/${spec.jobId}`,
+    args: [{ spec, tenant, maxDepth: 3, limits }],
+  });
+}
+
+/** Every run of a workflow id (a continue-as-new chain), oldest first. */
+export async function runsOf(workflowId: string) {
+  const client = await testClient();
+  const runs = [];
+  for await (const wf of client.workflow.list({ query: `WorkflowId = "${workflowId}"` })) runs.push(wf);
+  return runs.sort((a, b) => a.startTime.getTime() - b.startTime.getTime());
 }

@@ -3,6 +3,7 @@
  * job's metrics, evidence de-duplication. No I/O, no clock: unit-tested on their own.
  */
 import type { Evidence, FailureReason, JobMetrics, JobResult, TaskMetrics, TaskResult, TaskSpec } from '../schemas';
+import { utf8Bytes } from '../schemas/utf8';
 
 /** Metrics of a subtask that did nothing. */
 export function emptyMetrics(): TaskMetrics {
@@ -107,20 +108,8 @@ export function jobAsTaskResult(task: TaskSpec, job: JobResult): TaskResult {
   };
 }
 
-/** UTF-8 size of a string (payload limits count bytes, not characters); no TextEncoder needed. */
-export function utf8Bytes(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      n += 4;
-      i++;
-    } else n += 3;
-  }
-  return n;
-}
+/** UTF-8 size of a string (re-exported for the workflow modules that measure payloads). */
+export { utf8Bytes };
 
 /** UTF-8 size of a value's JSON. */
 export function jsonBytes(v: unknown): number {

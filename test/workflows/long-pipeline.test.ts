@@ -1,26 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
-import type { JobResult, JobSpec } from '../../schemas';
-import { HISTORY_BYTES_PER_RUN, HISTORY_EVENTS_PER_RUN, type EngineLimits } from '../../workflows/engine-limits';
-import { finalResult, testApp, testClient, uniqueId } from '../helpers';
-
-/** Starts a job as the API would (`job/default/<jobId>`), with engine-limit knobs; its handle. */
-async function startJob(spec: JobSpec & { jobId: string }, limits: EngineLimits = {}) {
-  const client = await testClient();
-  return client.workflow.start('delegationJob', {
-    taskQueue: inject('taskQueue'),
-    workflowId: `job/default/${spec.jobId}`,
-    args: [{ spec, tenant: 'default', maxDepth: 3, limits }],
-  });
-}
-
-/** Every run of a workflow id (a continue-as-new chain), oldest first. */
-async function runsOf(workflowId: string) {
-  const client = await testClient();
-  const runs = [];
-  for await (const wf of client.workflow.list({ query: `WorkflowId = "${workflowId}"` })) runs.push(wf);
-  return runs.sort((a, b) => a.startTime.getTime() - b.startTime.getTime());
-}
+import type { JobResult } from '../../schemas';
+import { HISTORY_BYTES_PER_RUN, HISTORY_EVENTS_PER_RUN } from '../../workflows/engine-limits';
+import { finalResult, runsOf, startJob, testApp, uniqueId } from '../helpers';
 
 const evidence = (id: string) => ({ id, source: 'web', snippet: `found ${id}` });
 
@@ -33,7 +14,7 @@ describe('long pipelines continue as new', () => {
       agent: 'sim',
       params: i === 0 ? { answer: { v: 'A' }, costUsd: 0.01, evidence: [evidence('e0')] } : { echoPrevious: true, costUsd: 0.01, evidence: [evidence(`e${i}`)] },
     }));
-    const handle = await startJob({ jobId, pattern: 'pipeline', budget: { costUsd: 1 }, tasks }, { pipelineStagesPerRun: 3 });
+    const handle = await startJob({ jobId, pattern: 'pipeline', budget: { costUsd: 1 }, tasks }, { pipelineStagesPerRun: 3 }, 'default');
     const r = (await handle.result()) as JobResult;
     expect(r.status).toBe('success');
     expect(r.output).toEqual({ v: 'A' });

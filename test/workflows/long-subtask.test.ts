@@ -1,26 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
-import type { JobResult, JobSpec } from '../../schemas';
-import type { EngineLimits } from '../../workflows/engine-limits';
-import { pollUntil, testClient, uniqueId } from '../helpers';
-
-/** Starts a job straight through Temporal with engine-limit knobs; its handle. */
-async function startJob(spec: JobSpec & { jobId: string }, limits: EngineLimits) {
-  const client = await testClient();
-  return client.workflow.start('delegationJob', {
-    taskQueue: inject('taskQueue'),
-    workflowId: `job/test/${spec.jobId}`,
-    args: [{ spec, tenant: 'test', maxDepth: 3, limits }],
-  });
-}
-
-/** Every run of a workflow id (a continue-as-new chain), oldest first. */
-async function runsOf(workflowId: string) {
-  const client = await testClient();
-  const runs = [];
-  for await (const wf of client.workflow.list({ query: `WorkflowId = "${workflowId}"` })) runs.push(wf);
-  return runs.sort((a, b) => a.startTime.getTime() - b.startTime.getTime());
-}
+import type { JobResult } from '../../schemas';
+import { pollUntil, runsOf, startJob, testClient, uniqueId } from '../helpers';
 
 const evidence = (id: string) => ({ id, source: 'web', snippet: `found ${id}` });
 
