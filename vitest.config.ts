@@ -1,13 +1,31 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Two projects: `unit` (pure modules, no server, seconds) and `integration` (a real Temporal
+ * dev server the global setup starts). `npm test` runs both; `npm run test:unit` the first.
+ */
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    exclude: ['test/chaos/**', 'node_modules/**'],
-    globalSetup: ['test/setup/temporal.ts'],
-    // generous: the suite must hold on a loaded 2-core machine; no assertion is about speed
-    testTimeout: 180_000,
-    hookTimeout: 120_000,
-    pool: 'forks',
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['test/**/*.unit.test.ts'],
+          testTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/**/*.unit.test.ts', 'test/chaos/**', 'node_modules/**'],
+          globalSetup: ['test/setup/temporal.ts'],
+          // generous: the suite must hold on a loaded 2-core machine; no assertion is about speed
+          testTimeout: 180_000,
+          hookTimeout: 120_000,
+          pool: 'forks',
+        },
+      },
+    ],
   },
 });
