@@ -3,7 +3,9 @@ import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle 
 import { createHash, randomUUID } from 'node:crypto';
 import { checkCallbackUrl, netPolicyFromConfig, type AgentRegistry } from '../activities';
 import { countSubtasks, type Budget, type Config, type JobProgress, JobResult, JobSpec, JobView, Ledger, SubtaskProgress, TaskResult } from '../schemas';
-import type { JobInput } from '../workflows/delegation-job';
+import { delegationJob, type JobInput } from '../workflows/delegation-job';
+import type { subtask } from '../workflows/subtask';
+import { budgetUpdate, jobStatusQuery, stopSignal, subtaskBudgetUpdate, subtaskStatusQuery } from '../workflows/messages';
 import { jobAsTaskResult, notRunResult } from '../workflows/results';
 import { EXECUTION_TIMEOUT_MARGIN_SECONDS } from '../workflows/engine-limits';
 import { LABELS_KEY, labelKeywords, PATTERN_KEY, STATUS_KEY, TENANT_KEY } from '../workflows/search-attributes';
@@ -50,7 +52,7 @@ export function createJobService({ client, config, registry, tenants }: JobServi
   const runningJobs = createRunningJobsQuota(client);
   const netPolicy = netPolicyFromConfig(config);
   const workflowIdOf = (tenant: string, jobId: string) => `job/${tenant}/${jobId}`;
-  const handleOf = (tenant: string, jobId: string): WorkflowHandle => client.workflow.getHandle(workflowIdOf(tenant, jobId));
+  const handleOf = (tenant: string, jobId: string): WorkflowHandle<typeof delegationJob> => client.workflow.getHandle<typeof delegationJob>(workflowIdOf(tenant, jobId));
   const uiLink = (workflowId: string) =>
     `${config.TEMPORAL_UI_URL}/namespaces/${encodeURIComponent(config.TEMPORAL_NAMESPACE)}/workflows/${encodeURIComponent(workflowId)}`;
 
@@ -63,7 +65,7 @@ export function createJobService({ client, config, registry, tenants }: JobServi
     }
   }
 
-  async function requireRunning(tenant: string, jobId: string): Promise<WorkflowHandle> {
+  async function requireRunning(tenant: string, jobId: string): Promise<WorkflowHandle<typeof delegationJob>> {
     const d = await describe(tenant, jobId);
     if (d.status.name !== 'RUNNING') throw new HttpProblem(409, 'Conflict', `job "${jobId}" has already finished (${STATE[d.status.name] ?? d.status.name})`);
     return handleOf(tenant, jobId);
@@ -111,7 +113,7 @@ export function createJobService({ client, config, registry, tenants }: JobServi
       const exists = await handleOf(tenant, jobId).describe().then(() => true, () => false);
       const place = exists ? undefined : await runningJobs.reserve(tenant, policy.quotas);
       try {
-        await client.workflow.start('delegationJob', {
+        await client.workflow.start(delegationJob, {
           workflowId,
           taskQueue: config.DELEGATE_TASK_QUEUE,
           args: [input],
@@ -154,12 +156,12 @@ export function createJobService({ client, config, registry, tenants }: JobServi
       };
       const handle = handleOf(tenant, jobId);
       if (state === 'running') {
-        const p = await handle.query<JobProgress>('status').catch(() => undefined);
+        const p = await handle.query(jobStatusQuery).catch(() => undefined);
         if (!p) return base;
         return { ...base, pattern: p.pattern, ...(await liveDetail(p)), ledger: p.ledger };
       }
       if (state !== 'completed') return base;
-      const result = await expandBatches((await handle.result()) as JobResult);
+      const result = await expandBatches(await handle.result());
       // in a batched job, subtask i lives under the batch that held it
       const parents = (result.batches ?? []).filter((b) => b.kind === 'batch').flatMap((b) => Array<string>(b.tasks).fill(b.workflowId));
       const subtasks: SubtaskProgress[] = result.results.map((r, i) => ({
@@ -183,24 +185,24 @@ export function createJobService({ client, config, registry, tenants }: JobServi
         throw new HttpProblem(409, 'Conflict', `job "${jobId}" ended without a result (${state})`);
       }
       const handle = handleOf(tenant, jobId);
-      if (state === 'completed') return expandBatches((await handle.result()) as JobResult);
+      if (state === 'completed') return expandBatches(await handle.result());
       if (waitSeconds <= 0) return undefined;
       try {
-        const r = (await client.connection.withDeadline(Date.now() + waitSeconds * 1000, () => handle.result())) as JobResult;
+        const r = await client.connection.withDeadline(Date.now() + waitSeconds * 1000, () => handle.result());
         return await expandBatches(r);
       } catch (err) {
         // the deadline surfaces in several shapes (DEADLINE_EXCEEDED, a cancelled call, a wrapped
         // ServiceError): what matters is whether the job is still running
         const now = await describe(tenant, jobId);
         if (now.status.name === 'RUNNING') return undefined;
-        if (now.status.name === 'COMPLETED') return expandBatches((await handle.result()) as JobResult);
+        if (now.status.name === 'COMPLETED') return expandBatches(await handle.result());
         throw err;
       }
     },
 
     /** Graceful stop. */
     async stop(tenant: string, jobId: string): Promise<void> {
-      await (await requireRunning(tenant, jobId)).signal('stop', { reason: 'api' });
+      await (await requireRunning(tenant, jobId)).signal(stopSignal, { reason: 'api' });
     },
 
     /** Hard cancel. */
@@ -211,24 +213,22 @@ export function createJobService({ client, config, registry, tenants }: JobServi
     /** Job budget top-up; returns the new ledger. */
     async topUp(tenant: string, jobId: string, add: Budget): Promise<Ledger> {
       const handle = await requireRunning(tenant, jobId);
-      return handle.executeUpdate<Ledger, [{ add: Budget }]>('budget', { args: [{ add }] });
+      return handle.executeUpdate(budgetUpdate, { args: [{ add }] });
     },
 
     /** One running subtask's top-up, within what its job has left. */
     async topUpSubtask(tenant: string, jobId: string, taskId: string, add: Budget) {
       const handle = await requireRunning(tenant, jobId);
       // the job knows its batches, not the state of each task inside them: ask the running batches
-      const root = await handle.query<JobProgress>('status').catch(() => undefined);
+      const root = await handle.query(jobStatusQuery).catch(() => undefined);
       if (root && !root.subtasks.some((s) => s.id === taskId && !s.batch)) {
         for (const b of root.subtasks.filter((s) => s.batch && s.state === 'running')) {
-          const inner = await client.workflow.getHandle(b.workflowId).query<JobProgress>('status').catch(() => undefined);
+          const inner = await client.workflow.getHandle(b.workflowId).query(jobStatusQuery).catch(() => undefined);
           const found = inner?.subtasks.find((s) => s.id === taskId);
           if (found && found.state !== 'running') throw new HttpProblem(409, 'Conflict', `subtask "${taskId}" is not running (${found.state})`);
         }
       }
-      return handle.executeUpdate<{ taskId: string; granted: Budget; ledger: Ledger }, [{ taskId: string; add: Budget }]>('subtaskBudget', {
-        args: [{ taskId, add }],
-      });
+      return handle.executeUpdate(subtaskBudgetUpdate, { args: [{ taskId, add }] });
     },
 
     /** Jobs of a tenant, newest first, filtered by pattern, status and labels. */
@@ -240,7 +240,7 @@ export function createJobService({ client, config, registry, tenants }: JobServi
       const jobs = [];
       for await (const wf of client.workflow.list({ query: q.join(' AND ') })) {
         // nested jobs and batches share the tenant; only root jobs (`job/<tenant>/<jobId>`) are listed
-        if (wf.type !== 'delegationJob' || wf.workflowId.split('/').length !== 3) continue;
+        if (wf.type !== delegationJob.name || wf.workflowId.split('/').length !== 3) continue;
         jobs.push({
           jobId: String(wf.memo?.jobId ?? wf.workflowId.split('/').slice(2).join('/')),
           workflowId: wf.workflowId,
@@ -271,9 +271,8 @@ export function createJobService({ client, config, registry, tenants }: JobServi
             const { reason, taskIds } = b.notRun;
             return { results: taskIds.map((id) => notRunResult({ id, question: '' }, reason, `not started: ${reason}`)), output: null };
           }
-          const raw = await client.workflow.getHandle(b.workflowId).result();
-          if (b.kind === 'subtask') return { results: [raw as TaskResult], output: null };
-          const job = await expandBatches(raw as JobResult);
+          if (b.kind === 'subtask') return { results: [await client.workflow.getHandle<typeof subtask>(b.workflowId).result()], output: null };
+          const job = await expandBatches(await client.workflow.getHandle<typeof delegationJob>(b.workflowId).result());
           if (b.kind === 'nested') return { results: [jobAsTaskResult({ id: b.id, question: '', job: { pattern: job.pattern, tasks: [] } } as never, job)], output: null };
           return { results: job.results, output: job.output };
         }),
@@ -303,7 +302,11 @@ export function createJobService({ client, config, registry, tenants }: JobServi
   async function liveDetail(p: JobProgress): Promise<Pick<JobView, 'progress' | 'subtasks'>> {
     const running = p.subtasks.filter((s) => s.state === 'running').slice(0, 100);
     const answers = await Promise.all(
-      running.map((s) => client.workflow.getHandle(s.workflowId).query<{ ledger: Ledger; progress?: JobProgress['progress'] }>('status').catch(() => undefined)),
+      // a batch or a nested job answers its JobProgress, a subtask its SubtaskStatus: both carry a ledger
+      running.map((s): Promise<{ ledger: Ledger; progress?: JobProgress['progress'] } | undefined> => {
+        const handle = client.workflow.getHandle(s.workflowId);
+        return (s.batch || s.agentId?.startsWith('job:') ? handle.query(jobStatusQuery) : handle.query(subtaskStatusQuery)).catch(() => undefined);
+      }),
     );
     const live = new Map(running.map((s, i) => [s.id, answers[i]]));
     const progress = { ...p.progress };

@@ -10,6 +10,7 @@
 import rateLimit from '@fastify/rate-limit';
 import type { Client } from '@temporalio/client';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { delegationJob } from '../workflows/delegation-job';
 import { TENANT_KEY } from '../workflows/search-attributes';
 import type { TenantDirectory, TenantQuotas } from '../workers/tenants';
 import { bearerKey, isPublicPath } from './auth';
@@ -55,7 +56,7 @@ export function createRunningJobsQuota(client: Client) {
 
   async function running(tenant: string, limit: number): Promise<Set<string>> {
     const ids = new Set<string>();
-    const query = `WorkflowType = 'delegationJob' AND ${TENANT_KEY.name} = ${JSON.stringify(tenant)} AND ExecutionStatus = 'Running' AND ParentWorkflowId IS NULL`;
+    const query = `WorkflowType = '${delegationJob.name}' AND ${TENANT_KEY.name} = ${JSON.stringify(tenant)} AND ExecutionStatus = 'Running' AND ParentWorkflowId IS NULL`;
     for await (const wf of client.workflow.list({ query, pageSize: Math.min(1000, limit + 1) })) {
       ids.add(wf.workflowId);
       if (ids.size > limit) break;

@@ -9,6 +9,7 @@ import autocannon from 'autocannon';
 import { bundleWorkflows, createWorker } from '../workers/worker';
 import { freePort } from '../scripts/dev-server';
 import { quietRuntime, report, round, spawnTsx, startTemporal, stopChild } from './lib';
+import { delegationJob } from '../workflows/delegation-job';
 
 const DURATION = Number(process.env.BENCH_API_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_API_CONNECTIONS ?? 16);
@@ -21,7 +22,7 @@ const idleQueue = 'bench-api-idle';
 const worker = await createWorker({ connection: t.workerConnection, namespace: 'default', taskQueue: 'bench-api-run', workflowBundle: await bundleWorkflows() });
 const running = worker.run();
 const statusJob = 'status-job';
-await t.client.workflow.execute('delegationJob', {
+await t.client.workflow.execute(delegationJob, {
   taskQueue: 'bench-api-run',
   workflowId: `job/default/${statusJob}`,
   args: [{ spec: { jobId: statusJob, pattern: 'fanout', tasks: [{ id: 'a', question: 'q', agent: 'echo' }, { id: 'b', question: 'q', agent: 'sim', params: { steps: 2 } }] }, tenant: 'default' }],

@@ -6,10 +6,10 @@
  * The victim's time to its result is the figure; a victim still waiting after CAP_S is
  * reported as blocked (it would wait until the hog's steps end or are cancelled).
  */
-import type { JobResult } from '../schemas';
 import { agentQueueFor } from '../workers/tenants';
 import { bundleWorkflows, createLaneWorkers, createWorker } from '../workers/worker';
 import { quietRuntime, report, round, sleep, startTemporal } from './lib';
+import { delegationJob } from '../workflows/delegation-job';
 
 const SLOTS = Number(process.env.BENCH_SLOTS ?? 8);
 const CAP_S = Number(process.env.BENCH_CAP_S ?? 30);
@@ -28,15 +28,15 @@ async function scenario(mode: 'shared' | 'lanes') {
   const hogId = `hog-${mode}`;
   // twice as many ten-minute steps as the whole worker has slots
   const tasks = Array.from({ length: SLOTS * 2 }, (_, i) => ({ id: `h${i}`, question: 'hold a slot', agent: 'sim', params: { latencyMs: 600_000 } }));
-  const hog = await t.client.workflow.start('delegationJob', { taskQueue, workflowId: `job/hog/${hogId}`, args: [{ spec: { jobId: hogId, pattern: 'fanout', tasks }, tenant: 'hog', ...lane('hog') }] });
+  const hog = await t.client.workflow.start(delegationJob, { taskQueue, workflowId: `job/hog/${hogId}`, args: [{ spec: { jobId: hogId, pattern: 'fanout', tasks }, tenant: 'hog', ...lane('hog') }] });
   await sleep(3000);
   const victimId = `victim-${mode}`;
   const started = performance.now();
-  const victim = await t.client.workflow.start('delegationJob', {
+  const victim = await t.client.workflow.start(delegationJob, {
     taskQueue, workflowId: `job/victim/${victimId}`,
     args: [{ spec: { jobId: victimId, pattern: 'fanout', tasks: [{ id: 'e', question: 'hello', agent: 'echo' }] }, tenant: 'victim', ...lane('victim') }],
   });
-  const outcome = await Promise.race([victim.result().then((r) => r as JobResult), sleep(CAP_S * 1000).then(() => undefined)]);
+  const outcome = await Promise.race([victim.result(), sleep(CAP_S * 1000).then(() => undefined)]);
   const ms = outcome ? performance.now() - started : undefined;
   await hog.cancel();
   await hog.result().catch(() => undefined);

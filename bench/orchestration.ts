@@ -9,6 +9,8 @@ import { fileURLToPath } from 'node:url';
 import * as baselineActivities from './baseline/activities';
 import { bundleWorkflows, createWorker } from '../workers/worker';
 import { quietRuntime, report, round, startTemporal } from './lib';
+import { delegationJob } from '../workflows/delegation-job';
+import { baselineFanout } from './baseline/workflows';
 
 const SIZES = (process.env.BENCH_SIZES ?? '10,100,1000').split(',').map(Number);
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 2);
@@ -31,7 +33,7 @@ let seq = 0;
 async function delegate(n: number): Promise<number> {
   const jobId = `orch-${n}-${++seq}`;
   const started = performance.now();
-  const result = (await t.client.workflow.execute('delegationJob', {
+  const result = (await t.client.workflow.execute(delegationJob, {
     taskQueue: delegateQueue,
     workflowId: `job/bench/${jobId}`,
     args: [{ spec: { jobId, pattern: 'fanout', maxParallel: Math.min(n, 1000), tasks: Array.from({ length: n }, (_, i) => ({ id: `t${i}`, question: `q${i}`, agent: 'echo' })) }, tenant: 'bench' }],
@@ -42,7 +44,7 @@ async function delegate(n: number): Promise<number> {
 
 async function baseline(n: number): Promise<number> {
   const started = performance.now();
-  const done = await t.client.workflow.execute('baselineFanout', { taskQueue: baselineQueue, workflowId: `baseline-${n}-${++seq}`, args: [{ n }] });
+  const done = await t.client.workflow.execute(baselineFanout, { taskQueue: baselineQueue, workflowId: `baseline-${n}-${++seq}`, args: [{ n }] });
   if (done !== n) throw new Error(`baseline ${n}: ${String(done)}`);
   return performance.now() - started;
 }

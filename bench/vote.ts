@@ -8,6 +8,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import type { JobResult } from '../schemas';
 import { bundleWorkflows, createWorker } from '../workers/worker';
 import { quietRuntime, report, round, startTemporal } from './lib';
+import { delegationJob } from '../workflows/delegation-job';
 
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 2);
 const voters = Array.from({ length: 9 }, (_, i) => ({
@@ -28,9 +29,9 @@ const running = worker.run();
 let seq = 0;
 async function run(pattern: 'vote' | 'fanout'): Promise<{ ms: number; result: JobResult }> {
   const jobId = `${pattern}-${++seq}`;
-  const spec = pattern === 'vote' ? { jobId, pattern, vote: { strategy: 'majority' }, tasks: voters } : { jobId, pattern, tasks: voters };
+  const spec = pattern === 'vote' ? { jobId, pattern, vote: { strategy: 'majority' as const }, tasks: voters } : { jobId, pattern, tasks: voters };
   const started = performance.now();
-  const result = (await t.client.workflow.execute('delegationJob', { taskQueue, workflowId: `job/bench/${jobId}`, args: [{ spec, tenant: 'bench' }] })) as JobResult;
+  const result = await t.client.workflow.execute(delegationJob, { taskQueue, workflowId: `job/bench/${jobId}`, args: [{ spec, tenant: 'bench' }] });
   return { ms: performance.now() - started, result };
 }
 

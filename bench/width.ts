@@ -6,6 +6,8 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { peakRssMiB, report, round, spawnTsx, startTemporal, stopChild } from './lib';
+import { delegationJob } from '../workflows/delegation-job';
+import { jobStatusQuery } from '../workflows/messages';
 
 const SIZES = (process.env.BENCH_WIDTHS ?? '2000,5000,10000').split(',').map(Number);
 /** Per-size timeout: BENCH_WIDTH_TIMEOUT seconds, or 60 ms per subtask (at least 2 minutes). */
@@ -20,7 +22,7 @@ let stopAt: number | undefined;
 
 async function progress(workflowId: string): Promise<string> {
   try {
-    const p = await t.client.workflow.getHandle(workflowId).query<{ progress?: { completed: number; total: number } }>('status');
+    const p = await t.client.workflow.getHandle(workflowId).query(jobStatusQuery);
     return p.progress ? `${p.progress.completed}/${p.progress.total} top-level children done` : 'no progress';
   } catch (err) {
     return `status query failed: ${String(err).slice(0, 80)}`;
@@ -38,7 +40,7 @@ try {
     const jobId = `width-${n}`;
     const workflowId = `job/bench/${jobId}`;
     const started = performance.now();
-    const handle = await t.client.workflow.start('delegationJob', {
+    const handle = await t.client.workflow.start(delegationJob, {
       taskQueue,
       workflowId,
       args: [{ spec: { jobId, pattern: 'fanout', tasks: Array.from({ length: n }, (_, i) => ({ id: `t${i}`, question: `q${i}`, agent: 'echo' })) }, tenant: 'bench' }],

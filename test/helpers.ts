@@ -9,6 +9,7 @@ import type { EngineLimits } from '../workflows/engine-limits';
 import { loadConfig } from '../workers/config';
 import { loadTenants } from '../workers/tenants';
 import { authHeader, type TestTenant } from './tenants';
+import { delegationJob } from '../workflows/delegation-job';
 
 let counter = 0;
 /** An id unique across test files and runs. */
@@ -62,11 +63,11 @@ export const fastRetry = { maxAttempts: 3, initialIntervalSeconds: 0.1, backoffC
 /** Runs a job straight through Temporal (no API) and returns its result. */
 export async function runJob(spec: JobSpec & { jobId: string }, opts: { maxDepth?: number } = {}): Promise<JobResult> {
   const client = await testClient();
-  return client.workflow.execute('delegationJob', {
+  return client.workflow.execute(delegationJob, {
     taskQueue: inject('taskQueue'),
     workflowId: `job/test/${spec.jobId}`,
     args: [{ spec, tenant: 'test', maxDepth: opts.maxDepth ?? 3 }],
-  }) as Promise<JobResult>;
+  });
 }
 
 /** How many workflows were started with the root job id `job/<tenant>/<jobId>` (0 when refused). */
@@ -96,7 +97,7 @@ export async function finalResult(app: FastifyInstance, jobId: string) {
 /** Starts a job straight through Temporal as tenant `tenant` (`job/<tenant>/<jobId>`), with engine-limit knobs; its handle. */
 export async function startJob(spec: JobSpec & { jobId: string }, limits: EngineLimits = {}, tenant = 'test') {
   const client = await testClient();
-  return client.workflow.start('delegationJob', {
+  return client.workflow.start(delegationJob, {
     taskQueue: inject('taskQueue'),
     workflowId: `job/${tenant}/${spec.jobId}`,
     args: [{ spec, tenant, maxDepth: 3, limits }],

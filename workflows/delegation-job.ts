@@ -12,8 +12,6 @@ import {
   ApplicationFailure,
   CancellationScope,
   condition,
-  defineQuery,
-  defineSignal,
   isCancellation,
   log,
   ParentClosePolicy,
@@ -29,6 +27,7 @@ import { jobInputProblems } from '../schemas/job-input';
 import { runFanout } from './fanout';
 import { planBatches } from './batching';
 import { installBudgetHandlers } from './job-budget';
+import { cancelJobSignal, jobStatusQuery, stopSignal } from './messages';
 import { restoreCarry } from './job-carry';
 import { buildJobResult } from './job-result';
 import { DEFAULT_MAX_PARALLEL, JobRuntime, type JobInput } from './job-runtime';
@@ -39,14 +38,8 @@ import { runVote } from './vote';
 import { webhookDelivery, webhookWorkflowId } from './webhook-delivery';
 
 export type { JobInput } from './job-runtime';
-export { budgetUpdate, subtaskBudgetUpdate } from './job-budget';
+export * from './messages';
 
-/** Graceful stop: running subtasks finish their step in flight, nothing new starts. */
-export const stopSignal = defineSignal<[{ reason?: string }?]>('stop');
-/** Hard stop sent by a parent job to a nested job (a root job is cancelled through Temporal). */
-export const cancelJobSignal = defineSignal<[{ reason?: string }?]>('cancelJob');
-/** Live progress, per-subtask state and the job's ledger. */
-export const statusQuery = defineQuery<JobProgress>('status');
 
 /** After the deadline, children get this long to return their own `timeout` result before they are cancelled. */
 const DEADLINE_GRACE_MS = 30_000;
@@ -91,7 +84,7 @@ export async function delegationJob(input: JobInput): Promise<JobResult> {
 
   setHandler(stopSignal, () => rt.stopAll());
   setHandler(cancelJobSignal, () => rt.cancelAll());
-  setHandler(statusQuery, () => ({
+  setHandler(jobStatusQuery, () => ({
     jobId: rt.spec.jobId,
     pattern: rt.spec.pattern,
     phase: phase(),

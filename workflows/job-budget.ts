@@ -5,22 +5,12 @@
  *   API ──update budget──> job: limit += add ──share──> clipped children ──signal grant──> child
  *   API ──update subtaskBudget──> job: reserve min(add, left) ──> subtask (or its batch ──grantTask──> subtask)
  */
-import { ApplicationFailure, defineSignal, defineUpdate, setHandler } from '@temporalio/workflow';
-import type { Budget, Ledger } from '../schemas';
+import { ApplicationFailure, setHandler } from '@temporalio/workflow';
+import type { Budget } from '../schemas';
 import { EPSILON, remaining, topUp } from './budget-ledger';
 import type { JobRuntime, Running } from './job-runtime';
+import { budgetUpdate, grantSignal, grantTaskSignal, subtaskBudgetUpdate } from './messages';
 import { validateTopUp } from './top-up';
-
-/** Adds to the job budget; running children the job had clipped get their share. */
-export const budgetUpdate = defineUpdate<Ledger, [{ add: Budget }]>('budget');
-/** Adds to one running subtask's allocation, within what the job has left. */
-export const subtaskBudgetUpdate = defineUpdate<{ taskId: string; granted: Budget; ledger: Ledger }, [{ taskId: string; add: Budget }]>(
-  'subtaskBudget',
-);
-/** From a parent job: more budget, already reserved there (same name as the subtask's grant). */
-export const jobGrantSignal = defineSignal<[{ add: Budget }]>('grant');
-/** From a parent job: raise my limit by `add` and hand all of it to my running task `taskId`. */
-export const grantTaskSignal = defineSignal<[{ taskId: string; add: Budget }]>('grantTask');
 
 const refuse = (type: 'NotFound' | 'Conflict', message: string) => ApplicationFailure.create({ type, message, nonRetryable: true });
 
@@ -78,7 +68,7 @@ export function installBudgetHandlers(rt: JobRuntime): void {
       if (target.task.id === taskId) await rt.grant(target, granted);
       else {
         rt.reserveFor(target, granted);
-        await rt.tell(target, 'grantTask', { taskId, add: granted });
+        await rt.tell(target, (h) => h.signal(grantTaskSignal, { taskId, add: granted }));
       }
       rt.onChange?.();
       return { taskId, granted, ledger: rt.ledgerSnapshot() };
@@ -93,7 +83,7 @@ export function installBudgetHandlers(rt: JobRuntime): void {
       },
     },
   );
-  setHandler(jobGrantSignal, ({ add }) => raise(add));
+  setHandler(grantSignal, ({ add }) => raise(add));
   setHandler(grantTaskSignal, async ({ taskId, add }) => {
     topUp(rt.ledger, add);
     const target = rt.running.get(taskId);

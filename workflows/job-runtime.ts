@@ -4,7 +4,7 @@
  *
  *   pattern ──runTask(task)──> reserve budget ──> child workflow (subtask | nested job) ──> settle ──> result
  */
-import { CancellationScope, ChildWorkflowFailure, startChild, TimeoutFailure, workflowInfo, type ChildWorkflowHandle, type Workflow } from '@temporalio/workflow';
+import { CancellationScope, ChildWorkflowFailure, startChild, TimeoutFailure, workflowInfo, type ChildWorkflowHandle } from '@temporalio/workflow';
 import type { PreviousStage } from '../activities';
 import type { Budget, Evidence, FailureReason, JobResult, JobSpec, Progress, SubtaskProgress, TaskResult, TaskSpec } from '../schemas';
 import { newLedger, minBudget, reserve, settle, grow, type LedgerState, remaining, snapshot, zeroUsage } from './budget-ledger';
@@ -12,7 +12,9 @@ import { DEFAULT_JOB_MAX_SECONDS, EXECUTION_TIMEOUT_MARGIN_SECONDS, type EngineL
 import type { JobCarry } from './job-carry';
 import { agentLabel, jobAsTaskResult, notRunResult, withContextSeed } from './results';
 import { PATTERN_KEY, STATUS_KEY, TENANT_KEY } from './search-attributes';
-import { cancelSignal, stopSignal, type SubtaskInput } from './subtask';
+import { delegationJob } from './delegation-job';
+import { cancelJobSignal, cancelSignal, grantSignal, stopSignal } from './messages';
+import { subtask, type SubtaskInput } from './subtask';
 
 /** Default operator cap on nesting: levels of jobs below the root. */
 export const DEFAULT_MAX_DEPTH = 3;
@@ -51,7 +53,7 @@ export interface RunContext {
 /** A child between start and result. */
 export interface Running {
   task: TaskSpec;
-  handle: ChildWorkflowHandle<Workflow>;
+  handle: ChildWorkflowHandle<typeof delegationJob> | ChildWorkflowHandle<typeof subtask>;
   allocation: Budget;
   clipped: boolean;
   nested: boolean;
@@ -193,9 +195,9 @@ export class JobRuntime {
     const common = { workflowId, staticSummary: summary, staticDetails: task.rationale, workflowExecutionTimeout: `${backstop} seconds` };
     let result: TaskResult;
     try {
-      const handle = await CancellationScope.nonCancellable(() =>
+      const child = await CancellationScope.nonCancellable(async () =>
         task.job
-          ? startChild('delegationJob', {
+          ? { nested: true as const, handle: await startChild(delegationJob, {
               ...common,
               args: [
                 {
@@ -214,8 +216,8 @@ export class JobRuntime {
                 { key: STATUS_KEY, value: 'running' },
                 { key: TENANT_KEY, value: this.tenant },
               ],
-            })
-          : startChild('subtask', {
+            }) }
+          : { nested: false as const, handle: await startChild(subtask, {
               ...common,
               args: [
                 {
@@ -224,17 +226,19 @@ export class JobRuntime {
                   agentQueue: this.agentQueue,
                 } satisfies SubtaskInput,
               ],
-            }),
+            }) },
       );
-      const running: Running = { task, handle: handle as Running['handle'], allocation, clipped: clipped || shared, nested: !!task.job };
+      const running: Running = { task, handle: child.handle, allocation, clipped: clipped || shared, nested: child.nested };
       this.running.set(task.id, running);
       this.progress.set(task.id, { ...this.progress.get(task.id)!, state: 'running', clipped });
       this.onChange?.();
       if (this.cancelRequested || this.cutOff.has(task.id)) void this.signalChild(running, 'cancel');
       else if (this.stopRequested) void this.signalChild(running, 'stop');
-      const raw = await CancellationScope.nonCancellable(() => handle.result());
-      if (task.job) this.nestedResults.set(task.id, raw as JobResult);
-      result = task.job ? jobAsTaskResult(task, raw as JobResult) : (raw as TaskResult);
+      if (child.nested) {
+        const job = await CancellationScope.nonCancellable(() => child.handle.result());
+        this.nestedResults.set(task.id, job);
+        result = jobAsTaskResult(task, job);
+      } else result = await CancellationScope.nonCancellable(() => child.handle.result());
     } catch (err) {
       const message = err instanceof Error ? `${err.message}${err.cause instanceof Error ? `: ${err.cause.message}` : ''}` : String(err);
       // only Temporal's backstop execution timeout ends a child without a result: say so
@@ -279,8 +283,7 @@ export class JobRuntime {
   private async signalChild(r: Running, kind: 'stop' | 'cancel'): Promise<void> {
     await CancellationScope.nonCancellable(async () => {
       try {
-        if (r.nested) await r.handle.signal(kind === 'stop' ? 'stop' : 'cancelJob');
-        else await r.handle.signal(kind === 'stop' ? stopSignal : cancelSignal, { reason: kind });
+        await r.handle.signal(kind === 'stop' ? stopSignal : r.nested ? cancelJobSignal : cancelSignal, { reason: kind });
       } catch {
         // the child completed between our decision and the signal: its result is recorded
       }
@@ -353,7 +356,7 @@ export class JobRuntime {
   /** Reserves `extra` for a running child on top of its allocation and tells it (signal `grant`). */
   async grant(r: Running, extra: Budget): Promise<void> {
     this.reserveFor(r, extra);
-    await this.tell(r, 'grant', { add: extra });
+    await this.tell(r, (h) => h.signal(grantSignal, { add: extra }));
   }
 
   /** Grows a running child's reservation by `extra` (the child is told separately). */
@@ -363,8 +366,8 @@ export class JobRuntime {
   }
 
   /** Signals a running child, ignoring one that has just finished (its settle releases what it held). */
-  async tell(r: Running, name: 'grant' | 'grantTask', arg: object): Promise<void> {
-    await CancellationScope.nonCancellable(() => r.handle.signal(name, arg)).catch(() => undefined);
+  async tell(r: Running, send: (handle: Running['handle']) => Promise<void>): Promise<void> {
+    await CancellationScope.nonCancellable(() => send(r.handle)).catch(() => undefined);
   }
 
   /** The batch of a wide fan-out whose tasks include `taskId`. */

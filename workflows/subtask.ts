@@ -15,8 +15,6 @@ import {
   CancellationScope,
   condition,
   continueAsNew,
-  defineQuery,
-  defineSignal,
   isCancellation,
   log,
   proxyActivities,
@@ -26,8 +24,9 @@ import {
 } from '@temporalio/workflow';
 import type { Activities, AgentStepOutput, PreviousStage } from '../activities';
 import type { FailureDetails } from '../activities/errors';
-import type { AgentManifest, Budget, Evidence, FailureReason, Ledger, TaskResult, TaskSpec, Usage } from '../schemas';
+import type { AgentManifest, Budget, Evidence, FailureReason, TaskResult, TaskSpec, Usage } from '../schemas';
 import { ErrorType, NON_RETRYABLE_ERROR_TYPES } from '../schemas/errors';
+import { cancelSignal, grantSignal, stopSignal, subtaskStatusQuery, type SubtaskStatus } from './messages';
 import { charge, exhaustedAxes, newLedger, remaining, snapshot, topUp, type LedgerState } from './budget-ledger';
 import { DEFAULT_STEP_CEILING_SECONDS, MAX_CARRY_BYTES, msLeft, pastHardMark, pastSoftMark } from './engine-limits';
 import { agentLabel, dedupe, dedupeEvidence, fitList, jsonBytes, notRunResult } from './results';
@@ -83,23 +82,6 @@ export interface SubtaskCarry {
   runs: number;
 }
 
-/** What the status query answers. */
-export interface SubtaskStatus {
-  id: string;
-  agentId: string;
-  phase: 'resolving' | 'running' | 'waiting_for_budget' | 'done';
-  steps: number;
-  ledger: Ledger;
-}
-
-/** Graceful stop: finish the step in flight, then return what we have. */
-export const stopSignal = defineSignal<[{ reason?: string }?]>('stop');
-/** Hard stop: cancel the step in flight, then return what we have. */
-export const cancelSignal = defineSignal<[{ reason?: string }?]>('cancel');
-/** More budget granted by the job (already reserved there). */
-export const grantSignal = defineSignal<[{ add: Budget }]>('grant');
-/** Live progress and spend. */
-export const statusQuery = defineQuery<SubtaskStatus>('status');
 
 const { resolveAgent } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
@@ -154,7 +136,7 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
   setHandler(stopSignal, () => void (stopRequested = true));
   setHandler(cancelSignal, () => void (cancelRequested = true));
   setHandler(grantSignal, ({ add }) => topUp(ledger, add));
-  setHandler(statusQuery, () => ({ id: task.id, agentId, phase, steps, ledger: snapshot(ledger, elapsed()) }));
+  setHandler(subtaskStatusQuery, () => ({ id: task.id, agentId, phase, steps, ledger: snapshot(ledger, elapsed()) }));
 
   let manifest: AgentManifest;
   try {

@@ -7,6 +7,8 @@ import { Client, Connection } from '@temporalio/client';
 import Fastify from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { PATTERN_KEY, STATUS_KEY, TENANT_KEY } from '../../workflows/search-attributes';
+import type { JobSpec } from '../../schemas';
+import { delegationJob } from '../../workflows/delegation-job';
 
 const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS ?? 'localhost:7233' });
 const client = new Client({ connection });
@@ -14,10 +16,11 @@ const taskQueue = process.env.DELEGATE_TASK_QUEUE ?? 'delegate';
 const app = Fastify({ bodyLimit: 4 * 1024 * 1024 });
 
 app.post('/v1/jobs', async (req, reply) => {
-  const spec = req.body as { jobId?: string; pattern: string; tasks: unknown[] };
+  // a baseline: the body is trusted as a JobSpec, unvalidated (Delegate's API validates it)
+  const spec = req.body as JobSpec;
   const jobId = spec.jobId ?? randomUUID();
   const workflowId = `job/default/${jobId}`;
-  await client.workflow.start('delegationJob', {
+  await client.workflow.start(delegationJob, {
     workflowId,
     taskQueue,
     args: [{ spec: { ...spec, jobId }, tenant: 'default', depth: 0, maxDepth: 3 }],

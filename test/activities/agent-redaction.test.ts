@@ -8,9 +8,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinAgents, createAgentRegistry, createHttpAgent } from '../../activities';
-import type { JobResult } from '../../schemas';
 import { startDedicatedWorker } from '../dedicated-worker';
 import { fastRetry, testClient, uniqueId } from '../helpers';
+import { delegationJob } from '../../workflows/delegation-job';
 
 const SECRET = 's3cret-7f1c2a';
 // every line the worker logs (this file's process only), to check none carries the secret
@@ -62,11 +62,11 @@ describe('redaction of agent secrets', () => {
     const client = await testClient();
     const workflowId = `job/test/${uniqueId('redact')}`;
     const tasks = ['leaky', 'leaky-deny', 'leaky-html', 'leaky-down'].map((agent) => ({ id: agent, question: 'q', agent }));
-    const result = (await client.workflow.execute('delegationJob', {
+    const result = await client.workflow.execute(delegationJob, {
       taskQueue: worker.taskQueue,
       workflowId,
       args: [{ spec: { jobId: workflowId.split('/')[2], pattern: 'fanout', tasks }, tenant: 'test', maxDepth: 1 }],
-    })) as JobResult;
+    });
 
     const byId = Object.fromEntries(result.results.map((r) => [r.id, r]));
     expect(byId.leaky).toMatchObject({ status: 'failure', failureReason: 'agent_error', metrics: { attempts: 2 } });

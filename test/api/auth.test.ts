@@ -7,6 +7,7 @@ import { TEST_TENANTS } from '../tenants';
 import { buildApp } from '../../api/app';
 import { loadRegistry } from '../../activities';
 import { loadTenants } from '../../workers/tenants';
+import { delegationJob } from '../../workflows/delegation-job';
 
 let alpha: FastifyInstance;
 let beta: FastifyInstance;
@@ -226,7 +227,7 @@ describe('the workflow checks its own input', () => {
       { spec: { jobId: uniqueId('wfbad'), pattern: 'fanout', tasks: [0, 1].map((i) => ({ id: `n${i}`, question: 'q', job: { pattern: 'fanout', tasks: Array.from({ length: 5001 }, (_, j) => ({ id: `t${j}`, question: 'q', agent: 'echo' })) } })) } },
     ];
     for (const input of bad) {
-      const run = client.workflow.execute('delegationJob', { taskQueue: inject('taskQueue'), workflowId: `job/test/${input.spec.jobId}`, args: [input as never] });
+      const run = client.workflow.execute(delegationJob, { taskQueue: inject('taskQueue'), workflowId: `job/test/${input.spec.jobId}`, args: [input as never] });
       const err = await run.then(() => undefined, (e: unknown) => e);
       expect(err).toBeInstanceOf(WorkflowFailedError);
       expect((err as WorkflowFailedError).cause).toMatchObject({ type: 'InvalidInput' });

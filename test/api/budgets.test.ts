@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import type { JobResult, JobView } from '../../schemas';
 import { finalResult, pollUntil, testApp, testClient, uniqueId } from '../helpers';
+import { budgetUpdate, jobStatusQuery, subtaskStatusQuery } from '../../workflows/messages';
 
 let app: FastifyInstance;
 beforeAll(async () => {
@@ -24,7 +25,7 @@ async function waitForSubtask(jobId: string, taskId: string, phase: string, time
   const client = await testClient();
   let last: string | undefined;
   await pollUntil(async () => {
-    const s = await client.workflow.getHandle(`job/default/${jobId}/${taskId}`).query<{ phase: string }>('status').catch(() => undefined);
+    const s = await client.workflow.getHandle(`job/default/${jobId}/${taskId}`).query(subtaskStatusQuery).catch(() => undefined);
     last = s?.phase;
     return last === phase;
   }, `subtask ${taskId} never reached ${phase} (last: ${last})`, timeoutMs);
@@ -121,8 +122,8 @@ describe('live budget top-ups', () => {
     }
     const client = await testClient();
     const handle = client.workflow.getHandle(`job/default/${jobId}`);
-    await expect(handle.executeUpdate('budget', { args: [{ add: { costUsd: -5 } }] })).rejects.toThrow();
-    await expect(handle.executeUpdate('budget', { args: [{ add: { tokens: 1.5 } }] })).rejects.toThrow();
+    await expect(handle.executeUpdate(budgetUpdate, { args: [{ add: { costUsd: -5 } }] })).rejects.toThrow();
+    await expect(handle.executeUpdate(budgetUpdate, { args: [{ add: { tokens: 1.5 } }] })).rejects.toThrow();
     expect((await view(jobId)).ledger?.costUsd.limit).toBe(0.01);
     await post(`/v1/jobs/${jobId}/cancel`);
   });
@@ -149,7 +150,7 @@ describe('top-ups reach subtasks inside batches and nested jobs', () => {
     expect((await post(`/v1/jobs/${jobId}/subtasks/nobody/budget`, { add: { costUsd: 0.01 } })).statusCode).toBe(404);
     // a finished task inside a running batch is not topped up
     await pollUntil(async () => {
-      const b = await client.workflow.getHandle(`job/default/${jobId}/batch-0001`).query<{ subtasks: { id: string; state: string }[] }>('status');
+      const b = await client.workflow.getHandle(`job/default/${jobId}/batch-0001`).query(jobStatusQuery);
       return b.subtasks.find((x) => x.id === 'e0')?.state === 'completed';
     }, 'e0 never completed', 60_000);
     expect((await post(`/v1/jobs/${jobId}/subtasks/e0/budget`, { add: { costUsd: 0.01 } })).statusCode).toBe(409);
@@ -190,7 +191,7 @@ describe('top-ups reach subtasks inside batches and nested jobs', () => {
     const client = await testClient();
     await waitForSubtask(`${jobId}/inner`, 'x', 'running');
     const nested = client.workflow.getHandle(`job/default/${jobId}/inner`);
-    await expect(nested.executeUpdate('budget', { args: [{ add: { costUsd: 1 } }] })).rejects.toThrow(/update/i);
+    await expect(nested.executeUpdate(budgetUpdate, { args: [{ add: { costUsd: 1 } }] })).rejects.toThrow(/update/i);
     const res = await post(`/v1/jobs/${jobId}/subtasks/inner/budget`, { add: { costUsd: 1 } });
     expect(res.statusCode).toBe(409);
     await post(`/v1/jobs/${jobId}/cancel`);

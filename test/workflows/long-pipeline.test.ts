@@ -15,7 +15,7 @@ describe('long pipelines continue as new', () => {
       params: i === 0 ? { answer: { v: 'A' }, costUsd: 0.01, evidence: [evidence('e0')] } : { echoPrevious: true, costUsd: 0.01, evidence: [evidence(`e${i}`)] },
     }));
     const handle = await startJob({ jobId, pattern: 'pipeline', budget: { costUsd: 1 }, tasks }, { pipelineStagesPerRun: 3 }, 'default');
-    const r = (await handle.result()) as JobResult;
+    const r = await handle.result();
     expect(r.status).toBe('success');
     expect(r.output).toEqual({ v: 'A' });
     expect(r.results.map((x) => x.status)).toEqual(Array(10).fill('success'));

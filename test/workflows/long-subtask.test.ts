@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { JobResult } from '../../schemas';
 import { pollUntil, runsOf, startJob, testClient, uniqueId } from '../helpers';
+import { stopSignal, subtaskBudgetUpdate, subtaskStatusQuery } from '../../workflows/messages';
 
 const evidence = (id: string) => ({ id, source: 'web', snippet: `found ${id}` });
 
@@ -16,7 +16,7 @@ describe('long subtasks continue as new', () => {
       },
       { subtaskStepsPerRun: 50 },
     );
-    const r = (await handle.result()) as JobResult;
+    const r = await handle.result();
     const wall = Date.now() - t0;
     const [t] = r.results;
     expect(t.status).toBe('success');
@@ -55,16 +55,16 @@ describe('long subtasks continue as new', () => {
     );
     const childId = `job/test/${jobId}/long`;
     // 0.05 buys 50 steps over 5 runs; then the subtask waits for a top-up in its latest run
-    await pollUntil(async () => (await client.workflow.getHandle(childId).query<{ phase: string }>('status').catch(() => undefined))?.phase === 'waiting_for_budget', 'subtask never waited for budget', 300_000);
+    await pollUntil(async () => (await client.workflow.getHandle(childId).query(subtaskStatusQuery).catch(() => undefined))?.phase === 'waiting_for_budget', 'subtask never waited for budget', 300_000);
     expect((await runsOf(childId)).length).toBeGreaterThanOrEqual(5);
-    const before = await client.workflow.getHandle(childId).query<{ steps: number }>('status');
+    const before = await client.workflow.getHandle(childId).query(subtaskStatusQuery);
     expect(before.steps).toBe(50);
     // the job grants through the child handle (by workflow id): the new run gets it
-    await handle.executeUpdate('subtaskBudget', { args: [{ taskId: 'long', add: { costUsd: 0.02 } }] });
-    await pollUntil(async () => (await client.workflow.getHandle(childId).query<{ steps: number; phase: string }>('status')).phase === 'waiting_for_budget'
-      && (await client.workflow.getHandle(childId).query<{ steps: number }>('status')).steps === 70, 'top-up did not reach the new run', 300_000);
-    await handle.signal('stop', { reason: 'test' });
-    const r = (await handle.result()) as JobResult;
+    await handle.executeUpdate(subtaskBudgetUpdate, { args: [{ taskId: 'long', add: { costUsd: 0.02 } }] });
+    await pollUntil(async () => (await client.workflow.getHandle(childId).query(subtaskStatusQuery)).phase === 'waiting_for_budget'
+      && (await client.workflow.getHandle(childId).query(subtaskStatusQuery)).steps === 70, 'top-up did not reach the new run', 300_000);
+    await handle.signal(stopSignal, { reason: 'test' });
+    const r = await handle.result();
     const [t] = r.results;
     expect(t.status).toBe('partial');
     expect(t.failureReason).toBe('stopped');
@@ -80,7 +80,7 @@ describe('long subtasks continue as new', () => {
       { jobId, pattern: 'fanout', tasks: [{ id: 'long', question: 'q', agent: 'sim', params: { steps: 100_000, costUsd: 0.001, tokens: 2 } }] },
       { maxDurationSeconds: 20, subtaskStepsPerRun: 40 },
     );
-    const r = (await handle.result()) as JobResult;
+    const r = await handle.result();
     const [t] = r.results;
     expect(r.status).toBe('partial');
     expect(t.status).toBe('partial');
@@ -108,7 +108,7 @@ describe('long subtasks continue as new', () => {
       },
       { maxDurationSeconds: 5 },
     );
-    const r = (await handle.result()) as JobResult;
+    const r = await handle.result();
     expect(r.results.map((x) => [x.id, x.status, x.failureReason])).toEqual([
       ['slow', 'partial', 'timeout'],
       ['after', 'failure', 'skipped'],

@@ -1,8 +1,11 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import { describe, expect, inject, it } from 'vitest';
-import type { JobResult, JobSpec, TaskResult } from '../../schemas';
+import type { JobSpec } from '../../schemas';
 import type { JobInput } from '../../workflows/job-runtime';
 import { runJob, testClient, uniqueId } from '../helpers';
+import type { subtask } from '../../workflows/subtask';
+import { delegationJob } from '../../workflows/delegation-job';
+import { stopSignal, subtaskStatusQuery } from '../../workflows/messages';
 
 const evidence = (id: string) => ({ id, source: 'web', snippet: `found ${id}` });
 
@@ -32,7 +35,7 @@ async function waitRunning(workflowId: string, timeoutMs = 15_000): Promise<void
 async function waitSteps(workflowId: string, n: number, timeoutMs = 15_000): Promise<void> {
   const handle = (await testClient()).workflow.getHandle(workflowId);
   const until = Date.now() + timeoutMs;
-  while ((await handle.query<{ steps: number }>('status')).steps < n) {
+  while ((await handle.query(subtaskStatusQuery)).steps < n) {
     if (Date.now() > until) throw new Error(`${workflowId} did not reach ${n} step(s)`);
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -41,7 +44,7 @@ async function waitSteps(workflowId: string, n: number, timeoutMs = 15_000): Pro
 /** Starts a root job without waiting for it. */
 async function startJob(spec: JobSpec & { jobId: string }) {
   const client = await testClient();
-  return client.workflow.start('delegationJob', {
+  return client.workflow.start(delegationJob, {
     taskQueue: inject('taskQueue'),
     workflowId: `job/test/${spec.jobId}`,
     args: [{ spec, tenant: 'test', maxDepth: 3 } satisfies JobInput],
@@ -96,8 +99,8 @@ describe('nested jobs', () => {
     expect(voterInput.task.contextSeed?.map((e) => e.id)).toEqual(['ea', 'eb']);
     const nested = await startInput<JobInput>(`${root}/decide`);
     expect(nested).toMatchObject({ depth: 1, maxDepth: 3, spec: { jobId: `${jobId}/decide`, pattern: 'vote' } });
-    const gathered = await (await testClient()).workflow.getHandle(`${root}/gather`).result();
-    expect((gathered as JobResult).results.map((x: TaskResult) => x.id)).toEqual(['a', 'b']);
+    const gathered = await (await testClient()).workflow.getHandle<typeof delegationJob>(`${root}/gather`).result();
+    expect(gathered.results.map((x) => x.id)).toEqual(['a', 'b']);
   });
 
   it('a vote whose voters are pipelines; an early decision cancels a whole nested voter job', async () => {
@@ -125,7 +128,7 @@ describe('nested jobs', () => {
       ['p2', 'success', null],
       ['p3', 'failure', 'cancelled'],
     ]);
-    const draft = (await (await testClient()).workflow.getHandle(`job/test/${jobId}/p3/draft`).result()) as TaskResult;
+    const draft = await (await testClient()).workflow.getHandle<typeof subtask>(`job/test/${jobId}/p3/draft`).result();
     expect(draft.failureReason).toBe('cancelled');
     expect(r.metrics.latencyMs).toBeLessThan(15_000);
   });
@@ -161,9 +164,9 @@ describe('nested jobs', () => {
     const grandchild = `job/test/${jobId}/inner/long`;
     await waitRunning(grandchild);
     await waitSteps(grandchild, 1);
-    await handle.signal('stop', { reason: 'test' });
-    const r = (await handle.result()) as JobResult;
-    const long = (await (await testClient()).workflow.getHandle(grandchild).result()) as TaskResult;
+    await handle.signal(stopSignal, { reason: 'test' });
+    const r = await handle.result();
+    const long = await (await testClient()).workflow.getHandle<typeof subtask>(grandchild).result();
     expect(long).toMatchObject({ status: 'partial', failureReason: 'stopped' });
     expect(long.metrics.steps).toBeGreaterThan(0);
     expect(r.results.map((x) => [x.id, x.failureReason])).toEqual([['inner', 'stopped'], ['after', 'stopped']]);
@@ -188,8 +191,8 @@ describe('nested jobs', () => {
     const grandchild = `job/test/${jobId}/inner/slow`;
     await waitRunning(grandchild);
     await handle.cancel();
-    const r = (await handle.result()) as JobResult;
-    const slow = (await (await testClient()).workflow.getHandle(grandchild).result()) as TaskResult;
+    const r = await handle.result();
+    const slow = await (await testClient()).workflow.getHandle<typeof subtask>(grandchild).result();
     expect(slow).toMatchObject({ status: 'failure', failureReason: 'cancelled' });
     expect(r.status).toBe('cancelled');
     expect(r.results.map((x) => [x.id, x.status])).toEqual([['quick', 'success'], ['inner', 'failure']]);

@@ -12,6 +12,7 @@ import { signWebhook, webhookSecretFor, type ResolvedAddress } from '../../activ
 import type { JobResult } from '../../schemas';
 import { startDedicatedWorker } from '../dedicated-worker';
 import { pollUntil, testClient, uniqueId } from '../helpers';
+import { delegationJob } from '../../workflows/delegation-job';
 
 // this file's worker logs errors only (the refusals below are expected warnings)
 const quiet = () => {};
@@ -59,11 +60,11 @@ afterAll(async () => {
 async function runJob(jobId: string, tenant: string, callbackUrl: string): Promise<{ workflowId: string; result: JobResult }> {
   const client = await testClient();
   const workflowId = `job/${tenant}/${jobId}`;
-  const result = (await client.workflow.execute('delegationJob', {
+  const result = await client.workflow.execute(delegationJob, {
     taskQueue: worker.taskQueue,
     workflowId,
     args: [{ spec: { jobId, pattern: 'fanout', callbackUrl, tasks: [{ id: 'a', question: 'ping', agent: 'echo' }] }, tenant, maxDepth: 1 }],
-  })) as JobResult;
+  });
   return { workflowId, result };
 }
 

@@ -1,0 +1,54 @@
+/**
+ * Every signal, query and update of Delegate's workflows, defined once: the handlers
+ * (`setHandler`) and every sender (the API, parent jobs, tests) import them from here, so
+ * the compiler checks both ends. The registered names (without the suffix) are the wire
+ * contract: renaming one breaks running jobs.
+ *
+ *   API ──stopSignal · budgetUpdate · subtaskBudgetUpdate · jobStatusQuery──> delegationJob
+ *   job ──stopSignal · cancelJobSignal · grantSignal · grantTaskSignal──> nested job / batch
+ *   job ──stopSignal · cancelSignal · grantSignal──> subtask ──subtaskStatusQuery──> API
+ */
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { Budget, JobProgress, Ledger } from '../schemas';
+
+/** Why a stop or cancel was sent (logs only). */
+export interface StopReason {
+  reason?: string;
+}
+
+/** Graceful stop (jobs and subtasks): finish the step in flight, start nothing new, return what there is. */
+export const stopSignal = defineSignal<[StopReason?]>('stop');
+/** Hard stop of a subtask: cancel the step in flight, then return what it has. */
+export const cancelSignal = defineSignal<[StopReason?]>('cancel');
+/** Hard stop sent by a parent job to a nested job (a root job is cancelled through Temporal). */
+export const cancelJobSignal = defineSignal<[StopReason?]>('cancelJob');
+/** From a parent job (to a subtask, nested job or batch): more budget, already reserved there. */
+export const grantSignal = defineSignal<[{ add: Budget }]>('grant');
+/** From a parent job to a nested job or batch: raise the limit by `add` and hand all of it to running task `taskId`. */
+export const grantTaskSignal = defineSignal<[{ taskId: string; add: Budget }]>('grantTask');
+
+/** A subtask's live progress and spend. */
+export interface SubtaskStatus {
+  id: string;
+  agentId: string;
+  phase: 'resolving' | 'running' | 'waiting_for_budget' | 'done';
+  steps: number;
+  ledger: Ledger;
+}
+
+/** A job's live progress, per-subtask state and ledger. */
+export const jobStatusQuery = defineQuery<JobProgress>('status');
+/** A subtask's live progress and spend (same name as the job's: one "status" for the UI and the API). */
+export const subtaskStatusQuery = defineQuery<SubtaskStatus>('status');
+
+/** What a subtask top-up answers. */
+export interface SubtaskGrant {
+  taskId: string;
+  granted: Budget;
+  ledger: Ledger;
+}
+
+/** Adds to the job budget; running children the job had clipped get their share. */
+export const budgetUpdate = defineUpdate<Ledger, [{ add: Budget }]>('budget');
+/** Adds to one running subtask's allocation, within what the job has left. */
+export const subtaskBudgetUpdate = defineUpdate<SubtaskGrant, [{ taskId: string; add: Budget }]>('subtaskBudget');
