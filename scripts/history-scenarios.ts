@@ -108,7 +108,7 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   { name: 'stop', run: (ctx, id) => interrupt(ctx, id, (h) => h.signal('stop', { reason: 'recorded stop' })) },
-  { name: 'cancel', run: (ctx, id) => interrupt(ctx, id, (h) => h.cancel()) },
+  { name: 'cancel', run: (ctx, id) => interrupt(ctx, id, async (h) => void (await h.cancel())) },
   {
     name: 'webhook',
     run: async (ctx, id) => {

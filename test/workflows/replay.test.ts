@@ -78,4 +78,17 @@ describe('recorded histories replay against the current workflow code', () => {
     const failures = await replayAll(cliFiles.map((f) => ({ label: f, history: cliJson(f), workflowId: cliWorkflowId(f) })));
     expect(failures).toEqual([]);
   });
+
+  it("the SDK's own JSON reader takes a CLI export as it is (one protobufjs copy for every @temporalio package)", async () => {
+    // what an operator does with a history exported from production: no conversion of ours in between
+    const [f] = cliFiles;
+    const replay = Worker.runReplayHistory({ workflowBundle, replayName: 'delegate-replay-cli' }, cliJson(f), cliWorkflowId(f)).then(
+      () => 'replayed',
+      (err: Error) =>
+        err.message.includes('type must be a Type')
+          ? 'two protobufjs copies: package.json pins protobufjs 8.8.1 so npm hoists one copy; run npm install'
+          : `${err.name}: ${err.message}`,
+    );
+    expect(await replay).toBe('replayed');
+  });
 });
