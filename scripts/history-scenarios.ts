@@ -1,0 +1,135 @@
+/**
+ * The jobs whose histories the replay test runs: one per pattern and per way a job's
+ * history can branch (top-ups, stop, cancel, webhook, continue-as-new, refusal). Each
+ * starts its job straight through Temporal, drives it to its end and names the runs to keep.
+ */
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { JobSpec } from '../schemas';
+import type { EngineLimits } from '../workflows/engine-limits';
+import { BATCH_THRESHOLD } from '../workflows/batching';
+
+/** What a scenario gets to run its job. */
+export interface ScenarioContext {
+  client: Client;
+  taskQueue: string;
+  /** A loopback URL that answers 200 to completion webhooks. */
+  webhookUrl: string;
+}
+
+/** One recorded job: its root workflow id is `job/rec/<name>`; every workflow under it is kept unless `keep` says no. */
+export interface Scenario {
+  name: string;
+  run(ctx: ScenarioContext, workflowId: string): Promise<void>;
+  keep?(workflowId: string, root: string): boolean;
+}
+
+type Task = JobSpec['tasks'][number];
+const sim = (id: string, params: Record<string, unknown>, extra: Partial<Task> = {}): Task => ({ id, question: `task ${id}`, agent: 'sim', params, ...extra });
+const echo = (id: string): Task => ({ id, question: `q ${id}`, agent: 'echo' });
+
+function start(ctx: ScenarioContext, workflowId: string, spec: Omit<JobSpec, 'jobId'>, limits: EngineLimits = {}) {
+  const jobId = workflowId.split('/').at(-1)!;
+  return ctx.client.workflow.start('delegationJob', { taskQueue: ctx.taskQueue, workflowId, args: [{ spec: { ...spec, jobId }, tenant: 'rec', maxDepth: 3, limits }] });
+}
+
+/** Runs a job to its end, failed or not: some scenarios end in a failure on purpose. */
+async function finish(handle: WorkflowHandle): Promise<void> {
+  await handle.result().catch(() => undefined);
+}
+
+async function until(check: () => Promise<boolean>, what: string, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting: ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const subtaskStatus = (ctx: ScenarioContext, id: string) => ctx.client.workflow.getHandle(id).query<{ phase: string; steps: number }>('status');
+
+/** Starts a job of slow subtasks, waits until `child` has done a step, then calls `act`. */
+async function interrupt(ctx: ScenarioContext, workflowId: string, act: (h: WorkflowHandle) => Promise<void>) {
+  const h = await start(ctx, workflowId, { pattern: 'fanout', tasks: [sim('a', { steps: 1000, latencyMs: 50, costUsd: 0.001 }), sim('b', { steps: 1000, latencyMs: 50 })] });
+  await until(async () => (await subtaskStatus(ctx, `${workflowId}/a`)).steps >= 2, 'subtask a to take steps');
+  await act(h);
+  await finish(h);
+}
+
+/** Every scenario the fixtures hold. */
+export const SCENARIOS: Scenario[] = [
+  {
+    name: 'fanout',
+    run: async (ctx, id) => finish(await start(ctx, id, { pattern: 'fanout', budget: { costUsd: 1 }, tasks: [echo('a'), echo('b'), sim('c', { steps: 2, costUsd: 0.01 })] })),
+  },
+  {
+    name: 'pipeline',
+    run: async (ctx, id) =>
+      finish(await start(ctx, id, { pattern: 'pipeline', tasks: [sim('s0', { answer: { v: 'A' } }), sim('s1', { echoPrevious: true }), sim('s2', { echoPrevious: true })] })),
+  },
+  {
+    name: 'vote',
+    run: async (ctx, id) =>
+      finish(await start(ctx, id, { pattern: 'vote', vote: { strategy: 'majority' }, tasks: [sim('v1', { answer: 'Paris' }), sim('v2', { answer: 'paris' }), sim('v3', { answer: 'Lyon' })] })),
+  },
+  {
+    name: 'nested',
+    run: async (ctx, id) =>
+      finish(
+        await start(ctx, id, {
+          pattern: 'pipeline',
+          tasks: [
+            { id: 'gather', question: 'gather', job: { pattern: 'fanout', tasks: [echo('x'), echo('y')] } },
+            { id: 'decide', question: 'decide', job: { pattern: 'vote', tasks: [sim('d1', { answer: 'yes' }), sim('d2', { answer: 'yes' })] } },
+          ],
+        }),
+      ),
+  },
+  {
+    // one more task than the threshold: the root, one batch and one of its subtasks are kept
+    name: 'batched',
+    run: async (ctx, id) => finish(await start(ctx, id, { pattern: 'fanout', maxParallel: 200, tasks: Array.from({ length: BATCH_THRESHOLD + 1 }, (_, i) => echo(`t${i}`)) })),
+    keep: (wf, root) => wf === root || wf === `${root}/batch-0001` || wf === `${root}/batch-0001/t0`,
+  },
+  {
+    // a subtask top-up (update `subtaskBudget`) within the job's budget, a job top-up (update `budget`), then a subtask top-up out of it
+    name: 'top-ups',
+    run: async (ctx, id) => {
+      const h = await start(ctx, id, { pattern: 'fanout', budget: { costUsd: 0.05 }, tasks: [sim('t', { steps: 10, costUsd: 0.01 }, { budget: { costUsd: 0.03 }, budgetWaitSeconds: 120 })] });
+      const waitingAt = (steps: number) => until(async () => {
+        const s = await subtaskStatus(ctx, `${id}/t`);
+        return s.phase === 'waiting_for_budget' && s.steps === steps;
+      }, `subtask waiting for budget after ${steps} steps`);
+      await waitingAt(3);
+      await h.executeUpdate('subtaskBudget', { args: [{ taskId: 't', add: { costUsd: 0.02 } }] });
+      await waitingAt(5);
+      await h.executeUpdate('budget', { args: [{ add: { costUsd: 0.05 } }] });
+      await h.executeUpdate('subtaskBudget', { args: [{ taskId: 't', add: { costUsd: 0.05 } }] });
+      await finish(h);
+    },
+  },
+  { name: 'stop', run: (ctx, id) => interrupt(ctx, id, (h) => h.signal('stop', { reason: 'recorded stop' })) },
+  { name: 'cancel', run: (ctx, id) => interrupt(ctx, id, async (h) => void (await h.cancel())) },
+  {
+    name: 'webhook',
+    run: async (ctx, id) => {
+      await finish(await start(ctx, id, { pattern: 'fanout', callbackUrl: ctx.webhookUrl, tasks: [echo('a')] }));
+      await until(async () => (await ctx.client.workflow.getHandle(`${id}/~webhook`).describe()).status.name === 'COMPLETED', 'webhook delivered');
+    },
+  },
+  {
+    // 5 steps, 2 per run: the subtask continues as new twice
+    name: 'long-subtask',
+    run: async (ctx, id) => finish(await start(ctx, id, { pattern: 'fanout', tasks: [sim('long', { steps: 5, costUsd: 0.001 })] }, { subtaskStepsPerRun: 2 })),
+  },
+  {
+    // 5 stages, 2 per run: the job continues as new twice
+    name: 'long-pipeline',
+    run: async (ctx, id) =>
+      finish(await start(ctx, id, { pattern: 'pipeline', tasks: [sim('s0', { answer: 'A' }), ...['s1', 's2', 's3', 's4'].map((s) => sim(s, { echoPrevious: true }))] }, { pipelineStagesPerRun: 2 })),
+  },
+  {
+    // refused by the workflow's own input check: no tasks
+    name: 'refused',
+    run: async (ctx, id) => finish(await start(ctx, id, { pattern: 'fanout', tasks: [] })),
+  },
+];

@@ -1,0 +1,94 @@
+/**
+ * Replay: every recorded history in test/fixtures/histories runs against the workflow code
+ * of this checkout. A change that makes a workflow emit different commands for the same
+ * history (a new activity, timer, child, search-attribute upsert, a reordering) fails here
+ * with a nondeterminism error: such a change would break every job running during a deploy.
+ * Wrap it in `patched('<id>')` (see README, "Deploying workflow changes") and re-record.
+ */
+import { Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { decodeFixture, historyFromProtoJson, type RecordedRun } from '../../scripts/history-json';
+import { SCENARIOS } from '../../scripts/history-scenarios';
+import { bundleWorkflows } from '../../workers/worker';
+
+const DIR = join(import.meta.dirname, '../fixtures/histories');
+const files = readdirSync(DIR).filter((f) => f.endsWith('.json.gz'));
+const cliFiles = files.filter((f) => f.endsWith('.cli.json.gz'));
+/** Every recorded run, labelled `<file>: <workflow id> <run id>`. */
+const recorded: { label: string; run: RecordedRun }[] = files
+  .filter((f) => !cliFiles.includes(f))
+  .flatMap((f) => decodeFixture(readFileSync(join(DIR, f))).map((run) => ({ label: `${f}: ${run.workflowId} ${run.runId}`, run })));
+const cliJson = (f: string) => JSON.parse(gunzipSync(readFileSync(join(DIR, f))).toString('utf8')) as unknown;
+/** A CLI export holds no workflow id: the recorder exports the root job of the scenario the file is named after. */
+const cliWorkflowId = (f: string) => `job/rec/${f.split('.')[0]}`;
+
+// replay workers log every failing task as a warning: the assertions below report them
+const quiet = () => {};
+Runtime.install({ logger: { log: quiet, trace: quiet, debug: quiet, info: quiet, warn: quiet, error: (m: string) => console.error(m) } as never });
+
+let workflowBundle: WorkflowBundle;
+beforeAll(async () => {
+  workflowBundle = await bundleWorkflows();
+});
+
+/**
+ * Replays histories under their own workflow ids (the code derives child ids from them),
+ * in rounds of distinct ids: runs of one continue-as-new chain, or of an old and a new
+ * fixture, share an id. The label and error of each run that fails.
+ */
+async function replayAll(histories: { label: string; history: unknown; workflowId: string }[]): Promise<string[]> {
+  const rounds: (typeof histories)[] = [];
+  for (const h of histories) {
+    const round = rounds.find((r) => !r.some((x) => x.workflowId === h.workflowId));
+    if (round) round.push(h);
+    else rounds.push([h]);
+  }
+  const failures: string[] = [];
+  for (const round of rounds) {
+    const byId = new Map(round.map((h) => [h.workflowId, h.label]));
+    const source = round.map((h) => ({ workflowId: h.workflowId, history: historyFromProtoJson(h.history) }));
+    for await (const r of Worker.runReplayHistories({ workflowBundle, replayName: 'delegate-replay-test' }, source)) {
+      if (r.error) failures.push(`${byId.get(r.workflowId)}: ${r.error.name}: ${r.error.message}`);
+    }
+  }
+  return failures;
+}
+
+describe('recorded histories replay against the current workflow code', () => {
+  it('the fixtures cover every scenario, every workflow type and both continue-as-new chains', () => {
+    const names = new Set(files.map((f) => f.split('.')[0]));
+    for (const s of SCENARIOS) expect(names, `no fixture for scenario "${s.name}": npm run histories:record ${s.name}`).toContain(s.name);
+    expect(new Set(recorded.map((r) => r.run.workflowType))).toEqual(new Set(['delegationJob', 'subtask', 'webhookDelivery']));
+    const runsOf = (id: string) => recorded.filter((r) => r.run.workflowId === id).length;
+    expect(runsOf('job/rec/long-subtask/long')).toBeGreaterThan(1);
+    expect(runsOf('job/rec/long-pipeline')).toBeGreaterThan(1);
+    expect(recorded.some((r) => r.run.workflowId === 'job/rec/batched/batch-0001')).toBe(true);
+    expect(cliFiles.length).toBeGreaterThan(0);
+  });
+
+  it('every recorded run replays without a nondeterminism error', async () => {
+    const failures = await replayAll(recorded.map((r) => ({ label: r.label, history: r.run.history, workflowId: r.run.workflowId })));
+    expect(failures).toEqual([]);
+  });
+
+  it('histories exported with the Temporal CLI (`temporal workflow show --output json`) replay too', async () => {
+    const failures = await replayAll(cliFiles.map((f) => ({ label: f, history: cliJson(f), workflowId: cliWorkflowId(f) })));
+    expect(failures).toEqual([]);
+  });
+
+  it("the SDK's own JSON reader takes a CLI export as it is (one protobufjs copy for every @temporalio package)", async () => {
+    // what an operator does with a history exported from production: no conversion of ours in between
+    const [f] = cliFiles;
+    const replay = Worker.runReplayHistory({ workflowBundle, replayName: 'delegate-replay-cli' }, cliJson(f), cliWorkflowId(f)).then(
+      () => 'replayed',
+      (err: Error) =>
+        err.message.includes('type must be a Type')
+          ? 'two protobufjs copies: package.json pins protobufjs 8.8.1 so npm hoists one copy; run npm install'
+          : `${err.name}: ${err.message}`,
+    );
+    expect(await replay).toBe('replayed');
+  });
+});
