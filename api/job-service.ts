@@ -12,7 +12,7 @@ import { LABELS_KEY, labelKeywords, PATTERN_KEY, STATUS_KEY, TENANT_KEY } from '
 import { agentQueueFor, type TenantDirectory } from '../workers/tenants';
 import { HttpProblem } from './errors';
 import { createRunningJobsQuota } from './quotas';
-import { checkRunnable } from './spec-check';
+import { checkRunnable, resolveAgents } from './spec-check';
 
 /** What the job service needs. */
 export interface JobServiceDeps {
@@ -97,8 +97,11 @@ export function createJobService({ client, config, registry, tenants }: JobServi
       const jobId = spec.jobId ?? idempotencyKey ?? randomUUID();
       const workflowId = workflowIdOf(tenant, jobId);
       const specHash = createHash('sha256').update(canonicalJson({ ...spec, jobId: undefined })).digest('hex');
+      // agents are found once, here: each subtask gets its manifest and spends no activity on it
+      const resolved = resolveAgents(spec, registry);
       const input: JobInput = {
-        spec: { ...spec, jobId },
+        spec: { ...resolved.spec, jobId },
+        agents: resolved.agents,
         tenant,
         depth: 0,
         maxDepth: config.DELEGATE_MAX_DEPTH,

@@ -1,7 +1,7 @@
 /** Checks a schema-valid JobSpec against what this deployment can run: agents, params, depth. */
 import type { AgentRegistry } from '../activities';
 import { backtrackingPatterns, compileOutputSchema } from '../activities/output-schema';
-import type { JobSpec } from '../schemas';
+import type { AgentManifest, JobSpec } from '../schemas';
 import { DEFAULT_STEP_CEILING_SECONDS } from '../workflows/engine-limits';
 import { checkStepPolicy } from '../workflows/step-policy';
 import { formatPath, type FieldError } from './errors';
@@ -59,4 +59,24 @@ export function checkRunnable(spec: JobSpec, registry: AgentRegistry, maxDepth: 
   };
   walk(spec, [], 0);
   return errors;
+}
+
+/**
+ * The spec with every agent reference (id, capability, semantic route) resolved to an agent
+ * id, and the manifests of those agents: the job hands each subtask its manifest, so no
+ * subtask spends an activity on finding its agent. Call after `checkRunnable` found nothing.
+ */
+export function resolveAgents(spec: JobSpec, registry: AgentRegistry): { spec: JobSpec; agents: Record<string, AgentManifest> } {
+  const agents: Record<string, AgentManifest> = {};
+  const walk = (job: JobSpec): JobSpec => ({
+    ...job,
+    tasks: job.tasks.map((task) => {
+      if (task.job) return { ...task, job: walk(task.job) };
+      const def = task.agent === undefined ? undefined : registry.resolve(task.agent, task.question);
+      if (!def) return task;
+      agents[def.manifest.id] = def.manifest;
+      return { ...task, agent: def.manifest.id };
+    }),
+  });
+  return { spec: walk(spec), agents };
 }

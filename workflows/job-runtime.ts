@@ -6,7 +6,7 @@
  */
 import { CancellationScope, ChildWorkflowFailure, startChild, TimeoutFailure, workflowInfo, type ChildWorkflowHandle } from '@temporalio/workflow';
 import type { PreviousStage } from '../activities';
-import type { Budget, Evidence, FailureReason, JobResult, JobSpec, Progress, SubtaskProgress, TaskResult, TaskSpec } from '../schemas';
+import type { AgentManifest, Budget, Evidence, FailureReason, JobResult, JobSpec, Progress, SubtaskProgress, TaskResult, TaskSpec } from '../schemas';
 import { newLedger, minBudget, reserve, settle, grow, type LedgerState, remaining, snapshot, zeroUsage } from './budget-ledger';
 import { DEFAULT_JOB_MAX_SECONDS, EXECUTION_TIMEOUT_MARGIN_SECONDS, type EngineLimits } from './engine-limits';
 import type { JobCarry } from './job-carry';
@@ -34,6 +34,11 @@ export interface JobInput {
   allocation?: Budget;
   /** The tenant's agent lane: the activity task queue of its agent steps (default: the job's own queue). */
   agentQueue?: string;
+  /**
+   * Manifests of the agents the spec names, by id, resolved at submission (the API rewrites
+   * capability and semantic references to ids): subtasks then need no resolving activity.
+   */
+  agents?: Record<string, AgentManifest>;
   /** Engine-limit knobs (maximum duration, step ceiling, runs); nested jobs inherit them. */
   limits?: EngineLimits;
   /** Wall-clock deadline (epoch ms): set by a parent job, or by the previous run. */
@@ -207,6 +212,7 @@ export class JobRuntime {
                   maxDepth: this.maxDepth,
                   allocation,
                   agentQueue: this.agentQueue,
+                  agents: this.input.agents,
                   limits: this.limits,
                   deadline: this.deadline,
                 } satisfies JobInput,
@@ -224,6 +230,7 @@ export class JobRuntime {
                   task: withContextSeed(task, context.contextSeed ?? []), jobId: this.spec.jobId, allocation, previous: context.previous,
                   deadline: this.deadline, stepCeilingSeconds: this.limits.stepCeilingSeconds, stepsPerRun: this.limits.subtaskStepsPerRun,
                   agentQueue: this.agentQueue,
+                  manifest: typeof task.agent === 'string' ? this.input.agents?.[task.agent] : undefined,
                 } satisfies SubtaskInput,
               ],
             }) },

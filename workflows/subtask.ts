@@ -49,6 +49,8 @@ export interface SubtaskInput {
   previous?: PreviousStage;
   /** The tenant's agent lane: the task queue its steps run on (default: the workflow's own). */
   agentQueue?: string;
+  /** The agent's manifest, resolved at submission: no `resolveAgent` activity (absent: resolved here). */
+  manifest?: AgentManifest;
   /** Wall-clock deadline (epoch ms, the job's): the subtask halts there with `timeout` and its work. */
   deadline?: number;
   /** Ceiling on one step's worst case (timeout × attempts + backoff); the policy is clamped to it. */
@@ -129,7 +131,7 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
   let stopRequested = carry?.stopRequested ?? false;
   let cancelRequested = carry?.cancelRequested ?? false;
   let phase: SubtaskStatus['phase'] = 'resolving';
-  let agentId = carry?.manifest.id ?? agentLabel(task);
+  let agentId = carry?.manifest.id ?? input.manifest?.id ?? agentLabel(task);
   let steps = carry?.steps ?? 0;
   const pastDeadline = () => msLeft(deadline, Date.now()) <= 0;
 
@@ -141,7 +143,7 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
   let manifest: AgentManifest;
   try {
     // a continued run keeps the agent it had: routing must not pick another one halfway
-    manifest = carry?.manifest ?? (await resolveAgent({ agent: task.agent ?? '', question: task.question, params: task.params }));
+    manifest = carry?.manifest ?? input.manifest ?? (await resolveAgent({ agent: task.agent ?? '', question: task.question, params: task.params }));
   } catch (err) {
     const { reason, message } = classify(err, 1);
     const r = notRunResult(task, reason === 'agent_error' ? 'agent_error' : reason, message);
