@@ -3,6 +3,7 @@ import { createHmac } from 'node:crypto';
 import type { JobResult } from '../schemas';
 import { DestinationRefusedError, guardedPost, type Resolver } from './guarded-post';
 import type { NetPolicy } from './net-policy';
+import { ErrorType } from '../schemas/errors';
 import { redact, redactUrl } from './redact';
 
 /** Input of `sendWebhook`. */
@@ -30,11 +31,11 @@ export interface WebhookDeps {
 /** Failure types of `sendWebhook` (the delivery workflow does not retry the last two). */
 export const WebhookErrorType = {
   /** Network error, timeout, 5xx or 429: another attempt may succeed. */
-  Error: 'WebhookError',
+  Error: ErrorType.WebhookError,
   /** The receiver answered another non-2xx status. */
-  Rejected: 'WebhookRejected',
+  Rejected: ErrorType.WebhookRejected,
   /** The net policy refuses the destination (scheme, private or metadata address). */
-  Refused: 'WebhookRefused',
+  Refused: ErrorType.WebhookRefused,
 } as const;
 
 /** A tenant's own signing secret: hex HMAC-SHA256(master, "tenant:<tenant>"); a webhook of one tenant never verifies with another's. */

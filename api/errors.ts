@@ -11,6 +11,7 @@ import {
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { ERROR_HTTP_STATUS, type ErrorType } from '../schemas/errors';
 
 /** One failing field: where and why. */
 export interface FieldError {
@@ -75,12 +76,11 @@ export function fromTemporal(err: unknown, what = 'job'): HttpProblem | undefine
   if (err instanceof WorkflowNotFoundError) return new HttpProblem(404, 'Not found', `no such ${what}`);
   if (err instanceof WorkflowExecutionAlreadyStartedError) return new HttpProblem(409, 'Conflict', `${what} already exists`);
   if (err instanceof WorkflowUpdateFailedError) {
-    // validators refuse with a type: bad amounts (TypeError) 400, unknown target 404, wrong state 409
+    // validators refuse with a type from the one error vocabulary; its table gives the status
     const cause = err.cause as { message?: string; type?: string } | undefined;
-    const message = cause?.message ?? err.message;
-    if (cause?.type === 'NotFound') return new HttpProblem(404, 'Not found', message);
-    if (cause?.type === 'TypeError') return new HttpProblem(400, 'Update rejected', message);
-    return new HttpProblem(409, 'Conflict', cause?.type === 'Conflict' ? message : `${what} could not apply the update; retry`);
+    const status = cause?.type ? ERROR_HTTP_STATUS[cause.type as ErrorType] : undefined;
+    if (status) return new HttpProblem(status, status === 404 ? 'Not found' : status === 409 ? 'Conflict' : 'Update rejected', cause?.message ?? err.message);
+    return new HttpProblem(409, 'Conflict', `${what} could not apply the update; retry`);
   }
   if (isGrpcServiceError(err)) {
     if (err.code === 5) return new HttpProblem(404, 'Not found', `no such ${what}`);

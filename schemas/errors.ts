@@ -21,6 +21,16 @@ export const ErrorType = {
   CircuitOpen: 'CircuitOpen',
   /** A nested job is deeper than the operator's cap. */
   DepthExceeded: 'DepthExceeded',
+  /** An update names something the job does not have (a subtask id). */
+  NotFound: 'NotFound',
+  /** An update that the job's state forbids (a finished subtask, a nested job topped up directly). */
+  Conflict: 'Conflict',
+  /** A webhook delivery failed in a way another attempt may fix (network, 5xx, 429). */
+  WebhookError: 'WebhookError',
+  /** The webhook receiver answered another non-2xx status: final. */
+  WebhookRejected: 'WebhookRejected',
+  /** The net policy refuses the webhook's destination (scheme, private or metadata address): final. */
+  WebhookRefused: 'WebhookRefused',
 } as const;
 export type ErrorType = (typeof ErrorType)[keyof typeof ErrorType];
 
@@ -35,3 +45,17 @@ export const NON_RETRYABLE_ERROR_TYPES: ErrorType[] = [
   ErrorType.DepthExceeded,
   ErrorType.CircuitOpen,
 ];
+
+/**
+ * The HTTP status each failure type means when it reaches the API (an update's refusal, a
+ * workflow's input check): the one table the API's error mapping reads.
+ */
+export const ERROR_HTTP_STATUS: Partial<Record<ErrorType, number>> = {
+  [ErrorType.InvalidInput]: 400,
+  [ErrorType.BudgetExceeded]: 400,
+  [ErrorType.NotFound]: 404,
+  [ErrorType.Conflict]: 409,
+  [ErrorType.DepthExceeded]: 422,
+  [ErrorType.NoAgent]: 422,
+  [ErrorType.ToolDenied]: 422,
+};

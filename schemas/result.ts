@@ -14,6 +14,7 @@ export const FailureReasonSchema = z.enum([
   'stopped',
   'circuit_open',
   'no_agent',
+  'depth_exceeded',
   'skipped',
 ]);
 export type FailureReason = z.infer<typeof FailureReasonSchema>;

@@ -10,9 +10,10 @@ import type { Budget } from '../schemas';
 import { EPSILON, remaining, topUp } from './budget-ledger';
 import type { JobRuntime, Running } from './job-runtime';
 import { budgetUpdate, grantSignal, grantTaskSignal, subtaskBudgetUpdate } from './messages';
+import { ErrorType } from '../schemas/errors';
 import { validateTopUp } from './top-up';
 
-const refuse = (type: 'NotFound' | 'Conflict', message: string) => ApplicationFailure.create({ type, message, nonRetryable: true });
+const refuse = (type: typeof ErrorType.NotFound | typeof ErrorType.Conflict, message: string) => ApplicationFailure.create({ type, message, nonRetryable: true });
 
 /** What the job can give of `add` out of what it has left (latency: its remaining wall clock, if capped). */
 function grantable(rt: JobRuntime, add: Budget): Budget {
@@ -45,7 +46,7 @@ export function installBudgetHandlers(rt: JobRuntime): void {
     rt.onChange?.();
   };
   const rootOnly = () => {
-    if (rt.depth > 0) throw refuse('Conflict', 'a nested job is topped up through its root job');
+    if (rt.depth > 0) throw refuse(ErrorType.Conflict, 'a nested job is topped up through its root job');
   };
   setHandler(
     budgetUpdate,
@@ -78,8 +79,8 @@ export function installBudgetHandlers(rt: JobRuntime): void {
         validateTopUp(add);
         rootOnly();
         if (targetOf(rt, taskId)) return;
-        if (!rt.progress.has(taskId) && !rt.batchHolding(taskId)) throw refuse('NotFound', `no subtask "${taskId}"`);
-        throw refuse('Conflict', rt.running.get(taskId)?.nested ? `"${taskId}" is a nested job: top up the root job instead` : `subtask "${taskId}" is not running`);
+        if (!rt.progress.has(taskId) && !rt.batchHolding(taskId)) throw refuse(ErrorType.NotFound, `no subtask "${taskId}"`);
+        throw refuse(ErrorType.Conflict, rt.running.get(taskId)?.nested ? `"${taskId}" is a nested job: top up the root job instead` : `subtask "${taskId}" is not running`);
       },
     },
   );

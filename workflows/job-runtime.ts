@@ -183,7 +183,7 @@ export class JobRuntime {
     if (this.halted) return this.record(task, notRunResult(task, this.haltReason, `not started: job ${this.haltReason}`));
     if (Date.now() >= this.deadline) return this.record(task, notRunResult(task, 'timeout', 'not started: the job reached its maximum duration'));
     if (task.job && !this.batchIds.has(task.id) && this.depth + 1 > this.maxDepth) {
-      return this.record(task, notRunResult(task, 'agent_error', `nested job exceeds the depth cap of ${this.maxDepth}`));
+      return this.record(task, notRunResult(task, 'depth_exceeded', `nested job exceeds the depth cap of ${this.maxDepth}`));
     }
     const { want, shared } = this.want(task);
     const { allocation, clipped, refused } = reserve(this.ledger, want, this.elapsed());

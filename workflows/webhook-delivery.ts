@@ -8,9 +8,10 @@
  */
 import { ApplicationFailure, log, proxyActivities } from '@temporalio/workflow';
 import type { Activities, WebhookInput } from '../activities';
+import { ErrorType } from '../schemas/errors';
 
-/** Types of failure no retry fixes (kept in step with `WebhookErrorType` of the activity). */
-const FINAL_TYPES = ['WebhookRejected', 'WebhookRefused'];
+/** Types of failure no retry fixes. */
+const FINAL_TYPES: string[] = [ErrorType.WebhookRejected, ErrorType.WebhookRefused];
 
 const { sendWebhook } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
@@ -39,6 +40,6 @@ export async function webhookDelivery(input: WebhookInput): Promise<WebhookDeliv
     // the activity's messages name only the receiver's origin, never its path or query
     const cause = (err as { cause?: { message?: string; type?: string } }).cause;
     log.warn('webhook not delivered', { jobId: input.jobId, tenant: input.tenant, type: cause?.type, error: cause?.message ?? String(err) });
-    throw ApplicationFailure.nonRetryable(`webhook not delivered: ${cause?.message ?? 'unknown error'}`, cause?.type ?? 'WebhookError');
+    throw ApplicationFailure.nonRetryable(`webhook not delivered: ${cause?.message ?? 'unknown error'}`, cause?.type ?? ErrorType.WebhookError);
   }
 }

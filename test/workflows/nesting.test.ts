@@ -146,7 +146,7 @@ describe('nested jobs', () => {
       { maxDepth: 1 },
     );
     expect(r.results[0].status).toBe('success');
-    expect(r.results[1]).toMatchObject({ id: 'deep', status: 'failure' });
+    expect(r.results[1]).toMatchObject({ id: 'deep', status: 'failure', failureReason: 'depth_exceeded' });
     expect(r.results[1].errors.join(' ')).toContain('depth cap of 1');
     expect(r.status).toBe('partial');
   });
