@@ -16,7 +16,7 @@ import {
 import type { AgentRegistry } from '../activities';
 import type { Config } from '../schemas';
 import type { TenantDirectory } from '../workers/tenants';
-import { BEARER_SCHEME, installAuth } from './auth';
+import { BEARER_SCHEME, identifyCaller, requireCaller } from './auth';
 import { frameworkErrorAsProblem, installErrorHandling } from './errors';
 import { installJsonBodyParser } from './json-body';
 import { createJobService, type JobService } from './job-service';
@@ -69,9 +69,10 @@ export async function buildApp({ config, client, registry, tenants, fastify }: A
   app.decorate('publicUrl', config.PUBLIC_URL ?? `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${config.PORT}`);
   installErrorHandling(app);
   installJsonBodyParser(app);
-  // the rate limit runs first, so requests that fail authentication count too
+  // who is calling, then the rate limit (refused requests count too), then the refusal
+  identifyCaller(app, tenants);
   await installRateLimit(app, tenants, config.DELEGATE_QUOTA_REQUESTS_PER_MINUTE);
-  installAuth(app, tenants);
+  requireCaller(app);
 
   await app.register(swagger, {
     openapi: {

@@ -36,22 +36,27 @@ export function bearerKey(req: FastifyRequest): string | undefined {
   return m?.[1];
 }
 
-/** Installs the auth and content-type hooks. */
-export function installAuth(app: FastifyInstance, tenants: TenantDirectory): void {
+/**
+ * Finds the caller's tenant from its key, once per request (`req.tenant`, empty when the key is
+ * missing or unknown). Install first: the rate limit keys on it, `requireCaller` refuses without it.
+ */
+export function identifyCaller(app: FastifyInstance, tenants: TenantDirectory): void {
   app.decorateRequest('tenant', '');
+  app.addHook('onRequest', async (req) => {
+    const key = tenants.auth === 'on' ? bearerKey(req) : '';
+    req.tenant = (key === undefined ? undefined : tenants.authenticate(key)) ?? '';
+  });
+}
+
+/** Refuses a request to a non-public route without a known key (401), and a POST that is not JSON (415). */
+export function requireCaller(app: FastifyInstance): void {
   app.addHook('onRequest', async (req, reply) => {
     if (isPublicPath(req.url)) return;
-    if (tenants.auth === 'on') {
+    if (!req.tenant) {
       const key = bearerKey(req);
-      const tenant = key === undefined ? undefined : tenants.authenticate(key);
-      if (!tenant) {
-        const challenge = key === undefined ? 'Bearer realm="delegate"' : 'Bearer realm="delegate", error="invalid_token"';
-        reply.header('www-authenticate', challenge);
-        return sendProblem(reply, new HttpProblem(401, 'Unauthorized', key === undefined ? 'send Authorization: Bearer <key>' : 'the key is not valid'));
-      }
-      req.tenant = tenant;
-    } else {
-      req.tenant = tenants.authenticate('')!;
+      const challenge = key === undefined ? 'Bearer realm="delegate"' : 'Bearer realm="delegate", error="invalid_token"';
+      reply.header('www-authenticate', challenge);
+      return sendProblem(reply, new HttpProblem(401, 'Unauthorized', key === undefined ? 'send Authorization: Bearer <key>' : 'the key is not valid'));
     }
     if (req.method === 'POST') {
       const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();

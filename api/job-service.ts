@@ -2,7 +2,7 @@
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { createHash, randomUUID } from 'node:crypto';
 import { checkCallbackUrl, netPolicyFromConfig, type AgentRegistry } from '../activities';
-import { countSubtasks, type Budget, type Config, type JobProgress, JobResult, JobSpec, JobView, Ledger, SubtaskProgress, TaskResult } from '../schemas';
+import { countSubtasks, type Budget, type Config, type JobProgress, type JobResult, type JobSpec, type JobView, type Ledger, type SubtaskProgress, type TaskResult } from '../schemas';
 import { delegationJob, type JobInput } from '../workflows/delegation-job';
 import type { subtask } from '../workflows/subtask';
 import { budgetUpdate, jobStatusQuery, stopSignal, subtaskBudgetUpdate, subtaskStatusQuery } from '../workflows/messages';
@@ -112,9 +112,11 @@ export function createJobService({ client, config, registry, tenants }: JobServi
       if (bytes > MAX_INPUT_BYTES) {
         throw new HttpProblem(413, 'Job too large', `the job is ${bytes} bytes as a workflow input; Temporal takes at most ${MAX_INPUT_BYTES} (2 MiB payloads): move bulky context out of the spec`);
       }
-      // a resubmission of a job that exists is answered below whatever the quota says
-      const exists = await handleOf(tenant, jobId).describe().then(() => true, () => false);
-      const place = exists ? undefined : await runningJobs.reserve(tenant, policy.quotas);
+      const place = await runningJobs.reserve(tenant, policy.quotas).catch(async (err: unknown) => {
+        // a resubmission of a job that exists is answered below whatever the quota says
+        if (await handleOf(tenant, jobId).describe().then(() => true, () => false)) return undefined;
+        throw err;
+      });
       try {
         await client.workflow.start(delegationJob, {
           workflowId,

@@ -3,38 +3,32 @@
  *
  *   request ──rate (429 + Retry-After)──> submit ──tasks across nesting (422)──> running jobs (429) ──> start
  *
- * The request rate is @fastify/rate-limit keyed by tenant (by address without a valid key); running jobs are counted in
- * Temporal's visibility (root jobs only), plus the jobs this process started moments ago
- * that visibility may not show yet.
+ * The request rate is @fastify/rate-limit keyed by tenant (by address without a valid key);
+ * running jobs are counted in Temporal's visibility (root jobs only), plus this process's
+ * submissions in flight and the starts visibility may not show yet.
  */
 import rateLimit from '@fastify/rate-limit';
 import type { Client } from '@temporalio/client';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { delegationJob } from '../workflows/delegation-job';
 import { TENANT_KEY } from '../workflows/search-attributes';
 import type { TenantDirectory, TenantQuotas } from '../workers/tenants';
-import { bearerKey, isPublicPath } from './auth';
+import { isPublicPath } from './auth';
 import { HttpProblem } from './errors';
 
 /**
- * Registers the request rate limit as the first hook, before authentication, so refused
+ * Registers the request rate limit between `identifyCaller` and `requireCaller`, so refused
  * requests count too: a known key is limited per tenant (its quota), anything else (no key,
  * a wrong key) per client address, at the default rate. Public routes are not limited.
  */
 export async function installRateLimit(app: FastifyInstance, tenants: TenantDirectory, fallback: number): Promise<void> {
   await app.register(rateLimit, { global: false });
-  const tenantOf = (req: FastifyRequest) => {
-    const key = bearerKey(req);
-    return key === undefined ? undefined : tenants.authenticate(key);
-  };
   app.addHook(
     'onRequest',
     app.rateLimit({
       timeWindow: 60_000,
-      keyGenerator: (req) => {
-        const tenant = tenantOf(req);
-        return tenant ? `tenant:${tenant}` : `ip:${req.ip}`;
-      },
+      // identifyCaller ran first: req.tenant is set for a known key
+      keyGenerator: (req) => (req.tenant ? `tenant:${req.tenant}` : `ip:${req.ip}`),
       max: (_req, key) => (key.startsWith('tenant:') ? (tenants.get(key.slice(7))?.quotas.requestsPerMinute ?? fallback) : fallback),
       allowList: (req) => isPublicPath(req.url),
       errorResponseBuilder: (_req, ctx) =>

@@ -7,7 +7,7 @@
  * reported as blocked (it would wait until the hog's steps end or are cancelled).
  */
 import { agentQueueFor } from '../workers/tenants';
-import { bundleWorkflows, createLaneWorkers, createWorker } from '../workers/worker';
+import { bundleWorkflows, createWorkers } from '../workers/worker';
 import { quietRuntime, report, round, sleep, startTemporal } from './lib';
 import { delegationJob } from '../workflows/delegation-job';
 
@@ -19,9 +19,11 @@ const t = await startTemporal('fairness');
 const taskQueue = 'bench-fair';
 const bundle = await bundleWorkflows();
 const common = { connection: t.workerConnection, namespace: 'default' };
-const worker = await createWorker({ ...common, taskQueue, workflowBundle: bundle, maxConcurrentActivities: SLOTS });
-const lanes = await createLaneWorkers(common, ['hog', 'victim'].map((tenant) => ({ taskQueue: agentQueueFor(taskQueue, tenant), slots: SLOTS / 2 })));
-const running = Promise.all([worker, ...lanes].map((w) => w.run()));
+const workers = await createWorkers(
+  { ...common, taskQueue, workflowBundle: bundle, maxConcurrentActivities: SLOTS },
+  ['hog', 'victim'].map((tenant) => ({ taskQueue: agentQueueFor(taskQueue, tenant), slots: SLOTS / 2 })),
+);
+const running = Promise.all(workers.map((w) => w.run()));
 
 async function scenario(mode: 'shared' | 'lanes') {
   const lane = (tenant: string) => (mode === 'lanes' ? { agentQueue: agentQueueFor(taskQueue, tenant) } : {});
@@ -53,7 +55,7 @@ try {
     [`lane per tenant (${SLOTS / 2} each)`, fmt(fair.ms), fair.status],
   ], { slots: SLOTS, capSeconds: CAP_S, shared, lanes: fair });
 } finally {
-  for (const w of [worker, ...lanes]) w.shutdown();
+  for (const w of workers) w.shutdown();
   await running.catch((err) => console.error(err));
   await t.close();
 }

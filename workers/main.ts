@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { loadRegistry, netPolicyFromConfig } from '../activities';
 import { connectWorker, loadConfig } from './config';
 import { agentQueueFor, loadTenants } from './tenants';
-import { bundleWorkflows, createLaneWorkers, createWorker } from './worker';
+import { bundleWorkflows, createWorkers } from './worker';
 
 const config = loadConfig();
 const log = pino({ level: config.LOG_LEVEL, base: { proc: 'worker' } });
@@ -11,24 +11,21 @@ const tenants = loadTenants(config);
 // one stray promise (an agent's, a library's) must not take every tenant's steps down with the process
 process.on('unhandledRejection', (reason) => log.error({ err: String(reason) }, 'unhandled rejection (kept running)'));
 const connection = await connectWorker(config);
-const registry = loadRegistry(config.DELEGATE_AGENTS_FILE);
-const common = {
-  connection,
-  namespace: config.TEMPORAL_NAMESPACE,
-  stepLogPath: config.DELEGATE_STEP_LOG,
-  registry,
-  webhookSecret: config.DELEGATE_WEBHOOK_SECRET,
-  webhook: { policy: netPolicyFromConfig(config) },
-};
-const worker = await createWorker({
-  ...common,
-  taskQueue: config.DELEGATE_TASK_QUEUE,
-  workflowBundle: await bundleWorkflows(),
-  maxConcurrentActivities: config.DELEGATE_WORKER_SLOTS,
-});
 const lanes = tenants.list().map((t) => ({ taskQueue: agentQueueFor(config.DELEGATE_TASK_QUEUE, t.tenant), slots: t.quotas.agentSlots }));
-const laneWorkers = await createLaneWorkers(common, lanes);
-const all = [worker, ...laneWorkers];
+const all = await createWorkers(
+  {
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: config.DELEGATE_TASK_QUEUE,
+    stepLogPath: config.DELEGATE_STEP_LOG,
+    registry: loadRegistry(config.DELEGATE_AGENTS_FILE),
+    webhookSecret: config.DELEGATE_WEBHOOK_SECRET,
+    webhook: { policy: netPolicyFromConfig(config) },
+    workflowBundle: await bundleWorkflows(),
+    maxConcurrentActivities: config.DELEGATE_WORKER_SLOTS,
+  },
+  lanes,
+);
 for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   // the SDK's runtime also reacts to these signals; whoever comes second finds it stopping
   process.on(sig, () => {

@@ -30,43 +30,33 @@ export interface AgentLane {
   slots: number;
 }
 
-/**
- * Activity-only workers, one per tenant lane, each with its own slot cap: a tenant's steps
- * wait in its own queue on the server, so one tenant's long steps never hold the slots
- * another tenant's steps need.
- */
-export async function createLaneWorkers(opts: Omit<DelegateWorkerOptions, 'taskQueue' | 'workflowBundle' | 'maxConcurrentActivities'>, lanes: AgentLane[]): Promise<Worker[]> {
-  const registry = opts.registry ?? createAgentRegistry(builtinAgents);
-  const activities = createActivities({ registry, stepLogPath: opts.stepLogPath, webhook: { ...opts.webhook, secret: opts.webhookSecret } });
-  return Promise.all(
-    lanes.map((lane) =>
-      Worker.create({
-        connection: opts.connection,
-        namespace: opts.namespace,
-        taskQueue: lane.taskQueue,
-        activities,
-        maxConcurrentActivityTaskExecutions: lane.slots,
-        shutdownGraceTime: '5 seconds',
-      }),
-    ),
-  );
-}
-
 /** Bundles the workflows once (tests and benchmarks reuse the bundle). */
 export function bundleWorkflows(): Promise<WorkflowBundle> {
   return bundleWorkflowCode({ workflowsPath, logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never });
 }
 
-/** A worker hosting the job and subtask workflows and the builtin agents. */
-export async function createWorker(opts: DelegateWorkerOptions): Promise<Worker> {
+/**
+ * The worker of the shared queue (workflows and the shared agent pool) and one activity-only
+ * worker per tenant lane, each lane with its own slot cap: a tenant's steps wait in its own
+ * queue on the server, so one tenant's long steps never hold the slots another's need. All
+ * share one set of activities, so a remote agent has one circuit breaker per process.
+ */
+export async function createWorkers(opts: DelegateWorkerOptions, lanes: AgentLane[] = []): Promise<[Worker, ...Worker[]]> {
   const registry = opts.registry ?? createAgentRegistry(builtinAgents);
-  return Worker.create({
-    connection: opts.connection,
-    namespace: opts.namespace,
+  const activities = createActivities({ registry, stepLogPath: opts.stepLogPath, webhook: { ...opts.webhook, secret: opts.webhookSecret } });
+  const common = { connection: opts.connection, namespace: opts.namespace, activities, shutdownGraceTime: '5 seconds' } as const;
+  const main = await Worker.create({
+    ...common,
     taskQueue: opts.taskQueue,
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath }),
-    activities: createActivities({ registry, stepLogPath: opts.stepLogPath, webhook: { ...opts.webhook, secret: opts.webhookSecret } }),
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 200,
-    shutdownGraceTime: '5 seconds',
   });
+  const laneWorkers = await Promise.all(lanes.map((lane) => Worker.create({ ...common, taskQueue: lane.taskQueue, maxConcurrentActivityTaskExecutions: lane.slots })));
+  return [main, ...laneWorkers];
+}
+
+/** A worker hosting the job and subtask workflows and the agents, on the shared queue only. */
+export async function createWorker(opts: DelegateWorkerOptions): Promise<Worker> {
+  const [worker] = await createWorkers(opts);
+  return worker;
 }

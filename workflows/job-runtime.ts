@@ -70,8 +70,6 @@ export class JobRuntime {
   readonly depth: number;
   readonly maxDepth: number;
   readonly tenant: string;
-  /** The tenant's agent lane, passed on to every child. */
-  readonly agentQueue?: string;
   readonly ledger: LedgerState;
   readonly started: number;
   /** The input of this run (a long pipeline continues as new from it). */
@@ -113,7 +111,6 @@ export class JobRuntime {
     this.depth = input.depth ?? 0;
     this.maxDepth = input.maxDepth ?? DEFAULT_MAX_DEPTH;
     this.tenant = input.tenant ?? 'default';
-    this.agentQueue = input.agentQueue;
     this.ledger = newLedger(minBudget(input.spec.budget, input.allocation));
     this.input = input;
     this.limits = input.limits ?? {};
@@ -211,7 +208,7 @@ export class JobRuntime {
                   depth: this.batchIds.has(task.id) ? this.depth : this.depth + 1,
                   maxDepth: this.maxDepth,
                   allocation,
-                  agentQueue: this.agentQueue,
+                  agentQueue: this.input.agentQueue,
                   agents: this.input.agents,
                   limits: this.limits,
                   deadline: this.deadline,
@@ -229,7 +226,7 @@ export class JobRuntime {
                 {
                   task: withContextSeed(task, context.contextSeed ?? []), jobId: this.spec.jobId, allocation, previous: context.previous,
                   deadline: this.deadline, stepCeilingSeconds: this.limits.stepCeilingSeconds, stepsPerRun: this.limits.subtaskStepsPerRun,
-                  agentQueue: this.agentQueue,
+                  agentQueue: this.input.agentQueue,
                   manifest: typeof task.agent === 'string' ? this.input.agents?.[task.agent] : undefined,
                 } satisfies SubtaskInput,
               ],

@@ -13,7 +13,7 @@ import { startExampleAgent } from '../../scripts/example-agent';
 import { startFakeLlm } from '../../scripts/fake-llm';
 import { loadConfig } from '../../workers/config';
 import { agentQueueFor, loadTenants } from '../../workers/tenants';
-import { bundleWorkflows, createLaneWorkers, createWorker } from '../../workers/worker';
+import { bundleWorkflows, createWorkers } from '../../workers/worker';
 import { writeKeysFile } from '../tenants';
 import { TEST_WEBHOOK_SECRET } from '../webhook-secret';
 
@@ -64,20 +64,19 @@ export default async function setup(project: TestProject) {
   const registry = loadRegistry(agentsFile);
   // webhook receivers in tests listen on loopback
   const webhook = { policy: { allowLoopback: true } };
-  const worker = await createWorker({ connection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows(), webhookSecret: TEST_WEBHOOK_SECRET, webhook, registry });
   // one agent lane per test tenant, as workers/main.ts serves them
   const tenants = loadTenants(loadConfig({ DELEGATE_API_KEYS_FILE: keysFile }));
-  const lanes = await createLaneWorkers(
-    { connection, namespace: 'default', webhookSecret: TEST_WEBHOOK_SECRET, webhook, registry },
+  const workers = await createWorkers(
+    { connection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows(), webhookSecret: TEST_WEBHOOK_SECRET, webhook, registry },
     tenants.list().map((t) => ({ taskQueue: agentQueueFor(taskQueue, t.tenant), slots: t.quotas.agentSlots })),
   );
-  const running = Promise.all([worker, ...lanes].map((w) => w.run()));
+  const running = Promise.all(workers.map((w) => w.run()));
   project.provide('temporalAddress', server.address);
   project.provide('taskQueue', taskQueue);
   project.provide('agentsFile', agentsFile);
   project.provide('keysFile', keysFile);
   return async () => {
-    for (const w of [worker, ...lanes]) w.shutdown();
+    for (const w of workers) w.shutdown();
     await running.catch((err) => console.error('worker ended with', err));
     await connection.close();
     await server.stop();
