@@ -33,9 +33,9 @@ export interface BenchTemporal {
 }
 
 /** Starts a dev server on a temp SQLite file and free port, with a client and a worker connection. */
-export async function startTemporal(name: string): Promise<BenchTemporal> {
+export async function startTemporal(name: string, settings?: Record<string, string>): Promise<BenchTemporal> {
   const dir = mkdtempSync(join(tmpdir(), `delegate-bench-${name}-`));
-  const server = await startDevServer({ dbFile: join(dir, 'temporal.sqlite'), port: await freePort(), headless: true, logFile: join(dir, 'server.log') });
+  const server = await startDevServer({ dbFile: join(dir, 'temporal.sqlite'), port: await freePort(), headless: true, logFile: join(dir, 'server.log'), settings });
   const connection = await Connection.connect({ address: server.address });
   const workerConnection = await NativeConnection.connect({ address: server.address });
   const stopOnExit = () => server.process.kill('SIGKILL');

@@ -2,95 +2,69 @@
  * Orchestration overhead: a fan-out of N no-op subtasks through Delegate (the
  * `delegationJob` workflow, started straight through the Temporal client, `echo` agent)
  * vs N bare child workflows each running one no-op activity (bench/baseline/), against
- * the same dev server in the same run. Both workers run in this process.
+ * the same dev server in the same run, alternating, best of BENCH_REPEAT. Then what each
+ * side cost the engine, read back from the histories: events, workflow tasks and activity
+ * tasks per subtask (the subtask's own, and with the parents' share).
  */
-import { Worker } from '@temporalio/worker';
-import { fileURLToPath } from 'node:url';
-import * as baselineActivities from './baseline/activities';
-import { bundleWorkflows, createWorker } from '../workers/worker';
+import { perSubtask, treeCost } from './history-cost';
+import { bareRun, delegateRun, startBenchWorkers } from './delegate-runs';
 import { quietRuntime, report, round, startTemporal } from './lib';
-import { delegationJob } from '../workflows/delegation-job';
-import { baselineFanout } from './baseline/workflows';
-import { builtinAgents } from '../activities';
 
-const echoManifest = builtinAgents.find((a) => a.manifest.id === 'echo')!.manifest;
-
-const SIZES = (process.env.BENCH_SIZES ?? '10,100,1000').split(',').map(Number);
+const SIZES = (process.env.BENCH_SIZES ?? '200,400,1000').split(',').map(Number);
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 2);
 
 quietRuntime();
 const t = await startTemporal('orchestration');
-const delegateQueue = 'bench-delegate';
-const baselineQueue = 'bench-baseline';
-const delegateWorker = await createWorker({ connection: t.workerConnection, namespace: 'default', taskQueue: delegateQueue, workflowBundle: await bundleWorkflows() });
-const baselineWorker = await Worker.create({
-  connection: t.workerConnection,
-  taskQueue: baselineQueue,
-  workflowsPath: fileURLToPath(new URL('./baseline/workflows.ts', import.meta.url)),
-  activities: baselineActivities,
-  maxConcurrentActivityTaskExecutions: 200,
-});
-const running = Promise.all([delegateWorker.run(), baselineWorker.run()]);
-
-let seq = 0;
-/** The API resolves agents at submission and hands each subtask its manifest; `resolve: true` starts without them (each subtask resolves its agent in an activity). */
-async function delegate(n: number, resolve = false): Promise<number> {
-  const jobId = `orch-${n}-${++seq}`;
-  const started = performance.now();
-  const result = (await t.client.workflow.execute(delegationJob, {
-    taskQueue: delegateQueue,
-    workflowId: `job/bench/${jobId}`,
-    args: [{ spec: { jobId, pattern: 'fanout', maxParallel: Math.min(n, 1000), tasks: Array.from({ length: n }, (_, i) => ({ id: `t${i}`, question: `q${i}`, agent: 'echo' })) }, tenant: 'bench', ...(resolve ? {} : { agents: { echo: echoManifest } }) }],
-  }));
-  if (result.status !== 'success' || result.metrics.subtasks !== n) throw new Error(`delegate ${n}: ${result.status}, ${result.metrics.subtasks} subtasks`);
-  return performance.now() - started;
-}
-
-async function baseline(n: number): Promise<number> {
-  const started = performance.now();
-  const done = await t.client.workflow.execute(baselineFanout, { taskQueue: baselineQueue, workflowId: `baseline-${n}-${++seq}`, args: [{ n }] });
-  if (done !== n) throw new Error(`baseline ${n}: ${String(done)}`);
-  return performance.now() - started;
-}
+const workers = await startBenchWorkers(t.workerConnection);
 
 const rows: (string | number)[][] = [];
+const costRows: (string | number)[][] = [];
 const data = [];
 try {
-  await delegate(10); // warm-up: workflow caches, connections
-  await baseline(10);
+  await delegateRun(t.client, 10); // warm-up: workflow caches, connections
+  await bareRun(t.client, 10);
   for (const n of SIZES) {
-    const d: number[] = [];
-    const b: number[] = [];
-    const u: number[] = [];
+    const d: { ms: number; workflowId: string }[] = [];
+    const b: { ms: number; workflowId: string }[] = [];
+    const u: { ms: number; workflowId: string }[] = [];
     for (let r = 0; r < REPEAT; r++) {
       // alternate, so neither side always runs on a warmer server
       if (r % 2 === 0) {
-        d.push(await delegate(n));
-        b.push(await baseline(n));
-        u.push(await delegate(n, true));
+        d.push(await delegateRun(t.client, n));
+        b.push(await bareRun(t.client, n));
+        u.push(await delegateRun(t.client, n, { resolve: true }));
       } else {
-        u.push(await delegate(n, true));
-        b.push(await baseline(n));
-        d.push(await delegate(n));
+        u.push(await delegateRun(t.client, n, { resolve: true }));
+        b.push(await bareRun(t.client, n));
+        d.push(await delegateRun(t.client, n));
       }
     }
-    const best = (xs: number[]) => Math.min(...xs);
+    const best = (xs: { ms: number }[]) => Math.min(...xs.map((x) => x.ms));
     const dRate = (n / best(d)) * 1000;
     const bRate = (n / best(b)) * 1000;
     const uRate = (n / best(u)) * 1000;
-    rows.push([n, round(best(d), 0), round(dRate), round(best(b), 0), round(bRate), `${round(bRate / dRate, 2)}x`, `${round(bRate / uRate, 2)}x`]);
-    data.push({ n, delegateMs: d, baselineMs: b, resolvingMs: u, delegatePerSec: dRate, baselinePerSec: bRate, ratio: bRate / dRate, resolvingRatio: bRate / uRate });
+    const dCost = perSubtask(await treeCost(t.client, d[0].workflowId), n);
+    const bCost = perSubtask(await treeCost(t.client, b[0].workflowId), n);
+    rows.push([n, round(best(d), 0), round(dRate), round(best(b), 0), round(bRate), `${round(dRate / bRate, 2)}x`, `${round(uRate / bRate, 2)}x`]);
+    const fmt = (c: { events: number; workflowTasks: number; activityTasks: number }) => `${c.events} / ${c.workflowTasks} / ${c.activityTasks}`;
+    costRows.push([n, fmt(dCost.subtask), fmt(bCost.subtask), fmt(dCost.withParents), fmt(bCost.withParents)]);
+    data.push({ n, delegateMs: d.map((x) => x.ms), baselineMs: b.map((x) => x.ms), resolvingMs: u.map((x) => x.ms), delegatePerSec: dRate, baselinePerSec: bRate, ratio: dRate / bRate, resolvingRatio: uRate / bRate, delegateCost: dCost, baselineCost: bCost });
   }
   report(
     'orchestration',
     `Orchestration overhead: N no-op subtasks, Delegate fan-out vs bare child workflows (best of ${REPEAT})`,
-    ['N', 'delegate ms', 'delegate subtasks/s', 'bare SDK ms', 'bare subtasks/s', 'bare/delegate', 'bare/delegate (resolveAgent per subtask)'],
+    ['N', 'Delegate ms', 'Delegate subtasks/s', 'bare ms', 'bare subtasks/s', 'Delegate/bare throughput', 'same, agent resolved per subtask'],
     rows,
     data,
   );
+  report(
+    'orchestration-cost',
+    'Engine cost per subtask, from the histories: events / workflow tasks / activity tasks',
+    ['N', 'Delegate subtask', 'bare child', 'Delegate incl. parents', 'bare incl. parent'],
+    costRows,
+    data.map(({ n, delegateCost, baselineCost }) => ({ n, delegateCost, baselineCost })),
+  );
 } finally {
-  delegateWorker.shutdown();
-  baselineWorker.shutdown();
-  await running.catch((err) => console.error(err));
+  await workers.stop().catch((err) => console.error(err));
   await t.close();
 }

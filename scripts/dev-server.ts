@@ -19,7 +19,32 @@ export interface DevServerOptions {
   /** Where the server's own log goes. @default inherit nothing */
   logFile?: string;
   log?: (line: string) => void;
+  /**
+   * Dynamic-config values on top of Delegate's own (`KEY` → JSON value). Default:
+   * `DEV_THROUGHPUT_SETTINGS`; pass `{}` for the server's stock settings.
+   */
+  settings?: Record<string, string>;
 }
+
+/**
+ * Dynamic-config values that raise a one-machine dev server's throughput (A/B figures:
+ * `npm run bench -- server-settings`, bench/RESULTS.md). The first two and the partition
+ * counts only make sense for the dev server's single history shard and one matching host:
+ * a real cluster gets more history shards instead (docker-compose.yml, README).
+ */
+export const DEV_THROUGHPUT_SETTINGS: Record<string, string> = {
+  // the one shard's transfer tasks (start child, signal child) queue behind a busy parent's lock
+  'history.transferProcessorSchedulerWorkerCount': '32',
+  // lets those tasks wait for the lock instead of failing and retrying with backoff
+  'history.cacheNonUserContextLockTimeout': '"5s"',
+  // the search-attribute cache is refreshed on every read by default on the dev server
+  'system.forceSearchAttributesCacheRefreshOnRead': 'false',
+  // a workflow task that schedules an activity gets it back in the same response
+  'system.enableActivityEagerExecution': 'true',
+  // one partition per task queue: no forwarding between partitions on one host
+  'matching.numTaskqueueReadPartitions': '1',
+  'matching.numTaskqueueWritePartitions': '1',
+};
 
 /** A running dev server. */
 export interface DevServer {
@@ -77,6 +102,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     '--sqlite-pragma', 'synchronous=OFF',
     '--log-level', 'warn',
     '--dynamic-config-value', 'frontend.enableUpdateWorkflowExecution=true',
+    ...Object.entries(opts.settings ?? DEV_THROUGHPUT_SETTINGS).flatMap(([key, value]) => ['--dynamic-config-value', `${key}=${value}`]),
     ...Object.entries(SEARCH_ATTRIBUTE_DEFINITIONS).flatMap(([name, type]) => ['--search-attribute', `${name}=${type}`]),
   ];
   let uiUrl: string | undefined;

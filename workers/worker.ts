@@ -1,4 +1,4 @@
-import { bundleWorkflowCode, Worker, type NativeConnection, type WorkflowBundle } from '@temporalio/worker';
+import { bundleWorkflowCode, Worker, type NativeConnection, type WorkerOptions, type WorkflowBundle } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
 import { builtinAgents, createActivities, createAgentRegistry, type AgentRegistry, type WebhookDeps } from '../activities';
 
@@ -22,7 +22,12 @@ export interface DelegateWorkerOptions {
   webhook?: Omit<WebhookDeps, 'secret'>;
   /** Concurrent agent steps on this worker: the size of its agent pool. @default 200 */
   maxConcurrentActivities?: number;
+  /** Workflow-side worker settings of the shared queue (cache, pollers); the SDK's defaults unless set. */
+  tuning?: WorkerTuning;
 }
+
+/** The worker settings a deployment (or the bench's A/B) may change. */
+export type WorkerTuning = Pick<WorkerOptions, 'maxCachedWorkflows' | 'maxConcurrentWorkflowTaskExecutions' | 'workflowTaskPollerBehavior' | 'activityTaskPollerBehavior'>;
 
 /** One tenant's agent lane: an activity task queue and how many steps a worker runs from it at once. */
 export interface AgentLane {
@@ -50,6 +55,7 @@ export async function createWorkers(opts: DelegateWorkerOptions, lanes: AgentLan
     taskQueue: opts.taskQueue,
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath }),
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 200,
+    ...opts.tuning,
   });
   const laneWorkers = await Promise.all(lanes.map((lane) => Worker.create({ ...common, taskQueue: lane.taskQueue, maxConcurrentActivityTaskExecutions: lane.slots })));
   return [main, ...laneWorkers];

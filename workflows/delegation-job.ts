@@ -23,7 +23,6 @@ import {
 } from '@temporalio/workflow';
 import type { JobProgress, JobResult } from '../schemas';
 import { ErrorType } from '../schemas/errors';
-import { jobInputProblems } from '../schemas/job-input';
 import { runFanout } from './fanout';
 import { planBatches } from './batching';
 import { installBudgetHandlers } from './job-budget';
@@ -69,7 +68,10 @@ function renderDetails(rt: JobRuntime): string {
 
 /** Runs a delegation job to its JobResult. The function name is the workflow type: do not rename. */
 export async function delegationJob(input: JobInput): Promise<JobResult> {
-  // the same rules as the API's, for jobs started straight through Temporal
+  // the same rules as the API's, for jobs started straight through Temporal. Loaded here, not
+  // imported: every workflow run evaluates the modules it imports afresh, and zod plus the
+  // schemas cost a subtask (which needs neither) several times its own work (bench/RESULTS.md)
+  const { jobInputProblems } = await import(/* webpackMode: "eager" */ '../schemas/job-input');
   const problems = jobInputProblems(input);
   if (problems.length > 0) {
     throw ApplicationFailure.create({ type: ErrorType.InvalidInput, nonRetryable: true, message: `invalid job input: ${problems.join('; ')}` });

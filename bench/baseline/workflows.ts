@@ -20,3 +20,11 @@ export async function baselineFanout({ n }: { n: number }): Promise<number> {
   const results = await Promise.all(Array.from({ length: n }, (_, i) => executeChild(baselineChild, { workflowId: `${id}/${i}`, args: [{ i }] })));
   return results.length;
 }
+
+/** Past one parent's limits (2,000 pending children, 51,200 events): a parent of fan-outs of at most `per` children each. */
+export async function baselineTree({ n, per }: { n: number; per: number }): Promise<number> {
+  const id = workflowInfo().workflowId;
+  const sizes = Array.from({ length: Math.ceil(n / per) }, (_, i) => Math.min(per, n - i * per));
+  const done = await Promise.all(sizes.map((size, i) => executeChild(baselineFanout, { workflowId: `${id}/b${i}`, args: [{ n: size }] })));
+  return done.reduce((a, b) => a + b, 0);
+}

@@ -1,0 +1,69 @@
+/**
+ * The two sides every throughput bench times: an echo fan-out through Delegate's job
+ * workflow and the same N as bare child workflows (bench/baseline/), each checked for a
+ * complete result, on workers of the bench's own.
+ */
+import { Worker } from '@temporalio/worker';
+import type { Client } from '@temporalio/client';
+import type { NativeConnection } from '@temporalio/worker';
+import { fileURLToPath } from 'node:url';
+import * as baselineActivities from './baseline/activities';
+import { bundleWorkflows, createWorker, type WorkerTuning } from '../workers/worker';
+import { delegationJob } from '../workflows/delegation-job';
+import { baselineFanout, baselineTree } from './baseline/workflows';
+import { builtinAgents } from '../activities';
+
+const echoManifest = builtinAgents.find((a) => a.manifest.id === 'echo')!.manifest;
+/** Children per bare parent past which the baseline becomes a tree (one parent's pending-children limit is 2,000). */
+export const BARE_PER_PARENT = 1000;
+
+let seq = 0;
+const delegateQueue = 'bench-delegate';
+const baselineQueue = 'bench-baseline';
+
+/** Runs an N-wide echo fan-out as a Delegate job; returns ms and the root workflow id. */
+export async function delegateRun(client: Client, n: number, opts: { resolve?: boolean; prefix?: string } = {}) {
+  const jobId = `${opts.prefix ?? 'orch'}-${n}-${++seq}`;
+  const workflowId = `job/bench/${jobId}`;
+  const started = performance.now();
+  const result = await client.workflow.execute(delegationJob, {
+    taskQueue: delegateQueue,
+    workflowId,
+    args: [{ spec: { jobId, pattern: 'fanout', maxParallel: Math.min(n, 1000), tasks: Array.from({ length: n }, (_, i) => ({ id: `t${i}`, question: `q${i}`, agent: 'echo' })) }, tenant: 'bench', ...(opts.resolve ? {} : { agents: { echo: echoManifest } }) }],
+  });
+  if (result.status !== 'success' || result.metrics.subtasks !== n) throw new Error(`delegate ${n}: ${result.status}, ${result.metrics.subtasks} subtasks`);
+  return { ms: performance.now() - started, workflowId };
+}
+
+/** Runs N bare child workflows (a tree past BARE_PER_PARENT); returns ms and the root workflow id. */
+export async function bareRun(client: Client, n: number, prefix = 'baseline') {
+  const workflowId = `${prefix}-${n}-${++seq}`;
+  const started = performance.now();
+  const done = n <= BARE_PER_PARENT
+    ? await client.workflow.execute(baselineFanout, { taskQueue: baselineQueue, workflowId, args: [{ n }] })
+    : await client.workflow.execute(baselineTree, { taskQueue: baselineQueue, workflowId, args: [{ n, per: BARE_PER_PARENT }] });
+  if (done !== n) throw new Error(`baseline ${n}: ${String(done)}`);
+  return { ms: performance.now() - started, workflowId };
+}
+
+
+/** Both workers (Delegate's and the baseline's) in this process, on one connection. */
+export async function startBenchWorkers(connection: NativeConnection, tuning: WorkerTuning = {}, bundle?: Awaited<ReturnType<typeof bundleWorkflows>>) {
+  const delegate = await createWorker({ connection, namespace: 'default', taskQueue: delegateQueue, workflowBundle: bundle ?? (await bundleWorkflows()), tuning });
+  const baseline = await Worker.create({
+    connection,
+    taskQueue: baselineQueue,
+    workflowsPath: fileURLToPath(new URL('./baseline/workflows.ts', import.meta.url)),
+    activities: baselineActivities,
+    maxConcurrentActivityTaskExecutions: 200,
+    ...tuning,
+  });
+  const running = Promise.all([delegate.run(), baseline.run()]);
+  return {
+    async stop() {
+      delegate.shutdown();
+      baseline.shutdown();
+      await running;
+    },
+  };
+}
