@@ -13,7 +13,8 @@ import { delegationJob } from '../workflows/delegation-job';
 import { baselineFanout, baselineTree } from './baseline/workflows';
 import { builtinAgents } from '../activities';
 
-const echoManifest = builtinAgents.find((a) => a.manifest.id === 'echo')!.manifest;
+/** The echo agent's manifest, as the API hands it to a job it resolved at submission. */
+export const echoManifest = builtinAgents.find((a) => a.manifest.id === 'echo')!.manifest;
 /** Children per bare parent past which the baseline becomes a tree (one parent's pending-children limit is 2,000). */
 export const BARE_PER_PARENT = 1000;
 
@@ -47,10 +48,9 @@ export async function bareRun(client: Client, n: number, prefix = 'baseline') {
 }
 
 
-/** Both workers (Delegate's and the baseline's) in this process, on one connection. */
-export async function startBenchWorkers(connection: NativeConnection, tuning: WorkerTuning = {}, bundle?: Awaited<ReturnType<typeof bundleWorkflows>>) {
-  const delegate = await createWorker({ connection, namespace: 'default', taskQueue: delegateQueue, workflowBundle: bundle ?? (await bundleWorkflows()), tuning });
-  const baseline = await Worker.create({
+/** The baseline's worker in this process. */
+export async function startBareWorker(connection: NativeConnection, tuning: WorkerTuning = {}) {
+  return Worker.create({
     connection,
     taskQueue: baselineQueue,
     workflowsPath: fileURLToPath(new URL('./baseline/workflows.ts', import.meta.url)),
@@ -58,6 +58,12 @@ export async function startBenchWorkers(connection: NativeConnection, tuning: Wo
     maxConcurrentActivityTaskExecutions: 200,
     ...tuning,
   });
+}
+
+/** Both workers (Delegate's and the baseline's) in this process, on one connection. */
+export async function startBenchWorkers(connection: NativeConnection, tuning: WorkerTuning = {}, bundle?: Awaited<ReturnType<typeof bundleWorkflows>>) {
+  const delegate = await createWorker({ connection, namespace: 'default', taskQueue: delegateQueue, workflowBundle: bundle ?? (await bundleWorkflows()), tuning });
+  const baseline = await startBareWorker(connection, tuning);
   const running = Promise.all([delegate.run(), baseline.run()]);
   return {
     async stop() {
