@@ -6,7 +6,8 @@
 import { Worker } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as baselineActivities from './baseline/activities';
 import { bundleWorkflows, createWorker, type WorkerTuning } from '../workers/worker';
 import { delegationJob } from '../workflows/delegation-job';
@@ -23,12 +24,12 @@ const delegateQueue = 'bench-delegate';
 const baselineQueue = 'bench-baseline';
 
 /** Runs an N-wide echo fan-out as a Delegate job; returns ms and the root workflow id. */
-export async function delegateRun(client: Client, n: number, opts: { resolve?: boolean; prefix?: string } = {}) {
+export async function delegateRun(client: Client, n: number, opts: { resolve?: boolean; prefix?: string; taskQueue?: string } = {}) {
   const jobId = `${opts.prefix ?? 'orch'}-${n}-${++seq}`;
   const workflowId = `job/bench/${jobId}`;
   const started = performance.now();
   const result = await client.workflow.execute(delegationJob, {
-    taskQueue: delegateQueue,
+    taskQueue: opts.taskQueue ?? delegateQueue,
     workflowId,
     args: [{ spec: { jobId, pattern: 'fanout', maxParallel: Math.min(n, 1000), tasks: Array.from({ length: n }, (_, i) => ({ id: `t${i}`, question: `q${i}`, agent: 'echo' })) }, tenant: 'bench', ...(opts.resolve ? {} : { agents: { echo: echoManifest } }) }],
   });
@@ -47,6 +48,15 @@ export async function bareRun(client: Client, n: number, prefix = 'baseline') {
   return { ms: performance.now() - started, workflowId };
 }
 
+
+/** Task queue of the "before" commit's worker. */
+export const BEFORE_QUEUE = 'bench-delegate-before';
+
+/** A worker of an earlier commit's checkout (`beforeCheckout()`), in this process, on BEFORE_QUEUE. */
+export async function startBeforeWorker(connection: NativeConnection, dir: string): Promise<Worker> {
+  const old = (await import(pathToFileURL(join(dir, 'workers', 'worker.ts')).href)) as { createWorker: typeof createWorker };
+  return old.createWorker({ connection, namespace: 'default', taskQueue: BEFORE_QUEUE });
+}
 
 /** The baseline's worker in this process. */
 export async function startBareWorker(connection: NativeConnection, tuning: WorkerTuning = {}) {

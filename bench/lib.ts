@@ -59,8 +59,8 @@ const children = new Set<ChildProcess>();
 process.once('exit', () => children.forEach((c) => c.kill('SIGKILL')));
 
 /** Spawns `node --import tsx <entry>` with env; resolves when stdout shows `readyLine`. */
-export async function spawnTsx(entry: string, env: Record<string, string>, readyLine: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, entry)], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function spawnTsx(entry: string, env: Record<string, string>, readyLine: string, cwd = root): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(cwd, entry)], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   child.once('exit', () => children.delete(child));
   let log = '';
@@ -146,3 +146,25 @@ export function report(name: string, title: string, head: string[], rows: (strin
 
 /** Rounds to `d` decimals. */
 export const round = (x: number, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
+
+/** The commit the issue-9 figures call "before" (agents resolved per subtask, zod in every workflow run). */
+export const DEFAULT_BEFORE_REF = '59cd4db';
+
+/**
+ * A read-only checkout of an earlier commit (for before/after in one run): a detached git
+ * worktree under the temp folder, sharing this clone's node_modules. Undefined when
+ * `BENCH_BEFORE=none` or the commit is not in this clone.
+ */
+export function beforeCheckout(): string | undefined {
+  const ref = process.env.BENCH_BEFORE ?? DEFAULT_BEFORE_REF;
+  if (ref === 'none') return undefined;
+  const dir = join(tmpdir(), `delegate-before-${ref.replace(/[^A-Za-z0-9]/g, '_')}`);
+  try {
+    execSync(`git worktree prune && (test -d ${JSON.stringify(dir)} || git worktree add --detach ${JSON.stringify(dir)} ${JSON.stringify(ref)})`, { cwd: root, stdio: 'pipe' });
+    execSync(`ln -sfn ${JSON.stringify(join(root, 'node_modules'))} ${JSON.stringify(join(dir, 'node_modules'))}`);
+    return dir;
+  } catch (err) {
+    console.warn(`no "before" figures: cannot check out ${ref}: ${String((err as { stderr?: Buffer }).stderr ?? err).trim()}`);
+    return undefined;
+  }
+}

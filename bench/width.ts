@@ -1,13 +1,14 @@
 /**
  * Width: the widest fan-out that completes in one job (2,000 / 5,000 / 10,000 `echo`
- * subtasks), its time and the peak RSS of the worker process, then the same N as bare
- * child workflows (a tree of 1,000-wide parents: one parent may not hold more) on the same
- * server. Each size gets a fresh Delegate worker process (so the peak is that size's) and a
+ * subtasks), its time and the peak RSS of the worker process; then the same job on the
+ * "before" commit's worker (BENCH_BEFORE, `none` to skip) and the same N as bare child
+ * workflows (a tree of 1,000-wide parents: one parent may not hold more), on the same
+ * server. Each Delegate run gets a fresh worker process (so the peak is that run's) and a
  * timeout; a size that fails or times out is reported with its progress, and the larger
  * sizes are not tried.
  */
 import type { ChildProcess } from 'node:child_process';
-import { peakRssMiB, quietRuntime, report, round, spawnTsx, startTemporal, stopChild } from './lib';
+import { beforeCheckout, peakRssMiB, quietRuntime, report, root, round, spawnTsx, startTemporal, stopChild } from './lib';
 import { bareRun, echoManifest, startBareWorker } from './delegate-runs';
 import { delegationJob } from '../workflows/delegation-job';
 import { jobStatusQuery } from '../workflows/messages';
@@ -18,7 +19,7 @@ const timeoutFor = (n: number) => Number(process.env.BENCH_WIDTH_TIMEOUT ?? Math
 
 quietRuntime();
 const t = await startTemporal('width');
-const taskQueue = 'bench-width';
+const beforeDir = beforeCheckout();
 const rows: (string | number)[][] = [];
 const data = [];
 let worker: ChildProcess | undefined;
@@ -33,62 +34,76 @@ async function progress(workflowId: string): Promise<string> {
   }
 }
 
+type Outcome = { ok: true; seconds: number; rss: number; note: string } | { ok: false; seconds: number; rss: number; note: string };
+
+/** One N-wide job on a fresh worker process of `cwd`'s checkout. */
+async function delegateWidth(n: number, side: 'after' | 'before', cwd: string): Promise<Outcome> {
+  const taskQueue = `bench-width-${side}`;
+  worker = await spawnTsx('workers/main.ts', { TEMPORAL_ADDRESS: t.server.address, DELEGATE_TASK_QUEUE: taskQueue, LOG_LEVEL: 'info' }, 'worker running', cwd);
+  const jobId = `width-${side}-${n}`;
+  const workflowId = `job/bench/${jobId}`;
+  const started = performance.now();
+  const handle = await t.client.workflow.start(delegationJob, {
+    taskQueue,
+    workflowId,
+    args: [{ spec: { jobId, pattern: 'fanout', tasks: Array.from({ length: n }, (_, i) => ({ id: `t${i}`, question: `q${i}`, agent: 'echo' })) }, tenant: 'bench', agents: { echo: echoManifest } }],
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const outcome = await Promise.race([
+    handle.result().then(
+      (r) => ({ kind: 'done' as const, r: r as { status: string; metrics: { subtasks: number }; batches?: unknown[] } }),
+      (err: unknown) => ({ kind: 'failed' as const, err }),
+    ),
+    new Promise<{ kind: 'timeout' }>((resolve) => (timer = setTimeout(() => resolve({ kind: 'timeout' }), timeoutFor(n) * 1000))),
+  ]);
+  clearTimeout(timer);
+  const seconds = (performance.now() - started) / 1000;
+  const rss = peakRssMiB(worker.pid!);
+  await stopChild(worker);
+  worker = undefined;
+  if (outcome.kind === 'done') {
+    const { status, metrics, batches } = outcome.r;
+    return { ok: status === 'success', seconds, rss, note: `${status}: ${metrics.subtasks} subtasks${batches ? `, ${batches.length} batches` : ''}` };
+  }
+  const note = outcome.kind === 'timeout' ? `timeout after ${timeoutFor(n)}s: ${await progress(workflowId)}` : `failed: ${String((outcome.err as Error).cause ?? outcome.err).slice(0, 120)}`;
+  await handle.terminate('bench timeout').catch(() => undefined);
+  return { ok: false, seconds, rss, note };
+}
+
+/** The bare baseline for N, on an in-process worker (no Delegate worker running). */
+async function bareWidth(n: number): Promise<number> {
+  const bare = await startBareWorker(t.workerConnection);
+  const running = bare.run();
+  try {
+    return (await bareRun(t.client, n, 'width-bare')).ms / 1000;
+  } finally {
+    bare.shutdown();
+    await running;
+  }
+}
+
 try {
   for (const n of SIZES) {
     if (stopAt !== undefined) {
-      rows.push([n, 'not tried', '', '', '', '', '', `${stopAt} did not complete`]);
+      rows.push([n, 'not tried', '', '', '', '', '', '', '', `${stopAt} did not complete`]);
       data.push({ n, outcome: 'not tried' });
       continue;
     }
-    worker = await spawnTsx('workers/main.ts', { TEMPORAL_ADDRESS: t.server.address, DELEGATE_TASK_QUEUE: taskQueue, LOG_LEVEL: 'info' }, 'worker running');
-    const jobId = `width-${n}`;
-    const workflowId = `job/bench/${jobId}`;
-    const started = performance.now();
-    const handle = await t.client.workflow.start(delegationJob, {
-      taskQueue,
-      workflowId,
-      args: [{ spec: { jobId, pattern: 'fanout', tasks: Array.from({ length: n }, (_, i) => ({ id: `t${i}`, question: `q${i}`, agent: 'echo' })) }, tenant: 'bench', agents: { echo: echoManifest } }],
-    });
-    let timer: NodeJS.Timeout | undefined;
-    const outcome = await Promise.race([
-      handle.result().then(
-        (r) => ({ kind: 'done' as const, r: r as { status: string; metrics: { subtasks: number }; batches?: unknown[] } }),
-        (err: unknown) => ({ kind: 'failed' as const, err }),
-      ),
-      new Promise<{ kind: 'timeout' }>((resolve) => (timer = setTimeout(() => resolve({ kind: 'timeout' }), timeoutFor(n) * 1000))),
-    ]);
-    clearTimeout(timer);
-    const seconds = (performance.now() - started) / 1000;
-    const rss = peakRssMiB(worker.pid!);
-    if (outcome.kind === 'done') {
-      const { status, metrics, batches } = outcome.r;
-      rows.push([n, status, round(seconds), round(n / seconds), rss, `${metrics.subtasks} subtasks in the result${batches ? `, ${batches.length} batches` : ''}`]);
-      data.push({ n, outcome: status, seconds, perSec: n / seconds, peakWorkerRssMiB: rss, subtasks: metrics.subtasks, batches: batches?.length });
-      if (status !== 'success') stopAt = n;
-    } else {
-      const why = outcome.kind === 'timeout' ? `timeout after ${timeoutFor(n)}s: ${await progress(workflowId)}` : `failed: ${String((outcome.err as Error).cause ?? outcome.err).slice(0, 120)}`;
-      rows.push([n, outcome.kind, round(seconds), '', rss, why]);
-      data.push({ n, outcome: outcome.kind, seconds, peakWorkerRssMiB: rss, why });
-      await handle.terminate('bench timeout').catch(() => undefined);
-      stopAt = n;
-    }
-    await stopChild(worker);
-    worker = undefined;
-    if (outcome.kind === 'done') {
-      // the bare baseline for the same N, on the same server, with the Delegate worker gone
-      const bare = await startBareWorker(t.workerConnection);
-      const running = bare.run();
-      try {
-        const { ms } = await bareRun(t.client, n, 'width-bare');
-        rows[rows.length - 1].splice(4, 0, round(ms / 1000), `${round(ms / 1000 / seconds, 2)}x`);
-        Object.assign(data[data.length - 1], { bareSeconds: ms / 1000 });
-      } finally {
-        bare.shutdown();
-        await running;
-      }
-    } else rows[rows.length - 1].splice(4, 0, '', '');
+    const after = await delegateWidth(n, 'after', root);
+    if (!after.ok) stopAt = n;
+    const before = beforeDir ? await delegateWidth(n, 'before', beforeDir) : undefined;
+    const bare = after.ok ? await bareWidth(n) : NaN;
+    const ratio = (s: number | undefined) => (s && bare ? `${round(bare / s, 2)}x` : '–');
+    rows.push([n, after.ok ? 'success' : 'failed', round(after.seconds), before ? round(before.seconds) : '–', round(bare), ratio(after.ok ? after.seconds : undefined), ratio(before?.ok ? before.seconds : undefined), after.rss, before?.rss ?? '–', `${after.note}${before ? `; before: ${before.note}` : ''}`]);
+    data.push({ n, after, before, bareSeconds: bare });
   }
-  report('width', `Width: one fan-out job of N echo subtasks (timeout per size: ${SIZES.map((n) => `${n}: ${timeoutFor(n)}s`).join(', ')})`, ['N', 'outcome', 'Delegate s', 'subtasks/s', 'bare s', 'Delegate/bare throughput', 'peak worker RSS MiB', 'notes'], rows, data);
+  report(
+    'width',
+    `Width: one fan-out job of N echo subtasks (timeout per run: ${SIZES.map((n) => `${n}: ${timeoutFor(n)}s`).join(', ')})`,
+    ['N', 'outcome', 'Delegate s', 'before s', 'bare s', 'Delegate/bare throughput', 'before/bare', 'peak worker RSS MiB', 'before RSS MiB', 'notes'],
+    rows,
+    data,
+  );
 } finally {
   await stopChild(worker);
   await t.close();
