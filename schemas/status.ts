@@ -20,7 +20,6 @@ export const SubtaskProgressSchema = z
     ledger: LedgerSchema.optional(),
     clipped: z.boolean().optional().describe('its allocation was cut by the job budget'),
     batch: z.boolean().optional().describe('a batch of a wide fan-out, not a task of the spec'),
-    nested: z.boolean().optional().describe('a nested job: its detail is a job status, not a subtask status'),
   })
   .meta({ id: 'SubtaskProgress' });
 export type SubtaskProgress = z.infer<typeof SubtaskProgressSchema>;

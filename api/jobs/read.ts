@@ -44,10 +44,11 @@ export function createReads(client: Client, { describe, handleOf }: JobHandles) 
   async function liveDetail(p: JobProgress): Promise<Pick<JobView, 'progress' | 'subtasks'>> {
     const running = p.subtasks.filter((s) => s.state === 'running').slice(0, LIVE_QUERIES);
     const answers = await Promise.all(
-      // a batch or a nested job answers its JobProgress, a subtask its SubtaskStatus: both carry a ledger
+      // one query name ('status') for every child: a subtask answers its SubtaskStatus, a batch or a
+      // nested job its JobProgress; both carry a ledger, and only a batch's counts are read
       running.map((s): Promise<{ ledger: Ledger; progress?: JobProgress['progress'] } | undefined> => {
         const handle = client.workflow.getHandle(s.workflowId);
-        return (isJob(s) ? handle.query(jobStatusQuery) : handle.query(subtaskStatusQuery)).catch(() => undefined);
+        return (s.batch ? handle.query(jobStatusQuery) : handle.query(subtaskStatusQuery)).catch(() => undefined);
       }),
     );
     const live = new Map(running.map((s, i) => [s.id, answers[i]]));
@@ -139,9 +140,4 @@ export function createReads(client: Client, { describe, handleOf }: JobHandles) 
       return jobs;
     },
   };
-}
-
-/** Whether a progress entry is a child job (a batch or a nested job) rather than a subtask. */
-function isJob(s: SubtaskProgress): boolean {
-  return Boolean(s.batch || s.nested);
 }

@@ -50,7 +50,7 @@ describe('nesting depth at submission', () => {
 });
 
 describe('a running nested job in the job view', () => {
-  it("shows the nested job's own live ledger, asked of it as a job (not as a subtask)", async () => {
+  it("shows the running nested job's own live ledger (its answer to the 'status' query)", async () => {
     const jobId = uniqueId('nestlive');
     const spec = { jobId, pattern: 'fanout', budget: { costUsd: 1 }, tasks: [{ id: 'inner', question: 'q', job: { pattern: 'fanout', tasks: [{ id: 's', question: 'slow', agent: 'sim', params: { latencyMs: 60_000 } }] } }] };
     expect((await app.inject({ method: 'POST', url: '/v1/jobs', payload: spec })).statusCode).toBe(201);
@@ -60,7 +60,7 @@ describe('a running nested job in the job view', () => {
         last = (await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}` })).json() as JobView;
         return last.subtasks?.[0]?.state === 'running' && last.subtasks[0].ledger !== undefined;
       }, 'the running nested job never showed a ledger in the view');
-      expect(last?.subtasks?.[0]).toMatchObject({ id: 'inner', nested: true, state: 'running' });
+      expect(last?.subtasks?.[0]).toMatchObject({ id: 'inner', agentId: 'job:fanout', state: 'running' });
       expect(last?.subtasks?.[0].ledger?.costUsd.limit).toBeGreaterThan(0);
     } finally {
       await app.inject({ method: 'POST', url: `/v1/jobs/${jobId}/cancel`, payload: {} });
