@@ -1,7 +1,7 @@
 /** Shared test helpers: a client and an API app against the run's dev server, unique ids. */
 import { Client, Connection } from '@temporalio/client';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject, onTestFinished } from 'vitest';
 import { loadRegistry } from '../activities';
 import { buildApp } from '../api/app';
 import type { JobResult, JobSpec } from '../schemas';
@@ -40,7 +40,7 @@ export function testConfig(extra: Record<string, string> = {}) {
 /**
  * The API app, not listening: drive it with `app.inject`. Requests carry the key of `as`
  * (tenant `default` unless said otherwise) unless they set their own `authorization`
- * header; `as: null` sends none. Closed after the file's tests by the caller's afterAll.
+ * header; `as: null` sends none. The caller closes it: prefer `useApp` or `appForTest`.
  */
 export async function testApp(extra: Record<string, string> = {}, as: TestTenant | null = 'default'): Promise<FastifyInstance> {
   const config = testConfig(extra);
@@ -54,6 +54,34 @@ export async function testApp(extra: Record<string, string> = {}, as: TestTenant
       return inject({ ...o, headers: { ...authHeader(as), ...o.headers } });
     }) as typeof app.inject;
   }
+  return app;
+}
+
+/**
+ * The file's API app (see `testApp`): built before its tests, closed after them. Returns a
+ * stand-in that forwards to the app once built, so tests write `app.inject(...)` as usual.
+ */
+export function useApp(extra: Record<string, string> = {}, as: TestTenant | null = 'default'): FastifyInstance {
+  let app: FastifyInstance | undefined;
+  beforeAll(async () => {
+    app = await testApp(extra, as);
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+  return new Proxy({} as FastifyInstance, {
+    get(_, prop) {
+      if (!app) throw new Error(`useApp: the app is built in beforeAll; read app.${String(prop)} inside a test`);
+      const v: unknown = Reflect.get(app, prop, app);
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(app) : v;
+    },
+  });
+}
+
+/** An API app for one test (its own config or tenant), closed when that test finishes, pass or fail. */
+export async function appForTest(extra: Record<string, string> = {}, as: TestTenant | null = 'default'): Promise<FastifyInstance> {
+  const app = await testApp(extra, as);
+  onTestFinished(() => app.close());
   return app;
 }
 

@@ -6,6 +6,7 @@
  *                              ──counts────> success | partial | failure
  */
 import type { Aggregation, JobOutcome, TaskResult } from '../schemas';
+import { progressOfResults } from './progress';
 
 /** The quorum in force: explicit, or 1 for `first_success` (stop at the first answer). */
 export function effectiveQuorum(agg: Aggregation | undefined): number | undefined {
@@ -34,8 +35,7 @@ export function fanoutOutput(results: TaskResult[], agg: Aggregation | undefined
 
 /** The job's status from its children's results. */
 export function fanoutStatus(results: TaskResult[], agg: Aggregation | undefined, total: number): JobOutcome {
-  const succeeded = results.filter((r) => r.status === 'success').length;
-  const partial = results.filter((r) => r.status === 'partial').length;
+  const { succeeded, partial } = progressOfResults(results);
   const quorum = effectiveQuorum(agg);
   if (quorum !== undefined) {
     if (succeeded >= quorum) return 'success';

@@ -5,7 +5,7 @@
  *
  *   job (10,000 tasks) ──> batch-0001 (250 tasks) ──> subtasks
  *                     ├──> batch-0002 (250 tasks) ──> subtasks
- *                     └──> ...   results stay in the batches; the API stitches them back
+ *                     └──> ...   results stay in the batches; the API stitches them back (stitching.ts)
  */
 import type { JobSpec, TaskResult, TaskSpec } from '../schemas';
 

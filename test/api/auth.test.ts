@@ -1,23 +1,15 @@
 import { WorkflowFailedError } from '@temporalio/client';
-import type { FastifyInstance } from 'fastify';
-import { inject } from 'vitest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { finalResult, jobsStartedWithId, pollUntil, testApp, testClient, testConfig, uniqueId } from '../helpers';
+import { describe, expect, inject, it, onTestFinished } from 'vitest';
+import { appForTest, finalResult, jobsStartedWithId, pollUntil, testClient, testConfig, uniqueId, useApp } from '../helpers';
 import { TEST_TENANTS } from '../tenants';
 import { buildApp } from '../../api/app';
 import { loadRegistry } from '../../activities';
 import { loadTenants } from '../../workers/tenants';
 import { delegationJob } from '../../workflows/delegation-job';
 
-let alpha: FastifyInstance;
-let beta: FastifyInstance;
-let anon: FastifyInstance;
-beforeAll(async () => {
-  [alpha, beta, anon] = await Promise.all([testApp({}, 'alpha'), testApp({}, 'beta'), testApp({}, null)]);
-});
-afterAll(async () => {
-  await Promise.all([alpha, beta, anon].map((a) => a?.close()));
-});
+const alpha = useApp({}, 'alpha');
+const beta = useApp({}, 'beta');
+const anon = useApp({}, null);
 
 const slowJob = (jobId: string) => ({ jobId, pattern: 'fanout', tasks: [{ id: 's', question: 'slow', agent: 'sim', params: { latencyMs: 60_000 } }] });
 
@@ -112,79 +104,64 @@ describe('bearer keys decide the tenant', () => {
     await expect(buildApp({ config: keyless, client, registry, tenants: loadTenants(keyless) })).rejects.toThrow(/DELEGATE_API_KEYS/);
     const off = testConfig({ DELEGATE_AUTH: 'off' });
     const open = await buildApp({ config: off, client, registry, tenants: loadTenants(off) });
-    try {
-      const ready = (await open.inject({ method: 'GET', url: '/readyz' })).json();
-      expect(ready).toMatchObject({ auth: 'off' });
-      expect(ready.warning).toMatch(/DELEGATE_AUTH=off/);
-      expect((await open.inject({ method: 'GET', url: '/v1/agents' })).statusCode).toBe(200);
-    } finally {
-      await open.close();
-    }
+    onTestFinished(() => open.close());
+    const ready = (await open.inject({ method: 'GET', url: '/readyz' })).json();
+    expect(ready).toMatchObject({ auth: 'off' });
+    expect(ready.warning).toMatch(/DELEGATE_AUTH=off/);
+    expect((await open.inject({ method: 'GET', url: '/v1/agents' })).statusCode).toBe(200);
   });
 });
 
 describe('quotas, refused before anything starts', () => {
   it('answers 429 with Retry-After past the request rate', async () => {
-    const limited = await testApp({}, 'limited');
-    try {
-      const codes: number[] = [];
-      let retryAfter: string | undefined;
-      for (let i = 0; i < TEST_TENANTS.limited.quotas.requestsPerMinute + 5; i++) {
-        const res = await limited.inject({ method: 'GET', url: '/v1/agents' });
-        codes.push(res.statusCode);
-        if (res.statusCode === 429) {
-          retryAfter = res.headers['retry-after'] as string;
-          expect(res.headers['content-type']).toContain('application/problem+json');
-        }
+    const limited = await appForTest({}, 'limited');
+    const codes: number[] = [];
+    let retryAfter: string | undefined;
+    for (let i = 0; i < TEST_TENANTS.limited.quotas.requestsPerMinute + 5; i++) {
+      const res = await limited.inject({ method: 'GET', url: '/v1/agents' });
+      codes.push(res.statusCode);
+      if (res.statusCode === 429) {
+        retryAfter = res.headers['retry-after'] as string;
+        expect(res.headers['content-type']).toContain('application/problem+json');
       }
-      expect(codes.filter((c) => c === 200)).toHaveLength(TEST_TENANTS.limited.quotas.requestsPerMinute);
-      expect(codes.slice(-5)).toEqual([429, 429, 429, 429, 429]);
-      expect(Number(retryAfter)).toBeGreaterThan(0);
-      // another tenant is not affected
-      expect((await alpha.inject({ method: 'GET', url: '/v1/agents' })).statusCode).toBe(200);
-    } finally {
-      await limited.close();
     }
+    expect(codes.filter((c) => c === 200)).toHaveLength(TEST_TENANTS.limited.quotas.requestsPerMinute);
+    expect(codes.slice(-5)).toEqual([429, 429, 429, 429, 429]);
+    expect(Number(retryAfter)).toBeGreaterThan(0);
+    // another tenant is not affected
+    expect((await alpha.inject({ method: 'GET', url: '/v1/agents' })).statusCode).toBe(200);
   });
 
   it('limits requests that fail authentication too, per client address', async () => {
-    const guarded = await testApp({ DELEGATE_QUOTA_REQUESTS_PER_MINUTE: '5' }, null);
-    try {
-      const codes = [];
-      for (let i = 0; i < 7; i++) codes.push((await guarded.inject({ method: 'GET', url: '/v1/jobs', headers: { authorization: `Bearer guess-${i}-0123456789abcdef` } })).statusCode);
-      expect(codes).toEqual([401, 401, 401, 401, 401, 429, 429]);
-      // public routes stay open
-      expect((await guarded.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
-    } finally {
-      await guarded.close();
-    }
+    const guarded = await appForTest({ DELEGATE_QUOTA_REQUESTS_PER_MINUTE: '5' }, null);
+    const codes = [];
+    for (let i = 0; i < 7; i++) codes.push((await guarded.inject({ method: 'GET', url: '/v1/jobs', headers: { authorization: `Bearer guess-${i}-0123456789abcdef` } })).statusCode);
+    expect(codes).toEqual([401, 401, 401, 401, 401, 429, 429]);
+    // public routes stay open
+    expect((await guarded.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
   });
 
   it('counts subtasks across every level of nesting against the per-request cap', async () => {
     // a fresh app: the rate-limit test above spent this tenant's requests in its own app
-    const limited = await testApp({}, 'limited');
-    try {
-      const jobId = uniqueId('nestcap');
-      const leaf = (id: string) => ({ id, question: 'q', agent: 'echo' });
-      // 3 tasks at the root, but 2 + 2 + 2 = 6 subtasks below them: over a quota of 5
-      const nested = (id: string) => ({ id, question: 'q', job: { pattern: 'fanout', tasks: [leaf('a'), leaf('b')] } });
-      const res = await limited.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId, pattern: 'fanout', tasks: [nested('x'), nested('y'), nested('z')] } });
-      expect(res.statusCode).toBe(422);
-      expect(res.json().errors).toEqual([{ path: 'body.tasks', message: "6 subtasks across every level of nesting; this tenant's quota is 5" }]);
-      expect(await jobsStartedWithId(jobId, 'limited')).toBe(0);
-    } finally {
-      await limited.close();
-    }
+    const limited = await appForTest({}, 'limited');
+    const jobId = uniqueId('nestcap');
+    const leaf = (id: string) => ({ id, question: 'q', agent: 'echo' });
+    // 3 tasks at the root, but 2 + 2 + 2 = 6 subtasks below them: over a quota of 5
+    const nested = (id: string) => ({ id, question: 'q', job: { pattern: 'fanout', tasks: [leaf('a'), leaf('b')] } });
+    const res = await limited.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId, pattern: 'fanout', tasks: [nested('x'), nested('y'), nested('z')] } });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().errors).toEqual([{ path: 'body.tasks', message: "6 subtasks across every level of nesting; this tenant's quota is 5" }]);
+    expect(await jobsStartedWithId(jobId, 'limited')).toBe(0);
     // and for everyone, nesting cannot pass the engine's 10,000 per job
     const many = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `t${i}`, question: 'q', agent: 'echo' }));
     const big = { pattern: 'fanout', tasks: [0, 1, 2].map((i) => ({ id: `n${i}`, question: 'q', job: { pattern: 'fanout', tasks: many(3500) } })) };
-    const res = await alpha.inject({ method: 'POST', url: '/v1/jobs', payload: big });
-    expect(res.statusCode).toBe(400);
-    expect(res.json().errors[0]).toEqual({ path: 'body.tasks', message: '10500 subtasks across every level of nesting; a job takes at most 10000' });
+    const tooMany = await alpha.inject({ method: 'POST', url: '/v1/jobs', payload: big });
+    expect(tooMany.statusCode).toBe(400);
+    expect(tooMany.json().errors[0]).toEqual({ path: 'body.tasks', message: '10500 subtasks across every level of nesting; a job takes at most 10000' });
   });
 
   it('refuses a job past the running-jobs quota with 429, but answers a resubmission of a running job', async () => {
-    const limited = await testApp({}, 'limited');
+    const limited = await appForTest({}, 'limited');
     const first = uniqueId('run1');
     try {
       expect((await limited.inject({ method: 'POST', url: '/v1/jobs', payload: slowJob(first) })).statusCode).toBe(201);
@@ -197,12 +174,11 @@ describe('quotas, refused before anything starts', () => {
     } finally {
       await limited.inject({ method: 'POST', url: `/v1/jobs/${first}/cancel`, payload: {} });
       await finalResult(limited, first);
-      await limited.close();
     }
   });
 
   it('cannot be passed by submissions sent at the same moment', async () => {
-    const limited = await testApp({}, 'limited');
+    const limited = await appForTest({}, 'limited');
     const ids = Array.from({ length: 6 }, () => uniqueId('race'));
     // visibility is eventually consistent: start from no running job of this tenant
     const client = await testClient();
@@ -213,7 +189,6 @@ describe('quotas, refused before anything starts', () => {
       expect(codes.filter((c) => c === 429)).toHaveLength(ids.length - TEST_TENANTS.limited.quotas.runningJobs);
     } finally {
       for (const id of ids) await limited.inject({ method: 'POST', url: `/v1/jobs/${id}/cancel`, payload: {} });
-      await limited.close();
     }
   });
 });

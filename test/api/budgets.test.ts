@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FastifyInstance } from 'fastify';
+import { describe, expect, it } from 'vitest';
 import type { JobResult, JobView } from '../../schemas';
-import { finalResult, pollUntil, testApp, testClient, uniqueId } from '../helpers';
+import { finalResult, pollUntil, testClient, uniqueId, useApp } from '../helpers';
 import { budgetUpdate, jobStatusQuery, subtaskStatusQuery } from '../../workflows/messages';
 
-let app: FastifyInstance;
-beforeAll(async () => {
-  app = await testApp();
-});
-afterAll(async () => {
-  await app?.close();
-});
+const app = useApp();
 
 const post = (url: string, payload: object = {}) => app.inject({ method: 'POST', url, payload });
 const view = async (jobId: string) => (await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}` })).json() as JobView;

@@ -1,15 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FastifyInstance } from 'fastify';
+import { describe, expect, it } from 'vitest';
 import { nestsDeeperThan } from '../../api/json-body';
-import { testApp } from '../helpers';
+import { useApp } from '../helpers';
 
-let app: FastifyInstance;
-beforeAll(async () => {
-  app = await testApp();
-});
-afterAll(async () => {
-  await app?.close();
-});
+const app = useApp();
 
 const spec = JSON.stringify({ pattern: 'fanout', objective: '@@', tasks: [{ id: 'a', question: 'q', agent: 'echo' }] });
 

@@ -1,15 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FastifyInstance } from 'fastify';
+import { describe, expect, it } from 'vitest';
 import type { JobResult } from '../../schemas';
-import { jobsStartedWithId, testApp, uniqueId } from '../helpers';
+import { jobsStartedWithId, uniqueId, useApp } from '../helpers';
 
-let app: FastifyInstance;
-beforeAll(async () => {
-  app = await testApp();
-});
-afterAll(async () => {
-  await app?.close();
-});
+const app = useApp();
 
 const threeWay = (jobId: string) => ({
   jobId,

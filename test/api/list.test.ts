@@ -1,15 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FastifyInstance } from 'fastify';
-import { testApp, uniqueId } from '../helpers';
+import { describe, expect, it } from 'vitest';
+import { uniqueId, useApp } from '../helpers';
 import { authHeader } from '../tenants';
 
-let app: FastifyInstance;
-beforeAll(async () => {
-  app = await testApp({}, 'alpha');
-});
-afterAll(async () => {
-  await app?.close();
-});
+const app = useApp({}, 'alpha');
 
 describe('GET /v1/jobs', () => {
   it("lists a tenant's root jobs, filtered by pattern, status and label, without nested jobs; never another tenant's", async () => {

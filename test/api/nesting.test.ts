@@ -1,15 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FastifyInstance } from 'fastify';
-import type { JobResult } from '../../schemas';
-import { jobsStartedWithId, testApp, uniqueId } from '../helpers';
+import { describe, expect, it } from 'vitest';
+import type { JobResult, JobView } from '../../schemas';
+import { appForTest, finalResult, jobsStartedWithId, pollUntil, uniqueId, useApp } from '../helpers';
 
-let app: FastifyInstance;
-beforeAll(async () => {
-  app = await testApp();
-});
-afterAll(async () => {
-  await app?.close();
-});
+const app = useApp();
 
 /** A task nesting `levels` jobs below it, each a one-task pipeline, ending in an echo. */
 function nested(id: string, levels: number): Record<string, unknown> {
@@ -45,17 +38,33 @@ describe('nesting depth at submission', () => {
   });
 
   it('honours the operator cap (DELEGATE_MAX_DEPTH)', async () => {
-    const shallow = await testApp({ DELEGATE_MAX_DEPTH: '1' });
+    const shallow = await appForTest({ DELEGATE_MAX_DEPTH: '1' });
+    const res = await shallow.inject({
+      method: 'POST',
+      url: '/v1/jobs',
+      payload: { jobId: uniqueId('cap1'), pattern: 'pipeline', tasks: [nested('one', 1), nested('two', 2)] },
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().errors.map((e: { path: string }) => e.path)).toEqual(['body.tasks[1].job.tasks[0].job']);
+  });
+});
+
+describe('a running nested job in the job view', () => {
+  it("shows the running nested job's own live ledger (its answer to the 'status' query)", async () => {
+    const jobId = uniqueId('nestlive');
+    const spec = { jobId, pattern: 'fanout', budget: { costUsd: 1 }, tasks: [{ id: 'inner', question: 'q', job: { pattern: 'fanout', tasks: [{ id: 's', question: 'slow', agent: 'sim', params: { latencyMs: 60_000 } }] } }] };
+    expect((await app.inject({ method: 'POST', url: '/v1/jobs', payload: spec })).statusCode).toBe(201);
     try {
-      const res = await shallow.inject({
-        method: 'POST',
-        url: '/v1/jobs',
-        payload: { jobId: uniqueId('cap1'), pattern: 'pipeline', tasks: [nested('one', 1), nested('two', 2)] },
-      });
-      expect(res.statusCode).toBe(422);
-      expect(res.json().errors.map((e: { path: string }) => e.path)).toEqual(['body.tasks[1].job.tasks[0].job']);
+      let last: JobView | undefined;
+      await pollUntil(async () => {
+        last = (await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}` })).json() as JobView;
+        return last.subtasks?.[0]?.state === 'running' && last.subtasks[0].ledger !== undefined;
+      }, 'the running nested job never showed a ledger in the view');
+      expect(last?.subtasks?.[0]).toMatchObject({ id: 'inner', agentId: 'job:fanout', state: 'running' });
+      expect(last?.subtasks?.[0].ledger?.costUsd.limit).toBeGreaterThan(0);
     } finally {
-      await shallow.close();
+      await app.inject({ method: 'POST', url: `/v1/jobs/${jobId}/cancel`, payload: {} });
+      await finalResult(app, jobId);
     }
   });
 });

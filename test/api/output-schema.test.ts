@@ -1,17 +1,10 @@
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { loadRegistry } from '../../activities';
 import { checkRunnable } from '../../api/spec-check';
 import { JobSpecSchema, type JobSpec } from '../../schemas';
-import { jobsStartedWithId, testApp, uniqueId } from '../helpers';
+import { jobsStartedWithId, uniqueId, useApp } from '../helpers';
 
-let app: FastifyInstance;
-beforeAll(async () => {
-  app = await testApp();
-});
-afterAll(async () => {
-  await app?.close();
-});
+const app = useApp();
 
 const task = (id: string, outputSchema: Record<string, unknown>) => ({ id, question: 'q', agent: 'sim', outputSchema });
 

@@ -1,9 +1,8 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FastifyInstance } from 'fastify';
 import { signWebhook, webhookSecretFor } from '../../activities';
-import { jobsStartedWithId, testApp, uniqueId } from '../helpers';
+import { appForTest, jobsStartedWithId, uniqueId, useApp } from '../helpers';
 import { authHeader } from '../tenants';
 import { TEST_WEBHOOK_SECRET } from '../webhook-secret';
 
@@ -13,7 +12,7 @@ interface Received {
   answered: number;
 }
 
-let app: FastifyInstance;
+const app = useApp({ DELEGATE_WEBHOOK_SECRET: TEST_WEBHOOK_SECRET });
 let receiver: Server;
 let base: string;
 const received = new Map<string, Received[]>();
@@ -21,7 +20,6 @@ const received = new Map<string, Received[]>();
 const script = new Map<string, number[]>();
 
 beforeAll(async () => {
-  app = await testApp({ DELEGATE_WEBHOOK_SECRET: TEST_WEBHOOK_SECRET });
   receiver = createServer((req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
@@ -36,7 +34,6 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
-  await app?.close();
   await new Promise((r) => receiver?.close(r));
 });
 
@@ -77,17 +74,13 @@ describe('completion webhooks', () => {
   });
 
   it('refuses at submission a callbackUrl that is not https, or aims at a private or metadata address', async () => {
-    const strict = await testApp({ DELEGATE_WEBHOOK_ALLOW_LOOPBACK: 'false' });
-    try {
-      for (const url of ['http://example.com/hook', 'https://169.254.169.254/latest', 'https://10.0.0.8/x', 'https://[::ffff:127.0.0.1]/x', 'https://metadata.google.internal/x', `${base}/x`]) {
-        const jobId = uniqueId('hookbad');
-        const res = await strict.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId, pattern: 'fanout', callbackUrl: url, tasks: [{ id: 'a', question: 'q', agent: 'echo' }] } });
-        expect([400, 422], url).toContain(res.statusCode);
-        expect(res.json().errors[0].path, url).toBe('body.callbackUrl');
-        expect(await jobsStartedWithId(jobId)).toBe(0);
-      }
-    } finally {
-      await strict.close();
+    const strict = await appForTest({ DELEGATE_WEBHOOK_ALLOW_LOOPBACK: 'false' });
+    for (const url of ['http://example.com/hook', 'https://169.254.169.254/latest', 'https://10.0.0.8/x', 'https://[::ffff:127.0.0.1]/x', 'https://metadata.google.internal/x', `${base}/x`]) {
+      const jobId = uniqueId('hookbad');
+      const res = await strict.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId, pattern: 'fanout', callbackUrl: url, tasks: [{ id: 'a', question: 'q', agent: 'echo' }] } });
+      expect([400, 422], url).toContain(res.statusCode);
+      expect(res.json().errors[0].path, url).toBe('body.callbackUrl');
+      expect(await jobsStartedWithId(jobId)).toBe(0);
     }
   });
 

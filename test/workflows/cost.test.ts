@@ -1,14 +1,7 @@
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { finalResult, runJob, testApp, testClient, uniqueId } from '../helpers';
+import { describe, expect, it } from 'vitest';
+import { finalResult, runJob, testClient, uniqueId, useApp } from '../helpers';
 
-let app: FastifyInstance;
-beforeAll(async () => {
-  app = await testApp();
-});
-afterAll(async () => {
-  await app?.close();
-});
+const app = useApp();
 
 /** Events, workflow tasks and activity tasks in a workflow's history. */
 async function costOf(workflowId: string) {

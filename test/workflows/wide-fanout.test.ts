@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FastifyInstance } from 'fastify';
+import { describe, expect, it } from 'vitest';
 import type { JobResult } from '../../schemas';
 import { BATCH_SIZE, BATCH_THRESHOLD } from '../../workflows/batching';
-import { finalResult, testApp, testClient, uniqueId } from '../helpers';
+import { finalResult, testClient, uniqueId, useApp } from '../helpers';
 
-let app: FastifyInstance;
-beforeAll(async () => {
-  app = await testApp();
-});
-afterAll(async () => {
-  await app?.close();
-});
+const app = useApp();
 
 describe('wide fan-out as a tree of batches', () => {
   it('runs a fan-out above the batching threshold in batches and returns every result in order', async () => {

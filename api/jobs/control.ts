@@ -1,0 +1,42 @@
+/** Controlling a running job: graceful stop, hard cancel, budget top-ups (409 once it has finished). */
+import type { Client } from '@temporalio/client';
+import type { Budget, Ledger } from '../../schemas';
+import { budgetUpdate, jobStatusQuery, stopSignal, subtaskBudgetUpdate } from '../../workflows/messages';
+import { HttpProblem } from '../errors';
+import type { JobHandles } from './handles';
+
+/** The control operations. */
+export function createControls(client: Client, { requireRunning }: JobHandles) {
+  return {
+    /** Graceful stop. */
+    async stop(tenant: string, jobId: string): Promise<void> {
+      await (await requireRunning(tenant, jobId)).signal(stopSignal, { reason: 'api' });
+    },
+
+    /** Hard cancel. */
+    async cancel(tenant: string, jobId: string): Promise<void> {
+      await (await requireRunning(tenant, jobId)).cancel();
+    },
+
+    /** Job budget top-up; returns the new ledger. */
+    async topUp(tenant: string, jobId: string, add: Budget): Promise<Ledger> {
+      const handle = await requireRunning(tenant, jobId);
+      return handle.executeUpdate(budgetUpdate, { args: [{ add }] });
+    },
+
+    /** One running subtask's top-up, within what its job has left. */
+    async topUpSubtask(tenant: string, jobId: string, taskId: string, add: Budget) {
+      const handle = await requireRunning(tenant, jobId);
+      // the job knows its batches, not the state of each task inside them: ask the running batches
+      const root = await handle.query(jobStatusQuery).catch(() => undefined);
+      if (root && !root.subtasks.some((s) => s.id === taskId && !s.batch)) {
+        for (const b of root.subtasks.filter((s) => s.batch && s.state === 'running')) {
+          const inner = await client.workflow.getHandle(b.workflowId).query(jobStatusQuery).catch(() => undefined);
+          const found = inner?.subtasks.find((s) => s.id === taskId);
+          if (found && found.state !== 'running') throw new HttpProblem(409, 'Conflict', `subtask "${taskId}" is not running (${found.state})`);
+        }
+      }
+      return handle.executeUpdate(subtaskBudgetUpdate, { args: [{ taskId, add }] });
+    },
+  };
+}

@@ -1,0 +1,58 @@
+/**
+ * What every job operation shares: the workflow id of a tenant's job, its handle, its
+ * Temporal UI link, and its description (a 404 when there is no such job).
+ */
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { AgentRegistry } from '../../activities';
+import type { Config, JobView } from '../../schemas';
+import type { delegationJob } from '../../workflows/delegation-job';
+import type { TenantDirectory } from '../../workers/tenants';
+import { HttpProblem } from '../errors';
+
+/** What the job service needs. */
+export interface JobServiceDeps {
+  client: Client;
+  config: Config;
+  registry: AgentRegistry;
+  tenants: TenantDirectory;
+}
+
+const STATE: Record<string, JobView['state']> = {
+  RUNNING: 'running', COMPLETED: 'completed', FAILED: 'failed', CANCELLED: 'cancelled',
+  TERMINATED: 'terminated', TIMED_OUT: 'timed_out', CONTINUED_AS_NEW: 'continued_as_new',
+};
+
+/** A job's state from Temporal's execution status name (unknown names read as running). */
+export function stateOf(statusName: string): JobView['state'] {
+  return STATE[statusName] ?? 'running';
+}
+
+/** A root job's handle and description, by tenant and job id. */
+export function createJobHandles({ client, config }: Pick<JobServiceDeps, 'client' | 'config'>) {
+  const workflowIdOf = (tenant: string, jobId: string) => `job/${tenant}/${jobId}`;
+  const handleOf = (tenant: string, jobId: string): WorkflowHandle<typeof delegationJob> => client.workflow.getHandle<typeof delegationJob>(workflowIdOf(tenant, jobId));
+  const uiLink = (workflowId: string) =>
+    `${config.TEMPORAL_UI_URL}/namespaces/${encodeURIComponent(config.TEMPORAL_NAMESPACE)}/workflows/${encodeURIComponent(workflowId)}`;
+
+  /** The job's Temporal description; 404 when there is no such job. */
+  async function describe(tenant: string, jobId: string) {
+    try {
+      return await handleOf(tenant, jobId).describe();
+    } catch (err) {
+      if ((err as Error).name === 'WorkflowNotFoundError') throw new HttpProblem(404, 'Not found', `no job "${jobId}"`);
+      throw err;
+    }
+  }
+
+  /** The handle of a job that still runs; 409 when it has finished. */
+  async function requireRunning(tenant: string, jobId: string): Promise<WorkflowHandle<typeof delegationJob>> {
+    const d = await describe(tenant, jobId);
+    if (d.status.name !== 'RUNNING') throw new HttpProblem(409, 'Conflict', `job "${jobId}" has already finished (${STATE[d.status.name] ?? d.status.name})`);
+    return handleOf(tenant, jobId);
+  }
+
+  return { workflowIdOf, handleOf, uiLink, describe, requireRunning };
+}
+
+/** The shared job lookups. */
+export type JobHandles = ReturnType<typeof createJobHandles>;

@@ -1,0 +1,120 @@
+/**
+ * Submitting a job: checks (tenant quotas, callback URL, runnable spec, payload size),
+ * agents resolved once, then a start that is idempotent on the job id.
+ *
+ *   spec ──checks (400/404/413/422)──> resolve agents ──running-jobs quota (429)──> start
+ *                                                          already started? same spec hash → 200, else 409
+ */
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { createHash, randomUUID } from 'node:crypto';
+import { checkCallbackUrl, netPolicyFromConfig } from '../../activities';
+import { countSubtasks, type JobSpec } from '../../schemas';
+import { delegationJob, type JobInput } from '../../workflows/delegation-job';
+import { EXECUTION_TIMEOUT_MARGIN_SECONDS } from '../../workflows/engine-limits';
+import { LABELS_KEY, labelKeywords, PATTERN_KEY, STATUS_KEY, TENANT_KEY } from '../../workflows/search-attributes';
+import { canonicalJson } from '../../workflows/vote-tally';
+import { agentQueueFor } from '../../workers/tenants';
+import { HttpProblem } from '../errors';
+import { createRunningJobsQuota } from '../quotas';
+import { checkRunnable, resolveAgents } from '../spec-check';
+import type { JobHandles, JobServiceDeps } from './handles';
+
+/** Outcome of a submission: the job and whether this call created it. */
+export interface Submission {
+  jobId: string;
+  workflowId: string;
+  created: boolean;
+}
+
+/** Largest workflow input the API submits (Temporal refuses payloads over 2 MiB). */
+export const MAX_INPUT_BYTES = 1_900_000;
+
+/** The spec's identity for idempotency: equal specs (keys in any order, any job id) hash equal. */
+export function specHashOf(spec: JobSpec): string {
+  return createHash('sha256').update(canonicalJson({ ...spec, jobId: undefined })).digest('hex');
+}
+
+/** Refuses a spec this tenant may not run, with the field paths at fault. */
+function checkSubmission({ config, registry, tenants }: JobServiceDeps, netPolicy: ReturnType<typeof netPolicyFromConfig>, tenant: string, spec: JobSpec, idempotencyKey?: string) {
+  if (spec.jobId && idempotencyKey && spec.jobId !== idempotencyKey) {
+    throw new HttpProblem(400, 'Invalid request', 'jobId and the Idempotency-Key header differ', [
+      { path: 'body.jobId', message: `differs from Idempotency-Key "${idempotencyKey}"` },
+    ]);
+  }
+  const policy = tenants.get(tenant);
+  if (!policy) throw new HttpProblem(404, 'Not found', 'unknown tenant');
+  const subtasks = countSubtasks(spec);
+  if (subtasks > policy.quotas.tasksPerJob) {
+    throw new HttpProblem(422, 'Job cannot run', 'the job has more subtasks than the tenant may submit at once', [
+      { path: 'body.tasks', message: `${subtasks} subtasks across every level of nesting; this tenant's quota is ${policy.quotas.tasksPerJob}` },
+    ]);
+  }
+  const callbackProblem = spec.callbackUrl ? checkCallbackUrl(spec.callbackUrl, netPolicy) : undefined;
+  if (callbackProblem) throw new HttpProblem(422, 'Job cannot run', 'the callbackUrl is not allowed', [{ path: 'body.callbackUrl', message: callbackProblem }]);
+  const problems = checkRunnable(spec, registry, config.DELEGATE_MAX_DEPTH, config.DELEGATE_STEP_CEILING_SECONDS);
+  if (problems.length > 0) throw new HttpProblem(422, 'Job cannot run', `${problems.length} problem(s) in the job`, problems.map((p) => ({ ...p, path: `body.${p.path}` })));
+  return policy;
+}
+
+/** The submit operation. */
+export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, describe }: JobHandles) {
+  const { client, config, registry } = deps;
+  const runningJobs = createRunningJobsQuota(client);
+  const netPolicy = netPolicyFromConfig(config);
+
+  /** Starts the job, or finds the one with the same id (a different spec under the same id is a 409). */
+  return async function submit(tenant: string, spec: JobSpec, idempotencyKey?: string): Promise<Submission> {
+    const policy = checkSubmission(deps, netPolicy, tenant, spec, idempotencyKey);
+    const jobId = spec.jobId ?? idempotencyKey ?? randomUUID();
+    const workflowId = workflowIdOf(tenant, jobId);
+    const specHash = specHashOf(spec);
+    // agents are found once, here: each subtask gets its manifest and spends no activity on it
+    const resolved = resolveAgents(spec, registry);
+    const input: JobInput = {
+      spec: { ...resolved.spec, jobId },
+      agents: resolved.agents,
+      tenant,
+      depth: 0,
+      maxDepth: config.DELEGATE_MAX_DEPTH,
+      agentQueue: agentQueueFor(config.DELEGATE_TASK_QUEUE, tenant),
+      limits: { maxDurationSeconds: config.DELEGATE_JOB_MAX_SECONDS, stepCeilingSeconds: config.DELEGATE_STEP_CEILING_SECONDS },
+    };
+    const bytes = Buffer.byteLength(JSON.stringify(input));
+    if (bytes > MAX_INPUT_BYTES) {
+      throw new HttpProblem(413, 'Job too large', `the job is ${bytes} bytes as a workflow input; Temporal takes at most ${MAX_INPUT_BYTES} (2 MiB payloads): move bulky context out of the spec`);
+    }
+    const place = await runningJobs.reserve(tenant, policy.quotas).catch(async (err: unknown) => {
+      // a resubmission of a job that exists is answered below whatever the quota says
+      if (await handleOf(tenant, jobId).describe().then(() => true, () => false)) return undefined;
+      throw err;
+    });
+    try {
+      await client.workflow.start(delegationJob, {
+        workflowId,
+        taskQueue: config.DELEGATE_TASK_QUEUE,
+        args: [input],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        // a backstop only: the job itself halts at its maximum duration and returns what it has
+        workflowExecutionTimeout: `${config.DELEGATE_JOB_MAX_SECONDS + EXECUTION_TIMEOUT_MARGIN_SECONDS} seconds`,
+        staticSummary: `${spec.pattern} job of ${spec.tasks.length} task(s)${spec.objective ? `: ${spec.objective.slice(0, 120)}` : ''}`,
+        memo: { specHash, jobId },
+        typedSearchAttributes: [
+          { key: PATTERN_KEY, value: spec.pattern },
+          { key: STATUS_KEY, value: 'running' },
+          { key: TENANT_KEY, value: tenant },
+          ...(spec.labels ? [{ key: LABELS_KEY, value: labelKeywords(spec.labels) }] : []),
+        ],
+      });
+      place?.release(workflowId);
+      return { jobId, workflowId, created: true };
+    } catch (err) {
+      place?.release();
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      const existing = await describe(tenant, jobId);
+      if (existing.memo?.specHash !== specHash) {
+        throw new HttpProblem(409, 'Conflict', `job "${jobId}" already exists with a different spec`);
+      }
+      return { jobId, workflowId, created: false };
+    }
+  };
+}
