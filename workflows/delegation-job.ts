@@ -22,6 +22,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { JobProgress, JobResult } from '../schemas';
+import { AXES, SPEND_AXES } from '../schemas/budget-axes';
 import { ErrorType } from '../schemas/errors';
 import { jobInputProblems } from '../schemas/job-input';
 import { runFanout } from './fanout';
@@ -63,7 +64,7 @@ function renderDetails(rt: JobRuntime): string {
     '|---|---|---|---|---|---|---|',
     `| ${c.total} | ${c.pending} | ${c.running} | ${c.completed} | ${c.succeeded} | ${c.partial} | ${c.failed} |`,
     '',
-    `cost: ${fmt(l.costUsd)} · tokens: ${fmt(l.tokens)} · tool calls: ${fmt(l.toolCalls)}`,
+    SPEND_AXES.map((a) => `${AXES[a].label}: ${fmt(l[a])}`).join(' · '),
   ].join('\n');
 }
 

@@ -7,6 +7,8 @@
  */
 import { ApplicationFailure, setHandler } from '@temporalio/workflow';
 import type { Budget } from '../schemas';
+import { BUDGET_AXES } from '../schemas/budget-axes';
+import { floorOn } from '../schemas/money';
 import { EPSILON, remaining, topUp } from './budget-ledger';
 import type { JobRuntime, Running } from './job-runtime';
 import { budgetUpdate, grantSignal, grantTaskSignal, subtaskBudgetUpdate } from './messages';
@@ -19,11 +21,10 @@ const refuse = (type: typeof ErrorType.NotFound | typeof ErrorType.Conflict, mes
 function grantable(rt: JobRuntime, add: Budget): Budget {
   const left = remaining(rt.ledger, rt.elapsed());
   const granted: Budget = {};
-  for (const axis of ['costUsd', 'tokens', 'toolCalls', 'latencySeconds'] as const) {
+  for (const axis of BUDGET_AXES) {
     const want = add[axis];
     if (want === undefined) continue;
-    let give = Math.min(want, left[axis] ?? Infinity);
-    if (axis === 'tokens' || axis === 'toolCalls') give = Math.floor(give);
+    const give = floorOn(axis, Math.min(want, left[axis] ?? Infinity));
     if (give > EPSILON) granted[axis] = give;
   }
   return granted;

@@ -7,6 +7,7 @@
 import { CancellationScope, ChildWorkflowFailure, startChild, TimeoutFailure, workflowInfo, type ChildWorkflowHandle } from '@temporalio/workflow';
 import type { PreviousStage } from '../activities';
 import type { AgentManifest, Budget, Evidence, FailureReason, JobResult, JobSpec, Progress, SubtaskProgress, TaskResult, TaskSpec } from '../schemas';
+import { AXES, SPEND_AXES } from '../schemas/budget-axes';
 import { newLedger, minBudget, reserve, settle, grow, type LedgerState, remaining, snapshot, zeroUsage } from './budget-ledger';
 import { DEFAULT_JOB_MAX_SECONDS, EXECUTION_TIMEOUT_MARGIN_SECONDS, type EngineLimits } from './engine-limits';
 import type { JobCarry } from './job-carry';
@@ -269,10 +270,10 @@ export class JobRuntime {
     let shared = false;
     const left = remaining(this.ledger, this.elapsed());
     const waiting = Math.max(1, this.notYetReserved());
-    for (const axis of ['costUsd', 'tokens', 'toolCalls'] as const) {
+    for (const axis of SPEND_AXES) {
       const avail = left[axis];
       if (want[axis] !== undefined || avail === undefined) continue;
-      want[axis] = axis === 'costUsd' ? avail / waiting : Math.max(avail > 0 ? 1 : 0, Math.floor(avail / waiting));
+      want[axis] = AXES[axis].kind === 'money' ? avail / waiting : Math.max(avail > 0 ? 1 : 0, Math.floor(avail / waiting));
       shared = true;
     }
     return { want, shared };
@@ -346,12 +347,12 @@ export class JobRuntime {
     const waiting = this.notYetReserved();
     for (const r of clipped) {
       const extra: Budget = {};
-      for (const axis of ['costUsd', 'tokens', 'toolCalls'] as const) {
+      for (const axis of SPEND_AXES) {
         const avail = Math.min(left[axis] ?? 0, added[axis] ?? 0);
         if (avail <= 0) continue;
         const wanted = (r.task.budget?.[axis] ?? Infinity) - (r.allocation[axis] ?? 0);
         const share = Math.min(wanted, avail / (clipped.length + waiting));
-        if (share > 0) extra[axis] = axis === 'costUsd' ? share : Math.floor(share);
+        if (share > 0) extra[axis] = AXES[axis].kind === 'money' ? share : Math.floor(share);
       }
       if (Object.values(extra).some((v) => v)) await this.grant(r, extra);
     }

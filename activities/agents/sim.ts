@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EvidenceSchema } from '../../schemas';
+import { SPEND_AXES } from '../../schemas/budget-axes';
 import { AgentFatalError, AgentRetryableError } from '../errors';
 import type { AgentDefinition } from './types';
 
@@ -64,11 +65,7 @@ export const simAgent: AgentDefinition<SimParams> = {
     }
     if (p.latencyMs > 0) await sleep(p.latencyMs);
     const honour = !p.ignoreBudget;
-    const usage = {
-      costUsd: clamp(p.costUsd, budgetLeft.costUsd, honour),
-      tokens: clamp(p.tokens, budgetLeft.tokens, honour),
-      toolCalls: clamp(p.toolCalls, budgetLeft.toolCalls, honour),
-    };
+    const usage = Object.fromEntries(SPEND_AXES.map((a) => [a, clamp(p[a], budgetLeft[a], honour)]));
     const done = step + 1 >= p.steps;
     const answer = p.echoPrevious ? previous?.data : p.answer !== undefined ? p.answer : task.question;
     return {

@@ -39,7 +39,7 @@ describe('budget ledger', () => {
   it('top-ups raise capped axes only; minBudget takes the lower cap per axis', () => {
     const l = newLedger({ costUsd: 0.1 });
     topUp(l, { costUsd: 0.05, tokens: 100 });
-    expect(l.limit).toEqual({ costUsd: 0.15000000000000002 });
+    expect(l.limit).toEqual({ costUsd: 0.15 });
     expect(minBudget({ costUsd: 1, tokens: 5 }, { costUsd: 0.5 })).toEqual({ costUsd: 0.5, tokens: 5 });
   });
 });
