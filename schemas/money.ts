@@ -68,6 +68,11 @@ export function floorOn(axis: BudgetAxis, v: number): number {
   return s === undefined ? v : Math.floor(Math.round(v * s * 1e3) / 1e3) / s;
 }
 
+/** An n-th of an amount, rounded down to whole micro-dollars or whole units (wall clock: exact). */
+export function splitOn(axis: BudgetAxis, amount: number, n: number): number {
+  return SCALE[AXES[axis].kind] === undefined ? amount / n : fromUnits(axis, Math.floor(toUnits(axis, amount) / n));
+}
+
 /** Zero usage on every accumulating axis. */
 export function zeroUsage(): Usage {
   return usageOf({});

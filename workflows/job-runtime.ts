@@ -7,7 +7,8 @@
 import { CancellationScope, ChildWorkflowFailure, startChild, TimeoutFailure, workflowInfo, type ChildWorkflowHandle } from '@temporalio/workflow';
 import type { PreviousStage } from '../activities';
 import type { AgentManifest, Budget, Evidence, FailureReason, JobResult, JobSpec, Progress, SubtaskProgress, TaskResult, TaskSpec } from '../schemas';
-import { AXES, SPEND_AXES } from '../schemas/budget-axes';
+import { SPEND_AXES, type BudgetAxis } from '../schemas/budget-axes';
+import { addOn, addUsd, fromUnits, splitOn, subOn, subUsd } from '../schemas/money';
 import { newLedger, minBudget, reserve, settle, grow, type LedgerState, remaining, snapshot, zeroUsage } from './budget-ledger';
 import { DEFAULT_JOB_MAX_SECONDS, EXECUTION_TIMEOUT_MARGIN_SECONDS, type EngineLimits } from './engine-limits';
 import type { JobCarry } from './job-carry';
@@ -255,7 +256,7 @@ export class JobRuntime {
     const spentAllocation = running?.allocation ?? allocation;
     settle(this.ledger, spentAllocation, result.metrics);
     if (this.cutOff.has(task.id) && spentAllocation.costUsd !== undefined) {
-      this.savedUsd += Math.max(0, spentAllocation.costUsd - result.metrics.costUsd);
+      this.savedUsd = addUsd(this.savedUsd, Math.max(0, subUsd(spentAllocation.costUsd, result.metrics.costUsd)));
     }
     return this.record(task, result);
   }
@@ -273,7 +274,8 @@ export class JobRuntime {
     for (const axis of SPEND_AXES) {
       const avail = left[axis];
       if (want[axis] !== undefined || avail === undefined) continue;
-      want[axis] = AXES[axis].kind === 'money' ? avail / waiting : Math.max(avail > 0 ? 1 : 0, Math.floor(avail / waiting));
+      // whole micro-dollars and whole units, at least one of them while anything is left
+      want[axis] = Math.max(avail > 0 ? fromUnits(axis, 1) : 0, splitOn(axis, avail, waiting));
       shared = true;
     }
     return { want, shared };
@@ -350,9 +352,10 @@ export class JobRuntime {
       for (const axis of SPEND_AXES) {
         const avail = Math.min(left[axis] ?? 0, added[axis] ?? 0);
         if (avail <= 0) continue;
-        const wanted = (r.task.budget?.[axis] ?? Infinity) - (r.allocation[axis] ?? 0);
-        const share = Math.min(wanted, avail / (clipped.length + waiting));
-        if (share > 0) extra[axis] = AXES[axis].kind === 'money' ? share : Math.floor(share);
+        const asked = r.task.budget?.[axis];
+        const wanted = asked === undefined ? Infinity : subOn(axis, asked, r.allocation[axis] ?? 0);
+        const share = Math.min(wanted, splitOn(axis, avail, clipped.length + waiting));
+        if (share > 0) extra[axis] = share;
       }
       if (Object.values(extra).some((v) => v)) await this.grant(r, extra);
     }
@@ -367,7 +370,7 @@ export class JobRuntime {
   /** Grows a running child's reservation by `extra` (the child is told separately). */
   reserveFor(r: Running, extra: Budget): void {
     grow(this.ledger, extra);
-    for (const axis of Object.keys(extra) as (keyof Budget)[]) r.allocation[axis] = (r.allocation[axis] ?? 0) + (extra[axis] ?? 0);
+    for (const axis of Object.keys(extra) as BudgetAxis[]) r.allocation[axis] = addOn(axis, r.allocation[axis] ?? 0, extra[axis] ?? 0);
   }
 
   /** Signals a running child, ignoring one that has just finished (its settle releases what it held). */
