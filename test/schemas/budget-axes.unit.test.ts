@@ -2,7 +2,7 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import { BudgetSchema, BudgetTopUpSchema, LedgerSchema, StepReplySchema, TaskMetricsSchema, UsageSchema, type Budget, type Usage } from '../../schemas';
 import { AXES, BUDGET_AXES, SPEND_AXES } from '../../schemas/budget-axes';
-import { validateTopUp } from '../../workflows/top-up';
+import { validateTopUp } from '../../workflows/job-budget';
 
 /** Property names of an object schema, in order. */
 const props = (s: z.ZodObject) => Object.keys(s.shape);

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { TaskResult } from '../../schemas';
-import { addOn, addUsd, floorOn, fromMicros, splitOn, subUsd, sumUsd, toMicros } from '../../schemas/money';
+import { addOn, addUsd, floorOn, fromMicros, splitOn, subUsd, sumUsd, toMicros, usageOf } from '../../schemas/money';
 import { charge, newLedger, remaining, reserve, settle, snapshot } from '../../workflows/budget-ledger';
 import { emptyMetrics, sumMetrics } from '../../workflows/results';
 
-const step = (costUsd: number) => ({ costUsd, tokens: 0, toolCalls: 0 });
+const step = (costUsd: number) => usageOf({ costUsd });
 const result = (id: string, costUsd: number): TaskResult => ({
   id, agentId: 'sim', status: 'success', summary: '', evidence: [], citations: [], followUps: [], confidence: 1,
   metrics: { ...emptyMetrics(), costUsd }, failureReason: null, errors: [],
