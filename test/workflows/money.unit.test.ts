@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TaskResult } from '../../schemas';
 import { addOn, addUsd, floorOn, fromMicros, splitOn, subUsd, sumUsd, toMicros, usageOf } from '../../schemas/money';
-import { charge, newLedger, remaining, reserve, settle, snapshot } from '../../workflows/budget-ledger';
+import { charge, newLedger, remaining, reserve, settle, snapshot, type LedgerState } from '../../workflows/budget-ledger';
 import { emptyMetrics, sumMetrics } from '../../workflows/results';
 
 const step = (costUsd: number) => usageOf({ costUsd });
@@ -48,7 +48,8 @@ describe('exact money', () => {
   });
 
   it('reads a ledger carried by older code, float dust and all', () => {
-    const old = { limit: { costUsd: 0.15000000000000002 }, spent: { costUsd: 0.060000000000000005, tokens: 0, toolCalls: 0 }, reserved: { costUsd: 0, tokens: 0, toolCalls: 0 } };
+    // as written before the axis table: an axis added since is simply absent (it counts 0)
+    const old = { limit: { costUsd: 0.15000000000000002 }, spent: { costUsd: 0.060000000000000005, tokens: 0, toolCalls: 0 }, reserved: { costUsd: 0, tokens: 0, toolCalls: 0 } } as LedgerState;
     charge(old, step(0.04));
     expect(old.spent.costUsd).toBe(0.1);
     expect(remaining(old).costUsd).toBe(0.05);
