@@ -2,6 +2,7 @@ import { Context, log } from '@temporalio/activity';
 import { appendFileSync } from 'node:fs';
 import type { AgentManifest, AgentRef, Budget, Evidence, TaskSpec, Usage } from '../schemas';
 import { ErrorType } from '../schemas/errors';
+import { usageOf } from '../schemas/money';
 import type { AgentRegistry } from './agents/registry';
 import type { PreviousStage } from './agents/types';
 import { createCircuitBreaker, type CircuitBreaker } from './circuit-breaker';
@@ -123,7 +124,7 @@ export function createAgentActivities({ registry, stepLogPath, breaker = createC
       }
       if (guarded) breaker.succeeded(def.manifest.id);
       // the step ran and spent: a refused output still carries its usage, so the subtask books it
-      const usage: Usage = { costUsd: reply.usage?.costUsd ?? 0, tokens: reply.usage?.tokens ?? 0, toolCalls: reply.usage?.toolCalls ?? 0 };
+      const usage: Usage = usageOf(reply.usage ?? {});
       const size = Buffer.byteLength(JSON.stringify(reply) ?? '');
       if (size > MAX_STEP_OUTPUT_BYTES) {
         // a Temporal payload is capped at 2 MiB: refuse here, clearly, rather than fail the workflow later

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { usageShape } from './budget-axes';
 import { EvidenceSchema } from './evidence';
 import { RetrySchema } from './job';
 
@@ -81,9 +82,7 @@ export const AgentsFileSchema = z.strictObject({ agents: z.array(z.discriminated
 export const StepReplySchema = z
   .object({
     done: z.boolean(),
-    usage: z
-      .object({ costUsd: z.number().finite().nonnegative().optional(), tokens: z.number().int().nonnegative().optional(), toolCalls: z.number().int().nonnegative().optional() })
-      .optional(),
+    usage: z.object(usageShape(true)).optional(),
     summary: z.string().max(100_000).optional(),
     data: z.unknown().optional(),
     confidence: z.number().min(0).max(1).optional(),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LedgerSchema } from './budget';
+import { metricsShape } from './budget-axes';
 import { EvidenceSchema } from './evidence';
 import { PatternSchema } from './job';
 
@@ -27,9 +28,7 @@ export type TaskStatus = z.infer<typeof TaskStatusSchema>;
 export const TaskMetricsSchema = z
   .object({
     latencyMs: z.number(),
-    costUsd: z.number(),
-    tokens: z.number(),
-    toolCalls: z.number(),
+    ...metricsShape(),
     steps: z.number(),
     attempts: z.number(),
     channelsHit: z.array(z.string()),

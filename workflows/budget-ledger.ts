@@ -7,30 +7,21 @@
  *
  * Plain data in, plain data out, so it survives continue-as-new and is unit-tested alone.
  */
-import type { Budget, Ledger, LedgerAxis, Usage } from '../schemas';
+import type { Budget, Ledger, LedgerAxis, Usage } from '../schemas/budget';
+import { BUDGET_AXES, perAxis, SPEND_AXES, type BudgetAxis, type SpendAxis } from '../schemas/budget-axes';
+import { addOn, addUsage, subOn, zeroUsage } from '../schemas/money';
 
-/** Below this, an axis counts as spent: guards float dust such as 0.1 + 0.2. */
+export { SPEND_AXES, type SpendAxis };
+export { addUsage, usageOf, zeroUsage } from '../schemas/money';
+
+/** Below this, an axis counts as spent: amounts are exact, this only guards wall-clock dust. */
 export const EPSILON = 1e-9;
-
-/** Axes that accumulate spend (latency is wall clock and handled by elapsed time). */
-export const SPEND_AXES = ['costUsd', 'tokens', 'toolCalls'] as const;
-export type SpendAxis = (typeof SPEND_AXES)[number];
 
 /** A ledger's state: serialisable, so it can be queried and carried through continue-as-new. */
 export interface LedgerState {
   limit: Budget;
   spent: Usage;
   reserved: Usage;
-}
-
-/** Zero usage on every accumulating axis. */
-export function zeroUsage(): Usage {
-  return { costUsd: 0, tokens: 0, toolCalls: 0 };
-}
-
-/** Adds two usages. */
-export function addUsage(a: Usage, b: Usage): Usage {
-  return { costUsd: a.costUsd + b.costUsd, tokens: a.tokens + b.tokens, toolCalls: a.toolCalls + b.toolCalls };
 }
 
 /** A fresh ledger with the given limit. */
@@ -41,24 +32,28 @@ export function newLedger(limit: Budget = {}): LedgerState {
 /** What is left unreserved on each capped axis (latency: left of the wall clock). */
 export function remaining(l: LedgerState, elapsedSeconds = 0): Budget {
   const out: Budget = {};
-  for (const axis of SPEND_AXES) {
+  for (const axis of BUDGET_AXES) {
     const cap = l.limit[axis];
-    if (cap !== undefined) out[axis] = Math.max(0, cap - l.spent[axis] - l.reserved[axis]);
+    if (cap !== undefined) out[axis] = Math.max(0, isSpend(axis) ? subOn(axis, subOn(axis, cap, l.spent[axis] ?? 0), l.reserved[axis] ?? 0) : cap - elapsedSeconds);
   }
-  if (l.limit.latencySeconds !== undefined) out.latencySeconds = Math.max(0, l.limit.latencySeconds - elapsedSeconds);
   return out;
 }
 
+/** True for an axis that accumulates spend. */
+function isSpend(axis: BudgetAxis): axis is SpendAxis {
+  return (SPEND_AXES as BudgetAxis[]).includes(axis);
+}
+
 /** The capped axes with nothing left. */
-export function exhaustedAxes(l: LedgerState, elapsedSeconds = 0): (SpendAxis | 'latencySeconds')[] {
+export function exhaustedAxes(l: LedgerState, elapsedSeconds = 0): BudgetAxis[] {
   const left = remaining(l, elapsedSeconds);
-  return (Object.keys(left) as (SpendAxis | 'latencySeconds')[]).filter((axis) => (left[axis] ?? Infinity) <= EPSILON);
+  return (Object.keys(left) as BudgetAxis[]).filter((axis) => (left[axis] ?? Infinity) <= EPSILON);
 }
 
 /** The lower of two budgets, axis by axis (absent = unlimited). */
 export function minBudget(a: Budget = {}, b: Budget = {}): Budget {
   const out: Budget = {};
-  for (const axis of [...SPEND_AXES, 'latencySeconds'] as const) {
+  for (const axis of BUDGET_AXES) {
     const x = a[axis];
     const y = b[axis];
     if (x !== undefined || y !== undefined) out[axis] = Math.min(x ?? Infinity, y ?? Infinity);
@@ -87,18 +82,14 @@ export function reserve(l: LedgerState, want: Budget = {}, elapsedSeconds = 0): 
     if (avail <= EPSILON) refused = true;
     if (avail < (want[axis] ?? Infinity)) clipped = true;
   }
-  if (!refused) {
-    for (const axis of SPEND_AXES) {
-      if (l.limit[axis] !== undefined) l.reserved[axis] += allocation[axis] ?? 0;
-    }
-  }
+  if (!refused) grow(l, allocation);
   return { allocation, clipped, refused };
 }
 
 /** Releases a finished child's reservation and books what it really spent. */
 export function settle(l: LedgerState, allocation: Budget, spent: Usage): void {
   for (const axis of SPEND_AXES) {
-    if (l.limit[axis] !== undefined) l.reserved[axis] = Math.max(0, l.reserved[axis] - (allocation[axis] ?? 0));
+    if (l.limit[axis] !== undefined) l.reserved[axis] = Math.max(0, subOn(axis, l.reserved[axis] ?? 0, allocation[axis] ?? 0));
   }
   l.spent = addUsage(l.spent, spent);
 }
@@ -106,7 +97,7 @@ export function settle(l: LedgerState, allocation: Budget, spent: Usage): void {
 /** Grows a reservation in place (a running child given part of a top-up). */
 export function grow(l: LedgerState, extra: Budget): void {
   for (const axis of SPEND_AXES) {
-    if (l.limit[axis] !== undefined) l.reserved[axis] += extra[axis] ?? 0;
+    if (l.limit[axis] !== undefined) l.reserved[axis] = addOn(axis, l.reserved[axis] ?? 0, extra[axis] ?? 0);
   }
 }
 
@@ -117,25 +108,24 @@ export function charge(l: LedgerState, usage: Usage): void {
 
 /** Raises the limit on the axes given; an unlimited axis stays unlimited. */
 export function topUp(l: LedgerState, add: Budget): void {
-  for (const axis of [...SPEND_AXES, 'latencySeconds'] as const) {
+  for (const axis of BUDGET_AXES) {
     const cap = l.limit[axis];
     const extra = add[axis];
-    if (cap !== undefined && extra !== undefined) l.limit[axis] = cap + extra;
+    if (cap !== undefined && extra !== undefined) l.limit[axis] = addOn(axis, cap, extra);
   }
 }
 
 /** The ledger as the API reports it. */
 export function snapshot(l: LedgerState, elapsedSeconds = 0): Ledger {
-  const axis = (limit: number | undefined, spent: number, reserved: number): LedgerAxis => ({
-    limit: limit ?? null,
-    spent,
-    reserved,
-    remaining: limit === undefined ? null : Math.max(0, limit - spent - reserved),
+  const left = remaining(l, elapsedSeconds);
+  return perAxis((axis): LedgerAxis => {
+    const limit = l.limit[axis];
+    const spend = isSpend(axis);
+    return {
+      limit: limit ?? null,
+      spent: spend ? (l.spent[axis] ?? 0) : elapsedSeconds,
+      reserved: spend ? (l.reserved[axis] ?? 0) : 0,
+      remaining: limit === undefined ? null : left[axis]!,
+    };
   });
-  return {
-    costUsd: axis(l.limit.costUsd, l.spent.costUsd, l.reserved.costUsd),
-    tokens: axis(l.limit.tokens, l.spent.tokens, l.reserved.tokens),
-    toolCalls: axis(l.limit.toolCalls, l.spent.toolCalls, l.reserved.toolCalls),
-    latencySeconds: axis(l.limit.latencySeconds, elapsedSeconds, 0),
-  };
 }

@@ -22,6 +22,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { JobProgress, JobResult } from '../schemas';
+import { AXES, SPEND_AXES } from '../schemas/budget-axes';
 import { ErrorType } from '../schemas/errors';
 import { runFanout } from './fanout';
 import { planBatches } from './batching';
@@ -51,7 +52,7 @@ const PATTERNS: Record<string, (rt: JobRuntime) => Promise<PatternOutcome>> = {
 
 /** Markdown shown in the Temporal UI's "current details" of the job. */
 function renderDetails(rt: JobRuntime): string {
-  const c = rt.counts();
+  const c = rt.records.counts();
   const l = rt.ledgerSnapshot();
   const fmt = (a: { limit: number | null; spent: number; reserved: number }) =>
     `${+a.spent.toFixed(6)} spent, ${+a.reserved.toFixed(6)} reserved, limit ${a.limit ?? '∞'}`;
@@ -62,7 +63,7 @@ function renderDetails(rt: JobRuntime): string {
     '|---|---|---|---|---|---|---|',
     `| ${c.total} | ${c.pending} | ${c.running} | ${c.completed} | ${c.succeeded} | ${c.partial} | ${c.failed} |`,
     '',
-    `cost: ${fmt(l.costUsd)} · tokens: ${fmt(l.tokens)} · tool calls: ${fmt(l.toolCalls)}`,
+    SPEND_AXES.map((a) => `${AXES[a].label}: ${fmt(l[a])}`).join(' · '),
   ].join('\n');
 }
 
@@ -80,28 +81,28 @@ export async function delegationJob(input: JobInput): Promise<JobResult> {
   const rt = new JobRuntime(plan ? { ...input, spec: plan.spec } : input, plan?.batchIds);
   if (input.carry) restoreCarry(rt, input.carry);
   let done = false;
-  const phase = (): JobProgress['phase'] => (done ? 'done' : rt.cancelRequested ? 'cancelling' : rt.stopRequested ? 'stopping' : 'running');
-  rt.onChange = () => setCurrentDetails(renderDetails(rt));
-  rt.onChange();
+  const phase = (): JobProgress['phase'] => (done ? 'done' : rt.children.cancelling ? 'cancelling' : rt.children.stopping ? 'stopping' : 'running');
+  rt.records.watch(() => setCurrentDetails(renderDetails(rt)));
+  rt.records.changed();
 
-  setHandler(stopSignal, () => rt.stopAll());
-  setHandler(cancelJobSignal, () => rt.cancelAll());
+  setHandler(stopSignal, () => rt.children.stopAll());
+  setHandler(cancelJobSignal, () => rt.children.cancelAll());
   setHandler(jobStatusQuery, () => ({
     jobId: rt.spec.jobId,
     pattern: rt.spec.pattern,
     phase: phase(),
-    progress: rt.counts(),
-    subtasks: [...rt.progress.values()],
+    progress: rt.records.counts(),
+    subtasks: rt.records.subtasks(),
     ledger: rt.ledgerSnapshot(),
   }));
   installBudgetHandlers(rt);
 
   // Temporal cancellation (API cancel, UI, parent): hard-stop every running child at once;
   // the pattern then finishes over what it has and the result keeps every finished subtask.
-  CancellationScope.current().cancelRequested.catch(() => rt.cancelAll());
+  CancellationScope.current().cancelRequested.catch(() => rt.children.cancelAll());
   // the maximum duration: children halt themselves at the deadline; this backstop stops the rest
   void CancellationScope.nonCancellable(() => condition(() => done, Math.max(1, rt.deadline + DEADLINE_GRACE_MS - Date.now()))).then(
-    (finished) => finished || rt.timeoutAll(),
+    (finished) => finished || rt.children.timeoutAll(),
   );
 
   const run = PATTERNS[rt.spec.pattern];
@@ -111,12 +112,12 @@ export async function delegationJob(input: JobInput): Promise<JobResult> {
     outcome = await run(rt);
   } catch (err) {
     if (!isCancellation(err)) throw err;
-    rt.cancelAll();
-    await CancellationScope.nonCancellable(() => condition(() => rt.inFlight.size === 0));
+    rt.children.cancelAll();
+    await CancellationScope.nonCancellable(() => condition(() => rt.children.inFlightCount() === 0));
     outcome = { status: 'cancelled', output: null };
   }
-  if (rt.cancelRequested) outcome = { ...outcome, status: 'cancelled' };
-  rt.recordNotRun(rt.haltReason, `not started: job ${rt.haltReason}`);
+  if (rt.children.cancelling) outcome = { ...outcome, status: 'cancelled' };
+  rt.recordNotRun(rt.children.haltReason, `not started: job ${rt.children.haltReason}`);
   done = true;
 
   const result = buildJobResult(rt, outcome);
@@ -124,7 +125,7 @@ export async function delegationJob(input: JobInput): Promise<JobResult> {
   await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
   await CancellationScope.nonCancellable(async () => {
     upsertSearchAttributes([{ key: STATUS_KEY, value: result.status }]);
-    rt.onChange?.();
+    rt.records.changed();
     if (rt.spec.callbackUrl) {
       // delivery runs in its own workflow, off the result's path: wait until it has started, not delivered
       const { workflowId } = workflowInfo();

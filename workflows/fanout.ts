@@ -21,36 +21,36 @@ export async function runFanout(rt: JobRuntime): Promise<PatternOutcome> {
   let quorumReached = false;
   const inFlight: Promise<unknown>[] = [];
   for (const task of spec.tasks) {
-    await condition(() => rt.inFlight.size < maxParallel || rt.halted || quorumReached);
+    await condition(() => rt.children.inFlightCount() < maxParallel || rt.halted || quorumReached);
     if (rt.halted || quorumReached) break;
     inFlight.push(
       rt.runTask(task).then((r) => {
         if (quorum === undefined || quorumReached) return;
         // a batch of a wide fan-out counts every success inside it
-        const wins = rt.batchIds.has(task.id)
-          ? (rt.nestedResults.get(task.id)?.results.filter((x) => x.status === 'success').length ?? 0)
+        const wins = rt.records.isBatch(task.id)
+          ? (rt.records.nestedResult(task.id)?.results.filter((x) => x.status === 'success').length ?? 0)
           : r.status === 'success' ? 1 : 0;
         if ((succeeded += wins) >= quorum) {
           quorumReached = true;
-          rt.cancelInFlight();
+          rt.children.cancelInFlight();
         }
       }),
     );
   }
   await Promise.all(inFlight);
   if (quorumReached) rt.recordNotRun('cancelled', 'not started: quorum reached');
-  if (rt.batchIds.size === 0) {
+  if (rt.records.batches().size === 0) {
     return {
-      status: fanoutStatus(rt.completed, spec.aggregation, spec.tasks.length),
-      output: fanoutOutput(rt.completed, spec.aggregation, spec.tasks.map((t) => t.id)),
+      status: fanoutStatus(rt.records.results(), spec.aggregation, spec.tasks.length),
+      output: fanoutOutput(rt.records.results(), spec.aggregation, spec.tasks.map((t) => t.id)),
     };
   }
   // batched: judge over every real task; merge the batches' outputs (dropped later if too big for one payload)
-  const all = flattenBatches(spec.tasks, rt.nestedResults);
+  const all = flattenBatches(spec.tasks, rt.records.nestedResults());
   const merge = (spec.aggregation?.strategy ?? 'merge') === 'merge';
-  const inCompletionOrder = rt.completed.map((r) => rt.nestedResults.get(r.id)).filter((n) => n !== undefined);
+  const inCompletionOrder = rt.records.results().map((r) => rt.records.nestedResult(r.id)).filter((n) => n !== undefined);
   return {
-    status: fanoutStatus(all, spec.aggregation, realTaskCount(spec.tasks, rt.batchIds)),
+    status: fanoutStatus(all, spec.aggregation, realTaskCount(spec.tasks, rt.records.batches())),
     output: merge ? mergeOutputs(inCompletionOrder.map((b) => b.output)) : batchedOutput(inCompletionOrder, spec.aggregation),
   };
 }

@@ -1,49 +1,70 @@
 /**
- * Live budget changes on a running job: top-ups of the job and of one subtask, handed down
- * to children (subtasks, nested jobs, batches) as grants the job has already reserved.
+ * Live budget changes on a running job, all in one place: validating top-ups, raising the
+ * job's limits, sharing new money with the children it clipped, and handing a subtask's
+ * top-up down to it (or to the batch that holds it) as a grant the job has reserved.
  *
- *   API ──update budget──> job: limit += add ──share──> clipped children ──signal grant──> child
- *   API ──update subtaskBudget──> job: reserve min(add, left) ──> subtask (or its batch ──grantTask──> subtask)
+ *   API ──update budget──> job: limit += add ──topUpShare──> clipped children ──signal grant──> child
+ *   API ──update subtaskBudget──> job: reserve grantable(add) ──> subtask (or its batch ──grantTask──> subtask)
  */
 import { ApplicationFailure, setHandler } from '@temporalio/workflow';
 import type { Budget } from '../schemas';
-import { EPSILON, remaining, topUp } from './budget-ledger';
-import type { JobRuntime, Running } from './job-runtime';
-import { budgetUpdate, grantSignal, grantTaskSignal, subtaskBudgetUpdate } from './messages';
+import { AXES, BUDGET_AXES } from '../schemas/budget-axes';
 import { ErrorType } from '../schemas/errors';
-import { validateTopUp } from './top-up';
+import { topUpShare } from './allocation';
+import type { Running } from './job-children';
+import type { JobRuntime } from './job-runtime';
+import { budgetUpdate, grantSignal, grantTaskSignal, subtaskBudgetUpdate } from './messages';
 
-const refuse = (type: typeof ErrorType.NotFound | typeof ErrorType.Conflict, message: string) => ApplicationFailure.create({ type, message, nonRetryable: true });
+const refuse = (type: typeof ErrorType.NotFound | typeof ErrorType.Conflict | typeof ErrorType.InvalidInput, message: string) =>
+  ApplicationFailure.create({ type, message, nonRetryable: true });
 
-/** What the job can give of `add` out of what it has left (latency: its remaining wall clock, if capped). */
-function grantable(rt: JobRuntime, add: Budget): Budget {
-  const left = remaining(rt.ledger, rt.elapsed());
-  const granted: Budget = {};
-  for (const axis of ['costUsd', 'tokens', 'toolCalls', 'latencySeconds'] as const) {
-    const want = add[axis];
-    if (want === undefined) continue;
-    let give = Math.min(want, left[axis] ?? Infinity);
-    if (axis === 'tokens' || axis === 'toolCalls') give = Math.floor(give);
-    if (give > EPSILON) granted[axis] = give;
+/** Throws when a top-up is empty, has unknown axes, or has a non-positive or non-numeric amount. */
+export function validateTopUp(add: unknown): asserts add is Budget {
+  if (typeof add !== 'object' || add === null || Array.isArray(add)) throw refuse(ErrorType.InvalidInput, 'add must be an object of budget axes');
+  const keys = Object.keys(add);
+  if (keys.length === 0) throw refuse(ErrorType.InvalidInput, 'add at least one budget axis');
+  for (const k of keys) {
+    if (!(BUDGET_AXES as string[]).includes(k)) throw refuse(ErrorType.InvalidInput, `unknown budget axis "${k}"`);
+    const v = (add as Record<string, unknown>)[k];
+    if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw refuse(ErrorType.InvalidInput, `add.${k} must be a positive number`);
+    if (AXES[k as keyof typeof AXES].kind === 'integer' && !Number.isInteger(v)) throw refuse(ErrorType.InvalidInput, `add.${k} must be an integer`);
   }
-  return granted;
+}
+
+/** Reserves `extra` for a running child on top of its allocation and tells it (signal `grant`). */
+async function grant(rt: JobRuntime, r: Running, extra: Budget): Promise<void> {
+  rt.budget.growAllocation(r.allocation, extra);
+  await rt.children.tell(r, (h) => h.signal(grantSignal, { add: extra }));
+}
+
+/** Gives running children whose allocation the job clipped their share of new headroom. */
+async function shareTopUp(rt: JobRuntime, added: Budget): Promise<void> {
+  const clipped = rt.children.clipped();
+  if (clipped.length === 0) return;
+  const left = rt.budget.remaining(rt.elapsed());
+  // only the new money is shared, and tasks not started yet keep their fair part of it
+  const ways = clipped.length + rt.budget.waiting();
+  for (const r of clipped) {
+    const extra = topUpShare(added, left, { asked: r.task.budget, allocation: r.allocation }, ways);
+    if (Object.values(extra).some((v) => v)) await grant(rt, r, extra);
+  }
 }
 
 /** The running child a subtask top-up goes to: the subtask itself, or the running batch that holds it. */
 function targetOf(rt: JobRuntime, taskId: string): Running | undefined {
-  const direct = rt.running.get(taskId);
+  const direct = rt.children.get(taskId);
   if (direct && !direct.nested) return direct;
-  const batch = rt.batchHolding(taskId);
-  return batch && rt.running.get(batch.id);
+  const batch = rt.records.batchHolding(taskId);
+  return batch && rt.children.get(batch.id);
 }
 
 /** Registers the budget update and grant handlers of a job. */
 export function installBudgetHandlers(rt: JobRuntime): void {
   /** Raises the job's limits and shares the new money with the children it had clipped. */
   const raise = async (add: Budget) => {
-    topUp(rt.ledger, add);
-    await rt.shareTopUp(add);
-    rt.onChange?.();
+    rt.budget.raise(add);
+    await shareTopUp(rt, add);
+    rt.records.changed();
   };
   const rootOnly = () => {
     if (rt.depth > 0) throw refuse(ErrorType.Conflict, 'a nested job is topped up through its root job');
@@ -65,13 +86,13 @@ export function installBudgetHandlers(rt: JobRuntime): void {
     subtaskBudgetUpdate,
     async ({ taskId, add }) => {
       const target = targetOf(rt, taskId)!;
-      const granted = grantable(rt, add);
-      if (target.task.id === taskId) await rt.grant(target, granted);
+      const granted = rt.budget.grantable(add, rt.elapsed());
+      if (target.task.id === taskId) await grant(rt, target, granted);
       else {
-        rt.reserveFor(target, granted);
-        await rt.tell(target, (h) => h.signal(grantTaskSignal, { taskId, add: granted }));
+        rt.budget.growAllocation(target.allocation, granted);
+        await rt.children.tell(target, (h) => h.signal(grantTaskSignal, { taskId, add: granted }));
       }
-      rt.onChange?.();
+      rt.records.changed();
       return { taskId, granted, ledger: rt.ledgerSnapshot() };
     },
     {
@@ -79,16 +100,16 @@ export function installBudgetHandlers(rt: JobRuntime): void {
         validateTopUp(add);
         rootOnly();
         if (targetOf(rt, taskId)) return;
-        if (!rt.progress.has(taskId) && !rt.batchHolding(taskId)) throw refuse(ErrorType.NotFound, `no subtask "${taskId}"`);
-        throw refuse(ErrorType.Conflict, rt.running.get(taskId)?.nested ? `"${taskId}" is a nested job: top up the root job instead` : `subtask "${taskId}" is not running`);
+        if (!rt.records.has(taskId) && !rt.records.batchHolding(taskId)) throw refuse(ErrorType.NotFound, `no subtask "${taskId}"`);
+        throw refuse(ErrorType.Conflict, rt.children.get(taskId)?.nested ? `"${taskId}" is a nested job: top up the root job instead` : `subtask "${taskId}" is not running`);
       },
     },
   );
   setHandler(grantSignal, ({ add }) => raise(add));
   setHandler(grantTaskSignal, async ({ taskId, add }) => {
-    topUp(rt.ledger, add);
-    const target = rt.running.get(taskId);
-    if (target && !target.nested) await rt.grant(target, grantable(rt, add));
-    rt.onChange?.();
+    rt.budget.raise(add);
+    const target = rt.children.get(taskId);
+    if (target && !target.nested) await grant(rt, target, rt.budget.grantable(add, rt.elapsed()));
+    rt.records.changed();
   });
 }

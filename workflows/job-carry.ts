@@ -40,10 +40,7 @@ export interface JobCarry {
 
 /** Puts a carried state back into a fresh runtime (called once, before the pattern runs). */
 export function restoreCarry(rt: JobRuntime, carry: JobCarry): void {
-  Object.assign(rt.ledger, carry.ledger);
-  for (const [id, a] of Object.entries(carry.allocations)) rt.allocations.set(id, a);
-  rt.clipped.push(...carry.clipped);
-  rt.refused.push(...carry.refused);
+  rt.budget.restore(carry);
   const byId = new Map(rt.spec.tasks.map((t) => [t.id, t]));
   for (const r of carry.results) {
     const task = byId.get(r.id);
@@ -59,16 +56,18 @@ export function isCarried(rt: JobRuntime): boolean {
 /** The state to carry, evidence and follow-ups of all stages so far capped. */
 function carryOf(rt: JobRuntime, next: number, last: PreviousStage | undefined): JobCarry {
   const prior = rt.input.carry;
-  const fresh = rt.completed.slice(prior?.results.length ?? 0);
+  const completed = rt.records.results();
+  const fresh = completed.slice(prior?.results.length ?? 0);
+  const { ledger, allocations, clipped, refused } = rt.budget.carry();
   return {
     startedAt: rt.started,
-    ledger: rt.ledger,
+    ledger,
     next,
     last,
-    results: rt.completed.map(compactResult),
-    allocations: Object.fromEntries(rt.allocations),
-    clipped: [...rt.clipped],
-    refused: [...rt.refused],
+    results: completed.map(compactResult),
+    allocations,
+    clipped,
+    refused,
     evidence: fitList(dedupeEvidence([...(prior?.evidence ?? []), ...fresh.flatMap((r) => r.evidence)]), CARRIED_EVIDENCE_BYTES),
     followUps: fitList(dedupe([...(prior?.followUps ?? []), ...fresh.flatMap((r) => r.followUps)]), CARRIED_FOLLOW_UP_BYTES),
     runs: (prior?.runs ?? 1) + 1,
@@ -81,7 +80,7 @@ function carryOf(rt: JobRuntime, next: number, last: PreviousStage | undefined):
  */
 export async function continuePipeline(rt: JobRuntime, next: number, last: PreviousStage | undefined): Promise<false> {
   await condition(allHandlersFinished);
-  if (rt.halted || rt.running.size > 0) return false;
+  if (rt.halted || rt.children.runningCount() > 0) return false;
   const fits = (l: PreviousStage | undefined): JobInput | undefined => {
     const input: JobInput = { ...rt.input, carry: carryOf(rt, next, l) };
     return jsonBytes(input) <= MAX_CARRY_BYTES ? input : undefined;

@@ -25,9 +25,9 @@ const MAX_LISTED = 2000;
 function childRefs(rt: JobRuntime, byId: Map<string, TaskResult>): JobBatch[] {
   return rt.spec.tasks.map((t) => {
     const r = byId.get(t.id);
-    const batch = rt.batchIds.has(t.id);
-    const nested = rt.nestedResults.get(t.id);
-    const ran = batch ? nested !== undefined : rt.allocations.has(t.id);
+    const batch = rt.records.isBatch(t.id);
+    const nested = rt.records.nestedResult(t.id);
+    const ran = batch ? nested !== undefined : rt.budget.allocated(t.id);
     return {
       id: t.id,
       workflowId: rt.childId(t),
@@ -41,12 +41,13 @@ function childRefs(rt: JobRuntime, byId: Map<string, TaskResult>): JobBatch[] {
 
 /** The job's result from its runtime and its pattern's verdict, always payload-sized. */
 export function buildJobResult(rt: JobRuntime, outcome: PatternOutcome): JobResult {
-  const byId = new Map(rt.completed.map((r) => [r.id, r]));
+  const byId = new Map(rt.records.results().map((r) => [r.id, r]));
   const results = rt.spec.tasks.map((t) => byId.get(t.id)!).filter(Boolean);
-  const batched = rt.batchIds.size > 0;
-  const nested = rt.spec.tasks.map((t) => rt.nestedResults.get(t.id)).filter((n) => n !== undefined);
+  const batchIds = rt.records.batches();
+  const batched = batchIds.size > 0;
+  const nested = rt.spec.tasks.map((t) => rt.records.nestedResult(t.id)).filter((n) => n !== undefined);
   // a batched job judges on its batches' (possibly compact) results and takes their evidence lists
-  const all = batched ? flattenBatches(rt.spec.tasks, rt.nestedResults) : results;
+  const all = batched ? flattenBatches(rt.spec.tasks, rt.records.nestedResults()) : results;
   // a continued pipeline's earlier stages are compact here: their lists came along in the carry
   const carried = carriedLists(rt);
   const evidence = [...carried.evidence, ...(batched ? nested.flatMap((n) => n.evidence) : all.flatMap((r) => r.evidence))];
@@ -61,8 +62,8 @@ export function buildJobResult(rt: JobRuntime, outcome: PatternOutcome): JobResu
     ...(outcome.vote ? { vote: outcome.vote } : {}),
     evidence: dedupeEvidence(evidence).slice(0, MAX_LISTED),
     followUps: dedupe(followUps).slice(0, MAX_LISTED),
-    metrics: { ...sumMetrics(all, Date.now() - rt.started, rt.savedUsd), subtasks: realTaskCount(rt.spec.tasks, rt.batchIds) },
-    budget: { ledger: rt.ledgerSnapshot(), clipped: [...rt.clipped], refused: [...rt.refused] },
+    metrics: { ...sumMetrics(all, Date.now() - rt.started, rt.budget.saved()), subtasks: realTaskCount(rt.spec.tasks, batchIds) },
+    budget: { ledger: rt.ledgerSnapshot(), ...rt.budget.lists() },
   };
   // a continued run holds compact results of earlier stages: the full ones are read back from the children
   if (jsonBytes(result) <= MAX_RESULT_BYTES && !isCarried(rt)) return result;

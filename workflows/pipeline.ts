@@ -62,5 +62,5 @@ export async function runPipeline(rt: JobRuntime): Promise<PatternOutcome> {
       break;
     }
   }
-  return { status: pipelineStatus(rt.completed, spec.tasks.length), output: last?.data ?? null, outputTaskId: last?.id };
+  return { status: pipelineStatus(rt.records.results(), spec.tasks.length), output: last?.data ?? null, outputTaskId: last?.id };
 }

@@ -4,10 +4,11 @@
  */
 import type { Evidence, FailureReason, JobMetrics, JobResult, TaskMetrics, TaskResult, TaskSpec } from '../schemas';
 import { utf8Bytes } from '../schemas/utf8';
+import { addUsage, usageOf, zeroUsage } from '../schemas/money';
 
 /** Metrics of a subtask that did nothing. */
 export function emptyMetrics(): TaskMetrics {
-  return { latencyMs: 0, costUsd: 0, tokens: 0, toolCalls: 0, steps: 0, attempts: 0, channelsHit: [] };
+  return { latencyMs: 0, ...zeroUsage(), steps: 0, attempts: 0, channelsHit: [] };
 }
 
 /** The agent a task names, as a display string. */
@@ -59,9 +60,7 @@ export function sumMetrics(results: TaskResult[], latencyMs: number, savedUsd = 
   const m: JobMetrics = { ...emptyMetrics(), latencyMs, subtasks: results.length, savedUsd };
   const channels = new Set<string>();
   for (const r of results) {
-    m.costUsd += r.metrics.costUsd;
-    m.tokens += r.metrics.tokens;
-    m.toolCalls += r.metrics.toolCalls;
+    Object.assign(m, addUsage(m, r.metrics));
     m.steps += r.metrics.steps;
     m.attempts += r.metrics.attempts;
     r.metrics.channelsHit.forEach((c) => channels.add(c));
@@ -96,9 +95,7 @@ export function jobAsTaskResult(task: TaskSpec, job: JobResult): TaskResult {
     confidence: job.results.length ? job.results.reduce((s, r) => s + r.confidence, 0) / job.results.length : job.status === 'success' ? 1 : 0,
     metrics: {
       latencyMs: job.metrics.latencyMs,
-      costUsd: job.metrics.costUsd,
-      tokens: job.metrics.tokens,
-      toolCalls: job.metrics.toolCalls,
+      ...usageOf(job.metrics),
       steps: job.metrics.steps,
       attempts: job.metrics.attempts,
       channelsHit: job.metrics.channelsHit,

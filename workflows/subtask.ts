@@ -27,7 +27,7 @@ import type { FailureDetails } from '../activities/errors';
 import type { AgentManifest, Budget, Evidence, FailureReason, TaskResult, TaskSpec, Usage } from '../schemas';
 import { ErrorType, NON_RETRYABLE_ERROR_TYPES } from '../schemas/errors';
 import { cancelSignal, grantSignal, stopSignal, subtaskStatusQuery, type SubtaskStatus } from './messages';
-import { charge, exhaustedAxes, newLedger, remaining, snapshot, topUp, type LedgerState } from './budget-ledger';
+import { charge, usageOf, exhaustedAxes, newLedger, remaining, snapshot, topUp, type LedgerState } from './budget-ledger';
 import { DEFAULT_STEP_CEILING_SECONDS, MAX_CARRY_BYTES, msLeft, pastHardMark, pastSoftMark } from './engine-limits';
 import { agentLabel, dedupe, dedupeEvidence, fitList, jsonBytes, notRunResult } from './results';
 import { clampStepPolicy } from './step-policy';
@@ -349,9 +349,7 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
     confidence: status === 'failure' ? 0 : confidence,
     metrics: {
       latencyMs: Date.now() - started,
-      costUsd: spent.costUsd,
-      tokens: spent.tokens,
-      toolCalls: spent.toolCalls,
+      ...usageOf(spent),
       steps,
       attempts,
       channelsHit: [...channels],

@@ -36,7 +36,7 @@ export async function runVote(rt: JobRuntime): Promise<PatternOutcome> {
   const inFlight: Promise<unknown>[] = [];
 
   for (const task of spec.tasks) {
-    await waitFor(() => rt.inFlight.size < maxParallel || rt.halted || early !== undefined);
+    await waitFor(() => rt.children.inFlightCount() < maxParallel || rt.halted || early !== undefined);
     if (rt.halted || early) break;
     inFlight.push(
       rt.runTask(task).then((r) => {
@@ -55,13 +55,13 @@ export async function runVote(rt: JobRuntime): Promise<PatternOutcome> {
   }
   // Wait for the last ballot or an early decision; then cancel every voter still in flight
   // (the runtime also reaches one whose child was being started at the moment of the decision).
-  await waitFor(() => early !== undefined || rt.inFlight.size === 0);
-  if (early) rt.cancelInFlight();
+  await waitFor(() => early !== undefined || rt.children.inFlightCount() === 0);
+  if (early) rt.children.cancelInFlight();
   await Promise.all(inFlight);
   if (early) rt.recordNotRun('cancelled', 'not started: the vote was decided');
 
   const decision = early ?? decide(ballots, strategy, voters, 0);
-  const cancelled = rt.completed.filter((r) => !counted.has(r.id) && r.failureReason === 'cancelled').length;
+  const cancelled = rt.records.results().filter((r) => !counted.has(r.id) && r.failureReason === 'cancelled').length;
   return {
     status: decision.winner ? 'success' : 'failure',
     output: decision.winner?.ballot ?? null,

@@ -1,16 +1,23 @@
 import { z } from 'zod';
 import { EvidenceSchema } from '../../schemas';
+import { AXES, SPEND_AXES, usageShape, type SpendAxis } from '../../schemas/budget-axes';
 import { AgentFatalError, AgentRetryableError } from '../errors';
 import type { AgentDefinition } from './types';
+
+/** Spend per step on every accumulating axis of the table (`costUsd`, `tokens`, ...), default 0. */
+function perStep() {
+  const shape = usageShape(false);
+  return Object.fromEntries(SPEND_AXES.map((a) => [a, shape[a].max(AXES[a].max).default(0).describe(`${AXES[a].label} per step`)])) as {
+    [K in SpendAxis]: z.ZodDefault<z.ZodNumber>;
+  };
+}
 
 const SimParams = z.strictObject({
   answer: z.unknown().optional().describe('final data; default the question'),
   confidence: z.number().min(0).max(1).default(0.9),
   steps: z.number().int().min(1).max(100_000).default(1),
   latencyMs: z.number().int().min(0).max(3_600_000).default(0).describe('sleep per step'),
-  costUsd: z.number().finite().min(0).max(1e6).default(0).describe('spend per step'),
-  tokens: z.number().int().min(0).max(1e9).default(0).describe('tokens per step'),
-  toolCalls: z.number().int().min(0).max(1e6).default(0).describe('tool calls per step'),
+  ...perStep(),
   tools: z.array(z.string()).max(100).default([]).describe('tools each step uses; must be in the task scope'),
   failAttempts: z.number().int().min(0).max(100).default(0).describe('the first n attempts of each step throw a retryable error'),
   failRate: z.number().min(0).max(1).default(0).describe('chance that an attempt throws a retryable error (seeded)'),
@@ -64,11 +71,7 @@ export const simAgent: AgentDefinition<SimParams> = {
     }
     if (p.latencyMs > 0) await sleep(p.latencyMs);
     const honour = !p.ignoreBudget;
-    const usage = {
-      costUsd: clamp(p.costUsd, budgetLeft.costUsd, honour),
-      tokens: clamp(p.tokens, budgetLeft.tokens, honour),
-      toolCalls: clamp(p.toolCalls, budgetLeft.toolCalls, honour),
-    };
+    const usage = Object.fromEntries(SPEND_AXES.map((a) => [a, clamp(p[a], budgetLeft[a], honour)]));
     const done = step + 1 >= p.steps;
     const answer = p.echoPrevious ? previous?.data : p.answer !== undefined ? p.answer : task.question;
     return {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { exhaustedAxes, minBudget, newLedger, remaining, reserve, settle, snapshot, topUp } from '../../workflows/budget-ledger';
+import { usageOf } from '../../schemas/money';
 
 describe('budget ledger', () => {
   it('reserves the lower of want and what is left, and refuses when an axis is spent', () => {
@@ -23,7 +24,7 @@ describe('budget ledger', () => {
   it('settling releases the reservation and books real spend', () => {
     const l = newLedger({ costUsd: 0.1 });
     const { allocation } = reserve(l, { costUsd: 0.06 });
-    settle(l, allocation, { costUsd: 0.01, tokens: 10, toolCalls: 1 });
+    settle(l, allocation, usageOf({ costUsd: 0.01, tokens: 10, toolCalls: 1 }));
     expect(remaining(l).costUsd).toBeCloseTo(0.09);
     expect(snapshot(l).costUsd).toMatchObject({ limit: 0.1, spent: 0.01, reserved: 0 });
   });
@@ -39,7 +40,7 @@ describe('budget ledger', () => {
   it('top-ups raise capped axes only; minBudget takes the lower cap per axis', () => {
     const l = newLedger({ costUsd: 0.1 });
     topUp(l, { costUsd: 0.05, tokens: 100 });
-    expect(l.limit).toEqual({ costUsd: 0.15000000000000002 });
+    expect(l.limit).toEqual({ costUsd: 0.15 });
     expect(minBudget({ costUsd: 1, tokens: 5 }, { costUsd: 0.5 })).toEqual({ costUsd: 0.5, tokens: 5 });
   });
 });

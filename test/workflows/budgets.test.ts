@@ -21,6 +21,20 @@ describe('subtask budgets', () => {
     expect(r.results[0].metrics.costUsd).toBeCloseTo(0.05, 10);
   });
 
+  it('adds money exactly: step costs of 0.01, 0.05 and 3 × 0.1 report 0.3 and 0.36, not float dust', async () => {
+    const r = await runJob({
+      jobId: uniqueId('exact'),
+      pattern: 'fanout',
+      budget: { costUsd: 1 },
+      tasks: [sim('a', { costUsd: 0.01 }), sim('b', { costUsd: 0.05 }), sim('c', { steps: 3, costUsd: 0.1 })],
+    });
+    expect(r.results.map((x) => x.metrics.costUsd)).toEqual([0.01, 0.05, 0.3]);
+    expect(r.metrics.costUsd).toBe(0.36);
+    expect(r.budget?.ledger.costUsd).toEqual({ limit: 1, spent: 0.36, reserved: 0, remaining: 0.64 });
+    // no dollar value anywhere in the result carries float dust (0.30000000000000004)
+    expect(JSON.stringify(r)).not.toMatch(/\d\.\d*(0000000|9999999)\d/);
+  });
+
   it('caps tool calls; an agent that ignores the budget overshoots by at most the step in flight', async () => {
     const r = await runJob({
       jobId: uniqueId('tools'),

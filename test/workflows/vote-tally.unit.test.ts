@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TaskResult } from '../../schemas';
 import { agreement, ballotKey, ballotOf, canonicalJson, decide, jsonPointer, tally, type Ballot } from '../../workflows/vote-tally';
+import { emptyMetrics } from '../../workflows/results';
 
 const result = (id: string, data: unknown, extra: Partial<TaskResult> = {}): TaskResult => ({
   id,
@@ -12,7 +13,7 @@ const result = (id: string, data: unknown, extra: Partial<TaskResult> = {}): Tas
   citations: [],
   followUps: [],
   confidence: 0.9,
-  metrics: { latencyMs: 0, costUsd: 0, tokens: 0, toolCalls: 0, steps: 1, attempts: 1, channelsHit: [] },
+  metrics: { ...emptyMetrics(), steps: 1, attempts: 1 },
   failureReason: null,
   errors: [],
   ...extra,
