@@ -5,6 +5,7 @@
  *   pending ──markRunning──> running ──record(result)──> completed (once per task)
  */
 import type { JobResult, Ledger, Progress, SubtaskProgress, TaskResult, TaskSpec } from '../schemas';
+import { emptyProgress, tally } from './progress';
 
 /** Progress and results of one job's tasks. */
 export class JobRecords {
@@ -121,21 +122,14 @@ export class JobRecords {
 
   /** Counts by state and outcome. */
   counts(): Progress {
-    const c: Progress = { total: 0, pending: 0, running: 0, completed: 0, succeeded: 0, partial: 0, failed: 0 };
-    const tally = (state: SubtaskProgress['state'], status: TaskResult['status'] | undefined, n = 1) => {
-      c.total += n;
-      c[state] += n;
-      if (status === 'success') c.succeeded += n;
-      else if (status === 'partial') c.partial += n;
-      else if (status === 'failure') c.failed += n;
-    };
+    const c = emptyProgress();
     for (const t of this.tasks) {
       const p = this.progress.get(t.id)!;
       const inner = this.batchIds.has(t.id) ? this.nested.get(t.id) : undefined;
       // a batch counts as its real tasks: exactly once it is done, as pending or running before
-      if (inner) inner.results.forEach((r) => tally('completed', r.status));
-      else if (this.batchIds.has(t.id)) tally(p.state, p.status, t.job?.tasks.length ?? 0);
-      else tally(p.state, p.status);
+      if (inner) inner.results.forEach((r) => tally(c, 'completed', r.status));
+      else if (this.batchIds.has(t.id)) tally(c, p.state, p.status, t.job?.tasks.length ?? 0);
+      else tally(c, p.state, p.status);
     }
     return c;
   }

@@ -53,7 +53,8 @@ describe('subtask budgets', () => {
     const r = await runJob({
       jobId: uniqueId('latency'),
       pattern: 'fanout',
-      tasks: [sim('slow', { steps: 3, latencyMs: 1500, answer: 'never' }, { budget: { latencySeconds: 2 } })],
+      // step 1 ends at ~4 s, step 2 is cut at 6 s: 2 s of slack for a loaded machine to start the subtask
+      tasks: [sim('slow', { steps: 3, latencyMs: 4000, answer: 'never' }, { budget: { latencySeconds: 6 } })],
     });
     const t = r.results[0];
     expect(t).toMatchObject({ status: 'partial', failureReason: 'budget_exhausted', metrics: { steps: 1 } });
