@@ -23,6 +23,7 @@ const GROUPS: Record<string, string[]> = {
   'eager activities': ['system.enableActivityEagerExecution'],
   '1 task-queue partition': ['matching.numTaskqueueReadPartitions', 'matching.numTaskqueueWritePartitions'],
 };
+const only = (keys: string[]) => Object.fromEntries(Object.entries(DEV_THROUGHPUT_SETTINGS).filter(([k]) => keys.includes(k)));
 const without = (keys: string[]) => Object.fromEntries(Object.entries(DEV_THROUGHPUT_SETTINGS).filter(([k]) => !keys.includes(k)));
 
 interface Variant {
@@ -34,6 +35,8 @@ const ALL_VARIANTS: Variant[] = [
   { name: 'stock server', settings: {} },
   { name: 'tuned server', settings: DEV_THROUGHPUT_SETTINGS },
   ...Object.entries(GROUPS).map(([name, keys]) => ({ name: `tuned − ${name}`, settings: without(keys) })),
+  // the one setting that matters most, with the timeout it needs, alone on the stock server
+  { name: 'stock + transfer workers 32 + lock timeout 5s', settings: only([...GROUPS['transfer workers 32'], ...GROUPS['lock timeout 5s']]) },
   { name: 'tuned + autoscaling pollers', settings: DEV_THROUGHPUT_SETTINGS, tuning: { workflowTaskPollerBehavior: { type: 'autoscaling' }, activityTaskPollerBehavior: { type: 'autoscaling' } } },
   { name: 'tuned + cache of 50 workflows', settings: DEV_THROUGHPUT_SETTINGS, tuning: { maxCachedWorkflows: 50 } },
 ];
