@@ -3,7 +3,7 @@
  * subtasks on a fresh dev server per variant, variants interleaved round by round (so
  * none always runs on a cooler machine), best of BENCH_ROUNDS.
  * - server: stock settings, all of DEV_THROUGHPUT_SETTINGS, and all but one group;
- * - worker: the SDK's defaults vs autoscaling pollers vs a small workflow cache, on the tuned server.
+ * - worker: the SDK's defaults vs autoscaling pollers, a small workflow cache, two workflow threads, on the tuned server.
  * BENCH_N (default 1000), BENCH_ROUNDS (2), BENCH_VARIANTS (comma list of names) narrow it.
  */
 import { DEV_THROUGHPUT_SETTINGS } from '../scripts/dev-server';
@@ -39,6 +39,7 @@ const ALL_VARIANTS: Variant[] = [
   { name: 'stock + transfer workers 32 + lock timeout 5s', settings: only([...GROUPS['transfer workers 32'], ...GROUPS['lock timeout 5s']]) },
   { name: 'tuned + autoscaling pollers', settings: DEV_THROUGHPUT_SETTINGS, tuning: { workflowTaskPollerBehavior: { type: 'autoscaling' }, activityTaskPollerBehavior: { type: 'autoscaling' } } },
   { name: 'tuned + cache of 50 workflows', settings: DEV_THROUGHPUT_SETTINGS, tuning: { maxCachedWorkflows: 50 } },
+  { name: 'tuned + 2 workflow threads', settings: DEV_THROUGHPUT_SETTINGS, tuning: { workflowThreadPoolSize: 2 } },
 ];
 const picked = process.env.BENCH_VARIANTS?.split(',').map((s) => s.trim());
 const variants = picked ? ALL_VARIANTS.filter((v) => picked.some((p) => v.name.includes(p))) : ALL_VARIANTS;

@@ -9,7 +9,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { beforeCheckout, peakRssMiB, quietRuntime, report, root, round, spawnTsx, startTemporal, stopChild } from './lib';
-import { bareRun, echoManifest, startBareWorker } from './delegate-runs';
+import { bareRun, echoManifest, patientResult, startBareWorker } from './delegate-runs';
 import { delegationJob } from '../workflows/delegation-job';
 import { jobStatusQuery } from '../workflows/messages';
 
@@ -50,7 +50,7 @@ async function delegateWidth(n: number, side: 'after' | 'before', cwd: string): 
   });
   let timer: NodeJS.Timeout | undefined;
   const outcome = await Promise.race([
-    handle.result().then(
+    patientResult(handle).then(
       (r) => ({ kind: 'done' as const, r: r as { status: string; metrics: { subtasks: number }; batches?: unknown[] } }),
       (err: unknown) => ({ kind: 'failed' as const, err }),
     ),
@@ -90,8 +90,10 @@ try {
       continue;
     }
     const after = await delegateWidth(n, 'after', root);
+    console.log(`${n} after: ${JSON.stringify(after)}`);
     if (!after.ok) stopAt = n;
     const before = beforeDir ? await delegateWidth(n, 'before', beforeDir) : undefined;
+    if (before) console.log(`${n} before: ${JSON.stringify(before)}`);
     const bare = after.ok ? await bareWidth(n) : NaN;
     const ratio = (s: number | undefined) => (s && bare ? `${round(bare / s, 2)}x` : '–');
     rows.push([n, after.ok ? 'success' : 'failed', round(after.seconds), before ? round(before.seconds) : '–', round(bare), ratio(after.ok ? after.seconds : undefined), ratio(before?.ok ? before.seconds : undefined), after.rss, before?.rss ?? '–', `${after.note}${before ? `; before: ${before.note}` : ''}`]);

@@ -27,7 +27,7 @@ export interface DelegateWorkerOptions {
 }
 
 /** The worker settings a deployment (or the bench's A/B) may change. */
-export type WorkerTuning = Pick<WorkerOptions, 'maxCachedWorkflows' | 'maxConcurrentWorkflowTaskExecutions' | 'workflowTaskPollerBehavior' | 'activityTaskPollerBehavior'>;
+export type WorkerTuning = Pick<WorkerOptions, 'maxCachedWorkflows' | 'workflowThreadPoolSize' | 'maxConcurrentWorkflowTaskExecutions' | 'workflowTaskPollerBehavior' | 'activityTaskPollerBehavior'>;
 
 /** One tenant's agent lane: an activity task queue and how many steps a worker runs from it at once. */
 export interface AgentLane {
