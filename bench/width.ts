@@ -89,6 +89,13 @@ try {
       data.push({ n, outcome: 'not tried' });
       continue;
     }
+    if (process.env.BENCH_WIDTH_BARE_ONLY) {
+      const bareOnly = await bareWidth(n);
+      console.log(`${n} bare: ${round(bareOnly)} s`);
+      rows.push([n, 'bare only', '–', '–', round(bareOnly), '–', '–', '–', '–', '']);
+      data.push({ n, bareSeconds: bareOnly });
+      continue;
+    }
     const after = await delegateWidth(n, 'after', root);
     console.log(`${n} after: ${JSON.stringify(after)}`);
     if (!after.ok) stopAt = n;

@@ -35,7 +35,8 @@ export async function baselineTree({ n, per, parallel }: { n: number; per: numbe
   const lane = async () => {
     while (next < sizes.length) {
       const i = next++;
-      done += await executeChild(baselineFanout, { workflowId: `${id}/b${i}`, args: [{ n: sizes[i] }] });
+      const finished = await executeChild(baselineFanout, { workflowId: `${id}/b${i}`, args: [{ n: sizes[i] }] });
+      done += finished; // not `done += await …`: that reads `done` before the await and loses the other lanes' counts
     }
   };
   await Promise.all(Array.from({ length: Math.min(parallel, sizes.length) }, lane));
