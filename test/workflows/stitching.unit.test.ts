@@ -1,22 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { taskResult } from '../task-result';
+import { emptyMetrics } from '../../workflows/results';
 import type { JobBatch, JobResult, TaskResult } from '../../schemas';
 import { batchesToFetch, stitchBatches, type FetchedChildren } from '../../workflows/stitching';
 
-const result = (id: string, data: unknown, extra: Partial<TaskResult> = {}): TaskResult => ({
-  id,
-  agentId: 'sim',
-  status: 'success',
-  summary: '',
-  data,
-  evidence: [],
-  citations: [],
-  followUps: [],
-  confidence: 0.9,
-  metrics: { latencyMs: 0, costUsd: 0, tokens: 0, toolCalls: 0, steps: 1, attempts: 1, channelsHit: [] },
-  failureReason: null,
-  errors: [],
-  ...extra,
-});
+const result = taskResult;
 const job = (jobId: string, extra: Partial<JobResult> = {}): JobResult => ({
   jobId,
   pattern: 'fanout',
@@ -25,7 +13,7 @@ const job = (jobId: string, extra: Partial<JobResult> = {}): JobResult => ({
   results: [],
   evidence: [],
   followUps: [],
-  metrics: { latencyMs: 0, costUsd: 0, tokens: 0, toolCalls: 0, steps: 0, attempts: 0, channelsHit: [], subtasks: 0, savedUsd: 0 },
+  metrics: { ...emptyMetrics(), steps: 0, attempts: 0, subtasks: 0, savedUsd: 0 },
   ...extra,
 });
 const entry = (id: string, kind: JobBatch['kind'], tasks = 1, extra: Partial<JobBatch> = {}): JobBatch => ({

@@ -1,23 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { TaskResult } from '../../schemas';
+import { taskResult } from '../task-result';
 import { agreement, ballotKey, ballotOf, canonicalJson, decide, jsonPointer, tally, type Ballot } from '../../workflows/vote-tally';
-import { emptyMetrics } from '../../workflows/results';
 
-const result = (id: string, data: unknown, extra: Partial<TaskResult> = {}): TaskResult => ({
-  id,
-  agentId: 'sim',
-  status: 'success',
-  summary: '',
-  data,
-  evidence: [],
-  citations: [],
-  followUps: [],
-  confidence: 0.9,
-  metrics: { ...emptyMetrics(), steps: 1, attempts: 1 },
-  failureReason: null,
-  errors: [],
-  ...extra,
-});
+const result = taskResult;
 const b = (voter: string, value: unknown, weight = 1): Ballot => ({ voter, key: ballotKey(value), value, weight });
 
 describe('JSON pointer (RFC 6901)', () => {
