@@ -30,6 +30,16 @@ export const ConfigSchema = z.object({
   DELEGATE_STEP_CEILING_SECONDS: z.coerce.number().int().positive().max(31_536_000).default(86_400).describe("ceiling on one step's worst case (timeout × attempts + backoff)"),
   DELEGATE_WORKER_SLOTS: z.coerce.number().int().positive().max(10_000).default(200).describe('concurrent agent steps of the shared lane (jobs started without a tenant lane)'),
   DELEGATE_WEBHOOK_SECRET: z.string().min(16).optional().describe('HMAC-SHA256 key that signs completion webhooks'),
+  DELEGATE_DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'a postgres:// URL')
+    .optional()
+    .describe('PostgreSQL URL of the durable record of finished jobs (default: the SQLite file DELEGATE_RECORD_FILE)'),
+  DELEGATE_RECORD_FILE: z.string().min(1).default('.data/delegate.db').describe('SQLite file of the durable record when DELEGATE_DATABASE_URL is unset'),
+  DELEGATE_RECORD_MAX_AGE_DAYS: z.coerce.number().positive().max(36_500).default(365).describe('the prune schedule deletes records of jobs finished longer ago'),
+  DELEGATE_RECORD_KEEP_LABELS: z.string().default('feature').transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean)).describe('comma-separated label keys: records carrying one are never pruned'),
+  DELEGATE_RECORD_PRUNE_EVERY: z.string().regex(/^\d+\s*(s|m|h|d)$/, 'a duration like 30m, 1h or 1d').default('1h').describe('how often the prune schedule runs'),
+  DELEGATE_RECORD_PRUNE_DRY_RUN: bool.default(false).describe('the prune schedule only lists what it would delete'),
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: port.default(3000),
   PUBLIC_URL: z.url().optional().describe('base URL of the API as clients see it, for links'),

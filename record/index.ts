@@ -1,0 +1,25 @@
+/** The durable record: where it lives (config), opening it, and its store. */
+import type { Config } from '../schemas';
+import { openRecordDb, type RecordLocation } from './db';
+import { createRecordStore, type RecordStore } from './store';
+
+export { dialectOf, openRecordDb, type Dialect, type RecordDb, type RecordLocation } from './db';
+export { createRecordStore, decodeCursor, type ArchiveInput, type JobRecord, type PruneOutcome, type Report, type ReportFilter, type ReportSummary, type RecordStore } from './store';
+
+/** Where the configuration puts the record. */
+export function recordLocation(config: Pick<Config, 'DELEGATE_DATABASE_URL' | 'DELEGATE_RECORD_FILE'>): RecordLocation {
+  return { databaseUrl: config.DELEGATE_DATABASE_URL, sqliteFile: config.DELEGATE_RECORD_FILE };
+}
+
+/** The record an open store and its closer. */
+export interface OpenRecord {
+  store: RecordStore;
+  where: string;
+  close(): Promise<void>;
+}
+
+/** Opens the configured record, migrating its schema when needed. */
+export async function openRecord(loc: RecordLocation): Promise<OpenRecord> {
+  const db = await openRecordDb(loc);
+  return { store: createRecordStore(db), where: `${db.dialect}:${db.where}`, close: db.close };
+}

@@ -1,0 +1,92 @@
+/**
+ * The record's schema, as numbered migrations per store, applied by whichever process
+ * opens the record first. Kysely's own Migrator is not used: on SQLite it runs DDL outside
+ * a transaction and takes no lock, and here the API and the workers open the file at once.
+ *
+ *   one connection ─ BEGIN IMMEDIATE (SQLite) | BEGIN + advisory lock (PostgreSQL)
+ *                  ─ every pending migration, each recorded in schema_migrations ─ COMMIT
+ * A migration that fails rolls back with everything else of the run: none is half applied.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { Dialect } from './db';
+
+/** One migration: its statements on each store. */
+interface Migration {
+  name: string;
+  sqlite: string[];
+  postgres: string[];
+}
+
+/** Columns both stores share, in each store's types. */
+const jobColumns = (int: string, big: string) => `
+  tenant TEXT NOT NULL, job_id TEXT NOT NULL, workflow_id TEXT NOT NULL, spec_hash TEXT,
+  pattern TEXT NOT NULL, status TEXT NOT NULL,
+  started_at ${big} NOT NULL, closed_at ${big} NOT NULL, archived_at ${big} NOT NULL,
+  objective TEXT, labels TEXT NOT NULL, subtasks ${int} NOT NULL,
+  cost_micros ${big} NOT NULL, tokens ${big} NOT NULL, tool_calls ${big} NOT NULL,
+  digest TEXT NOT NULL, result TEXT NOT NULL, search_text TEXT NOT NULL,
+  UNIQUE (tenant, job_id)`;
+
+const childTables = (id: string, int: string, big: string) => [
+  `CREATE TABLE job_labels (job ${id} NOT NULL REFERENCES jobs(id) ON DELETE CASCADE, tenant TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, closed_at ${big} NOT NULL, PRIMARY KEY (job, key))`,
+  'CREATE INDEX job_labels_by_label ON job_labels (tenant, key, value, closed_at)',
+  `CREATE TABLE job_agents (job ${id} NOT NULL REFERENCES jobs(id) ON DELETE CASCADE, tenant TEXT NOT NULL, agent_id TEXT NOT NULL, subtasks ${int} NOT NULL, cost_micros ${big} NOT NULL, tokens ${big} NOT NULL, closed_at ${big} NOT NULL, PRIMARY KEY (job, agent_id))`,
+  'CREATE INDEX job_agents_by_agent ON job_agents (tenant, agent_id, closed_at)',
+  `CREATE TABLE job_subtasks (job ${id} NOT NULL REFERENCES jobs(id) ON DELETE CASCADE, idx ${int} NOT NULL, task_id TEXT NOT NULL, agent_id TEXT NOT NULL, status TEXT NOT NULL, result TEXT NOT NULL, PRIMARY KEY (job, idx))`,
+];
+
+const jobIndexes = [
+  'CREATE INDEX jobs_by_closed ON jobs (tenant, closed_at DESC, id DESC)',
+  'CREATE INDEX jobs_by_started ON jobs (tenant, started_at DESC, id DESC)',
+  'CREATE INDEX jobs_by_age ON jobs (closed_at)',
+];
+
+/** Every migration, oldest first. Append only: a released migration never changes. */
+export const MIGRATIONS: Migration[] = [
+  {
+    name: '0001_job_record',
+    sqlite: [
+      `CREATE TABLE jobs (id INTEGER PRIMARY KEY, ${jobColumns('INTEGER', 'INTEGER')})`,
+      ...jobIndexes,
+      ...childTables('INTEGER', 'INTEGER', 'INTEGER'),
+      // free text: an external-content FTS5 index over jobs.search_text, kept by triggers
+      "CREATE VIRTUAL TABLE jobs_fts USING fts5(search_text, content='jobs', content_rowid='id')",
+      'CREATE TRIGGER jobs_fts_insert AFTER INSERT ON jobs BEGIN INSERT INTO jobs_fts(rowid, search_text) VALUES (new.id, new.search_text); END',
+      "CREATE TRIGGER jobs_fts_delete AFTER DELETE ON jobs BEGIN INSERT INTO jobs_fts(jobs_fts, rowid, search_text) VALUES ('delete', old.id, old.search_text); END",
+    ],
+    postgres: [
+      `CREATE TABLE jobs (id BIGSERIAL PRIMARY KEY, ${jobColumns('INTEGER', 'BIGINT')},
+        search tsvector GENERATED ALWAYS AS (to_tsvector('simple', search_text)) STORED)`,
+      ...jobIndexes,
+      'CREATE INDEX jobs_search ON jobs USING gin (search)',
+      ...childTables('BIGINT', 'INTEGER', 'BIGINT'),
+    ],
+  },
+];
+
+/** Any number: the PostgreSQL advisory lock the migrations of this schema hold. */
+const PG_LOCK = 0x6465_6c67;
+
+/** Applies the pending migrations in one transaction; returns the names applied (none when up to date). */
+export async function migrate<DB>(db: Kysely<DB>, dialect: Dialect, migrations: Migration[] = MIGRATIONS): Promise<string[]> {
+  return db.connection().execute(async (conn) => {
+    await sql.raw(dialect === 'sqlite' ? 'BEGIN IMMEDIATE' : 'BEGIN').execute(conn);
+    try {
+      if (dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock(${PG_LOCK})`.execute(conn);
+      await sql`CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`.execute(conn);
+      const done = new Set((await sql<{ name: string }>`SELECT name FROM schema_migrations`.execute(conn)).rows.map((r) => r.name));
+      const applied: string[] = [];
+      for (const m of migrations) {
+        if (done.has(m.name)) continue;
+        for (const stmt of m[dialect]) await sql.raw(stmt).execute(conn);
+        await sql`INSERT INTO schema_migrations (name, applied_at) VALUES (${m.name}, ${new Date().toISOString()})`.execute(conn);
+        applied.push(m.name);
+      }
+      await sql.raw('COMMIT').execute(conn);
+      return applied;
+    } catch (err) {
+      await sql.raw('ROLLBACK').execute(conn).catch(() => undefined);
+      throw err;
+    }
+  });
+}

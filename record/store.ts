@@ -1,0 +1,320 @@
+/**
+ * The durable record of finished jobs: written once per job by the archive activity, read
+ * by the API after Temporal's retention has deleted the workflow, searched and summed up
+ * per tenant, pruned by age (except jobs that carry a keep-label).
+ *
+ *   archive ── one transaction: jobs row (unique per tenant + job id) ─┬─ job_labels
+ *              a second archive of the same job writes nothing         ├─ job_agents (spend per agent)
+ *                                                                      └─ job_subtasks (each TaskResult)
+ */
+import { sql, type Expression, type SqlBool } from 'kysely';
+import type { JobOutcome, JobResult, Pattern, TaskResult } from '../schemas';
+import { fromMicros, toMicros } from '../schemas/money';
+import type { RecordDb } from './db';
+import { searchText, tokens } from './tokens';
+
+/** What the archive activity writes: one finished root job, its result whole (stitched). */
+export interface ArchiveInput {
+  tenant: string;
+  jobId: string;
+  workflowId: string;
+  /** The API's spec hash (idempotency); null for a job started straight through Temporal. */
+  specHash: string | null;
+  /** Epoch ms. */
+  startedAt: number;
+  closedAt: number;
+  objective?: string;
+  labels?: Record<string, string>;
+  /** The questions of the job's tasks, for free-text search. */
+  questions?: string[];
+  result: JobResult;
+}
+
+/** One archived job as the API reads it back. */
+export interface JobRecord {
+  tenant: string;
+  jobId: string;
+  workflowId: string;
+  specHash: string | null;
+  startedAt: number;
+  closedAt: number;
+  labels: Record<string, string>;
+  result: JobResult;
+}
+
+/** Filters of a search of one tenant's record. */
+export interface ReportFilter {
+  /** `key=value` each; all must hold. */
+  label?: string[];
+  pattern?: Pattern;
+  status?: JobOutcome;
+  agent?: string;
+  /** Finished at or after (epoch ms). */
+  from?: number;
+  /** Finished before (epoch ms). */
+  to?: number;
+  /** Words that must all occur (as prefixes) in the objective, the questions or the summaries. */
+  text?: string;
+  cursor?: string;
+  limit: number;
+}
+
+/** One search hit. */
+export interface Report {
+  jobId: string;
+  workflowId: string;
+  pattern: string;
+  status: string;
+  labels: Record<string, string>;
+  objective?: string;
+  startedAt: string;
+  closedAt: string;
+  subtasks: number;
+  agents: string[];
+  spend: { costUsd: number; tokens: number; toolCalls: number };
+  digest: string;
+}
+
+/** Counts and spend of one tenant's finished jobs over a period. */
+export interface ReportSummary {
+  from: string;
+  to: string;
+  jobs: number;
+  subtasks: number;
+  spend: { costUsd: number; tokens: number; toolCalls: number };
+  byStatus: { status: string; jobs: number; costUsd: number }[];
+  byAgent: { agentId: string; subtasks: number; costUsd: number; tokens: number }[];
+  topLabels: { label: string; jobs: number }[];
+}
+
+/** What pruning did (or, dry, would do). */
+export interface PruneOutcome {
+  dryRun: boolean;
+  /** Jobs deleted, or that a dry run would delete. */
+  jobs: number;
+  /** The first of them (at most 1000), oldest first. */
+  listed: { tenant: string; jobId: string; closedAt: string }[];
+}
+
+/** Rows written per INSERT (SQLite takes at most 32,766 bound values in one statement). */
+const CHUNK = 500;
+/** Characters of a search hit's digest. */
+const DIGEST_CHARS = 500;
+/** Jobs a dry run lists. */
+const PRUNE_LISTED = 1000;
+
+/** The opaque cursor of a page: the last hit's (closed_at, id). */
+export function encodeCursor(closedAt: number, id: number): string {
+  return Buffer.from(`${closedAt}.${id}`).toString('base64url');
+}
+
+/** The position a cursor names; undefined when it is not one of ours. */
+export function decodeCursor(cursor: string): { closedAt: number; id: number } | undefined {
+  const m = /^(\d{1,15})\.(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString());
+  return m ? { closedAt: Number(m[1]), id: Number(m[2]) } : undefined;
+}
+
+/** Spend per agent over a job's results, exact to the micro-dollar. */
+function spendByAgent(results: TaskResult[]) {
+  const by = new Map<string, { subtasks: number; micros: number; tokens: number }>();
+  for (const r of results) {
+    const a = by.get(r.agentId) ?? { subtasks: 0, micros: 0, tokens: 0 };
+    a.subtasks++;
+    a.micros += toMicros(r.metrics.costUsd);
+    a.tokens += r.metrics.tokens;
+    by.set(r.agentId, a);
+  }
+  return by;
+}
+
+/** The record over an open database. */
+export function createRecordStore({ db, dialect }: RecordDb) {
+  /** Words as a full-text predicate on `jobs` (every word, as a prefix). */
+  function textMatch(words: string[]): Expression<SqlBool> {
+    if (dialect === 'sqlite') {
+      const match = words.map((w) => `"${w}"*`).join(' ');
+      return sql<SqlBool>`jobs.id IN (SELECT rowid FROM jobs_fts WHERE jobs_fts MATCH ${match})`;
+    }
+    return sql<SqlBool>`jobs.search @@ to_tsquery('simple', ${words.map((w) => `${w}:*`).join(' & ')})`;
+  }
+
+  return {
+    dialect,
+
+    /** Writes a finished job once; a second call for the same job writes nothing. `beforeCommit` runs inside the transaction. */
+    async archive(input: ArchiveInput, beforeCommit?: () => Promise<void>): Promise<{ created: boolean; bytes: number }> {
+      const { result } = input;
+      const stored = JSON.stringify({ ...result, results: [] });
+      const subtasks = result.results.map((r, idx) => ({ idx, task_id: r.id, agent_id: r.agentId, status: r.status, result: JSON.stringify(r) }));
+      const digest = result.results.map((r) => r.summary.trim()).filter(Boolean).join(' · ').slice(0, DIGEST_CHARS);
+      const text = searchText([input.objective, ...(input.questions ?? []), ...result.results.map((r) => r.summary)]);
+      const m = result.metrics;
+      return db.transaction().execute(async (trx) => {
+        const row = await trx
+          .insertInto('jobs')
+          .values({
+            tenant: input.tenant, job_id: input.jobId, workflow_id: input.workflowId, spec_hash: input.specHash,
+            pattern: result.pattern, status: result.status, started_at: input.startedAt, closed_at: input.closedAt, archived_at: Date.now(),
+            objective: input.objective ?? null, labels: JSON.stringify(input.labels ?? {}), subtasks: result.results.length,
+            cost_micros: toMicros(m.costUsd), tokens: m.tokens, tool_calls: m.toolCalls, digest, result: stored, search_text: text,
+          })
+          .onConflict((oc) => oc.columns(['tenant', 'job_id']).doNothing())
+          .returning('id')
+          .executeTakeFirst();
+        if (!row) return { created: false, bytes: 0 };
+        const job = row.id;
+        const common = { job, tenant: input.tenant, closed_at: input.closedAt };
+        const labels = Object.entries(input.labels ?? {}).map(([key, value]) => ({ ...common, key, value }));
+        if (labels.length) await trx.insertInto('job_labels').values(labels).execute();
+        const agents = [...spendByAgent(result.results)].map(([agent_id, a]) => ({ ...common, agent_id, subtasks: a.subtasks, cost_micros: a.micros, tokens: a.tokens }));
+        for (let i = 0; i < agents.length; i += CHUNK) await trx.insertInto('job_agents').values(agents.slice(i, i + CHUNK)).execute();
+        for (let i = 0; i < subtasks.length; i += CHUNK) await trx.insertInto('job_subtasks').values(subtasks.slice(i, i + CHUNK).map((s) => ({ job, ...s }))).execute();
+        await beforeCommit?.();
+        const bytes = stored.length + text.length + digest.length + subtasks.reduce((n, s) => n + s.result.length, 0);
+        return { created: true, bytes };
+      });
+    },
+
+    /** The spec hash of an archived job (idempotency), without reading its result. */
+    async specHashOf(tenant: string, jobId: string): Promise<{ specHash: string | null } | undefined> {
+      const row = await db.selectFrom('jobs').select('spec_hash').where('tenant', '=', tenant).where('job_id', '=', jobId).executeTakeFirst();
+      return row && { specHash: row.spec_hash };
+    },
+
+    /** One archived job, its result whole; undefined when there is none. */
+    async get(tenant: string, jobId: string): Promise<JobRecord | undefined> {
+      const row = await db
+        .selectFrom('jobs')
+        .select(['id', 'workflow_id', 'spec_hash', 'started_at', 'closed_at', 'labels', 'result'])
+        .where('tenant', '=', tenant)
+        .where('job_id', '=', jobId)
+        .executeTakeFirst();
+      if (!row) return undefined;
+      const subs = await db.selectFrom('job_subtasks').select('result').where('job', '=', row.id).orderBy('idx').execute();
+      // `results` was stored empty in its place: the spread keeps the result's key order
+      const result = { ...(JSON.parse(row.result) as JobResult), results: subs.map((s) => JSON.parse(s.result) as TaskResult) };
+      return {
+        tenant, jobId, workflowId: row.workflow_id, specHash: row.spec_hash, startedAt: row.started_at, closedAt: row.closed_at,
+        labels: JSON.parse(row.labels) as Record<string, string>, result,
+      };
+    },
+
+    /** Finished jobs of a tenant, newest start first (the job list's finished half). */
+    async listFinished(tenant: string, f: { pattern?: string; status?: string; label?: string[]; limit: number }) {
+      let q = db.selectFrom('jobs').select(['job_id', 'workflow_id', 'status', 'pattern', 'started_at']).where('tenant', '=', tenant);
+      if (f.pattern) q = q.where('pattern', '=', f.pattern);
+      if (f.status) q = q.where('status', '=', f.status);
+      for (const l of f.label ?? []) {
+        const at = l.indexOf('=');
+        q = q.where((eb) => eb.exists(eb.selectFrom('job_labels').select('job').whereRef('job_labels.job', '=', 'jobs.id').where('key', '=', l.slice(0, at)).where('value', '=', l.slice(at + 1))));
+      }
+      return q.orderBy('started_at', 'desc').orderBy('id', 'desc').limit(f.limit).execute();
+    },
+
+    /** A page of a tenant's archived jobs, newest finish first; `nextCursor` while more match. */
+    async search(tenant: string, f: ReportFilter): Promise<{ reports: Report[]; nextCursor: string | null }> {
+      let q = db
+        .selectFrom('jobs')
+        .select(['id', 'job_id', 'workflow_id', 'pattern', 'status', 'labels', 'objective', 'started_at', 'closed_at', 'subtasks', 'cost_micros', 'tokens', 'tool_calls', 'digest'])
+        .where('tenant', '=', tenant);
+      if (f.pattern) q = q.where('pattern', '=', f.pattern);
+      if (f.status) q = q.where('status', '=', f.status);
+      if (f.from !== undefined) q = q.where('closed_at', '>=', f.from);
+      if (f.to !== undefined) q = q.where('closed_at', '<', f.to);
+      for (const l of f.label ?? []) {
+        const at = l.indexOf('=');
+        q = q.where((eb) => eb.exists(eb.selectFrom('job_labels').select('job').whereRef('job_labels.job', '=', 'jobs.id').where('key', '=', l.slice(0, at)).where('value', '=', l.slice(at + 1))));
+      }
+      if (f.agent) {
+        const agent = f.agent;
+        q = q.where((eb) => eb.exists(eb.selectFrom('job_agents').select('job').whereRef('job_agents.job', '=', 'jobs.id').where('agent_id', '=', agent)));
+      }
+      const words = f.text ? tokens(f.text) : [];
+      if (words.length) q = q.where(textMatch(words));
+      const at = f.cursor ? decodeCursor(f.cursor) : undefined;
+      if (at) q = q.where((eb) => eb.or([eb('closed_at', '<', at.closedAt), eb.and([eb('closed_at', '=', at.closedAt), eb('id', '<', at.id)])]));
+      const rows = await q.orderBy('closed_at', 'desc').orderBy('id', 'desc').limit(f.limit + 1).execute();
+      const page = rows.slice(0, f.limit);
+      const agentRows = page.length
+        ? await db.selectFrom('job_agents').select(['job', 'agent_id']).where('job', 'in', page.map((r) => r.id)).orderBy('agent_id').execute()
+        : [];
+      const reports = page.map((r) => ({
+        jobId: r.job_id, workflowId: r.workflow_id, pattern: r.pattern, status: r.status,
+        labels: JSON.parse(r.labels) as Record<string, string>, ...(r.objective ? { objective: r.objective } : {}),
+        startedAt: new Date(r.started_at).toISOString(), closedAt: new Date(r.closed_at).toISOString(), subtasks: r.subtasks,
+        agents: agentRows.filter((a) => a.job === r.id).map((a) => a.agent_id),
+        spend: { costUsd: fromMicros(r.cost_micros), tokens: r.tokens, toolCalls: r.tool_calls }, digest: r.digest,
+      }));
+      const last = page.at(-1);
+      return { reports, nextCursor: rows.length > f.limit && last ? encodeCursor(last.closed_at, last.id) : null };
+    },
+
+    /** Counts, spend by status and by agent, and the top labels of a tenant's jobs finished in [from, to). */
+    async summary(tenant: string, from: number, to: number, topLabels = 10): Promise<ReportSummary> {
+      const byStatus = await db
+        .selectFrom('jobs')
+        .select((eb) => ['status', eb.fn.countAll<number>().as('jobs'), eb.fn.sum<number>('subtasks').as('subtasks'), eb.fn.sum<number>('cost_micros').as('micros'),
+          eb.fn.sum<number>('tokens').as('tokens'), eb.fn.sum<number>('tool_calls').as('tool_calls')])
+        .where('tenant', '=', tenant).where('closed_at', '>=', from).where('closed_at', '<', to)
+        .groupBy('status').orderBy('status').execute();
+      const byAgent = await db
+        .selectFrom('job_agents')
+        .select((eb) => ['agent_id', eb.fn.sum<number>('subtasks').as('subtasks'), eb.fn.sum<number>('cost_micros').as('micros'), eb.fn.sum<number>('tokens').as('tokens')])
+        .where('tenant', '=', tenant).where('closed_at', '>=', from).where('closed_at', '<', to)
+        .groupBy('agent_id').orderBy('micros', 'desc').orderBy('agent_id').execute();
+      const labels = await db
+        .selectFrom('job_labels')
+        .select((eb) => ['key', 'value', eb.fn.countAll<number>().as('jobs')])
+        .where('tenant', '=', tenant).where('closed_at', '>=', from).where('closed_at', '<', to)
+        .groupBy(['key', 'value']).orderBy('jobs', 'desc').orderBy('key').orderBy('value').limit(topLabels).execute();
+      // PostgreSQL sums and counts bigints as numeric/int8: strings or numbers, made numbers here
+      const n = (v: unknown) => Number(v ?? 0);
+      const sum = (k: 'jobs' | 'subtasks' | 'micros' | 'tokens' | 'tool_calls') => byStatus.reduce((a, r) => a + n(r[k]), 0);
+      return {
+        from: new Date(from).toISOString(),
+        to: new Date(to).toISOString(),
+        jobs: sum('jobs'),
+        subtasks: sum('subtasks'),
+        spend: { costUsd: fromMicros(sum('micros')), tokens: sum('tokens'), toolCalls: sum('tool_calls') },
+        byStatus: byStatus.map((r) => ({ status: r.status, jobs: n(r.jobs), costUsd: fromMicros(n(r.micros)) })),
+        byAgent: byAgent.map((r) => ({ agentId: r.agent_id, subtasks: n(r.subtasks), costUsd: fromMicros(n(r.micros)), tokens: n(r.tokens) })),
+        topLabels: labels.map((r) => ({ label: `${r.key}=${r.value}`, jobs: n(r.jobs) })),
+      };
+    },
+
+    /**
+     * Deletes (or, dry, lists) every tenant's jobs finished before `before`, except those
+     * with a label key in `keepLabels`; in batches, each its own transaction, `onBatch` after each.
+     */
+    async prune(o: { before: number; keepLabels: string[]; dryRun: boolean; batch?: number; onBatch?: (deleted: number) => void }): Promise<PruneOutcome> {
+      const batch = o.batch ?? 500;
+      const doomed = () => {
+        let q = db.selectFrom('jobs').where('closed_at', '<', o.before);
+        if (o.keepLabels.length) {
+          q = q.where((eb) => eb.not(eb.exists(eb.selectFrom('job_labels').select('job').whereRef('job_labels.job', '=', 'jobs.id').where('key', 'in', o.keepLabels))));
+        }
+        return q;
+      };
+      const listed = (
+        await doomed().select(['tenant', 'job_id', 'closed_at']).orderBy('closed_at').orderBy('id').limit(PRUNE_LISTED).execute()
+      ).map((r) => ({ tenant: r.tenant, jobId: r.job_id, closedAt: new Date(r.closed_at).toISOString() }));
+      if (o.dryRun) {
+        const { jobs } = await doomed().select((eb) => eb.fn.countAll<number>().as('jobs')).executeTakeFirstOrThrow();
+        return { dryRun: true, jobs: Number(jobs), listed };
+      }
+      let deleted = 0;
+      for (;;) {
+        const ids = (await doomed().select('id').orderBy('closed_at').orderBy('id').limit(batch).execute()).map((r) => r.id);
+        if (!ids.length) break;
+        // child rows go with their job (ON DELETE CASCADE), the FTS index through its trigger
+        await db.transaction().execute((trx) => trx.deleteFrom('jobs').where('id', 'in', ids).execute());
+        deleted += ids.length;
+        o.onBatch?.(deleted);
+      }
+      return { dryRun: false, jobs: deleted, listed };
+    },
+  };
+}
+
+/** The record's operations. */
+export type RecordStore = ReturnType<typeof createRecordStore>;
