@@ -1,10 +1,12 @@
 import { existsSync } from 'node:fs';
 import { createAgentActivities, type AgentActivityDeps } from './agent-step';
+import { createArchiveActivities, type ArchiveDeps } from './archive';
 import { loadAgentsFile } from './agents/http';
 import { builtinAgents, createAgentRegistry, type AgentRegistry } from './agents/registry';
 import { createWebhookActivities, type WebhookDeps } from './webhook';
 
 export type { AgentStepInput, AgentStepOutput, ResolveAgentInput } from './agent-step';
+export type { ArchiveDeps, ArchiveJobInput, PruneInput } from './archive';
 export type { PreviousStage } from './agents/types';
 export type { WebhookInput, WebhookDeps } from './webhook';
 export { signWebhook, webhookSecretFor, WebhookErrorType } from './webhook';
@@ -21,10 +23,11 @@ export function loadRegistry(agentsFile?: string): AgentRegistry {
 }
 
 /** Everything the worker registers as activities. */
-export function createActivities(deps: AgentActivityDeps & { webhook?: WebhookDeps }) {
+export function createActivities(deps: AgentActivityDeps & { webhook?: WebhookDeps; archive: ArchiveDeps }) {
   return {
     ...createAgentActivities(deps),
     ...createWebhookActivities(deps.webhook ?? {}),
+    ...createArchiveActivities(deps.archive),
   };
 }
 

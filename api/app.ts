@@ -14,6 +14,7 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import type { AgentRegistry } from '../activities';
+import type { RecordStore } from '../record';
 import type { Config } from '../schemas';
 import type { TenantDirectory } from '../workers/tenants';
 import { BEARER_SCHEME, identifyCaller, requireCaller } from './auth';
@@ -32,6 +33,7 @@ declare module 'fastify' {
     registry: AgentRegistry;
     jobs: JobService;
     tenants: TenantDirectory;
+    record: RecordStore;
     publicUrl: string;
   }
 }
@@ -43,12 +45,14 @@ export interface AppDeps {
   registry: AgentRegistry;
   /** Who may call (bearer keys → tenants) and their quotas. */
   tenants: TenantDirectory;
+  /** The durable record of finished jobs (the caller opens and closes it). */
+  record: RecordStore;
   /** Fastify's own options (logger etc.). */
   fastify?: FastifyServerOptions;
 }
 
 /** Builds the API app (auth, quotas, routes, OpenAPI, errors); call `listen` yourself. Refuses to build without keys unless auth is off. */
-export async function buildApp({ config, client, registry, tenants, fastify }: AppDeps): Promise<FastifyInstance> {
+export async function buildApp({ config, client, registry, tenants, record, fastify }: AppDeps): Promise<FastifyInstance> {
   if (tenants.auth === 'on' && tenants.list().length === 0) {
     throw new Error('no API keys: set DELEGATE_API_KEYS (tenant=key,...) or DELEGATE_API_KEYS_FILE, or DELEGATE_AUTH=off for development');
   }
@@ -65,7 +69,8 @@ export async function buildApp({ config, client, registry, tenants, fastify }: A
   app.decorate('temporal', client);
   app.decorate('registry', registry);
   app.decorate('tenants', tenants);
-  app.decorate('jobs', createJobService({ client, config, registry, tenants }));
+  app.decorate('record', record);
+  app.decorate('jobs', createJobService({ client, config, registry, tenants, record }));
   app.decorate('publicUrl', config.PUBLIC_URL ?? `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${config.PORT}`);
   installErrorHandling(app);
   installJsonBodyParser(app);

@@ -3,7 +3,7 @@
  *
  *   jobs/handles.ts  ids, handles, describe (404), requireRunning (409)
  *   jobs/submit.ts   checks, agent resolution, idempotent start
- *   jobs/read.ts     view, result wait, list, live detail, stitching spilled results
+ *   jobs/read.ts     view, result wait, list, live detail; finished jobs from the record
  *   jobs/control.ts  stop, cancel, budget top-ups
  */
 import { createControls } from './jobs/control';
@@ -21,7 +21,7 @@ export function createJobService(deps: JobServiceDeps) {
     workflowIdOf: handles.workflowIdOf,
     uiLink: handles.uiLink,
     submit: createSubmit(deps, handles),
-    ...createReads(deps.client, handles),
+    ...createReads(deps.client, deps.record, handles),
     ...createControls(deps.client, handles),
   };
 }

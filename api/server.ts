@@ -1,6 +1,7 @@
 /** API process: listens on HOST:PORT and shuts down gracefully on SIGINT/SIGTERM. */
 import { Client } from '@temporalio/client';
 import { loadRegistry } from '../activities';
+import { openRecord, recordLocation } from '../record';
 import { connectClient, loadConfig } from '../workers/config';
 import { loadTenants } from '../workers/tenants';
 import { buildApp } from './app';
@@ -9,11 +10,13 @@ import { AUTH_OFF_WARNING } from './routes/system';
 const config = loadConfig();
 const connection = await connectClient(config);
 const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+const record = await openRecord(recordLocation(config));
 const app = await buildApp({
   config,
   client,
   registry: loadRegistry(config.DELEGATE_AGENTS_FILE),
   tenants: loadTenants(config),
+  record: record.store,
   fastify: { logger: { level: config.LOG_LEVEL, base: { proc: 'api' } } },
 }).catch((err: Error) => {
   // no keys, a bad keys file: say what to set, not a stack
@@ -27,6 +30,7 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
     app.log.info({ signal: sig }, 'api shutting down');
     await app.close();
     await connection.close();
+    await record.close();
     process.exit(0);
   });
 }

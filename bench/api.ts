@@ -8,7 +8,7 @@
 import autocannon from 'autocannon';
 import { bundleWorkflows, createWorker } from '../workers/worker';
 import { freePort } from '../scripts/dev-server';
-import { quietRuntime, report, round, spawnTsx, startTemporal, stopChild } from './lib';
+import { benchRecord, quietRuntime, report, round, spawnTsx, startTemporal, stopChild } from './lib';
 import { delegationJob } from '../workflows/delegation-job';
 
 const DURATION = Number(process.env.BENCH_API_SECONDS ?? 10);
@@ -19,7 +19,7 @@ const t = await startTemporal('api');
 const idleQueue = 'bench-api-idle';
 
 // one completed job for the status routes
-const worker = await createWorker({ connection: t.workerConnection, namespace: 'default', taskQueue: 'bench-api-run', workflowBundle: await bundleWorkflows() });
+const worker = await createWorker({ connection: t.workerConnection, namespace: 'default', taskQueue: 'bench-api-run', workflowBundle: await bundleWorkflows(), record: await benchRecord() });
 const running = worker.run();
 const statusJob = 'status-job';
 await t.client.workflow.execute(delegationJob, {

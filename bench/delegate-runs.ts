@@ -12,6 +12,7 @@ import * as baselineActivities from './baseline/activities';
 import { bundleWorkflows, createWorker, type WorkerTuning } from '../workers/worker';
 import { delegationJob } from '../workflows/delegation-job';
 import { baselineFanout, baselineTree } from './baseline/workflows';
+import { benchRecord } from './lib';
 import { builtinAgents } from '../activities';
 
 /** The echo agent's manifest, as the API hands it to a job it resolved at submission. */
@@ -67,7 +68,7 @@ export const BEFORE_QUEUE = 'bench-delegate-before';
 /** A worker of an earlier commit's checkout (`beforeCheckout()`), in this process, on BEFORE_QUEUE. */
 export async function startBeforeWorker(connection: NativeConnection, dir: string): Promise<Worker> {
   const old = (await import(pathToFileURL(join(dir, 'workers', 'worker.ts')).href)) as { createWorker: typeof createWorker };
-  return old.createWorker({ connection, namespace: 'default', taskQueue: BEFORE_QUEUE });
+  return old.createWorker({ connection, namespace: 'default', taskQueue: BEFORE_QUEUE, record: await benchRecord() });
 }
 
 /** The baseline's worker in this process. */
@@ -84,7 +85,7 @@ export async function startBareWorker(connection: NativeConnection, tuning: Work
 
 /** Both workers (Delegate's and the baseline's) in this process, on one connection. */
 export async function startBenchWorkers(connection: NativeConnection, tuning: WorkerTuning = {}, bundle?: Awaited<ReturnType<typeof bundleWorkflows>>) {
-  const delegate = await createWorker({ connection, namespace: 'default', taskQueue: delegateQueue, workflowBundle: bundle ?? (await bundleWorkflows()), tuning });
+  const delegate = await createWorker({ connection, namespace: 'default', taskQueue: delegateQueue, workflowBundle: bundle ?? (await bundleWorkflows()), tuning, record: await benchRecord() });
   const baseline = await startBareWorker(connection, tuning);
   const running = Promise.all([delegate.run(), baseline.run()]);
   return {

@@ -8,7 +8,7 @@
  */
 import { agentQueueFor } from '../workers/tenants';
 import { bundleWorkflows, createWorkers } from '../workers/worker';
-import { quietRuntime, report, round, sleep, startTemporal } from './lib';
+import { benchRecord, quietRuntime, report, round, sleep, startTemporal } from './lib';
 import { delegationJob } from '../workflows/delegation-job';
 
 const SLOTS = Number(process.env.BENCH_SLOTS ?? 8);
@@ -20,7 +20,7 @@ const taskQueue = 'bench-fair';
 const bundle = await bundleWorkflows();
 const common = { connection: t.workerConnection, namespace: 'default' };
 const workers = await createWorkers(
-  { ...common, taskQueue, workflowBundle: bundle, maxConcurrentActivities: SLOTS },
+  { ...common, taskQueue, workflowBundle: bundle, maxConcurrentActivities: SLOTS, record: await benchRecord() },
   ['hog', 'victim'].map((tenant) => ({ taskQueue: agentQueueFor(taskQueue, tenant), slots: SLOTS / 2 })),
 );
 const running = Promise.all(workers.map((w) => w.run()));

@@ -9,6 +9,7 @@ import { execSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { openRecord, type OpenRecord, type RecordStore } from '../record';
 import { fileURLToPath } from 'node:url';
 import { freePort, startDevServer, type DevServer } from '../scripts/dev-server';
 
@@ -53,6 +54,13 @@ export async function startTemporal(name: string, settings?: Record<string, stri
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+let record: Promise<OpenRecord> | undefined;
+/** This process's job record: a SQLite file in a temp folder (Delegate's workers archive every root job). */
+export async function benchRecord(): Promise<RecordStore> {
+  record ??= openRecord({ sqliteFile: join(mkdtempSync(join(tmpdir(), 'delegate-bench-record-')), 'record.db') });
+  return (await record).store;
 }
 
 const children = new Set<ChildProcess>();

@@ -7,7 +7,7 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import type { JobResult } from '../schemas';
 import { bundleWorkflows, createWorker } from '../workers/worker';
-import { quietRuntime, report, round, startTemporal } from './lib';
+import { benchRecord, quietRuntime, report, round, startTemporal } from './lib';
 import { delegationJob } from '../workflows/delegation-job';
 
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 2);
@@ -23,7 +23,7 @@ const voters = Array.from({ length: 9 }, (_, i) => ({
 quietRuntime();
 const t = await startTemporal('vote');
 const taskQueue = 'bench-vote';
-const worker = await createWorker({ connection: t.workerConnection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows() });
+const worker = await createWorker({ connection: t.workerConnection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows(), record: await benchRecord() });
 const running = worker.run();
 
 let seq = 0;

@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
+import { openRecord } from '../record';
 import { bundleWorkflows, createWorker } from '../workers/worker';
 import { freePort, startDevServer } from './dev-server';
 import { encodeFixture, historyToProtoJson, type RecordedRun } from './history-json';
@@ -55,7 +56,7 @@ async function main(only: string[]): Promise<void> {
   const client = new Client({ connection });
   const taskQueue = 'delegate-histories';
   // agent steps run on this one queue too: no agentQueue is passed
-  const worker = await createWorker({ connection: workerConnection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows(), webhook: { policy: { allowLoopback: true } } });
+  const worker = await createWorker({ connection: workerConnection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows(), webhook: { policy: { allowLoopback: true } }, record: (await openRecord({ sqliteFile: join(dir, 'record.db') })).store });
   const running = worker.run();
   try {
     const ctx: ScenarioContext = { client, taskQueue, webhookUrl: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` };

@@ -2,13 +2,13 @@
 import { NativeConnection } from '@temporalio/worker';
 import { inject } from 'vitest';
 import { bundleWorkflows, createWorker, type DelegateWorkerOptions } from '../workers/worker';
-import { uniqueId } from './helpers';
+import { testRecord, uniqueId } from './helpers';
 
 /** Starts a worker with `opts` against the run's dev server; `stop()` shuts it down. */
-export async function startDedicatedWorker(opts: Omit<DelegateWorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'workflowBundle'>) {
+export async function startDedicatedWorker(opts: Omit<DelegateWorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'workflowBundle' | 'record'> & Partial<Pick<DelegateWorkerOptions, 'record'>>) {
   const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
   const taskQueue = uniqueId('own-queue');
-  const worker = await createWorker({ connection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows(), ...opts });
+  const worker = await createWorker({ connection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows(), record: await testRecord(), ...opts });
   const running = worker.run();
   return {
     taskQueue,

@@ -6,6 +6,7 @@ import { loadRegistry } from '../activities';
 import { buildApp } from '../api/app';
 import type { JobResult, JobSpec } from '../schemas';
 import type { EngineLimits } from '../workflows/engine-limits';
+import { openRecord, type RecordStore } from '../record';
 import { loadConfig } from '../workers/config';
 import { loadTenants } from '../workers/tenants';
 import { authHeader, type TestTenant } from './tenants';
@@ -24,12 +25,20 @@ export function testClient(): Promise<Client> {
   return clientPromise;
 }
 
+let recordPromise: Promise<RecordStore> | undefined;
+/** The run's job record (the one the shared worker archives into), opened once per test file. */
+export function testRecord(): Promise<RecordStore> {
+  recordPromise ??= openRecord({ sqliteFile: inject('recordFile') }).then((r) => r.store);
+  return recordPromise;
+}
+
 /** The test configuration: the run's server, task queue and tenants' keys file. */
 export function testConfig(extra: Record<string, string> = {}) {
   return loadConfig({
     TEMPORAL_ADDRESS: inject('temporalAddress'),
     DELEGATE_TASK_QUEUE: inject('taskQueue'),
     DELEGATE_API_KEYS_FILE: inject('keysFile'),
+    DELEGATE_RECORD_FILE: inject('recordFile'),
     // webhook receivers in tests listen on loopback
     DELEGATE_WEBHOOK_ALLOW_LOOPBACK: 'true',
     LOG_LEVEL: 'silent',
@@ -44,7 +53,7 @@ export function testConfig(extra: Record<string, string> = {}) {
  */
 export async function testApp(extra: Record<string, string> = {}, as: TestTenant | null = 'default'): Promise<FastifyInstance> {
   const config = testConfig(extra);
-  const app = await buildApp({ config, client: await testClient(), registry: loadRegistry(inject('agentsFile')), tenants: loadTenants(config) });
+  const app = await buildApp({ config, client: await testClient(), registry: loadRegistry(inject('agentsFile')), tenants: loadTenants(config), record: await testRecord() });
   await app.ready();
   if (as !== null) {
     const inject = app.inject.bind(app) as (opts: InjectOptions) => Promise<LightMyRequestResponse>;

@@ -1,7 +1,10 @@
 /** Worker process: hosts the workflows, the shared agent pool and one agent lane per tenant until SIGINT/SIGTERM. */
 import { pino } from 'pino';
 import { loadRegistry, netPolicyFromConfig } from '../activities';
-import { connectWorker, loadConfig } from './config';
+import { openRecord, recordLocation } from '../record';
+import { Client } from '@temporalio/client';
+import { connectClient, connectWorker, loadConfig } from './config';
+import { ensurePruneSchedule } from './prune-schedule';
 import { agentQueueFor, loadTenants } from './tenants';
 import { bundleWorkflows, createWorkers } from './worker';
 
@@ -11,6 +14,14 @@ const tenants = loadTenants(config);
 // one stray promise (an agent's, a library's) must not take every tenant's steps down with the process
 process.on('unhandledRejection', (reason) => log.error({ err: String(reason) }, 'unhandled rejection (kept running)'));
 const connection = await connectWorker(config);
+const record = await openRecord(recordLocation(config));
+log.info({ record: record.where }, 'job record open');
+{
+  const clientConnection = await connectClient(config);
+  const schedule = await ensurePruneSchedule(new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE }), config);
+  log.info({ schedule, every: config.DELEGATE_RECORD_PRUNE_EVERY, maxAgeDays: config.DELEGATE_RECORD_MAX_AGE_DAYS, keepLabels: config.DELEGATE_RECORD_KEEP_LABELS, dryRun: config.DELEGATE_RECORD_PRUNE_DRY_RUN }, 'record prune schedule');
+  await clientConnection.close();
+}
 const lanes = tenants.list().map((t) => ({ taskQueue: agentQueueFor(config.DELEGATE_TASK_QUEUE, t.tenant), slots: t.quotas.agentSlots }));
 const all = await createWorkers(
   {
@@ -23,6 +34,7 @@ const all = await createWorkers(
     webhook: { policy: netPolicyFromConfig(config) },
     workflowBundle: await bundleWorkflows(),
     maxConcurrentActivities: config.DELEGATE_WORKER_SLOTS,
+    record: record.store,
   },
   lanes,
 );
@@ -36,4 +48,5 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
 log.info({ address: config.TEMPORAL_ADDRESS, taskQueue: config.DELEGATE_TASK_QUEUE, lanes: lanes.map((l) => `${l.taskQueue}×${l.slots}`) }, 'worker running');
 await Promise.all(all.map((w) => w.run()));
 await connection.close();
+await record.close();
 log.info('worker stopped');

@@ -1,6 +1,7 @@
 import { bundleWorkflowCode, Worker, type NativeConnection, type WorkerOptions, type WorkflowBundle } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
-import { builtinAgents, createActivities, createAgentRegistry, type AgentRegistry, type WebhookDeps } from '../activities';
+import { builtinAgents, createActivities, createAgentRegistry, type AgentRegistry, type ArchiveDeps, type WebhookDeps } from '../activities';
+import type { RecordStore } from '../record';
 
 /** Path of the one workflows module the worker registers. */
 export const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
@@ -22,6 +23,10 @@ export interface DelegateWorkerOptions {
   webhook?: Omit<WebhookDeps, 'secret'>;
   /** Concurrent agent steps on this worker: the size of its agent pool. @default 200 */
   maxConcurrentActivities?: number;
+  /** The durable record the jobs archive their results in. */
+  record: RecordStore;
+  /** Archive settings beyond the record (chaos tests hold the write open). */
+  archive?: Omit<ArchiveDeps, 'record'>;
   /** Workflow-side worker settings of the shared queue (cache, pollers); the SDK's defaults unless set. */
   tuning?: WorkerTuning;
 }
@@ -48,7 +53,7 @@ export function bundleWorkflows(): Promise<WorkflowBundle> {
  */
 export async function createWorkers(opts: DelegateWorkerOptions, lanes: AgentLane[] = []): Promise<[Worker, ...Worker[]]> {
   const registry = opts.registry ?? createAgentRegistry(builtinAgents);
-  const activities = createActivities({ registry, stepLogPath: opts.stepLogPath, webhook: { ...opts.webhook, secret: opts.webhookSecret } });
+  const activities = createActivities({ registry, stepLogPath: opts.stepLogPath, webhook: { ...opts.webhook, secret: opts.webhookSecret }, archive: { ...opts.archive, record: opts.record } });
   const common = { connection: opts.connection, namespace: opts.namespace, activities, shutdownGraceTime: '5 seconds' } as const;
   const main = await Worker.create({
     ...common,

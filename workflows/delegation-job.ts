@@ -29,6 +29,7 @@ import { planBatches } from './batching';
 import { installBudgetHandlers } from './job-budget';
 import { cancelJobSignal, jobStatusQuery, stopSignal } from './messages';
 import { restoreCarry } from './job-carry';
+import { archiveIfRoot } from './job-archive';
 import { buildJobResult } from './job-result';
 import { DEFAULT_MAX_PARALLEL, JobRuntime, type JobInput } from './job-runtime';
 import type { PatternOutcome } from './patterns';
@@ -123,6 +124,8 @@ export async function delegationJob(input: JobInput): Promise<JobResult> {
   const result = buildJobResult(rt, outcome);
   // let a top-up in progress answer before the run closes
   await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
+  // the record first: once the status or the webhook says finished, the result outlives the workflow
+  await archiveIfRoot(input.spec, rt.tenant, result);
   await CancellationScope.nonCancellable(async () => {
     upsertSearchAttributes([{ key: STATUS_KEY, value: result.status }]);
     rt.records.changed();

@@ -4,6 +4,7 @@
  */
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { AgentRegistry } from '../../activities';
+import type { RecordStore } from '../../record';
 import type { Config, JobView } from '../../schemas';
 import type { delegationJob } from '../../workflows/delegation-job';
 import type { TenantDirectory } from '../../workers/tenants';
@@ -15,6 +16,8 @@ export interface JobServiceDeps {
   config: Config;
   registry: AgentRegistry;
   tenants: TenantDirectory;
+  /** The durable record of finished jobs: read once Temporal has deleted them. */
+  record: RecordStore;
 }
 
 const STATE: Record<string, JobView['state']> = {
@@ -28,7 +31,7 @@ export function stateOf(statusName: string): JobView['state'] {
 }
 
 /** A root job's handle and description, by tenant and job id. */
-export function createJobHandles({ client, config }: Pick<JobServiceDeps, 'client' | 'config'>) {
+export function createJobHandles({ client, config, record }: Pick<JobServiceDeps, 'client' | 'config' | 'record'>) {
   const workflowIdOf = (tenant: string, jobId: string) => `job/${tenant}/${jobId}`;
   const handleOf = (tenant: string, jobId: string): WorkflowHandle<typeof delegationJob> => client.workflow.getHandle<typeof delegationJob>(workflowIdOf(tenant, jobId));
   const uiLink = (workflowId: string) =>
@@ -46,6 +49,8 @@ export function createJobHandles({ client, config }: Pick<JobServiceDeps, 'clien
 
   /** The handle of a job that still runs; 409 when it has finished. */
   async function requireRunning(tenant: string, jobId: string): Promise<WorkflowHandle<typeof delegationJob>> {
+    // a job in the record has finished, whether Temporal still has its workflow or not
+    if (await record.specHashOf(tenant, jobId)) throw new HttpProblem(409, 'Conflict', `job "${jobId}" has already finished (completed)`);
     const d = await describe(tenant, jobId);
     if (d.status.name !== 'RUNNING') throw new HttpProblem(409, 'Conflict', `job "${jobId}" has already finished (${STATE[d.status.name] ?? d.status.name})`);
     return handleOf(tenant, jobId);

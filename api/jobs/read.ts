@@ -1,40 +1,47 @@
 /**
- * Reading jobs: one job's view (live detail while it runs, the stitched result once done),
- * its result with a bounded wait, and a tenant's list. A spilled result's children are
- * fetched here and stitched by the pure `stitchBatches`.
+ * Reading jobs: one job's view (live detail while it runs, the whole result once done),
+ * its result with a bounded wait, and a tenant's list. A finished job is read from the
+ * record (it outlives Temporal's retention); a running one from Temporal.
+ *
+ *   record has it? ── yes ──> completed view from the record
+ *        │ no
+ *   describe (404) ── running ──> live view (status queries)
+ *                  ── completed, no record (finished before the record existed) ──> whole result from Temporal
  */
 import type { Client } from '@temporalio/client';
-import type { JobProgress, JobResult, JobView, Ledger, SubtaskProgress, TaskResult } from '../../schemas';
+import type { RecordStore } from '../../record';
+import { wholeResult } from '../../record/whole-result';
+import type { JobProgress, JobResult, JobView, Ledger, SubtaskProgress } from '../../schemas';
 import { delegationJob } from '../../workflows/delegation-job';
 import { jobStatusQuery, subtaskStatusQuery } from '../../workflows/messages';
 import { progressOfResults, withBatchProgress } from '../../workflows/progress';
 import { PATTERN_KEY, STATUS_KEY } from '../../workflows/search-attributes';
-import { batchesToFetch, stitchBatches } from '../../workflows/stitching';
-import type { subtask } from '../../workflows/subtask';
 import { HttpProblem } from '../errors';
 import { stateOf, type JobHandles } from './handles';
 
-/** Children fetched at once while stitching. */
-const FETCH_AT_ONCE = 8;
 /** Running children asked for live detail, at most. */
 const LIVE_QUERIES = 100;
 
+/** A finished job's view: the same whether its result comes from the record or from Temporal. */
+function completedView(jobId: string, at: { workflowId: string; startedAt: Date; closedAt: Date }, result: JobResult, links: JobView['links']): JobView {
+  // in a batched job, subtask i lives under the batch that held it
+  const parents = (result.batches ?? []).filter((b) => b.kind === 'batch').flatMap((b) => Array<string>(b.tasks).fill(b.workflowId));
+  const subtasks: SubtaskProgress[] = result.results.map((r, i) => ({
+    id: r.id, state: 'completed', workflowId: `${parents[i] ?? at.workflowId}/${r.id}`, agentId: r.agentId,
+    status: r.status, failureReason: r.failureReason, metrics: r.metrics,
+  }));
+  return {
+    jobId, workflowId: at.workflowId, state: 'completed', startedAt: at.startedAt.toISOString(), closedAt: at.closedAt.toISOString(), links,
+    status: result.status, pattern: result.pattern, progress: progressOfResults(result.results), subtasks, result,
+  };
+}
+
 /** The read operations. */
-export function createReads(client: Client, { describe, handleOf }: JobHandles) {
-  /** The full result: a spilled one's children fetched (recursively), then stitched. */
-  async function stitched(r: JobResult): Promise<JobResult> {
-    const tasks = new Map<string, TaskResult>();
-    const jobs = new Map<string, JobResult>();
-    const todo = batchesToFetch(r);
-    for (let i = 0; i < todo.length; i += FETCH_AT_ONCE) {
-      await Promise.all(
-        todo.slice(i, i + FETCH_AT_ONCE).map(async (b) => {
-          if (b.kind === 'subtask') tasks.set(b.id, await client.workflow.getHandle<typeof subtask>(b.workflowId).result());
-          else jobs.set(b.id, await stitched(await client.workflow.getHandle<typeof delegationJob>(b.workflowId).result()));
-        }),
-      );
-    }
-    return stitchBatches(r, { tasks, jobs });
+export function createReads(client: Client, record: RecordStore, { describe, handleOf }: JobHandles) {
+  /** The result of a job Temporal reports completed: the record's, else Temporal's (a job that finished before the record existed). */
+  async function finishedResult(tenant: string, jobId: string): Promise<JobResult> {
+    const rec = await record.get(tenant, jobId);
+    return rec ? rec.result : wholeResult(client, await handleOf(tenant, jobId).result());
   }
 
   /**
@@ -67,6 +74,8 @@ export function createReads(client: Client, { describe, handleOf }: JobHandles) 
   return {
     /** The job's state, progress, ledger, and result when done. */
     async view(tenant: string, jobId: string, links: JobView['links']): Promise<JobView> {
+      const rec = await record.get(tenant, jobId);
+      if (rec) return completedView(jobId, { workflowId: rec.workflowId, startedAt: new Date(rec.startedAt), closedAt: new Date(rec.closedAt) }, rec.result, links);
       const d = await describe(tenant, jobId);
       const state = stateOf(d.status.name);
       const base: JobView = {
@@ -77,67 +86,76 @@ export function createReads(client: Client, { describe, handleOf }: JobHandles) 
         ...(d.closeTime ? { closedAt: d.closeTime.toISOString() } : {}),
         links,
       };
-      const handle = handleOf(tenant, jobId);
       if (state === 'running') {
-        const p = await handle.query(jobStatusQuery).catch(() => undefined);
+        const p = await handleOf(tenant, jobId).query(jobStatusQuery).catch(() => undefined);
         if (!p) return base;
         return { ...base, pattern: p.pattern, ...(await liveDetail(p)), ledger: p.ledger };
       }
       if (state !== 'completed') return base;
-      const result = await stitched(await handle.result());
-      // in a batched job, subtask i lives under the batch that held it
-      const parents = (result.batches ?? []).filter((b) => b.kind === 'batch').flatMap((b) => Array<string>(b.tasks).fill(b.workflowId));
-      const subtasks: SubtaskProgress[] = result.results.map((r, i) => ({
-        id: r.id, state: 'completed', workflowId: `${parents[i] ?? d.workflowId}/${r.id}`, agentId: r.agentId,
-        status: r.status, failureReason: r.failureReason, metrics: r.metrics,
-      }));
-      return { ...base, status: result.status, pattern: result.pattern, progress: progressOfResults(result.results), subtasks, result };
+      // it finished since the record was asked: the record has it now (or never will, for a job older than the record)
+      const late = await record.get(tenant, jobId);
+      if (late) return completedView(jobId, { workflowId: late.workflowId, startedAt: new Date(late.startedAt), closedAt: new Date(late.closedAt) }, late.result, links);
+      return completedView(jobId, { workflowId: d.workflowId, startedAt: d.startTime, closedAt: d.closeTime ?? new Date() }, await finishedResult(tenant, jobId), links);
     },
 
     /** The result, waiting up to `waitSeconds` for it; undefined while the job still runs. */
     async result(tenant: string, jobId: string, waitSeconds: number): Promise<JobResult | undefined> {
+      const rec = await record.get(tenant, jobId);
+      if (rec) return rec.result;
       const d = await describe(tenant, jobId);
       const state = stateOf(d.status.name);
       if (state !== 'running' && state !== 'completed') {
         throw new HttpProblem(409, 'Conflict', `job "${jobId}" ended without a result (${state})`);
       }
       const handle = handleOf(tenant, jobId);
-      if (state === 'completed') return stitched(await handle.result());
+      if (state === 'completed') return finishedResult(tenant, jobId);
       if (waitSeconds <= 0) return undefined;
       try {
-        const r = await client.connection.withDeadline(Date.now() + waitSeconds * 1000, () => handle.result());
-        return await stitched(r);
+        await client.connection.withDeadline(Date.now() + waitSeconds * 1000, () => handle.result());
+        return await finishedResult(tenant, jobId);
       } catch (err) {
         // the deadline surfaces in several shapes (DEADLINE_EXCEEDED, a cancelled call, a wrapped
         // ServiceError): what matters is whether the job is still running
         const now = await describe(tenant, jobId);
         if (now.status.name === 'RUNNING') return undefined;
-        if (now.status.name === 'COMPLETED') return stitched(await handle.result());
+        if (now.status.name === 'COMPLETED') return finishedResult(tenant, jobId);
         throw err;
       }
     },
 
-    /** Jobs of a tenant, newest first, filtered by pattern, status and labels. */
+    /**
+     * Jobs of a tenant, newest start first, filtered by pattern, status and labels: the
+     * finished ones from the record, the others (running, or ended without a result) from
+     * Temporal's visibility, merged.
+     */
     async list(tenant: string, filter: { pattern?: string; status?: string; label?: string[]; limit: number }) {
-      const q = [`DelegateTenant = ${JSON.stringify(tenant)}`];
+      const q = [`DelegateTenant = ${JSON.stringify(tenant)}`, 'ExecutionStatus != "Completed"'];
       if (filter.pattern) q.push(`DelegatePattern = ${JSON.stringify(filter.pattern)}`);
       if (filter.status) q.push(`DelegateStatus = ${JSON.stringify(filter.status)}`);
       for (const l of filter.label ?? []) q.push(`DelegateLabels = ${JSON.stringify(l)}`);
-      const jobs = [];
+      const finished = filter.status === 'running' ? [] : await record.listFinished(tenant, filter);
+      const jobs: { jobId: string; workflowId: string; state: JobView['state']; status?: string; pattern?: string; startedAt: string }[] = finished.map((r) => ({
+        jobId: r.job_id, workflowId: r.workflow_id, state: 'completed', status: r.status, pattern: r.pattern, startedAt: new Date(r.started_at).toISOString(),
+      }));
+      const archived = new Set(jobs.map((j) => j.jobId));
+      let others = 0;
       for await (const wf of client.workflow.list({ query: q.join(' AND ') })) {
         // nested jobs and batches share the tenant; only root jobs (`job/<tenant>/<jobId>`) are listed
         if (wf.type !== delegationJob.name || wf.workflowId.split('/').length !== 3) continue;
+        const jobId = String(wf.memo?.jobId ?? wf.workflowId.split('/').slice(2).join('/'));
+        // archived a moment before its workflow completes: the record's entry stands
+        if (archived.has(jobId)) continue;
         jobs.push({
-          jobId: String(wf.memo?.jobId ?? wf.workflowId.split('/').slice(2).join('/')),
+          jobId,
           workflowId: wf.workflowId,
           state: stateOf(wf.status.name),
           status: wf.typedSearchAttributes.get(STATUS_KEY),
           pattern: wf.typedSearchAttributes.get(PATTERN_KEY),
           startedAt: wf.startTime.toISOString(),
         });
-        if (jobs.length >= filter.limit) break;
+        if (++others >= filter.limit) break;
       }
-      return jobs;
+      return jobs.sort((x, y) => (x.startedAt < y.startedAt ? 1 : x.startedAt > y.startedAt ? -1 : 0)).slice(0, filter.limit);
     },
   };
 }

@@ -2,8 +2,10 @@
  * Submitting a job: checks (tenant quotas, callback URL, runnable spec, payload size),
  * agents resolved once, then a start that is idempotent on the job id.
  *
- *   spec ──checks (400/404/413/422)──> resolve agents ──running-jobs quota (429)──> start
- *                                                          already started? same spec hash → 200, else 409
+ *   spec ──checks (400/404/413/422)──> in the record? ──> resolve agents ──running-jobs quota (429)──> start
+ *                                        same spec hash → 200, else 409     already started? same spec hash → 200, else 409
+ * The record keeps a finished job's spec hash after Temporal has deleted its workflow: a
+ * resubmission never starts the job again, however long ago it ran.
  */
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { createHash, randomUUID } from 'node:crypto';
@@ -58,7 +60,7 @@ function checkSubmission({ config, registry, tenants }: JobServiceDeps, netPolic
 
 /** The submit operation. */
 export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, describe }: JobHandles) {
-  const { client, config, registry } = deps;
+  const { client, config, registry, record } = deps;
   const runningJobs = createRunningJobsQuota(client);
   const netPolicy = netPolicyFromConfig(config);
 
@@ -68,6 +70,12 @@ export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, des
     const jobId = spec.jobId ?? idempotencyKey ?? randomUUID();
     const workflowId = workflowIdOf(tenant, jobId);
     const specHash = specHashOf(spec);
+    const sameOrConflict = (existingHash: unknown): Submission => {
+      if (existingHash !== specHash) throw new HttpProblem(409, 'Conflict', `job "${jobId}" already exists with a different spec`);
+      return { jobId, workflowId, created: false };
+    };
+    const archived = await record.specHashOf(tenant, jobId);
+    if (archived) return sameOrConflict(archived.specHash);
     // agents are found once, here: each subtask gets its manifest and spends no activity on it
     const resolved = resolveAgents(spec, registry);
     const input: JobInput = {
@@ -110,11 +118,13 @@ export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, des
     } catch (err) {
       place?.release();
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-      const existing = await describe(tenant, jobId);
-      if (existing.memo?.specHash !== specHash) {
-        throw new HttpProblem(409, 'Conflict', `job "${jobId}" already exists with a different spec`);
-      }
-      return { jobId, workflowId, created: false };
+      // deleted by retention since the start was refused: its record answers
+      const existing = await describe(tenant, jobId).catch(async (e: unknown) => {
+        const late = await record.specHashOf(tenant, jobId);
+        if (late) return { memo: { specHash: late.specHash } };
+        throw e;
+      });
+      return sameOrConflict(existing.memo?.specHash);
     }
   };
 }

@@ -1,6 +1,6 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { describe, expect, inject, it, onTestFinished } from 'vitest';
-import { appForTest, finalResult, jobsStartedWithId, pollUntil, testClient, testConfig, uniqueId, useApp } from '../helpers';
+import { appForTest, finalResult, jobsStartedWithId, pollUntil, testClient, testConfig, testRecord, uniqueId, useApp } from '../helpers';
 import { TEST_TENANTS } from '../tenants';
 import { buildApp } from '../../api/app';
 import { loadRegistry } from '../../activities';
@@ -101,9 +101,9 @@ describe('bearer keys decide the tenant', () => {
     const client = await testClient();
     const registry = loadRegistry(inject('agentsFile'));
     const keyless = { ...testConfig(), DELEGATE_API_KEYS_FILE: undefined };
-    await expect(buildApp({ config: keyless, client, registry, tenants: loadTenants(keyless) })).rejects.toThrow(/DELEGATE_API_KEYS/);
+    await expect(buildApp({ config: keyless, client, registry, tenants: loadTenants(keyless), record: await testRecord() })).rejects.toThrow(/DELEGATE_API_KEYS/);
     const off = testConfig({ DELEGATE_AUTH: 'off' });
-    const open = await buildApp({ config: off, client, registry, tenants: loadTenants(off) });
+    const open = await buildApp({ config: off, client, registry, tenants: loadTenants(off), record: await testRecord() });
     onTestFinished(() => open.close());
     const ready = (await open.inject({ method: 'GET', url: '/readyz' })).json();
     expect(ready).toMatchObject({ auth: 'off' });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { JobResult } from '../../schemas';
-import { jobsStartedWithId, uniqueId, useApp } from '../helpers';
+import { jobsStartedWithId, testRecord, uniqueId, useApp } from '../helpers';
 
 const app = useApp();
 
@@ -167,7 +167,7 @@ describe('catalogue, health and docs', () => {
     const { loadTenants } = await import('../../workers/tenants');
     const dead = await Connection.connect({ address: '127.0.0.1:1', connectTimeout: 100 }).catch(() => undefined);
     const lazy = dead ?? Connection.lazy({ address: '127.0.0.1:1' });
-    const offline = await buildApp({ config: testConfig(), client: new Client({ connection: lazy }), registry: createAgentRegistry(builtinAgents), tenants: loadTenants(testConfig()) });
+    const offline = await buildApp({ config: testConfig(), client: new Client({ connection: lazy }), registry: createAgentRegistry(builtinAgents), tenants: loadTenants(testConfig()), record: await testRecord() });
     const res = await offline.inject({ method: 'GET', url: '/readyz' });
     expect(res.statusCode).toBe(503);
     expect(res.json().title).toBe('Temporal unavailable');

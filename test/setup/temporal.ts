@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { loadRegistry } from '../../activities';
+import { openRecord } from '../../record';
 import { freePort, startDevServer } from '../../scripts/dev-server';
 import { startExampleAgent } from '../../scripts/example-agent';
 import { startFakeLlm } from '../../scripts/fake-llm';
@@ -23,6 +24,7 @@ declare module 'vitest' {
     taskQueue: string;
     agentsFile: string;
     keysFile: string;
+    recordFile: string;
   }
 }
 
@@ -60,6 +62,9 @@ export default async function setup(project: TestProject) {
     llmAgent('rogue-llm', 'rogue'),
   ] }));
   const keysFile = writeKeysFile(join(dir, 'keys.json'));
+  // the job record the shared worker archives into and every test's API reads (SQLite, WAL: shared by processes)
+  const recordFile = join(dir, 'record.db');
+  const record = await openRecord({ sqliteFile: recordFile });
   const connection = await NativeConnection.connect({ address: server.address });
   const registry = loadRegistry(agentsFile);
   // webhook receivers in tests listen on loopback
@@ -67,7 +72,7 @@ export default async function setup(project: TestProject) {
   // one agent lane per test tenant, as workers/main.ts serves them
   const tenants = loadTenants(loadConfig({ DELEGATE_API_KEYS_FILE: keysFile }));
   const workers = await createWorkers(
-    { connection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows(), webhookSecret: TEST_WEBHOOK_SECRET, webhook, registry },
+    { connection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows(), webhookSecret: TEST_WEBHOOK_SECRET, webhook, registry, record: record.store },
     tenants.list().map((t) => ({ taskQueue: agentQueueFor(taskQueue, t.tenant), slots: t.quotas.agentSlots })),
   );
   const running = Promise.all(workers.map((w) => w.run()));
@@ -75,10 +80,12 @@ export default async function setup(project: TestProject) {
   project.provide('taskQueue', taskQueue);
   project.provide('agentsFile', agentsFile);
   project.provide('keysFile', keysFile);
+  project.provide('recordFile', recordFile);
   return async () => {
     for (const w of workers) w.shutdown();
     await running.catch((err) => console.error('worker ended with', err));
     await connection.close();
+    await record.close();
     await server.stop();
     agent.server.close();
     llm.server.close();

@@ -1,0 +1,56 @@
+/**
+ * The record's activities: archiving a finished root job (the job runs it before it
+ * completes: no job is reported finished without its record) and pruning old records (the
+ * prune schedule's workflow runs it).
+ *
+ * Archiving is idempotent: a retry after a worker died mid-write finds either nothing (the
+ * transaction rolled back) or the whole record (it committed), and writes nothing twice.
+ */
+import { Context } from '@temporalio/activity';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ArchiveInput, PruneOutcome, RecordStore } from '../record';
+import { wholeResult } from '../record/whole-result';
+
+/** What the job hands the archive: its result as returned (batches not yet fetched) and its context. */
+export type ArchiveJobInput = ArchiveInput;
+
+/** Input of a prune run. */
+export interface PruneInput {
+  /** Records of jobs finished longer ago than this are deleted. */
+  maxAgeDays: number;
+  /** Label keys whose records are never deleted. */
+  keepLabels: string[];
+  /** List what would go; delete nothing. */
+  dryRun: boolean;
+}
+
+/** What the record's activities need. */
+export interface ArchiveDeps {
+  record: RecordStore;
+  /** Chaos tests only: hold the archive transaction open this long before it commits (a kill lands mid-write). */
+  pauseBeforeCommitMs?: number;
+}
+
+/** The record's activities. */
+export function createArchiveActivities({ record, pauseBeforeCommitMs }: ArchiveDeps) {
+  return {
+    /** Writes the job's record once, its result whole; `created: false` when it was already written. */
+    async archiveJob(input: ArchiveJobInput): Promise<{ created: boolean; subtasks: number; bytes: number }> {
+      const ctx = Context.current();
+      // a retry after a commit whose completion was lost: nothing to fetch, nothing to write
+      if (await record.specHashOf(input.tenant, input.jobId)) return { created: false, subtasks: 0, bytes: 0 };
+      const result = await wholeResult(ctx.client, input.result, () => ctx.heartbeat('fetching batches'));
+      ctx.heartbeat('writing');
+      const pause = pauseBeforeCommitMs ? () => sleep(pauseBeforeCommitMs) : undefined;
+      const { created, bytes } = await record.archive({ ...input, result }, pause);
+      return { created, subtasks: result.results.length, bytes };
+    },
+
+    /** Deletes (or lists, dry) the records older than `maxAgeDays` that carry none of `keepLabels`. */
+    async pruneRecords(input: PruneInput): Promise<PruneOutcome> {
+      const ctx = Context.current();
+      const before = Date.now() - input.maxAgeDays * 86_400_000;
+      return record.prune({ before, keepLabels: input.keepLabels, dryRun: input.dryRun, onBatch: (n) => ctx.heartbeat(n) });
+    },
+  };
+}
