@@ -29,10 +29,12 @@ export interface ArchiveDeps {
   record: RecordStore;
   /** Chaos tests only: hold the archive transaction open this long before it commits (a kill lands mid-write). */
   pauseBeforeCommitMs?: number;
+  /** Chaos tests only: wait this long after the commit before completing (a kill lands between the two). */
+  pauseAfterCommitMs?: number;
 }
 
 /** The record's activities. */
-export function createArchiveActivities({ record, pauseBeforeCommitMs }: ArchiveDeps) {
+export function createArchiveActivities({ record, pauseBeforeCommitMs, pauseAfterCommitMs }: ArchiveDeps) {
   return {
     /** Writes the job's record once, its result whole; `created: false` when it was already written. */
     async archiveJob(input: ArchiveJobInput): Promise<{ created: boolean; subtasks: number; bytes: number }> {
@@ -43,6 +45,7 @@ export function createArchiveActivities({ record, pauseBeforeCommitMs }: Archive
       ctx.heartbeat('writing');
       const pause = pauseBeforeCommitMs ? () => sleep(pauseBeforeCommitMs) : undefined;
       const { created, bytes } = await record.archive({ ...input, result }, pause);
+      if (pauseAfterCommitMs) await sleep(pauseAfterCommitMs);
       return { created, subtasks: result.results.length, bytes };
     },
 

@@ -25,6 +25,7 @@ import { installRateLimit } from './quotas';
 import { jobRoutes } from './routes/jobs';
 import { systemRoutes } from './routes/system';
 import { webhookRoutes } from './routes/webhooks';
+import { reportRoutes } from './routes/reports';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -90,6 +91,7 @@ export async function buildApp({ config, client, registry, tenants, record, fast
         { name: 'jobs', description: 'Submit jobs and follow them' },
         { name: 'budgets', description: 'Live budget top-ups' },
         { name: 'agents', description: 'The agent catalogue' },
+        { name: 'reports', description: "Search and sum up the tenant's finished jobs (the durable record)" },
         { name: 'webhooks', description: 'Completion webhooks: signing secret' },
         { name: 'system', description: 'Health and readiness' },
       ],
@@ -106,5 +108,6 @@ export async function buildApp({ config, client, registry, tenants, record, fast
   await app.register(systemRoutes);
   await app.register(jobRoutes);
   await app.register(webhookRoutes);
+  await app.register(reportRoutes);
   return app;
 }

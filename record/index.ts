@@ -4,7 +4,7 @@ import { openRecordDb, type RecordLocation } from './db';
 import { createRecordStore, type RecordStore } from './store';
 
 export { dialectOf, openRecordDb, type Dialect, type RecordDb, type RecordLocation } from './db';
-export { createRecordStore, decodeCursor, type ArchiveInput, type JobRecord, type PruneOutcome, type Report, type ReportFilter, type ReportSummary, type RecordStore } from './store';
+export { createRecordStore, decodeCursor, type ArchiveInput, type JobRecord, type PruneOutcome, type ReportFilter, type RecordStore } from './store';
 
 /** Where the configuration puts the record. */
 export function recordLocation(config: Pick<Config, 'DELEGATE_DATABASE_URL' | 'DELEGATE_RECORD_FILE'>): RecordLocation {

@@ -8,7 +8,7 @@
  *                                                                      └─ job_subtasks (each TaskResult)
  */
 import { sql, type Expression, type SqlBool } from 'kysely';
-import type { JobOutcome, JobResult, Pattern, TaskResult } from '../schemas';
+import type { JobOutcome, JobResult, Pattern, Report, ReportSummary, TaskResult } from '../schemas';
 import { fromMicros, toMicros } from '../schemas/money';
 import type { RecordDb } from './db';
 import { searchText, tokens } from './tokens';
@@ -57,34 +57,6 @@ export interface ReportFilter {
   text?: string;
   cursor?: string;
   limit: number;
-}
-
-/** One search hit. */
-export interface Report {
-  jobId: string;
-  workflowId: string;
-  pattern: string;
-  status: string;
-  labels: Record<string, string>;
-  objective?: string;
-  startedAt: string;
-  closedAt: string;
-  subtasks: number;
-  agents: string[];
-  spend: { costUsd: number; tokens: number; toolCalls: number };
-  digest: string;
-}
-
-/** Counts and spend of one tenant's finished jobs over a period. */
-export interface ReportSummary {
-  from: string;
-  to: string;
-  jobs: number;
-  subtasks: number;
-  spend: { costUsd: number; tokens: number; toolCalls: number };
-  byStatus: { status: string; jobs: number; costUsd: number }[];
-  byAgent: { agentId: string; subtasks: number; costUsd: number; tokens: number }[];
-  topLabels: { label: string; jobs: number }[];
 }
 
 /** What pruning did (or, dry, would do). */
@@ -238,8 +210,8 @@ export function createRecordStore({ db, dialect }: RecordDb) {
       const agentRows = page.length
         ? await db.selectFrom('job_agents').select(['job', 'agent_id']).where('job', 'in', page.map((r) => r.id)).orderBy('agent_id').execute()
         : [];
-      const reports = page.map((r) => ({
-        jobId: r.job_id, workflowId: r.workflow_id, pattern: r.pattern, status: r.status,
+      const reports = page.map((r): Report => ({
+        jobId: r.job_id, workflowId: r.workflow_id, pattern: r.pattern as Pattern, status: r.status as JobOutcome,
         labels: JSON.parse(r.labels) as Record<string, string>, ...(r.objective ? { objective: r.objective } : {}),
         startedAt: new Date(r.started_at).toISOString(), closedAt: new Date(r.closed_at).toISOString(), subtasks: r.subtasks,
         agents: agentRows.filter((a) => a.job === r.id).map((a) => a.agent_id),
@@ -276,7 +248,7 @@ export function createRecordStore({ db, dialect }: RecordDb) {
         jobs: sum('jobs'),
         subtasks: sum('subtasks'),
         spend: { costUsd: fromMicros(sum('micros')), tokens: sum('tokens'), toolCalls: sum('tool_calls') },
-        byStatus: byStatus.map((r) => ({ status: r.status, jobs: n(r.jobs), costUsd: fromMicros(n(r.micros)) })),
+        byStatus: byStatus.map((r) => ({ status: r.status as JobOutcome, jobs: n(r.jobs), costUsd: fromMicros(n(r.micros)) })),
         byAgent: byAgent.map((r) => ({ agentId: r.agent_id, subtasks: n(r.subtasks), costUsd: fromMicros(n(r.micros)), tokens: n(r.tokens) })),
         topLabels: labels.map((r) => ({ label: `${r.key}=${r.value}`, jobs: n(r.jobs) })),
       };

@@ -40,6 +40,8 @@ export const ConfigSchema = z.object({
   DELEGATE_RECORD_KEEP_LABELS: z.string().default('feature').transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean)).describe('comma-separated label keys: records carrying one are never pruned'),
   DELEGATE_RECORD_PRUNE_EVERY: z.string().regex(/^\d+\s*(s|m|h|d)$/, 'a duration like 30m, 1h or 1d').default('1h').describe('how often the prune schedule runs'),
   DELEGATE_RECORD_PRUNE_DRY_RUN: bool.default(false).describe('the prune schedule only lists what it would delete'),
+  DELEGATE_CHAOS_ARCHIVE_HOLD_MS: z.coerce.number().int().min(0).max(600_000).default(0).describe('fault-injection tests only: hold each archive write open this long before it commits'),
+  DELEGATE_CHAOS_ARCHIVE_HOLD_AFTER_MS: z.coerce.number().int().min(0).max(600_000).default(0).describe('fault-injection tests only: wait this long after an archive committed before reporting it'),
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: port.default(3000),
   PUBLIC_URL: z.url().optional().describe('base URL of the API as clients see it, for links'),

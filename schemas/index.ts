@@ -8,3 +8,4 @@ export * from './errors';
 export * from './config';
 export * from './tenant';
 export * from './job-input';
+export * from './report';

@@ -1,19 +1,30 @@
 /** A worker of a test file's own, on its own task queue, for options the shared test worker does not have. */
 import { NativeConnection } from '@temporalio/worker';
 import { inject } from 'vitest';
-import { bundleWorkflows, createWorker, type DelegateWorkerOptions } from '../workers/worker';
+import { agentQueueFor } from '../workers/tenants';
+import { bundleWorkflows, createWorkers, type DelegateWorkerOptions } from '../workers/worker';
 import { testRecord, uniqueId } from './helpers';
 
+/** What a dedicated worker may set: everything but where it runs; the record defaults to the run's. */
+export type DedicatedWorkerOptions = Omit<DelegateWorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'workflowBundle' | 'record'> &
+  Partial<Pick<DelegateWorkerOptions, 'record'>> & {
+    /** Tenants whose agent lanes it also serves (jobs the API submits run their steps there). */
+    lanes?: string[];
+  };
+
 /** Starts a worker with `opts` against the run's dev server; `stop()` shuts it down. */
-export async function startDedicatedWorker(opts: Omit<DelegateWorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'workflowBundle' | 'record'> & Partial<Pick<DelegateWorkerOptions, 'record'>>) {
+export async function startDedicatedWorker({ lanes = [], ...opts }: DedicatedWorkerOptions) {
   const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
   const taskQueue = uniqueId('own-queue');
-  const worker = await createWorker({ connection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows(), record: await testRecord(), ...opts });
-  const running = worker.run();
+  const workers = await createWorkers(
+    { connection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows(), record: await testRecord(), ...opts },
+    lanes.map((tenant) => ({ taskQueue: agentQueueFor(taskQueue, tenant), slots: 20 })),
+  );
+  const running = Promise.all(workers.map((w) => w.run()));
   return {
     taskQueue,
     async stop() {
-      worker.shutdown();
+      for (const w of workers) w.shutdown();
       await running;
       await connection.close();
     },

@@ -49,11 +49,12 @@ export function testConfig(extra: Record<string, string> = {}) {
 /**
  * The API app, not listening: drive it with `app.inject`. Requests carry the key of `as`
  * (tenant `default` unless said otherwise) unless they set their own `authorization`
- * header; `as: null` sends none. The caller closes it: prefer `useApp` or `appForTest`.
+ * header; `as: null` sends none. It reads the run's record unless given another. The caller
+ * closes it: prefer `useApp` or `appForTest`.
  */
-export async function testApp(extra: Record<string, string> = {}, as: TestTenant | null = 'default'): Promise<FastifyInstance> {
+export async function testApp(extra: Record<string, string> = {}, as: TestTenant | null = 'default', record?: RecordStore): Promise<FastifyInstance> {
   const config = testConfig(extra);
-  const app = await buildApp({ config, client: await testClient(), registry: loadRegistry(inject('agentsFile')), tenants: loadTenants(config), record: await testRecord() });
+  const app = await buildApp({ config, client: await testClient(), registry: loadRegistry(inject('agentsFile')), tenants: loadTenants(config), record: record ?? (await testRecord()) });
   await app.ready();
   if (as !== null) {
     const inject = app.inject.bind(app) as (opts: InjectOptions) => Promise<LightMyRequestResponse>;
@@ -88,8 +89,8 @@ export function useApp(extra: Record<string, string> = {}, as: TestTenant | null
 }
 
 /** An API app for one test (its own config or tenant), closed when that test finishes, pass or fail. */
-export async function appForTest(extra: Record<string, string> = {}, as: TestTenant | null = 'default'): Promise<FastifyInstance> {
-  const app = await testApp(extra, as);
+export async function appForTest(extra: Record<string, string> = {}, as: TestTenant | null = 'default', record?: RecordStore): Promise<FastifyInstance> {
+  const app = await testApp(extra, as, record);
   onTestFinished(() => app.close());
   return app;
 }
@@ -147,4 +148,19 @@ export async function runsOf(workflowId: string) {
   const runs = [];
   for await (const wf of client.workflow.list({ query: `WorkflowId = "${workflowId}"` })) runs.push(wf);
   return runs.sort((a, b) => a.startTime.getTime() - b.startTime.getTime());
+}
+
+/** Deletes closed workflows through Temporal's API, as retention does, and waits until they are gone. */
+export async function deleteLikeRetention(workflowIds: string[]): Promise<void> {
+  const client = await testClient();
+  for (const workflowId of workflowIds) {
+    await client.workflowService.deleteWorkflowExecution({ namespace: 'default', workflowExecution: { workflowId } });
+  }
+  for (const workflowId of workflowIds) {
+    await pollUntil(
+      () => client.workflow.getHandle(workflowId).describe().then(() => false, (err: Error) => err.name === 'WorkflowNotFoundError'),
+      `workflow ${workflowId} still exists after its deletion`,
+      60_000,
+    );
+  }
 }

@@ -35,6 +35,7 @@ const all = await createWorkers(
     workflowBundle: await bundleWorkflows(),
     maxConcurrentActivities: config.DELEGATE_WORKER_SLOTS,
     record: record.store,
+    archive: { pauseBeforeCommitMs: config.DELEGATE_CHAOS_ARCHIVE_HOLD_MS, pauseAfterCommitMs: config.DELEGATE_CHAOS_ARCHIVE_HOLD_AFTER_MS },
   },
   lanes,
 );

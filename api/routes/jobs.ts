@@ -8,7 +8,7 @@ const SubmitHeaders = z.object({ 'idempotency-key': IdSchema.optional() });
 const JobParams = z.strictObject({ jobId: IdSchema });
 const problems = { 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema, 409: ProblemSchema, 415: ProblemSchema, 422: ProblemSchema, 429: ProblemSchema, 503: ProblemSchema };
 /** `key=value`, both from the label character sets. */
-const LabelFilter = z.string().refine((s) => {
+export const LabelFilter = z.string().refine((s) => {
   const at = s.indexOf('=');
   return at > 0 && LabelKeySchema.safeParse(s.slice(0, at)).success && LabelValueSchema.safeParse(s.slice(at + 1)).success;
 }, 'key=value: keys of letters, digits, "_.-"; values of letters, digits, space and "_.:/@+-"');

@@ -77,6 +77,8 @@ export class ChaosStack {
   readonly dir: string;
   readonly dbFile: string;
   readonly stepLog: string;
+  /** The SQLite file of the job record. */
+  readonly recordFile: string;
   readonly taskQueue: string;
   server!: DevServer;
   serverPort = 0;
@@ -91,6 +93,7 @@ export class ChaosStack {
     this.dir = mkdtempSync(join(tmpdir(), `delegate-chaos-${opts.name}-`));
     this.dbFile = join(this.dir, 'temporal.sqlite');
     this.stepLog = join(this.dir, 'steps.log');
+    this.recordFile = join(this.dir, 'record.db');
     this.taskQueue = `chaos-${opts.name}`;
   }
 
@@ -138,6 +141,8 @@ export class ChaosStack {
       TEMPORAL_ADDRESS: this.address,
       DELEGATE_TASK_QUEUE: this.taskQueue,
       DELEGATE_STEP_LOG: this.stepLog,
+      // the job record the workers write and the API reads
+      DELEGATE_RECORD_FILE: this.recordFile,
       // tenant "default" with one key; the fuzzer's thousands of requests are not rate limited
       DELEGATE_API_KEYS: `default=${CHAOS_API_KEY}`,
       DELEGATE_QUOTA_REQUESTS_PER_MINUTE: '1000000',
@@ -172,8 +177,8 @@ export class ChaosStack {
   }
 
   /** Starts worker `i` (replacing a dead one); resolves when it polls. */
-  async startWorker(i = 0): Promise<ChildProcess> {
-    const w = await this.spawnNode(`worker${i}`, 'workers/main.ts', this.env({}), async () => true, 'worker running');
+  async startWorker(i = 0, env: Record<string, string> = {}): Promise<ChildProcess> {
+    const w = await this.spawnNode(`worker${i}`, 'workers/main.ts', this.env(env), async () => true, 'worker running');
     this.workers[i] = w;
     return w;
   }

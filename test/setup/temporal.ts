@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { loadRegistry } from '../../activities';
 import { openRecord } from '../../record';
-import { freePort, startDevServer } from '../../scripts/dev-server';
+import { DELETION_TEST_SETTINGS, DEV_THROUGHPUT_SETTINGS, freePort, startDevServer } from '../../scripts/dev-server';
 import { startExampleAgent } from '../../scripts/example-agent';
 import { startFakeLlm } from '../../scripts/fake-llm';
 import { loadConfig } from '../../workers/config';
@@ -32,7 +32,8 @@ export default async function setup(project: TestProject) {
   Runtime.install({ logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: (m: string) => console.error(m) } as never,
     telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
   const dir = mkdtempSync(join(tmpdir(), 'delegate-test-'));
-  const server = await startDevServer({ dbFile: join(dir, 'temporal.sqlite'), port: await freePort(), headless: true, logFile: join(dir, 'server.log') });
+  const server = await startDevServer({ dbFile: join(dir, 'temporal.sqlite'), port: await freePort(), headless: true, logFile: join(dir, 'server.log'),
+    settings: { ...DEV_THROUGHPUT_SETTINGS, ...DELETION_TEST_SETTINGS } });
   const taskQueue = `delegate-test-${process.pid}`;
   // a real HTTP agent on loopback, registered through an agents file like an operator would
   const agent = await startExampleAgent();

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { JobOutcomeSchema } from './result';
+import { PatternSchema } from './job';
+
+/** What a job spent, summed over its subtasks. */
+const SpendSchema = z.object({ costUsd: z.number(), tokens: z.number(), toolCalls: z.number() });
+
+/** One archived job as a search of the record finds it. */
+export const ReportSchema = z
+  .object({
+    jobId: z.string(),
+    workflowId: z.string(),
+    pattern: PatternSchema,
+    status: JobOutcomeSchema,
+    labels: z.record(z.string(), z.string()),
+    objective: z.string().optional(),
+    startedAt: z.string(),
+    closedAt: z.string(),
+    subtasks: z.number(),
+    agents: z.array(z.string()).describe('agents that ran its subtasks'),
+    spend: SpendSchema,
+    digest: z.string().describe('its first subtask summaries, shortened'),
+  })
+  .meta({ id: 'Report' });
+export type Report = z.infer<typeof ReportSchema>;
+
+/** A page of search hits, newest finish first. */
+export const ReportPageSchema = z
+  .object({
+    reports: z.array(ReportSchema),
+    nextCursor: z.string().nullable().describe('pass as `cursor` for the next page; null on the last'),
+  })
+  .meta({ id: 'ReportPage' });
+
+/** Counts and spend of a tenant's jobs finished in a period. */
+export const ReportSummarySchema = z
+  .object({
+    from: z.string(),
+    to: z.string(),
+    jobs: z.number(),
+    subtasks: z.number(),
+    spend: SpendSchema,
+    byStatus: z.array(z.object({ status: JobOutcomeSchema, jobs: z.number(), costUsd: z.number() })),
+    byAgent: z.array(z.object({ agentId: z.string(), subtasks: z.number(), costUsd: z.number(), tokens: z.number() })),
+    topLabels: z.array(z.object({ label: z.string().describe('key=value'), jobs: z.number() })),
+  })
+  .meta({ id: 'ReportSummary' });
+export type ReportSummary = z.infer<typeof ReportSummarySchema>;
