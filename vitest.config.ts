@@ -19,7 +19,8 @@ export default defineConfig({
           name: 'integration',
           include: ['test/**/*.test.ts'],
           exclude: ['test/**/*.unit.test.ts', 'test/chaos/**', 'node_modules/**'],
-          globalSetup: ['test/setup/temporal.ts'],
+          // PostgreSQL for the record's tests (test/record/), which run on both stores
+          globalSetup: ['test/setup/temporal.ts', 'test/setup/postgres.ts'],
           // generous: the suite must hold on a loaded 2-core machine; no assertion is about speed
           testTimeout: 180_000,
           hookTimeout: 120_000,

@@ -8,7 +8,7 @@
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type Generated } from 'kysely';
 import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import pg from 'pg';
 import { migrate } from './migrations';
 
@@ -105,32 +105,76 @@ export function dialectOf(loc: RecordLocation): Dialect {
 // int8 columns (ids, epoch ms, micro-dollars) come back as numbers: every value is below 2^53
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
-/** Opens the record (creating the SQLite file's folder) and brings its schema up to date. */
-export async function openRecordDb(loc: RecordLocation): Promise<RecordDb> {
-  const dialect = dialectOf(loc);
-  let db: Kysely<RecordTables>;
-  let where: string;
-  if (dialect === 'postgres') {
-    const url = new URL(loc.databaseUrl!);
-    where = `postgres://${url.host}${url.pathname}`;
-    db = new Kysely<RecordTables>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: loc.databaseUrl, max: 10 }) }) });
-  } else {
-    if (loc.sqliteFile !== ':memory:') mkdirSync(dirname(loc.sqliteFile), { recursive: true });
-    where = loc.sqliteFile;
-    const file = new SQLite(loc.sqliteFile);
-    // several processes (API, workers) share the file: readers never wait for the writer,
-    // a writer waits its turn instead of failing at once
-    file.pragma('journal_mode = WAL');
-    file.pragma('busy_timeout = 10000');
-    file.pragma('synchronous = NORMAL');
-    file.pragma('foreign_keys = ON');
-    db = new Kysely<RecordTables>({ dialect: new SqliteDialect({ database: file }) });
-  }
+/**
+ * SQLite files this process has open, one Kysely (one connection) each, shared by every
+ * `openRecordDb` of the file until the last closes it. better-sqlite3 waits for a lock by
+ * blocking the thread: two connections of one process deadlock while one holds a write
+ * transaction across an await (10 s, then "database is locked"). One shared connection
+ * queues its transactions instead (Kysely's SQLite driver runs one at a time).
+ */
+const sqliteFiles = new Map<string, { db: Promise<Kysely<RecordTables>>; users: number }>();
+
+async function openSqlite(file: string): Promise<Kysely<RecordTables>> {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const handle = new SQLite(file);
+  // several processes (API, workers) share the file: readers never wait for the writer,
+  // a writer waits its turn instead of failing at once (busy_timeout first: WAL needs a lock)
+  handle.pragma('busy_timeout = 10000');
+  handle.pragma('journal_mode = WAL');
+  handle.pragma('synchronous = NORMAL');
+  handle.pragma('foreign_keys = ON');
+  const db = new Kysely<RecordTables>({ dialect: new SqliteDialect({ database: handle }) });
   try {
-    await migrate(db, dialect);
+    await migrate(db, 'sqlite');
   } catch (err) {
     await db.destroy();
     throw err;
   }
-  return { db, dialect, where, close: () => db.destroy() };
+  return db;
+}
+
+/** Opens the record (creating the SQLite file's folder) and brings its schema up to date. */
+export async function openRecordDb(loc: RecordLocation): Promise<RecordDb> {
+  if (dialectOf(loc) === 'postgres') {
+    const url = new URL(loc.databaseUrl!);
+    const db = new Kysely<RecordTables>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: loc.databaseUrl, max: 10 }) }) });
+    try {
+      await migrate(db, 'postgres');
+    } catch (err) {
+      await db.destroy();
+      throw err;
+    }
+    return { db, dialect: 'postgres', where: `postgres://${url.host}${url.pathname}`, close: () => db.destroy() };
+  }
+  const file = loc.sqliteFile;
+  // ':memory:' is a new database each time: never shared
+  const key = file === ':memory:' ? undefined : resolve(file);
+  let open = key ? sqliteFiles.get(key) : undefined;
+  if (!open) {
+    open = { db: openSqlite(file), users: 0 };
+    if (key) sqliteFiles.set(key, open);
+  }
+  const entry = open;
+  entry.users++;
+  let db: Kysely<RecordTables>;
+  try {
+    db = await entry.db;
+  } catch (err) {
+    // a failed open is not kept: the next one tries again
+    if (key && sqliteFiles.get(key) === entry) sqliteFiles.delete(key);
+    throw err;
+  }
+  let closed = false;
+  return {
+    db,
+    dialect: 'sqlite',
+    where: file,
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (--entry.users > 0) return;
+      if (key && sqliteFiles.get(key) === entry) sqliteFiles.delete(key);
+      await db.destroy();
+    },
+  };
 }
