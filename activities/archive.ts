@@ -12,7 +12,7 @@ import type { ArchiveInput, PruneOutcome, RecordStore } from '../record';
 import { wholeResult } from '../record/whole-result';
 
 /** What the job hands the archive: its result as returned (batches not yet fetched) and its context. */
-export type ArchiveJobInput = ArchiveInput;
+export type ArchiveJobInput = Omit<ArchiveInput, 'startedAt'>;
 
 /** Input of a prune run. */
 export interface PruneInput {
@@ -41,10 +41,12 @@ export function createArchiveActivities({ record, pauseBeforeCommitMs, pauseAfte
       const ctx = Context.current();
       // a retry after a commit whose completion was lost: nothing to fetch, nothing to write
       if (await record.specHashOf(input.tenant, input.jobId)) return { created: false, subtasks: 0, bytes: 0 };
+      // the start Temporal reports for the run (the workflow's own clock reads its first task's time)
+      const { startTime } = await ctx.client.workflow.getHandle(input.workflowId, ctx.info.workflowExecution?.runId).describe();
       const result = await wholeResult(ctx.client, input.result, () => ctx.heartbeat('fetching batches'));
       ctx.heartbeat('writing');
       const pause = pauseBeforeCommitMs ? () => sleep(pauseBeforeCommitMs) : undefined;
-      const { created, bytes } = await record.archive({ ...input, result }, pause);
+      const { created, bytes } = await record.archive({ ...input, startedAt: startTime.getTime(), result }, pause);
       if (pauseAfterCommitMs) await sleep(pauseAfterCommitMs);
       return { created, subtasks: result.results.length, bytes };
     },
@@ -52,7 +54,7 @@ export function createArchiveActivities({ record, pauseBeforeCommitMs, pauseAfte
     /** Deletes (or lists, dry) the records older than `maxAgeDays` that carry none of `keepLabels`. */
     async pruneRecords(input: PruneInput): Promise<PruneOutcome> {
       const ctx = Context.current();
-      const before = Date.now() - input.maxAgeDays * 86_400_000;
+      const before = Math.floor(Date.now() - input.maxAgeDays * 86_400_000);
       return record.prune({ before, keepLabels: input.keepLabels, dryRun: input.dryRun, onBatch: (n) => ctx.heartbeat(n) });
     },
   };

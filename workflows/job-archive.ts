@@ -55,7 +55,6 @@ export async function archiveIfRoot(spec: JobSpec & { jobId: string }, tenant: s
       jobId: spec.jobId,
       workflowId: info.workflowId,
       specHash: typeof memo?.specHash === 'string' ? memo.specHash : null,
-      startedAt: info.runStartTime.getTime(),
       closedAt: Date.now(),
       ...(spec.objective ? { objective: spec.objective } : {}),
       ...(spec.labels ? { labels: spec.labels } : {}),
