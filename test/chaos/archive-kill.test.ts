@@ -3,7 +3,7 @@
  * between the commit and the activity's completion (all committed, Temporal not told). Either
  * way a new worker finishes the job, and the record holds it exactly once.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
 import { openRecord, openRecordDb, type OpenRecord } from '../../record';
 import { ChaosStack } from './harness';
 
@@ -20,7 +20,7 @@ afterAll(async () => {
 
 /** Rows of the job in each table of the record. */
 async function rowsOf(jobId: string) {
-  const { db } = await openRecordDb({ sqliteFile: stack.recordFile });
+  const { db, close } = await openRecordDb({ sqliteFile: stack.recordFile });
   try {
     const jobs = await db.selectFrom('jobs').select(['id', 'archived_at']).where('job_id', '=', jobId).execute();
     const ids = jobs.map((j) => j.id);
@@ -28,7 +28,7 @@ async function rowsOf(jobId: string) {
       ids.length ? (await db.selectFrom(table).select('job').where('job', 'in', ids).execute()).length : 0;
     return { jobs, subtasks: await count('job_subtasks'), labels: await count('job_labels'), agents: await count('job_agents') };
   } finally {
-    await db.destroy();
+    await close();
   }
 }
 
@@ -57,6 +57,7 @@ it.each([
 ] as const)('keeps one record when the worker dies %s', async (_when, hold, committed) => {
   const jobId = `archive-kill-${committed ? 'after-commit' : 'mid-write'}`;
   await stack.startWorker(0, { [hold]: '60000' });
+  onTestFinished(() => stack.killWorker(0, 'SIGKILL'));
   expect((await stack.submit(spec(jobId))).status).toBe(201);
   await archiveStarted(jobId);
   // inside the hold: the transaction is open (nothing visible), or committed (all of it)
@@ -74,5 +75,4 @@ it.each([
   // the committed record was not written again
   if (committed) expect(after.jobs[0]!.archived_at).toBe(atKill.jobs[0]!.archived_at);
   expect((await record.store.get('default', jobId))?.result).toEqual(result);
-  await stack.killWorker(0, 'SIGTERM');
 });
