@@ -132,4 +132,17 @@ export const SCENARIOS: Scenario[] = [
     name: 'refused',
     run: async (ctx, id) => finish(await start(ctx, id, { pattern: 'fanout', tasks: [] })),
   },
+  {
+    // recorded with the durable record: the job archives itself before it completes (patch
+    // 'durable-record'); the histories above predate it and replay without the archive step
+    name: 'archived',
+    run: async (ctx, id) =>
+      finish(await start(ctx, id, { pattern: 'fanout', objective: 'recorded', labels: { feature: 'replay' }, tasks: [echo('a'), sim('b', { costUsd: 0.01 })] })),
+  },
+  {
+    // one run of the record's retention, as the prune schedule starts it
+    name: 'prune',
+    run: async (ctx, id) =>
+      finish(await ctx.client.workflow.start('pruneArchive', { taskQueue: ctx.taskQueue, workflowId: id, args: [{ maxAgeDays: 1e-9, keepLabels: ['feature'], dryRun: false }] })),
+  },
 ];

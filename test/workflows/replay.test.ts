@@ -61,12 +61,17 @@ describe('recorded histories replay against the current workflow code', () => {
   it('the fixtures cover every scenario, every workflow type and both continue-as-new chains', () => {
     const names = new Set(files.map((f) => f.split('.')[0]));
     for (const s of SCENARIOS) expect(names, `no fixture for scenario "${s.name}": npm run histories:record ${s.name}`).toContain(s.name);
-    expect(new Set(recorded.map((r) => r.run.workflowType))).toEqual(new Set(['delegationJob', 'subtask', 'webhookDelivery']));
+    expect(new Set(recorded.map((r) => r.run.workflowType))).toEqual(new Set(['delegationJob', 'subtask', 'webhookDelivery', 'pruneArchive']));
     const runsOf = (id: string) => recorded.filter((r) => r.run.workflowId === id).length;
     expect(runsOf('job/rec/long-subtask/long')).toBeGreaterThan(1);
     expect(runsOf('job/rec/long-pipeline')).toBeGreaterThan(1);
     expect(recorded.some((r) => r.run.workflowId === 'job/rec/batched/batch-0001')).toBe(true);
     expect(cliFiles.length).toBeGreaterThan(0);
+    // both sides of the record's patch: roots that archive themselves, and roots recorded before it
+    const archives = (r: RecordedRun) => JSON.stringify(r.history).includes('"archiveJob"');
+    const roots = recorded.filter((r) => r.run.workflowType === 'delegationJob' && r.run.workflowId.split('/').length === 3).map((r) => r.run);
+    expect(roots.filter(archives).map((r) => r.workflowId)).toContain('job/rec/archived');
+    expect(roots.filter((r) => !archives(r)).map((r) => r.workflowId)).toContain('job/rec/fanout');
   });
 
   it('every recorded run replays without a nondeterminism error', async () => {
