@@ -89,6 +89,24 @@ describe.each(RECORD_STORES)('record store on %s', (kind) => {
     expect((await record.store.search('tenant-a', { limit: 50 })).reports.map((r) => r.jobId)).toEqual([mine.jobId]);
   });
 
+  it('archives texts PostgreSQL cannot keep as they are (NUL, lone surrogates, huge words), whole and searchable', async () => {
+    const job = recordJob('odd-text', 30);
+    job.objective = 'objective with a \u0000 NUL';
+    job.result.results[0].summary = `agent wrote \u0000 a NUL, a lone \uD800 surrogate and ${'y'.repeat(3000)} plus café \u{1F600}`;
+    expect((await record.store.archive(job)).created).toBe(true);
+    const got = await record.store.get('odd-text', job.jobId);
+    // the result is JSON: it keeps every character
+    expect(JSON.stringify(got!.result)).toBe(JSON.stringify(job.result));
+    const find = async (text: string) => (await record.store.search('odd-text', { text, limit: 5 })).reports.map((r) => r.jobId);
+    expect(await find('nul surrogate')).toEqual([job.jobId]);
+    // PostgreSQL indexes no word over 2047 bytes: both stores cut it, so both find it by any prefix
+    expect(await find('y'.repeat(10))).toEqual([job.jobId]);
+    expect(await find('y'.repeat(2500))).toEqual([job.jobId]);
+    const [hit] = (await record.store.search('odd-text', { limit: 5 })).reports;
+    expect(hit.objective).toBe('objective with a  NUL');
+    expect(hit.digest).toContain('agent wrote  a NUL');
+  });
+
   it('lists finished jobs newest start first, by pattern, status and label', async () => {
     const jobs = [20, 21, 22, 23, 24, 25].map((i) => recordJob('listing', i));
     for (const j of jobs) await record.store.archive(j);
