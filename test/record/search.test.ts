@@ -3,13 +3,14 @@
  * (prefixes, accents, hyphens, hostile input), cursor pages, and the same hits on both stores.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Report, ReportFilter } from '../../record';
+import type { RecordStore, ReportFilter } from '../../record';
 import { closedAtOf, recordJob } from '../record-jobs';
 import { openFreshRecord, RECORD_STORES } from '../record-stores';
 import { expectedHits, walk, type Archived } from './reference';
 
 const TENANT = 'acme';
 type Query = Omit<ReportFilter, 'limit' | 'cursor'>;
+type Report = Awaited<ReturnType<RecordStore['search']>>['reports'][number];
 
 /** Every query, by name: each filter alone, then combined. */
 const QUERIES: Record<string, Query> = {

@@ -3,13 +3,14 @@
  * against the jobs archived, exact to the micro-dollar, over a [from, to) period.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { ReportSummary } from '../../record';
+import type { RecordStore } from '../../record';
 import { fromMicros, toMicros } from '../../schemas/money';
 import { closedAtOf, recordJob } from '../record-jobs';
 import { openFreshRecord, RECORD_STORES } from '../record-stores';
 import type { Archived } from './reference';
 
 const TENANT = 'acme';
+type ReportSummary = Awaited<ReturnType<RecordStore['summary']>>;
 
 /** The summary the archived jobs add up to, in plain code. */
 function expectedSummary(archived: Archived, from: number, to: number, top = 10): Omit<ReportSummary, 'from' | 'to'> {
