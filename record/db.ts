@@ -9,6 +9,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type Generated } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { migrate } from './migrations';
 
@@ -114,13 +115,28 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
  */
 const sqliteFiles = new Map<string, { db: Promise<Kysely<RecordTables>>; users: number }>();
 
+/**
+ * Runs `step` again while SQLite answers "database is locked" (up to 10 s). Switching a file
+ * to WAL while another process opens it fails at once: SQLite calls no busy handler there.
+ */
+async function untilUnlocked<T>(step: () => T): Promise<T> {
+  for (let waited = 0; ; waited += 50) {
+    try {
+      return step();
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY' || waited >= 10_000) throw err;
+      await sleep(50);
+    }
+  }
+}
+
 async function openSqlite(file: string): Promise<Kysely<RecordTables>> {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const handle = new SQLite(file);
   // several processes (API, workers) share the file: readers never wait for the writer,
   // a writer waits its turn instead of failing at once (busy_timeout first: WAL needs a lock)
   handle.pragma('busy_timeout = 10000');
-  handle.pragma('journal_mode = WAL');
+  await untilUnlocked(() => handle.pragma('journal_mode = WAL'));
   handle.pragma('synchronous = NORMAL');
   handle.pragma('foreign_keys = ON');
   const db = new Kysely<RecordTables>({ dialect: new SqliteDialect({ database: handle }) });

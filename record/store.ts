@@ -86,6 +86,12 @@ export function decodeCursor(cursor: string): { closedAt: number; id: number } |
   return m ? { closedAt: Number(m[1]), id: Number(m[2]) } : undefined;
 }
 
+/**
+ * Text for a plain column: PostgreSQL's text cannot hold NUL (the whole archive would fail,
+ * and be retried forever), and an agent's summary may carry one. JSON columns escape it.
+ */
+const noNul = (s: string) => s.replace(/\0/g, '');
+
 /** Spend per agent over a job's results, exact to the micro-dollar. */
 function spendByAgent(results: TaskResult[]) {
   const by = new Map<string, { subtasks: number; micros: number; tokens: number }>();
@@ -118,7 +124,7 @@ export function createRecordStore({ db, dialect }: RecordDb) {
       const { result } = input;
       const stored = JSON.stringify({ ...result, results: [] });
       const subtasks = result.results.map((r, idx) => ({ idx, task_id: r.id, agent_id: r.agentId, status: r.status, result: JSON.stringify(r) }));
-      const digest = result.results.map((r) => r.summary.trim()).filter(Boolean).join(' · ').slice(0, DIGEST_CHARS);
+      const digest = noNul(result.results.map((r) => r.summary.trim()).filter(Boolean).join(' · ').slice(0, DIGEST_CHARS));
       const text = searchText([input.objective, ...(input.questions ?? []), ...result.results.map((r) => r.summary)]);
       const m = result.metrics;
       return db.transaction().execute(async (trx) => {
@@ -127,7 +133,7 @@ export function createRecordStore({ db, dialect }: RecordDb) {
           .values({
             tenant: input.tenant, job_id: input.jobId, workflow_id: input.workflowId, spec_hash: input.specHash,
             pattern: result.pattern, status: result.status, started_at: input.startedAt, closed_at: input.closedAt, archived_at: Date.now(),
-            objective: input.objective ?? null, labels: JSON.stringify(input.labels ?? {}), subtasks: result.results.length,
+            objective: input.objective === undefined ? null : noNul(input.objective), labels: JSON.stringify(input.labels ?? {}), subtasks: result.results.length,
             cost_micros: toMicros(m.costUsd), tokens: m.tokens, tool_calls: m.toolCalls, digest, result: stored, search_text: text,
           })
           .onConflict((oc) => oc.columns(['tenant', 'job_id']).doNothing())
@@ -142,7 +148,7 @@ export function createRecordStore({ db, dialect }: RecordDb) {
         for (let i = 0; i < agents.length; i += CHUNK) await trx.insertInto('job_agents').values(agents.slice(i, i + CHUNK)).execute();
         for (let i = 0; i < subtasks.length; i += CHUNK) await trx.insertInto('job_subtasks').values(subtasks.slice(i, i + CHUNK).map((s) => ({ job, ...s }))).execute();
         await beforeCommit?.();
-        const bytes = stored.length + text.length + digest.length + subtasks.reduce((n, s) => n + s.result.length, 0);
+        const bytes = [stored, text, digest, ...subtasks.map((s) => s.result)].reduce((n, s) => n + Buffer.byteLength(s), 0);
         return { created: true, bytes };
       });
     },

@@ -4,15 +4,21 @@
  * function produced and builds its queries from the same tokens (equal hits on both).
  */
 
-/** Lower-case words of letters and digits, accents folded ("Café-v2.1" → cafe, v2, 1). */
+/**
+ * Characters kept of a word: PostgreSQL does not index a word over 2047 bytes (SQLite
+ * does), so longer words are cut on both sides, in the index and in queries alike.
+ */
+export const TOKEN_MAX = 200;
+
+/** Lower-case words of letters and digits, accents folded ("Café-v2.1" → cafe, v2, 1), each at most `TOKEN_MAX` characters. */
 export function tokens(text: string): string[] {
-  return (
-    text
-      .normalize('NFKD')
-      .replace(/\p{M}/gu, '')
-      .toLowerCase()
-      .match(/[\p{L}\p{N}]+/gu) ?? []
-  );
+  const words = text
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .match(/[\p{L}\p{N}]+/gu) ?? [];
+  // by code point: a cut never splits a surrogate pair
+  return words.map((w) => (w.length > TOKEN_MAX ? Array.from(w).slice(0, TOKEN_MAX).join('') : w));
 }
 
 /** Most characters of search text kept per job (questions and summaries beyond it are not searchable). */

@@ -51,7 +51,7 @@ export const closedAtOf = (i: number) => JOB_EPOCH + (i % 5 === 1 ? i - 1 : i) *
 export function labelsOf(i: number): Record<string, string> {
   const labels: Record<string, string> = {};
   if ((i * 7) % 4 !== 3) labels.feature = JOB_FEATURES[(i * 7) % 4];
-  labels.team = i % 2 ? 'payments' : 'growth';
+  labels.team = i % 3 ? 'payments' : 'growth';
   if (i % 10 === 0) labels.retain = 'audit';
   return labels;
 }
