@@ -4,7 +4,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/chaos/**/*.test.ts'],
-    globalSetup: ['test/chaos/summary.ts'],
+    // the archive scenario runs on both record stores
+    globalSetup: ['test/chaos/summary.ts', 'test/setup/postgres.ts'],
     fileParallelism: false,
     testTimeout: 180_000,
     hookTimeout: 150_000,

@@ -70,6 +70,8 @@ export interface ChaosStackOptions {
   workers?: number;
   /** Start an API process. @default true */
   api?: boolean;
+  /** PostgreSQL URL of the job record (`DELEGATE_DATABASE_URL`); default: a SQLite file in the stack's folder. */
+  recordUrl?: string;
 }
 
 /** A scenario's processes: dev server, workers, API. */
@@ -143,6 +145,7 @@ export class ChaosStack {
       DELEGATE_STEP_LOG: this.stepLog,
       // the job record the workers write and the API reads
       DELEGATE_RECORD_FILE: this.recordFile,
+      ...(this.opts.recordUrl ? { DELEGATE_DATABASE_URL: this.opts.recordUrl } : {}),
       // tenant "default" with one key; the fuzzer's thousands of requests are not rate limited
       DELEGATE_API_KEYS: `default=${CHAOS_API_KEY}`,
       DELEGATE_QUOTA_REQUESTS_PER_MINUTE: '1000000',
