@@ -48,7 +48,7 @@ describe.each(RECORD_STORES)('the job record on %s', (kind) => {
     const jobId = uniqueId('kept');
     const spec: JobSpec = {
       jobId, pattern: 'fanout', objective: 'Which card processors retry failed charges?', labels: { feature: 'card-retries', team: 'payments' },
-      tasks: [1, 2, 3].map((i) => ({ id: `t${i}`, question: `Does processor ${i} retry a declined charge?`, agent: 'sim', params: { answer: { i }, latencyMs: 300 } })),
+      tasks: [1, 2, 3].map((i) => ({ id: `t${i}`, question: `Does processor ${i} retry a declined charge?`, agent: 'sim', params: { answer: { i }, latencyMs: 300, costUsd: 0.011 * i } })),
     };
     expect((await app.inject({ method: 'POST', url: '/v1/jobs', payload: spec })).statusCode).toBe(201);
     // while it runs, the view comes from Temporal
@@ -118,6 +118,31 @@ describe.each(RECORD_STORES)('the job record on %s', (kind) => {
     const rows = await record.db.db.selectFrom('jobs').select('job_id').where('tenant', '=', 'direct').execute();
     expect(rows.map((r) => r.job_id)).toEqual([jobId]);
     expect((await record.store.search('direct', { text: 'nested question', limit: 5 })).reports.map((r) => r.jobId)).toEqual([jobId]);
+  });
+
+  it("sums up the tenant's jobs as they ran, and refuses a bad cursor or period with the field's path", async () => {
+    const rows = await record.db.db.selectFrom('jobs').select('job_id').where('tenant', '=', 'default').execute();
+    const results = await Promise.all(rows.map(async (r) => (await record.store.get('default', r.job_id))!.result));
+    const micros = (xs: number[]) => xs.reduce((a, x) => a + Math.round(x * 1e6), 0);
+    const summary = (await app.inject({ method: 'GET', url: '/v1/reports/summary' })).json();
+    expect(summary).toMatchObject({
+      jobs: results.length,
+      subtasks: results.reduce((n, r) => n + r.results.length, 0),
+      spend: { costUsd: micros(results.map((r) => r.metrics.costUsd)) / 1e6 },
+      byAgent: [{ agentId: 'sim', subtasks: results.reduce((n, r) => n + r.results.length, 0) }],
+      topLabels: [{ label: 'feature=card-retries', jobs: 1 }, { label: 'team=payments', jobs: 1 }],
+    });
+    expect(summary.spend.costUsd).toBe(0.066);
+    expect((await alpha.inject({ method: 'GET', url: '/v1/reports/summary' })).json()).toMatchObject({ jobs: 0, subtasks: 0, byAgent: [] });
+    const bad = async (query: string, path: string) => {
+      const res = await app.inject({ method: 'GET', url: `/v1/reports${query}` });
+      expect(res.statusCode, query).toBe(400);
+      expect(JSON.stringify(res.json()), query).toContain(path);
+    };
+    await bad('?cursor=not-a-cursor', 'cursor');
+    await bad('?from=2026-12-01T00:00:00Z&to=2026-11-01T00:00:00Z', 'querystring.from');
+    await bad('/summary?from=yesterday', 'from');
+    await bad('?status=done', 'status');
   });
 
   it('prunes through Temporal: a dry run lists, a run deletes all but keep-labelled records', async () => {
