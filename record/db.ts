@@ -75,12 +75,27 @@ export interface JobSubtasksTable {
   result: string;
 }
 
+/** A job's live events, numbered per job from 1 in the order they were written. */
+export interface JobEventsTable {
+  tenant: string;
+  job_id: string;
+  seq: number;
+  /** What makes the event unique in its job (a retried write of it is skipped). */
+  key: string;
+  type: string;
+  /** JSON of the event's data. */
+  data: string;
+  /** Epoch ms. */
+  at: number;
+}
+
 /** The record's tables. */
 export interface RecordTables {
   jobs: JobsTable;
   job_labels: JobLabelsTable;
   job_agents: JobAgentsTable;
   job_subtasks: JobSubtasksTable;
+  job_events: JobEventsTable;
 }
 
 /** An open record database. */

@@ -3,6 +3,7 @@ import type { Config } from '../schemas';
 import { openRecordDb, type RecordLocation } from './db';
 import { createRecordStore, type RecordStore } from './store';
 
+export { createJobEvents, type JobEvents } from './events';
 export { dialectOf, openRecordDb, type Dialect, type RecordDb, type RecordLocation } from './db';
 export { createRecordStore, decodeCursor, type ArchiveInput, type JobRecord, type PruneOutcome, type ReportFilter, type RecordStore } from './store';
 

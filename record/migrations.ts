@@ -62,6 +62,18 @@ export const MIGRATIONS: Migration[] = [
       ...childTables('BIGINT', 'INTEGER', 'BIGINT'),
     ],
   },
+  {
+    // a job's live events, in the order they happened (per-job seq); the SSE stream and MCP progress read them
+    name: '0002_job_events',
+    sqlite: [
+      'CREATE TABLE job_events (tenant TEXT NOT NULL, job_id TEXT NOT NULL, seq INTEGER NOT NULL, key TEXT NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, at INTEGER NOT NULL, PRIMARY KEY (tenant, job_id, seq), UNIQUE (tenant, job_id, key))',
+      'CREATE INDEX job_events_by_age ON job_events (at)',
+    ],
+    postgres: [
+      'CREATE TABLE job_events (tenant TEXT NOT NULL, job_id TEXT NOT NULL, seq INTEGER NOT NULL, key TEXT NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, at BIGINT NOT NULL, PRIMARY KEY (tenant, job_id, seq), UNIQUE (tenant, job_id, key))',
+      'CREATE INDEX job_events_by_age ON job_events (at)',
+    ],
+  },
 ];
 
 /** Any number: the PostgreSQL advisory lock the migrations of this schema hold. */

@@ -11,6 +11,7 @@ import { sql, type Expression, type SqlBool } from 'kysely';
 import type { JobOutcome, JobResult, Pattern, Report, ReportSummary, TaskResult } from '../schemas';
 import { fromMicros, toMicros } from '../schemas/money';
 import type { RecordDb } from './db';
+import { createJobEvents } from './events';
 import { searchText, tokens } from './tokens';
 
 /** What the archive activity writes: one finished root job, its result whole (stitched). */
@@ -108,7 +109,8 @@ function spendByAgent(results: TaskResult[]) {
 }
 
 /** The record over an open database; `sparseText` is how many text matches count as few (tests set 0 to take the walk). */
-export function createRecordStore({ db, dialect }: RecordDb, { sparseText = SPARSE }: { sparseText?: number } = {}) {
+export function createRecordStore(rdb: RecordDb, { sparseText = SPARSE }: { sparseText?: number } = {}) {
+  const { db, dialect } = rdb;
   /**
    * Words as a full-text predicate on a tenant's `jobs` (every word, as a prefix). PostgreSQL
    * cannot estimate how many rows a prefix query matches: it walks the finish-time index and
@@ -131,6 +133,8 @@ export function createRecordStore({ db, dialect }: RecordDb, { sparseText = SPAR
 
   return {
     dialect,
+    /** The jobs' live events (see events.ts). */
+    events: createJobEvents(rdb),
 
     /** Writes a finished job once; a second call for the same job writes nothing. `beforeCommit` runs inside the transaction. */
     async archive(input: ArchiveInput, beforeCommit?: () => Promise<void>): Promise<{ created: boolean; bytes: number }> {

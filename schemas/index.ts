@@ -9,3 +9,4 @@ export * from './config';
 export * from './tenant';
 export * from './job-input';
 export * from './report';
+export * from './events';

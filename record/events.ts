@@ -1,0 +1,90 @@
+/**
+ * A job's live events in the record: appended by the workers (agent steps, the job's own
+ * lifecycle, the archive), read by any API process. Each job's events are numbered 1, 2, 3…
+ * under a per-job lock, and committed in that order, so a reader resuming after `seq` n
+ * misses nothing and sees nothing twice.
+ *
+ *   writers ── append(tenant, jobId, [events]) ── job_events (tenant, job_id, seq) ── after(seq) ── SSE, MCP
+ */
+import { sql } from 'kysely';
+import type { JobEvent, JobEventType, NewJobEvent } from '../schemas';
+import type { RecordDb } from './db';
+
+/** Events read at once. */
+const PAGE = 500;
+
+/** The events part of the record. */
+export function createJobEvents({ db, dialect }: RecordDb) {
+  return {
+    /** Appends events to a job's stream in order; an event whose key the job already has is skipped. Returns the seqs written. */
+    async append(tenant: string, jobId: string, events: NewJobEvent[]): Promise<number[]> {
+      if (!events.length) return [];
+      return db.transaction().execute(async (trx) => {
+        // one writer per job at a time: seqs are handed out and committed in order (SQLite has one writer anyway)
+        if (dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock(hashtext(${`${tenant}/${jobId}`}))`.execute(trx);
+        const keys = [...new Set(events.map((e) => e.key))];
+        const seen = new Set(
+          (await trx.selectFrom('job_events').select('key').where('tenant', '=', tenant).where('job_id', '=', jobId).where('key', 'in', keys).execute()).map((r) => r.key),
+        );
+        const last = await trx.selectFrom('job_events').select((eb) => eb.fn.max('seq').as('seq')).where('tenant', '=', tenant).where('job_id', '=', jobId).executeTakeFirst();
+        let seq = Number(last?.seq ?? 0);
+        const rows = [];
+        for (const e of events) {
+          if (seen.has(e.key)) continue;
+          seen.add(e.key);
+          rows.push({ tenant, job_id: jobId, seq: ++seq, key: e.key, type: e.type, data: JSON.stringify(e.data), at: Math.floor(e.at ?? Date.now()) });
+        }
+        for (let i = 0; i < rows.length; i += PAGE) await trx.insertInto('job_events').values(rows.slice(i, i + PAGE)).execute();
+        return rows.map((r) => r.seq);
+      });
+    },
+
+    /** The job's events after `seq` (0: from the start), in order, at most `limit`. */
+    async after(tenant: string, jobId: string, seq: number, limit = PAGE): Promise<JobEvent[]> {
+      const rows = await db
+        .selectFrom('job_events')
+        .select(['seq', 'type', 'data', 'at'])
+        .where('tenant', '=', tenant)
+        .where('job_id', '=', jobId)
+        .where('seq', '>', seq)
+        .orderBy('seq')
+        .limit(limit)
+        .execute();
+      return rows.map((r) => ({ seq: r.seq, type: r.type as JobEventType, at: new Date(r.at).toISOString(), data: JSON.parse(r.data) as Record<string, unknown> }));
+    },
+
+    /**
+     * Follows a job's events after `seq` until its `job.finished` (or `ended()` says the job is
+     * over with nothing more to come, or `signal` aborts), polling every `pollMs`.
+     */
+    async *follow(tenant: string, jobId: string, seq: number, o: { signal?: AbortSignal; pollMs?: number; ended?: () => Promise<boolean> } = {}): AsyncGenerator<JobEvent> {
+      const pollMs = o.pollMs ?? 200;
+      let last = seq;
+      let polls = 0;
+      while (!o.signal?.aborted) {
+        const page = await this.after(tenant, jobId, last);
+        for (const e of page) {
+          last = e.seq;
+          yield e;
+          if (e.type === 'job.finished') return;
+        }
+        if (page.length === PAGE) continue;
+        // a job that ended without a result (terminated) never writes job.finished: ask now and then
+        if (o.ended && ++polls % 10 === 0 && (await o.ended()) && (await this.after(tenant, jobId, last, 1)).length === 0) return;
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, pollMs);
+          o.signal?.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+        });
+      }
+    },
+
+    /** Deletes the events written before `before` (epoch ms); returns how many. */
+    async prune(before: number): Promise<number> {
+      const r = await db.deleteFrom('job_events').where('at', '<', Math.floor(before)).executeTakeFirst();
+      return Number(r.numDeletedRows);
+    },
+  };
+}
+
+/** A job's events in the record. */
+export type JobEvents = ReturnType<typeof createJobEvents>;

@@ -1,0 +1,37 @@
+import { z } from 'zod';
+
+/** What a job's live event says happened. */
+export const JobEventTypeSchema = z.enum([
+  'job.started',
+  'subtask.started',
+  'subtask.step',
+  'subtask.retried',
+  'subtask.finished',
+  'budget.changed',
+  'vote.decided',
+  'job.finished',
+]);
+export type JobEventType = z.infer<typeof JobEventTypeSchema>;
+
+/**
+ * One event of a job's live stream (`GET /v1/jobs/:jobId/events`, MCP progress): `seq` counts
+ * from 1 per job, in order, without gaps; it is the SSE `id` to resume from (`Last-Event-ID`).
+ */
+export const JobEventSchema = z
+  .object({
+    seq: z.number().int().positive(),
+    type: JobEventTypeSchema,
+    at: z.string().describe('ISO 8601'),
+    data: z.record(z.string(), z.unknown()).describe('by type: taskId, status, metrics, usage, ledger, winner, …'),
+  })
+  .meta({ id: 'JobEvent' });
+export type JobEvent = z.infer<typeof JobEventSchema>;
+
+/** An event as its writer hands it over: `key` makes it unique in its job (a retried write is skipped). */
+export interface NewJobEvent {
+  key: string;
+  type: JobEventType;
+  data: Record<string, unknown>;
+  /** Epoch ms; default: when written. */
+  at?: number;
+}
