@@ -1,6 +1,7 @@
 import { Context, log } from '@temporalio/activity';
 import { appendFileSync } from 'node:fs';
-import type { AgentManifest, AgentRef, Budget, Evidence, TaskSpec, Usage } from '../schemas';
+import type { JobEvents } from '../record';
+import type { AgentManifest, AgentRef, Budget, Evidence, NewJobEvent, TaskSpec, Usage } from '../schemas';
 import { ErrorType } from '../schemas/errors';
 import { usageOf } from '../schemas/money';
 import type { AgentRegistry } from './agents/registry';
@@ -8,6 +9,7 @@ import type { PreviousStage } from './agents/types';
 import { createCircuitBreaker, type CircuitBreaker } from './circuit-breaker';
 import { fatal, toFailure } from './errors';
 import { compileOutputSchema } from './output-schema';
+import type { EventTarget } from '../workflows/job-events';
 import { redact } from './redact';
 
 /** Input of `resolveAgent`: the task's reference and params. */
@@ -26,6 +28,8 @@ export interface AgentStepInput {
   budgetLeft: Budget;
   reprompt?: string;
   stepKey: string;
+  /** The root job's event stream: the step writes `subtask.step` (and `subtask.retried` on a retry) there. */
+  events?: EventTarget;
   /** In a pipeline: the previous stage's result, handed on to the agent as `StepRequest.previous`. */
   previous?: PreviousStage;
 }
@@ -52,6 +56,8 @@ export interface AgentActivityDeps {
   stepLogPath?: string;
   /** Opens per remote agent after failed steps in a row (builtin agents are never cut off). */
   breaker?: CircuitBreaker;
+  /** Where jobs' live events are written (the record). */
+  events?: JobEvents;
 }
 
 /** Largest step output the host accepts (JSON bytes); keeps every result well under Temporal's 2 MiB payload cap. */
@@ -64,7 +70,7 @@ const HEARTBEAT_EVERY_MS = 2000;
 const agentSleep = (ms: number): Promise<void> => Context.current().sleep(ms);
 
 /** Creates the activities that find agents and run their steps. */
-export function createAgentActivities({ registry, stepLogPath, breaker = createCircuitBreaker() }: AgentActivityDeps) {
+export function createAgentActivities({ registry, stepLogPath, breaker = createCircuitBreaker(), events }: AgentActivityDeps) {
   function validateParams(agentId: string, params: unknown): Record<string, unknown> {
     const def = registry.get(agentId);
     if (!def) throw fatal(ErrorType.NoAgent, `no agent "${agentId}"`);
@@ -104,6 +110,12 @@ export function createAgentActivities({ registry, stepLogPath, breaker = createC
       // a schema that cannot compile can never be satisfied: refuse before the agent spends anything
       const compiled = input.task.outputSchema ? compileOutputSchema(input.task.outputSchema) : undefined;
       if (compiled && !compiled.ok) throw fatal(ErrorType.InvalidOutput, `invalid outputSchema: ${compiled.error}`, attempt, { noReprompt: true });
+      const taskId = input.task.id;
+      const subtask = input.stepKey.slice(0, input.stepKey.lastIndexOf('#'));
+      // a step event lost to a database hiccup must not fail the step: the stream is progress, the result is the record
+      const tell = (e: NewJobEvent) =>
+        input.events && events?.append(input.events.tenant, input.events.jobId, [e]).catch((err: unknown) => log.warn('job event not written', { stepKey: input.stepKey, error: String(err) }));
+      if (attempt > 1) await tell({ key: `retry:${input.stepKey}#${attempt}`, type: 'subtask.retried', data: { taskId, workflowId: subtask, step: input.step, attempt } });
       let reply;
       // the host heartbeats for the agent, so a dead worker is noticed within the heartbeat
       // timeout and a cancelled step is told at once, however long the agent's own call takes
@@ -135,6 +147,7 @@ export function createAgentActivities({ registry, stepLogPath, breaker = createC
         if (why) throw fatal(ErrorType.InvalidOutput, `output does not satisfy outputSchema: ${why}`, attempt, { usage });
       }
       if (stepLogPath) appendFileSync(stepLogPath, `${input.stepKey}\t${attempt}\n`);
+      await tell({ key: `step:${input.stepKey}`, type: 'subtask.step', data: { taskId, workflowId: subtask, agentId: input.agentId, step: input.step, attempt, done: reply.done, usage } });
       return {
         done: reply.done,
         usage,

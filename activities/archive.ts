@@ -9,6 +9,7 @@
 import { Context } from '@temporalio/activity';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ArchiveInput, PruneOutcome, RecordStore } from '../record';
+import type { NewJobEvent } from '../schemas';
 import { wholeResult } from '../record/whole-result';
 
 /** What the job hands the archive: its result as returned (batches not yet fetched) and its context. */
@@ -39,16 +40,30 @@ export function createArchiveActivities({ record, pauseBeforeCommitMs, pauseAfte
     /** Writes the job's record once, its result whole; `created: false` when it was already written. */
     async archiveJob(input: ArchiveJobInput): Promise<{ created: boolean; subtasks: number; bytes: number }> {
       const ctx = Context.current();
+      // the stream's last event, once the record holds the result (written again by a retry: skipped by its key)
+      const finished = () =>
+        record.events.append(input.tenant, input.jobId, [
+          { key: 'job.finished', type: 'job.finished', data: { status: input.result.status, pattern: input.result.pattern, metrics: input.result.metrics } },
+        ]);
       // a retry after a commit whose completion was lost: nothing to fetch, nothing to write
-      if (await record.specHashOf(input.tenant, input.jobId)) return { created: false, subtasks: 0, bytes: 0 };
+      if (await record.specHashOf(input.tenant, input.jobId)) {
+        await finished();
+        return { created: false, subtasks: 0, bytes: 0 };
+      }
       // the start Temporal reports for the run (the workflow's own clock reads its first task's time)
       const { startTime } = await ctx.client.workflow.getHandle(input.workflowId, ctx.info.workflowExecution?.runId).describe();
       const result = await wholeResult(ctx.client, input.result, () => ctx.heartbeat('fetching batches'));
       ctx.heartbeat('writing');
       const pause = pauseBeforeCommitMs ? () => sleep(pauseBeforeCommitMs) : undefined;
       const { created, bytes } = await record.archive({ ...input, startedAt: startTime.getTime(), result }, pause);
+      await finished();
       if (pauseAfterCommitMs) await sleep(pauseAfterCommitMs);
       return { created, subtasks: result.results.length, bytes };
+    },
+
+    /** Appends a job's buffered events to its root's stream (a local activity of the job). */
+    async appendJobEvents(input: { tenant: string; jobId: string; events: NewJobEvent[] }): Promise<number> {
+      return (await record.events.append(input.tenant, input.jobId, input.events)).length;
     },
 
     /** Deletes (or lists, dry) the records older than `maxAgeDays` that carry none of `keepLabels`. */

@@ -20,6 +20,10 @@ export function createJobService(deps: JobServiceDeps) {
   return {
     workflowIdOf: handles.workflowIdOf,
     uiLink: handles.uiLink,
+    requireJob: handles.requireJob,
+    /** A job's live events from `seq` on, until it finishes or `signal` aborts (SSE, MCP progress). */
+    events: (tenant: string, jobId: string, seq: number, signal?: AbortSignal) =>
+      deps.record.events.follow(tenant, jobId, seq, { signal, ended: () => handles.isOver(tenant, jobId) }),
     submit: createSubmit(deps, handles),
     ...createReads(deps.client, deps.record, handles),
     ...createControls(deps.client, handles),

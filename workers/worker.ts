@@ -53,7 +53,7 @@ export function bundleWorkflows(): Promise<WorkflowBundle> {
  */
 export async function createWorkers(opts: DelegateWorkerOptions, lanes: AgentLane[] = []): Promise<[Worker, ...Worker[]]> {
   const registry = opts.registry ?? createAgentRegistry(builtinAgents);
-  const activities = createActivities({ registry, stepLogPath: opts.stepLogPath, webhook: { ...opts.webhook, secret: opts.webhookSecret }, archive: { ...opts.archive, record: opts.record } });
+  const activities = createActivities({ registry, stepLogPath: opts.stepLogPath, events: opts.record.events, webhook: { ...opts.webhook, secret: opts.webhookSecret }, archive: { ...opts.archive, record: opts.record } });
   const common = { connection: opts.connection, namespace: opts.namespace, activities, shutdownGraceTime: '5 seconds' } as const;
   const main = await Worker.create({
     ...common,

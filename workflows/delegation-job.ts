@@ -83,6 +83,7 @@ export async function delegationJob(input: JobInput): Promise<JobResult> {
   if (input.carry) restoreCarry(rt, input.carry);
   let done = false;
   const phase = (): JobProgress['phase'] => (done ? 'done' : rt.children.cancelling ? 'cancelling' : rt.children.stopping ? 'stopping' : 'running');
+  if (!workflowInfo().parent) rt.events.emit('job.started', 'job.started', { pattern: input.spec.pattern, tasks: input.spec.tasks.length, ...(input.spec.labels ? { labels: input.spec.labels } : {}) });
   rt.records.watch(() => setCurrentDetails(renderDetails(rt)));
   rt.records.changed();
 
@@ -124,6 +125,8 @@ export async function delegationJob(input: JobInput): Promise<JobResult> {
   const result = buildJobResult(rt, outcome);
   // let a top-up in progress answer before the run closes
   await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
+  // every event this job emitted is written before the archive adds job.finished
+  await CancellationScope.nonCancellable(() => rt.events.settled());
   // the record first: once the status or the webhook says finished, the result outlives the workflow
   await archiveIfRoot(input.spec, rt.tenant, result);
   await CancellationScope.nonCancellable(async () => {

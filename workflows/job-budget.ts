@@ -73,7 +73,9 @@ export function installBudgetHandlers(rt: JobRuntime): void {
     budgetUpdate,
     async ({ add }) => {
       await raise(add);
-      return rt.ledgerSnapshot();
+      const ledger = rt.ledgerSnapshot();
+      rt.events.budgetChanged({ add, ledger });
+      return ledger;
     },
     {
       validator: ({ add }) => {
@@ -93,7 +95,9 @@ export function installBudgetHandlers(rt: JobRuntime): void {
         await rt.children.tell(target, (h) => h.signal(grantTaskSignal, { taskId, add: granted }));
       }
       rt.records.changed();
-      return { taskId, granted, ledger: rt.ledgerSnapshot() };
+      const ledger = rt.ledgerSnapshot();
+      rt.events.budgetChanged({ taskId, add, granted, ledger });
+      return { taskId, granted, ledger };
     },
     {
       validator: ({ taskId, add }) => {

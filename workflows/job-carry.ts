@@ -89,6 +89,8 @@ export async function continuePipeline(rt: JobRuntime, next: number, last: Previ
   const input = fits(last) ?? fits(last && { ...last, evidence: [] });
   if (!input) return false;
   log.info('pipeline continues as new', { jobId: rt.spec.jobId, next, runs: input.carry!.runs });
+  // what this run emitted reaches the stream before the next run starts
+  await rt.events.settled();
   return continueAsNew<typeof delegationJob>(input);
 }
 

@@ -8,6 +8,7 @@
 import { CancellationScope, startChild, workflowInfo, type ChildWorkflowHandle } from '@temporalio/workflow';
 import type { Budget, FailureReason, TaskSpec } from '../schemas';
 import { EXECUTION_TIMEOUT_MARGIN_SECONDS } from './engine-limits';
+import type { EventTarget } from './job-events';
 import type { JobInput, RunContext } from './job-runtime';
 import { agentLabel, withContextSeed } from './results';
 import { PATTERN_KEY, STATUS_KEY, TENANT_KEY } from './search-attributes';
@@ -39,6 +40,8 @@ export interface ChildSettings {
   tenant: string;
   deadline: number;
   isBatch: (taskId: string) => boolean;
+  /** The root job's event stream, handed to every child. */
+  events?: EventTarget;
 }
 
 /** The child's workflow id: the job's workflow id and the task id. */
@@ -138,6 +141,7 @@ export class JobChildren {
                 agents: input.agents,
                 limits,
                 deadline: s.deadline,
+                ...(s.events ? { events: s.events } : {}),
               } satisfies JobInput,
             ],
             typedSearchAttributes: [
@@ -154,6 +158,7 @@ export class JobChildren {
                 deadline: s.deadline, stepCeilingSeconds: limits.stepCeilingSeconds, stepsPerRun: limits.subtaskStepsPerRun,
                 agentQueue: input.agentQueue,
                 manifest: typeof task.agent === 'string' ? input.agents?.[task.agent] : undefined,
+                ...(s.events ? { events: s.events } : {}),
               } satisfies SubtaskInput,
             ],
           }) },

@@ -5,6 +5,7 @@
  *   pending ──markRunning──> running ──record(result)──> completed (once per task)
  */
 import type { JobResult, Ledger, Progress, SubtaskProgress, TaskResult, TaskSpec } from '../schemas';
+import type { JobEventLog } from './job-events';
 import { emptyProgress, tally } from './progress';
 
 /** Progress and results of one job's tasks. */
@@ -24,6 +25,8 @@ export class JobRecords {
     batchIds: string[],
     private readonly childId: (task: TaskSpec) => string,
     agentLabel: (task: TaskSpec) => string,
+    /** Where a child's start and finish are told (a batch's own children tell theirs). */
+    private readonly events?: JobEventLog,
   ) {
     this.batchIds = new Set(batchIds);
     for (const t of tasks) {
@@ -57,12 +60,20 @@ export class JobRecords {
       ...(ledger ? { ledger } : {}),
     });
     this.onChange?.();
+    if (!this.batchIds.has(task.id)) {
+      const workflowId = this.childId(task);
+      this.events?.emit('subtask.finished', `finished:${workflowId}`, {
+        taskId: task.id, workflowId, agentId: result.agentId, status: result.status, failureReason: result.failureReason, metrics: result.metrics,
+      });
+    }
     return result;
   }
 
   /** Marks a task's child as started. */
   markRunning(taskId: string, clipped: boolean): void {
-    this.progress.set(taskId, { ...this.progress.get(taskId)!, state: 'running', clipped });
+    const p = this.progress.get(taskId)!;
+    this.progress.set(taskId, { ...p, state: 'running', clipped });
+    if (!p.batch) this.events?.emit('subtask.started', `started:${p.workflowId}`, { taskId, workflowId: p.workflowId, agentId: p.agentId });
   }
 
   /** The tasks still pending (never started, no result). */

@@ -13,6 +13,7 @@ import { DEFAULT_JOB_MAX_SECONDS, type EngineLimits } from './engine-limits';
 import type { JobCarry } from './job-carry';
 import { childId, JobChildren } from './job-children';
 import { JobLedger } from './job-ledger';
+import { JobEventLog, type EventTarget } from './job-events';
 import { JobRecords } from './job-records';
 import { agentLabel, jobAsTaskResult, notRunResult } from './results';
 
@@ -47,6 +48,8 @@ export interface JobInput {
   deadline?: number;
   /** Set by the previous run of a long pipeline (continue-as-new). */
   carry?: JobCarry;
+  /** The root job's event stream (set by the parent; a root job writes its own). */
+  events?: EventTarget;
 }
 
 /** Per-run context a pattern adds to a task (a pipeline hands each stage the previous one). */
@@ -75,6 +78,8 @@ export class JobRuntime {
   readonly children: JobChildren;
   /** Progress and results. */
   readonly records: JobRecords;
+  /** The live events this job writes to its root's stream. */
+  readonly events: JobEventLog;
 
   constructor(input: JobInput, batchIds: string[] = []) {
     this.spec = input.spec;
@@ -87,9 +92,10 @@ export class JobRuntime {
     this.started = input.carry?.startedAt ?? Date.now();
     const own = this.started + (this.limits.maxDurationSeconds ?? DEFAULT_JOB_MAX_SECONDS) * 1000;
     this.deadline = Math.min(own, input.deadline ?? own);
-    this.records = new JobRecords(input.spec.tasks, batchIds, childId, agentLabel);
+    this.events = JobEventLog.open(input.events, { tenant: this.tenant, jobId: input.spec.jobId });
+    this.records = new JobRecords(input.spec.tasks, batchIds, childId, agentLabel, this.events);
     this.children = new JobChildren({
-      input, depth: this.depth, maxDepth: this.maxDepth, tenant: this.tenant, deadline: this.deadline,
+      input, depth: this.depth, maxDepth: this.maxDepth, tenant: this.tenant, deadline: this.deadline, events: this.events.target,
       isBatch: (id) => this.records.isBatch(id),
     });
   }

@@ -26,6 +26,7 @@ import type { Activities, AgentStepOutput, PreviousStage } from '../activities';
 import type { FailureDetails } from '../activities/errors';
 import type { AgentManifest, Budget, Evidence, FailureReason, TaskResult, TaskSpec, Usage } from '../schemas';
 import { ErrorType, NON_RETRYABLE_ERROR_TYPES } from '../schemas/errors';
+import type { EventTarget } from './job-events';
 import { cancelSignal, grantSignal, stopSignal, subtaskStatusQuery, type SubtaskStatus } from './messages';
 import { charge, usageOf, exhaustedAxes, newLedger, remaining, snapshot, topUp, type LedgerState } from './budget-ledger';
 import { DEFAULT_STEP_CEILING_SECONDS, MAX_CARRY_BYTES, msLeft, pastHardMark, pastSoftMark } from './engine-limits';
@@ -59,6 +60,8 @@ export interface SubtaskInput {
   stepsPerRun?: number;
   /** Set by the previous run of a long loop (continue-as-new): everything the loop had. */
   carry?: SubtaskCarry;
+  /** The root job's event stream: each step writes its event there. */
+  events?: EventTarget;
 }
 
 /** A subtask's loop state, carried whole into its next run; lists are capped as in its result. */
@@ -284,6 +287,7 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
       reprompt,
       stepKey: `${workflowInfo().workflowId}#${steps}${reprompt ? ':reprompt' : ''}`,
       previous,
+      ...(input.events ? { events: input.events } : {}),
     });
     if (outcome.kind === 'cancel') {
       reason = 'cancelled';

@@ -12,7 +12,7 @@
  * `results` but does not vote. Ballots are tallied in task order, whatever order they
  * arrived in, so the winner is reported as the first voter in the spec gave it. The rules for ballots and weights are in `vote-tally.ts`.
  */
-import { CancellationScope, condition } from '@temporalio/workflow';
+import { CancellationScope, condition, workflowInfo } from '@temporalio/workflow';
 import { DEFAULT_MAX_PARALLEL, type JobRuntime } from './job-runtime';
 import type { PatternOutcome } from './patterns';
 import { agreement, ballotOf, decide, type Ballot, type VoteDecision } from './vote-tally';
@@ -62,6 +62,9 @@ export async function runVote(rt: JobRuntime): Promise<PatternOutcome> {
 
   const decision = early ?? decide(ballots, strategy, voters, 0);
   const cancelled = rt.records.results().filter((r) => !counted.has(r.id) && r.failureReason === 'cancelled').length;
+  rt.events.emit('vote.decided', `vote:${workflowInfo().workflowId}`, {
+    winner: decision.winner?.ballot ?? null, agreement: agreement(decision), decidedEarly: early !== undefined, cancelled, ballots: counted.size,
+  });
   return {
     status: decision.winner ? 'success' : 'failure',
     output: decision.winner?.ballot ?? null,

@@ -56,7 +56,17 @@ export function createJobHandles({ client, config, record }: Pick<JobServiceDeps
     return handleOf(tenant, jobId);
   }
 
-  return { workflowIdOf, handleOf, uiLink, describe, requireRunning };
+  /** 404 unless the tenant has this job, in the record or in Temporal. */
+  async function requireJob(tenant: string, jobId: string): Promise<void> {
+    if (!(await record.specHashOf(tenant, jobId))) await describe(tenant, jobId);
+  }
+
+  /** Whether the job's workflow has closed (or is gone): nothing more will be written for it. */
+  async function isOver(tenant: string, jobId: string): Promise<boolean> {
+    return handleOf(tenant, jobId).describe().then((d) => d.status.name !== 'RUNNING', () => true);
+  }
+
+  return { workflowIdOf, handleOf, uiLink, describe, requireRunning, requireJob, isOver };
 }
 
 /** The shared job lookups. */

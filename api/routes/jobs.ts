@@ -104,6 +104,39 @@ export const jobRoutes: FastifyPluginAsyncZod = async (app) => {
     });
   }
 
+  app.get('/v1/jobs/:jobId/events', {
+    schema: {
+      summary: 'Live events of the job as Server-Sent Events (id = seq); replays from the start or after Last-Event-ID, closes after job.finished',
+      description: 'Each event: `id: <seq>`, `event: <type>`, `data: <JobEvent JSON>`. Types: job.started, subtask.started, subtask.step, subtask.retried, subtask.finished, budget.changed, vote.decided, job.finished. Comment lines keep the connection alive.',
+      operationId: 'streamJobEvents',
+      tags: ['jobs'],
+      params: JobParams,
+      headers: z.object({ 'last-event-id': z.string().regex(/^\d{1,15}$/, 'the seq of the last event received').optional() }),
+      querystring: z.strictObject({ after: z.coerce.number().int().min(0).optional().describe('resume after this seq (for clients that cannot set Last-Event-ID)') }),
+      response: { 200: z.string().describe('text/event-stream of JobEvent'), ...problems },
+    },
+  }, async (req, reply) => {
+    const { tenant } = req;
+    const { jobId } = req.params;
+    await svc.requireJob(tenant, jobId);
+    const after = Number(req.headers['last-event-id'] ?? req.query.after ?? 0);
+    // the stream outlives the handler: Fastify hands the socket over
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    const gone = new AbortController();
+    req.raw.once('close', () => gone.abort());
+    const ping = setInterval(() => res.write(': ping\n\n'), 15_000);
+    try {
+      for await (const e of svc.events(tenant, jobId, after, gone.signal)) res.write(`id: ${e.seq}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
+    } catch (err) {
+      req.log.warn({ jobId, err: String(err) }, 'event stream ended by an error');
+    } finally {
+      clearInterval(ping);
+      res.end();
+    }
+  });
+
   app.post('/v1/jobs/:jobId/budget', {
     schema: {
       summary: 'Add to the job budget; returns limit, spent, reserved and remaining per axis',
