@@ -72,6 +72,10 @@ describe('recorded histories replay against the current workflow code', () => {
     const roots = recorded.filter((r) => r.run.workflowType === 'delegationJob' && r.run.workflowId.split('/').length === 3).map((r) => r.run);
     expect(roots.filter(archives).map((r) => r.workflowId)).toContain('job/rec/archived');
     expect(roots.filter((r) => !archives(r)).map((r) => r.workflowId)).toContain('job/rec/fanout');
+    // and of the events patch: roots that write their live events (local activity markers), and roots before it
+    const writesEvents = (r: RecordedRun) => JSON.stringify(r.history).includes('appendJobEvents');
+    expect(roots.filter(writesEvents).map((r) => r.workflowId)).toContain('job/rec/archived');
+    expect(roots.filter((r) => !writesEvents(r)).map((r) => r.workflowId)).toContain('job/rec/fanout');
   });
 
   it('every recorded run replays without a nondeterminism error', async () => {
