@@ -73,7 +73,7 @@ describe('recorded histories replay against the current workflow code', () => {
     expect(roots.filter(archives).map((r) => r.workflowId)).toContain('job/rec/archived');
     expect(roots.filter((r) => !archives(r)).map((r) => r.workflowId)).toContain('job/rec/fanout');
     // and of the events patch: roots that write their live events (local activity markers), and roots before it
-    const writesEvents = (r: RecordedRun) => JSON.stringify(r.history).includes('appendJobEvents');
+    const writesEvents = (r: RecordedRun) => JSON.stringify(r.history).includes('"core_local_activity"');
     expect(roots.filter(writesEvents).map((r) => r.workflowId)).toContain('job/rec/archived');
     expect(roots.filter((r) => !writesEvents(r)).map((r) => r.workflowId)).toContain('job/rec/fanout');
   });
