@@ -72,8 +72,13 @@ export function createJobEvents({ db, dialect }: RecordDb) {
         // a job that ended without a result (terminated) never writes job.finished: ask now and then
         if (o.ended && ++polls % 10 === 0 && (await o.ended()) && (await this.after(tenant, jobId, last, 1)).length === 0) return;
         await new Promise<void>((resolve) => {
-          const t = setTimeout(resolve, pollMs);
-          o.signal?.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+          const wake = () => {
+            clearTimeout(t);
+            o.signal?.removeEventListener('abort', wake);
+            resolve();
+          };
+          const t = setTimeout(wake, pollMs);
+          o.signal?.addEventListener('abort', wake, { once: true });
         });
       }
     },
