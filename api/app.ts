@@ -23,6 +23,7 @@ import { installJsonBodyParser } from './json-body';
 import { createJobService, type JobService } from './job-service';
 import { installRateLimit } from './quotas';
 import { jobRoutes } from './routes/jobs';
+import { mcpRoutes } from './routes/mcp';
 import { systemRoutes } from './routes/system';
 import { webhookRoutes } from './routes/webhooks';
 import { reportRoutes } from './routes/reports';
@@ -109,5 +110,6 @@ export async function buildApp({ config, client, registry, tenants, record, fast
   await app.register(jobRoutes);
   await app.register(webhookRoutes);
   await app.register(reportRoutes);
+  await app.register(mcpRoutes);
   return app;
 }
