@@ -21,6 +21,19 @@ export interface Progress {
 /** How often the view is asked when no event comes. @default 1000 */
 const QUIET_MS = 1000;
 
+/** Waits `ms`, or less when `signal` aborts (its listener removed either way: the loop runs for minutes). */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
 /** What an event says, in words a caller's UI shows. */
 function describe(e: JobEvent): string {
   const d = e.data;
@@ -58,10 +71,7 @@ export function followProgress(backend: DelegateBackend, jobId: string, total: n
 
   const fromView = (async () => {
     while (!signal.aborted) {
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, QUIET_MS);
-        signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
-      });
+      await pause(QUIET_MS, signal);
       if (signal.aborted || Date.now() - lastNews < QUIET_MS) continue;
       const p = (await backend.view(jobId).catch(() => undefined))?.progress;
       if (p) await report(Math.max(finished.size, p.completed), `${p.completed}/${p.total} finished, ${p.running} running`);
