@@ -21,6 +21,13 @@ export interface Progress {
 /** How often the view is asked when no event comes. @default 1000 */
 const QUIET_MS = 1000;
 
+/**
+ * Pause between the last notification and the answer: the SDK's client handles a
+ * notification a tick after reading it but a response at once, so a notification read in
+ * the same chunk as the response would find its progress handler gone and be dropped.
+ */
+const LAST_NOTICE_GAP_MS = 50;
+
 /** Waits `ms`, or less when `signal` aborts (its listener removed either way: the loop runs for minutes). */
 function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise<void>((resolve) => {
@@ -87,6 +94,8 @@ export function followProgress(backend: DelegateBackend, jobId: string, total: n
         sent = total;
         await send({ progress: total, total, message }).catch(() => undefined);
       }
+      // whichever feed sent the last one, it must reach the caller before the answer does
+      await new Promise((resolve) => setTimeout(resolve, LAST_NOTICE_GAP_MS));
     },
   };
 }
