@@ -20,9 +20,11 @@ import type { TenantDirectory } from '../workers/tenants';
 import { BEARER_SCHEME, identifyCaller, requireCaller } from './auth';
 import { frameworkErrorAsProblem, installErrorHandling } from './errors';
 import { installJsonBodyParser } from './json-body';
+import { withExamples } from './openapi-examples';
 import { createJobService, type JobService } from './job-service';
 import { installRateLimit } from './quotas';
 import { jobRoutes } from './routes/jobs';
+import { mcpRoutes } from './routes/mcp';
 import { systemRoutes } from './routes/system';
 import { webhookRoutes } from './routes/webhooks';
 import { reportRoutes } from './routes/reports';
@@ -101,7 +103,7 @@ export async function buildApp({ config, client, registry, tenants, record, fast
       security: [{ [BEARER_SCHEME]: [] }],
     },
     transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
+    transformObject: withExamples(jsonSchemaTransformObject),
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
@@ -109,5 +111,6 @@ export async function buildApp({ config, client, registry, tenants, record, fast
   await app.register(jobRoutes);
   await app.register(webhookRoutes);
   await app.register(reportRoutes);
+  await app.register(mcpRoutes);
   return app;
 }

@@ -1,0 +1,156 @@
+/**
+ * One example per operation of the OpenAPI document (its request body, its success answers;
+ * a problem+json for each error answer), the success ones typed against the schemas so an example that drifts from them fails to compile.
+ * Attached to the document by operationId after the zod transform, so the routes keep their
+ * schemas as they are and the examples live in one table.
+ *
+ *   swagger transformObject ──> document ──withExamples──> paths[…][op].requestBody/responses[…].content['application/json'].example
+ */
+import type { z } from 'zod';
+import type { AgentManifest, BudgetTopUp, JobResult, JobSpecSchema, JobView, Ledger, ReportSummary } from '../schemas';
+import type { ReportPageSchema } from '../schemas';
+
+/** An operation's examples: the JSON request body and the answer per success status. */
+export interface OperationExamples {
+  request?: unknown;
+  responses: Record<string, unknown>;
+}
+
+const at = '2026-03-02T10:15:00.000Z';
+const done = '2026-03-02T10:15:04.210Z';
+const axis = (limit: number | null, spent: number) => ({ limit, spent, reserved: 0, remaining: limit === null ? null : limit - spent });
+const ledger: Ledger = { costUsd: axis(1, 0.02), tokens: axis(null, 200), toolCalls: axis(null, 0), latencySeconds: axis(null, 4.2) };
+const links = (jobId: string) => ({
+  self: `https://delegate.example.com/v1/jobs/${jobId}`,
+  result: `https://delegate.example.com/v1/jobs/${jobId}/result`,
+  temporalUi: `http://localhost:8233/namespaces/default/workflows/job%2Facme%2F${jobId}`,
+});
+const metrics = { latencyMs: 2100, costUsd: 0.01, tokens: 100, toolCalls: 0, steps: 1, attempts: 1, channelsHit: [] };
+
+const spec = {
+  jobId: 'compare-dbs-1',
+  pattern: 'fanout',
+  objective: 'Compare two databases for analytics',
+  tasks: [
+    { id: 'pg', question: 'Strengths of PostgreSQL for analytics?', agent: 'researcher', budget: { costUsd: 0.5 } },
+    { id: 'ch', question: 'Strengths of ClickHouse for analytics?', agent: { capability: 'research' } },
+  ],
+  budget: { costUsd: 1 },
+  labels: { team: 'data' },
+} satisfies z.input<typeof JobSpecSchema>;
+
+const result: JobResult = {
+  jobId: 'compare-dbs-1',
+  pattern: 'fanout',
+  status: 'success',
+  output: { pg: 'Rich SQL, extensions, good up to a few TB.', ch: 'Columnar, very fast scans and aggregations.' },
+  results: ['pg', 'ch'].map((id) => ({
+    id, agentId: 'researcher', status: 'success' as const, summary: `What ${id} does well for analytics.`, evidence: [], citations: [], followUps: [],
+    confidence: 0.8, metrics, failureReason: null, errors: [],
+  })),
+  evidence: [{ id: 'e1', source: 'web', url: 'https://clickhouse.com/docs', snippet: 'ClickHouse is a column-oriented database.' }],
+  followUps: [],
+  metrics: { ...metrics, latencyMs: 4210, costUsd: 0.02, tokens: 200, steps: 2, attempts: 2, subtasks: 2, savedUsd: 0 },
+  budget: { ledger, clipped: [], refused: [] },
+};
+
+const view: JobView = {
+  jobId: 'compare-dbs-1',
+  workflowId: 'job/acme/compare-dbs-1',
+  state: 'running',
+  pattern: 'fanout',
+  startedAt: at,
+  progress: { total: 2, pending: 0, running: 1, completed: 1, succeeded: 1, partial: 0, failed: 0 },
+  subtasks: [
+    { id: 'pg', state: 'completed', workflowId: 'job/acme/compare-dbs-1/pg', agentId: 'researcher', status: 'success', metrics },
+    { id: 'ch', state: 'running', workflowId: 'job/acme/compare-dbs-1/ch', agentId: 'researcher' },
+  ],
+  ledger,
+  links: links('compare-dbs-1'),
+};
+
+const accepted = (status: string) => ({ jobId: 'compare-dbs-1', workflowId: 'job/acme/compare-dbs-1', status, links: links('compare-dbs-1') });
+const topUp: BudgetTopUp = { add: { costUsd: 0.5 } };
+const agent: AgentManifest = {
+  id: 'researcher', version: '1.0.0', description: 'Answers research questions with sources', kind: 'http', capabilities: ['research'],
+  inputSchema: { type: 'object' }, limits: { timeoutSeconds: 60, maxSteps: 50 },
+  retry: { maxAttempts: 3, initialIntervalSeconds: 1, backoffCoefficient: 2, maximumIntervalSeconds: 30 }, tools: [],
+};
+const reports: z.output<typeof ReportPageSchema> = {
+  reports: [{
+    jobId: 'compare-dbs-1', workflowId: 'job/acme/compare-dbs-1', pattern: 'fanout', status: 'success', labels: { team: 'data' },
+    objective: 'Compare two databases for analytics', startedAt: at, closedAt: done, subtasks: 2, agents: ['researcher'],
+    spend: { costUsd: 0.02, tokens: 200, toolCalls: 0 }, digest: 'What pg does well for analytics. What ch does well…',
+  }],
+  nextCursor: null,
+};
+const summary: ReportSummary = {
+  from: '2026-02-01T00:00:00.000Z', to: '2026-03-03T00:00:00.000Z', jobs: 1, subtasks: 2, spend: { costUsd: 0.02, tokens: 200, toolCalls: 0 },
+  byStatus: [{ status: 'success', jobs: 1, costUsd: 0.02 }],
+  byAgent: [{ agentId: 'researcher', subtasks: 2, costUsd: 0.02, tokens: 200 }],
+  topLabels: [{ label: 'team=data', jobs: 1 }],
+};
+
+/** The examples, by operationId. */
+export const OPENAPI_EXAMPLES: Record<string, OperationExamples> = {
+  healthz: { responses: { 200: { ok: true } } },
+  readyz: { responses: { 200: { ok: true, temporal: 'localhost:7233', auth: 'on' } } },
+  listAgents: { responses: { 200: { agents: [agent] } } },
+  submitJob: { request: spec, responses: { 201: accepted('running'), 200: accepted('existing') } },
+  listJobs: { responses: { 200: { jobs: [{ jobId: 'compare-dbs-1', workflowId: 'job/acme/compare-dbs-1', state: 'completed', status: 'success', pattern: 'fanout', startedAt: at }] } } },
+  getJob: { responses: { 200: view } },
+  getJobResult: { responses: { 200: result, 202: view } },
+  stopJob: { request: { reason: 'enough is known' }, responses: { 202: accepted('stopping') } },
+  cancelJob: { request: { reason: 'no longer needed' }, responses: { 202: accepted('cancelling') } },
+  topUpJobBudget: { request: topUp, responses: { 200: { jobId: 'compare-dbs-1', ledger: { ...ledger, costUsd: axis(1.5, 0.02) } } } },
+  topUpSubtaskBudget: { request: topUp, responses: { 200: { taskId: 'ch', granted: { costUsd: 0.5 }, ledger: { ...ledger, costUsd: axis(1, 0.02) } } } },
+  getWebhookSecret: { responses: { 200: { tenant: 'acme', secret: '3b1f…(64 hex characters)' } } },
+  searchReports: { responses: { 200: reports } },
+  summarizeReports: { responses: { 200: summary } },
+};
+
+/** Problem titles by status, for the error answers' examples. */
+const PROBLEMS: Record<string, [title: string, detail: string]> = {
+  400: ['Invalid request', '1 invalid field(s) in the body'],
+  401: ['Unauthorized', 'send Authorization: Bearer <key>'],
+  404: ['Not found', 'no job "compare-dbs-1"'],
+  409: ['Conflict', 'job "compare-dbs-1" already exists with another spec, or has already finished'],
+  415: ['Unsupported media type', 'POST routes take application/json'],
+  422: ['Unprocessable', 'no agent has capability "research"'],
+  429: ['Too many requests', 'at most 100 requests a minute; retry after 12 s'],
+  503: ['Temporal unavailable', 'the workflow service did not answer; retry'],
+};
+
+/** A problem+json example for an error status. */
+function problemExample(status: string) {
+  const [title, detail] = PROBLEMS[status] ?? ['Error', 'the request failed'];
+  const slug = title.toLowerCase().replace(/ /g, '-');
+  return {
+    type: `https://delegate.dev/problems/${status === '503' ? 'unavailable' : slug}`, title, status: Number(status), detail,
+    ...(status === '400' ? { errors: [{ path: 'body.tasks[0].agent', message: 'a task needs an agent or a job' }] } : {}),
+  };
+}
+
+type Doc = { paths?: Record<string, Record<string, { operationId?: string; requestBody?: Media; responses?: Record<string, Media> }>> };
+type Media = { content?: Record<string, { example?: unknown }> };
+
+/** Wraps swagger's `transformObject`: the document it builds, with each operation's examples attached. */
+export function withExamples<I, O>(transformObject: (input: I) => O): (input: I) => O {
+  return (input) => {
+    const doc = transformObject(input) as Doc;
+    for (const ops of Object.values(doc.paths ?? {})) {
+      for (const op of Object.values(ops)) {
+        const ex = op.operationId ? OPENAPI_EXAMPLES[op.operationId] : undefined;
+        if (!ex) continue;
+        const body = op.requestBody?.content?.['application/json'];
+        if (body && ex.request !== undefined) body.example = ex.request;
+        for (const [status, res] of Object.entries(op.responses ?? {})) {
+          const media = res.content?.['application/json'] ?? res.content?.['application/problem+json'];
+          const value = ex.responses[status] ?? (Number(status) >= 400 ? problemExample(status) : undefined);
+          if (media && value !== undefined) media.example = value;
+        }
+      }
+    }
+    return doc as O;
+  };
+}

@@ -1,0 +1,49 @@
+/**
+ * `/mcp`: Delegate as an MCP server over streamable HTTP, with the API's bearer keys (the auth
+ * hook has answered 401 before this runs; the key's tenant is `req.tenant`). Stateless: each
+ * POST gets its own server and transport bound to the caller's tenant, so any API replica
+ * answers any request and nothing is kept between them. A tool call's progress notifications
+ * and its result travel on that POST's own SSE answer; there is no standalone GET stream
+ * (405, which MCP clients take as "none"), and no session to DELETE.
+ *
+ *   POST /mcp ──auth──> tenant ──> McpServer(in-process backend) ⇄ StreamableHTTPServerTransport ──> SSE / JSON answer
+ */
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { FastifyPluginAsync } from 'fastify';
+import { createInProcessBackend } from '../../mcp/in-process';
+import { createDelegateMcpServer } from '../../mcp/server';
+import { HttpProblem, sendProblem } from '../errors';
+
+/** The MCP endpoint. */
+export const mcpRoutes: FastifyPluginAsync = async (app) => {
+  app.post('/mcp', { schema: { hide: true } }, async (req, reply) => {
+    const server = createDelegateMcpServer(createInProcessBackend(app, req.tenant));
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    // the transport writes the answer itself (JSON or an SSE stream)
+    reply.hijack();
+    reply.raw.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(req.raw, reply.raw, req.body);
+    } catch (err) {
+      req.log.error({ err }, 'mcp request failed');
+      if (!reply.raw.headersSent) {
+        reply.raw.writeHead(500, { 'content-type': 'application/json' });
+        reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }));
+      }
+    }
+  });
+
+  for (const method of ['GET', 'DELETE'] as const) {
+    app.route({
+      method,
+      url: '/mcp',
+      schema: { hide: true },
+      handler: async (_req, reply) =>
+        sendProblem(reply.header('allow', 'POST'), new HttpProblem(405, 'Method not allowed', 'this MCP endpoint is stateless: POST only (no standalone stream, no session)')),
+    });
+  }
+};

@@ -1,0 +1,52 @@
+/**
+ * The MCP backend inside the API process: the job service and the record's events, bound to
+ * the tenant whose key opened the MCP request. Errors leave as `DelegateError`s with the same
+ * status and words as the REST routes; anything else is an internal error whose detail stays
+ * in the log.
+ */
+import type { FastifyInstance } from 'fastify';
+import { fromTemporal, HttpProblem } from '../api/errors';
+import { DelegateError, type DelegateBackend } from './backend';
+
+/** The error an MCP caller sees: the API's problem, never an internal message. */
+function asDelegateError(app: FastifyInstance, err: unknown): DelegateError {
+  const p = err instanceof HttpProblem ? err : fromTemporal(err);
+  if (p) return new DelegateError(p.status, p.title, p.detail, p.errors);
+  app.log.error({ err }, 'mcp: unhandled error');
+  return new DelegateError(500, 'Internal error', 'the request failed; see the server log');
+}
+
+/** Creates the backend of one tenant over the app's own job service and record. */
+export function createInProcessBackend(app: FastifyInstance, tenant: string): DelegateBackend {
+  const svc = app.jobs;
+  const links = (jobId: string) => {
+    const self = `${app.publicUrl}/v1/jobs/${encodeURIComponent(jobId)}`;
+    return { self, result: `${self}/result`, temporalUi: svc.uiLink(svc.workflowIdOf(tenant, jobId)) };
+  };
+  // every operation maps its errors the same way
+  const guard = async <T>(run: () => Promise<T>): Promise<T> => {
+    try {
+      return await run();
+    } catch (err) {
+      throw asDelegateError(app, err);
+    }
+  };
+  return {
+    submit: (spec) => guard(async () => {
+      const sub = await svc.submit(tenant, spec);
+      return { jobId: sub.jobId, created: sub.created };
+    }),
+    view: (jobId) => guard(() => svc.view(tenant, jobId, links(jobId))),
+    result: (jobId, waitSeconds) => guard(() => svc.result(tenant, jobId, waitSeconds)),
+    stop: (jobId) => guard(() => svc.stop(tenant, jobId)),
+    cancel: (jobId) => guard(() => svc.cancel(tenant, jobId)),
+    topUp: (jobId, add, taskId) => guard(async () => (taskId === undefined ? svc.topUp(tenant, jobId, add) : (await svc.topUpSubtask(tenant, jobId, taskId, add)).ledger)),
+    agents: async () => app.registry.list(),
+    events: (jobId, afterSeq, signal) => app.record.events.follow(tenant, jobId, afterSeq, {
+      signal,
+      // a job that ended without a result writes no job.finished
+      ended: async () => (await svc.view(tenant, jobId, links(jobId)).catch(() => undefined))?.state !== 'running',
+    }),
+    list: (filter) => guard(async () => (await svc.list(tenant, { ...filter, label: [] })).map(({ workflowId: _w, ...j }) => j)),
+  };
+}

@@ -1,0 +1,161 @@
+/**
+ * Delegate as an MCP server: the three delegation patterns as tools that submit a job and
+ * (by default) wait for its result with progress, the job controls as tools, and finished
+ * jobs' results as resources. Transport-free: `/mcp` (streamable HTTP) and `delegate mcp`
+ * (stdio) connect it to their own backend.
+ *
+ *   delegate_fanout / _pipeline / _vote ──submit──> job ──events/view──> progress ──result──> tool answer
+ *   job_status · job_result · job_stop · job_cancel · job_add_budget · list_agents
+ *   delegate://jobs/{jobId}/result  (resource template; lists the tenant's finished jobs)
+ */
+import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { BudgetTopUpSchema, countSubtasks, IdSchema, JobSpecSchema, type JobSpec, type Pattern } from '../schemas';
+import { DelegateError, type DelegateBackend } from './backend';
+import { followProgress, type Progress } from './progress';
+import { TOOL_DOCS } from './tool-docs';
+
+/** The server's name and version in the MCP handshake. */
+export const MCP_SERVER_INFO = { name: 'delegate', version: '0.1.0' };
+
+/** The URI of a job's result resource. */
+export const resultUri = (jobId: string) => `delegate://jobs/${encodeURIComponent(jobId)}/result`;
+
+/** Longest call-side wait, in long polls of at most this many seconds (the API caps one at 60). */
+const POLL_SECONDS = 20;
+
+const { pattern: _pattern, aggregation, vote, pipeline, ...common } = JobSpecSchema.shape;
+const waitShape = {
+  wait: z.boolean().default(true).describe('wait for the result (default true); false returns the jobId at once'),
+  waitSeconds: z.number().min(0).max(3600).default(45).describe('longest wait for the result (default 45); a job still running then keeps running'),
+};
+const JobIdShape = { jobId: IdSchema.describe('the jobId a delegate_* tool returned') };
+
+const json = (value: unknown): CallToolResult => ({ content: [{ type: 'text', text: JSON.stringify(value, null, 2) }] });
+const failed = (message: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text: message }] });
+
+/** A tool body whose Delegate refusals become tool errors the model can read (and act on). */
+function tool<A>(run: (args: A, extra: ToolExtra) => Promise<CallToolResult>) {
+  return async (args: A, extra: ToolExtra): Promise<CallToolResult> => {
+    try {
+      return await run(args, extra);
+    } catch (err) {
+      if (err instanceof DelegateError) return failed(err.message);
+      return failed(`Delegate could not be reached: ${(err as Error).message}`);
+    }
+  };
+}
+
+/** What a tool callback gets besides its arguments: the abort signal, the progressToken, notifications. */
+type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** Waits for a job's result up to `waitSeconds`, sending progress when the caller asked for it. */
+async function awaitResult(backend: DelegateBackend, jobId: string, total: number, waitSeconds: number, extra: ToolExtra): Promise<CallToolResult> {
+  const token = extra._meta?.progressToken;
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  extra.signal.addEventListener('abort', onAbort, { once: true });
+  const send = (p: Progress) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token!, ...p } });
+  const follower = token === undefined ? undefined : followProgress(backend, jobId, total, send, stop.signal);
+  try {
+    const deadline = Date.now() + waitSeconds * 1000;
+    for (;;) {
+      const left = (deadline - Date.now()) / 1000;
+      const result = await backend.result(jobId, Math.max(0, Math.min(left, POLL_SECONDS)));
+      if (result) {
+        await follower?.finish(`job ${result.status}`);
+        return {
+          content: [
+            { type: 'text', text: JSON.stringify({ jobId, status: result.status, result }, null, 2) },
+            { type: 'resource_link', uri: resultUri(jobId), name: `${jobId} result`, mimeType: 'application/json' },
+          ],
+        };
+      }
+      if (left <= POLL_SECONDS || extra.signal.aborted) break;
+    }
+    const view = await backend.view(jobId);
+    return json({ jobId, state: view.state, progress: view.progress, note: 'still running: call job_result (waitSeconds) or job_status with this jobId' });
+  } finally {
+    extra.signal.removeEventListener('abort', onAbort);
+    stop.abort();
+    await follower?.stopped;
+  }
+}
+
+/** Creates the MCP server over a backend (one tenant's). */
+export function createDelegateMcpServer(backend: DelegateBackend): McpServer {
+  const server = new McpServer(MCP_SERVER_INFO, { capabilities: { resources: {}, tools: {} } });
+
+  const patterns: [name: 'delegate_fanout' | 'delegate_pipeline' | 'delegate_vote', pattern: Pattern, options: object][] = [
+    ['delegate_fanout', 'fanout', { aggregation }],
+    ['delegate_pipeline', 'pipeline', { pipeline }],
+    ['delegate_vote', 'vote', { vote }],
+  ];
+  for (const [name, pattern, options] of patterns) {
+    server.registerTool(name, { description: TOOL_DOCS[name], inputSchema: { ...common, ...options, ...waitShape } },
+      tool(async (args: Record<string, unknown>, extra) => {
+        const { wait, waitSeconds, ...rest } = args as { wait: boolean; waitSeconds: number };
+        // the whole spec's rules (unique task ids, agent or job, caps) on top of the per-field ones
+        const parsed = JobSpecSchema.safeParse({ ...rest, pattern });
+        if (!parsed.success) {
+          return failed(['Invalid job spec:', ...parsed.error.issues.map((i) => `  ${i.path.join('.') || '(root)'}: ${i.message}`)].join('\n'));
+        }
+        const spec: JobSpec = parsed.data;
+        const sub = await backend.submit(spec);
+        if (!wait) return json({ jobId: sub.jobId, created: sub.created, state: 'running' });
+        return awaitResult(backend, sub.jobId, countSubtasks(spec), waitSeconds, extra);
+      }));
+  }
+
+  server.registerTool('job_status', { description: TOOL_DOCS.job_status, inputSchema: JobIdShape },
+    tool(async ({ jobId }: { jobId: string }) => json(await backend.view(jobId))));
+
+  server.registerTool('job_result', {
+    description: TOOL_DOCS.job_result,
+    inputSchema: { ...JobIdShape, waitSeconds: z.number().min(0).max(60).default(0).describe('wait this long for a running job (default 0)') },
+  }, tool(async ({ jobId, waitSeconds }: { jobId: string; waitSeconds: number }) => {
+    const result = await backend.result(jobId, waitSeconds);
+    if (result) return json({ jobId, status: result.status, result });
+    const view = await backend.view(jobId);
+    return json({ jobId, state: view.state, progress: view.progress, note: 'still running' });
+  }));
+
+  const controls = [['job_stop', 'stop', 'stopping'], ['job_cancel', 'cancel', 'cancelling']] as const;
+  for (const [name, verb, state] of controls) {
+    server.registerTool(name, { description: TOOL_DOCS[name], inputSchema: { ...JobIdShape, reason: z.string().max(500).optional() } },
+      tool(async ({ jobId }: { jobId: string }) => {
+        await backend[verb](jobId);
+        return json({ jobId, state });
+      }));
+  }
+
+  server.registerTool('job_add_budget', {
+    description: TOOL_DOCS.job_add_budget,
+    inputSchema: { ...JobIdShape, add: BudgetTopUpSchema.shape.add, taskId: IdSchema.optional().describe("a running subtask's id: top up that subtask only") },
+  }, tool(async ({ jobId, add, taskId }: { jobId: string; add: Record<string, number>; taskId?: string }) =>
+    json({ jobId, ...(taskId ? { taskId } : {}), ledger: await backend.topUp(jobId, add, taskId) })));
+
+  server.registerTool('list_agents', { description: TOOL_DOCS.list_agents, inputSchema: {} },
+    tool(async () => json({ agents: await backend.agents() })));
+
+  server.registerResource('job-result', new ResourceTemplate('delegate://jobs/{jobId}/result', {
+    list: async () => ({
+      resources: (await backend.list({ limit: 100 }))
+        .filter((j) => j.state === 'completed')
+        .map((j) => ({ uri: resultUri(j.jobId), name: `${j.jobId} result`, mimeType: 'application/json', description: `${j.pattern ?? 'job'} ${j.status ?? ''}, started ${j.startedAt}` })),
+    }),
+  }), {
+    title: 'Job result',
+    description: "A finished job's JobResult (status, output, every subtask's answer, evidence, spend) as JSON",
+    mimeType: 'application/json',
+  }, async (uri, vars) => {
+    const jobId = decodeURIComponent(String(vars.jobId));
+    const result = await backend.result(jobId, 0);
+    if (!result) throw new DelegateError(409, 'Conflict', `job "${jobId}" is still running`);
+    return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(result, null, 2) }] };
+  });
+
+  return server;
+}

@@ -1,0 +1,59 @@
+/**
+ * The words a model reads when it chooses a tool: when each delegation pattern fits, what
+ * comes back, and a short example. Kept apart from the wiring so they can be read (and
+ * reviewed) as prose.
+ */
+
+const WAITING =
+  'By default the call waits for the result (up to waitSeconds, default 45) and reports progress (subtasks finished / total) ' +
+  'when the request carries a progressToken; a job still running then is not lost: its jobId comes back, and job_result or job_status follow it. ' +
+  'With wait: false it returns the jobId at once. The job runs durably either way: cancelling this call does not cancel the job (job_cancel does). ' +
+  'Agents are named by id or by { "capability": "…" } (list_agents shows them); budget caps spend per job ({ "costUsd": 1, "tokens": 200000 }) and per task.';
+
+/** The description of each tool, by name. */
+export const TOOL_DOCS = {
+  delegate_fanout:
+    'Fan-out: run independent subtasks in parallel, each handed to one agent, and merge their answers. ' +
+    'Use it when a question splits into parts that do not depend on each other (research several sources, check several files, ' +
+    'compare several options). aggregation.strategy: "merge" (every answer, by task id), "best_confidence" or "first_success"; ' +
+    'aggregation.quorum stops after n successes. ' +
+    WAITING +
+    '\nExample: {"objective":"Compare three databases","tasks":[{"id":"pg","question":"Strengths of PostgreSQL for analytics?","agent":"researcher"},' +
+    '{"id":"ch","question":"Strengths of ClickHouse for analytics?","agent":"researcher"},{"id":"duck","question":"Strengths of DuckDB for analytics?","agent":"researcher"}],' +
+    '"budget":{"costUsd":2}}',
+  delegate_pipeline:
+    'Pipeline: run subtasks one after another, each stage receiving the previous stages\' results as context. ' +
+    'Use it when each step needs the one before (gather → analyse → write; extract → check → summarise). ' +
+    'pipeline.onStageFailure: "stop" (default) or "continue". ' +
+    WAITING +
+    '\nExample: {"objective":"A release note","tasks":[{"id":"gather","question":"List the merged changes since v1.2","agent":"git-reader"},' +
+    '{"id":"draft","question":"Write a release note from these changes","agent":{"capability":"writing"}}]}',
+  delegate_vote:
+    'Vote: ask the same question of several agents (or the same agent several times) and keep the answer they agree on. ' +
+    'Use it when one answer must be reliable (a classification, a yes/no, a number) and independent opinions reduce error. ' +
+    'vote.strategy: "majority" (default), "weighted" (by confidence) or "unanimous"; vote.key: a JSON pointer into each answer to compare ("/label"). ' +
+    WAITING +
+    '\nExample: {"objective":"Is this change safe?","tasks":[{"id":"v1","question":"Is this SQL migration backward compatible? …","agent":"reviewer-a"},' +
+    '{"id":"v2","question":"Is this SQL migration backward compatible? …","agent":"reviewer-b"},{"id":"v3","question":"Is this SQL migration backward compatible? …","agent":"reviewer-c"}],' +
+    '"vote":{"strategy":"majority","key":"/compatible"}}',
+  job_status:
+    "A job's state (running, completed, …), progress (subtasks pending / running / finished), per-subtask status and budget ledger; the result once done. " +
+    'Cheap: use it to check on a job without waiting. Example: {"jobId":"3f2a…"}',
+  job_result:
+    "A job's result (status success / partial / failure, the merged output, each subtask's answer, evidence, spend), " +
+    'waiting up to waitSeconds (default 0, at most 60) for a running job; a job still running answers with its status instead. ' +
+    'Example: {"jobId":"3f2a…","waitSeconds":30}',
+  job_stop:
+    'Graceful stop: running subtasks finish their current step and return what they have; the job ends "partial". ' +
+    'Use it when enough is known already. Example: {"jobId":"3f2a…"}',
+  job_cancel:
+    'Hard cancel: running subtasks are cancelled now; results already finished are kept. Use it when the job is no longer wanted. ' +
+    'Example: {"jobId":"3f2a…"}',
+  job_add_budget:
+    "Add to a running job's budget (amounts are added to the limits), or to one running subtask's with taskId (within what the job has left). " +
+    'Use it when a job is halting on its budget and the work is worth more. Returns the new ledger (limit, spent, reserved, remaining per axis). ' +
+    'Example: {"jobId":"3f2a…","add":{"costUsd":0.5}}',
+  list_agents:
+    'The agents this deployment can run: id, description, capabilities, input parameters (JSON Schema), limits and tools. ' +
+    'Read it before delegating to pick agents by id or capability. Example: {}',
+} as const;

@@ -1,0 +1,157 @@
+/**
+ * Delegate as an MCP server, driven by the SDK's own client over both transports: streamable
+ * HTTP at /mcp of a listening API, and stdio (the entry spawned as a subprocess, calling that
+ * API over HTTP). Each runs a fan-out with progress, reads the result resource, uses the job
+ * tools, and is refused with a wrong key.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { FastifyInstance } from 'fastify';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import type { JobResult } from '../../schemas';
+import { testApp, uniqueId } from '../helpers';
+import { TEST_TENANTS } from '../tenants';
+
+let app: FastifyInstance;
+let baseUrl: string;
+beforeAll(async () => {
+  app = await testApp({}, null);
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+const KEY = TEST_TENANTS.default.key;
+
+/** An MCP client connected over `transport` with `key`, closed when the test ends. */
+async function connect(transport: 'http' | 'stdio', key: string = KEY): Promise<Client> {
+  const client = new Client({ name: 'delegate-test', version: '1.0.0' });
+  const t = transport === 'http'
+    ? new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } })
+    : new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', 'tsx', 'mcp/stdio-main.ts'],
+      env: { ...(process.env as Record<string, string>), DELEGATE_URL: baseUrl, DELEGATE_KEY: key },
+      stderr: 'pipe',
+    });
+  await client.connect(t);
+  onTestFinished(() => client.close());
+  return client;
+}
+
+/** The text of a tool answer's first content block, parsed as JSON. */
+function answer(res: Awaited<ReturnType<Client['callTool']>>): Record<string, unknown> {
+  const first = (res.content as { type: string; text?: string }[])[0]!;
+  expect(first.type).toBe('text');
+  return JSON.parse(first.text!) as Record<string, unknown>;
+}
+
+/** Three sim subtasks one at a time, slow enough to be seen running. */
+const threeWay = (jobId: string) => ({
+  jobId,
+  objective: 'three facts',
+  maxParallel: 1,
+  tasks: ['a', 'b', 'c'].map((id) => ({ id, question: `What is ${id}?`, agent: 'sim', params: { answer: { [id]: id.toUpperCase() }, latencyMs: 400, steps: 2, costUsd: 0.01 } })),
+});
+
+describe.each(['http', 'stdio'] as const)('MCP over %s', (transport) => {
+  it('lists the tools with their input schemas', async () => {
+    const client = await connect(transport);
+    const { tools } = await client.listTools();
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    expect([...byName.keys()].sort()).toEqual(
+      ['delegate_fanout', 'delegate_pipeline', 'delegate_vote', 'job_add_budget', 'job_cancel', 'job_result', 'job_status', 'job_stop', 'list_agents'],
+    );
+    const fanout = byName.get('delegate_fanout')!;
+    expect(Object.keys(fanout.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['tasks', 'budget', 'aggregation', 'wait', 'waitSeconds']));
+    expect(fanout.inputSchema.required).toContain('tasks');
+    expect(fanout.description).toMatch(/Example: \{/);
+    expect(Object.keys(byName.get('delegate_vote')!.inputSchema.properties ?? {})).toContain('vote');
+    expect(Object.keys(byName.get('job_result')!.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['jobId', 'waitSeconds']));
+  });
+
+  it('runs a fan-out with progress and returns its result, also as a resource', async () => {
+    const client = await connect(transport);
+    const jobId = uniqueId(`mcp-${transport}`);
+    const progress: { progress: number; total?: number; message?: string }[] = [];
+    const res = await client.callTool({ name: 'delegate_fanout', arguments: threeWay(jobId) }, undefined, {
+      onprogress: (p) => progress.push(p),
+      resetTimeoutOnProgress: true,
+    });
+    expect(res.isError).toBeFalsy();
+    const body = answer(res) as { jobId: string; status: string; result: JobResult };
+    expect(body).toMatchObject({ jobId, status: 'success' });
+    expect(body.result.results.map((r) => r.id)).toEqual(['a', 'b', 'c']);
+    expect(body.result.output).toEqual({ a: { a: 'A' }, b: { b: 'B' }, c: { c: 'C' } });
+
+    // progress: at least one notification, of 3 subtasks, only growing, ending at 3
+    expect(progress.length).toBeGreaterThanOrEqual(1);
+    expect(progress.every((p) => p.total === 3)).toBe(true);
+    expect(progress.map((p) => p.progress)).toEqual([...progress.map((p) => p.progress)].sort((x, y) => x - y));
+    expect(new Set(progress.map((p) => p.progress)).size).toBe(progress.length);
+    expect(progress.at(-1)!.progress).toBe(3);
+
+    const link = (res.content as { type: string; uri?: string }[]).find((c) => c.type === 'resource_link');
+    expect(link?.uri).toBe(`delegate://jobs/${jobId}/result`);
+    const read = await client.readResource({ uri: link!.uri! });
+    const resource = JSON.parse((read.contents[0] as { text: string }).text) as JobResult;
+    expect(resource).toMatchObject({ jobId, status: 'success' });
+    const { resources } = await client.listResources();
+    expect(resources.map((r) => r.uri)).toContain(`delegate://jobs/${jobId}/result`);
+  });
+
+  it('answers job_status, job_result (waiting) and list_agents', async () => {
+    const client = await connect(transport);
+    const jobId = uniqueId(`mcp-tools-${transport}`);
+    const started = await client.callTool({ name: 'delegate_fanout', arguments: { ...threeWay(jobId), wait: false } });
+    expect(answer(started)).toMatchObject({ jobId, created: true, state: 'running' });
+
+    const result = answer(await client.callTool({ name: 'job_result', arguments: { jobId, waitSeconds: 30 } }));
+    expect(result).toMatchObject({ jobId, status: 'success', result: { status: 'success' } });
+    const status = answer(await client.callTool({ name: 'job_status', arguments: { jobId } }));
+    expect(status).toMatchObject({ jobId, state: 'completed', status: 'success', progress: { total: 3, succeeded: 3 } });
+    // a finished job cannot be stopped: the API's 409, as a tool error
+    const stop = await client.callTool({ name: 'job_stop', arguments: { jobId } });
+    expect(stop.isError).toBe(true);
+
+    const agents = answer(await client.callTool({ name: 'list_agents', arguments: {} })) as { agents: { id: string }[] };
+    expect(agents.agents.map((a) => a.id)).toEqual(expect.arrayContaining(['echo', 'sim']));
+  });
+
+  it('reports refusals as tool errors a model can act on', async () => {
+    const client = await connect(transport);
+    const missing = await client.callTool({ name: 'job_status', arguments: { jobId: uniqueId('nope') } });
+    expect(missing.isError).toBe(true);
+    expect((missing.content as { text: string }[])[0]!.text).toMatch(/Not found \(404\)/);
+    const dup = await client.callTool({
+      name: 'delegate_vote',
+      arguments: { tasks: [{ id: 'x', question: 'q', agent: 'sim' }, { id: 'x', question: 'q', agent: 'sim' }] },
+    });
+    expect(dup.isError).toBe(true);
+    expect((dup.content as { text: string }[])[0]!.text).toMatch(/tasks\.1\.id: duplicate task id "x"/);
+  });
+});
+
+describe('a wrong key is refused', () => {
+  it('over HTTP: 401 on the endpoint, and the SDK client cannot connect', async () => {
+    const res = await fetch(`${baseUrl}/mcp`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer not-a-key', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+    });
+    expect(res.status).toBe(401);
+    expect((await fetch(`${baseUrl}/mcp`, { method: 'POST' })).status).toBe(401);
+    await expect(connect('http', 'not-a-key')).rejects.toThrow(/401|Unauthorized|not valid/);
+  });
+
+  it('over stdio: every tool call errors, saying the key is refused', async () => {
+    const client = await connect('stdio', 'not-a-key');
+    const res = await client.callTool({ name: 'list_agents', arguments: {} });
+    expect(res.isError).toBe(true);
+    expect((res.content as { text: string }[])[0]!.text).toMatch(/Unauthorized \(401\).*DELEGATE_KEY/);
+  });
+});
