@@ -105,6 +105,16 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExamples> = {
   topUpJobBudget: { request: topUp, responses: { 200: { jobId: 'compare-dbs-1', ledger: { ...ledger, costUsd: axis(1.5, 0.02) } } } },
   topUpSubtaskBudget: { request: topUp, responses: { 200: { taskId: 'ch', granted: { costUsd: 0.5 }, ledger: { ...ledger, costUsd: axis(1, 0.02) } } } },
   getWebhookSecret: { responses: { 200: { tenant: 'acme', secret: '3b1f…(64 hex characters)' } } },
+  streamJobEvents: {
+    responses: {
+      200: [
+        'id: 1\nevent: job.started\ndata: {"seq":1,"type":"job.started","at":"2026-11-30T10:00:00.000Z","data":{"pattern":"fanout","tasks":2}}\n',
+        'id: 2\nevent: subtask.started\ndata: {"seq":2,"type":"subtask.started","at":"2026-11-30T10:00:00.050Z","data":{"taskId":"pg","workflowId":"job/acme/compare-dbs-1/pg","agentId":"researcher"}}\n',
+        'id: 3\nevent: subtask.step\ndata: {"seq":3,"type":"subtask.step","at":"2026-11-30T10:00:02.000Z","data":{"taskId":"pg","step":1,"attempt":1,"done":true,"usage":{"costUsd":0.01,"tokens":900,"toolCalls":1}}}\n',
+        'id: 9\nevent: job.finished\ndata: {"seq":9,"type":"job.finished","at":"2026-11-30T10:00:05.000Z","data":{"status":"success"}}\n',
+      ].join('\n'),
+    },
+  },
   searchReports: { responses: { 200: reports } },
   summarizeReports: { responses: { 200: summary } },
 };
