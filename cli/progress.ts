@@ -10,7 +10,7 @@ import type { JobEvent, JobView } from '../client';
 
 /** Formats dollars: cents for large sums, more digits for the tiny sums agents spend. */
 export function usd(n: number): string {
-  return `$${n >= 1 ? n.toFixed(2) : n.toFixed(4)}`;
+  return `$${n >= 1 ? n.toFixed(2) : n.toFixed(4).replace(/0{1,2}$/, '')}`;
 }
 
 /** Progress of one job, updated event by event. */
