@@ -55,6 +55,7 @@ function printView(v: JobView): void {
   process.stdout.write(`job ${v.jobId}${v.pattern ? ` (${v.pattern})` : ''} ${v.status ?? v.state}\n`);
   if (p) process.stdout.write(`progress ${p.completed}/${p.total} done · ${p.running} running · ${p.pending} pending · ${p.succeeded} ok · ${p.partial} partial · ${p.failed} failed\n`);
   if (cost) process.stdout.write(`spend ${usd(cost.spent)}${cost.limit === null ? '' : ` of ${usd(cost.limit)}`}\n`);
+  else if (v.result) process.stdout.write(`spend ${usd(v.result.metrics.costUsd)} · ${v.result.metrics.tokens} tokens\n`);
   if (v.subtasks?.length) {
     printTable(['TASK', 'STATE', 'AGENT', 'STATUS', 'COST'], v.subtasks.map((s) => [s.id, s.state, s.agentId, s.status, s.metrics ? usd(s.metrics.costUsd) : s.ledger ? usd(s.ledger.costUsd.spent) : undefined]));
   }
