@@ -1,0 +1,102 @@
+/** The CLI's listing commands (agents, jobs, reports) and `mcp`, Delegate as an MCP server on stdio. */
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import type { JobOutcome, Pattern } from '../client';
+import { action, DEFAULT_URL, type GlobalOptions } from './context';
+import { ExitCode, note, printJson, printTable, reportError } from './output';
+import { usd } from './progress';
+
+const PATTERNS = ['fanout', 'pipeline', 'vote'];
+const OUTCOMES = ['success', 'partial', 'failure', 'cancelled'];
+
+/** Collects repeated `--label k=v` options into one object. */
+function collectLabel(v: string, prev: Record<string, string> = {}): Record<string, string> {
+  const at = v.indexOf('=');
+  if (at <= 0) throw new InvalidArgumentError('key=value');
+  return { ...prev, [v.slice(0, at)]: v.slice(at + 1) };
+}
+
+/** Parses a whole number of at least 1. */
+function count(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('a whole number, 1 or more');
+  return n;
+}
+
+/** Registers agents, jobs, reports and mcp on the program. */
+export function registerCatalogCommands(program: Command): void {
+  program
+    .command('agents')
+    .description('the agents this deployment can run')
+    .action(action(async (ctx) => {
+      const agents = await ctx.client.agents();
+      if (ctx.json) return printJson(agents);
+      printTable(['ID', 'KIND', 'VERSION', 'CAPABILITIES', 'DESCRIPTION'], agents.map((a) => [a.id, a.kind, a.version, a.capabilities.join(','), a.description.slice(0, 60)]));
+    }));
+
+  program
+    .command('jobs')
+    .description("the tenant's jobs, newest first")
+    .addOption(new Option('--pattern <pattern>').choices(PATTERNS))
+    .addOption(new Option('--status <status>').choices(['running', ...OUTCOMES]))
+    .option('--label <key=value>', 'jobs with this label (repeat for all of several)', collectLabel)
+    .option('--limit <n>', 'at most this many', count, 50)
+    .action(action(async (ctx, o: { pattern?: Pattern; status?: 'running' | JobOutcome; label?: Record<string, string>; limit: number }) => {
+      const jobs = await ctx.client.list({ pattern: o.pattern, status: o.status, labels: o.label, limit: o.limit });
+      if (ctx.json) return printJson(jobs);
+      printTable(['JOB', 'PATTERN', 'STATE', 'STATUS', 'STARTED'], jobs.map((j) => [j.jobId, j.pattern, j.state, j.status, j.startedAt]));
+    }));
+
+  program
+    .command('reports')
+    .description('search the record of finished jobs (newest finish first), or with --summary sum them up over a period')
+    .option('--summary', 'counts and spend by status, agent and label over the period (default: the last 30 days)')
+    .addOption(new Option('--pattern <pattern>').choices(PATTERNS))
+    .addOption(new Option('--status <status>').choices(OUTCOMES))
+    .option('--label <key=value>', 'jobs with this label (repeat for all of several)', collectLabel)
+    .option('--agent <agentId>', 'jobs with a subtask this agent ran')
+    .option('--from <iso>', 'finished at or after, e.g. 2026-11-01T00:00:00Z')
+    .option('--to <iso>', 'finished before')
+    .option('-q, --query <words>', 'words that must all occur in the objective, questions or summaries')
+    .option('--cursor <cursor>', 'the next page (nextCursor of the previous one)')
+    .option('--limit <n>', 'at most this many', count)
+    .option('--top <n>', 'with --summary: how many labels', count)
+    .action(action(async (ctx, o: { summary?: boolean; pattern?: Pattern; status?: JobOutcome; label?: Record<string, string>; agent?: string; from?: string; to?: string; query?: string; cursor?: string; limit?: number; top?: number }) => {
+      if (o.summary) {
+        const s = await ctx.client.reportsSummary({ from: o.from, to: o.to, top: o.top });
+        if (ctx.json) return printJson(s);
+        process.stdout.write(`${s.from} .. ${s.to}: ${s.jobs} jobs · ${s.subtasks} subtasks · ${usd(s.spend.costUsd)} · ${s.spend.tokens} tokens\n`);
+        printTable(['STATUS', 'JOBS', 'COST'], s.byStatus.map((b) => [b.status, b.jobs, usd(b.costUsd)]));
+        printTable(['AGENT', 'SUBTASKS', 'COST', 'TOKENS'], s.byAgent.map((b) => [b.agentId, b.subtasks, usd(b.costUsd), b.tokens]));
+        if (s.topLabels.length) printTable(['LABEL', 'JOBS'], s.topLabels.map((l) => [l.label, l.jobs]));
+        return;
+      }
+      const page = await ctx.client.reports({ pattern: o.pattern, status: o.status, labels: o.label, agent: o.agent, from: o.from, to: o.to, q: o.query, cursor: o.cursor, limit: o.limit });
+      if (ctx.json) return printJson(page);
+      printTable(['JOB', 'PATTERN', 'STATUS', 'CLOSED', 'SUBTASKS', 'COST', 'OBJECTIVE'], page.reports.map((r) => [r.jobId, r.pattern, r.status, r.closedAt, r.subtasks, usd(r.spend.costUsd), (r.objective ?? r.digest).slice(0, 50)]));
+      if (page.nextCursor) note(`more: --cursor ${page.nextCursor}`);
+    }));
+
+  program
+    .command('mcp')
+    .description('serve Delegate as an MCP server on stdio (for agent harnesses), calling the API at --url with --key')
+    .action(async (_o: unknown, cmd: Command) => {
+      const g = cmd.optsWithGlobals<GlobalOptions>();
+      const url = g.url ?? process.env.DELEGATE_URL ?? DEFAULT_URL;
+      const key = g.key ?? process.env.DELEGATE_KEY ?? '';
+      // loaded only here: the rest of the CLI does not pay for the MCP SDK (and works where mcp/ is absent)
+      const where = new URL('../mcp/stdio.ts', import.meta.url).href;
+      let mod: { runMcpStdio?: (o: { url: string; key: string }) => Promise<unknown> };
+      try {
+        mod = (await import(where)) as typeof mod;
+      } catch (err) {
+        process.exitCode = reportError(new Error(`the MCP server is not available in this build (${where}): ${(err as Error).message}`), { json: Boolean(g.json) });
+        return;
+      }
+      if (typeof mod.runMcpStdio !== 'function') {
+        process.exitCode = reportError(new Error('mcp/stdio.ts does not export runMcpStdio'), { json: Boolean(g.json) });
+        return;
+      }
+      await mod.runMcpStdio({ url, key });
+      process.exitCode = ExitCode.ok;
+    });
+}

@@ -1,0 +1,126 @@
+/**
+ * The typed Delegate client: submit jobs, follow them (polling or live events), control
+ * them, and read the agent catalogue and the record. Errors are `DelegateProblemError`
+ * (the API's RFC 9457 problem, field paths included); only idempotent calls are retried.
+ *
+ *   const delegate = createDelegateClient({ baseUrl: 'http://127.0.0.1:3000', apiKey });
+ *   const { jobId } = await delegate.submit(spec, { idempotencyKey: 'order-42' });
+ *   for await (const e of delegate.events(jobId)) console.log(e.type);
+ *   const result = await delegate.waitForResult(jobId);
+ */
+import { DelegateTimeoutError } from './errors';
+import { streamEvents, type EventsOptions } from './events';
+import { createTransport, type TransportOptions } from './http';
+import type {
+  Accepted, AgentManifest, BudgetAdd, JobListItem, JobResult, JobSpecInput, JobTopUp, JobView, ListFilters, ReportFilters, ReportPage, ReportPeriod, ReportSummary, SubtaskTopUp,
+} from './types';
+
+export * from './errors';
+export type * from './types';
+export type { EventsOptions } from './events';
+
+/** Options of `createDelegateClient`. */
+export type DelegateClientOptions = TransportOptions;
+
+/** Options of `waitForResult`. */
+export interface WaitOptions {
+  /** Give up after this long with a `DelegateTimeoutError`. @default no limit */
+  timeoutSeconds?: number;
+  signal?: AbortSignal;
+}
+
+/** The longest wait the API holds one result request open. */
+const MAX_WAIT_SECONDS = 60;
+
+const iso = (d: string | Date | undefined) => (d instanceof Date ? d.toISOString() : d);
+const labelQuery = (labels?: Record<string, string>) => (labels ? Object.entries(labels).map(([k, v]) => `${k}=${v}`) : undefined);
+
+/** A client of one Delegate API with one key. */
+export function createDelegateClient(options: DelegateClientOptions) {
+  const request = createTransport(options);
+  const job = (jobId: string) => `/v1/jobs/${encodeURIComponent(jobId)}`;
+
+  const client = {
+    /**
+     * Submits a job. With `spec.jobId` or an idempotency key the submission is idempotent
+     * (the same spec again answers the existing job, `status: 'existing'`) and so retried on
+     * network errors; without either it is sent once.
+     */
+    async submit(spec: JobSpecInput, opts: { idempotencyKey?: string; signal?: AbortSignal } = {}): Promise<Accepted> {
+      const headers = opts.idempotencyKey ? { 'idempotency-key': opts.idempotencyKey } : undefined;
+      const idempotent = Boolean(spec.jobId ?? opts.idempotencyKey);
+      return (await request<Accepted>('POST', '/v1/jobs', { body: spec, headers, idempotent, signal: opts.signal })).body;
+    },
+
+    /** The job's state, progress, per-subtask status and ledger; its result once done. */
+    async get(jobId: string, opts: { signal?: AbortSignal } = {}): Promise<JobView> {
+      return (await request<JobView>('GET', job(jobId), { idempotent: true, signal: opts.signal })).body;
+    },
+
+    /**
+     * The job's result, waiting as long as it runs (long polls of at most 60 s each). A job
+     * that ended without a result (terminated) is a 409 `DelegateProblemError`.
+     */
+    async waitForResult(jobId: string, opts: WaitOptions = {}): Promise<JobResult> {
+      const deadline = opts.timeoutSeconds === undefined ? Infinity : Date.now() + opts.timeoutSeconds * 1000;
+      for (;;) {
+        const left = Math.max(0, (deadline - Date.now()) / 1000);
+        const waitSeconds = Math.min(MAX_WAIT_SECONDS, left);
+        const res = await request<JobResult | JobView>('GET', `${job(jobId)}/result`, { query: { waitSeconds: Math.round(waitSeconds * 10) / 10 }, idempotent: true, signal: opts.signal });
+        if (res.status === 200) return res.body as JobResult;
+        if (Date.now() >= deadline) throw new DelegateTimeoutError(jobId, res.body);
+      }
+    },
+
+    /** The tenant's jobs, newest first. */
+    async list(filters: ListFilters = {}): Promise<JobListItem[]> {
+      const query = { pattern: filters.pattern, status: filters.status, label: labelQuery(filters.labels), limit: filters.limit };
+      return (await request<{ jobs: JobListItem[] }>('GET', '/v1/jobs', { query, idempotent: true })).body.jobs;
+    },
+
+    /** The job's live events (async iterator): replays from the start (or after `after`), follows, ends after `job.finished`. */
+    events(jobId: string, opts: EventsOptions = {}) {
+      return streamEvents(options, jobId, opts);
+    },
+
+    /** Graceful stop: running subtasks finish their step and return partial results. Sent once. */
+    async stop(jobId: string, opts: { reason?: string } = {}): Promise<Accepted> {
+      return (await request<Accepted>('POST', `${job(jobId)}/stop`, { body: opts, idempotent: false })).body;
+    },
+
+    /** Hard cancel: children are cancelled; finished results are kept. Sent once. */
+    async cancel(jobId: string, opts: { reason?: string } = {}): Promise<Accepted> {
+      return (await request<Accepted>('POST', `${job(jobId)}/cancel`, { body: opts, idempotent: false })).body;
+    },
+
+    /** Adds to the job budget; answers the new ledger. Sent once (a repeat would add twice). */
+    async addBudget(jobId: string, add: BudgetAdd): Promise<JobTopUp> {
+      return (await request<JobTopUp>('POST', `${job(jobId)}/budget`, { body: { add }, idempotent: false })).body;
+    },
+
+    /** Adds to one running subtask's budget, within what its job has left. Sent once. */
+    async addSubtaskBudget(jobId: string, taskId: string, add: BudgetAdd): Promise<SubtaskTopUp> {
+      return (await request<SubtaskTopUp>('POST', `${job(jobId)}/subtasks/${encodeURIComponent(taskId)}/budget`, { body: { add }, idempotent: false })).body;
+    },
+
+    /** The agents this deployment can run. */
+    async agents(): Promise<AgentManifest[]> {
+      return (await request<{ agents: AgentManifest[] }>('GET', '/v1/agents', { idempotent: true })).body.agents;
+    },
+
+    /** Searches the record of finished jobs (survives Temporal's retention), newest finish first; page with `cursor`. */
+    async reports(filters: ReportFilters = {}): Promise<ReportPage> {
+      const { labels, from, to, ...rest } = filters;
+      return (await request<ReportPage>('GET', '/v1/reports', { query: { ...rest, label: labelQuery(labels), from: iso(from), to: iso(to) }, idempotent: true })).body;
+    },
+
+    /** Counts and spend of the jobs finished in a period (default: the last 30 days). */
+    async reportsSummary(period: ReportPeriod = {}): Promise<ReportSummary> {
+      return (await request<ReportSummary>('GET', '/v1/reports/summary', { query: { from: iso(period.from), to: iso(period.to), top: period.top }, idempotent: true })).body;
+    },
+  };
+  return client;
+}
+
+/** A client made by `createDelegateClient`. */
+export type DelegateClient = ReturnType<typeof createDelegateClient>;
