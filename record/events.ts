@@ -82,12 +82,6 @@ export function createJobEvents({ db, dialect }: RecordDb) {
         });
       }
     },
-
-    /** Deletes the events written before `before` (epoch ms); returns how many. */
-    async prune(before: number): Promise<number> {
-      const r = await db.deleteFrom('job_events').where('at', '<', Math.floor(before)).executeTakeFirst();
-      return Number(r.numDeletedRows);
-    },
   };
 }
 

@@ -299,10 +299,14 @@ export function createRecordStore(rdb: RecordDb, { sparseText = SPARSE }: { spar
       }
       let deleted = 0;
       for (;;) {
-        const ids = (await doomed().select('id').orderBy('closed_at').orderBy('id').limit(batch).execute()).map((r) => r.id);
+        const rows = await doomed().select(['id', 'tenant', 'job_id']).orderBy('closed_at').orderBy('id').limit(batch).execute();
+        const ids = rows.map((r) => r.id);
         if (!ids.length) break;
-        // child rows go with their job (ON DELETE CASCADE), the FTS index through its trigger
-        await db.transaction().execute((trx) => trx.deleteFrom('jobs').where('id', 'in', ids).execute());
+        // child rows go with their job (ON DELETE CASCADE), the FTS index through its trigger, its live events here
+        await db.transaction().execute(async (trx) => {
+          await trx.deleteFrom('job_events').where((eb) => eb.or(rows.map((r) => eb.and([eb('tenant', '=', r.tenant), eb('job_id', '=', r.job_id)])))).execute();
+          await trx.deleteFrom('jobs').where('id', 'in', ids).execute();
+        });
         deleted += ids.length;
         o.onBatch?.(deleted);
       }

@@ -28,7 +28,10 @@ describe.each(RECORD_STORES)('record prune on %s', (kind) => {
   beforeAll(async () => {
     for (let i = 0; i < 20; i++) archived.push(job('a', i));
     for (const i of [1, 2, 5, 9, 13]) archived.push(job('b', i));
-    for (const j of archived) await record.store.archive(j);
+    for (const j of archived) {
+      await record.store.archive(j);
+      await record.store.events.append(j.tenant, j.jobId, [{ key: 'job.finished', type: 'job.finished', data: { status: j.result.status } }]);
+    }
     doomed = archived
       .map((j, pos) => ({ j, pos }))
       .filter(({ j }) => j.closedAt < CUTOFF && !KEEP.some((k) => k in (j.labels ?? {})))
@@ -68,8 +71,12 @@ describe.each(RECORD_STORES)('record prune on %s', (kind) => {
       // the index itself forgot it (a stale entry would be filtered out of searches, not gone)
       if (kind === 'sqlite') expect(await ftsRowIds(record.db, word)).toEqual([]);
     }
-    // every other job is whole, kept ones older than the cutoff included
-    for (const j of archived.filter((x) => !doomed.includes(x))) expect((await record.store.get(j.tenant, j.jobId))!.result).toEqual(j.result);
+    // and their live events; every other job is whole, events too, kept ones older than the cutoff included
+    for (const j of doomed) expect(await record.store.events.after(j.tenant, j.jobId, 0)).toEqual([]);
+    for (const j of archived.filter((x) => !doomed.includes(x))) {
+      expect((await record.store.get(j.tenant, j.jobId))!.result).toEqual(j.result);
+      expect((await record.store.events.after(j.tenant, j.jobId, 0)).map((e) => e.type)).toEqual(['job.finished']);
+    }
     expect((await record.store.search('a', { text: 'm0a', limit: 5 })).reports.map((r) => r.jobId)).toEqual(['job-0']);
     // nothing left to prune
     const again = await record.store.prune({ before: CUTOFF, keepLabels: KEEP, dryRun: false, batch: 3, onBatch: (n) => batches.push(n) });
