@@ -115,9 +115,6 @@ export function createAgentActivities({ registry, stepLogPath, breaker = createC
       // a step event lost to a database hiccup must not fail the step: the stream is progress, the result is the record
       const tell = (e: NewJobEvent) =>
         input.events && events?.append(input.events.tenant, input.events.jobId, [e]).catch((err: unknown) => log.warn('job event not written', { stepKey: input.stepKey, error: String(err) }));
-      // the job tells a child's start once it has started, which its first step can beat: whichever
-      // writes first wins (same key), so a step never comes before its subtask's start
-      if (input.step === 0) await tell({ key: `started:${subtask}`, type: 'subtask.started', data: { taskId, workflowId: subtask, agentId: input.agentId } });
       if (attempt > 1) await tell({ key: `retry:${input.stepKey}#${attempt}`, type: 'subtask.retried', data: { taskId, workflowId: subtask, step: input.step, attempt } });
       let reply;
       // the host heartbeats for the agent, so a dead worker is noticed within the heartbeat

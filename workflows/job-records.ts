@@ -69,11 +69,19 @@ export class JobRecords {
     return result;
   }
 
+  /**
+   * Tells the stream a task's child is being started. Called in the activation that issues the
+   * start: the worker sends that command only once the event's flush (a local activity) is
+   * written, so no event of the child can come before its start.
+   */
+  starting(taskId: string): void {
+    const p = this.progress.get(taskId)!;
+    if (!p.batch) this.events?.emit('subtask.started', `started:${p.workflowId}`, { taskId, workflowId: p.workflowId, agentId: p.agentId });
+  }
+
   /** Marks a task's child as started. */
   markRunning(taskId: string, clipped: boolean): void {
-    const p = this.progress.get(taskId)!;
-    this.progress.set(taskId, { ...p, state: 'running', clipped });
-    if (!p.batch) this.events?.emit('subtask.started', `started:${p.workflowId}`, { taskId, workflowId: p.workflowId, agentId: p.agentId });
+    this.progress.set(taskId, { ...this.progress.get(taskId)!, state: 'running', clipped });
   }
 
   /** The tasks still pending (never started, no result). */

@@ -146,6 +146,7 @@ export class JobRuntime {
     if (refused) return this.record(task, notRunResult(task, 'budget_exhausted', 'not started: the job budget is spent'));
     let result: TaskResult;
     try {
+      records.starting(task.id);
       const child = await children.start(task, context, allocation);
       const running = { task, handle: child.handle, allocation, clipped: clipped || shared, nested: child.nested };
       children.attach(running);
