@@ -15,14 +15,10 @@ import { openRecord, type OpenRecord } from '../record';
 import { createDatabase, startPostgres } from '../scripts/postgres';
 import { bundleWorkflows, createWorker } from '../workers/worker';
 import { delegationJob } from '../workflows/delegation-job';
-import { quietRuntime, report, round, startTemporal } from './lib';
+import { percentile as pct, quietRuntime, report, round, startTemporal } from './lib';
 
 const JOBS = Number(process.env.BENCH_ARCHIVE_JOBS ?? 40);
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-};
 const ms = (t: temporal.api.history.v1.IHistoryEvent['eventTime']) => Number(t?.seconds ?? 0) * 1000 + Math.floor((t?.nanos ?? 0) / 1e6);
 
 quietRuntime();

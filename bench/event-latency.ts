@@ -12,10 +12,9 @@ import type { JobEvent } from '../schemas';
 import { loadConfig } from '../workers/config';
 import { agentQueueFor, loadTenants } from '../workers/tenants';
 import { bundleWorkflows, createWorkers } from '../workers/worker';
-import { benchRecord, quietRuntime, report, round, startTemporal } from './lib';
+import { benchRecord, percentile as pct, quietRuntime, report, round, startTemporal } from './lib';
 
 const N = Number(process.env.BENCH_EVENT_SUBTASKS ?? 100);
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 
 if (!process.env.BENCH_VERBOSE) quietRuntime();
 const t = await startTemporal('event-latency');

@@ -155,6 +155,12 @@ export function report(name: string, title: string, head: string[], rows: (strin
 /** Rounds to `d` decimals. */
 export const round = (x: number, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
 
+/** The p-th percentile of samples (nearest rank, from the sorted samples). */
+export function percentile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+}
+
 /** The commit the issue-9 figures call "before" (agents resolved per subtask, zod in every workflow run). */
 export const DEFAULT_BEFORE_REF = '59cd4db';
 

@@ -14,18 +14,13 @@ import { sql } from 'kysely';
 import { createRecordStore, openRecordDb, type RecordDb, type RecordLocation, type ReportFilter } from '../record';
 import { createDatabase, startPostgres } from '../scripts/postgres';
 import { closedAtOf, JOB_AGENTS, JOB_FEATURES, JOB_PATTERNS, JOB_STATUSES, recordJob } from '../test/record-jobs';
-import { machine, root, round } from './lib';
+import { machine, percentile as pct, root, round } from './lib';
 
 const JOBS = Number(process.env.BENCH_RECORD_JOBS ?? 10_000);
 const PER_KIND = Number(process.env.BENCH_RECORD_SEARCHES ?? 40);
 const TENANT = 'bench';
 const LIMIT = 20;
 
-/** p-th percentile of samples (ms). */
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-};
 
 /** Searches of one kind: the i-th query of that kind (varied so no two are the same). */
 const KINDS: Record<string, (i: number) => Omit<ReportFilter, 'limit'>> = {

@@ -154,27 +154,25 @@ async function openSqlite(file: string): Promise<Kysely<RecordTables>> {
   await untilUnlocked(() => handle.pragma('journal_mode = WAL'));
   handle.pragma('synchronous = NORMAL');
   handle.pragma('foreign_keys = ON');
-  const db = new Kysely<RecordTables>({ dialect: new SqliteDialect({ database: handle }) });
+  return migrated(new Kysely<RecordTables>({ dialect: new SqliteDialect({ database: handle }) }), 'sqlite');
+}
+
+/** `db` with its schema up to date; closed when a migration fails. */
+async function migrated(db: Kysely<RecordTables>, dialect: Dialect): Promise<Kysely<RecordTables>> {
   try {
-    await migrate(db, 'sqlite');
+    await migrate(db, dialect);
+    return db;
   } catch (err) {
     await db.destroy();
     throw err;
   }
-  return db;
 }
 
 /** Opens the record (creating the SQLite file's folder) and brings its schema up to date. */
 export async function openRecordDb(loc: RecordLocation): Promise<RecordDb> {
   if (dialectOf(loc) === 'postgres') {
     const url = new URL(loc.databaseUrl!);
-    const db = new Kysely<RecordTables>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: loc.databaseUrl, max: 10 }) }) });
-    try {
-      await migrate(db, 'postgres');
-    } catch (err) {
-      await db.destroy();
-      throw err;
-    }
+    const db = await migrated(new Kysely<RecordTables>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: loc.databaseUrl, max: 10 }) }) }), 'postgres');
     return { db, dialect: 'postgres', where: `postgres://${url.host}${url.pathname}`, close: () => db.destroy() };
   }
   const file = loc.sqliteFile;

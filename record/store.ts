@@ -7,10 +7,10 @@
  *              a second archive of the same job writes nothing         ├─ job_agents (spend per agent)
  *                                                                      └─ job_subtasks (each TaskResult)
  */
-import { sql, type Expression, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { JobOutcome, JobResult, Pattern, Report, ReportSummary, TaskResult } from '../schemas';
 import { fromMicros, toMicros } from '../schemas/money';
-import type { RecordDb } from './db';
+import type { RecordDb, RecordTables } from './db';
 import { createJobEvents } from './events';
 import { searchText, tokens } from './tokens';
 
@@ -31,17 +31,8 @@ export interface ArchiveInput {
   result: JobResult;
 }
 
-/** One archived job as the API reads it back. */
-export interface JobRecord {
-  tenant: string;
-  jobId: string;
-  workflowId: string;
-  specHash: string | null;
-  startedAt: number;
-  closedAt: number;
-  labels: Record<string, string>;
-  result: JobResult;
-}
+/** One archived job as the API reads it back: what was archived, its labels always present. */
+export type JobRecord = Pick<ArchiveInput, 'tenant' | 'jobId' | 'workflowId' | 'specHash' | 'startedAt' | 'closedAt' | 'result'> & { labels: Record<string, string> };
 
 /** Filters of a search of one tenant's record. */
 export interface ReportFilter {
@@ -94,6 +85,15 @@ export function decodeCursor(cursor: string): { closedAt: number; id: number } |
  * and be retried forever), and an agent's summary may carry one. JSON columns escape it.
  */
 const noNul = (s: string) => s.replace(/\0/g, '');
+
+/** Jobs carrying every `key=value` label of `labels`. */
+const hasLabels = (labels: string[]) => (eb: ExpressionBuilder<RecordTables, 'jobs'>) =>
+  eb.and(
+    labels.map((l) => {
+      const at = l.indexOf('=');
+      return eb.exists(eb.selectFrom('job_labels').select('job').whereRef('job_labels.job', '=', 'jobs.id').where('key', '=', l.slice(0, at)).where('value', '=', l.slice(at + 1)));
+    }),
+  );
 
 /** Spend per agent over a job's results, exact to the micro-dollar. */
 function spendByAgent(results: TaskResult[]) {
@@ -199,10 +199,7 @@ export function createRecordStore(rdb: RecordDb, { sparseText = SPARSE }: { spar
       let q = db.selectFrom('jobs').select(['job_id', 'workflow_id', 'status', 'pattern', 'started_at']).where('tenant', '=', tenant);
       if (f.pattern) q = q.where('pattern', '=', f.pattern);
       if (f.status) q = q.where('status', '=', f.status);
-      for (const l of f.label ?? []) {
-        const at = l.indexOf('=');
-        q = q.where((eb) => eb.exists(eb.selectFrom('job_labels').select('job').whereRef('job_labels.job', '=', 'jobs.id').where('key', '=', l.slice(0, at)).where('value', '=', l.slice(at + 1))));
-      }
+      if (f.label?.length) q = q.where(hasLabels(f.label));
       return q.orderBy('started_at', 'desc').orderBy('id', 'desc').limit(f.limit).execute();
     },
 
@@ -216,10 +213,7 @@ export function createRecordStore(rdb: RecordDb, { sparseText = SPARSE }: { spar
       if (f.status) q = q.where('status', '=', f.status);
       if (f.from !== undefined) q = q.where('closed_at', '>=', f.from);
       if (f.to !== undefined) q = q.where('closed_at', '<', f.to);
-      for (const l of f.label ?? []) {
-        const at = l.indexOf('=');
-        q = q.where((eb) => eb.exists(eb.selectFrom('job_labels').select('job').whereRef('job_labels.job', '=', 'jobs.id').where('key', '=', l.slice(0, at)).where('value', '=', l.slice(at + 1))));
-      }
+      if (f.label?.length) q = q.where(hasLabels(f.label));
       if (f.agent) {
         const agent = f.agent;
         q = q.where((eb) => eb.exists(eb.selectFrom('job_agents').select('job').whereRef('job_agents.job', '=', 'jobs.id').where('agent_id', '=', agent)));

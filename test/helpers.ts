@@ -1,6 +1,7 @@
 /** Shared test helpers: a client and an API app against the run's dev server, unique ids. */
 import { Client, Connection } from '@temporalio/client';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, inject, onTestFinished } from 'vitest';
 import { loadRegistry } from '../activities';
 import { buildApp } from '../api/app';
@@ -65,6 +66,16 @@ export async function testApp(extra: Record<string, string> = {}, as: TestTenant
     }) as typeof app.inject;
   }
   return app;
+}
+
+/**
+ * The API app (see `testApp`) listening on a free loopback port, for what needs a real socket
+ * (SSE, HTTP clients, the CLI and MCP in other processes); its base URL. The caller closes it.
+ */
+export async function listeningApp(extra: Record<string, string> = {}, as: TestTenant | null = 'default', record?: RecordStore): Promise<{ app: FastifyInstance; url: string }> {
+  const app = await testApp(extra, as, record);
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  return { app, url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}` };
 }
 
 /**

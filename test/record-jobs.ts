@@ -8,6 +8,7 @@
 import type { ArchiveInput } from '../record';
 import { BUDGET_AXES, type JobOutcome, type JobResult, type Ledger, type Pattern, type TaskResult, type TaskStatus } from '../schemas';
 import { fromMicros, toMicros } from '../schemas/money';
+import { prng } from './chaos/fuzz';
 import { taskResult } from './task-result';
 
 export const JOB_PATTERNS: Pattern[] = ['fanout', 'pipeline', 'vote'];
@@ -23,18 +24,6 @@ const WORDS = [
   'customer', 'merchant', 'webhook', 'settlement', 'dispute', 'currency', 'fraud', 'score', 'review', 'report',
   'found', 'three', 'sources', 'agree', 'that', 'the', 'service', 'handles', 'errors', 'gracefully', 'under', 'load',
 ];
-
-/** A small seeded generator: the same job for the same index. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Options of `recordJob`. */
 export interface RecordJobOptions {

@@ -9,7 +9,7 @@
  *                  ── completed, no record (finished before the record existed) ──> whole result from Temporal
  */
 import type { Client } from '@temporalio/client';
-import type { RecordStore } from '../../record';
+import type { JobRecord, RecordStore } from '../../record';
 import { wholeResult } from '../../record/whole-result';
 import type { JobProgress, JobResult, JobView, Ledger, SubtaskProgress } from '../../schemas';
 import { delegationJob } from '../../workflows/delegation-job';
@@ -35,6 +35,10 @@ function completedView(jobId: string, at: { workflowId: string; startedAt: Date;
     status: result.status, pattern: result.pattern, progress: progressOfResults(result.results), subtasks, result,
   };
 }
+
+/** A finished job's view from its record. */
+const recordView = (rec: JobRecord, links: JobView['links']): JobView =>
+  completedView(rec.jobId, { workflowId: rec.workflowId, startedAt: new Date(rec.startedAt), closedAt: new Date(rec.closedAt) }, rec.result, links);
 
 /** The read operations. */
 export function createReads(client: Client, record: RecordStore, { describe, handleOf }: JobHandles) {
@@ -75,7 +79,7 @@ export function createReads(client: Client, record: RecordStore, { describe, han
     /** The job's state, progress, ledger, and result when done. */
     async view(tenant: string, jobId: string, links: JobView['links']): Promise<JobView> {
       const rec = await record.get(tenant, jobId);
-      if (rec) return completedView(jobId, { workflowId: rec.workflowId, startedAt: new Date(rec.startedAt), closedAt: new Date(rec.closedAt) }, rec.result, links);
+      if (rec) return recordView(rec, links);
       const d = await describe(tenant, jobId);
       const state = stateOf(d.status.name);
       const base: JobView = {
@@ -94,7 +98,7 @@ export function createReads(client: Client, record: RecordStore, { describe, han
       if (state !== 'completed') return base;
       // it finished since the record was asked: the record has it now (or never will, for a job older than the record)
       const late = await record.get(tenant, jobId);
-      if (late) return completedView(jobId, { workflowId: late.workflowId, startedAt: new Date(late.startedAt), closedAt: new Date(late.closedAt) }, late.result, links);
+      if (late) return recordView(late, links);
       return completedView(jobId, { workflowId: d.workflowId, startedAt: d.startTime, closedAt: d.closeTime ?? new Date() }, await finishedResult(tenant, jobId), links);
     },
 

@@ -6,16 +6,9 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobEvent } from '../../schemas';
-import { fastRetry, testApp, uniqueId } from '../helpers';
+import { fastRetry, listeningApp, uniqueId } from '../helpers';
 import { authHeader } from '../tenants';
 
-/** An API app listening on loopback (SSE needs a real socket). */
-async function listening(as: 'default' | 'alpha' = 'default') {
-  const app = await testApp({}, as);
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const { port } = app.server.address() as { port: number };
-  return { app, url: `http://127.0.0.1:${port}` };
-}
 
 /** Reads an SSE stream to its end (or `until` says stop): the events and the ids the frames carried. */
 async function readEvents(url: string, headers: Record<string, string> = {}, until?: (e: JobEvent) => boolean) {
@@ -57,9 +50,9 @@ function expectContiguous(r: { events: JobEvent[]; ids: number[] }, from = 1) {
 }
 
 describe('job events over SSE', () => {
-  let api: Awaited<ReturnType<typeof listening>>;
+  let api: Awaited<ReturnType<typeof listeningApp>>;
   beforeAll(async () => {
-    api = await listening();
+    api = await listeningApp();
   });
   afterAll(async () => {
     await api?.app.close();
@@ -114,13 +107,13 @@ describe('job events over SSE', () => {
   it('resumes from Last-Event-ID on a fresh API process after the first went away mid-stream, without gaps or repeats', async () => {
     const jobId = uniqueId('sse-resume');
     const tasks = Array.from({ length: 4 }, (_, i) => ({ id: `s${i}`, question: 'q', agent: 'sim', params: { steps: 3, latencyMs: 300 } }));
-    const first = await listening();
+    const first = await listeningApp();
     expect((await submit(first.app, { jobId, pattern: 'fanout', tasks })).statusCode).toBe(201);
     // read a few events, then the API process goes away under the open stream
     const head = await readEvents(`${first.url}/v1/jobs/${jobId}/events`, {}, (e) => e.seq >= 4);
     expect(head.events.length).toBe(4);
     await first.app.close();
-    const second = await listening();
+    const second = await listeningApp();
     try {
       const tail = await readEvents(`${second.url}/v1/jobs/${jobId}/events`, { 'last-event-id': String(head.events.at(-1)!.seq) });
       expectContiguous(tail, 5);
