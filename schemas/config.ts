@@ -2,7 +2,9 @@ import { z } from 'zod';
 
 const port = z.coerce.number().int().min(0).max(65_535);
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
-const list = z.string().default('').transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean));
+/** A comma-separated list, `def` when unset. */
+const listOf = (def: string) => z.string().default(def).transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean));
+const list = listOf('');
 
 /** Process configuration, read from the environment by `loadConfig` (entry points only). */
 export const ConfigSchema = z.object({
@@ -37,7 +39,7 @@ export const ConfigSchema = z.object({
     .describe('PostgreSQL URL of the durable record of finished jobs (default: the SQLite file DELEGATE_RECORD_FILE)'),
   DELEGATE_RECORD_FILE: z.string().min(1).default('.data/delegate.db').describe('SQLite file of the durable record when DELEGATE_DATABASE_URL is unset'),
   DELEGATE_RECORD_MAX_AGE_DAYS: z.coerce.number().positive().max(36_500).default(365).describe('the prune schedule deletes records of jobs finished longer ago'),
-  DELEGATE_RECORD_KEEP_LABELS: z.string().default('feature').transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean)).describe('comma-separated label keys: records carrying one are never pruned'),
+  DELEGATE_RECORD_KEEP_LABELS: listOf('feature').describe('comma-separated label keys: records carrying one are never pruned'),
   DELEGATE_RECORD_PRUNE_EVERY: z.string().regex(/^\d+\s*(s|m|h|d)$/, 'a duration like 30m, 1h or 1d').default('1h').describe('how often the prune schedule runs'),
   DELEGATE_RECORD_PRUNE_DRY_RUN: bool.default(false).describe('the prune schedule only lists what it would delete'),
   DELEGATE_CHAOS_ARCHIVE_HOLD_MS: z.coerce.number().int().min(0).max(600_000).default(0).describe('fault-injection tests only: hold each archive write open this long before it commits'),

@@ -99,7 +99,7 @@ export function createReads(client: Client, record: RecordStore, { describe, han
       // it finished since the record was asked: the record has it now (or never will, for a job older than the record)
       const late = await record.get(tenant, jobId);
       if (late) return recordView(late, links);
-      return completedView(jobId, { workflowId: d.workflowId, startedAt: d.startTime, closedAt: d.closeTime ?? new Date() }, await finishedResult(tenant, jobId), links);
+      return completedView(jobId, { workflowId: d.workflowId, startedAt: d.startTime, closedAt: d.closeTime ?? new Date() }, await wholeResult(client, await handleOf(tenant, jobId).result()), links);
     },
 
     /** The result, waiting up to `waitSeconds` for it; undefined while the job still runs. */
