@@ -1,13 +1,15 @@
 /**
  * Progress of a job for an MCP caller that sent a progressToken: `progress` is the number of
- * finished subtasks, `total` their number, so it only grows (as MCP requires). It is fed by
- * the job's live events (the same stream as SSE); when no event has come for a second (a
- * deployment whose workers write none, or a quiet spell) it asks the job's view instead.
+ * finished agent subtasks (nested jobs not counted, as in the CLI), `total` their number, so
+ * it only grows (as MCP requires). It is fed by the job's live events (the same stream as
+ * SSE); when no event has come for a second (a deployment whose workers write none, or a
+ * quiet spell) it asks the job's view instead.
  *
  *   events ── subtask.finished ──┐
  *                                ├──> finished count grew? ──> notifications/progress
  *   view (after 1 s of silence) ─┘
  */
+import { FinishedSubtasks } from '../client/finished-subtasks';
 import type { JobEvent } from '../schemas';
 import type { DelegateBackend } from './backend';
 
@@ -54,7 +56,7 @@ function describe(e: JobEvent): string {
  * `finish` after the result to send the last step (all done) if it was not sent yet.
  */
 export function followProgress(backend: DelegateBackend, jobId: string, total: number, send: (p: Progress) => Promise<void>, signal: AbortSignal) {
-  const finished = new Set<string>();
+  const finished = new FinishedSubtasks();
   let sent = -1;
   let lastNews = Date.now();
   const report = async (done: number, message: string) => {
@@ -68,8 +70,8 @@ export function followProgress(backend: DelegateBackend, jobId: string, total: n
       for await (const e of backend.events(jobId, 0, signal)) {
         lastNews = Date.now();
         if (e.type === 'job.started') await report(0, 'job started');
-        if (e.type === 'subtask.finished' && typeof e.data.taskId === 'string') finished.add(e.data.taskId);
-        if (e.type === 'subtask.finished' || e.type === 'job.finished') await report(finished.size, `${describe(e)}: ${finished.size}/${total} finished`);
+        finished.add(e);
+        if (e.type === 'subtask.finished' || e.type === 'job.finished') await report(finished.done, `${describe(e)}: ${finished.done}/${total} finished`);
       }
     } catch {
       // no event stream (an older API, a network hiccup): the view still reports
@@ -81,7 +83,7 @@ export function followProgress(backend: DelegateBackend, jobId: string, total: n
       await pause(QUIET_MS, signal);
       if (signal.aborted || Date.now() - lastNews < QUIET_MS) continue;
       const p = (await backend.view(jobId).catch(() => undefined))?.progress;
-      if (p) await report(Math.max(finished.size, p.completed), `${p.completed}/${p.total} finished, ${p.running} running`);
+      if (p) await report(Math.max(finished.done, p.completed), `${p.completed}/${p.total} finished, ${p.running} running`);
     }
   })();
 
