@@ -1,7 +1,7 @@
 /** The CLI's job commands: submit (and wait), status, result, events, stop, cancel, budget add. */
 import { readFile } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
-import type { BudgetAdd, JobEvent, JobResult, JobSpecInput, JobView } from '../client';
+import { DelegateTimeoutError, type BudgetAdd, type JobEvent, type JobResult, type JobSpecInput, type JobView } from '../client';
 import { action, type Context } from './context';
 import { ExitCode, exitCodeOfStatus, note, printJson, printTable, UsageError } from './output';
 import { usd } from './progress';
@@ -98,15 +98,14 @@ async function submit(ctx: Context, path: string, o: { wait?: boolean; idempoten
 }
 
 async function result(ctx: Context, jobId: string, o: { wait?: boolean; timeout?: number }): Promise<number> {
-  const r = await ctx.client.waitForResult(jobId, { timeoutSeconds: o.wait ? o.timeout : 0 }).catch(async (err: unknown) => {
-    if ((err as Error).name !== 'DelegateTimeoutError') throw err;
-    return undefined;
+  const r = await ctx.client.waitForResult(jobId, { timeoutSeconds: o.wait ? o.timeout : 0 }).catch((err: unknown) => {
+    if (err instanceof DelegateTimeoutError) return err;
+    throw err;
   });
-  if (!r) {
-    // still running: say so (the view in --json) and exit 1, so `result` never passes for a job with no result
-    const v = await ctx.client.get(jobId);
-    if (ctx.json) printJson(v);
-    else printView(v);
+  if (r instanceof DelegateTimeoutError) {
+    // still running: say so (the view the API answered with, in --json) and exit 1, so `result` never passes for a job with no result
+    if (ctx.json) printJson(r.view);
+    else printView(r.view);
     note(`job ${jobId} is still running${o.wait ? '' : ': add --wait to wait for it'}`);
     return ExitCode.failure;
   }
