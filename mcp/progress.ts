@@ -10,6 +10,7 @@
  *   view (after 1 s of silence) ─┘
  */
 import { FinishedSubtasks } from '../client/finished-subtasks';
+import { sleep } from '../client/http';
 import type { JobEvent } from '../schemas';
 import type { DelegateBackend } from './backend';
 
@@ -29,19 +30,6 @@ const QUIET_MS = 1000;
  * the same chunk as the response would find its progress handler gone and be dropped.
  */
 const LAST_NOTICE_GAP_MS = 50;
-
-/** Waits `ms`, or less when `signal` aborts (its listener removed either way: the loop runs for minutes). */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const done = () => {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const t = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
 
 /** What an event says, in words a caller's UI shows. */
 function describe(e: JobEvent): string {
@@ -80,7 +68,8 @@ export function followProgress(backend: DelegateBackend, jobId: string, total: n
 
   const fromView = (async () => {
     while (!signal.aborted) {
-      await pause(QUIET_MS, signal);
+      // the loop runs for minutes: sleep drops its abort listener after each pause
+      await sleep(QUIET_MS, signal).catch(() => undefined);
       if (signal.aborted || Date.now() - lastNews < QUIET_MS) continue;
       const p = (await backend.view(jobId).catch(() => undefined))?.progress;
       if (p) await report(Math.max(finished.done, p.completed), `${p.completed}/${p.total} finished, ${p.running} running`);
@@ -97,7 +86,7 @@ export function followProgress(backend: DelegateBackend, jobId: string, total: n
         await send({ progress: total, total, message }).catch(() => undefined);
       }
       // whichever feed sent the last one, it must reach the caller before the answer does
-      await new Promise((resolve) => setTimeout(resolve, LAST_NOTICE_GAP_MS));
+      await sleep(LAST_NOTICE_GAP_MS);
     },
   };
 }
