@@ -8,7 +8,7 @@ import { usd } from './progress';
 import { waitWithProgress } from './wait';
 
 /** Parses a positive number option (commander turns the error into a usage error). */
-export function positiveNumber(v: string): number {
+function positiveNumber(v: string): number {
   const n = Number(v);
   if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('a positive number');
   return n;
@@ -63,7 +63,7 @@ function printView(v: JobView): void {
 }
 
 /** One event on one line, for people. */
-export function eventLine(e: JobEvent): string {
+function eventLine(e: JobEvent): string {
   const d = e.data as Record<string, unknown>;
   const parts: string[] = [];
   for (const k of ['taskId', 'agentId', 'status', 'failureReason', 'step', 'attempt', 'pattern', 'tasks']) if (d[k] !== undefined && d[k] !== null) parts.push(`${k}=${String(d[k])}`);
