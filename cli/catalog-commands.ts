@@ -2,7 +2,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { JobOutcome, Pattern } from '../client';
 import { action, DEFAULT_URL, type GlobalOptions } from './context';
-import { ExitCode, note, printJson, printTable, reportError } from './output';
+import { ExitCode, note, printJson, printTable } from './output';
 import { usd } from './progress';
 
 const PATTERNS = ['fanout', 'pipeline', 'vote'];
@@ -81,22 +81,9 @@ export function registerCatalogCommands(program: Command): void {
     .description('serve Delegate as an MCP server on stdio (for agent harnesses), calling the API at --url with --key')
     .action(async (_o: unknown, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOptions>();
-      const url = g.url ?? process.env.DELEGATE_URL ?? DEFAULT_URL;
-      const key = g.key ?? process.env.DELEGATE_KEY ?? '';
-      // loaded only here: the rest of the CLI does not pay for the MCP SDK (and works where mcp/ is absent)
-      const where = new URL('../mcp/stdio.ts', import.meta.url).href;
-      let mod: { runMcpStdio?: (o: { url: string; key: string }) => Promise<unknown> };
-      try {
-        mod = (await import(where)) as typeof mod;
-      } catch (err) {
-        process.exitCode = reportError(new Error(`the MCP server is not available in this build (${where}): ${(err as Error).message}`), { json: Boolean(g.json) });
-        return;
-      }
-      if (typeof mod.runMcpStdio !== 'function') {
-        process.exitCode = reportError(new Error('mcp/stdio.ts does not export runMcpStdio'), { json: Boolean(g.json) });
-        return;
-      }
-      await mod.runMcpStdio({ url, key });
+      // loaded only here: the rest of the CLI does not pay for the MCP SDK
+      const { runMcpStdio } = await import('../mcp/stdio');
+      await runMcpStdio({ url: g.url ?? process.env.DELEGATE_URL ?? DEFAULT_URL, key: g.key ?? process.env.DELEGATE_KEY ?? '' });
       process.exitCode = ExitCode.ok;
     });
 }

@@ -27,7 +27,7 @@ export interface Context {
 }
 
 /** Builds the context of a command from its options (and the program's) and the environment. */
-export function contextOf(cmd: Command, env: NodeJS.ProcessEnv = process.env): Context {
+function contextOf(cmd: Command, env: NodeJS.ProcessEnv = process.env): Context {
   const o = cmd.optsWithGlobals<GlobalOptions>();
   const key = o.key ?? env.DELEGATE_KEY ?? '';
   return {

@@ -1,14 +1,14 @@
 /** The CLI's job commands: submit (and wait), status, result, events, stop, cancel, budget add. */
 import { readFile } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
-import type { BudgetAdd, JobEvent, JobResult, JobSpecInput, JobView } from '../client';
+import { DelegateTimeoutError, type BudgetAdd, type JobEvent, type JobResult, type JobSpecInput, type JobView } from '../client';
 import { action, type Context } from './context';
 import { ExitCode, exitCodeOfStatus, note, printJson, printTable, UsageError } from './output';
 import { usd } from './progress';
 import { waitWithProgress } from './wait';
 
 /** Parses a positive number option (commander turns the error into a usage error). */
-export function positiveNumber(v: string): number {
+function positiveNumber(v: string): number {
   const n = Number(v);
   if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('a positive number');
   return n;
@@ -63,7 +63,7 @@ function printView(v: JobView): void {
 }
 
 /** One event on one line, for people. */
-export function eventLine(e: JobEvent): string {
+function eventLine(e: JobEvent): string {
   const d = e.data as Record<string, unknown>;
   const parts: string[] = [];
   for (const k of ['taskId', 'agentId', 'status', 'failureReason', 'step', 'attempt', 'pattern', 'tasks']) if (d[k] !== undefined && d[k] !== null) parts.push(`${k}=${String(d[k])}`);
@@ -98,15 +98,14 @@ async function submit(ctx: Context, path: string, o: { wait?: boolean; idempoten
 }
 
 async function result(ctx: Context, jobId: string, o: { wait?: boolean; timeout?: number }): Promise<number> {
-  const r = await ctx.client.waitForResult(jobId, { timeoutSeconds: o.wait ? o.timeout : 0 }).catch(async (err: unknown) => {
-    if ((err as Error).name !== 'DelegateTimeoutError') throw err;
-    return undefined;
+  const r = await ctx.client.waitForResult(jobId, { timeoutSeconds: o.wait ? o.timeout : 0 }).catch((err: unknown) => {
+    if (err instanceof DelegateTimeoutError) return err;
+    throw err;
   });
-  if (!r) {
-    // still running: say so (the view in --json) and exit 1, so `result` never passes for a job with no result
-    const v = await ctx.client.get(jobId);
-    if (ctx.json) printJson(v);
-    else printView(v);
+  if (r instanceof DelegateTimeoutError) {
+    // still running: say so (the view the API answered with, in --json) and exit 1, so `result` never passes for a job with no result
+    if (ctx.json) printJson(r.view);
+    else printView(r.view);
     note(`job ${jobId} is still running${o.wait ? '' : ': add --wait to wait for it'}`);
     return ExitCode.failure;
   }

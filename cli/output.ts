@@ -2,7 +2,7 @@
  * How the CLI speaks: machine output (JSON) on stdout only, people's lines and errors on
  * stderr or as tables, and the exit codes scripts branch on.
  */
-import { DelegateNetworkError, DelegateProblemError, DelegateTimeoutError } from '../client';
+import { DelegateProblemError } from '../client';
 
 /** The CLI's exit codes. */
 export const ExitCode = {
@@ -58,7 +58,7 @@ export function reportError(err: unknown, { json, dispatched = false, keyMissing
     return p.status >= 400 && p.status < 500 && !dispatched ? ExitCode.refused : ExitCode.failure;
   }
   const refused = err instanceof UsageError;
-  const message = err instanceof DelegateTimeoutError || err instanceof DelegateNetworkError || err instanceof Error ? err.message : String(err);
+  const message = err instanceof Error ? err.message : String(err);
   if (json) printJson({ error: { title: refused ? 'Usage error' : 'Failed', detail: message } });
   note(`error: ${message}`);
   return refused ? ExitCode.refused : ExitCode.failure;

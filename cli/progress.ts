@@ -7,6 +7,7 @@
  *   budget.changed ─> limit   job.finished ─> status, final spend
  */
 import type { JobEvent, JobView } from '../client';
+import { FinishedSubtasks } from '../client/finished-subtasks';
 
 /** Formats dollars: cents for large sums, more digits for the tiny sums agents spend. */
 export function usd(n: number): string {
@@ -19,9 +20,7 @@ export class JobProgressLine {
   spentUsd = 0;
   limitUsd: number | null;
   status?: string;
-  /** Workflow ids of the subtasks seen, to tell a leaf from a nested job or batch that holds others. */
-  private readonly seen = new Set<string>();
-  private readonly counted = new Set<string>();
+  private readonly finished = new FinishedSubtasks();
 
   constructor(
     readonly jobId: string,
@@ -35,10 +34,9 @@ export class JobProgressLine {
   /** Folds one live event in; returns a plain line worth printing on its own (a subtask or the job finished), if any. */
   apply(e: JobEvent): string | undefined {
     const d = e.data as Record<string, unknown>;
-    const wf = typeof d.workflowId === 'string' ? d.workflowId : typeof d.taskId === 'string' ? d.taskId : undefined;
     switch (e.type) {
       case 'subtask.started':
-        if (wf) this.seen.add(wf);
+        this.finished.add(e);
         return undefined;
       case 'subtask.step': {
         const usage = d.usage as { costUsd?: number } | undefined;
@@ -46,14 +44,10 @@ export class JobProgressLine {
         return undefined;
       }
       case 'subtask.finished': {
-        if (!wf || this.counted.has(wf)) return undefined;
-        // a nested job or a batch finishes after the subtasks it holds: they were counted already
-        const holder = [...this.seen].some((s) => s.startsWith(`${wf}/`));
-        this.seen.add(wf);
-        this.counted.add(wf);
-        if (holder) return undefined;
+        // a repeat, or a nested job's finish (its subtasks were counted already): nothing to say
+        if (!this.finished.add(e)) return undefined;
         this.done = Math.min(this.total, this.done + 1);
-        return `${this.counter()} ${String(d.taskId ?? wf)} ${String(d.status ?? '')}${d.failureReason ? ` (${String(d.failureReason)})` : ''} · ${this.spend()}`;
+        return `${this.counter()} ${String(d.taskId ?? d.workflowId)} ${String(d.status ?? '')}${d.failureReason ? ` (${String(d.failureReason)})` : ''} · ${this.spend()}`;
       }
       case 'budget.changed': {
         const limit = (d.ledger as { costUsd?: { limit?: number | null } } | undefined)?.costUsd?.limit;

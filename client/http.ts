@@ -105,6 +105,3 @@ export function createTransport({ baseUrl, apiKey, fetch: fetchImpl = globalThis
     }
   };
 }
-
-/** The request function `createTransport` makes. */
-export type Request = ReturnType<typeof createTransport>;

@@ -68,7 +68,7 @@ export function createDelegateClient(options: DelegateClientOptions) {
         const waitSeconds = Math.min(MAX_WAIT_SECONDS, left);
         const res = await request<JobResult | JobView>('GET', `${job(jobId)}/result`, { query: { waitSeconds: Math.round(waitSeconds * 10) / 10 }, idempotent: true, signal: opts.signal });
         if (res.status === 200) return res.body as JobResult;
-        if (Date.now() >= deadline) throw new DelegateTimeoutError(jobId, res.body);
+        if (Date.now() >= deadline) throw new DelegateTimeoutError(jobId, res.body as JobView);
       }
     },
 

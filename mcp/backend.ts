@@ -4,7 +4,7 @@
  * service and record, for `/mcp`) and over HTTP (a remote API, for `delegate mcp` on stdio).
  *
  *   MCP tools ──> DelegateBackend ──┬── in-process.ts ──> app.jobs, app.record.events
- *                                   └── http-backend.ts ──> https://…/v1/jobs…
+ *                                   └── http-backend.ts ──> client/ ──> https://…/v1/jobs…
  */
 import type { AgentManifest, Budget, JobEvent, JobResult, JobSpec, JobView, Ledger } from '../schemas';
 
@@ -33,7 +33,7 @@ export interface DelegateBackend {
   topUp(jobId: string, add: Budget, taskId?: string): Promise<Ledger>;
   /** The agents this deployment runs. */
   agents(): Promise<AgentManifest[]>;
-  /** The job's live events after `afterSeq`, until it finishes or `signal` aborts (empty where the deployment has none). */
+  /** The job's live events after `afterSeq`, until it finishes or `signal` aborts (empty, or a throw, where the deployment has none). */
   events(jobId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<JobEvent>;
   /** The tenant's jobs, newest first. */
   list(filter: { status?: string; limit: number }): Promise<JobSummary[]>;

@@ -1,13 +1,16 @@
 /**
  * Progress of a job for an MCP caller that sent a progressToken: `progress` is the number of
- * finished subtasks, `total` their number, so it only grows (as MCP requires). It is fed by
- * the job's live events (the same stream as SSE); when no event has come for a second (a
- * deployment whose workers write none, or a quiet spell) it asks the job's view instead.
+ * finished agent subtasks (nested jobs not counted, as in the CLI), `total` their number, so
+ * it only grows (as MCP requires). It is fed by the job's live events (the same stream as
+ * SSE); when no event has come for a second (a deployment whose workers write none, or a
+ * quiet spell) it asks the job's view instead.
  *
  *   events ── subtask.finished ──┐
  *                                ├──> finished count grew? ──> notifications/progress
  *   view (after 1 s of silence) ─┘
  */
+import { FinishedSubtasks } from '../client/finished-subtasks';
+import { sleep } from '../client/http';
 import type { JobEvent } from '../schemas';
 import type { DelegateBackend } from './backend';
 
@@ -28,19 +31,6 @@ const QUIET_MS = 1000;
  */
 const LAST_NOTICE_GAP_MS = 50;
 
-/** Waits `ms`, or less when `signal` aborts (its listener removed either way: the loop runs for minutes). */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const done = () => {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const t = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
-
 /** What an event says, in words a caller's UI shows. */
 function describe(e: JobEvent): string {
   const d = e.data;
@@ -54,7 +44,7 @@ function describe(e: JobEvent): string {
  * `finish` after the result to send the last step (all done) if it was not sent yet.
  */
 export function followProgress(backend: DelegateBackend, jobId: string, total: number, send: (p: Progress) => Promise<void>, signal: AbortSignal) {
-  const finished = new Set<string>();
+  const finished = new FinishedSubtasks();
   let sent = -1;
   let lastNews = Date.now();
   const report = async (done: number, message: string) => {
@@ -68,8 +58,8 @@ export function followProgress(backend: DelegateBackend, jobId: string, total: n
       for await (const e of backend.events(jobId, 0, signal)) {
         lastNews = Date.now();
         if (e.type === 'job.started') await report(0, 'job started');
-        if (e.type === 'subtask.finished' && typeof e.data.taskId === 'string') finished.add(e.data.taskId);
-        if (e.type === 'subtask.finished' || e.type === 'job.finished') await report(finished.size, `${describe(e)}: ${finished.size}/${total} finished`);
+        finished.add(e);
+        if (e.type === 'subtask.finished' || e.type === 'job.finished') await report(finished.done, `${describe(e)}: ${finished.done}/${total} finished`);
       }
     } catch {
       // no event stream (an older API, a network hiccup): the view still reports
@@ -78,10 +68,11 @@ export function followProgress(backend: DelegateBackend, jobId: string, total: n
 
   const fromView = (async () => {
     while (!signal.aborted) {
-      await pause(QUIET_MS, signal);
+      // the loop runs for minutes: sleep drops its abort listener after each pause
+      await sleep(QUIET_MS, signal).catch(() => undefined);
       if (signal.aborted || Date.now() - lastNews < QUIET_MS) continue;
       const p = (await backend.view(jobId).catch(() => undefined))?.progress;
-      if (p) await report(Math.max(finished.size, p.completed), `${p.completed}/${p.total} finished, ${p.running} running`);
+      if (p) await report(Math.max(finished.done, p.completed), `${p.completed}/${p.total} finished, ${p.running} running`);
     }
   })();
 
@@ -95,7 +86,7 @@ export function followProgress(backend: DelegateBackend, jobId: string, total: n
         await send({ progress: total, total, message }).catch(() => undefined);
       }
       // whichever feed sent the last one, it must reach the caller before the answer does
-      await new Promise((resolve) => setTimeout(resolve, LAST_NOTICE_GAP_MS));
+      await sleep(LAST_NOTICE_GAP_MS);
     },
   };
 }

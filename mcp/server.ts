@@ -18,10 +18,10 @@ import { followProgress, type Progress } from './progress';
 import { TOOL_DOCS } from './tool-docs';
 
 /** The server's name and version in the MCP handshake. */
-export const MCP_SERVER_INFO = { name: 'delegate', version: '0.1.0' };
+const MCP_SERVER_INFO = { name: 'delegate', version: '0.1.0' };
 
 /** The URI of a job's result resource. */
-export const resultUri = (jobId: string) => `delegate://jobs/${encodeURIComponent(jobId)}/result`;
+const resultUri = (jobId: string) => `delegate://jobs/${encodeURIComponent(jobId)}/result`;
 
 /** Longest call-side wait, in long polls of at most this many seconds (the API caps one at 60). */
 const POLL_SECONDS = 20;

@@ -12,6 +12,7 @@ import { loadConfig } from '../workers/config';
 import { loadTenants } from '../workers/tenants';
 import { authHeader, type TestTenant } from './tenants';
 import { delegationJob } from '../workflows/delegation-job';
+import { subtaskStatusQuery } from '../workflows/messages';
 
 let counter = 0;
 /** An id unique across test files and runs. */
@@ -134,6 +135,12 @@ export async function pollUntil(check: () => Promise<boolean>, what: string, tim
     if (Date.now() > deadline) throw new Error(what);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** Waits until subtask `taskId` of the default tenant's job `jobId` reports `phase` (its own status query). */
+export async function waitForSubtask(jobId: string, taskId: string, phase: string): Promise<void> {
+  const client = await testClient();
+  await pollUntil(async () => (await client.workflow.getHandle(`job/default/${jobId}/${taskId}`).query(subtaskStatusQuery).catch(() => undefined))?.phase === phase, `${taskId} never ${phase}`);
 }
 
 /** `GET /v1/jobs/:jobId/result`, waiting as long as the job runs; the final response. */

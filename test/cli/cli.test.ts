@@ -11,9 +11,8 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { JobResult, JobSpecInput, JobView } from '../../client';
-import { pollUntil, testApp, testClient, uniqueId } from '../helpers';
+import { testApp, uniqueId, waitForSubtask } from '../helpers';
 import { TEST_TENANTS } from '../tenants';
-import { subtaskStatusQuery } from '../../workflows/messages';
 
 const app: FastifyInstance = await testApp({}, null);
 await app.listen({ port: 0, host: '127.0.0.1' });
@@ -44,11 +43,6 @@ const fanout = (jobId: string, labels?: Record<string, string>): JobSpecInput =>
     { id: 'b', question: 'What is B?', agent: 'sim', params: { answer: 'B', costUsd: 0.01, steps: 2 } },
   ],
 });
-
-async function waitForSubtask(jobId: string, taskId: string, phase: string) {
-  const client = await testClient();
-  await pollUntil(async () => (await client.workflow.getHandle(`job/default/${jobId}/${taskId}`).query(subtaskStatusQuery).catch(() => undefined))?.phase === phase, `${taskId} never ${phase}`);
-}
 
 describe('delegate CLI', () => {
   it('submit --wait --json: exit 0, the result on stdout and nothing else there; progress lines on stderr', async () => {

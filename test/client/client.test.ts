@@ -8,9 +8,8 @@ import type { FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDelegateClient, DelegateNetworkError, DelegateProblemError, type JobEvent, type JobSpecInput } from '../../client';
-import { jobsStartedWithId, pollUntil, testApp, testClient, uniqueId } from '../helpers';
+import { jobsStartedWithId, pollUntil, testApp, uniqueId, waitForSubtask } from '../helpers';
 import { TEST_TENANTS } from '../tenants';
-import { subtaskStatusQuery } from '../../workflows/messages';
 
 const app: FastifyInstance = await testApp({}, null);
 await app.listen({ port: 0, host: '127.0.0.1' });
@@ -29,12 +28,6 @@ const fanout = (jobId: string, suite: string): JobSpecInput => ({
   labels: { suite },
 });
 const slow = (jobId: string): JobSpecInput => ({ jobId, pattern: 'fanout', tasks: [{ id: 's', question: 'slow', agent: 'sim', params: { steps: 200, latencyMs: 100, costUsd: 0.001 } }] });
-
-/** Waits until subtask `taskId` of the job reports `phase`. */
-async function waitForSubtask(jobId: string, taskId: string, phase: string) {
-  const client = await testClient();
-  await pollUntil(async () => (await client.workflow.getHandle(`job/default/${jobId}/${taskId}`).query(subtaskStatusQuery).catch(() => undefined))?.phase === phase, `${taskId} never ${phase}`);
-}
 
 describe('typed client', () => {
   it('submits a fan-out, reads it while and after it runs, lists it, and finds it in the record', async () => {
