@@ -25,6 +25,8 @@ export const ErrorType = {
   NotFound: 'NotFound',
   /** An update that the job's state forbids (a finished subtask, a nested job topped up directly). */
   Conflict: 'Conflict',
+  /** A subtask ended in failure: its run fails with this type, its TaskResult as the failure's details. */
+  SubtaskFailed: 'SubtaskFailed',
   /** A webhook delivery failed in a way another attempt may fix (network, 5xx, 429). */
   WebhookError: 'WebhookError',
   /** The webhook receiver answered another non-2xx status: final. */

@@ -140,6 +140,13 @@ export const SCENARIOS: Scenario[] = [
       finish(await start(ctx, id, { pattern: 'fanout', objective: 'recorded', labels: { feature: 'replay' }, tasks: [echo('a'), sim('b', { costUsd: 0.01 })] })),
   },
   {
+    // recorded with subtasks that show their outcome (input `showOutcome`): subtasks upsert their outcome,
+    // the failed one ends its run failed with its result, which the job takes back
+    name: 'outcomes',
+    run: async (ctx, id) =>
+      finish(await start(ctx, id, { pattern: 'fanout', labels: { feature: 'outcomes' }, tasks: [echo('ok'), sim('bad', { fatal: true }), sim('halt', { steps: 5, costUsd: 0.01 }, { budget: { costUsd: 0.02 } })] })),
+  },
+  {
     // one run of the record's retention, as the prune schedule starts it
     name: 'prune',
     run: async (ctx, id) =>

@@ -6,6 +6,9 @@ import type { RecordStore } from '../record';
 /** Path of the one workflows module the worker registers. */
 export const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
+/** Workflow interceptor modules every worker loads: the ids on every workflow log line. */
+export const workflowInterceptorModules = [fileURLToPath(new URL('../workflows/log-context.ts', import.meta.url))];
+
 /** Options of `createWorker`. */
 export interface DelegateWorkerOptions {
   connection: NativeConnection;
@@ -42,7 +45,7 @@ export interface AgentLane {
 
 /** Bundles the workflows once (tests and benchmarks reuse the bundle). */
 export function bundleWorkflows(): Promise<WorkflowBundle> {
-  return bundleWorkflowCode({ workflowsPath, logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never });
+  return bundleWorkflowCode({ workflowsPath, workflowInterceptorModules, logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never });
 }
 
 /**
@@ -58,7 +61,8 @@ export async function createWorkers(opts: DelegateWorkerOptions, lanes: AgentLan
   const main = await Worker.create({
     ...common,
     taskQueue: opts.taskQueue,
-    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath }),
+    // a prebuilt bundle already holds the interceptor modules (bundleWorkflows)
+    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath, interceptors: { workflowModules: workflowInterceptorModules } }),
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 200,
     ...opts.tuning,
   });

@@ -15,6 +15,7 @@ import {
   isCancellation,
   log,
   ParentClosePolicy,
+  proxySinks,
   setCurrentDetails,
   setHandler,
   startChild,
@@ -22,19 +23,21 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { JobProgress, JobResult } from '../schemas';
-import { AXES, SPEND_AXES } from '../schemas/budget-axes';
 import { ErrorType } from '../schemas/errors';
 import { runFanout } from './fanout';
 import { planBatches } from './batching';
 import { installBudgetHandlers } from './job-budget';
-import { cancelJobSignal, jobStatusQuery, stopSignal } from './messages';
+import { cancelJobSignal, jobMessages, jobStatusQuery, stopSignal } from './messages';
 import { restoreCarry } from './job-carry';
 import { archiveIfRoot } from './job-archive';
 import { buildJobResult } from './job-result';
 import { DEFAULT_MAX_PARALLEL, JobRuntime, type JobInput } from './job-runtime';
 import type { PatternOutcome } from './patterns';
 import { runPipeline } from './pipeline';
+import { setLogContext } from './log-context';
 import { STATUS_KEY } from './search-attributes';
+import type { DelegateMetricsSinks } from './telemetry-sinks';
+import { jobDetails } from './ui-details';
 import { runVote } from './vote';
 import { webhookDelivery, webhookWorkflowId } from './webhook-delivery';
 
@@ -53,19 +56,7 @@ const PATTERNS: Record<string, (rt: JobRuntime) => Promise<PatternOutcome>> = {
 
 /** Markdown shown in the Temporal UI's "current details" of the job. */
 function renderDetails(rt: JobRuntime): string {
-  const c = rt.records.counts();
-  const l = rt.ledgerSnapshot();
-  const fmt = (a: { limit: number | null; spent: number; reserved: number }) =>
-    `${+a.spent.toFixed(6)} spent, ${+a.reserved.toFixed(6)} reserved, limit ${a.limit ?? '∞'}`;
-  return [
-    `**${rt.spec.pattern}** job \`${rt.spec.jobId}\``,
-    '',
-    '| total | pending | running | done | ok | partial | failed |',
-    '|---|---|---|---|---|---|---|',
-    `| ${c.total} | ${c.pending} | ${c.running} | ${c.completed} | ${c.succeeded} | ${c.partial} | ${c.failed} |`,
-    '',
-    SPEND_AXES.map((a) => `${AXES[a].label}: ${fmt(l[a])}`).join(' · '),
-  ].join('\n');
+  return jobDetails(rt.spec.pattern, rt.spec.jobId, rt.records.counts(), rt.ledgerSnapshot());
 }
 
 /** Runs a delegation job to its JobResult. The function name is the workflow type: do not rename. */
@@ -80,6 +71,7 @@ export async function delegationJob(input: JobInput): Promise<JobResult> {
   }
   const plan = planBatches(input.spec, DEFAULT_MAX_PARALLEL);
   const rt = new JobRuntime(plan ? { ...input, spec: plan.spec } : input, plan?.batchIds);
+  setLogContext({ jobId: input.spec.jobId, tenant: rt.tenant });
   if (input.carry) restoreCarry(rt, input.carry);
   let done = false;
   const phase = (): JobProgress['phase'] => (done ? 'done' : rt.children.cancelling ? 'cancelling' : rt.children.stopping ? 'stopping' : 'running');
@@ -87,8 +79,8 @@ export async function delegationJob(input: JobInput): Promise<JobResult> {
   rt.records.watch(() => setCurrentDetails(renderDetails(rt)));
   rt.records.changed();
 
-  setHandler(stopSignal, () => rt.children.stopAll());
-  setHandler(cancelJobSignal, () => rt.children.cancelAll());
+  setHandler(stopSignal, () => rt.children.stopAll(), { description: jobMessages.stop });
+  setHandler(cancelJobSignal, () => rt.children.cancelAll(), { description: jobMessages.cancelJob });
   setHandler(jobStatusQuery, () => ({
     jobId: rt.spec.jobId,
     pattern: rt.spec.pattern,
@@ -96,7 +88,7 @@ export async function delegationJob(input: JobInput): Promise<JobResult> {
     progress: rt.records.counts(),
     subtasks: rt.records.subtasks(),
     ledger: rt.ledgerSnapshot(),
-  }));
+  }), { description: jobMessages.status });
   installBudgetHandlers(rt);
 
   // Temporal cancellation (API cancel, UI, parent): hard-stop every running child at once;
@@ -123,6 +115,11 @@ export async function delegationJob(input: JobInput): Promise<JobResult> {
   done = true;
 
   const result = buildJobResult(rt, outcome);
+  if (!input.batch) {
+    proxySinks<DelegateMetricsSinks>().delegateMetrics.jobFinished({
+      tenant: rt.tenant, pattern: result.pattern, status: result.status, root: !workflowInfo().parent, costUsd: result.metrics.costUsd, savedUsd: result.metrics.savedUsd,
+    });
+  }
   // let a top-up in progress answer before the run closes
   await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
   // every event this job emitted is written before the archive adds job.finished

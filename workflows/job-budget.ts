@@ -13,7 +13,7 @@ import { ErrorType } from '../schemas/errors';
 import { topUpShare } from './allocation';
 import type { Running } from './job-children';
 import type { JobRuntime } from './job-runtime';
-import { budgetUpdate, grantSignal, grantTaskSignal, subtaskBudgetUpdate } from './messages';
+import { budgetUpdate, grantSignal, grantTaskSignal, jobMessages, subtaskBudgetUpdate } from './messages';
 
 const refuse = (type: typeof ErrorType.NotFound | typeof ErrorType.Conflict | typeof ErrorType.InvalidInput, message: string) =>
   ApplicationFailure.create({ type, message, nonRetryable: true });
@@ -78,6 +78,7 @@ export function installBudgetHandlers(rt: JobRuntime): void {
       return ledger;
     },
     {
+      description: jobMessages.budget,
       validator: ({ add }) => {
         validateTopUp(add);
         rootOnly();
@@ -100,6 +101,7 @@ export function installBudgetHandlers(rt: JobRuntime): void {
       return { taskId, granted, ledger };
     },
     {
+      description: jobMessages.subtaskBudget,
       validator: ({ taskId, add }) => {
         validateTopUp(add);
         rootOnly();
@@ -109,11 +111,11 @@ export function installBudgetHandlers(rt: JobRuntime): void {
       },
     },
   );
-  setHandler(grantSignal, ({ add }) => raise(add));
+  setHandler(grantSignal, ({ add }) => raise(add), { description: jobMessages.grant });
   setHandler(grantTaskSignal, async ({ taskId, add }) => {
     rt.budget.raise(add);
     const target = rt.children.get(taskId);
     if (target && !target.nested) await grant(rt, target, rt.budget.grantable(add, rt.elapsed()));
     rt.records.changed();
-  });
+  }, { description: jobMessages.grantTask });
 }

@@ -11,7 +11,8 @@ import { EXECUTION_TIMEOUT_MARGIN_SECONDS } from './engine-limits';
 import type { EventTarget } from './job-events';
 import type { JobInput, RunContext } from './job-runtime';
 import { agentLabel, withContextSeed } from './results';
-import { PATTERN_KEY, STATUS_KEY, TENANT_KEY } from './search-attributes';
+import { AGENT_KEY, LABELS_KEY, PATTERN_KEY, STATUS_KEY, TENANT_KEY } from './search-attributes';
+import { staticSummary } from './ui-details';
 import { delegationJob } from './delegation-job';
 import { cancelJobSignal, cancelSignal, stopSignal } from './messages';
 import { subtask, type SubtaskInput } from './subtask';
@@ -122,10 +123,16 @@ export class JobChildren {
     const s = this.settings;
     const { input } = s;
     const limits = input.limits ?? {};
-    const summary = `${agentLabel(task)}: ${task.question.slice(0, 160)}`;
     // Temporal's own timeout is only a backstop: the child halts at the deadline and keeps its work
     const backstop = Math.ceil((s.deadline - Date.now()) / 1000) + EXECUTION_TIMEOUT_MARGIN_SECONDS;
-    const common = { workflowId: childId(task), staticSummary: summary, staticDetails: task.rationale, workflowExecutionTimeout: `${backstop} seconds` };
+    const common = { workflowId: childId(task), staticSummary: staticSummary(task, agentLabel(task)), staticDetails: task.rationale, workflowExecutionTimeout: `${backstop} seconds` };
+    // every child carries its root's tenant and labels, so one query finds a tenant's subtasks too
+    const labels = workflowInfo().typedSearchAttributes.get(LABELS_KEY);
+    const inherited = [
+      { key: STATUS_KEY, value: 'running' },
+      { key: TENANT_KEY, value: s.tenant },
+      ...(labels?.length ? [{ key: LABELS_KEY, value: labels }] : []),
+    ];
     return CancellationScope.nonCancellable(async (): Promise<Started> =>
       task.job
         ? { nested: true as const, handle: await startChild(delegationJob, {
@@ -142,13 +149,10 @@ export class JobChildren {
                 limits,
                 deadline: s.deadline,
                 ...(s.events ? { events: s.events } : {}),
+                ...(s.isBatch(task.id) ? { batch: true } : {}),
               } satisfies JobInput,
             ],
-            typedSearchAttributes: [
-              { key: PATTERN_KEY, value: task.job!.pattern },
-              { key: STATUS_KEY, value: 'running' },
-              { key: TENANT_KEY, value: s.tenant },
-            ],
+            typedSearchAttributes: [{ key: PATTERN_KEY, value: task.job!.pattern }, ...inherited],
           }) }
         : { nested: false as const, handle: await startChild(subtask, {
             ...common,
@@ -159,8 +163,10 @@ export class JobChildren {
                 agentQueue: input.agentQueue,
                 manifest: typeof task.agent === 'string' ? input.agents?.[task.agent] : undefined,
                 ...(s.events ? { events: s.events } : {}),
+                showOutcome: true,
               } satisfies SubtaskInput,
             ],
+            typedSearchAttributes: [{ key: PATTERN_KEY, value: input.spec.pattern }, { key: AGENT_KEY, value: agentLabel(task) }, ...inherited],
           }) },
     );
   }

@@ -5,7 +5,7 @@
  *
  *   pattern ──runTask(task)──> budget.reserveTask ──> children.start ──> result ──> budget.settleTask ──> records.record
  */
-import { CancellationScope, ChildWorkflowFailure, TimeoutFailure } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, ChildWorkflowFailure, log, TimeoutFailure } from '@temporalio/workflow';
 import type { PreviousStage } from '../activities';
 import type { AgentManifest, Budget, Evidence, FailureReason, JobSpec, TaskResult, TaskSpec } from '../schemas';
 import { minBudget } from './budget-ledger';
@@ -15,6 +15,7 @@ import { childId, JobChildren } from './job-children';
 import { JobLedger } from './job-ledger';
 import { JobEventLog, type EventTarget } from './job-events';
 import { JobRecords } from './job-records';
+import { ErrorType } from '../schemas/errors';
 import { agentLabel, jobAsTaskResult, notRunResult } from './results';
 
 export type { Running } from './job-children';
@@ -50,6 +51,8 @@ export interface JobInput {
   carry?: JobCarry;
   /** The root job's event stream (set by the parent; a root job writes its own). */
   events?: EventTarget;
+  /** True for a batch of a wide fan-out (part of its parent job, not a job of its own). */
+  batch?: boolean;
 }
 
 /** Per-run context a pattern adds to a task (a pipeline hands each stage the previous one). */
@@ -147,6 +150,9 @@ export class JobRuntime {
     let result: TaskResult;
     try {
       records.starting(task.id);
+      if (!records.isBatch(task.id)) {
+        log.info('DELEGATE', { event: 'DELEGATE', taskId: task.id, agent: agentLabel(task), nested: Boolean(task.job), timeoutSeconds: task.timeoutSeconds, allocation });
+      }
       const child = await children.start(task, context, allocation);
       const running = { task, handle: child.handle, allocation, clipped: clipped || shared, nested: child.nested };
       children.attach(running);
@@ -159,18 +165,40 @@ export class JobRuntime {
         result = jobAsTaskResult(task, job);
       } else result = await CancellationScope.nonCancellable(() => child.handle.result());
     } catch (err) {
-      const message = err instanceof Error ? `${err.message}${err.cause instanceof Error ? `: ${err.cause.message}` : ''}` : String(err);
-      // only Temporal's backstop execution timeout ends a child without a result: say so
-      const timedOut = err instanceof ChildWorkflowFailure && err.cause instanceof TimeoutFailure;
-      result = notRunResult(task, timedOut ? 'timeout' : 'agent_error', `child workflow failed: ${message}`);
+      result = failedChildResult(task, err);
     }
     const running = children.detach(task.id);
     this.budget.settleTask(running?.allocation ?? allocation, result.metrics, children.wasCutOff(task.id));
+    if (!records.isBatch(task.id)) logResult(task, result);
     return this.record(task, result);
   }
 
   /** The ledger snapshot (job level). */
   ledgerSnapshot() {
     return this.budget.snapshot(this.elapsed());
+  }
+}
+
+/**
+ * The result of a child that did not complete: a failed subtask's own result (its run fails
+ * with it as the failure's details), else a result that says why the child itself failed.
+ */
+function failedChildResult(task: TaskSpec, err: unknown): TaskResult {
+  const cause = err instanceof ChildWorkflowFailure ? err.cause : undefined;
+  if (cause instanceof ApplicationFailure && cause.type === ErrorType.SubtaskFailed && cause.details?.[0]) return cause.details[0] as TaskResult;
+  const message = err instanceof Error ? `${err.message}${err.cause instanceof Error ? `: ${err.cause.message}` : ''}` : String(err);
+  // only Temporal's backstop execution timeout ends a child without a result: say so
+  return notRunResult(task, cause instanceof TimeoutFailure ? 'timeout' : 'agent_error', `child workflow failed: ${message}`);
+}
+
+/** RESULT, and ESCALATE for a subtask that failed for good: one log line each (replay-aware). */
+function logResult(task: TaskSpec, r: TaskResult): void {
+  const m = r.metrics;
+  log.info('RESULT', {
+    event: 'RESULT', taskId: task.id, agent: r.agentId, status: r.status, latencyMs: m.latencyMs, costUsd: m.costUsd, tokens: m.tokens,
+    attempts: m.attempts, confidence: r.confidence, ...(r.failureReason ? { failureReason: r.failureReason } : {}),
+  });
+  if (r.status === 'failure' && r.failureReason !== 'cancelled' && r.failureReason !== 'stopped') {
+    log.warn('ESCALATE', { event: 'ESCALATE', taskId: task.id, agent: r.agentId, reason: r.failureReason, attempts: m.attempts, error: r.errors.at(-1)?.slice(0, 500) });
   }
 }

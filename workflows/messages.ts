@@ -52,3 +52,22 @@ export interface SubtaskGrant {
 export const budgetUpdate = defineUpdate<Ledger, [{ add: Budget }]>('budget');
 /** Adds to one running subtask's allocation, within what the job has left. */
 export const subtaskBudgetUpdate = defineUpdate<SubtaskGrant, [{ taskId: string; add: Budget }]>('subtaskBudget');
+
+/** What the Temporal UI (and `temporal workflow metadata`) says each handler of a subtask does. */
+export const subtaskMessages = {
+  stop: 'Graceful stop: finish the step in flight, start no other, return the work so far',
+  cancel: 'Hard stop: cancel the step in flight and return the work so far',
+  grant: 'From the parent job: add budget (already reserved there) to this subtask',
+  status: 'Phase, steps and the ledger (limit, spent, remaining per axis) of this subtask',
+} as const;
+
+/** What the Temporal UI says each handler of a job does. */
+export const jobMessages = {
+  stop: 'Graceful stop: running subtasks finish their step, nothing new starts; the result keeps all finished work',
+  cancelJob: 'From the parent job: hard-stop this nested job (a root job is cancelled through Temporal)',
+  grant: 'From the parent job: raise this nested job or batch\'s budget by `add`, already reserved there',
+  grantTask: 'From the parent job: raise the limit by `add` and hand it all to running task `taskId`',
+  status: 'Phase, progress counts, every subtask\'s state and the job ledger',
+  budget: 'Top up the job budget: `{ add: { costUsd?, tokens?, toolCalls?, latencySeconds? } }`; returns the ledger',
+  subtaskBudget: 'Top up one running subtask within what the job has left: `{ taskId, add }`; returns what was granted',
+} as const;

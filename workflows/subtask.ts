@@ -18,8 +18,11 @@ import {
   isCancellation,
   log,
   proxyActivities,
+  proxySinks,
+  setCurrentDetails,
   setHandler,
   TimeoutFailure,
+  upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities, AgentStepOutput, PreviousStage } from '../activities';
@@ -32,6 +35,11 @@ import { charge, usageOf, exhaustedAxes, newLedger, remaining, snapshot, topUp, 
 import { DEFAULT_STEP_CEILING_SECONDS, MAX_CARRY_BYTES, msLeft, pastHardMark, pastSoftMark } from './engine-limits';
 import { agentLabel, dedupe, dedupeEvidence, fitList, jsonBytes, notRunResult } from './results';
 import { clampStepPolicy } from './step-policy';
+import { setLogContext } from './log-context';
+import { AGENT_KEY, FAILURE_REASON_KEY, STATUS_KEY, taskOutcome, TENANT_KEY } from './search-attributes';
+import type { DelegateMetricsSinks } from './telemetry-sinks';
+import { staticSummary, subtaskDetails } from './ui-details';
+import { subtaskMessages } from './messages';
 
 /** A subtask keeps at most this much evidence (JSON bytes), so its result stays a small payload. */
 const MAX_EVIDENCE_BYTES = 512 * 1024;
@@ -62,6 +70,13 @@ export interface SubtaskInput {
   carry?: SubtaskCarry;
   /** The root job's event stream: each step writes its event there. */
   events?: EventTarget;
+  /**
+   * Set by jobs since subtasks show their outcome in the UI: the run upserts its outcome's
+   * search attributes, and a failure fails the run. Runs started before complete as they
+   * always did, so their histories replay: the input decides, not a patch marker (which
+   * would cost two events per subtask).
+   */
+  showOutcome?: boolean;
 }
 
 /** A subtask's loop state, carried whole into its next run; lists are capped as in its result. */
@@ -138,10 +153,23 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
   let steps = carry?.steps ?? 0;
   const pastDeadline = () => msLeft(deadline, Date.now()) <= 0;
 
-  setHandler(stopSignal, () => void (stopRequested = true));
-  setHandler(cancelSignal, () => void (cancelRequested = true));
-  setHandler(grantSignal, ({ add }) => topUp(ledger, add));
-  setHandler(subtaskStatusQuery, () => ({ id: task.id, agentId, phase, steps, ledger: snapshot(ledger, elapsed()) }));
+  const tenant = workflowInfo().typedSearchAttributes.get(TENANT_KEY) ?? input.events?.tenant ?? 'default';
+  setLogContext({ jobId, taskId: task.id, tenant, agent: agentId });
+  setHandler(stopSignal, () => void (stopRequested = true), { description: subtaskMessages.stop });
+  setHandler(cancelSignal, () => void (cancelRequested = true), { description: subtaskMessages.cancel });
+  setHandler(grantSignal, ({ add }) => {
+    topUp(ledger, add);
+    showDetails();
+  }, { description: subtaskMessages.grant });
+  setHandler(subtaskStatusQuery, () => ({ id: task.id, agentId, phase, steps, ledger: snapshot(ledger, elapsed()) }), { description: subtaskMessages.status });
+
+  let attempts = carry?.attempts ?? 0;
+  const errors: string[] = [...(carry?.errors ?? [])];
+  /** The UI's current details: step, attempts, spend against the budget, the last error. */
+  function showDetails(): void {
+    setCurrentDetails(subtaskDetails({ taskId: task.id, agentId, phase, steps, attempts, ledger: snapshot(ledger, elapsed()), lastError: errors.at(-1) }));
+  }
+  showDetails();
 
   let manifest: AgentManifest;
   try {
@@ -150,10 +178,12 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
   } catch (err) {
     const { reason, message } = classify(err, 1);
     const r = notRunResult(task, reason === 'agent_error' ? 'agent_error' : reason, message);
-    return { ...r, metrics: { ...r.metrics, latencyMs: Date.now() - started } };
+    return finish({ ...r, metrics: { ...r.metrics, latencyMs: Date.now() - started } });
   }
   agentId = manifest.id;
   phase = 'running';
+  setLogContext({ agent: agentId });
+  showDetails();
   // a step's worst case (timeout × attempts + backoff) stays under the operator's ceiling
   const policy = clampStepPolicy(
     { timeoutSeconds: task.timeoutSeconds ?? manifest.limits.timeoutSeconds, retry: { ...manifest.retry, ...task.retry } },
@@ -167,7 +197,7 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
     startToCloseTimeout: `${policy.timeoutSeconds} seconds`,
     // the host heartbeats every 2 s while a step runs: a step on a dead worker is retried within 10 s
     heartbeatTimeout: '10 seconds',
-    summary: `${manifest.id}: ${task.question.slice(0, 120)}`,
+    summary: staticSummary(task, manifest.id),
     retry: {
       maximumAttempts: retry.maxAttempts,
       initialInterval: `${retry.initialIntervalSeconds} seconds`,
@@ -191,6 +221,39 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
     await condition(() => refilled() || stopRequested || cancelRequested, Math.max(1, waitMs)).catch(() => false);
     phase = 'running';
     return refilled() && !stopRequested && !cancelRequested;
+  }
+
+  /**
+   * The run's end: the outcome for the UI and the metrics, then the result. A subtask that
+   * failed ends its run as failed (a typed failure carrying the whole result, which the job
+   * turns back into the TaskResult), so the UI lists it in red; one cancelled or stopped on
+   * purpose completes, its search attributes say why.
+   */
+  function finish(result: TaskResult): TaskResult {
+    phase = 'done';
+    showDetails();
+    const m = result.metrics;
+    proxySinks<DelegateMetricsSinks>().delegateMetrics.subtaskFinished({
+      tenant, agentId: result.agentId, status: result.status, failureReason: result.failureReason, attempts: m.attempts, steps: m.steps,
+      costUsd: m.costUsd, tokens: m.tokens, toolCalls: m.toolCalls, latencyMs: m.latencyMs,
+    });
+    if (!input.showOutcome) return result;
+    const outcome = taskOutcome(result);
+    upsertSearchAttributes([
+      { key: STATUS_KEY, value: outcome },
+      { key: AGENT_KEY, value: result.agentId },
+      ...(result.failureReason ? [{ key: FAILURE_REASON_KEY, value: result.failureReason }] : []),
+    ]);
+    if (outcome !== 'failure') return result;
+    const failure = ApplicationFailure.create({
+      type: ErrorType.SubtaskFailed,
+      nonRetryable: true,
+      message: `${result.failureReason ?? 'failure'}: ${result.errors.at(-1) ?? result.summary}`.slice(0, 500),
+      details: [result],
+    });
+    // the result is the failure's payload; a stack trace of the SDK's internals would only add bytes
+    failure.stack = '';
+    throw failure;
   }
 
   /** One step, raced against the latency budget and the cancel signal. */
@@ -227,11 +290,9 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
   const citations: string[] = [...(carry?.citations ?? [])];
   const followUps: string[] = [...(carry?.followUps ?? [])];
   const channels = new Set<string>(carry?.channels);
-  const errors: string[] = [...(carry?.errors ?? [])];
   let summary = carry?.summary ?? '';
   let data: unknown = carry?.data;
   let confidence = carry?.confidence ?? 0;
-  let attempts = carry?.attempts ?? 0;
   let state: unknown = carry?.state;
   let reprompt: string | undefined = carry?.reprompt;
   let done = false;
@@ -299,6 +360,7 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
       // (budgetWaitSeconds) and then runs the step again
       attempts += 1;
       errors.push(`latency budget of ${ledger.limit.latencySeconds}s ran out during step ${steps}`);
+      showDetails();
       continue;
     }
     if (outcome.kind === 'failed') {
@@ -309,6 +371,8 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
       if (c.usage) charge(ledger, c.usage);
       if (c.reason === 'invalid_output' && reprompt === undefined && !c.noReprompt) {
         reprompt = `Your previous output was rejected: ${c.message}. Answer again so that data satisfies the output schema.`;
+        log.info('RETRY', { event: 'RETRY', step: steps, attempt: 2, maxAttempts: 2, error: c.message.slice(0, 500), why: 're-prompt after invalid output' });
+        showDetails();
         continue;
       }
       reason = c.reason;
@@ -333,9 +397,9 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
     confidence = out.confidence;
     state = out.state;
     done = out.done;
+    showDetails();
   }
 
-  phase = 'done';
   const spent = ledger.spent;
   const hasWork = steps > 0 || evidence.length > 0 || data !== undefined;
   const status = reason === null ? 'success' : hasWork ? 'partial' : 'failure';
@@ -365,5 +429,5 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
     result.data = undefined;
     result.errors.push(`data dropped: the result passed ${MAX_RESULT_BYTES} bytes`);
   }
-  return result;
+  return finish(result);
 }

@@ -12,10 +12,11 @@
  * `results` but does not vote. Ballots are tallied in task order, whatever order they
  * arrived in, so the winner is reported as the first voter in the spec gave it. The rules for ballots and weights are in `vote-tally.ts`.
  */
-import { CancellationScope, condition, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, condition, log, proxySinks, workflowInfo } from '@temporalio/workflow';
 import { DEFAULT_MAX_PARALLEL, type JobRuntime } from './job-runtime';
 import type { PatternOutcome } from './patterns';
 import { agreement, ballotOf, decide, type Ballot, type VoteDecision } from './vote-tally';
+import type { DelegateMetricsSinks } from './telemetry-sinks';
 
 /**
  * Waits without throwing on a Temporal cancel of the job: the job then cancels every
@@ -62,6 +63,8 @@ export async function runVote(rt: JobRuntime): Promise<PatternOutcome> {
 
   const decision = early ?? decide(ballots, strategy, voters, 0);
   const cancelled = rt.records.results().filter((r) => !counted.has(r.id) && r.failureReason === 'cancelled').length;
+  proxySinks<DelegateMetricsSinks>().delegateMetrics.voteDecided({ tenant: rt.tenant, early: early !== undefined, cancelled });
+  if (early) log.info('vote decided early', { winner: decision.winner?.ballot ?? null, cancelled, ballots: counted.size });
   rt.events.emit('vote.decided', `vote:${workflowInfo().workflowId}`, {
     winner: decision.winner?.ballot ?? null, agreement: agreement(decision), decidedEarly: early !== undefined, cancelled, ballots: counted.size,
   });

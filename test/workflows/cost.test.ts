@@ -16,7 +16,7 @@ async function costOf(workflowId: string) {
 }
 
 describe('the cost of a subtask', () => {
-  it('a subtask submitted through the API costs what a bare child workflow with one activity costs', async () => {
+  it('a subtask submitted through the API costs what a bare child workflow with one activity costs, and one upsert', async () => {
     const jobId = uniqueId('cost');
     // an agent named by capability: resolved at submission, like an id
     const submit = await app.inject({
@@ -29,8 +29,9 @@ describe('the cost of a subtask', () => {
     expect(r.status).toBe('success');
     expect(r.results.map((x: { agentId: string }) => x.agentId)).toEqual(['echo', 'sim']);
     for (const task of ['a', 'b']) {
-      // started, 3 × workflow task, 3 × activity, 3 × workflow task, completed: the bare baseline
-      expect(await costOf(`job/default/${jobId}/${task}`), task).toEqual({ events: 11, workflowTasks: 2, activityTasks: 1 });
+      // started, 3 × workflow task, 3 × activity, 3 × workflow task, completed: the bare baseline,
+      // plus the one upsert of the subtask's outcome (status, agent) for the UI, in the last task
+      expect(await costOf(`job/default/${jobId}/${task}`), task).toEqual({ events: 12, workflowTasks: 2, activityTasks: 1 });
     }
   });
 

@@ -76,6 +76,11 @@ describe('recorded histories replay against the current workflow code', () => {
     const writesEvents = (r: RecordedRun) => JSON.stringify(r.history).includes('"core_local_activity"');
     expect(roots.filter(writesEvents).map((r) => r.workflowId)).toContain('job/rec/archived');
     expect(roots.filter((r) => !writesEvents(r)).map((r) => r.workflowId)).toContain('job/rec/fanout');
+    // and of `showOutcome`: a subtask whose run failed with its result, and subtasks from before it
+    const failedRun = (r: RecordedRun) => JSON.stringify(r.history).includes('"SubtaskFailed"');
+    const subtasks = recorded.filter((r) => r.run.workflowType === 'subtask').map((r) => r.run);
+    expect(subtasks.filter(failedRun).map((r) => r.workflowId)).toContain('job/rec/outcomes/bad');
+    expect(subtasks.filter((r) => !failedRun(r) && !JSON.stringify(r.history).includes('DelegateStatus')).map((r) => r.workflowId)).toContain('job/rec/fanout/c');
   });
 
   it('every recorded run replays without a nondeterminism error', async () => {

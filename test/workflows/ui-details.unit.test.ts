@@ -1,0 +1,42 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { SEARCH_ATTRIBUTE_DEFINITIONS, taskOutcome } from '../../workflows/search-attributes';
+import { jobDetails, staticSummary, subtaskDetails } from '../../workflows/ui-details';
+import { emptyProgress } from '../../workflows/progress';
+import { newLedger, snapshot } from '../../workflows/budget-ledger';
+
+describe('what the Temporal UI shows', () => {
+  it('a summary reads task-id · agent · question, on one line, cut at 120 characters', () => {
+    expect(staticSummary({ id: 'v3', question: 'Capital\nof  France?' }, 'sim')).toBe('v3 · sim · Capital of France?');
+    const long = staticSummary({ id: 't', question: 'x'.repeat(500) }, 'echo');
+    expect(long).toHaveLength('t · echo · '.length + 120);
+    expect(long.endsWith('…')).toBe(true);
+  });
+
+  it('a subtask that did nothing because it was cut off says cancelled or stopped, not failure', () => {
+    expect(taskOutcome({ status: 'failure', failureReason: 'cancelled' })).toBe('cancelled');
+    expect(taskOutcome({ status: 'failure', failureReason: 'stopped' })).toBe('stopped');
+    expect(taskOutcome({ status: 'failure', failureReason: 'budget_exhausted' })).toBe('failure');
+    expect(taskOutcome({ status: 'partial', failureReason: 'stopped' })).toBe('partial');
+    expect(taskOutcome({ status: 'success', failureReason: null })).toBe('success');
+  });
+
+  it('details are narrow tables: one column per axis, money in dollars, latency in seconds, ∞ for no limit', () => {
+    const ledger = newLedger({ costUsd: 0.5, tokens: 1000 });
+    ledger.spent.costUsd = 0.123456;
+    const sub = subtaskDetails({ taskId: 't', agentId: 'sim', phase: 'running', steps: 2, attempts: 3, ledger: snapshot(ledger, 1.25), lastError: 'boom\nagain' });
+    expect(sub.split('\n')).toEqual([
+      '**t** · sim · running', '', 'step 2 · attempts 3', '',
+      '|  | cost | tokens | tool calls | latency |', '| --- | --- | --- | --- | --- |',
+      '| spent | $0.1235 | 0 | 0 | 1.3s |', '| limit | $0.5 | 1000 | ∞ | ∞ |', '', 'last error: boom again',
+    ]);
+    const job = jobDetails('vote', 'j1', { ...emptyProgress(), total: 5, running: 2, succeeded: 3, completed: 3 }, snapshot(ledger, 0));
+    expect(job).toContain('| 5 | 0 | 2 | 3 | 0 | 0 |');
+    expect(job).toContain('| reserved | $0 | 0 | 0 | 0s |');
+  });
+
+  it('docker-compose registers every search attribute the workflows set, with its type', () => {
+    const compose = readFileSync(new URL('../../docker-compose.yml', import.meta.url), 'utf8');
+    for (const [name, type] of Object.entries(SEARCH_ATTRIBUTE_DEFINITIONS)) expect(compose).toContain(`${name}:${type}`);
+  });
+});

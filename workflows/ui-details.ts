@@ -1,0 +1,72 @@
+/**
+ * What the Temporal UI shows of a running job or subtask: the static summary of a child
+ * (`task-id · agent · question`) and the markdown of its "current details", kept narrow
+ * enough for the UI's panel (a few columns, one row per figure). Pure.
+ */
+import type { Ledger, Progress, TaskSpec } from '../schemas';
+import { AXES, BUDGET_AXES, type BudgetAxis } from '../schemas/budget-axes';
+
+/** Longest question shown in a summary (the UI cuts long summaries anyway). */
+const QUESTION_CHARS = 120;
+
+/** `task-id · agent · question`: what a child, or a step, is listed as. */
+export function staticSummary(task: TaskSpec, agent: string): string {
+  const q = task.question.replace(/\s+/g, ' ').trim();
+  return `${task.id} · ${agent} · ${q.length > QUESTION_CHARS ? `${q.slice(0, QUESTION_CHARS - 1)}…` : q}`;
+}
+
+/** One axis amount as the table shows it. */
+function amount(axis: BudgetAxis, n: number | null): string {
+  if (n === null) return '∞';
+  if (AXES[axis].kind === 'money') return `$${+n.toFixed(4)}`;
+  if (AXES[axis].kind === 'wallClock') return `${+n.toFixed(1)}s`;
+  return String(n);
+}
+
+/** The ledger as a table: one column per axis, rows spent (reserved) and limit. */
+export function ledgerTable(l: Ledger, withReserved: boolean): string[] {
+  const row = (name: string, f: (axis: BudgetAxis) => string) => `| ${name} | ${BUDGET_AXES.map(f).join(' | ')} |`;
+  return [
+    row('', (a) => AXES[a].label),
+    row('---', () => '---'),
+    row('spent', (a) => amount(a, l[a].spent)),
+    ...(withReserved ? [row('reserved', (a) => amount(a, l[a].reserved))] : []),
+    row('limit', (a) => amount(a, l[a].limit)),
+  ];
+}
+
+/** A job's details: its progress counts and its budget. */
+export function jobDetails(pattern: string, jobId: string, c: Progress, l: Ledger): string {
+  return [
+    `**${pattern}** \`${jobId}\``,
+    '',
+    '| total | pending | running | ok | partial | failed |',
+    '|---|---|---|---|---|---|',
+    `| ${c.total} | ${c.pending} | ${c.running} | ${c.succeeded} | ${c.partial} | ${c.failed} |`,
+    '',
+    ...ledgerTable(l, true),
+  ].join('\n');
+}
+
+/** What a subtask shows while it runs. */
+export interface SubtaskDetails {
+  taskId: string;
+  agentId: string;
+  phase: string;
+  steps: number;
+  attempts: number;
+  ledger: Ledger;
+  lastError?: string;
+}
+
+/** A subtask's details: where its loop is, what it spent against its budget, its last error. */
+export function subtaskDetails(d: SubtaskDetails): string {
+  return [
+    `**${d.taskId}** · ${d.agentId} · ${d.phase}`,
+    '',
+    `step ${d.steps} · attempts ${d.attempts}`,
+    '',
+    ...ledgerTable(d.ledger, false),
+    ...(d.lastError ? ['', `last error: ${d.lastError.replace(/\s+/g, ' ').slice(0, 300)}`] : []),
+  ].join('\n');
+}
