@@ -81,7 +81,8 @@ export async function createWorkers(opts: DelegateWorkerOptions, lanes: AgentLan
     ...common,
     taskQueue: opts.taskQueue,
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath }),
-    ...(traced && { interceptors: { ...common.interceptors, workflowModules: tracingWorkflowModules }, sinks: { ...traced.sinks } }),
+    // a bundle has its workflow interceptors compiled in; bundling here takes them as modules
+    ...(traced && { interceptors: { ...common.interceptors, ...(opts.workflowBundle ? {} : { workflowModules: tracingWorkflowModules }) }, sinks: { ...traced.sinks } }),
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 200,
     ...opts.tuning,
   });
