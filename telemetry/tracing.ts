@@ -11,7 +11,7 @@
  * The worker's half (interceptors, the workflow span sink) is in `worker-tracing.ts`.
  */
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
-import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
+import { CompositePropagator, ExportResultCode, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { Resource } from '@opentelemetry/resources';
 import { BatchSpanProcessor, ConsoleSpanExporter, SimpleSpanProcessor, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -127,6 +127,21 @@ export function startTracing({ serviceName, env = process.env, exporter, batch }
   };
   current = handle;
   return handle;
+}
+
+/** An exporter that counts spans and drops them: the bench measures tracing's cost in the worker, not a backend's. */
+export function countingSpanExporter(): SpanExporter & { readonly count: number } {
+  let count = 0;
+  return {
+    get count() {
+      return count;
+    },
+    export(spans, done) {
+      count += spans.length;
+      done({ code: ExportResultCode.SUCCESS });
+    },
+    shutdown: async () => {},
+  };
 }
 
 /** Sets attributes on the active span (the step activity's, the request's); nothing when untraced. */
