@@ -19,7 +19,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['workflows/**/*.ts'],
+    files: ['workflows/**/*.ts', 'telemetry/workflow-*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

@@ -11,6 +11,7 @@ import { fatal, toFailure } from './errors';
 import { compileOutputSchema } from './output-schema';
 import type { EventTarget } from '../workflows/job-events';
 import { redact } from './redact';
+import { spendAttributes, tagActiveSpan } from '../telemetry/tracing';
 
 /** Input of `resolveAgent`: the task's reference and params. */
 export interface ResolveAgentInput {
@@ -94,6 +95,7 @@ export function createAgentActivities({ registry, stepLogPath, breaker = createC
     /** Runs one step of an agent, with the host's checks around it. */
     async agentStep(input: AgentStepInput): Promise<AgentStepOutput> {
       const { attempt } = Context.current().info;
+      tagActiveSpan({ 'delegate.job_id': input.events?.jobId, 'delegate.tenant': input.events?.tenant, 'delegate.task_id': input.task.id, 'delegate.agent_id': input.agentId, 'delegate.step': input.step, 'delegate.attempt': attempt });
       const def = registry.get(input.agentId);
       if (!def) throw fatal(ErrorType.NoAgent, `no agent "${input.agentId}"`, attempt);
       const params = validateParams(input.agentId, input.task.params);
@@ -137,6 +139,7 @@ export function createAgentActivities({ registry, stepLogPath, breaker = createC
       if (guarded) breaker.succeeded(def.manifest.id);
       // the step ran and spent: a refused output still carries its usage, so the subtask books it
       const usage: Usage = usageOf(reply.usage ?? {});
+      tagActiveSpan(spendAttributes(usage));
       const size = Buffer.byteLength(JSON.stringify(reply) ?? '');
       if (size > MAX_STEP_OUTPUT_BYTES) {
         // a Temporal payload is capped at 2 MiB: refuse here, clearly, rather than fail the workflow later

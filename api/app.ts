@@ -28,6 +28,7 @@ import { mcpRoutes } from './routes/mcp';
 import { systemRoutes } from './routes/system';
 import { webhookRoutes } from './routes/webhooks';
 import { reportRoutes } from './routes/reports';
+import { installRequestTracing } from './request-tracing';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -52,10 +53,12 @@ export interface AppDeps {
   record: RecordStore;
   /** Fastify's own options (logger etc.). */
   fastify?: FastifyServerOptions;
+  /** A server span per request (tracing is on: telemetry/tracing.ts). @default false */
+  tracing?: boolean;
 }
 
 /** Builds the API app (auth, quotas, routes, OpenAPI, errors); call `listen` yourself. Refuses to build without keys unless auth is off. */
-export async function buildApp({ config, client, registry, tenants, record, fastify }: AppDeps): Promise<FastifyInstance> {
+export async function buildApp({ config, client, registry, tenants, record, fastify, tracing = false }: AppDeps): Promise<FastifyInstance> {
   if (tenants.auth === 'on' && tenants.list().length === 0) {
     throw new Error('no API keys: set DELEGATE_API_KEYS (tenant=key,...) or DELEGATE_API_KEYS_FILE, or DELEGATE_AUTH=off for development');
   }
@@ -75,6 +78,7 @@ export async function buildApp({ config, client, registry, tenants, record, fast
   app.decorate('record', record);
   app.decorate('jobs', createJobService({ client, config, registry, tenants, record }));
   app.decorate('publicUrl', config.PUBLIC_URL ?? `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${config.PORT}`);
+  if (tracing) installRequestTracing(app);
   installErrorHandling(app);
   installJsonBodyParser(app);
   // who is calling, then the rate limit (refused requests count too), then the refusal

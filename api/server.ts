@@ -4,12 +4,15 @@ import { loadRegistry } from '../activities';
 import { openRecord, recordLocation } from '../record';
 import { connectClient, loadConfig } from '../workers/config';
 import { loadTenants } from '../workers/tenants';
+import { startTracing } from '../telemetry/tracing';
 import { buildApp } from './app';
 import { AUTH_OFF_WARNING } from './routes/system';
 
 const config = loadConfig();
+// off unless an OTEL_* variable says where spans go (README, "Traces")
+const tracing = startTracing({ serviceName: 'delegate-api' });
 const connection = await connectClient(config);
-const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, interceptors: tracing?.clientInterceptors });
 const record = await openRecord(recordLocation(config));
 const app = await buildApp({
   config,
@@ -17,6 +20,7 @@ const app = await buildApp({
   registry: loadRegistry(config.DELEGATE_AGENTS_FILE),
   tenants: loadTenants(config),
   record: record.store,
+  tracing: tracing !== undefined,
   fastify: { logger: { level: config.LOG_LEVEL, base: { proc: 'api' } } },
 }).catch((err: Error) => {
   // no keys, a bad keys file: say what to set, not a stack
@@ -31,6 +35,7 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
     await app.close();
     await connection.close();
     await record.close();
+    await tracing?.shutdown();
     process.exit(0);
   });
 }

@@ -17,7 +17,7 @@ export async function startDedicatedWorker({ lanes = [], ...opts }: DedicatedWor
   const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
   const taskQueue = uniqueId('own-queue');
   const workers = await createWorkers(
-    { connection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows(), record: await testRecord(), ...opts },
+    { connection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows({ tracing: opts.tracing !== undefined }), record: await testRecord(), ...opts },
     lanes.map((tenant) => ({ taskQueue: agentQueueFor(taskQueue, tenant), slots: 20 })),
   );
   const running = Promise.all(workers.map((w) => w.run()));

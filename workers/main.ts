@@ -7,10 +7,13 @@ import { connectClient, connectWorker, loadConfig } from './config';
 import { ensurePruneSchedule } from './prune-schedule';
 import { agentQueueFor, loadTenants } from './tenants';
 import { bundleWorkflows, createWorkers } from './worker';
+import { startTracing } from '../telemetry/tracing';
 
 const config = loadConfig();
 const log = pino({ level: config.LOG_LEVEL, base: { proc: 'worker' } });
 const tenants = loadTenants(config);
+// off unless an OTEL_* variable says where spans go (README, "Traces")
+const tracing = startTracing({ serviceName: 'delegate-worker' });
 // one stray promise (an agent's, a library's) must not take every tenant's steps down with the process
 process.on('unhandledRejection', (reason) => log.error({ err: String(reason) }, 'unhandled rejection (kept running)'));
 const connection = await connectWorker(config);
@@ -32,7 +35,8 @@ const all = await createWorkers(
     registry: loadRegistry(config.DELEGATE_AGENTS_FILE),
     webhookSecret: config.DELEGATE_WEBHOOK_SECRET,
     webhook: { policy: netPolicyFromConfig(config) },
-    workflowBundle: await bundleWorkflows(),
+    workflowBundle: await bundleWorkflows({ tracing: tracing !== undefined }),
+    tracing,
     maxConcurrentActivities: config.DELEGATE_WORKER_SLOTS,
     record: record.store,
     archive: { pauseBeforeCommitMs: config.DELEGATE_CHAOS_ARCHIVE_HOLD_MS, pauseAfterCommitMs: config.DELEGATE_CHAOS_ARCHIVE_HOLD_AFTER_MS },
@@ -46,8 +50,9 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
     for (const w of all) if (w.getState() === 'RUNNING') w.shutdown();
   });
 }
-log.info({ address: config.TEMPORAL_ADDRESS, taskQueue: config.DELEGATE_TASK_QUEUE, lanes: lanes.map((l) => `${l.taskQueue}×${l.slots}`) }, 'worker running');
+log.info({ address: config.TEMPORAL_ADDRESS, taskQueue: config.DELEGATE_TASK_QUEUE, tracing: tracing !== undefined, lanes: lanes.map((l) => `${l.taskQueue}×${l.slots}`) }, 'worker running');
 await Promise.all(all.map((w) => w.run()));
 await connection.close();
 await record.close();
+await tracing?.shutdown();
 log.info('worker stopped');

@@ -2,6 +2,8 @@ import { bundleWorkflowCode, Worker, type NativeConnection, type WorkerOptions, 
 import { fileURLToPath } from 'node:url';
 import { builtinAgents, createActivities, createAgentRegistry, type AgentRegistry, type ArchiveDeps, type WebhookDeps } from '../activities';
 import type { RecordStore } from '../record';
+import type { Tracing } from '../telemetry/tracing';
+import { tracingWorkflowModules, workerTracing } from '../telemetry/worker-tracing';
 
 /** Path of the one workflows module the worker registers. */
 export const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
@@ -32,6 +34,8 @@ export interface DelegateWorkerOptions {
   archive?: Omit<ArchiveDeps, 'record'>;
   /** Workflow-side worker settings of the shared queue (cache, pollers); the SDK's defaults unless set. */
   tuning?: WorkerTuning;
+  /** Trace workflows and activities into this (see telemetry/tracing.ts); the bundle must come from `bundleWorkflows({ tracing: true })`. @default untraced */
+  tracing?: Tracing;
 }
 
 /** The worker settings a deployment (or the bench's A/B) may change. */
@@ -43,9 +47,25 @@ export interface AgentLane {
   slots: number;
 }
 
-/** Bundles the workflows once (tests and benchmarks reuse the bundle). */
-export function bundleWorkflows(): Promise<WorkflowBundle> {
-  return bundleWorkflowCode({ workflowsPath, workflowInterceptorModules, logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never });
+/** Bundles that hold the tracing interceptors: a worker checks its bundle matches its tracing. */
+const tracedBundles = new WeakSet<WorkflowBundle>();
+
+/** The workflow interceptor modules of a bundle: the log ids always, tracing when on. */
+const interceptorModules = (tracing: boolean) => [...workflowInterceptorModules, ...(tracing ? tracingWorkflowModules : [])];
+
+/**
+ * Bundles the workflows once (tests and benchmarks reuse the bundle). A traced bundle also
+ * holds the tracing interceptors: workflow interceptors are compiled into the bundle, so
+ * tracing on or off is a bundle of its own, and an untraced worker runs no tracing code.
+ */
+export async function bundleWorkflows({ tracing = false }: { tracing?: boolean } = {}): Promise<WorkflowBundle> {
+  const bundle = await bundleWorkflowCode({
+    workflowsPath,
+    workflowInterceptorModules: interceptorModules(tracing),
+    logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never,
+  });
+  if (tracing) tracedBundles.add(bundle);
+  return bundle;
 }
 
 /**
@@ -57,12 +77,19 @@ export function bundleWorkflows(): Promise<WorkflowBundle> {
 export async function createWorkers(opts: DelegateWorkerOptions, lanes: AgentLane[] = []): Promise<[Worker, ...Worker[]]> {
   const registry = opts.registry ?? createAgentRegistry(builtinAgents);
   const activities = createActivities({ registry, stepLogPath: opts.stepLogPath, events: opts.record.events, webhook: { ...opts.webhook, secret: opts.webhookSecret }, archive: { ...opts.archive, record: opts.record } });
-  const common = { connection: opts.connection, namespace: opts.namespace, activities, shutdownGraceTime: '5 seconds' } as const;
+  if (opts.workflowBundle && tracedBundles.has(opts.workflowBundle) !== (opts.tracing !== undefined)) {
+    // a traced bundle without the sink logs an error per workflow task; an untraced one with it loses the workflow spans
+    throw new Error(`the workflow bundle was built with tracing ${opts.tracing ? 'off' : 'on'}: bundleWorkflows({ tracing: ${opts.tracing !== undefined} })`);
+  }
+  const traced = opts.tracing && workerTracing(opts.tracing);
+  const common = { connection: opts.connection, namespace: opts.namespace, activities, shutdownGraceTime: '5 seconds', interceptors: { activity: traced ? traced.interceptors.activity : [] } } as const;
   const main = await Worker.create({
     ...common,
     taskQueue: opts.taskQueue,
-    // a prebuilt bundle already holds the interceptor modules (bundleWorkflows)
-    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath, interceptors: { workflowModules: workflowInterceptorModules } }),
+    // a bundle has its workflow interceptors compiled in (bundleWorkflows); bundling here takes them as modules
+    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath }),
+    interceptors: { ...common.interceptors, ...(opts.workflowBundle ? {} : { workflowModules: interceptorModules(Boolean(traced)) }) },
+    ...(traced && { sinks: { ...traced.sinks } }),
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 200,
     ...opts.tuning,
   });

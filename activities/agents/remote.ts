@@ -3,6 +3,7 @@ import { Ajv } from 'ajv';
 import { z } from 'zod';
 import type { AgentManifest } from '../../schemas';
 import { AgentFatalError, AgentRetryableError } from '../errors';
+import { startHttpCall } from '../../telemetry/tracing';
 
 const ajv = new Ajv({ allErrors: true, strict: false });
 
@@ -56,12 +57,16 @@ function networkCode(err: unknown): string {
  */
 export async function postJson(url: string, body: unknown, headers: Record<string, string>, signal: AbortSignal, what: string): Promise<RemoteReply> {
   let res: Response;
+  // a client span under the step's, and its traceparent for the agent
+  const call = startHttpCall('POST', url, what);
   try {
-    res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal, redirect: 'manual' });
+    res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers, ...call.headers }, body: JSON.stringify(body), signal, redirect: 'manual' });
   } catch (err) {
+    call.end(undefined, err);
     throw new AgentRetryableError(`${what} unreachable (${networkCode(err)})`);
   }
   const text = await res.text().catch(() => '');
+  call.end(res.status);
   const contentType = (res.headers.get('content-type') ?? 'none').split(';')[0].trim().slice(0, 100);
   if (res.status >= 500 || res.status === 429) throw new AgentRetryableError(`${what} answered ${res.status}`);
   if (res.status >= 300) throw new AgentFatalError(`${what} answered ${res.status}`);

@@ -16,6 +16,7 @@ import { EXECUTION_TIMEOUT_MARGIN_SECONDS } from '../../workflows/engine-limits'
 import { LABELS_KEY, labelKeywords, PATTERN_KEY, STATUS_KEY, TENANT_KEY } from '../../workflows/search-attributes';
 import { canonicalJson } from '../../workflows/vote-tally';
 import { agentQueueFor } from '../../workers/tenants';
+import { tagActiveSpan } from '../../telemetry/tracing';
 import { HttpProblem } from '../errors';
 import { createRunningJobsQuota } from '../quotas';
 import { checkRunnable, resolveAgents } from '../spec-check';
@@ -69,6 +70,7 @@ export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, des
     const policy = checkSubmission(deps, netPolicy, tenant, spec, idempotencyKey);
     const jobId = spec.jobId ?? idempotencyKey ?? randomUUID();
     const workflowId = workflowIdOf(tenant, jobId);
+    tagActiveSpan({ 'delegate.job_id': jobId, 'delegate.tenant': tenant });
     const specHash = specHashOf(spec);
     const sameOrConflict = (existingHash: unknown): Submission => {
       if (existingHash !== specHash) throw new HttpProblem(409, 'Conflict', `job "${jobId}" already exists with a different spec`);
