@@ -1,7 +1,10 @@
 import { bundleWorkflowCode, Worker, type NativeConnection, type WorkerOptions, type WorkflowBundle } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
-import { builtinAgents, createActivities, createAgentRegistry, type AgentRegistry, type ArchiveDeps, type WebhookDeps } from '../activities';
+import { builtinAgents, createActivities, createAgentRegistry, createCircuitBreaker, type AgentRegistry, type ArchiveDeps, type WebhookDeps } from '../activities';
 import type { RecordStore } from '../record';
+import { activityLogIds } from '../telemetry/logging';
+import { createWorkerMetrics, type WorkerMetrics } from '../telemetry/metrics';
+import { metricsSinks } from '../telemetry/metrics-sinks';
 
 /** Path of the one workflows module the worker registers. */
 export const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
@@ -29,6 +32,13 @@ export interface DelegateWorkerOptions {
   archive?: Omit<ArchiveDeps, 'record'>;
   /** Workflow-side worker settings of the shared queue (cache, pollers); the SDK's defaults unless set. */
   tuning?: WorkerTuning;
+  /** Where the workers count steps, retries, breaker states and what workflows report. @default a registry of their own, not served */
+  metrics?: WorkerMetrics;
+  /**
+   * Workflow interceptor modules beyond `workflowInterceptorModules`, when the worker bundles
+   * here (no `workflowBundle`); a prebuilt bundle has its own (`bundleWorkflows`).
+   */
+  interceptors?: { workflowModules?: string[] };
 }
 
 /** The worker settings a deployment (or the bench's A/B) may change. */
@@ -40,9 +50,16 @@ export interface AgentLane {
   slots: number;
 }
 
-/** Bundles the workflows once (tests and benchmarks reuse the bundle). */
-export function bundleWorkflows(): Promise<WorkflowBundle> {
-  return bundleWorkflowCode({ workflowsPath, logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never });
+/** The workflow interceptor modules every Delegate worker runs (a bundle carries them: they cannot be added to one later). */
+export const workflowInterceptorModules: string[] = [];
+
+/** Bundles the workflows once (tests and benchmarks reuse the bundle), with Delegate's interceptor modules and `extraModules`. */
+export function bundleWorkflows(extraModules: string[] = []): Promise<WorkflowBundle> {
+  return bundleWorkflowCode({
+    workflowsPath,
+    workflowInterceptorModules: [...workflowInterceptorModules, ...extraModules],
+    logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never,
+  });
 }
 
 /**
@@ -53,10 +70,17 @@ export function bundleWorkflows(): Promise<WorkflowBundle> {
  */
 export async function createWorkers(opts: DelegateWorkerOptions, lanes: AgentLane[] = []): Promise<[Worker, ...Worker[]]> {
   const registry = opts.registry ?? createAgentRegistry(builtinAgents);
-  const activities = createActivities({ registry, stepLogPath: opts.stepLogPath, events: opts.record.events, webhook: { ...opts.webhook, secret: opts.webhookSecret }, archive: { ...opts.archive, record: opts.record } });
-  const common = { connection: opts.connection, namespace: opts.namespace, activities, shutdownGraceTime: '5 seconds' } as const;
+  const metrics = opts.metrics ?? createWorkerMetrics();
+  const breaker = createCircuitBreaker();
+  metrics.watchBreaker(breaker);
+  const activities = createActivities({ registry, stepLogPath: opts.stepLogPath, events: opts.record.events, webhook: { ...opts.webhook, secret: opts.webhookSecret }, archive: { ...opts.archive, record: opts.record }, breaker, observer: metrics.observer });
+  // every line an activity logs names its job, task, agent and tenant
+  const activityInterceptors = [activityLogIds];
+  const common = { connection: opts.connection, namespace: opts.namespace, activities, shutdownGraceTime: '5 seconds', interceptors: { activity: activityInterceptors } } as const;
   const main = await Worker.create({
     ...common,
+    interceptors: { activity: activityInterceptors, workflowModules: [...workflowInterceptorModules, ...(opts.interceptors?.workflowModules ?? [])] },
+    sinks: metricsSinks(metrics),
     taskQueue: opts.taskQueue,
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath }),
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 200,
