@@ -37,12 +37,12 @@ function freeLoopbackPort(): Promise<number> {
  */
 export async function installWorkerRuntime({ log, coreMetricsPort }: WorkerRuntimeOptions): Promise<{ coreMetricsUrl: string }> {
   const port = coreMetricsPort ?? (await freeLoopbackPort());
-  const verbose = log.isLevelEnabled('debug');
+  // core's debug lines are many per workflow task: only at trace
   Runtime.install({
     logger: sdkLogger(log),
     telemetryOptions: {
       // forward, not console: core's own format would interleave non-JSON lines with pino's
-      logging: { forward: {}, filter: { core: verbose ? 'DEBUG' : 'WARN', other: 'ERROR' } },
+      logging: { forward: {}, filter: { core: log.isLevelEnabled('trace') ? 'DEBUG' : log.isLevelEnabled('debug') ? 'INFO' : 'WARN', other: 'ERROR' } },
       metrics: { prometheus: { bindAddress: `127.0.0.1:${port}` } },
     },
   });
