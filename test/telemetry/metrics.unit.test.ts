@@ -97,3 +97,21 @@ describe('API metrics', () => {
     expect(scrapeAllowed('Bearer sixteen-chars-token', 'sixteen-chars-token')).toBe(true);
   });
 });
+
+describe('the Grafana dashboard', () => {
+  it('queries only metrics the processes export', async () => {
+    const { readFileSync } = await import('node:fs');
+    const dashboard = JSON.parse(readFileSync(new URL('../../deploy/grafana/delegate-dashboard.json', import.meta.url), 'utf8')) as { panels: { targets: { expr: string }[] }[] };
+    const exprs = dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr));
+    const used = new Set(exprs.flatMap((e) => e.match(/\bdelegate_[a-z_]+/g) ?? []));
+    const exported = new Set<string>();
+    for (const r of [createWorkerMetrics().registry, createApiMetrics(async () => new Map()).registry]) {
+      for (const m of r.getMetricsAsArray()) {
+        exported.add(m.name);
+        if (String(m.type) === 'histogram') for (const s of ['_bucket', '_sum', '_count']) exported.add(m.name + s);
+      }
+    }
+    expect(used.size).toBeGreaterThanOrEqual(10);
+    expect([...used].filter((n) => !exported.has(n))).toEqual([]);
+  });
+});
