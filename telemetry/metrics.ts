@@ -3,9 +3,11 @@
  * Node runtime's metrics (`process_*`, `nodejs_*`). The worker counts what its workflows and
  * activities report; the API times its routes and counts running jobs when scraped.
  *
- *   workflows ──sink──> WorkerMetrics <──observer── agentStep      breaker ──state at scrape──┐
- *                            └──────────── registry ──> /metrics (+ core's temporal_*) <──────┘
- *   API routes ──onResponse──> ApiMetrics ── registry ──> /metrics <── visibility counts (cached)
+ *   workflows ──sink────┐
+ *   agentStep ──observer─┼──> WorkerMetrics.registry ──> worker /metrics (+ core's temporal_*)
+ *   breaker ──at scrape──┘
+ *   API routes ──onResponse──┐
+ *   visibility ──at scrape───┴──> ApiMetrics.registry ──> API /metrics
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { CircuitBreaker, CircuitState, StepObserver } from '../activities';
