@@ -59,6 +59,16 @@ export interface AgentActivityDeps {
   breaker?: CircuitBreaker;
   /** Where jobs' live events are written (the record). */
   events?: JobEvents;
+  /** Told of every step's retry and outcome (the worker's metrics). */
+  observer?: StepObserver;
+}
+
+/** What the step activity tells the worker's metrics. */
+export interface StepObserver {
+  /** A step's attempt after the first began. */
+  stepRetried(agentId: string): void;
+  /** An agent's step call ended, well or not, after `seconds`. */
+  stepEnded(agentId: string, ok: boolean, seconds: number): void;
 }
 
 /** Largest step output the host accepts (JSON bytes); keeps every result well under Temporal's 2 MiB payload cap. */
@@ -71,7 +81,7 @@ const HEARTBEAT_EVERY_MS = 2000;
 const agentSleep = (ms: number): Promise<void> => Context.current().sleep(ms);
 
 /** Creates the activities that find agents and run their steps. */
-export function createAgentActivities({ registry, stepLogPath, breaker = createCircuitBreaker(), events }: AgentActivityDeps) {
+export function createAgentActivities({ registry, stepLogPath, breaker = createCircuitBreaker(), events, observer }: AgentActivityDeps) {
   function validateParams(agentId: string, params: unknown): Record<string, unknown> {
     const def = registry.get(agentId);
     if (!def) throw fatal(ErrorType.NoAgent, `no agent "${agentId}"`);
@@ -117,15 +127,19 @@ export function createAgentActivities({ registry, stepLogPath, breaker = createC
       // a step event lost to a database hiccup must not fail the step: the stream is progress, the result is the record
       const tell = (e: NewJobEvent) =>
         input.events && events?.append(input.events.tenant, input.events.jobId, [e]).catch((err: unknown) => log.warn('job event not written', { stepKey: input.stepKey, error: String(err) }));
+      if (attempt > 1) observer?.stepRetried(input.agentId);
       if (attempt > 1) await tell({ key: `retry:${input.stepKey}#${attempt}`, type: 'subtask.retried', data: { taskId, workflowId: subtask, step: input.step, attempt } });
       let reply;
       // the host heartbeats for the agent, so a dead worker is noticed within the heartbeat
       // timeout and a cancelled step is told at once, however long the agent's own call takes
       const ctx = Context.current();
       const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_EVERY_MS);
+      const began = performance.now();
       try {
         reply = await def.step({ ...input, params, attempt, state: input.state, sleep: agentSleep, signal: ctx.cancellationSignal });
+        observer?.stepEnded(input.agentId, true, (performance.now() - began) / 1000);
       } catch (err) {
+        observer?.stepEnded(input.agentId, false, (performance.now() - began) / 1000);
         log.warn('agent step failed', { agentId: input.agentId, stepKey: input.stepKey, attempt, error: redact(String(err)) });
         if (guarded) {
           // a cancelled step says nothing about the agent's health: just free a half-open trial

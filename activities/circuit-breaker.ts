@@ -31,7 +31,12 @@ export interface CircuitBreaker {
   failed(agentId: string): void;
   /** A step that ended without a verdict (cancelled): frees a half-open trial. */
   abandoned(agentId: string): void;
+  /** Each agent's circuit as it stands now (for /metrics), agents it has seen only. */
+  states(): Map<string, CircuitState>;
 }
+
+/** Where an agent's circuit stands: `half_open` once the cooldown is over, until a trial step decides. */
+export type CircuitState = 'closed' | 'open' | 'half_open';
 
 /** Creates a breaker keyed by agent id. */
 export function createCircuitBreaker({ failures = 5, cooldownMs = 30_000, now = Date.now }: CircuitBreakerOptions = {}): CircuitBreaker {
@@ -62,6 +67,10 @@ export function createCircuitBreaker({ failures = 5, cooldownMs = 30_000, now = 
       s.consecutive++;
       s.trialInFlight = false;
       if (s.consecutive >= failures) s.openUntil = now() + cooldownMs;
+    },
+    states() {
+      const t = now();
+      return new Map([...states].map(([id, s]) => [id, s.consecutive < failures ? 'closed' : s.openUntil > t ? 'open' : 'half_open']));
     },
   };
 }

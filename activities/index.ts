@@ -5,7 +5,8 @@ import { loadAgentsFile } from './agents/http';
 import { builtinAgents, createAgentRegistry, type AgentRegistry } from './agents/registry';
 import { createWebhookActivities, type WebhookDeps } from './webhook';
 
-export type { AgentStepInput, AgentStepOutput, ResolveAgentInput } from './agent-step';
+export type { AgentStepInput, AgentStepOutput, ResolveAgentInput, StepObserver } from './agent-step';
+export { createCircuitBreaker, type CircuitBreaker, type CircuitState } from './circuit-breaker';
 export type { ArchiveDeps, ArchiveJobInput, PruneInput } from './archive';
 export type { PreviousStage } from './agents/types';
 export type { WebhookInput, WebhookDeps } from './webhook';

@@ -20,6 +20,8 @@ import type { TenantDirectory } from '../workers/tenants';
 import { BEARER_SCHEME, identifyCaller, requireCaller } from './auth';
 import { frameworkErrorAsProblem, installErrorHandling } from './errors';
 import { installJsonBodyParser } from './json-body';
+import { installMetrics } from './metrics';
+import { bindRequestLogIds } from './request-log';
 import { withExamples } from './openapi-examples';
 import { createJobService, type JobService } from './job-service';
 import { installRateLimit } from './quotas';
@@ -81,8 +83,10 @@ export async function buildApp({ config, client, registry, tenants, record, fast
   if (tracing) installRequestTracing(app);
   installErrorHandling(app);
   installJsonBodyParser(app);
+  installMetrics(app);
   // who is calling, then the rate limit (refused requests count too), then the refusal
   identifyCaller(app, tenants);
+  bindRequestLogIds(app);
   await installRateLimit(app, tenants, config.DELEGATE_QUOTA_REQUESTS_PER_MINUTE);
   requireCaller(app);
 

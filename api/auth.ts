@@ -20,7 +20,8 @@ declare module 'fastify' {
 /** The bearer scheme's name in the OpenAPI document. */
 export const BEARER_SCHEME = 'bearerAuth';
 
-const PUBLIC = new Set(['/healthz', '/readyz', '/openapi.json']);
+// /metrics spans every tenant: it takes the operator's DELEGATE_METRICS_TOKEN, never a tenant key (api/metrics.ts)
+const PUBLIC = new Set(['/healthz', '/readyz', '/openapi.json', '/metrics']);
 
 /** True for routes anyone may call. */
 export function isPublicPath(url: string): boolean {

@@ -2,6 +2,7 @@
 import { Client } from '@temporalio/client';
 import { loadRegistry } from '../activities';
 import { openRecord, recordLocation } from '../record';
+import { createLogger } from '../telemetry/logging';
 import { connectClient, loadConfig } from '../workers/config';
 import { loadTenants } from '../workers/tenants';
 import { startTracing } from '../telemetry/tracing';
@@ -21,7 +22,7 @@ const app = await buildApp({
   tenants: loadTenants(config),
   record: record.store,
   tracing: tracing !== undefined,
-  fastify: { logger: { level: config.LOG_LEVEL, base: { proc: 'api' } } },
+  fastify: { loggerInstance: createLogger({ level: config.LOG_LEVEL, proc: 'api' }) },
 }).catch((err: Error) => {
   // no keys, a bad keys file: say what to set, not a stack
   console.error(`api: ${err.message}`);

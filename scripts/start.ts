@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PinoPretty } from 'pino-pretty';
 import { loadConfig } from '../workers/config';
 import { apiKeyFile, localApiKey } from './api-key';
 import { startDevServer, type DevServer } from './dev-server';
@@ -67,8 +68,28 @@ const env = {
   TEMPORAL_UI_URL: uiUrl,
   ...(generatedKey ? { DELEGATE_API_KEYS: `default=${generatedKey}` } : {}),
 };
+/**
+ * The processes' JSON log lines, one event a line, for a person: level, time, `[proc]`, message
+ * and the other fields inline; colour on a terminal. DELEGATE_LOG_FORMAT=json passes them through.
+ */
+function prettyOutput(child: ChildProcess): void {
+  const pretty = PinoPretty({
+    colorize: Boolean(process.stdout.isTTY),
+    singleLine: true,
+    // errors inline too (their stacks as escaped JSON): a multi-line block would break one event into several lines
+    errorLikeObjectKeys: [],
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname,proc',
+    messageFormat: '[{proc}] {msg}',
+    // the processes may still write while this one stops: never end our stdout with theirs
+    destination: 1,
+  });
+  child.stdout!.pipe(pretty);
+}
 function launch(name: string, entry: string): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, entry)], { env, stdio: 'inherit', cwd: root });
+  const pretty = config.DELEGATE_LOG_FORMAT === 'pretty';
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, entry)], { env, stdio: ['inherit', pretty ? 'pipe' : 'inherit', 'inherit'], cwd: root });
+  if (pretty) prettyOutput(child);
   child.once('exit', (code, signal) => {
     if (stopping) return;
     console.error(`${name} exited (${signal ?? code}); stopping the rest.`);

@@ -1,8 +1,11 @@
 /** Worker process: hosts the workflows, the shared agent pool and one agent lane per tenant until SIGINT/SIGTERM. */
-import { pino } from 'pino';
 import { loadRegistry, netPolicyFromConfig } from '../activities';
 import { openRecord, recordLocation } from '../record';
 import { Client } from '@temporalio/client';
+import { createLogger } from '../telemetry/logging';
+import { createWorkerMetrics } from '../telemetry/metrics';
+import { serveMetrics } from '../telemetry/metrics-server';
+import { installWorkerRuntime } from '../telemetry/worker-runtime';
 import { connectClient, connectWorker, loadConfig } from './config';
 import { ensurePruneSchedule } from './prune-schedule';
 import { agentQueueFor, loadTenants } from './tenants';
@@ -10,7 +13,18 @@ import { bundleWorkflows, createWorkers } from './worker';
 import { startTracing } from '../telemetry/tracing';
 
 const config = loadConfig();
-const log = pino({ level: config.LOG_LEVEL, base: { proc: 'worker' } });
+const log = createLogger({ level: config.LOG_LEVEL, proc: 'worker' });
+// before any connection: the SDK's logger and core's metrics are fixed when the Runtime starts
+const { coreMetricsUrl } = await installWorkerRuntime({ log });
+const metrics = createWorkerMetrics();
+const metricsServer = config.DELEGATE_WORKER_METRICS_PORT
+  ? await serveMetrics({ registry: metrics.registry, host: config.HOST, port: config.DELEGATE_WORKER_METRICS_PORT, coreMetricsUrl, token: config.DELEGATE_METRICS_TOKEN, log }).catch((err: Error) => {
+      // a second worker on one host (npm start plus another, the chaos tests) finds the port taken: it still works, unscraped
+      log.error({ err: err.message }, 'cannot serve /metrics: set DELEGATE_WORKER_METRICS_PORT to a free port, or 0 to turn it off');
+      return undefined;
+    })
+  : undefined;
+if (metricsServer) log.info({ url: metricsServer.url }, 'metrics endpoint');
 const tenants = loadTenants(config);
 // off unless an OTEL_* variable says where spans go (README, "Traces")
 const tracing = startTracing({ serviceName: 'delegate-worker' });
@@ -40,6 +54,7 @@ const all = await createWorkers(
     maxConcurrentActivities: config.DELEGATE_WORKER_SLOTS,
     record: record.store,
     archive: { pauseBeforeCommitMs: config.DELEGATE_CHAOS_ARCHIVE_HOLD_MS, pauseAfterCommitMs: config.DELEGATE_CHAOS_ARCHIVE_HOLD_AFTER_MS },
+    metrics,
   },
   lanes,
 );
@@ -54,5 +69,6 @@ log.info({ address: config.TEMPORAL_ADDRESS, taskQueue: config.DELEGATE_TASK_QUE
 await Promise.all(all.map((w) => w.run()));
 await connection.close();
 await record.close();
+await metricsServer?.close();
 await tracing?.shutdown();
 log.info('worker stopped');

@@ -1,9 +1,12 @@
 import { bundleWorkflowCode, Worker, type NativeConnection, type WorkerOptions, type WorkflowBundle } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
-import { builtinAgents, createActivities, createAgentRegistry, type AgentRegistry, type ArchiveDeps, type WebhookDeps } from '../activities';
+import { builtinAgents, createActivities, createAgentRegistry, createCircuitBreaker, type AgentRegistry, type ArchiveDeps, type WebhookDeps } from '../activities';
 import type { RecordStore } from '../record';
 import type { Tracing } from '../telemetry/tracing';
 import { tracingWorkflowModules, workerTracing } from '../telemetry/worker-tracing';
+import { activityLogIds } from '../telemetry/logging';
+import { createWorkerMetrics, type WorkerMetrics } from '../telemetry/metrics';
+import { metricsSinks } from '../telemetry/metrics-sinks';
 
 /** Path of the one workflows module the worker registers. */
 export const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
@@ -36,6 +39,8 @@ export interface DelegateWorkerOptions {
   tuning?: WorkerTuning;
   /** Trace workflows and activities into this (see telemetry/tracing.ts); the bundle must come from `bundleWorkflows({ tracing: true })`. @default untraced */
   tracing?: Tracing;
+  /** Where the workers count steps, retries, breaker states and what workflows report. @default a registry of their own, not served */
+  metrics?: WorkerMetrics;
 }
 
 /** The worker settings a deployment (or the bench's A/B) may change. */
@@ -76,20 +81,25 @@ export async function bundleWorkflows({ tracing = false }: { tracing?: boolean }
  */
 export async function createWorkers(opts: DelegateWorkerOptions, lanes: AgentLane[] = []): Promise<[Worker, ...Worker[]]> {
   const registry = opts.registry ?? createAgentRegistry(builtinAgents);
-  const activities = createActivities({ registry, stepLogPath: opts.stepLogPath, events: opts.record.events, webhook: { ...opts.webhook, secret: opts.webhookSecret }, archive: { ...opts.archive, record: opts.record } });
+  const metrics = opts.metrics ?? createWorkerMetrics();
+  const breaker = createCircuitBreaker();
+  metrics.watchBreaker(breaker);
+  const activities = createActivities({ registry, stepLogPath: opts.stepLogPath, events: opts.record.events, webhook: { ...opts.webhook, secret: opts.webhookSecret }, archive: { ...opts.archive, record: opts.record }, breaker, observer: metrics.observer });
   if (opts.workflowBundle && tracedBundles.has(opts.workflowBundle) !== (opts.tracing !== undefined)) {
     // a traced bundle without the sink logs an error per workflow task; an untraced one with it loses the workflow spans
     throw new Error(`the workflow bundle was built with tracing ${opts.tracing ? 'off' : 'on'}: bundleWorkflows({ tracing: ${opts.tracing !== undefined} })`);
   }
   const traced = opts.tracing && workerTracing(opts.tracing);
-  const common = { connection: opts.connection, namespace: opts.namespace, activities, shutdownGraceTime: '5 seconds', interceptors: { activity: traced ? traced.interceptors.activity : [] } } as const;
+  // every line an activity logs names its job, task, agent and tenant; traced workers add spans
+  const activityInterceptors = [activityLogIds, ...(traced ? traced.interceptors.activity : [])];
+  const common = { connection: opts.connection, namespace: opts.namespace, activities, shutdownGraceTime: '5 seconds', interceptors: { activity: activityInterceptors } } as const;
   const main = await Worker.create({
     ...common,
     taskQueue: opts.taskQueue,
     // a bundle has its workflow interceptors compiled in (bundleWorkflows); bundling here takes them as modules
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath }),
     interceptors: { ...common.interceptors, ...(opts.workflowBundle ? {} : { workflowModules: interceptorModules(Boolean(traced)) }) },
-    ...(traced && { sinks: { ...traced.sinks } }),
+    sinks: { ...metricsSinks(metrics), ...(traced ? traced.sinks : {}) },
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 200,
     ...opts.tuning,
   });

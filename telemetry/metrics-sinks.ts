@@ -1,0 +1,15 @@
+/** The worker's side of the `delegateMetrics` sink (workflows/telemetry-sinks.ts): facts into counters. */
+import type { InjectedSinks } from '@temporalio/worker';
+import type { DelegateMetricsSinks } from '../workflows/telemetry-sinks';
+import type { WorkerMetrics } from './metrics';
+
+/** The sinks a worker registers as `sinks`; never called on replay, so each fact counts once. */
+export function metricsSinks(metrics: WorkerMetrics): InjectedSinks<DelegateMetricsSinks> {
+  return {
+    delegateMetrics: {
+      subtaskFinished: { fn: (_info, o) => metrics.subtaskFinished(o), callDuringReplay: false },
+      jobFinished: { fn: (_info, o) => metrics.jobFinished(o), callDuringReplay: false },
+      voteDecided: { fn: (_info, d) => metrics.voteDecided(d), callDuringReplay: false },
+    },
+  };
+}
