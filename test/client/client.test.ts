@@ -49,6 +49,9 @@ describe('typed client', () => {
     const listed = await delegate.list({ labels: { suite }, status: 'success' });
     expect(listed.jobs.map((j) => j.jobId)).toEqual([jobId]);
     expect(listed.nextPageToken).toBeNull();
+    const all: string[] = [];
+    for await (const j of delegate.listAll({ labels: { suite }, pageSize: 1 })) all.push(j.jobId);
+    expect(all).toEqual([jobId]);
     expect(await delegate.list({ labels: { suite }, status: 'failure' })).toEqual({ jobs: [], nextPageToken: null });
 
     const page = await delegate.reports({ labels: { suite } });
