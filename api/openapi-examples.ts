@@ -7,7 +7,7 @@
  *   swagger transformObject ──> document ──withExamples──> paths[…][op].requestBody/responses[…].content['application/json'].example
  */
 import type { z } from 'zod';
-import type { AgentManifest, BudgetTopUp, JobResult, JobSpecSchema, JobView, Ledger, ReportSummary } from '../schemas';
+import type { AgentManifest, BudgetTopUp, JobPage, JobResult, JobSpecSchema, JobView, Ledger, ReportSummary } from '../schemas';
 import type { ReportPageSchema } from '../schemas';
 
 /** An operation's examples: the JSON request body and the answer per success status. */
@@ -82,7 +82,16 @@ const reports: z.output<typeof ReportPageSchema> = {
     objective: 'Compare two databases for analytics', startedAt: at, closedAt: done, subtasks: 2, agents: ['researcher'],
     spend: { costUsd: 0.02, tokens: 200, toolCalls: 0 }, digest: 'What pg does well for analytics. What ch does well…',
   }],
+  nextPageToken: null,
   nextCursor: null,
+};
+const jobs: JobPage = {
+  jobs: [
+    { jobId: 'compare-dbs-2', workflowId: 'job/acme/compare-dbs-2', state: 'running', status: 'running', pattern: 'vote', startedAt: '2026-03-02T10:20:00.000Z' },
+    { jobId: 'compare-dbs-1', workflowId: 'job/acme/compare-dbs-1', state: 'completed', status: 'success', pattern: 'fanout', startedAt: at },
+  ],
+  // (startedAt, jobId) of the page's last job, opaque
+  nextPageToken: 'ajEuMTc3MjQ0NjUwMDAwMC5jb21wYXJlLWRicy0x',
 };
 const summary: ReportSummary = {
   from: '2026-02-01T00:00:00.000Z', to: '2026-03-03T00:00:00.000Z', jobs: 1, subtasks: 2, spend: { costUsd: 0.02, tokens: 200, toolCalls: 0 },
@@ -97,7 +106,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExamples> = {
   readyz: { responses: { 200: { ok: true, temporal: 'localhost:7233', auth: 'on' } } },
   listAgents: { responses: { 200: { agents: [agent] } } },
   submitJob: { request: spec, responses: { 201: accepted('running'), 200: accepted('existing') } },
-  listJobs: { responses: { 200: { jobs: [{ jobId: 'compare-dbs-1', workflowId: 'job/acme/compare-dbs-1', state: 'completed', status: 'success', pattern: 'fanout', startedAt: at }] } } },
+  listJobs: { responses: { 200: jobs } },
   getJob: { responses: { 200: view } },
   getJobResult: { responses: { 200: result, 202: view } },
   stopJob: { request: { reason: 'enough is known' }, responses: { 202: accepted('stopping') } },

@@ -39,11 +39,14 @@ export function registerCatalogCommands(program: Command): void {
     .addOption(new Option('--pattern <pattern>').choices(PATTERNS))
     .addOption(new Option('--status <status>').choices(['running', ...OUTCOMES]))
     .option('--label <key=value>', 'jobs with this label (repeat for all of several)', collectLabel)
-    .option('--limit <n>', 'at most this many', count, 50)
-    .action(action(async (ctx, o: { pattern?: Pattern; status?: 'running' | JobOutcome; label?: Record<string, string>; limit: number }) => {
-      const jobs = await ctx.client.list({ pattern: o.pattern, status: o.status, labels: o.label, limit: o.limit });
-      if (ctx.json) return printJson(jobs);
-      printTable(['JOB', 'PATTERN', 'STATE', 'STATUS', 'STARTED'], jobs.map((j) => [j.jobId, j.pattern, j.state, j.status, j.startedAt]));
+    .option('--page-size <n>', 'at most this many', count)
+    .option('--page-token <token>', 'the next page (as the previous one printed it)')
+    .addOption(new Option('--limit <n>', 'deprecated: --page-size').argParser(count).hideHelp())
+    .action(action(async (ctx, o: { pattern?: Pattern; status?: 'running' | JobOutcome; label?: Record<string, string>; pageSize?: number; pageToken?: string; limit?: number }) => {
+      const page = await ctx.client.list({ pattern: o.pattern, status: o.status, labels: o.label, pageSize: o.pageSize ?? o.limit, nextPageToken: o.pageToken });
+      if (ctx.json) return printJson(page);
+      printTable(['JOB', 'PATTERN', 'STATE', 'STATUS', 'STARTED'], page.jobs.map((j) => [j.jobId, j.pattern, j.state, j.status, j.startedAt]));
+      if (page.nextPageToken) note(`more: --page-token ${page.nextPageToken}`);
     }));
 
   program
@@ -57,10 +60,12 @@ export function registerCatalogCommands(program: Command): void {
     .option('--from <iso>', 'finished at or after, e.g. 2026-11-01T00:00:00Z')
     .option('--to <iso>', 'finished before')
     .option('-q, --query <words>', 'words that must all occur in the objective, questions or summaries')
-    .option('--cursor <cursor>', 'the next page (nextCursor of the previous one)')
-    .option('--limit <n>', 'at most this many', count)
+    .option('--page-size <n>', 'at most this many', count)
+    .option('--page-token <token>', 'the next page (as the previous one printed it)')
+    .addOption(new Option('--cursor <cursor>', 'deprecated: --page-token').hideHelp())
+    .addOption(new Option('--limit <n>', 'deprecated: --page-size').argParser(count).hideHelp())
     .option('--top <n>', 'with --summary: how many labels', count)
-    .action(action(async (ctx, o: { summary?: boolean; pattern?: Pattern; status?: JobOutcome; label?: Record<string, string>; agent?: string; from?: string; to?: string; query?: string; cursor?: string; limit?: number; top?: number }) => {
+    .action(action(async (ctx, o: { summary?: boolean; pattern?: Pattern; status?: JobOutcome; label?: Record<string, string>; agent?: string; from?: string; to?: string; query?: string; pageSize?: number; pageToken?: string; cursor?: string; limit?: number; top?: number }) => {
       if (o.summary) {
         const s = await ctx.client.reportsSummary({ from: o.from, to: o.to, top: o.top });
         if (ctx.json) return printJson(s);
@@ -70,10 +75,10 @@ export function registerCatalogCommands(program: Command): void {
         if (s.topLabels.length) printTable(['LABEL', 'JOBS'], s.topLabels.map((l) => [l.label, l.jobs]));
         return;
       }
-      const page = await ctx.client.reports({ pattern: o.pattern, status: o.status, labels: o.label, agent: o.agent, from: o.from, to: o.to, q: o.query, cursor: o.cursor, limit: o.limit });
+      const page = await ctx.client.reports({ pattern: o.pattern, status: o.status, labels: o.label, agent: o.agent, from: o.from, to: o.to, q: o.query, pageSize: o.pageSize ?? o.limit, nextPageToken: o.pageToken ?? o.cursor });
       if (ctx.json) return printJson(page);
       printTable(['JOB', 'PATTERN', 'STATUS', 'CLOSED', 'SUBTASKS', 'COST', 'OBJECTIVE'], page.reports.map((r) => [r.jobId, r.pattern, r.status, r.closedAt, r.subtasks, usd(r.spend.costUsd), (r.objective ?? r.digest).slice(0, 50)]));
-      if (page.nextCursor) note(`more: --cursor ${page.nextCursor}`);
+      if (page.nextPageToken) note(`more: --page-token ${page.nextPageToken}`);
     }));
 
   program

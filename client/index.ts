@@ -12,7 +12,7 @@ import { DelegateTimeoutError } from './errors';
 import { streamEvents, type EventsOptions } from './events';
 import { createTransport, type TransportOptions } from './http';
 import type {
-  Accepted, AgentManifest, BudgetAdd, JobListItem, JobResult, JobSpecInput, JobTopUp, JobView, ListFilters, ReportFilters, ReportPage, ReportPeriod, ReportSummary, SubtaskTopUp,
+  Accepted, AgentManifest, BudgetAdd, JobListItem, JobPage, JobResult, JobSpecInput, JobTopUp, JobView, ListFilters, ReportFilters, ReportPage, ReportPeriod, ReportSummary, SubtaskTopUp,
 } from './types';
 
 export * from './errors';
@@ -72,10 +72,20 @@ export function createDelegateClient(options: DelegateClientOptions) {
       }
     },
 
-    /** The tenant's jobs, newest first. */
-    async list(filters: ListFilters = {}): Promise<JobListItem[]> {
-      const query = { pattern: filters.pattern, status: filters.status, label: labelQuery(filters.labels), limit: filters.limit };
-      return (await request<{ jobs: JobListItem[] }>('GET', '/v1/jobs', { query, idempotent: true })).body.jobs;
+    /** A page of the tenant's root jobs, newest start first; pass its `nextPageToken` back for the next (null on the last). */
+    async list(filters: ListFilters = {}): Promise<JobPage> {
+      const { labels, ...rest } = filters;
+      return (await request<JobPage>('GET', '/v1/jobs', { query: { ...rest, label: labelQuery(labels) }, idempotent: true })).body;
+    },
+
+    /** Every job of the listing, page after page (`pageSize` each), newest start first. */
+    async *listAll(filters: Omit<ListFilters, 'nextPageToken'> = {}): AsyncGenerator<JobListItem> {
+      let nextPageToken: string | undefined;
+      do {
+        const page = await client.list({ ...filters, nextPageToken });
+        yield* page.jobs;
+        nextPageToken = page.nextPageToken ?? undefined;
+      } while (nextPageToken);
     },
 
     /** The job's live events (async iterator): replays from the start (or after `after`), follows, ends after `job.finished`. */
@@ -108,7 +118,7 @@ export function createDelegateClient(options: DelegateClientOptions) {
       return (await request<{ agents: AgentManifest[] }>('GET', '/v1/agents', { idempotent: true })).body.agents;
     },
 
-    /** Searches the record of finished jobs (survives Temporal's retention), newest finish first; page with `cursor`. */
+    /** Searches the record of finished jobs (survives Temporal's retention), newest finish first; pass its `nextPageToken` back for the next page. */
     async reports(filters: ReportFilters = {}): Promise<ReportPage> {
       const { labels, from, to, ...rest } = filters;
       return (await request<ReportPage>('GET', '/v1/reports', { query: { ...rest, label: labelQuery(labels), from: iso(from), to: iso(to) }, idempotent: true })).body;

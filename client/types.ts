@@ -3,9 +3,9 @@
  * the client loads no zod at run time).
  */
 import type { z } from 'zod';
-import type { AgentManifest, BudgetTopUp, JobEvent, JobOutcome, JobResult, JobSpecSchema, JobView, Ledger, Pattern, ReportPageSchema, ReportSummary } from '../schemas';
+import type { AgentManifest, BudgetTopUp, JobEvent, JobListItem, JobOutcome, JobPage, JobResult, JobSpecSchema, JobView, Ledger, Pattern, ReportPageSchema, ReportSummary } from '../schemas';
 
-export type { AgentManifest, JobEvent, JobOutcome, JobResult, JobView, Ledger, Pattern, ReportSummary };
+export type { AgentManifest, JobEvent, JobListItem, JobOutcome, JobPage, JobResult, JobView, Ledger, Pattern, ReportSummary };
 
 /** A job spec as a caller writes it (defaults may be left out). */
 export type JobSpecInput = z.input<typeof JobSpecSchema>;
@@ -25,24 +25,16 @@ export interface Accepted {
   links: { self: string; result: string; temporalUi: string };
 }
 
-/** One job of a listing. */
-export interface JobListItem {
-  jobId: string;
-  workflowId: string;
-  state: JobView['state'];
-  status?: string;
-  pattern?: string;
-  startedAt: string;
-}
-
 /** Filters of `list()`. */
 export interface ListFilters {
   pattern?: Pattern;
   status?: 'running' | JobOutcome;
   /** `{ team: 'research' }`: jobs with all of these labels. */
   labels?: Record<string, string>;
-  /** @default 50 */
-  limit?: number;
+  /** Jobs per page. @default 50 */
+  pageSize?: number;
+  /** `nextPageToken` of the previous page. */
+  nextPageToken?: string;
 }
 
 /** Filters of `reports()` (the record of finished jobs). */
@@ -57,10 +49,10 @@ export interface ReportFilters {
   to?: string | Date;
   /** Words that must all occur (as prefixes) in the objective, questions or summaries. */
   q?: string;
-  /** `nextCursor` of the previous page. */
-  cursor?: string;
-  /** @default 50 */
-  limit?: number;
+  /** Reports per page. @default 50 */
+  pageSize?: number;
+  /** `nextPageToken` of the previous page. */
+  nextPageToken?: string;
 }
 
 /** The period of `reportsSummary()` (default: the last 30 days). */

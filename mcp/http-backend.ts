@@ -48,6 +48,6 @@ export function createHttpBackend({ url, key }: HttpBackendOptions): DelegateBac
     agents: () => guard(() => client.agents()),
     // a stream that fails (an API without the route, a network loss) ends the feed: the view reports progress instead
     events: (jobId, afterSeq, signal) => client.events(jobId, { after: afterSeq, signal }),
-    list: ({ status, limit }) => guard(() => client.list({ status: status as 'running' | JobOutcome | undefined, limit })),
+    list: ({ status, limit }) => guard(async () => (await client.list({ status: status as 'running' | JobOutcome | undefined, pageSize: limit })).jobs),
   };
 }

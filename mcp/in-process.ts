@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { fromTemporal, HttpProblem } from '../api/errors';
+import type { JobOutcome } from '../schemas';
 import { DelegateError, type DelegateBackend } from './backend';
 
 /** The error an MCP caller sees: the API's problem, never an internal message. */
@@ -47,6 +48,6 @@ export function createInProcessBackend(app: FastifyInstance, tenant: string): De
       // a job that ended without a result writes no job.finished
       ended: async () => (await svc.view(tenant, jobId, links(jobId)).catch(() => undefined))?.state !== 'running',
     }),
-    list: (filter) => guard(async () => (await svc.list(tenant, { ...filter, label: [] })).map(({ workflowId: _w, ...j }) => j)),
+    list: ({ status, limit }) => guard(async () => (await svc.list(tenant, { status: status as 'running' | JobOutcome | undefined, label: [], pageSize: limit })).jobs.map(({ workflowId: _w, ...j }) => j)),
   };
 }

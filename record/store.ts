@@ -111,6 +111,8 @@ function spendByAgent(results: TaskResult[]) {
 /** The record over an open database; `sparseText` is how many text matches count as few (tests set 0 to take the walk). */
 export function createRecordStore(rdb: RecordDb, { sparseText = SPARSE }: { sparseText?: number } = {}) {
   const { db, dialect } = rdb;
+  // job ids compared byte by byte on both databases (PostgreSQL's default collation would not)
+  const jobIdBytes = dialect === 'sqlite' ? sql<string>`job_id` : sql<string>`job_id COLLATE "C"`;
   /**
    * Words as a full-text predicate on a tenant's `jobs` (every word, as a prefix). PostgreSQL
    * cannot estimate how many rows a prefix query matches: it walks the finish-time index and
@@ -194,13 +196,25 @@ export function createRecordStore(rdb: RecordDb, { sparseText = SPARSE }: { spar
       };
     },
 
-    /** Finished jobs of a tenant, newest start first (the job list's finished half). */
-    async listFinished(tenant: string, f: { pattern?: string; status?: string; label?: string[]; limit: number }) {
+    /**
+     * Finished jobs of a tenant, newest start first, ties by job id (bytewise, as the API
+     * compares them): the job list's finished half, from after `after` on.
+     */
+    async listFinished(tenant: string, f: { pattern?: string; status?: string; label?: string[]; after?: { startedAt: number; jobId: string }; limit: number }) {
       let q = db.selectFrom('jobs').select(['job_id', 'workflow_id', 'status', 'pattern', 'started_at']).where('tenant', '=', tenant);
       if (f.pattern) q = q.where('pattern', '=', f.pattern);
       if (f.status) q = q.where('status', '=', f.status);
       if (f.label?.length) q = q.where(hasLabels(f.label));
-      return q.orderBy('started_at', 'desc').orderBy('id', 'desc').limit(f.limit).execute();
+      const after = f.after;
+      if (after) q = q.where((eb) => eb.or([eb('started_at', '<', after.startedAt), eb.and([eb('started_at', '=', after.startedAt), eb(jobIdBytes, '<', after.jobId)])]));
+      return q.orderBy('started_at', 'desc').orderBy(jobIdBytes, 'desc').limit(f.limit).execute();
+    },
+
+    /** Which of these job ids the record holds (a job is archived a moment before Temporal reports it completed). */
+    async archivedAmong(tenant: string, jobIds: string[]): Promise<Set<string>> {
+      if (!jobIds.length) return new Set();
+      const rows = await db.selectFrom('jobs').select('job_id').where('tenant', '=', tenant).where('job_id', 'in', jobIds).execute();
+      return new Set(rows.map((r) => r.job_id));
     },
 
     /** A page of a tenant's archived jobs, newest finish first; `nextCursor` while more match. */

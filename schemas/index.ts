@@ -1,6 +1,7 @@
 export * from './budget';
 export * from './evidence';
 export * from './job';
+export * from './job-list';
 export * from './result';
 export * from './agent';
 export * from './status';

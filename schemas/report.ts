@@ -28,7 +28,8 @@ export type Report = z.infer<typeof ReportSchema>;
 export const ReportPageSchema = z
   .object({
     reports: z.array(ReportSchema),
-    nextCursor: z.string().nullable().describe('pass as `cursor` for the next page; null on the last'),
+    nextPageToken: z.string().nullable().describe('pass as `nextPageToken` for the next page; null on the last'),
+    nextCursor: z.string().nullable().describe('deprecated: the same as `nextPageToken`'),
   })
   .meta({ id: 'ReportPage' });
 

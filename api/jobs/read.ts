@@ -1,6 +1,6 @@
 /**
  * Reading jobs: one job's view (live detail while it runs, the whole result once done),
- * its result with a bounded wait, and a tenant's list. A finished job is read from the
+ * its result with a bounded wait, and a tenant's list (list.ts). A finished job is read from the
  * record (it outlives Temporal's retention); a running one from Temporal.
  *
  *   record has it? ── yes ──> completed view from the record
@@ -12,12 +12,11 @@ import type { Client } from '@temporalio/client';
 import type { JobRecord, RecordStore } from '../../record';
 import { wholeResult } from '../../record/whole-result';
 import type { JobProgress, JobResult, JobView, Ledger, SubtaskProgress } from '../../schemas';
-import { delegationJob } from '../../workflows/delegation-job';
 import { jobStatusQuery, subtaskStatusQuery } from '../../workflows/messages';
 import { progressOfResults, withBatchProgress } from '../../workflows/progress';
-import { PATTERN_KEY, STATUS_KEY } from '../../workflows/search-attributes';
 import { HttpProblem } from '../errors';
 import { stateOf, type JobHandles } from './handles';
+import { createJobList } from './list';
 
 /** Running children asked for live detail, at most. */
 const LIVE_QUERIES = 100;
@@ -127,39 +126,7 @@ export function createReads(client: Client, record: RecordStore, { describe, han
       }
     },
 
-    /**
-     * Jobs of a tenant, newest start first, filtered by pattern, status and labels: the
-     * finished ones from the record, the others (running, or ended without a result) from
-     * Temporal's visibility, merged.
-     */
-    async list(tenant: string, filter: { pattern?: string; status?: string; label?: string[]; limit: number }) {
-      const q = [`DelegateTenant = ${JSON.stringify(tenant)}`, 'ExecutionStatus != "Completed"'];
-      if (filter.pattern) q.push(`DelegatePattern = ${JSON.stringify(filter.pattern)}`);
-      if (filter.status) q.push(`DelegateStatus = ${JSON.stringify(filter.status)}`);
-      for (const l of filter.label ?? []) q.push(`DelegateLabels = ${JSON.stringify(l)}`);
-      const finished = filter.status === 'running' ? [] : await record.listFinished(tenant, filter);
-      const jobs: { jobId: string; workflowId: string; state: JobView['state']; status?: string; pattern?: string; startedAt: string }[] = finished.map((r) => ({
-        jobId: r.job_id, workflowId: r.workflow_id, state: 'completed', status: r.status, pattern: r.pattern, startedAt: new Date(r.started_at).toISOString(),
-      }));
-      const archived = new Set(jobs.map((j) => j.jobId));
-      let others = 0;
-      for await (const wf of client.workflow.list({ query: q.join(' AND ') })) {
-        // nested jobs and batches share the tenant; only root jobs (`job/<tenant>/<jobId>`) are listed
-        if (wf.type !== delegationJob.name || wf.workflowId.split('/').length !== 3) continue;
-        const jobId = String(wf.memo?.jobId ?? wf.workflowId.split('/').slice(2).join('/'));
-        // archived a moment before its workflow completes: the record's entry stands
-        if (archived.has(jobId)) continue;
-        jobs.push({
-          jobId,
-          workflowId: wf.workflowId,
-          state: stateOf(wf.status.name),
-          status: wf.typedSearchAttributes.get(STATUS_KEY),
-          pattern: wf.typedSearchAttributes.get(PATTERN_KEY),
-          startedAt: wf.startTime.toISOString(),
-        });
-        if (++others >= filter.limit) break;
-      }
-      return jobs.sort((x, y) => (x.startedAt < y.startedAt ? 1 : x.startedAt > y.startedAt ? -1 : 0)).slice(0, filter.limit);
-    },
+    /** Jobs of a tenant, newest start first, a page at a time (see list.ts). */
+    list: createJobList(client, record),
   };
 }

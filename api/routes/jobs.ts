@@ -1,8 +1,9 @@
 /** Job routes: submit, status, result, stop, cancel, budget top-ups, listing. */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { BudgetTopUpSchema, IdSchema, JobResultSchema, JobSpecSchema, JobViewSchema, LabelKeySchema, LabelValueSchema, LedgerSchema } from '../../schemas';
+import { BudgetTopUpSchema, IdSchema, JobPageSchema, JobResultSchema, JobSpecSchema, JobViewSchema, LabelKeySchema, LabelValueSchema, LedgerSchema } from '../../schemas';
 import { ProblemSchema } from '../errors';
+import { decodeJobPageToken } from '../jobs/page-token';
 
 const SubmitHeaders = z.object({ 'idempotency-key': IdSchema.optional() });
 const JobParams = z.strictObject({ jobId: IdSchema });
@@ -14,6 +15,8 @@ export const LabelFilter = z.string().refine((s) => {
 }, 'key=value: keys of letters, digits, "_.-"; values of letters, digits, space and "_.:/@+-"');
 /** Stop and cancel take an optional reason (and require application/json, like every POST). */
 const ControlBody = z.strictObject({ reason: z.string().max(500).optional() }).nullish();
+/** Jobs a listing page holds. */
+const PageSize = z.coerce.number().int().min(1).max(1000);
 const Accepted = z.object({ jobId: z.string(), workflowId: z.string(), status: z.string(), links: z.record(z.string(), z.string()) });
 
 /** Job routes under /v1/jobs. */
@@ -46,21 +49,24 @@ export const jobRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get('/v1/jobs', {
     schema: {
-      summary: 'List jobs, newest first',
+      summary: 'List root jobs, newest start first, a page at a time (`pageSize`, `nextPageToken`)',
       operationId: 'listJobs',
       tags: ['jobs'],
       querystring: z.strictObject({
         pattern: z.enum(['fanout', 'pipeline', 'vote']).optional(),
         status: z.enum(['running', 'success', 'partial', 'failure', 'cancelled']).optional(),
         label: z.union([LabelFilter, z.array(LabelFilter).max(32)]).optional(),
-        limit: z.coerce.number().int().min(1).max(1000).default(50),
+        pageSize: PageSize.optional().describe('at most this many (default 50)'),
+        nextPageToken: z.string().max(400).refine((t) => decodeJobPageToken(t) !== undefined, 'not a page token this API gave').optional()
+          .describe('the `nextPageToken` of the previous page'),
+        limit: PageSize.optional().describe('deprecated: the same as `pageSize`'),
       }),
-      response: { 200: z.object({ jobs: z.array(z.record(z.string(), z.unknown())) }), ...problems },
+      response: { 200: JobPageSchema, ...problems },
     },
   }, async (req) => {
-    const { label, ...rest } = req.query;
-    const jobs = await svc.list(req.tenant, { ...rest, label: label === undefined ? [] : [label].flat() });
-    return { jobs };
+    const { label, pageSize, limit, nextPageToken, ...rest } = req.query;
+    const after = nextPageToken === undefined ? undefined : decodeJobPageToken(nextPageToken);
+    return svc.list(req.tenant, { ...rest, label: label === undefined ? [] : [label].flat(), pageSize: pageSize ?? limit ?? 50, after });
   });
 
   app.get('/v1/jobs/:jobId', {

@@ -1,6 +1,6 @@
 /**
  * The record's routes: search a tenant's finished jobs (labels, pattern, status, agent,
- * period, free text; cursor pages) and sum them up over a period. Both read only the
+ * period, free text; pages by `pageSize` and `nextPageToken`) and sum them up over a period. Both read only the
  * record, so they answer for jobs Temporal deleted long ago.
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -13,6 +13,8 @@ import { LabelFilter } from './jobs';
 const problems = { 400: ProblemSchema, 401: ProblemSchema, 429: ProblemSchema, 503: ProblemSchema };
 const Instant = z.iso.datetime({ offset: true }).describe('ISO 8601, e.g. 2026-11-01T00:00:00Z');
 const DAY_MS = 86_400_000;
+/** A page token of the search (the record's cursor, opaque to callers). */
+const Token = z.string().max(64).refine((c) => decodeCursor(c) !== undefined, 'not a page token this API gave');
 
 /** A period from the query: [from, to) in epoch ms; 400 when it runs backwards. */
 function periodOf(q: { from?: string; to?: string }, defaultDays?: number): { from?: number; to?: number } {
@@ -39,14 +41,19 @@ export const reportRoutes: FastifyPluginAsyncZod = async (app) => {
         from: Instant.optional().describe('finished at or after'),
         to: Instant.optional().describe('finished before'),
         q: z.string().trim().min(1).max(500).optional().describe('words that must all occur (as prefixes) in the objective, questions or summaries'),
-        cursor: z.string().max(64).refine((c) => decodeCursor(c) !== undefined, 'not a cursor this API gave').optional(),
-        limit: z.coerce.number().int().min(1).max(200).default(50),
+        pageSize: z.coerce.number().int().min(1).max(200).optional().describe('at most this many (default 50)'),
+        nextPageToken: Token.optional().describe('the `nextPageToken` of the previous page'),
+        cursor: Token.optional().describe('deprecated: the same as `nextPageToken`'),
+        limit: z.coerce.number().int().min(1).max(200).optional().describe('deprecated: the same as `pageSize`'),
       }),
       response: { 200: ReportPageSchema, ...problems },
     },
   }, async (req) => {
-    const { label, q, from, to, ...rest } = req.query;
-    return app.record.search(req.tenant, { ...rest, ...periodOf({ from, to }), text: q, label: label === undefined ? [] : [label].flat() });
+    const { label, q, from, to, pageSize, nextPageToken, cursor, limit, ...rest } = req.query;
+    const page = await app.record.search(req.tenant, {
+      ...rest, ...periodOf({ from, to }), text: q, label: label === undefined ? [] : [label].flat(), cursor: nextPageToken ?? cursor, limit: pageSize ?? limit ?? 50,
+    });
+    return { reports: page.reports, nextPageToken: page.nextCursor, nextCursor: page.nextCursor };
   });
 
   app.get('/v1/reports/summary', {

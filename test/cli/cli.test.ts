@@ -114,10 +114,10 @@ describe('delegate CLI', () => {
 
     const [jobs, table, agents] = await Promise.all([
       delegate(['jobs', '--label', `suite=${suite}`, '--status', 'success', '--json']),
-      delegate(['jobs', '--label', `suite=${suite}`, '--limit', '5']),
+      delegate(['jobs', '--label', `suite=${suite}`, '--page-size', '5']),
       delegate(['agents', '--json']),
     ]);
-    expect(JSON.parse(jobs.stdout).map((j: { jobId: string }) => j.jobId)).toEqual([jobId]);
+    expect(JSON.parse(jobs.stdout)).toMatchObject({ jobs: [{ jobId }], nextPageToken: null });
     expect(table.stdout).toMatch(new RegExp(`^JOB\\s+PATTERN\\s+STATE[\\s\\S]*^${jobId}\\s+fanout\\s+completed\\s+success`, 'm'));
     expect(JSON.parse(agents.stdout).map((a: { id: string }) => a.id)).toEqual(expect.arrayContaining(['echo', 'sim']));
 

@@ -47,12 +47,16 @@ describe('typed client', () => {
     expect(await delegate.get(jobId)).toMatchObject({ state: 'completed', status: 'success', progress: { total: 3, completed: 3 } });
 
     const listed = await delegate.list({ labels: { suite }, status: 'success' });
-    expect(listed.map((j) => j.jobId)).toEqual([jobId]);
-    expect(await delegate.list({ labels: { suite }, status: 'failure' })).toEqual([]);
+    expect(listed.jobs.map((j) => j.jobId)).toEqual([jobId]);
+    expect(listed.nextPageToken).toBeNull();
+    const all: string[] = [];
+    for await (const j of delegate.listAll({ labels: { suite }, pageSize: 1 })) all.push(j.jobId);
+    expect(all).toEqual([jobId]);
+    expect(await delegate.list({ labels: { suite }, status: 'failure' })).toEqual({ jobs: [], nextPageToken: null });
 
     const page = await delegate.reports({ labels: { suite } });
     expect(page.reports.map((r) => [r.jobId, r.status, r.subtasks])).toEqual([[jobId, 'success', 3]]);
-    expect(page.nextCursor).toBeNull();
+    expect(page.nextPageToken).toBeNull();
     const summary = await delegate.reportsSummary({ from: since, top: 100 });
     expect(summary.jobs).toBeGreaterThanOrEqual(1);
     expect(summary.topLabels).toContainEqual({ label: `suite=${suite}`, jobs: 1 });
