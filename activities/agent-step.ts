@@ -33,6 +33,8 @@ export interface AgentStepInput {
   events?: EventTarget;
   /** In a pipeline: the previous stage's result, handed on to the agent as `StepRequest.previous`. */
   previous?: PreviousStage;
+  /** The step's retry policy's attempts (for the RETRY log line; the policy itself is Temporal's). */
+  maxAttempts?: number;
 }
 
 /** Output of one `agentStep`, normalised by the host. */
@@ -146,7 +148,15 @@ export function createAgentActivities({ registry, stepLogPath, breaker = createC
           if (ctx.cancellationSignal.aborted) breaker.abandoned(def.manifest.id);
           else breaker.failed(def.manifest.id);
         }
-        throw toFailure(err, attempt);
+        const failure = toFailure(err, attempt);
+        // Temporal retries the step on the server: the line is written here, where the error is
+        // known, once per attempt (activities are not replayed)
+        const max = input.maxAttempts ?? ctx.info.retryPolicy?.maximumAttempts ?? 0;
+        const final = failure.nonRetryable || (ctx.info.retryPolicy?.nonRetryableErrorTypes ?? []).includes(failure.type ?? '');
+        if (!final && !ctx.cancellationSignal.aborted && (max === 0 || attempt < max)) {
+          log.info('RETRY', { event: 'RETRY', step: input.step, attempt: attempt + 1, maxAttempts: max || 'unlimited', error: redact(String(err)).slice(0, 500) });
+        }
+        throw failure;
       } finally {
         clearInterval(beat);
       }

@@ -348,6 +348,7 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
       reprompt,
       stepKey: `${workflowInfo().workflowId}#${steps}${reprompt ? ':reprompt' : ''}`,
       previous,
+      maxAttempts: retry.maxAttempts,
       ...(input.events ? { events: input.events } : {}),
     });
     if (outcome.kind === 'cancel') {
