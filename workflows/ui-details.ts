@@ -6,6 +6,13 @@
 import type { Ledger, Progress, TaskSpec } from '../schemas';
 import { AXES, BUDGET_AXES, type BudgetAxis } from '../schemas/budget-axes';
 
+/**
+ * Ends every details text. The UI (2.42, the Temporal CLI's) sizes the details frame to its
+ * body without the body's margins and cuts off the last ~20 px: a paragraph of one no-break
+ * space takes that cut instead of the last row or the last error.
+ */
+const CLIPPED_TAIL = ['', '\u00a0'];
+
 /** Longest question shown in a summary (the UI cuts long summaries anyway). */
 const QUESTION_CHARS = 120;
 
@@ -45,6 +52,7 @@ export function jobDetails(pattern: string, jobId: string, c: Progress, l: Ledge
     `| ${c.total} | ${c.pending} | ${c.running} | ${c.succeeded} | ${c.partial} | ${c.failed} |`,
     '',
     ...ledgerTable(l, true),
+    ...CLIPPED_TAIL,
   ].join('\n');
 }
 
@@ -68,5 +76,6 @@ export function subtaskDetails(d: SubtaskDetails): string {
     '',
     ...ledgerTable(d.ledger, false),
     ...(d.lastError ? ['', `last error: ${d.lastError.replace(/\s+/g, ' ').slice(0, 300)}`] : []),
+    ...CLIPPED_TAIL,
   ].join('\n');
 }

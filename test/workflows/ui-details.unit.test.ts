@@ -29,10 +29,13 @@ describe('what the Temporal UI shows', () => {
       '**t** · sim · running', '', 'step 2 · attempts 3', '',
       '|  | cost | tokens | tool calls | latency |', '| --- | --- | --- | --- | --- |',
       '| spent | $0.1235 | 0 | 0 | 1.3s |', '| limit | $0.5 | 1000 | ∞ | ∞ |', '', 'last error: boom again',
+      // the line the UI's details frame cuts off, so the last error stays visible
+      '', '\u00a0',
     ]);
     const job = jobDetails('vote', 'j1', { ...emptyProgress(), total: 5, running: 2, succeeded: 3, completed: 3 }, snapshot(ledger, 0));
     expect(job).toContain('| 5 | 0 | 2 | 3 | 0 | 0 |');
     expect(job).toContain('| reserved | $0 | 0 | 0 | 0s |');
+    expect(job.endsWith('| limit | $0.5 | 1000 | ∞ | ∞ |\n\n\u00a0')).toBe(true);
   });
 
   it('docker-compose registers every search attribute the workflows set, with its type', () => {
