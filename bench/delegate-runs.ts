@@ -30,7 +30,8 @@ export async function patientResult<T>(handle: { result(): Promise<T> }): Promis
     try {
       return await handle.result();
     } catch (err) {
-      if (!/DEADLINE_EXCEEDED|deadline exceeded/i.test(String((err as Error).cause ?? err))) throw err;
+      // a long poll that timed out, or one the busy dev server interrupted (UNAVAILABLE): ask again
+      if (!/DEADLINE_EXCEEDED|deadline exceeded|interrupted|UNAVAILABLE/i.test(String((err as Error).cause ?? err))) throw err;
     }
   }
 }

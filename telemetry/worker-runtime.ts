@@ -17,6 +17,8 @@ export interface WorkerRuntimeOptions {
   log: Logger;
   /** Loopback port of core's own Prometheus exporter. @default a free port */
   coreMetricsPort?: number;
+  /** False: core exports no metrics at all (the worker serves no /metrics). @default true */
+  coreMetrics?: boolean;
 }
 
 /** A free TCP port on loopback, chosen by the OS (a moment before core binds it). */
@@ -35,16 +37,16 @@ function freeLoopbackPort(): Promise<number> {
  * Installs the Runtime; call once per process, before any `NativeConnection`. Returns the URL
  * of core's metrics (the SDK's `temporal_*` series), for `serveMetrics`.
  */
-export async function installWorkerRuntime({ log, coreMetricsPort }: WorkerRuntimeOptions): Promise<{ coreMetricsUrl: string }> {
-  const port = coreMetricsPort ?? (await freeLoopbackPort());
+export async function installWorkerRuntime({ log, coreMetricsPort, coreMetrics = true }: WorkerRuntimeOptions): Promise<{ coreMetricsUrl?: string }> {
+  const port = coreMetrics ? (coreMetricsPort ?? (await freeLoopbackPort())) : undefined;
   // core's debug lines are many per workflow task: only at trace
   Runtime.install({
     logger: sdkLogger(log),
     telemetryOptions: {
       // forward, not console: core's own format would interleave non-JSON lines with pino's
       logging: { forward: {}, filter: { core: log.isLevelEnabled('trace') ? 'DEBUG' : log.isLevelEnabled('debug') ? 'INFO' : 'WARN', other: 'ERROR' } },
-      metrics: { prometheus: { bindAddress: `127.0.0.1:${port}` } },
+      ...(port !== undefined ? { metrics: { prometheus: { bindAddress: `127.0.0.1:${port}` } } } : {}),
     },
   });
-  return { coreMetricsUrl: `http://127.0.0.1:${port}/metrics` };
+  return port !== undefined ? { coreMetricsUrl: `http://127.0.0.1:${port}/metrics` } : {};
 }

@@ -15,7 +15,7 @@ import { startTracing } from '../telemetry/tracing';
 const config = loadConfig();
 const log = createLogger({ level: config.LOG_LEVEL, proc: 'worker' });
 // before any connection: the SDK's logger and core's metrics are fixed when the Runtime starts
-const { coreMetricsUrl } = await installWorkerRuntime({ log });
+const { coreMetricsUrl } = await installWorkerRuntime({ log, coreMetrics: config.DELEGATE_WORKER_METRICS_PORT !== 0 });
 const metrics = createWorkerMetrics();
 const metricsServer = config.DELEGATE_WORKER_METRICS_PORT
   ? await serveMetrics({ registry: metrics.registry, host: config.HOST, port: config.DELEGATE_WORKER_METRICS_PORT, coreMetricsUrl, token: config.DELEGATE_METRICS_TOKEN, log }).catch((err: Error) => {
