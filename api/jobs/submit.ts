@@ -107,6 +107,7 @@ export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, des
         // a backstop only: the job itself halts at its maximum duration and returns what it has
         workflowExecutionTimeout: `${config.DELEGATE_JOB_MAX_SECONDS + EXECUTION_TIMEOUT_MARGIN_SECONDS} seconds`,
         staticSummary: `${spec.pattern} job of ${spec.tasks.length} task(s)${spec.objective ? `: ${spec.objective.slice(0, 120)}` : ''}`,
+        staticDetails: jobStaticDetails(tenant, spec),
         memo: { specHash, jobId },
         typedSearchAttributes: [
           { key: PATTERN_KEY, value: spec.pattern },
@@ -129,4 +130,16 @@ export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, des
       return sameOrConflict(existing.memo?.specHash);
     }
   };
+}
+
+/** The job page's "Details" in the Temporal UI: who submitted it, its labels, budget and tasks. */
+function jobStaticDetails(tenant: string, spec: JobSpec): string {
+  const budget = Object.entries(spec.budget ?? {}).map(([axis, v]) => `${axis} ${v}`).join(', ') || 'none';
+  const labels = Object.entries(spec.labels ?? {}).map(([k, v]) => `\`${k}=${v}\``).join(' ') || 'none';
+  return [
+    `tenant \`${tenant}\` · labels ${labels} · budget ${budget}`,
+    '',
+    ...spec.tasks.slice(0, 20).map((t) => `- ${t.id}: ${t.question.replace(/\s+/g, ' ').slice(0, 100)}`),
+    ...(spec.tasks.length > 20 ? [`- … and ${spec.tasks.length - 20} more`] : []),
+  ].join('\n');
 }

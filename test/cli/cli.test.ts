@@ -5,19 +5,16 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { JobResult, JobSpecInput, JobView } from '../../client';
-import { testApp, uniqueId, waitForSubtask } from '../helpers';
+import { listeningApp, uniqueId, waitForSubtask } from '../helpers';
 import { TEST_TENANTS } from '../tenants';
 
-const app: FastifyInstance = await testApp({}, null);
-await app.listen({ port: 0, host: '127.0.0.1' });
+const { app, url }: { app: FastifyInstance; url: string } = await listeningApp({}, null);
 afterAll(() => app.close());
-const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 const dir = mkdtempSync(join(tmpdir(), 'delegate-cli-'));
 
 /** Runs `delegate …` as a subprocess; never rejects: the exit code is part of the answer. */

@@ -5,16 +5,13 @@
  * idempotent, reports, and the live event stream.
  */
 import type { FastifyInstance } from 'fastify';
-import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDelegateClient, DelegateNetworkError, DelegateProblemError, type JobEvent, type JobSpecInput } from '../../client';
-import { jobsStartedWithId, pollUntil, testApp, uniqueId, waitForSubtask } from '../helpers';
+import { jobsStartedWithId, listeningApp, pollUntil, uniqueId, waitForSubtask } from '../helpers';
 import { TEST_TENANTS } from '../tenants';
 
-const app: FastifyInstance = await testApp({}, null);
-await app.listen({ port: 0, host: '127.0.0.1' });
+const { app, url: baseUrl }: { app: FastifyInstance; url: string } = await listeningApp({}, null);
 afterAll(() => app.close());
-const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 const delegate = createDelegateClient({ baseUrl, apiKey: TEST_TENANTS.default.key });
 const fanout = (jobId: string, suite: string): JobSpecInput => ({
   jobId,

@@ -8,18 +8,15 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FastifyInstance } from 'fastify';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { JobResult } from '../../schemas';
-import { testApp, uniqueId } from '../helpers';
+import { listeningApp, uniqueId } from '../helpers';
 import { TEST_TENANTS } from '../tenants';
 
 let app: FastifyInstance;
 let baseUrl: string;
 beforeAll(async () => {
-  app = await testApp({}, null);
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  ({ app, url: baseUrl } = await listeningApp({}, null));
 });
 afterAll(async () => {
   await app?.close();

@@ -108,6 +108,10 @@ describe('the Temporal UI tells the story', () => {
     const voters = await Promise.all(['v1', 'v2', 'v3', 'v4', 'v5'].map((v) => summary(`poll/${v}`)));
     expect(new Set(voters).size).toBe(5);
     expect(voters[0]).toBe('v1 · sim · Capital of France?');
+    // the job's own details: who submitted it, its labels and its tasks
+    const details = await client.workflow.getHandle(root).describe().then((d) => d.staticDetails());
+    expect(details).toContain(`tenant \`default\` · labels \`run=${run}\` · budget none`);
+    expect(details).toContain('- bad: Fail for good');
   });
 
   it("current details: a subtask's step, attempts and spend against its budget; the job's counts and ledger", async () => {
