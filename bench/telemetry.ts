@@ -1,9 +1,9 @@
 /**
  * What observability costs: the fan-out throughput of a worker process with tracing and
  * metrics on (spans exported over OTLP/HTTP to a loopback collector, core's Prometheus
- * exporter and /metrics served and scraped) vs the same worker with both off, against one dev
- * server in one run, alternating, best of BENCH_REPEAT. Both are `workers/main.ts` as an
- * operator runs it; only the environment differs.
+ * exporter and /metrics served and scraped), with metrics only, and with both off, against
+ * one dev server in one run, in turns, best of BENCH_REPEAT. All three are `workers/main.ts`
+ * as an operator runs it; only the environment differs.
  */
 import { createServer } from 'node:http';
 import { mkdtempSync } from 'node:fs';
@@ -39,6 +39,8 @@ const common = {
   LOG_LEVEL: 'warn',
   DELEGATE_RECORD_FILE: join(dir, 'record.db'),
 };
+const metricsOnlyPort = await freePort();
+const metricsOnly = await spawnTsx('workers/main.ts', { ...common, DELEGATE_TASK_QUEUE: 'bench-telemetry-metrics', DELEGATE_WORKER_METRICS_PORT: String(metricsOnlyPort), HOST: '127.0.0.1', LOG_LEVEL: 'info' }, 'worker running');
 const off = await spawnTsx('workers/main.ts', { ...common, DELEGATE_TASK_QUEUE: 'bench-telemetry-off', DELEGATE_WORKER_METRICS_PORT: '0', LOG_LEVEL: 'info' }, 'worker running');
 const on = await spawnTsx('workers/main.ts', {
   ...common,
@@ -50,27 +52,34 @@ const on = await spawnTsx('workers/main.ts', {
   LOG_LEVEL: 'info',
 }, 'worker running');
 // Prometheus' default: one scrape every 15 s, here every 5 s while the "on" side runs
-const scrapes = setInterval(() => void fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((r) => r.text()).catch(() => undefined), 5000);
+const scrapes = setInterval(() => {
+  for (const port of [metricsPort, metricsOnlyPort]) void fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text()).catch(() => undefined);
+}, 5000);
 
 const rows: (string | number)[][] = [];
 const data = [];
 try {
   await delegateRun(t.client, 20, { taskQueue: 'bench-telemetry-off', prefix: 'warm-off' });
   await delegateRun(t.client, 20, { taskQueue: 'bench-telemetry-on', prefix: 'warm-on' });
+  await delegateRun(t.client, 20, { taskQueue: 'bench-telemetry-metrics', prefix: 'warm-metrics' });
   for (const n of SIZES) {
     const offMs: number[] = [];
     const onMs: number[] = [];
+    const metricsMs: number[] = [];
+    const sides = [
+      () => delegateRun(t.client, n, { taskQueue: 'bench-telemetry-off', prefix: 'off' }).then((x) => offMs.push(x.ms)),
+      () => delegateRun(t.client, n, { taskQueue: 'bench-telemetry-metrics', prefix: 'metrics' }).then((x) => metricsMs.push(x.ms)),
+      () => delegateRun(t.client, n, { taskQueue: 'bench-telemetry-on', prefix: 'on' }).then((x) => onMs.push(x.ms)),
+    ];
     for (let r = 0; r < REPEAT; r++) {
-      // alternate, so neither side always runs on a warmer server
-      const runOff = async () => offMs.push((await delegateRun(t.client, n, { taskQueue: 'bench-telemetry-off', prefix: 'off' })).ms);
-      const runOn = async () => onMs.push((await delegateRun(t.client, n, { taskQueue: 'bench-telemetry-on', prefix: 'on' })).ms);
-      if (r % 2 === 0) { await runOff(); await runOn(); } else { await runOn(); await runOff(); }
+      // in turns, so no side always runs on a warmer server
+      for (let i = 0; i < sides.length; i++) await sides[(i + r) % sides.length]();
     }
     const best = (xs: number[]) => Math.min(...xs);
-    const offRate = (n / best(offMs)) * 1000;
-    const onRate = (n / best(onMs)) * 1000;
-    rows.push([n, round(best(offMs), 0), round(offRate), round(best(onMs), 0), round(onRate), `${round(onRate / offRate, 2)}x`]);
-    data.push({ n, offMs, onMs, offPerSec: offRate, onPerSec: onRate, ratio: onRate / offRate });
+    const rate = (xs: number[]) => (n / best(xs)) * 1000;
+    const [offRate, metricsRate, onRate] = [rate(offMs), rate(metricsMs), rate(onMs)];
+    rows.push([n, round(offRate), round(metricsRate), round(onRate), `${round(metricsRate / offRate, 2)}x`, `${round(onRate / offRate, 2)}x`]);
+    data.push({ n, offMs, metricsMs, onMs, offPerSec: offRate, metricsPerSec: metricsRate, onPerSec: onRate, metricsRatio: metricsRate / offRate, ratio: onRate / offRate });
   }
   // the "on" side really traced and counted: spans reached the collector, /metrics has the jobs
   const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
@@ -79,13 +88,14 @@ try {
   report(
     'telemetry',
     `Tracing and metrics on vs off: N no-op subtasks per fan-out, worker processes as deployed (best of ${REPEAT}); on: ${exports} OTLP exports, ${round(spanBytes / 1024 / 1024, 1)} MiB of spans, ${jobs} jobs counted`,
-    ['N', 'off ms', 'off subtasks/s', 'on ms', 'on subtasks/s', 'on/off throughput'],
+    ['N', 'off subtasks/s', 'metrics only subtasks/s', 'tracing + metrics subtasks/s', 'metrics only / off', 'tracing + metrics / off'],
     rows,
     { data, exports, spanBytes, jobsCounted: jobs },
   );
 } finally {
   clearInterval(scrapes);
   await stopChild(on);
+  await stopChild(metricsOnly);
   await stopChild(off);
   collector.close();
   await t.close();
