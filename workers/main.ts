@@ -8,6 +8,7 @@ import { serveMetrics } from '../telemetry/metrics-server';
 import { installWorkerRuntime } from '../telemetry/worker-runtime';
 import { connectClient, connectWorker, loadConfig } from './config';
 import { ensurePruneSchedule } from './prune-schedule';
+import { ensureSearchAttributes, registerCommand } from './search-attributes';
 import { agentQueueFor, loadTenants } from './tenants';
 import { bundleWorkflows, createWorkers } from './worker';
 import { startTracing } from '../telemetry/tracing';
@@ -35,6 +36,11 @@ const record = await openRecord(recordLocation(config));
 log.info({ record: record.where }, 'job record open');
 {
   const clientConnection = await connectClient(config);
+  // before any job can start a child with them: an upgrade may add attributes the namespace lacks
+  await ensureSearchAttributes(clientConnection, config.TEMPORAL_NAMESPACE).then(
+    (added) => added.length > 0 && log.info({ added }, 'search attributes registered'),
+    (err: Error) => log.error({ err: err.message, register: registerCommand(config.TEMPORAL_NAMESPACE) }, 'cannot check or register the search attributes: register them, or jobs fail to start their children'),
+  );
   const schedule = await ensurePruneSchedule(new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE }), config);
   log.info({ schedule, every: config.DELEGATE_RECORD_PRUNE_EVERY, maxAgeDays: config.DELEGATE_RECORD_MAX_AGE_DAYS, keepLabels: config.DELEGATE_RECORD_KEEP_LABELS, dryRun: config.DELEGATE_RECORD_PRUNE_DRY_RUN }, 'record prune schedule');
   await clientConnection.close();
