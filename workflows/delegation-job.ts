@@ -34,7 +34,6 @@ import { buildJobResult } from './job-result';
 import { DEFAULT_MAX_PARALLEL, JobRuntime, type JobInput } from './job-runtime';
 import type { PatternOutcome } from './patterns';
 import { runPipeline } from './pipeline';
-import { setLogContext } from './log-context';
 import { STATUS_KEY } from './search-attributes';
 import type { DelegateMetricsSinks } from './telemetry-sinks';
 import { jobDetails } from './ui-details';
@@ -71,7 +70,6 @@ export async function delegationJob(input: JobInput): Promise<JobResult> {
   }
   const plan = planBatches(input.spec, DEFAULT_MAX_PARALLEL);
   const rt = new JobRuntime(plan ? { ...input, spec: plan.spec } : input, plan?.batchIds);
-  setLogContext({ jobId: input.spec.jobId, tenant: rt.tenant });
   if (input.carry) restoreCarry(rt, input.carry);
   let done = false;
   const phase = (): JobProgress['phase'] => (done ? 'done' : rt.children.cancelling ? 'cancelling' : rt.children.stopping ? 'stopping' : 'running');

@@ -1,10 +1,11 @@
 /**
- * The ids every workflow log line carries (jobId, taskId, tenant, agent): each workflow sets
- * what it knows, and this interceptor module adds it to every line the workflow's replay-aware
- * logger writes, the SDK's own lines included. Module state is per workflow run: each run
- * evaluates its modules afresh.
+ * What a workflow's log lines carry beyond the ids its workflow id spells (tenant, jobId and
+ * taskId, which the worker's logger reads from every line's workflow id: telemetry/logging.ts):
+ * the agent a subtask runs. A workflow sets it once known, and this interceptor module adds it
+ * to every later line of the workflow's replay-aware logger. Module state is per workflow run:
+ * each run evaluates its modules afresh.
  *
- *   workflow ──setLogContext({ jobId, taskId, ... })──> log.info(...) ──getLogAttributes──> worker's logger
+ *   subtask ──setLogContext({ agent })──> log.info(...) ──getLogAttributes──> worker's logger
  */
 import type { WorkflowInterceptorsFactory } from '@temporalio/workflow';
 

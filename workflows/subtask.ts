@@ -154,7 +154,7 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
   const pastDeadline = () => msLeft(deadline, Date.now()) <= 0;
 
   const tenant = workflowInfo().typedSearchAttributes.get(TENANT_KEY) ?? input.events?.tenant ?? 'default';
-  setLogContext({ jobId, taskId: task.id, tenant, agent: agentId });
+  setLogContext({ agent: agentId });
   setHandler(stopSignal, () => void (stopRequested = true), { description: subtaskMessages.stop });
   setHandler(cancelSignal, () => void (cancelRequested = true), { description: subtaskMessages.cancel });
   setHandler(grantSignal, ({ add }) => {
