@@ -89,6 +89,33 @@ export interface JobEventsTable {
   at: number;
 }
 
+/** One code scout: reserved against its caps when dispatched, its report once committed (see scouts.ts). */
+export interface ScoutsTable {
+  tenant: string;
+  /** `scout-{slug}-{date}-{rand6}`. */
+  id: string;
+  parent_agent: string;
+  parent_session_id: string;
+  feature_slug: string | null;
+  question: string;
+  /** The normalised scope paths, sorted, joined by newlines: what the per-scope cap counts. */
+  scope_key: string;
+  /** JSON array of the scope paths as given. */
+  scope: string;
+  excerpt: string;
+  job_id: string | null;
+  /** `dispatched` | `committed` | `error`. */
+  state: string;
+  /** JSON of the report. */
+  report: string | null;
+  report_status: string | null;
+  tokens: number | null;
+  /** Epoch ms. */
+  created_at: number;
+  committed_at: number | null;
+  failed_at: number | null;
+}
+
 /** The record's tables. */
 export interface RecordTables {
   jobs: JobsTable;
@@ -96,6 +123,7 @@ export interface RecordTables {
   job_agents: JobAgentsTable;
   job_subtasks: JobSubtasksTable;
   job_events: JobEventsTable;
+  scouts: ScoutsTable;
 }
 
 /** An open record database. */

@@ -4,6 +4,10 @@ import { openRecordDb, type RecordLocation } from './db';
 import { createRecordStore, type RecordStore } from './store';
 
 export { createJobEvents, type JobEvents } from './events';
+export {
+  createScoutStore, decodeScoutCursor, SCOUT_RETENTION_DAYS, scopeKey, scoutSummaryLine, topicOf,
+  type ReserveOutcome, type ScoutCaps, type ScoutRecord, type ScoutRemaining, type ScoutReportStatus, type ScoutReservation, type ScoutState, type ScoutStore, type ScoutSummary,
+} from './scouts';
 export { dialectOf, openRecordDb, type Dialect, type RecordDb, type RecordLocation } from './db';
 export { createRecordStore, decodeCursor, type ArchiveInput, type JobRecord, type PruneOutcome, type ReportFilter, type RecordStore } from './store';
 

@@ -41,6 +41,22 @@ const jobIndexes = [
   'CREATE INDEX jobs_by_age ON jobs (closed_at)',
 ];
 
+/** The scouts table's columns: `big` is the type of epoch ms and token counts. */
+const scoutColumns = (big: string) => `
+  tenant TEXT NOT NULL, id TEXT NOT NULL, parent_agent TEXT NOT NULL, parent_session_id TEXT NOT NULL,
+  feature_slug TEXT, question TEXT NOT NULL, scope_key TEXT NOT NULL, scope TEXT NOT NULL, excerpt TEXT NOT NULL,
+  job_id TEXT, state TEXT NOT NULL, report TEXT, report_status TEXT, tokens ${big},
+  created_at ${big} NOT NULL, committed_at ${big}, failed_at ${big},
+  PRIMARY KEY (tenant, id)`;
+
+const scoutIndexes = [
+  'CREATE INDEX scouts_by_feature ON scouts (tenant, feature_slug, created_at DESC, id DESC)',
+  'CREATE INDEX scouts_by_session ON scouts (tenant, parent_session_id, scope_key, state)',
+  'CREATE INDEX scouts_by_created ON scouts (tenant, created_at DESC, id DESC)',
+  // prune's query exactly: only scouts without a feature are ever pruned
+  'CREATE INDEX scouts_by_age ON scouts (created_at) WHERE feature_slug IS NULL',
+];
+
 /** Every migration, oldest first. Append only: a released migration never changes. */
 export const MIGRATIONS: Migration[] = [
   {
@@ -73,6 +89,12 @@ export const MIGRATIONS: Migration[] = [
       'CREATE TABLE job_events (tenant TEXT NOT NULL, job_id TEXT NOT NULL, seq INTEGER NOT NULL, key TEXT NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, at BIGINT NOT NULL, PRIMARY KEY (tenant, job_id, seq), UNIQUE (tenant, job_id, key))',
       'CREATE INDEX job_events_by_age ON job_events (at)',
     ],
+  },
+  {
+    // the code scouts: one row per dispatch, reserved against the caps before the job starts (see scouts.ts)
+    name: '0003_scouts',
+    sqlite: [`CREATE TABLE scouts (${scoutColumns('INTEGER')})`, ...scoutIndexes],
+    postgres: [`CREATE TABLE scouts (${scoutColumns('BIGINT')})`, ...scoutIndexes],
   },
 ];
 

@@ -12,6 +12,7 @@ import type { JobOutcome, JobResult, Pattern, Report, ReportSummary, TaskResult 
 import { fromMicros, toMicros } from '../schemas/money';
 import type { RecordDb, RecordTables } from './db';
 import { createJobEvents } from './events';
+import { createScoutStore } from './scouts';
 import { searchText, tokens } from './tokens';
 
 /** What the archive activity writes: one finished root job, its result whole (stitched). */
@@ -137,6 +138,8 @@ export function createRecordStore(rdb: RecordDb, { sparseText = SPARSE }: { spar
     dialect,
     /** The jobs' live events (see events.ts). */
     events: createJobEvents(rdb),
+    /** The code scouts (see scouts.ts). */
+    scouts: createScoutStore(rdb),
 
     /** Writes a finished job once; a second call for the same job writes nothing. `beforeCommit` runs inside the transaction. */
     async archive(input: ArchiveInput, beforeCommit?: () => Promise<void>): Promise<{ created: boolean; bytes: number }> {

@@ -66,7 +66,7 @@ describe.each(RECORD_STORES)('record migrations on %s', (kind) => {
     const db = bare(kind, loc);
     try {
       expect(await applied(db)).toEqual(MIGRATIONS.map((m) => m.name));
-      expect(await tables(kind, db)).toContain('jobs');
+      expect(await tables(kind, db)).toEqual(expect.arrayContaining(['jobs', 'job_events', 'scouts']));
     } finally {
       await db.destroy();
     }
