@@ -50,6 +50,8 @@ export interface AgentStepOutput {
   channelsHit: string[];
   state?: unknown;
   attempt: number;
+  /** Whether the step's data satisfies the task's outputSchema (set when the task has one and the step gave data). */
+  schemaValid?: boolean;
 }
 
 /** What the agent activities need from their host. */
@@ -169,9 +171,12 @@ export function createAgentActivities({ registry, stepLogPath, breaker = createC
         // a Temporal payload is capped at 2 MiB: refuse here, clearly, rather than fail the workflow later
         throw fatal(ErrorType.InvalidOutput, `step output of ${size} bytes exceeds the ${MAX_STEP_OUTPUT_BYTES}-byte limit`, attempt, { usage });
       }
-      if (reply.done && compiled?.ok) {
+      // a final answer must satisfy the schema; an interim one is only checked, for "answer matches schema"
+      let schemaValid: boolean | undefined;
+      if (compiled?.ok && (reply.done || reply.data !== undefined)) {
         const why = compiled.validate(reply.data);
-        if (why) throw fatal(ErrorType.InvalidOutput, `output does not satisfy outputSchema: ${why}`, attempt, { usage });
+        if (reply.done && why) throw fatal(ErrorType.InvalidOutput, `output does not satisfy outputSchema: ${why}`, attempt, { usage });
+        schemaValid = !why;
       }
       if (stepLogPath) appendFileSync(stepLogPath, `${input.stepKey}\t${attempt}\n`);
       await tell({ key: `step:${input.stepKey}`, type: 'subtask.step', data: { taskId, workflowId: subtask, agentId: input.agentId, step: input.step, attempt, done: reply.done, usage } });
@@ -187,6 +192,7 @@ export function createAgentActivities({ registry, stepLogPath, breaker = createC
         channelsHit: reply.channelsHit ?? [],
         state: reply.state,
         attempt,
+        ...(schemaValid !== undefined ? { schemaValid } : {}),
       };
     },
   };

@@ -1,11 +1,13 @@
 import { existsSync } from 'node:fs';
 import { createAgentActivities, type AgentActivityDeps } from './agent-step';
 import { createArchiveActivities, type ArchiveDeps } from './archive';
+import { createJudgeActivities } from './judge';
 import { loadAgentsFile } from './agents/http';
 import { builtinAgents, createAgentRegistry, type AgentRegistry } from './agents/registry';
 import { createWebhookActivities, type WebhookDeps } from './webhook';
 
 export type { AgentStepInput, AgentStepOutput, ResolveAgentInput, StepObserver } from './agent-step';
+export type { JudgeInput, JudgeOutput } from './judge';
 export { createCircuitBreaker, type CircuitBreaker, type CircuitState } from './circuit-breaker';
 export type { ArchiveDeps, ArchiveJobInput, PruneInput } from './archive';
 export type { PreviousStage } from './agents/types';
@@ -24,9 +26,10 @@ export function loadRegistry(agentsFile?: string): AgentRegistry {
 }
 
 /** Everything the worker registers as activities. */
-export function createActivities(deps: AgentActivityDeps & { webhook?: WebhookDeps; archive: ArchiveDeps }) {
+export function createActivities(deps: AgentActivityDeps & { webhook?: WebhookDeps; archive: ArchiveDeps; judgeAgent?: string }) {
   return {
     ...createAgentActivities(deps),
+    ...createJudgeActivities(deps),
     ...createWebhookActivities(deps.webhook ?? {}),
     ...createArchiveActivities(deps.archive),
   };

@@ -30,6 +30,7 @@ import { mcpRoutes } from './routes/mcp';
 import { systemRoutes } from './routes/system';
 import { webhookRoutes } from './routes/webhooks';
 import { reportRoutes } from './routes/reports';
+import { subtaskRoutes } from './routes/subtasks';
 import { installRequestTracing } from './request-tracing';
 
 declare module 'fastify' {
@@ -99,6 +100,7 @@ export async function buildApp({ config, client, registry, tenants, record, fast
       },
       tags: [
         { name: 'jobs', description: 'Submit jobs and follow them' },
+        { name: 'subtasks', description: 'One subtask in the research-subtask contract (snake_case), as planners write it' },
         { name: 'budgets', description: 'Live budget top-ups' },
         { name: 'agents', description: 'The agent catalogue' },
         { name: 'reports', description: "Search and sum up the tenant's finished jobs (the durable record)" },
@@ -117,6 +119,7 @@ export async function buildApp({ config, client, registry, tenants, record, fast
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(systemRoutes);
   await app.register(jobRoutes);
+  await app.register(subtaskRoutes);
   await app.register(webhookRoutes);
   await app.register(reportRoutes);
   await app.register(mcpRoutes);

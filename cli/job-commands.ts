@@ -30,9 +30,9 @@ async function readSpec(path: string): Promise<JobSpecInput> {
 }
 
 /** Agent subtasks across every level of nesting (what the progress line counts). */
-function leafCount(job: { tasks?: { job?: unknown }[] }): number {
+function leafCount(job: { tasks?: object[] }): number {
   let n = 0;
-  for (const t of job.tasks ?? []) n += t.job ? leafCount(t.job as typeof job) : 1;
+  for (const t of job.tasks ?? []) n += 'job' in t && t.job ? leafCount(t.job as typeof job) : 1;
   return n;
 }
 

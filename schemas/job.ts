@@ -2,41 +2,19 @@ import { z } from 'zod';
 import { BudgetSchema } from './budget';
 import { EvidenceSchema } from './evidence';
 import { OutputSchemaSchema } from './output-schema';
+import { ResearchMarkerSchema } from './research-contract';
+import { ResearchTaskEntrySchema } from './research-task';
+import { parseStopConditions } from './stop-conditions';
+import { AgentRefSchema, IdSchema, LabelKeySchema, LabelValueSchema, RetrySchema } from './task-refs';
 
-/** Ids that end up inside Temporal workflow ids: no slashes, no spaces. */
-export const IdSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/, 'letters, digits, "_", ".", ":" or "-", at most 128, starting with a letter or digit');
-
-/** Label keys: letters, digits, "_", ".", "-", at most 64. */
-export const LabelKeySchema = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'label keys: letters, digits, "_", ".", "-", at most 64');
-/** Label values: letters, digits, space and `_ . : / @ + -`, at most 256 (they end up in visibility queries). */
-export const LabelValueSchema = z.string().regex(/^[A-Za-z0-9 _.:/@+-]{0,256}$/, 'label values: letters, digits, space and "_.:/@+-", at most 256');
-
-/** Who works on a subtask: an agent id, any agent with a capability, or semantic routing. */
-export const AgentRefSchema = z.union([
-  z.string().min(1).max(128),
-  z.strictObject({ capability: z.string().min(1).max(128) }),
-  z.strictObject({ route: z.literal('semantic'), hint: z.string().max(2000).optional() }),
-]);
-export type AgentRef = z.infer<typeof AgentRefSchema>;
-
-/** Retry policy of one agent step. */
-export const RetrySchema = z
-  .strictObject({
-    maxAttempts: z.number().int().min(1).max(100).default(3),
-    initialIntervalSeconds: z.number().finite().positive().max(3600).default(1),
-    backoffCoefficient: z.number().finite().min(1).max(10).default(2),
-    maximumIntervalSeconds: z.number().finite().positive().max(86_400).default(30),
-  })
-  .meta({ id: 'Retry' });
-export type Retry = z.infer<typeof RetrySchema>;
+export { AgentRefSchema, IdSchema, LabelKeySchema, LabelValueSchema, RetrySchema, type AgentRef, type Retry } from './task-refs';
 
 const StringList = z.array(z.string().max(4000)).max(100);
 
 /** The subtask contract: one specific question handed to one agent (or a nested job). */
 export const TaskSpecSchema = z
   .strictObject({
+    contract: z.literal('delegate').optional().describe('the contract this task is written in: Delegate\'s own (the default)'),
     id: IdSchema.describe('unique in the job, e.g. "sub_1"'),
     question: z.string().trim().min(1).max(50_000),
     rationale: z.string().max(10_000).optional(),
@@ -57,12 +35,16 @@ export const TaskSpecSchema = z
       .describe('when the budget runs out before the agent is done, wait this long for a top-up before halting (default 0)'),
     retry: RetrySchema.optional(),
     outputSchema: OutputSchemaSchema.optional(),
+    research: ResearchMarkerSchema.optional().describe('set for a task written in the research-subtask contract: its result carries the contract\'s output'),
     get job(): z.ZodOptional<typeof JobSpecObject> {
       return JobSpecObject.optional();
     },
   })
   .meta({ id: 'TaskSpec' });
 export type TaskSpec = z.infer<typeof TaskSpecSchema>;
+
+/** A job's task: Delegate's own TaskSpec, or one written in the research-subtask contract (parsed into a TaskSpec). */
+export const TaskEntrySchema = z.discriminatedUnion('contract', [TaskSpecSchema, ResearchTaskEntrySchema.pipe(TaskSpecSchema)]);
 
 /** How a job combines its subtasks. */
 export const PatternSchema = z.enum(['fanout', 'pipeline', 'vote']);
@@ -93,8 +75,8 @@ const JobSpecObject = z.strictObject({
   jobId: IdSchema.optional().describe('client-chosen id: same id, same job'),
   pattern: PatternSchema,
   objective: z.string().max(50_000).optional(),
-  get tasks(): z.ZodArray<typeof TaskSpecSchema> {
-    return z.array(TaskSpecSchema).min(1).max(10_000);
+  get tasks(): z.ZodArray<typeof TaskEntrySchema> {
+    return z.array(TaskEntrySchema).min(1).max(10_000);
   },
   aggregation: AggregationSchema.optional(),
   vote: VoteOptionsSchema.optional(),
@@ -136,6 +118,9 @@ function checkJob(job: JobSpecShape, ctx: z.RefinementCtx, path: (string | numbe
     if (t.agent !== undefined && t.job !== undefined) {
       ctx.addIssue({ code: 'custom', path: [...at, 'job'], message: 'a task has an agent or a job, not both' });
     }
+    parseStopConditions(t.stopConditions ?? []).issues.forEach((i) => {
+      ctx.addIssue({ code: 'custom', path: [...at, 'stopConditions', i.index], message: i.message });
+    });
     if (t.job) checkJob(t.job, ctx, [...at, 'job']);
   });
   const cap = PATTERN_TASK_CAPS[job.pattern];

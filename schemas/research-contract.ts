@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import { AXES, type BudgetAxis } from './budget-axes';
-import { AgentRefSchema, IdSchema, LabelValueSchema } from './job';
+import { AgentRefSchema, IdSchema, LabelValueSchema } from './task-refs';
 import { OutputSchemaSchema } from './output-schema';
 import { parseStopConditions } from './stop-conditions';
 
@@ -57,7 +57,8 @@ export const ResearchSeedItemSchema = ResearchEvidenceSchema.partial({ url: true
 });
 export type ResearchSeedItem = z.infer<typeof ResearchSeedItemSchema>;
 
-const ResearchInputObject = z.strictObject({
+/** The contract's input object, before its cross-field rules (`checkResearchInput`). */
+export const ResearchInputObject = z.strictObject({
   id: IdSchema.describe('stable id such as "sub_1"; echoed in the output'),
   parent_id: LabelValueSchema.min(1)
     .nullable()
@@ -81,8 +82,8 @@ const ResearchInputObject = z.strictObject({
   output_schema: OutputSchemaSchema.optional().describe('Delegate extension: JSON Schema of the answer; "answer matches schema" checks it'),
 });
 
-/** The contract's input, with its cross-field rules: stop conditions parse; a schema condition has a schema. */
-export const ResearchSubtaskInputSchema = ResearchInputObject.superRefine((input, ctx) => {
+/** The contract's cross-field rules: stop conditions parse; a schema condition has a schema; params go to a named agent. */
+export function checkResearchInput(input: z.output<typeof ResearchInputObject>, ctx: z.RefinementCtx): void {
   const { conditions, issues } = parseStopConditions(input.stop_conditions);
   for (const i of issues) ctx.addIssue({ code: 'custom', path: ['stop_conditions', i.index], message: i.message });
   if (issues.length === 0) {
@@ -98,7 +99,11 @@ export const ResearchSubtaskInputSchema = ResearchInputObject.superRefine((input
   if (input.params !== undefined && input.agent === undefined) {
     ctx.addIssue({ code: 'custom', path: ['params'], message: 'params go to a named agent: set agent too' });
   }
-}).meta({ id: 'ResearchSubtaskInput' });
+}
+
+/** The contract's input, with its cross-field rules. */
+// no component id: a shared component is written in its output form, where defaulted fields are required
+export const ResearchSubtaskInputSchema = ResearchInputObject.superRefine(checkResearchInput);
 /** The input as parsed (defaults filled). */
 export type ResearchSubtaskInput = z.output<typeof ResearchSubtaskInputSchema>;
 /** The input as a harness writes it (defaults optional). */
@@ -132,6 +137,7 @@ export const ResearchMetricsSchema = z.strictObject({
 export const ResearchDelegateBlockSchema = z
   .strictObject({
     parent_id: z.string().nullable().describe('the input\'s parent_id, echoed'),
+    job_id: z.string().optional().describe('the Delegate job that ran it: GET /v1/jobs/{job_id}'),
     agent_id: z.string(),
     confidence: z.number().min(0).max(1),
     tokens: z.number().nonnegative(),
@@ -161,3 +167,16 @@ export const ResearchSubtaskOutputSchema = z
   })
   .meta({ id: 'ResearchSubtaskOutput' });
 export type ResearchSubtaskOutput = z.infer<typeof ResearchSubtaskOutputSchema>;
+
+/**
+ * What a TaskSpec keeps of a contract input that has no TaskSpec field: the subtask loop
+ * applies the contract's rules (summary sentences) and maps its result back with it.
+ */
+export const ResearchMarkerSchema = z
+  .strictObject({
+    parentId: z.string().max(256).nullable().describe("the input's parent_id"),
+    priority: z.number().int().min(1).max(1000).optional(),
+    outputFormat: z.enum(['json', 'text', 'structured']).optional(),
+  })
+  .meta({ id: 'ResearchMarker' });
+export type ResearchMarker = z.infer<typeof ResearchMarkerSchema>;

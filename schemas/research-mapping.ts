@@ -83,10 +83,23 @@ export function toTaskPlan(input: ResearchSubtaskInput): ResearchTaskPlan {
     // retry_limit counts retries; maxAttempts counts the first attempt too
     retry: input.retry_limit !== undefined ? RetrySchema.parse({ maxAttempts: input.retry_limit + 1 }) : undefined,
     outputSchema: input.output_schema,
+    research: { parentId: input.parent_id, priority: input.priority, ...(input.output_format ? { outputFormat: input.output_format } : {}) },
   });
+  return { task, labels: researchJobLabels([task]), priority: input.priority, ...(input.output_format ? { outputFormat: input.output_format } : {}) };
+}
+
+/**
+ * The labels a job of research-contract tasks carries: `contract`, and `parent_id` when its
+ * tasks share one (a planner's fan-out does), so the record and the Temporal UI find it.
+ */
+export function researchJobLabels(tasks: readonly Pick<TaskSpec, 'research'>[]): Record<string, string> {
+  const marked = tasks.flatMap((t) => (t.research ? [t.research] : []));
+  if (marked.length === 0) return {};
   const labels: Record<string, string> = { [CONTRACT_LABEL.key]: CONTRACT_LABEL.value };
-  if (input.parent_id !== null) labels[PARENT_ID_LABEL] = input.parent_id;
-  return { task, labels, priority: input.priority, ...(input.output_format ? { outputFormat: input.output_format } : {}) };
+  const parents = new Set(marked.map((m) => m.parentId));
+  const [only] = parents;
+  if (parents.size === 1 && only != null) labels[PARENT_ID_LABEL] = only;
+  return labels;
 }
 
 /**
@@ -119,20 +132,23 @@ export function withoutSeed(seed: readonly Evidence[], evidence: readonly Eviden
 /**
  * Citations as URLs that match an evidence item: a citation equal (as a URL) to an item's or
  * a seed item's url is kept as that url; one equal to an item's id becomes its url; the rest
- * are dropped and counted. Duplicates are kept once.
+ * are dropped and counted. Duplicates are kept once. `also` (items dropped as seed duplicates)
+ * only lend their ids: a citation of one resolves to the seed's url.
  */
-export function matchCitations(citations: readonly string[], evidence: readonly Evidence[], seed: readonly Evidence[] = []): { citations: string[]; dropped: number } {
+export function matchCitations(citations: readonly string[], evidence: readonly Evidence[], seed: readonly Evidence[] = [], also: readonly Evidence[] = []): { citations: string[]; dropped: number } {
   const byUrl = new Map<string, string>();
   const byId = new Map<string, string>();
   for (const e of [...evidence, ...seed]) {
     if (e.url === undefined) continue;
     if (!byUrl.has(urlKey(e.url))) byUrl.set(urlKey(e.url), e.url);
-    if (!byId.has(e.id)) byId.set(e.id, e.url);
+    if (!byId.has(e.id)) byId.set(e.id, urlKey(e.url));
   }
+  // items dropped as seed duplicates still name a url by their id: a citation of one is a citation of the seed
+  for (const e of also) if (e.url !== undefined && !byId.has(e.id)) byId.set(e.id, urlKey(e.url));
   const out = new Set<string>();
   let dropped = 0;
   for (const c of citations) {
-    const url = byUrl.get(urlKey(c)) ?? byId.get(c.trim());
+    const url = byUrl.get(urlKey(c)) ?? byUrl.get(byId.get(c.trim()) ?? '');
     if (url === undefined) dropped += 1;
     else out.add(url);
   }
@@ -169,14 +185,33 @@ export interface ResearchOutputContext {
   receivedAt?: string | null;
   /** The host's own notes (a re-prompt sent, a judge's verdict). */
   notes?: string[];
+  /** The Delegate job that ran it. */
+  jobId?: string;
+}
+
+/** What the output echoes of its input: the id, the parent_id, and the seed (as Delegate evidence). */
+export interface ResearchOrigin {
+  id: string;
+  parentId: string | null;
+  seed: Evidence[];
+}
+
+/** The origin of a contract input. */
+export function originOfInput(input: Pick<ResearchSubtaskInput, 'id' | 'parent_id' | 'context_seed'>): ResearchOrigin {
+  return { id: input.id, parentId: input.parent_id, seed: seedEvidence(input) };
+}
+
+/** The origin of a TaskSpec made by toTaskPlan: the seed is its contextSeed, the parent_id its marker's. */
+export function originOfTask(task: Pick<TaskSpec, 'id' | 'contextSeed' | 'research'>): ResearchOrigin {
+  return { id: task.id, parentId: task.research?.parentId ?? null, seed: task.contextSeed ?? [] };
 }
 
 /** A TaskResult as the contract's output. A budget halt is `partial`, also with nothing found. */
-export function toResearchOutput(input: ResearchSubtaskInput, result: TaskResult, ctx: ResearchOutputContext = {}): ResearchSubtaskOutput {
-  const seed = seedEvidence(input);
+export function toResearchOutput(origin: ResearchOrigin, result: TaskResult, ctx: ResearchOutputContext = {}): ResearchSubtaskOutput {
+  const seed = origin.seed;
   const fresh = withoutSeed(seed, result.evidence);
   const slim = fresh.evidence.map((e) => slimEvidence(e, ctx.receivedAt ?? null));
-  const cited = matchCitations(result.citations, fresh.evidence, seed);
+  const cited = matchCitations(result.citations, fresh.evidence, seed, result.evidence);
   const status = result.failureReason === 'budget_exhausted' ? 'partial' : result.status;
   const fitted = fitSummary(result.summary);
   const notes = [...(ctx.notes ?? [])];
@@ -185,7 +220,7 @@ export function toResearchOutput(input: ResearchSubtaskInput, result: TaskResult
   if (cut > 0) notes.push(`${cut} evidence item${cut === 1 ? '' : 's'} shortened to ${SLIM_SNIPPET_CHARS} characters`);
   notes.push(...result.errors.slice(0, MAX_ERROR_NOTES).map((e) => e.slice(0, 500)));
   return {
-    id: input.id,
+    id: origin.id,
     status,
     summary: fitted.summary,
     evidence: slim.map((s) => s.item),
@@ -199,7 +234,8 @@ export function toResearchOutput(input: ResearchSubtaskInput, result: TaskResult
     },
     failure_reason: status === 'success' || result.failureReason === null ? null : toResearchFailureReason(result.failureReason),
     delegate: {
-      parent_id: input.parent_id,
+      parent_id: origin.parentId,
+      ...(ctx.jobId !== undefined ? { job_id: ctx.jobId } : {}),
       agent_id: result.agentId,
       confidence: result.confidence,
       tokens: result.metrics.tokens,

@@ -3,6 +3,7 @@ import { LedgerSchema } from './budget';
 import { metricsShape } from './budget-axes';
 import { EvidenceSchema } from './evidence';
 import { PatternSchema } from './job';
+import { ResearchSubtaskOutputSchema } from './research-contract';
 
 /** Why a subtask did not fully succeed. */
 export const FailureReasonSchema = z.enum([
@@ -51,6 +52,9 @@ export const TaskResultSchema = z
     metrics: TaskMetricsSchema,
     failureReason: FailureReasonSchema.nullable(),
     errors: z.array(z.string()),
+    stoppedBy: z.string().optional().describe('the stop condition that ended the subtask, as the task wrote it'),
+    notes: z.array(z.string()).optional().describe('what the host did on its own: a summary re-prompt, a rubric left unjudged'),
+    research: ResearchSubtaskOutputSchema.optional().describe('a task written in the research-subtask contract: its output, as the contract shapes it'),
   })
   .meta({ id: 'TaskResult' });
 export type TaskResult = z.infer<typeof TaskResultSchema>;

@@ -6,7 +6,8 @@
  *   POST /v1/chat/completions  model "scripted": calls the first tool it is offered once,
  *                              then answers {"answer": <tool result>}; with no tools it
  *                              answers {"answer": "direct: <question>"}. Model "rogue" always
- *                              asks for a tool named "shell".
+ *                              asks for a tool named "shell". Model "judge" answers Delegate's
+ *                              judge: a rubric holds when the answer contains its quoted word.
  *   POST /tools/search         {"query"} → "results for <query>"
  */
 import { createServer, type Server } from 'node:http';
@@ -22,6 +23,20 @@ export interface FakeLlm {
   server: Server;
   url: string;
   requests: { model: string; max_tokens?: number; tools?: { function: { name: string } }[]; messages: Message[] }[];
+}
+
+/** The scripted judge: each rubric of the prompt holds when the answer contains the word the rubric quotes. */
+function judge(prompt: string): { verdicts: { rubric: string; satisfied: boolean; why: string }[] } {
+  const rubricsBlock = /Rubrics:\n((?:- .*\n?)+)/.exec(prompt)?.[1] ?? '';
+  const answer = /Answer: ([\s\S]*)/.exec(prompt)?.[1] ?? '';
+  return {
+    verdicts: rubricsBlock.split('\n').filter((l) => l.startsWith('- ')).map((l) => {
+      const rubric = l.slice(2);
+      const word = /"([^"]+)"/.exec(rubric)?.[1];
+      const satisfied = word !== undefined && answer.includes(word);
+      return { rubric, satisfied, why: satisfied ? `the answer mentions ${word}` : 'the answer does not show it' };
+    }),
+  };
 }
 
 /** Starts the fake provider on loopback. */
@@ -53,6 +68,7 @@ export async function startFakeLlm(port = 0): Promise<FakeLlm> {
       });
       let message: object;
       if (r.model === 'rogue') message = toolCall('shell', { cmd: 'cat /etc/passwd' });
+      else if (r.model === 'judge') message = { role: 'assistant', content: JSON.stringify(judge(r.messages.find((m) => m.role === 'user')?.content ?? '')) };
       else if (last.role === 'tool') message = { role: 'assistant', content: JSON.stringify({ answer: last.content }) };
       else if (r.tools?.length) message = toolCall(r.tools[0].function.name, { query: question });
       else message = { role: 'assistant', content: JSON.stringify({ answer: `direct: ${question}` }) };

@@ -46,13 +46,18 @@ log.info({ record: record.where }, 'job record open');
   await clientConnection.close();
 }
 const lanes = tenants.list().map((t) => ({ taskQueue: agentQueueFor(config.DELEGATE_TASK_QUEUE, t.tenant), slots: t.quotas.agentSlots }));
+const registry = loadRegistry(config.DELEGATE_AGENTS_FILE);
+if (config.DELEGATE_JUDGE_AGENT && !registry.get(config.DELEGATE_JUDGE_AGENT)) {
+  throw new Error(`DELEGATE_JUDGE_AGENT: no agent "${config.DELEGATE_JUDGE_AGENT}" (agents: ${registry.list().map((m) => m.id).join(', ')})`);
+}
 const all = await createWorkers(
   {
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.DELEGATE_TASK_QUEUE,
     stepLogPath: config.DELEGATE_STEP_LOG,
-    registry: loadRegistry(config.DELEGATE_AGENTS_FILE),
+    registry,
+    judgeAgent: config.DELEGATE_JUDGE_AGENT,
     webhookSecret: config.DELEGATE_WEBHOOK_SECRET,
     webhook: { policy: netPolicyFromConfig(config) },
     workflowBundle: await bundleWorkflows({ tracing: tracing !== undefined }),

@@ -39,6 +39,8 @@ export interface DelegateWorkerOptions {
   tuning?: WorkerTuning;
   /** Trace workflows and activities into this (see telemetry/tracing.ts); the bundle must come from `bundleWorkflows({ tracing: true })`. @default untraced */
   tracing?: Tracing;
+  /** The agent that judges free-text stop conditions (DELEGATE_JUDGE_AGENT). @default none: rubrics never hold */
+  judgeAgent?: string;
   /** Where the workers count steps, retries, breaker states and what workflows report. @default a registry of their own, not served */
   metrics?: WorkerMetrics;
 }
@@ -84,7 +86,7 @@ export async function createWorkers(opts: DelegateWorkerOptions, lanes: AgentLan
   const metrics = opts.metrics ?? createWorkerMetrics();
   const breaker = createCircuitBreaker();
   metrics.watchBreaker(breaker);
-  const activities = createActivities({ registry, stepLogPath: opts.stepLogPath, events: opts.record.events, webhook: { ...opts.webhook, secret: opts.webhookSecret }, archive: { ...opts.archive, record: opts.record }, breaker, observer: metrics.observer });
+  const activities = createActivities({ registry, stepLogPath: opts.stepLogPath, events: opts.record.events, webhook: { ...opts.webhook, secret: opts.webhookSecret }, archive: { ...opts.archive, record: opts.record }, breaker, observer: metrics.observer, judgeAgent: opts.judgeAgent });
   if (opts.workflowBundle && tracedBundles.has(opts.workflowBundle) !== (opts.tracing !== undefined)) {
     // a traced bundle without the sink logs an error per workflow task; an untraced one with it loses the workflow spans
     throw new Error(`the workflow bundle was built with tracing ${opts.tracing ? 'off' : 'on'}: bundleWorkflows({ tracing: ${opts.tracing !== undefined} })`);

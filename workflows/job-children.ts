@@ -15,7 +15,7 @@ import { AGENT_KEY, LABELS_KEY, PATTERN_KEY, STATUS_KEY, TENANT_KEY } from './se
 import { staticSummary } from './ui-details';
 import { delegationJob } from './delegation-job';
 import { cancelJobSignal, cancelSignal, stopSignal } from './messages';
-import { subtask, type SubtaskInput } from './subtask';
+import { HOST_RULES, subtask, type SubtaskInput } from './subtask';
 
 /** A child between start and result. */
 export interface Running {
@@ -164,6 +164,7 @@ export class JobChildren {
                 manifest: typeof task.agent === 'string' ? input.agents?.[task.agent] : undefined,
                 ...(s.events ? { events: s.events } : {}),
                 showOutcome: true,
+                hostRules: HOST_RULES,
               } satisfies SubtaskInput,
             ],
             typedSearchAttributes: [{ key: PATTERN_KEY, value: input.spec.pattern }, { key: AGENT_KEY, value: agentLabel(task) }, ...inherited],

@@ -40,6 +40,9 @@ import { AGENT_KEY, FAILURE_REASON_KEY, STATUS_KEY, taskOutcome, TENANT_KEY } fr
 import type { DelegateMetricsSinks } from './telemetry-sinks';
 import { staticSummary, subtaskDetails } from './ui-details';
 import { subtaskMessages } from './messages';
+import { evaluateStopConditions, parseStopConditions, rubrics, type StopCondition, type StopHit } from '../schemas/stop-conditions';
+import { checkSummary } from '../schemas/summary-sentences';
+import { originOfTask, toResearchOutput, withoutSeed } from '../schemas/research-mapping';
 
 /** A subtask keeps at most this much evidence (JSON bytes), so its result stays a small payload. */
 const MAX_EVIDENCE_BYTES = 512 * 1024;
@@ -47,6 +50,17 @@ const MAX_EVIDENCE_BYTES = 512 * 1024;
 const MAX_LIST_BYTES = 64 * 1024;
 /** A subtask result never passes this (Temporal refuses payloads over 2 MiB). */
 const MAX_RESULT_BYTES = 1_500_000;
+
+/**
+ * The host rules jobs start subtasks with (input `hostRules`). 1: stop conditions are
+ * enforced between steps, a budget halt is `partial` even before the first step, and a
+ * research-contract summary gets its one re-prompt. Runs started without it (before these
+ * rules) keep their old behaviour, so their histories replay.
+ */
+export const HOST_RULES = 1;
+
+/** Starts the host's summary re-prompt (an agent's own re-prompts start otherwise). */
+const SUMMARY_REPROMPT_PREFIX = 'Summary:';
 
 /** Input of the subtask workflow. */
 export interface SubtaskInput {
@@ -77,6 +91,8 @@ export interface SubtaskInput {
    * would cost two events per subtask).
    */
   showOutcome?: boolean;
+  /** The host rules this run enforces (HOST_RULES when a job starts it); absent: none of them. */
+  hostRules?: number;
 }
 
 /** A subtask's loop state, carried whole into its next run; lists are capped as in its result. */
@@ -100,6 +116,10 @@ export interface SubtaskCarry {
   cancelRequested: boolean;
   /** Runs so far (1 for the first), for logs and tests. */
   runs: number;
+  stoppedBy?: string;
+  notes?: string[];
+  summaryReprompted?: boolean;
+  schemaValid?: boolean | null;
 }
 
 
@@ -107,6 +127,14 @@ const { resolveAgent } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE_ERROR_TYPES },
 });
+
+/** The judge of free-text stop conditions, on the lane the steps run on. */
+const judgeActivity = (taskQueue?: string) =>
+  proxyActivities<Activities>({
+    startToCloseTimeout: '2 minutes',
+    retry: { maximumAttempts: 2, nonRetryableErrorTypes: NON_RETRYABLE_ERROR_TYPES },
+    ...(taskQueue ? { taskQueue } : {}),
+  }).judgeRubrics;
 
 type StepOutcome = { kind: 'ok'; out: AgentStepOutput } | { kind: 'failed'; err: unknown } | { kind: 'cancel' } | { kind: 'latency' };
 
@@ -152,6 +180,14 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
   let agentId = carry?.manifest.id ?? input.manifest?.id ?? agentLabel(task);
   let steps = carry?.steps ?? 0;
   const pastDeadline = () => msLeft(deadline, Date.now()) <= 0;
+  const rules = input.hostRules ?? 0;
+  // the API refused malformed conditions; a TaskSpec from elsewhere keeps the ones that parse
+  const stops: StopCondition[] = rules >= 1 ? parseStopConditions(task.stopConditions ?? []).conditions : [];
+  const haltOnBudget = stops.find((c) => c.kind === 'budget_exhausted');
+  let stoppedBy: string | undefined = carry?.stoppedBy;
+  const notes: string[] = [...(carry?.notes ?? [])];
+  let summaryReprompted = carry?.summaryReprompted ?? false;
+  let schemaValid: boolean | null = carry?.schemaValid ?? null;
 
   const tenant = workflowInfo().typedSearchAttributes.get(TENANT_KEY) ?? input.events?.tenant ?? 'default';
   setLogContext({ agent: agentId });
@@ -296,6 +332,7 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
   let state: unknown = carry?.state;
   let reprompt: string | undefined = carry?.reprompt;
   let done = false;
+  let awaitingSummary = false;
   let reason: FailureReason | null = null;
   const stepsBefore = steps;
 
@@ -308,7 +345,40 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
     errors: errors.slice(0, 50).map((e) => e.slice(0, 2000)),
     summary, data, confidence, state, reprompt, stopRequested, cancelRequested,
     runs: (carry?.runs ?? 1) + 1,
+    ...(rules >= 1 ? { stoppedBy, notes: notes.slice(0, 50), summaryReprompted, schemaValid } : {}),
   });
+
+  /** The first stop condition that holds after a step; rubrics go to the judge (booked here) when nothing else holds. */
+  async function stopHit(): Promise<StopHit | null> {
+    const state = {
+      steps, confidence, schemaValid,
+      evidence: withoutSeed(task.contextSeed ?? [], evidence).evidence.length,
+      exhaustedAxes: exhaustedAxes(ledger, elapsed()),
+    };
+    const hit = evaluateStopConditions(stops.filter((c) => c.kind !== 'rubric'), state);
+    const texts = rubrics(stops);
+    if (hit || texts.length === 0) return hit;
+    if (state.exhaustedAxes.length > 0) return null;
+    try {
+      const verdict = await judgeActivity(agentQueue)({
+        taskId: task.id, question: task.question, rubrics: texts, summary, data,
+        evidence: evidence.slice(0, 20).map((e) => ({ title: e.title, url: e.url, snippet: e.snippet.slice(0, 300) })),
+        budgetLeft: remaining(ledger, elapsed()), stepKey: `${workflowInfo().workflowId}#${steps}`,
+      });
+      charge(ledger, verdict.usage);
+      if (verdict.judge === null) {
+        const note = 'rubric stop conditions not judged: no judge agent is configured (DELEGATE_JUDGE_AGENT)';
+        if (!notes.includes(note)) notes.push(note);
+        return null;
+      }
+      const held = evaluateStopConditions(stops, { ...state, rubricVerdicts: verdict.verdicts });
+      if (held?.condition.kind === 'rubric') notes.push(`judge ${verdict.judge}: "${held.condition.text}" holds${verdict.reasons[held.condition.text] ? ` (${verdict.reasons[held.condition.text]})` : ''}`);
+      return held;
+    } catch (err) {
+      notes.push(`judge failed after step ${steps}: ${classify(err, 2).message}`.slice(0, 500));
+      return null;
+    }
+  }
 
   while (!done) {
     if (cancelRequested) reason = 'cancelled';
@@ -317,8 +387,12 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
       reason = 'timeout';
       errors.push('the job reached its maximum duration');
     }
-    else if (exhaustedAxes(ledger, elapsed()).length > 0 && !(await waitForTopUp())) {
+    else if (exhaustedAxes(ledger, elapsed()).length > 0 && (haltOnBudget !== undefined || !(await waitForTopUp()))) {
       reason = cancelRequested ? 'cancelled' : stopRequested ? 'stopped' : 'budget_exhausted';
+      if (reason === 'budget_exhausted' && rules >= 1) {
+        if (haltOnBudget) stoppedBy = haltOnBudget.text;
+        errors.push(`${exhaustedAxes(ledger, elapsed()).join(', ')} budget spent ${steps === 0 ? 'before the first step' : `after step ${steps}`}`);
+      }
     }
     else if (steps >= manifest.limits.maxSteps) {
       reason = 'agent_error';
@@ -339,6 +413,7 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
         break;
       }
     }
+    awaitingSummary = reprompt !== undefined && summaryReprompted && reprompt.startsWith(SUMMARY_REPROMPT_PREFIX);
     const outcome = await runStep({
       agentId: manifest.id,
       task: { ...task, job: undefined },
@@ -355,6 +430,14 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
       reason = 'cancelled';
       attempts += 1;
       break;
+    }
+    if (awaitingSummary && outcome.kind !== 'ok') {
+      // the answer was complete before its summary was re-prompted: a failed re-prompt keeps it
+      attempts += outcome.kind === 'failed' ? classify(outcome.err, retry.maxAttempts).attempts : 1;
+      notes.push('the summary re-prompt did not complete: the first answer is kept');
+      awaitingSummary = false;
+      done = true;
+      continue;
     }
     if (outcome.kind === 'latency') {
       // the cut step is lost; the check at the top of the loop halts, or waits for a top-up
@@ -398,12 +481,38 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
     confidence = out.confidence;
     state = out.state;
     done = out.done;
+    awaitingSummary = false;
+    if (out.schemaValid !== undefined) schemaValid = out.schemaValid;
     showDetails();
+    if (rules < 1) continue;
+    if (done && task.research && !summaryReprompted && steps < manifest.limits.maxSteps && exhaustedAxes(ledger, elapsed()).length === 0) {
+      // the contract's summary is 3–6 sentences: one re-prompt, then the mapping trims it
+      const check = checkSummary(summary);
+      if (!check.ok) {
+        summaryReprompted = true;
+        reprompt = `${SUMMARY_REPROMPT_PREFIX} ${check.reprompt}`;
+        done = false;
+        notes.push(`summary re-prompted once: it had ${check.sentences} sentence${check.sentences === 1 ? '' : 's'}`);
+        log.info('RETRY', { event: 'RETRY', step: steps, attempt: 2, maxAttempts: 2, error: `summary of ${check.sentences} sentences`, why: 're-prompt for a 3–6 sentence summary' });
+        continue;
+      }
+    }
+    if (!done && stops.length > 0) {
+      const hit = await stopHit();
+      if (hit) {
+        stoppedBy = hit.condition.text;
+        log.info('subtask stopped by a stop condition', { jobId, taskId: task.id, condition: hit.condition.text, steps });
+        if (hit.condition.kind === 'budget_exhausted') reason = 'budget_exhausted';
+        else done = true;
+        if (reason) break;
+      }
+    }
   }
 
   const spent = ledger.spent;
   const hasWork = steps > 0 || evidence.length > 0 || data !== undefined;
-  const status = reason === null ? 'success' : hasWork ? 'partial' : 'failure';
+  // a budget halt is partial, also before the first step (the research contract's rule; host rules 1)
+  const status = reason === null ? 'success' : hasWork || (rules >= 1 && reason === 'budget_exhausted') ? 'partial' : 'failure';
   if (reason) log.info('subtask halted', { jobId, taskId: task.id, agentId, reason, steps });
   const result: TaskResult = {
     id: task.id,
@@ -425,9 +534,15 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
     },
     failureReason: reason,
     errors: errors.slice(0, 50).map((e) => e.slice(0, 2000)),
+    ...(stoppedBy !== undefined ? { stoppedBy } : {}),
+    ...(notes.length > 0 ? { notes: notes.slice(0, 50) } : {}),
   };
+  if (task.research) {
+    result.research = toResearchOutput(originOfTask(task), result, { stoppedBy: stoppedBy ?? null, receivedAt: new Date().toISOString(), notes: result.notes, jobId: input.events?.jobId ?? jobId });
+  }
   if (jsonBytes(result) > MAX_RESULT_BYTES) {
     result.data = undefined;
+    if (result.research) delete result.research.delegate.data;
     result.errors.push(`data dropped: the result passed ${MAX_RESULT_BYTES} bytes`);
   }
   return finish(result);

@@ -14,6 +14,7 @@ function perStep() {
 
 const SimParams = z.strictObject({
   answer: z.unknown().optional().describe('final data; default the question'),
+  summary: z.string().max(10_000).optional().describe('the final summary; default "sim answered after n step(s)"'),
   confidence: z.number().min(0).max(1).default(0.9),
   steps: z.number().int().min(1).max(100_000).default(1),
   latencyMs: z.number().int().min(0).max(3_600_000).default(0).describe('sleep per step'),
@@ -28,6 +29,7 @@ const SimParams = z.strictObject({
   evidence: z.array(EvidenceSchema).max(1000).default([]),
   followUps: z.array(z.string()).max(100).default([]),
   echoPrevious: z.boolean().default(false).describe("answer with the previous pipeline stage's data (StepRequest.previous)"),
+  echoSeed: z.boolean().default(false).describe("answer with the task's contextSeed as the host handed it over (ids and urls)"),
 });
 type SimParams = z.infer<typeof SimParams>;
 
@@ -73,11 +75,13 @@ export const simAgent: AgentDefinition<SimParams> = {
     const honour = !p.ignoreBudget;
     const usage = Object.fromEntries(SPEND_AXES.map((a) => [a, clamp(p[a], budgetLeft[a], honour)]));
     const done = step + 1 >= p.steps;
-    const answer = p.echoPrevious ? previous?.data : p.answer !== undefined ? p.answer : task.question;
+    const answer = p.echoSeed
+      ? (task.contextSeed ?? []).map((e) => ({ id: e.id, url: e.url }))
+      : p.echoPrevious ? previous?.data : p.answer !== undefined ? p.answer : task.question;
     return {
       done,
       usage,
-      summary: done ? `sim answered after ${step + 1} step(s)` : `sim step ${step + 1} of ${p.steps}`,
+      summary: done ? (p.summary ?? `sim answered after ${step + 1} step(s)`) : `sim step ${step + 1} of ${p.steps}`,
       data: done ? answer : undefined,
       confidence: p.confidence,
       evidence: step === 0 ? p.evidence : [],

@@ -11,6 +11,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { createHash, randomUUID } from 'node:crypto';
 import { checkCallbackUrl, netPolicyFromConfig } from '../../activities';
 import { countSubtasks, type JobSpec } from '../../schemas';
+import { researchJobLabels } from '../../schemas/research-mapping';
 import { delegationJob, type JobInput } from '../../workflows/delegation-job';
 import { EXECUTION_TIMEOUT_MARGIN_SECONDS } from '../../workflows/engine-limits';
 import { LABELS_KEY, labelKeywords, PATTERN_KEY, STATUS_KEY, TENANT_KEY } from '../../workflows/search-attributes';
@@ -66,7 +67,10 @@ export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, des
   const netPolicy = netPolicyFromConfig(config);
 
   /** Starts the job, or finds the one with the same id (a different spec under the same id is a 409). */
-  return async function submit(tenant: string, spec: JobSpec, idempotencyKey?: string): Promise<Submission> {
+  return async function submit(tenant: string, submitted: JobSpec, idempotencyKey?: string): Promise<Submission> {
+    // research-contract tasks make the job findable by its contract and parent_id; the job's own labels win
+    const contractLabels = researchJobLabels(submitted.tasks);
+    const spec = Object.keys(contractLabels).length > 0 ? { ...submitted, labels: { ...contractLabels, ...submitted.labels } } : submitted;
     const policy = checkSubmission(deps, netPolicy, tenant, spec, idempotencyKey);
     const jobId = spec.jobId ?? idempotencyKey ?? randomUUID();
     const workflowId = workflowIdOf(tenant, jobId);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TaskSpecSchema, type TaskResult } from '../../schemas';
 import { ResearchSubtaskInputSchema, ResearchSubtaskOutputSchema, type ResearchSubtaskRequest } from '../../schemas/research-contract';
-import { toResearchOutput, toTaskPlan } from '../../schemas/research-mapping';
+import { originOfInput, toResearchOutput, toTaskPlan } from '../../schemas/research-mapping';
 
 /** A subtask as a planner writes it, every contract field set (PROTOCOLS.md §1). */
 const example: ResearchSubtaskRequest = {
@@ -51,7 +51,7 @@ describe('research-subtask contract', () => {
     expect(plan.labels).toEqual({ contract: 'research-subtask', parent_id: 'plan_7' });
     expect(plan.priority).toBe(1);
 
-    const out = toResearchOutput(input, result, { stoppedBy: 'confidence >= 0.8', receivedAt: '2025-01-02T03:05:00Z' });
+    const out = toResearchOutput(originOfInput(input), result, { stoppedBy: 'confidence >= 0.8', receivedAt: '2025-01-02T03:05:00Z' });
     expect(ResearchSubtaskOutputSchema.parse(JSON.parse(JSON.stringify(out)))).toEqual(out);
     expect(out).toMatchObject({
       id: 'sub_1a',
@@ -88,7 +88,7 @@ describe('research-subtask contract', () => {
       { path: ['budget'], keys: ['costUsd'] },
       { path: ['context_seed', 0], keys: ['fetchedAt'] },
     ]));
-    const out = toResearchOutput(ResearchSubtaskInputSchema.parse(example), result);
+    const out = toResearchOutput(originOfInput(ResearchSubtaskInputSchema.parse(example)), result);
     const bad = ResearchSubtaskOutputSchema.safeParse({ ...out, delegate: { ...out.delegate, extra: 1 } });
     expect(bad.error?.issues[0]).toMatchObject({ code: 'unrecognized_keys', path: ['delegate'], keys: ['extra'] });
   });

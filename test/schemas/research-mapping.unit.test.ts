@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Evidence, TaskResult } from '../../schemas';
 import { FailureReasonSchema } from '../../schemas/result';
 import { ResearchFailureReasonSchema, ResearchSubtaskInputSchema } from '../../schemas/research-contract';
-import { matchCitations, sharedParentId, SLIM_SNIPPET_CHARS, slimEvidence, toResearchFailureReason, toResearchOutput, urlKey, withoutSeed } from '../../schemas/research-mapping';
+import { matchCitations, originOfInput, sharedParentId, SLIM_SNIPPET_CHARS, slimEvidence, toResearchFailureReason, toResearchOutput, urlKey, withoutSeed } from '../../schemas/research-mapping';
 
 const ev = (id: string, url?: string): Evidence => ({ id, source: 'web', snippet: `about ${id}`, ...(url ? { url } : {}) });
 const input = ResearchSubtaskInputSchema.parse({
@@ -47,18 +47,18 @@ describe('research mapping', () => {
   });
 
   it('reports a budget halt partial with its reason, also before the first step', () => {
-    const out = toResearchOutput(input, result({ status: 'failure', summary: '', failureReason: 'budget_exhausted', errors: ['cost budget spent before step 1'] }), { stoppedBy: null });
+    const out = toResearchOutput(originOfInput(input), result({ status: 'failure', summary: '', failureReason: 'budget_exhausted', errors: ['cost budget spent before step 1'] }), { stoppedBy: null });
     expect(out).toMatchObject({ status: 'partial', failure_reason: 'budget_exhausted', summary: '' });
     expect(out.delegate.notes).toEqual(['cost budget spent before step 1']);
   });
 
   it('keeps other failures as failures, in the contract vocabulary', () => {
-    expect(toResearchOutput(input, result({ status: 'failure', failureReason: 'circuit_open' }))).toMatchObject({ status: 'failure', failure_reason: 'agent_unavailable' });
+    expect(toResearchOutput(originOfInput(input), result({ status: 'failure', failureReason: 'circuit_open' }))).toMatchObject({ status: 'failure', failure_reason: 'agent_unavailable' });
     for (const r of FailureReasonSchema.options) expect(ResearchFailureReasonSchema.options).toContain(toResearchFailureReason(r));
   });
 
   it('trims a long summary and notes it, counts the seed duplicates and dropped citations', () => {
-    const out = toResearchOutput(input, result({
+    const out = toResearchOutput(originOfInput(input), result({
       summary: 'S1. S2. S3. S4. S5. S6. S7.',
       evidence: [ev('again', 'https://seed.example/a'), ev('new', 'https://new.example')],
       citations: ['https://new.example', 'https://seed.example/a', 'made-up'],

@@ -61,6 +61,8 @@ export default async function setup(project: TestProject) {
     http('bulky-http', '/bulky'),
     llmAgent('researcher', 'scripted'),
     llmAgent('rogue-llm', 'rogue'),
+    // the judge of free-text stop conditions (DELEGATE_JUDGE_AGENT of the shared worker)
+    { ...llmAgent('judge', 'judge'), description: 'Decides rubrics', capabilities: ['judge'], tools: [] },
   ] }));
   const keysFile = writeKeysFile(join(dir, 'keys.json'));
   // the job record the shared worker archives into and every test's API reads (SQLite, WAL: shared by processes)
@@ -73,7 +75,7 @@ export default async function setup(project: TestProject) {
   // one agent lane per test tenant, as workers/main.ts serves them
   const tenants = loadTenants(loadConfig({ DELEGATE_API_KEYS_FILE: keysFile }));
   const workers = await createWorkers(
-    { connection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows(), webhookSecret: TEST_WEBHOOK_SECRET, webhook, registry, record: record.store },
+    { connection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows(), webhookSecret: TEST_WEBHOOK_SECRET, webhook, registry, record: record.store, judgeAgent: 'judge' },
     tenants.list().map((t) => ({ taskQueue: agentQueueFor(taskQueue, t.tenant), slots: t.quotas.agentSlots })),
   );
   const running = Promise.all(workers.map((w) => w.run()));

@@ -1,0 +1,85 @@
+/**
+ * The research-subtask contract over HTTP, as harnesses write it: one snake_case subtask in,
+ * the contract's output back. Each runs as a one-task job (so every job feature holds: tenant
+ * isolation, idempotency, budgets, the record, events), mapped by schemas/research-mapping.ts.
+ *
+ *   POST /v1/subtasks ?waitSeconds ──toTaskPlan──> job (labels contract, parent_id) ──> 200 output | 202 running
+ *   GET  /v1/subtasks/:jobId ?waitSeconds ──> 200 output | 202 running
+ */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { IdSchema, type JobResult } from '../../schemas';
+import { ResearchSubtaskInputSchema, ResearchSubtaskOutputSchema, type ResearchSubtaskOutput } from '../../schemas/research-contract';
+import { toTaskPlan } from '../../schemas/research-mapping';
+import { HttpProblem, ProblemSchema } from '../errors';
+
+const problems = { 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema, 409: ProblemSchema, 415: ProblemSchema, 422: ProblemSchema, 429: ProblemSchema, 503: ProblemSchema };
+const Wait = z.strictObject({ waitSeconds: z.coerce.number().min(0).max(60).default(0).describe('wait this long for the output (202 when it is not ready)') });
+const Running = z.object({
+  id: z.string().describe("the contract's id, echoed"),
+  job_id: z.string(),
+  status: z.literal('running'),
+  links: z.object({ self: z.string(), job: z.string(), temporalUi: z.string() }),
+});
+
+/** The contract output of a finished research-subtask job, or a 404 when the job is not one. */
+function outputOf(jobId: string, result: JobResult): ResearchSubtaskOutput {
+  const out = result.results[0]?.research;
+  if (result.results.length !== 1 || !out) throw new HttpProblem(404, 'Not found', `job "${jobId}" is not a research subtask: read it at /v1/jobs/${jobId}/result`);
+  return out;
+}
+
+/** Research-subtask routes under /v1/subtasks. */
+export const subtaskRoutes: FastifyPluginAsyncZod = async (app) => {
+  const svc = app.jobs;
+  const links = (tenant: string, jobId: string) => ({
+    self: `${app.publicUrl}/v1/subtasks/${encodeURIComponent(jobId)}`,
+    job: `${app.publicUrl}/v1/jobs/${encodeURIComponent(jobId)}`,
+    temporalUi: svc.uiLink(svc.workflowIdOf(tenant, jobId)),
+  });
+
+  app.post('/v1/subtasks', {
+    schema: {
+      summary: 'Run one subtask written in the research-subtask contract; its output (200) or where to wait for it (202)',
+      description: 'The body is the contract\'s snake_case input. It runs as a one-task job, idempotent on the Idempotency-Key header.',
+      operationId: 'submitResearchSubtask',
+      tags: ['subtasks'],
+      headers: z.object({ 'idempotency-key': IdSchema.optional() }),
+      querystring: Wait,
+      body: ResearchSubtaskInputSchema,
+      response: { 200: ResearchSubtaskOutputSchema, 202: Running, ...problems },
+    },
+  }, async (req, reply) => {
+    const tenant = req.tenant;
+    const plan = toTaskPlan(req.body);
+    const sub = await svc.submit(tenant, {
+      pattern: 'fanout',
+      tasks: [plan.task],
+      labels: plan.labels,
+      ...(req.body.rationale ? { objective: req.body.rationale } : {}),
+    }, req.headers['idempotency-key']);
+    req.log.info({ jobId: sub.jobId, created: sub.created, subtask: req.body.id, parentId: req.body.parent_id }, 'research subtask submitted');
+    const result = await svc.result(tenant, sub.jobId, req.query.waitSeconds);
+    reply.header('location', links(tenant, sub.jobId).self);
+    if (result) return reply.code(200).send(outputOf(sub.jobId, result));
+    return reply.code(202).send({ id: req.body.id, job_id: sub.jobId, status: 'running' as const, links: links(tenant, sub.jobId) });
+  });
+
+  app.get('/v1/subtasks/:jobId', {
+    schema: {
+      summary: "A research subtask's output (200), or 202 while it runs",
+      operationId: 'getResearchSubtask',
+      tags: ['subtasks'],
+      params: z.strictObject({ jobId: IdSchema }),
+      querystring: Wait,
+      response: { 200: ResearchSubtaskOutputSchema, 202: Running, ...problems },
+    },
+  }, async (req, reply) => {
+    const { tenant } = req;
+    const { jobId } = req.params;
+    const result = await svc.result(tenant, jobId, req.query.waitSeconds);
+    if (result) return reply.code(200).send(outputOf(jobId, result));
+    const view = await svc.view(tenant, jobId, { self: '', result: '', temporalUi: '' });
+    return reply.code(202).send({ id: view.subtasks?.[0]?.id ?? '', job_id: jobId, status: 'running' as const, links: links(tenant, jobId) });
+  });
+};
