@@ -147,6 +147,19 @@ export const SCENARIOS: Scenario[] = [
       finish(await start(ctx, id, { pattern: 'fanout', labels: { feature: 'outcomes' }, tasks: [echo('ok'), sim('bad', { fatal: true }), sim('halt', { steps: 5, costUsd: 0.01 }, { budget: { costUsd: 0.02 } })] })),
   },
   {
+    // recorded with host rules 1 (input `hostRules`): a stop condition ends a subtask after step 1, a rubric
+    // goes to the judge activity (none configured here), a budget gone before the first step is partial, and
+    // a research-contract summary of eight sentences is re-prompted once
+    name: 'host-rules',
+    run: async (ctx, id) =>
+      finish(await start(ctx, id, { pattern: 'fanout', tasks: [
+        sim('stop', { steps: 3, evidence: [{ id: 'e1', source: 'web', snippet: 'found' }] }, { stopConditions: ['evidence >= 1'] }),
+        sim('rubric', { steps: 2 }, { stopConditions: ['mentions "Temporal"'] }),
+        sim('broke', {}, { budget: { costUsd: 0 } }),
+        sim('summary', { summary: 'One. Two. Three. Four. Five. Six. Seven. Eight.' }, { research: { parentId: 'plan_1' } }),
+      ] })),
+  },
+  {
     // one run of the record's retention, as the prune schedule starts it
     name: 'prune',
     run: async (ctx, id) =>

@@ -22,6 +22,12 @@ const recorded: { label: string; run: RecordedRun }[] = files
   .filter((f) => !cliFiles.includes(f))
   .flatMap((f) => decodeFixture(readFileSync(join(DIR, f))).map((run) => ({ label: `${f}: ${run.workflowId} ${run.runId}`, run })));
 const cliJson = (f: string) => JSON.parse(gunzipSync(readFileSync(join(DIR, f))).toString('utf8')) as unknown;
+/** The first argument a recorded run was started with (its payload's JSON). */
+function firstInput(r: RecordedRun): unknown {
+  const events = (r.history as { events?: { workflowExecutionStartedEventAttributes?: { input?: { payloads?: { data?: string }[] } } }[] }).events ?? [];
+  const data = events[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]?.data;
+  return data === undefined ? undefined : JSON.parse(Buffer.from(data, 'base64').toString('utf8'));
+}
 /** A CLI export holds no workflow id: the recorder exports the root job of the scenario the file is named after. */
 const cliWorkflowId = (f: string) => `job/rec/${f.split('.')[0]}`;
 
@@ -81,6 +87,11 @@ describe('recorded histories replay against the current workflow code', () => {
     const subtasks = recorded.filter((r) => r.run.workflowType === 'subtask').map((r) => r.run);
     expect(subtasks.filter(failedRun).map((r) => r.workflowId)).toContain('job/rec/outcomes/bad');
     expect(subtasks.filter((r) => !failedRun(r) && !JSON.stringify(r.history).includes('DelegateStatus')).map((r) => r.workflowId)).toContain('job/rec/fanout/c');
+    // and of `hostRules`: subtasks that ask the judge and stop on a condition, and subtasks from before the rules
+    const hostRules = (r: RecordedRun) => (firstInput(r) as { hostRules?: number } | undefined)?.hostRules === 1;
+    expect(subtasks.filter((r) => JSON.stringify(r.history).includes('"judgeRubrics"')).map((r) => r.workflowId)).toContain('job/rec/host-rules/rubric');
+    expect(subtasks.filter(hostRules).map((r) => r.workflowId)).toContain('job/rec/host-rules/stop');
+    expect(subtasks.filter((r) => !hostRules(r)).map((r) => r.workflowId)).toContain('job/rec/outcomes/halt');
   });
 
   it('every recorded run replays without a nondeterminism error', async () => {
