@@ -12,7 +12,7 @@ afterAll(() => tree.cleanup());
 const scout = createScoutAgent({ root: tree.root });
 
 /** One step of the offline scout on the fixture tree. */
-function ask(question: string, paths: string[] = ['src', 'docs'], extra: Partial<StepRequest> = {}) {
+function ask(question: string, paths: string[] = ['src', 'docs'], extra: Partial<Omit<StepRequest, 'params'>> = {}) {
   return scout.step({
     task: { id: 't', question, scope: ['read_file', 'grep'] },
     params: { paths },
