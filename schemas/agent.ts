@@ -66,6 +66,11 @@ export const LlmAgentConfigSchema = z
     pricing: z.strictObject({ inputPerMTok: z.number().nonnegative().default(0), outputPerMTok: z.number().nonnegative().default(0) }).default({ inputPerMTok: 0, outputPerMTok: 0 }),
     capabilities: z.array(z.string()).default([]),
     tools: z.array(LlmToolSchema).default([]).describe('offered to the model only when the task scope allows them'),
+    hostTools: z
+      .array(z.enum(['read_file', 'grep']))
+      .max(2)
+      .default([])
+      .describe('the code scout\'s tools, run by the worker on the files of params.paths under its scout root; offered only when the task scope allows them'),
     inputSchema: z.record(z.string(), z.unknown()).default({ type: 'object' }),
     outputSchema: z.record(z.string(), z.unknown()).optional(),
     timeoutSeconds: z.number().positive().max(86_400).default(120),

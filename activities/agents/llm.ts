@@ -11,6 +11,8 @@ import { z } from 'zod';
 import { LlmAgentConfigSchema, type LlmAgentConfig } from '../../schemas';
 import { ErrorType } from '../../schemas/errors';
 import { AgentRetryableError, fatal } from '../errors';
+import { HOST_TOOL_SPECS, runHostTool } from '../scout/host-tools';
+import { createSandbox, type ScoutSandbox } from '../scout/sandbox';
 import { expandEnv, jsonSchemaParams, parseReply, postJson, remoteManifest } from './remote';
 import type { AgentDefinition, StepReply, StepRequest } from './types';
 
@@ -31,12 +33,19 @@ function brief(req: StepRequest): string {
   return parts.join('\n\n');
 }
 
+/** Options of `createLlmAgent`. */
+export interface LlmAgentOptions {
+  /** The directory the host tools (`read_file`, `grep`) are confined to. @default env.DELEGATE_SCOUT_ROOT ?? process.cwd() */
+  scoutRoot?: string;
+}
+
 /** An agent definition for a model behind an OpenAI-compatible endpoint. */
-export function createLlmAgent(input: z.input<typeof LlmAgentConfigSchema>, env: NodeJS.ProcessEnv = process.env): AgentDefinition {
+export function createLlmAgent(input: z.input<typeof LlmAgentConfigSchema>, env: NodeJS.ProcessEnv = process.env, opts: LlmAgentOptions = {}): AgentDefinition {
   const cfg: LlmAgentConfig = LlmAgentConfigSchema.parse(input);
   const auth: Record<string, string> = cfg.apiKey ? { authorization: `Bearer ${expandEnv(cfg.apiKey, env)}` } : {};
+  const scoutRoot = opts.scoutRoot ?? env.DELEGATE_SCOUT_ROOT ?? process.cwd();
   return {
-    manifest: remoteManifest('llm', { ...cfg, tools: cfg.tools.map((t) => t.name) }),
+    manifest: remoteManifest('llm', { ...cfg, tools: [...cfg.hostTools, ...cfg.tools.map((t) => t.name)] }),
     params: jsonSchemaParams(cfg.inputSchema),
     async step(req): Promise<StepReply> {
       const messages: ChatMessage[] = (req.state as { messages?: ChatMessage[] } | undefined)?.messages ?? [
@@ -44,7 +53,11 @@ export function createLlmAgent(input: z.input<typeof LlmAgentConfigSchema>, env:
         { role: 'user', content: brief(req) },
       ];
       if (req.reprompt) messages.push({ role: 'user', content: req.reprompt });
-      const offered = cfg.tools.filter((t) => (req.task.scope ?? []).includes(t.name));
+      const hostOffered = cfg.hostTools.filter((t) => (req.task.scope ?? []).includes(t));
+      const offered = cfg.tools.filter((t) => (req.task.scope ?? []).includes(t.name) && !(hostOffered as string[]).includes(t.name));
+      // host tools run here, on the files of params.paths only; the sandbox refuses any other path
+      const paths = Array.isArray(req.params.paths) ? req.params.paths.filter((p): p is string => typeof p === 'string') : [];
+      let sandbox: ScoutSandbox | undefined;
       const maxTokens = Math.max(1, Math.min(cfg.maxTokensPerStep, req.budgetLeft.tokens ?? Infinity));
       const what = `agent ${cfg.id}`;
       const answer = await postJson(
@@ -53,7 +66,14 @@ export function createLlmAgent(input: z.input<typeof LlmAgentConfigSchema>, env:
           model: cfg.model,
           messages,
           max_tokens: maxTokens,
-          ...(offered.length ? { tools: offered.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } })) } : {}),
+          ...(offered.length + hostOffered.length
+            ? {
+                tools: [
+                  ...hostOffered.map((name) => ({ type: 'function', function: { name, ...HOST_TOOL_SPECS[name] } })),
+                  ...offered.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } })),
+                ],
+              }
+            : {}),
         },
         auth,
         req.signal,
@@ -68,17 +88,23 @@ export function createLlmAgent(input: z.input<typeof LlmAgentConfigSchema>, env:
       messages.push({ role: 'assistant', content: message.content ?? null, ...(message.tool_calls ? { tool_calls: message.tool_calls } : {}) });
       if (message.tool_calls?.length) {
         for (const call of message.tool_calls) {
+          const host = hostOffered.find((t) => t === call.function.name);
           const tool = offered.find((t) => t.name === call.function.name);
           // the host checks, not the model: a tool outside the task's scope is never called
-          if (!tool) throw fatal(ErrorType.ToolDenied, `model asked for tool "${call.function.name}", which the task's scope does not allow`, req.attempt);
+          if (!tool && !host) throw fatal(ErrorType.ToolDenied, `model asked for tool "${call.function.name}", which the task's scope does not allow`, req.attempt);
           let args: unknown;
           try {
             args = JSON.parse(call.function.arguments || '{}');
           } catch {
             args = { raw: call.function.arguments };
           }
-          const toolReply = await postJson(tool.url, args, {}, req.signal, `tool ${tool.name} of ${what}`);
-          messages.push({ role: 'tool', tool_call_id: call.id, content: toolReply.text.slice(0, 20_000) });
+          let text: string;
+          if (host) {
+            text = paths.length ? await runHostTool((sandbox ??= createSandbox(scoutRoot, paths)), host, args) : `error: ${host} has no scope (the task's params.paths is empty)`;
+          } else {
+            text = (await postJson(tool!.url, args, {}, req.signal, `tool ${tool!.name} of ${what}`)).text;
+          }
+          messages.push({ role: 'tool', tool_call_id: call.id, content: text.slice(0, 20_000) });
           usage.toolCalls++;
         }
         const names = message.tool_calls.map((c) => c.function.name);

@@ -1,5 +1,6 @@
 import type { AgentManifest, AgentRef } from '../../schemas';
 import { echoAgent } from './echo';
+import { createScoutAgent } from './scout';
 import { simAgent } from './sim';
 import type { AgentDefinition } from './types';
 
@@ -47,5 +48,9 @@ export function createAgentRegistry(defs: AgentDefinition[]): AgentRegistry {
   };
 }
 
-/** The builtin agents every worker hosts. */
-export const builtinAgents: AgentDefinition[] = [echoAgent, simAgent as unknown as AgentDefinition];
+/** The builtin agents every worker hosts; the offline scout reads under `DELEGATE_SCOUT_ROOT` (default: the working directory). */
+export const builtinAgents: AgentDefinition[] = [
+  echoAgent,
+  simAgent as unknown as AgentDefinition,
+  createScoutAgent({ root: process.env.DELEGATE_SCOUT_ROOT ?? process.cwd() }) as unknown as AgentDefinition,
+];

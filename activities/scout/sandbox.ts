@@ -1,0 +1,223 @@
+/**
+ * The scout's sandbox: `read_file` and `grep` confined to the scope, which is confined to the
+ * root. Every path is resolved with realpath at the moment it is used, so a symlink that leads
+ * out of the scope is refused when it is read, not only when the scope was checked.
+ *
+ *   path ──realpath──> inside realpath(root)? ──> inside a scope entry? ──> read (size caps) / grep (RE2)
+ *                          └─no: path_outside_root    └─no: ScoutToolError outside_scope
+ *
+ * A refused path throws ScoutToolError: the LLM agent hands its message to the model as the
+ * tool's answer (the tool itself was allowed; the path was not), so the model can correct it.
+ */
+import { open, readFile, readdir, realpath, stat } from 'node:fs/promises';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { RE2JS } from 're2js';
+
+/** Largest text one `read_file` returns. */
+export const MAX_READ_BYTES = 256 * 1024;
+/** Files larger than this are neither read nor searched. */
+export const MAX_FILE_BYTES = 2 * 1024 * 1024;
+/** Most matches one `grep` returns. */
+export const MAX_GREP_RESULTS = 200;
+/** Most files one `grep` opens: the walk stops there and says so. */
+export const MAX_GREP_FILES = 5000;
+/** Longest line text a grep match carries. */
+const MAX_MATCH_CHARS = 300;
+/** Directories never searched: dependencies and version control, not the project's own code. */
+const SKIPPED_DIRS = new Set(['node_modules', '.git']);
+
+/** Why a scope path is refused. */
+export type ScopeRefusal = 'path_outside_root' | 'not_found';
+/** The scope, resolved: paths relative to the root (posix, "." for the root itself), or the first one refused. */
+export type ScopeResolution = { ok: true; paths: string[] } | { ok: false; index: number; path: string; reason: ScopeRefusal };
+
+/** Why a tool call is refused. */
+export type ScoutToolErrorCode = 'outside_scope' | 'not_found' | 'not_a_file' | 'binary_file' | 'too_large' | 'bad_arguments';
+
+/** A refused `read_file`/`grep` call; its message is safe to show the model (paths relative to the root). */
+export class ScoutToolError extends Error {
+  override readonly name = 'ScoutToolError';
+  constructor(
+    readonly code: ScoutToolErrorCode,
+    message: string,
+  ) {
+    super(`${code}: ${message}`);
+  }
+}
+
+const inside = (base: string, p: string) => p === base || p.startsWith(base.endsWith(sep) ? base : base + sep);
+const posix = (p: string) => (p === '' ? '.' : p.split(sep).join('/'));
+
+/** Checks every scope path against the root, following symlinks: the first one outside it (or missing) refuses the scope. */
+export async function resolveScope(root: string, paths: string[]): Promise<ScopeResolution> {
+  const realRoot = await realpath(resolve(root));
+  const out: string[] = [];
+  for (const [index, path] of paths.entries()) {
+    const lexical = resolve(realRoot, path);
+    // refused before touching the disk: a path outside does not learn whether it exists
+    if (path.includes('\0') || !(inside(realRoot, lexical) || inside(resolve(root), resolve(root, path)))) return { ok: false, index, path, reason: 'path_outside_root' };
+    let real: string;
+    try {
+      real = await realpath(isAbsolute(path) ? path : resolve(realRoot, path));
+    } catch {
+      return { ok: false, index, path, reason: 'not_found' };
+    }
+    if (!inside(realRoot, real)) return { ok: false, index, path, reason: 'path_outside_root' };
+    const rel = posix(relative(realRoot, real));
+    if (!out.includes(rel)) out.push(rel);
+  }
+  return { ok: true, paths: out };
+}
+
+/** One `grep` match. */
+export interface GrepMatch {
+  /** Relative to the root, posix. */
+  file: string;
+  /** 1-based. */
+  line: number;
+  /** The line's text (cut at 300 characters). */
+  text: string;
+}
+
+/** What `read_file` returns: a window of lines. */
+export interface ReadResult {
+  file: string;
+  /** 1-based number of the first line returned. */
+  startLine: number;
+  /** Lines returned, starting at startLine. */
+  lines: string[];
+  totalLines: number;
+  /** True when the window was cut (by `limit` or by the byte cap). */
+  truncated: boolean;
+}
+
+/** The two tools, confined to one scope. */
+export interface ScoutSandbox {
+  /** Reads lines of a file in scope: `offset` is the 1-based first line (default 1), `limit` the count (default 2000). */
+  readFile(path: string, opts?: { offset?: number; limit?: number }): Promise<ReadResult>;
+  /** Searches files in scope (or under `path`) for an RE2 regex, or the literal text when it is not one (or `literal`). */
+  grep(pattern: string, opts?: { path?: string; ignoreCase?: boolean; maxResults?: number; literal?: boolean }): Promise<{ matches: GrepMatch[]; truncated: boolean }>;
+  /** The files `readFile` read, relative, in order of first reading. */
+  inspected(): string[];
+  /** The scope as resolved (relative paths). */
+  scope(): Promise<string[]>;
+}
+
+/** True when the first bytes hold a NUL: a binary file, not searched or read. */
+const looksBinary = (buf: Buffer) => buf.subarray(0, 8192).includes(0);
+
+/** A sandbox over `scopePaths` (relative to `root`, or absolute inside it). */
+export function createSandbox(root: string, scopePaths: string[]): ScoutSandbox {
+  const inspected: string[] = [];
+  const setup = (async () => {
+    const realRoot = await realpath(resolve(root));
+    const scope = await resolveScope(realRoot, scopePaths);
+    if (!scope.ok) throw new ScoutToolError('outside_scope', `scope path ${JSON.stringify(scope.path)} refused: ${scope.reason}`);
+    return { realRoot, rel: scope.paths, abs: scope.paths.map((p) => resolve(realRoot, p)) };
+  })();
+  setup.catch(() => {});
+
+  /** The real path of a requested path, when it is inside the scope; refuses otherwise. */
+  async function confine(path: string): Promise<{ real: string; rel: string }> {
+    const { realRoot, abs } = await setup;
+    if (typeof path !== 'string' || path.length === 0 || path.includes('\0')) throw new ScoutToolError('bad_arguments', 'path must be a non-empty string');
+    const lexical = resolve(realRoot, path);
+    if (!inside(realRoot, lexical)) throw new ScoutToolError('outside_scope', `${JSON.stringify(path)} is outside the scope`);
+    let real: string;
+    try {
+      real = await realpath(lexical);
+    } catch {
+      throw new ScoutToolError('not_found', `${JSON.stringify(path)} does not exist`);
+    }
+    if (!abs.some((a) => inside(a, real))) throw new ScoutToolError('outside_scope', `${JSON.stringify(path)} is outside the scope`);
+    return { real, rel: posix(relative(realRoot, real)) };
+  }
+
+  async function loadText(real: string, rel: string): Promise<string> {
+    const info = await stat(real);
+    if (!info.isFile()) throw new ScoutToolError('not_a_file', `${rel} is not a file`);
+    if (info.size > MAX_FILE_BYTES) throw new ScoutToolError('too_large', `${rel} has ${info.size} bytes, over ${MAX_FILE_BYTES}`);
+    const fh = await open(real, 'r');
+    try {
+      const buf = await fh.readFile();
+      if (looksBinary(buf)) throw new ScoutToolError('binary_file', `${rel} is binary`);
+      return buf.toString('utf8');
+    } finally {
+      await fh.close();
+    }
+  }
+
+  return {
+    async readFile(path, { offset = 1, limit = 2000 } = {}) {
+      const { real, rel } = await confine(path);
+      const all = (await loadText(real, rel)).split(/\r?\n/);
+      const start = Math.max(1, Math.floor(offset));
+      const lines: string[] = [];
+      let bytes = 0;
+      for (let i = start - 1; i < all.length && lines.length < Math.max(1, Math.floor(limit)); i++) {
+        bytes += Buffer.byteLength(all[i]) + 1;
+        if (bytes > MAX_READ_BYTES) break;
+        lines.push(all[i]);
+      }
+      if (!inspected.includes(rel)) inspected.push(rel);
+      return { file: rel, startLine: start, lines, totalLines: all.length, truncated: start - 1 + lines.length < all.length };
+    },
+
+    async grep(pattern, { path, ignoreCase = false, maxResults = 50, literal = false } = {}) {
+      if (typeof pattern !== 'string' || pattern.length === 0 || pattern.length > 1000) throw new ScoutToolError('bad_arguments', 'pattern must be 1–1000 characters');
+      const { realRoot, abs } = await setup;
+      const flags = ignoreCase ? RE2JS.CASE_INSENSITIVE : 0;
+      let re: RE2JS;
+      try {
+        // RE2: linear time whatever the model writes; a pattern that is not a regex is searched as text
+        re = RE2JS.compile(literal ? RE2JS.quote(pattern) : pattern, flags);
+      } catch {
+        re = RE2JS.compile(RE2JS.quote(pattern), flags);
+      }
+      const cap = Math.min(Math.max(1, Math.floor(maxResults)), MAX_GREP_RESULTS);
+      const starts = path === undefined ? abs : [(await confine(path)).real];
+      const matches: GrepMatch[] = [];
+      const seen = new Set<string>();
+      let files = 0;
+      let truncated = false;
+      const visit = async (real: string): Promise<void> => {
+        if (truncated || seen.has(real)) return;
+        seen.add(real);
+        const info = await stat(real).catch(() => undefined);
+        if (!info) return;
+        if (info.isDirectory()) {
+          const names = (await readdir(real)).filter((n) => !SKIPPED_DIRS.has(n)).sort();
+          for (const name of names) {
+            // each entry re-resolved: a symlink inside the scope may lead out of it
+            const child = await realpath(join(real, name)).catch(() => undefined);
+            if (child && abs.some((a) => inside(a, child))) await visit(child);
+            if (truncated) return;
+          }
+          return;
+        }
+        if (!info.isFile() || info.size > MAX_FILE_BYTES) return;
+        if (++files > MAX_GREP_FILES) {
+          truncated = true;
+          return;
+        }
+        const buf = await readFile(real);
+        if (looksBinary(buf)) return;
+        const rel = posix(relative(realRoot, real));
+        const lines = buf.toString('utf8').split(/\r?\n/);
+        for (let i = 0; i < lines.length; i++) {
+          if (!re.test(lines[i])) continue;
+          if (matches.length >= cap) {
+            truncated = true;
+            return;
+          }
+          matches.push({ file: rel, line: i + 1, text: lines[i].length > MAX_MATCH_CHARS ? `${lines[i].slice(0, MAX_MATCH_CHARS)}…` : lines[i] });
+        }
+      };
+      for (const s of starts) await visit(s);
+      return { matches, truncated };
+    },
+
+    inspected: () => [...inspected],
+    scope: async () => (await setup).rel,
+  };
+}
