@@ -127,7 +127,7 @@ describe('the research-subtask contract over POST /v1/subtasks', () => {
 describe('research-contract tasks inside a job', () => {
   it('a fan-out of contract subtasks is one call: each result carries its contract output; the shared parent_id labels the job', async () => {
     const jobId = uniqueId('contract-fanout');
-    const task = (id: string, params: object) => ({ contract: 'research-subtask', ...input(id, params) });
+    const task = (id: string, params: Record<string, unknown>) => ({ contract: 'research-subtask', ...input(id, params) });
     const res = await app.inject({
       method: 'POST', url: '/v1/jobs',
       payload: { jobId, pattern: 'fanout', tasks: [task('sub_a', { summary: SIX }), task('sub_b', { steps: 3 }), { id: 'plain', question: 'q', agent: 'sim' }] },
