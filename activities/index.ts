@@ -2,12 +2,14 @@ import { existsSync } from 'node:fs';
 import { createAgentActivities, type AgentActivityDeps } from './agent-step';
 import { createArchiveActivities, type ArchiveDeps } from './archive';
 import { createJudgeActivities } from './judge';
+import { createScoutActivities } from './scout/commit';
 import { loadAgentsFile } from './agents/http';
 import { builtinAgents, createAgentRegistry, type AgentRegistry } from './agents/registry';
 import { createWebhookActivities, type WebhookDeps } from './webhook';
 
 export type { AgentStepInput, AgentStepOutput, ResolveAgentInput, StepObserver } from './agent-step';
 export type { JudgeInput, JudgeOutput } from './judge';
+export type { ScoutJobInput } from './scout/commit';
 export { createCircuitBreaker, type CircuitBreaker, type CircuitState } from './circuit-breaker';
 export type { ArchiveDeps, ArchiveJobInput, PruneInput } from './archive';
 export type { PreviousStage } from './agents/types';
@@ -26,12 +28,13 @@ export function loadRegistry(agentsFile?: string): AgentRegistry {
 }
 
 /** Everything the worker registers as activities. */
-export function createActivities(deps: AgentActivityDeps & { webhook?: WebhookDeps; archive: ArchiveDeps; judgeAgent?: string }) {
+export function createActivities(deps: AgentActivityDeps & { webhook?: WebhookDeps; archive: ArchiveDeps; judgeAgent?: string; scoutRoot?: string }) {
   return {
     ...createAgentActivities(deps),
     ...createJudgeActivities(deps),
     ...createWebhookActivities(deps.webhook ?? {}),
     ...createArchiveActivities(deps.archive),
+    ...createScoutActivities({ scouts: deps.archive.record.scouts, events: deps.archive.record.events, root: deps.scoutRoot ?? process.env.DELEGATE_SCOUT_ROOT ?? process.cwd() }),
   };
 }
 

@@ -31,6 +31,7 @@ import { systemRoutes } from './routes/system';
 import { webhookRoutes } from './routes/webhooks';
 import { reportRoutes } from './routes/reports';
 import { subtaskRoutes } from './routes/subtasks';
+import { scoutRoutes } from './routes/scouts';
 import { installRequestTracing } from './request-tracing';
 
 declare module 'fastify' {
@@ -101,6 +102,7 @@ export async function buildApp({ config, client, registry, tenants, record, fast
       tags: [
         { name: 'jobs', description: 'Submit jobs and follow them' },
         { name: 'subtasks', description: 'One subtask in the research-subtask contract (snake_case), as planners write it' },
+        { name: 'scouts', description: 'Read-only code scouts: prep, dispatch, report, commit' },
         { name: 'budgets', description: 'Live budget top-ups' },
         { name: 'agents', description: 'The agent catalogue' },
         { name: 'reports', description: "Search and sum up the tenant's finished jobs (the durable record)" },
@@ -120,6 +122,7 @@ export async function buildApp({ config, client, registry, tenants, record, fast
   await app.register(systemRoutes);
   await app.register(jobRoutes);
   await app.register(subtaskRoutes);
+  await app.register(scoutRoutes);
   await app.register(webhookRoutes);
   await app.register(reportRoutes);
   await app.register(mcpRoutes);

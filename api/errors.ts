@@ -39,6 +39,8 @@ export class HttpProblem extends Error {
     readonly errors?: FieldError[],
     /** Extra response headers (Retry-After, WWW-Authenticate). */
     readonly headers?: Record<string, string>,
+    /** Extra members of the problem body (RFC 9457 extensions), e.g. what a cap has left. */
+    readonly extensions?: Record<string, unknown>,
   ) {
     super(detail ?? title);
   }
@@ -68,6 +70,7 @@ export function sendProblem(reply: FastifyReply, p: HttpProblem): FastifyReply {
       status: p.status,
       ...(p.detail ? { detail: p.detail } : {}),
       ...(p.errors ? { errors: p.errors } : {}),
+      ...p.extensions,
     });
 }
 

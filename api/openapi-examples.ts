@@ -10,6 +10,7 @@ import type { z } from 'zod';
 import type { AgentManifest, BudgetTopUp, JobPage, JobResult, JobSpecSchema, JobView, Ledger, ReportSummary } from '../schemas';
 import type { ReportPageSchema } from '../schemas';
 import type { ResearchSubtaskOutput, ResearchSubtaskRequest } from '../schemas/research-contract';
+import type { ScoutReport, ScoutRequest } from '../schemas/scout';
 
 /** An operation's examples: the JSON request body and the answer per success status. */
 export interface OperationExamples {
@@ -129,7 +130,35 @@ const researchRunning = {
   links: { self: 'https://delegate.example.com/v1/subtasks/a1d3c6e0-6b1f-4a53-9d1e-2f4f2b7c9e10', job: 'https://delegate.example.com/v1/jobs/a1d3c6e0-6b1f-4a53-9d1e-2f4f2b7c9e10', temporalUi: '' },
 };
 
+const scoutRequest: ScoutRequest = {
+  question: 'where is the circuit breaker opened',
+  scopePaths: ['activities', 'workflows'],
+  parentAgent: 'claude-code',
+  parentSessionId: 'sess-42',
+  featureSlug: 'breaker-tuning',
+  parentSessionExcerpt: 'The user wants the breaker to open after five failures instead of three; find where it opens before editing.',
+};
+const scoutId = 'scout-breaker-tuning-20260302-k3x9qa';
+const scoutCaps = { perSession: { limit: 10, remaining: 9 }, perScope: { limit: 3, remaining: 2 } };
+const scoutReport: ScoutReport = {
+  id: scoutId, parent_agent: 'claude-code', parent_session_id: 'sess-42', parent_session_excerpt: scoutRequest.parentSessionExcerpt,
+  feature_slug: 'breaker-tuning', question: scoutRequest.question, scope: { paths: ['activities', 'workflows'] },
+  findings: [{ file: 'activities/circuit-breaker.ts', line: 69, evidence: 's.openUntil = now() + cooldownMs;', relevance: 'high', explanation: 'failed() opens the circuit here once the failures in a row reach the threshold.' }],
+  confidence: 'high', recommendation: 'Change the threshold passed to createCircuitBreaker; failed() in activities/circuit-breaker.ts opens the circuit.',
+  files_inspected: ['activities/circuit-breaker.ts'], status: 'success', completed_at: done, dropped_findings: 0, tokens: 231,
+};
+const scoutView = {
+  id: scoutId, state: 'committed', jobId: scoutId, parentAgent: 'claude-code', parentSessionId: 'sess-42', featureSlug: 'breaker-tuning',
+  question: scoutRequest.question, scopePaths: ['activities', 'workflows'], report: scoutReport, createdAt: at, committedAt: done,
+};
+const scoutLinks = { self: `https://delegate.example.com/v1/scouts/${scoutId}`, job: `https://delegate.example.com/v1/jobs/${scoutId}`, events: `https://delegate.example.com/v1/jobs/${scoutId}/events` };
+
 export const OPENAPI_EXAMPLES: Record<string, OperationExamples> = {
+  prepScout: { request: scoutRequest, responses: { 200: { id: scoutId, prompt: 'You are a read-only code scout…', scopePaths: ['activities', 'workflows'], tools: ['read_file', 'grep'], maxTokens: 500, caps: { perSession: { limit: 10, remaining: 10 }, perScope: { limit: 3, remaining: 3 } }, report: scoutLinks.self } } },
+  dispatchScout: { request: scoutRequest, responses: { 201: { id: scoutId, jobId: scoutId, status: 'dispatched', caps: scoutCaps, links: scoutLinks } } },
+  getScout: { responses: { 200: scoutView } },
+  commitScout: { request: {}, responses: { 200: { committed: true, report: scoutReport, caps: scoutCaps } } },
+  listScouts: { responses: { 200: { scouts: [scoutView], nextPageToken: null } } },
   submitResearchSubtask: { request: researchInput, responses: { 200: researchOutput, 202: researchRunning } },
   getResearchSubtask: { responses: { 200: researchOutput, 202: researchRunning } },
   healthz: { responses: { 200: { ok: true } } },

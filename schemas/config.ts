@@ -55,6 +55,12 @@ export const ConfigSchema = z.object({
   DELEGATE_WEBHOOK_ALLOW_LOOPBACK: bool.default(false).describe('allow callbackUrls to loopback, also over plain http (development only)'),
   DELEGATE_WEBHOOK_ALLOW_CIDRS: list.describe('comma-separated CIDRs webhooks may reach although private ("10.20.0.0/16,fd12::/16"); metadata addresses stay refused'),
   DELEGATE_WEBHOOK_ALLOW_HOSTS: list.describe('comma-separated host names whose private addresses webhooks may reach'),
+  DELEGATE_SCOUT_ROOT: z.string().min(1).optional().describe("the only tree code scouts may read (default: the process's working directory); API and workers must agree"),
+  DELEGATE_SCOUT_AGENT: z.string().min(1).default('scout').describe('the agent scouts run on: the builtin offline `scout`, or an LLM agent with hostTools read_file and grep'),
+  DELEGATE_SCOUT_CAP_PER_SESSION: z.coerce.number().int().positive().max(10_000).default(10).describe('scouts one parent session may dispatch'),
+  DELEGATE_SCOUT_CAP_PER_SCOPE: z.coerce.number().int().positive().max(10_000).default(3).describe('scouts one parent session may send over the same scope'),
+  DELEGATE_SCOUT_REPORT_TOKENS: z.coerce.number().int().min(100).max(100_000).default(500).describe("a scout report's size cap, in tokens of its JSON"),
+  DELEGATE_SCOUT_TOKENIZER: z.enum(['o200k', 'cl100k']).default('o200k').describe('the BPE the report size is counted with: o200k (GPT-4o and later) or cl100k (GPT-4, GPT-3.5)'),
 });
 /** Validated configuration. */
 export type Config = z.infer<typeof ConfigSchema>;

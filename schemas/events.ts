@@ -9,6 +9,8 @@ export const JobEventTypeSchema = z.enum([
   'subtask.finished',
   'budget.changed',
   'vote.decided',
+  'scout.committed',
+  'scout.failed',
   'job.finished',
 ]);
 export type JobEventType = z.infer<typeof JobEventTypeSchema>;

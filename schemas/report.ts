@@ -44,6 +44,16 @@ export const ReportSummarySchema = z
     byStatus: z.array(z.object({ status: JobOutcomeSchema, jobs: z.number(), costUsd: z.number() })),
     byAgent: z.array(z.object({ agentId: z.string(), subtasks: z.number(), costUsd: z.number(), tokens: z.number() })),
     topLabels: z.array(z.object({ label: z.string().describe('key=value'), jobs: z.number() })),
+    scouts: z
+      .object({
+        dispatched: z.number(),
+        committed: z.number(),
+        perSession: z.array(z.object({ parentSessionId: z.string(), parentAgent: z.string(), count: z.number() })),
+        topTopics: z.array(z.object({ topic: z.string(), count: z.number() })),
+        line: z.string().describe('"scouts dispatched: N (top topics a, b, c)", for a parent\'s memory'),
+      })
+      .optional()
+      .describe('code scouts dispatched in the period'),
   })
   .meta({ id: 'ReportSummary' });
 export type ReportSummary = z.infer<typeof ReportSummarySchema>;

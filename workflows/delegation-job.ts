@@ -30,6 +30,7 @@ import { installBudgetHandlers } from './job-budget';
 import { cancelJobSignal, jobMessages, jobStatusQuery, stopSignal } from './messages';
 import { restoreCarry } from './job-carry';
 import { archiveIfRoot } from './job-archive';
+import { finishScoutJob } from './job-scout';
 import { buildJobResult } from './job-result';
 import { DEFAULT_MAX_PARALLEL, JobRuntime, type JobInput } from './job-runtime';
 import type { PatternOutcome } from './patterns';
@@ -122,6 +123,8 @@ export async function delegationJob(input: JobInput): Promise<JobResult> {
   await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
   // every event this job emitted is written before the archive adds job.finished
   await CancellationScope.nonCancellable(() => rt.events.settled());
+  // a scout's report is settled before the job's record says finished
+  await finishScoutJob(input, rt.tenant, result);
   // the record first: once the status or the webhook says finished, the result outlives the workflow
   await archiveIfRoot(input.spec, rt.tenant, result);
   await CancellationScope.nonCancellable(async () => {

@@ -6,7 +6,7 @@
  *   pattern ──runTask(task)──> budget.reserveTask ──> children.start ──> result ──> budget.settleTask ──> records.record
  */
 import { ApplicationFailure, CancellationScope, ChildWorkflowFailure, log, TimeoutFailure } from '@temporalio/workflow';
-import type { PreviousStage } from '../activities';
+import type { PreviousStage, ScoutJobInput } from '../activities';
 import type { AgentManifest, Budget, Evidence, FailureReason, JobSpec, TaskResult, TaskSpec } from '../schemas';
 import { minBudget } from './budget-ledger';
 import { DEFAULT_JOB_MAX_SECONDS, type EngineLimits } from './engine-limits';
@@ -53,6 +53,8 @@ export interface JobInput {
   events?: EventTarget;
   /** True for a batch of a wide fan-out (part of its parent job, not a job of its own). */
   batch?: boolean;
+  /** Set by POST /v1/scouts: the job is a code scout, settled in the record at its end (job-scout.ts). */
+  scout?: ScoutJobInput;
 }
 
 /** Per-run context a pattern adds to a task (a pipeline hands each stage the previous one). */

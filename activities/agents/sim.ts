@@ -14,6 +14,7 @@ function perStep() {
 
 const SimParams = z.strictObject({
   answer: z.unknown().optional().describe('final data; default the question'),
+  repromptAnswer: z.unknown().optional().describe('final data when the host re-prompts (an invalid first answer, then a fixed one)'),
   summary: z.string().max(10_000).optional().describe('the final summary; default "sim answered after n step(s)"'),
   confidence: z.number().min(0).max(1).default(0.9),
   steps: z.number().int().min(1).max(100_000).default(1),
@@ -62,7 +63,7 @@ export const simAgent: AgentDefinition<SimParams> = {
   },
   params: SimParams as unknown as z.ZodType<SimParams>,
   toolsFor: (p) => p.tools,
-  async step({ task, params: p, step, attempt, budgetLeft, stepKey, previous, sleep }) {
+  async step({ task, params: p, step, attempt, budgetLeft, stepKey, previous, sleep, reprompt }) {
     if (p.fatal) throw new AgentFatalError(`sim: fatal error at step ${step}`);
     if (attempt <= p.failAttempts) throw new AgentRetryableError(`sim: attempt ${attempt} of step ${step} fails (failAttempts ${p.failAttempts})`);
     if (p.failRate > 0 && seededRandom(`${p.seed}|${stepKey}|${attempt}`) < p.failRate) {
@@ -75,7 +76,7 @@ export const simAgent: AgentDefinition<SimParams> = {
     const honour = !p.ignoreBudget;
     const usage = Object.fromEntries(SPEND_AXES.map((a) => [a, clamp(p[a], budgetLeft[a], honour)]));
     const done = step + 1 >= p.steps;
-    const answer = p.echoSeed
+    const answer = reprompt !== undefined && p.repromptAnswer !== undefined ? p.repromptAnswer : p.echoSeed
       ? (task.contextSeed ?? []).map((e) => ({ id: e.id, url: e.url }))
       : p.echoPrevious ? previous?.data : p.answer !== undefined ? p.answer : task.question;
     return {

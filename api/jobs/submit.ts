@@ -67,7 +67,7 @@ export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, des
   const netPolicy = netPolicyFromConfig(config);
 
   /** Starts the job, or finds the one with the same id (a different spec under the same id is a 409). */
-  return async function submit(tenant: string, submitted: JobSpec, idempotencyKey?: string): Promise<Submission> {
+  return async function submit(tenant: string, submitted: JobSpec, idempotencyKey?: string, extra: Pick<JobInput, 'scout'> = {}): Promise<Submission> {
     // research-contract tasks make the job findable by its contract and parent_id; the job's own labels win
     const contractLabels = researchJobLabels(submitted.tasks);
     const spec = Object.keys(contractLabels).length > 0 ? { ...submitted, labels: { ...contractLabels, ...submitted.labels } } : submitted;
@@ -92,6 +92,7 @@ export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, des
       maxDepth: config.DELEGATE_MAX_DEPTH,
       agentQueue: agentQueueFor(config.DELEGATE_TASK_QUEUE, tenant),
       limits: { maxDurationSeconds: config.DELEGATE_JOB_MAX_SECONDS, stepCeilingSeconds: config.DELEGATE_STEP_CEILING_SECONDS },
+      ...(extra.scout ? { scout: extra.scout } : {}),
     };
     const bytes = Buffer.byteLength(JSON.stringify(input));
     if (bytes > MAX_INPUT_BYTES) {

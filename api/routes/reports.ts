@@ -5,7 +5,7 @@
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { decodeCursor } from '../../record';
+import { decodeCursor, scoutSummaryLine } from '../../record';
 import { IdSchema, JobOutcomeSchema, PatternSchema, ReportPageSchema, ReportSummarySchema } from '../../schemas';
 import { HttpProblem, ProblemSchema } from '../errors';
 import { LabelFilter } from './jobs';
@@ -58,7 +58,7 @@ export const reportRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get('/v1/reports/summary', {
     schema: {
-      summary: "Counts, spend by status and by agent, and top labels of the tenant's jobs finished in a period (default: the last 30 days)",
+      summary: "Counts, spend by status and by agent, and top labels of the tenant's jobs finished in a period (default: the last 30 days); scouts dispatched in it",
       operationId: 'summarizeReports',
       tags: ['reports'],
       querystring: z.strictObject({
@@ -70,6 +70,11 @@ export const reportRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   }, async (req) => {
     const { from, to } = periodOf(req.query, 30);
-    return app.record.summary(req.tenant, from ?? 0, to ?? Date.now(), req.query.top);
+    const period = { from: from ?? 0, to: to ?? Date.now() };
+    const [jobs, scouts] = await Promise.all([
+      app.record.summary(req.tenant, period.from, period.to, req.query.top),
+      app.record.scouts.summary(req.tenant, { ...period, topTopics: 5 }),
+    ]);
+    return { ...jobs, scouts: { ...scouts, line: scoutSummaryLine(scouts) } };
   });
 };
