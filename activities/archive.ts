@@ -8,7 +8,7 @@
  */
 import { Context } from '@temporalio/activity';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ArchiveInput, PruneOutcome, RecordStore } from '../record';
+import { SCOUT_RETENTION_DAYS, type ArchiveInput, type PruneOutcome, type RecordStore } from '../record';
 import type { NewJobEvent } from '../schemas';
 import { wholeResult } from '../record/whole-result';
 
@@ -66,11 +66,16 @@ export function createArchiveActivities({ record, pauseBeforeCommitMs, pauseAfte
       return (await record.events.append(input.tenant, input.jobId, input.events)).length;
     },
 
-    /** Deletes (or lists, dry) the records older than `maxAgeDays` that carry none of `keepLabels`. */
+    /**
+     * Deletes (or lists, dry) the records older than `maxAgeDays` that carry none of `keepLabels`,
+     * and scouts without a feature older than SCOUT_RETENTION_DAYS (scouts with one are never pruned).
+     */
     async pruneRecords(input: PruneInput): Promise<PruneOutcome> {
       const ctx = Context.current();
       const before = Math.floor(Date.now() - input.maxAgeDays * 86_400_000);
-      return record.prune({ before, keepLabels: input.keepLabels, dryRun: input.dryRun, onBatch: (n) => ctx.heartbeat(n) });
+      const jobs = await record.prune({ before, keepLabels: input.keepLabels, dryRun: input.dryRun, onBatch: (n) => ctx.heartbeat(n) });
+      const scouts = await record.scouts.prune({ before: Math.floor(Date.now() - SCOUT_RETENTION_DAYS * 86_400_000), dryRun: input.dryRun });
+      return { ...jobs, scouts: scouts.scouts };
     },
   };
 }

@@ -59,6 +59,8 @@ export interface PruneOutcome {
   jobs: number;
   /** The first of them (at most 1000), oldest first. */
   listed: { tenant: string; jobId: string; closedAt: string }[];
+  /** Scouts without a feature older than SCOUT_RETENTION_DAYS deleted (or that a dry run would delete). */
+  scouts?: number;
 }
 
 /** Rows written per INSERT (SQLite takes at most 32,766 bound values in one statement). */

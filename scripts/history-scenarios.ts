@@ -160,6 +160,17 @@ export const SCENARIOS: Scenario[] = [
       ] })),
   },
   {
+    // a code scout's job (input `scout`): the offline scout with exactly read_file and grep, and the
+    // finishScout activity at the job's end (its record row is absent here: it settles nothing)
+    name: 'scout',
+    run: async (ctx, id) => {
+      const jobId = id.split('/').at(-1)!;
+      const spec = { jobId, pattern: 'fanout' as const, tasks: [{ id: 'scout', question: 'where is `computeBackoff` defined', agent: 'scout', params: { paths: ['test/fixtures/scout-tree'] }, scope: ['read_file', 'grep'] }] };
+      const scout = { id: 'scout-rec-20261201-aaaaaa', autoCommit: true, maxTokens: 500, tokenizer: 'o200k' };
+      await finish(await ctx.client.workflow.start('delegationJob', { taskQueue: ctx.taskQueue, workflowId: id, args: [{ spec, tenant: 'rec', maxDepth: 3, scout }] }));
+    },
+  },
+  {
     // one run of the record's retention, as the prune schedule starts it
     name: 'prune',
     run: async (ctx, id) =>

@@ -30,6 +30,9 @@ function brief(req: StepRequest): string {
   if (req.task.contextSeed?.length) parts.push(`Evidence already gathered (do not search for it again):\n${req.task.contextSeed.map((e) => `[${e.id}] ${e.snippet}`).join('\n')}`);
   if (req.previous) parts.push(`Result of the previous stage:\n${JSON.stringify(req.previous.data)}`);
   if (req.task.outputSchema) parts.push(`Answer with JSON only, satisfying this JSON Schema:\n${JSON.stringify(req.task.outputSchema)}`);
+  else if (req.task.research?.outputFormat === 'json') parts.push('Answer with JSON only.');
+  // a research-contract subtask: the host checks the summary's length and re-prompts once
+  if (req.task.research) parts.push('Summarise what you found in 3 to 6 sentences.');
   return parts.join('\n\n');
 }
 

@@ -153,11 +153,21 @@ describe.each(RECORD_STORES)('the job record on %s', (kind) => {
     const all = await record.db.db.selectFrom('jobs').select('job_id').execute();
     expect(kept.length).toBeGreaterThan(0);
     expect(all.length).toBeGreaterThan(kept.length);
+    // scouts: one without a feature past the 90 days goes, one with a feature stays, a recent one stays
+    const day = 86_400_000;
+    const scout = (id: string, featureSlug: string | null, age: number) =>
+      record.store.scouts.reserve('default', { id, parentAgent: 'a', parentSessionId: uniqueId('s'), featureSlug, question: 'where is x', scopePaths: ['src'], excerpt: 'x'.repeat(60), createdAt: Date.now() - age }, { perSession: 5, perScope: 5 });
+    await scout('scout-old-20260801-aaaaaa', null, 91 * day);
+    await scout('scout-kept-20260801-aaaaaa', 'feat', 91 * day);
+    await scout('scout-new-20261130-aaaaaa', null, day);
     const dry = await run(true);
-    expect(dry).toMatchObject({ dryRun: true, jobs: all.length - kept.length });
+    expect(dry).toMatchObject({ dryRun: true, jobs: all.length - kept.length, scouts: 1 });
     expect(dry.listed.map((l) => l.jobId).sort()).toEqual(all.map((r) => r.job_id).filter((id) => !kept.some((k) => k.job_id === id)).sort());
     expect(await record.db.db.selectFrom('jobs').select('job_id').execute()).toHaveLength(all.length);
-    expect(await run(false)).toMatchObject({ dryRun: false, jobs: all.length - kept.length });
+    expect(await run(false)).toMatchObject({ dryRun: false, jobs: all.length - kept.length, scouts: 1 });
+    expect(await record.store.scouts.get('default', 'scout-old-20260801-aaaaaa')).toBeUndefined();
+    expect(await record.store.scouts.get('default', 'scout-kept-20260801-aaaaaa')).toBeDefined();
+    expect(await record.store.scouts.get('default', 'scout-new-20261130-aaaaaa')).toBeDefined();
     expect((await record.db.db.selectFrom('jobs').select('job_id').execute()).map((r) => r.job_id).sort()).toEqual(kept.map((r) => r.job_id).sort());
   });
 });

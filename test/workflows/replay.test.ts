@@ -92,6 +92,9 @@ describe('recorded histories replay against the current workflow code', () => {
     expect(subtasks.filter((r) => JSON.stringify(r.history).includes('"judgeRubrics"')).map((r) => r.workflowId)).toContain('job/rec/host-rules/rubric');
     expect(subtasks.filter(hostRules).map((r) => r.workflowId)).toContain('job/rec/host-rules/stop');
     expect(subtasks.filter((r) => !hostRules(r)).map((r) => r.workflowId)).toContain('job/rec/outcomes/halt');
+    // and of `scout`: a root that settles its scout before its record, and roots without one
+    const settlesScout = (r: RecordedRun) => JSON.stringify(r.history).includes('"finishScout"');
+    expect(roots.filter(settlesScout).map((r) => r.workflowId)).toEqual(['job/rec/scout']);
   });
 
   it('every recorded run replays without a nondeterminism error', async () => {
