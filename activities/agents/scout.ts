@@ -75,6 +75,8 @@ function rank(matches: Map<string, GrepMatch>, terms: SearchTerm[], counts: numb
     });
     if (words.length > 1) score *= (words.filter((i) => re[i].test(m.text) || re[i].test(m.file)).length / words.length) ** 2;
     if (actionFound && !terms.some((t, i) => t.action && re[i].test(m.text))) score *= 0.35;
+    // "where is X opened": a line that does the action (assigns or calls what the verb names) beats one that only names it
+    if (actionFound && terms.some((t, i) => t.action && re[i].test(m.text) && (assignsTo(m.text, t.pattern, t.ignoreCase) || callsName(m.text, t.pattern, t.ignoreCase)))) score *= 2;
     if (isComment(m.text)) score *= 0.4;
     if (isImport(m.text)) score *= 0.3;
     if (!testsAsked && /(^|\/)(test|tests|__tests__|spec)\/|\.(test|spec)\.[a-z]+$/.test(m.file)) score *= 0.3;
