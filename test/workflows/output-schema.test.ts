@@ -64,8 +64,10 @@ describe('outputSchema inside the worker (jobs started straight through Temporal
       ],
     });
     const t = r.results[0];
-    expect(t).toMatchObject({ status: 'failure', failureReason: 'budget_exhausted', metrics: { attempts: 1 } });
+    // a budget halt is partial, also with no step completed (the research contract's rule, host rules 1)
+    expect(t).toMatchObject({ status: 'partial', failureReason: 'budget_exhausted', metrics: { attempts: 1, steps: 0 } });
     expect(t.metrics.costUsd).toBeCloseTo(0.01, 6);
     expect(t.errors[0]).toContain('data/n must be number');
+    expect(t.errors[1]).toBe('costUsd budget spent before the first step');
   });
 });
