@@ -100,6 +100,13 @@ describe('the research-subtask contract over POST /v1/subtasks', () => {
     expect(out).toMatchObject({ status: 'success', summary: SIX, delegate: { stopped_by: null } });
   });
 
+  it('the contract names no agent: routing picks one from scope and question', async () => {
+    const { agent: _a, params: _p, ...unnamed } = input('sub_10', {}, { scope: ['research'], question: 'Research PostgreSQL history' });
+    const out = (await post(unnamed)).json();
+    expect(out).toMatchObject({ id: 'sub_10', status: 'success', delegate: { agent_id: 'researcher' } });
+    expect(out.metrics.channels_hit).toEqual(['scripted']);
+  });
+
   it('refuses unknown keys and malformed conditions with their paths, and starts nothing', async () => {
     const jobId = uniqueId('contract-bad');
     const res = await post({ ...input('sub_8', {}), stop_conditions: ['confidence >= 2'], surprise: 1 }, { 'idempotency-key': jobId });
