@@ -16,7 +16,7 @@ function collectLabel(v: string, prev: Record<string, string> = {}): Record<stri
 }
 
 /** Parses a whole number of at least 1. */
-function count(v: string): number {
+export function count(v: string): number {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('a whole number, 1 or more');
   return n;

@@ -8,14 +8,14 @@ import { usd } from './progress';
 import { waitWithProgress } from './wait';
 
 /** Parses a positive number option (commander turns the error into a usage error). */
-function positiveNumber(v: string): number {
+export function positiveNumber(v: string): number {
   const n = Number(v);
   if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('a positive number');
   return n;
 }
 
 /** Reads a spec file (`-` is stdin) as JSON; a usage error (2) when it is not. */
-async function readSpec(path: string): Promise<JobSpecInput> {
+export async function readSpec<T = JobSpecInput>(path: string): Promise<T> {
   let text: string;
   try {
     text = path === '-' ? await new Response(process.stdin as unknown as ReadableStream).text() : await readFile(path, 'utf8');
@@ -23,7 +23,7 @@ async function readSpec(path: string): Promise<JobSpecInput> {
     throw new UsageError(`cannot read ${path}: ${(err as Error).message}`);
   }
   try {
-    return JSON.parse(text) as JobSpecInput;
+    return JSON.parse(text) as T;
   } catch (err) {
     throw new UsageError(`${path} is not JSON: ${(err as Error).message}`);
   }

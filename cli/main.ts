@@ -2,18 +2,21 @@
  * `delegate`: the command line of the Delegate API, built on the typed client. `--json` on
  * any command prints machine output (JSON) on stdout and nothing else there.
  * Exit codes: 0 success; 1 a job failed, was partial or cancelled, or a call failed after
- * dispatch; 2 refused before dispatch (invalid spec, caps, auth: a 4xx) or bad usage.
+ * dispatch; 2 refused before dispatch (invalid spec, caps, auth: a 4xx, e.g. a scout over its
+ * cap or outside the scout root) or bad usage.
  */
 import { Command, CommanderError } from 'commander';
 import { DEFAULT_URL } from './context';
 import { registerCatalogCommands } from './catalog-commands';
 import { registerJobCommands } from './job-commands';
+import { registerScoutCommands } from './scout-commands';
+import { registerSubtaskCommand } from './subtask-command';
 import { ExitCode } from './output';
 
 /** Builds the program (tests may parse with it without a process of their own). */
 export function buildProgram(): Command {
   const program = new Command('delegate')
-    .description('Delegate subtasks to subagents on Temporal: submit jobs, follow them, control them.')
+    .description('Delegate subtasks to subagents on Temporal: submit jobs, follow them, control them; run research-contract subtasks and code scouts.')
     .option('--url <url>', `the API (env DELEGATE_URL, default ${DEFAULT_URL})`)
     .option('--key <key>', 'a bearer key (env DELEGATE_KEY)')
     .option('--json', 'machine output (JSON) on stdout only')
@@ -23,6 +26,8 @@ export function buildProgram(): Command {
       throw err;
     });
   registerJobCommands(program);
+  registerSubtaskCommand(program);
+  registerScoutCommands(program);
   registerCatalogCommands(program);
   return program;
 }

@@ -54,6 +54,9 @@ export function reportError(err: unknown, { json, dispatched = false, keyMissing
     if (json) printJson({ error: p });
     note(`error: ${p.status} ${p.title}${p.detail ? `: ${p.detail}` : ''}`);
     for (const f of err.errors) note(`  ${f.path}: ${f.message}`);
+    // a coded refusal says why in a word, and a cap what remains
+    if (p.code) note(`  code: ${p.code}${typeof p.cap === 'string' ? ` (the ${p.cap} cap)` : ''}`);
+    if (p.caps && typeof p.caps === 'object') note(`  caps left: ${JSON.stringify(p.caps)}`);
     if (p.status === 401 && keyMissing) note('  set DELEGATE_KEY or pass --key');
     return p.status >= 400 && p.status < 500 && !dispatched ? ExitCode.refused : ExitCode.failure;
   }

@@ -10,13 +10,29 @@ export interface ProblemField {
   message: string;
 }
 
-/** An RFC 9457 problem+json body as the API sends it. */
+/** An RFC 9457 problem+json body as the API sends it, its extension members kept (`code`, and e.g. a scout cap's `cap` and `caps`). */
 export interface Problem {
   type: string;
   title: string;
   status: number;
   detail?: string;
   errors?: ProblemField[];
+  /** A machine-readable reason some refusals carry: `scout_cap_exceeded`, `path_outside_root`, … */
+  code?: string;
+  [extension: string]: unknown;
+}
+
+/** What a scout cap has left, per parent session and per scope. */
+export interface ScoutCaps {
+  perSession: { limit: number; remaining: number };
+  perScope: { limit: number; remaining: number };
+}
+
+/** The problem of a scout refused over a cap (429): which cap, and what remains. */
+export interface ScoutCapProblem extends Problem {
+  code: 'scout_cap_exceeded';
+  cap: 'session' | 'scope';
+  caps: ScoutCaps;
 }
 
 /** The API answered with an error status; `problem` is its body (or one made up from the status when the body was not problem+json). */
@@ -27,6 +43,8 @@ export class DelegateProblemError extends Error {
   readonly type: string;
   readonly detail?: string;
   readonly errors: ProblemField[];
+  /** The problem's `code`, when it has one (`scout_cap_exceeded`, `path_outside_root`, …). */
+  readonly code?: string;
 
   constructor(
     readonly problem: Problem,
@@ -39,7 +57,13 @@ export class DelegateProblemError extends Error {
     this.type = problem.type;
     this.detail = problem.detail;
     this.errors = problem.errors ?? [];
+    this.code = problem.code;
   }
+}
+
+/** True when `err` is a scout refused over a cap: its `problem` then says which cap and what remains. */
+export function isScoutCapError(err: unknown): err is DelegateProblemError & { problem: ScoutCapProblem } {
+  return err instanceof DelegateProblemError && err.status === 429 && err.code === 'scout_cap_exceeded';
 }
 
 /** The API could not be reached (or kept failing with 5xx) for a request the client may not or could no longer retry. */
@@ -72,7 +96,8 @@ export async function problemOf(res: Response): Promise<Problem> {
   try {
     const body = JSON.parse(text) as Partial<Problem>;
     if (body && typeof body === 'object' && typeof body.title === 'string') {
-      return { type: body.type ?? 'about:blank', title: body.title, status: typeof body.status === 'number' ? body.status : res.status, detail: body.detail, errors: body.errors };
+      // extension members (code, cap, caps, …) are part of the answer: keep them
+      return { ...body, type: body.type ?? 'about:blank', title: body.title, status: typeof body.status === 'number' ? body.status : res.status };
     }
   } catch {
     // not JSON: a proxy's page, say

@@ -4,7 +4,7 @@
  *
  *   fetch ──2xx──> { status, body }
  *         ──4xx/5xx──> DelegateProblemError
- *         ──network error, 429, 502/503/504, idempotent──> wait (Retry-After or backoff) ──> again
+ *         ──network error, 429 (not a coded refusal), 502/503/504, idempotent──> wait (Retry-After or backoff) ──> again
  */
 import { DelegateNetworkError, DelegateProblemError, problemOf } from './errors';
 
@@ -97,7 +97,13 @@ export function createTransport({ baseUrl, apiKey, fetch: fetchImpl = globalThis
         return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
       }
       if (RETRY_STATUS.has(res.status) && n + 1 < attempts) {
-        await res.body?.cancel().catch(() => undefined);
+        if (res.status === 429) {
+          // a 429 with a `code` (a scout cap) is a refusal a retry cannot change; a rate limit has none
+          const problem = await problemOf(res);
+          if (problem.code !== undefined) throw new DelegateProblemError(problem, what);
+        } else {
+          await res.body?.cancel().catch(() => undefined);
+        }
         await sleep(backoffMs(n, res.headers.get('retry-after')), opts.signal);
         continue;
       }

@@ -1,16 +1,23 @@
 /**
  * The typed Delegate client: submit jobs, follow them (polling or live events), control
- * them, and read the agent catalogue and the record. Errors are `DelegateProblemError`
- * (the API's RFC 9457 problem, field paths included); only idempotent calls are retried.
+ * them, read the agent catalogue and the record; run research-contract subtasks
+ * (`subtasks`) and code scouts (`scouts`). Errors are `DelegateProblemError` (the API's
+ * RFC 9457 problem, field paths and extension members included); only idempotent calls
+ * are retried.
  *
  *   const delegate = createDelegateClient({ baseUrl: 'http://127.0.0.1:3000', apiKey });
  *   const { jobId } = await delegate.submit(spec, { idempotencyKey: 'order-42' });
  *   for await (const e of delegate.events(jobId)) console.log(e.type);
  *   const result = await delegate.waitForResult(jobId);
+ *   const out = await delegate.subtasks.run(researchSubtask, { waitSeconds: 120 });
+ *   const scout = await delegate.scouts.run(scoutRequest);   // scout.report once committed
  */
 import { DelegateTimeoutError } from './errors';
 import { streamEvents, type EventsOptions } from './events';
 import { createTransport, type TransportOptions } from './http';
+import { MAX_WAIT_SECONDS } from './long-poll';
+import { scoutMethods } from './scouts';
+import { subtaskMethods } from './subtasks';
 import type {
   Accepted, AgentManifest, BudgetAdd, JobListItem, JobPage, JobResult, JobSpecInput, JobTopUp, JobView, ListFilters, ReportFilters, ReportPage, ReportPeriod, ReportSummary, SubtaskTopUp,
 } from './types';
@@ -18,6 +25,7 @@ import type {
 export * from './errors';
 export type * from './types';
 export type { EventsOptions } from './events';
+export type { ResearchSubtaskAnswer, SubtaskRunOptions } from './subtasks';
 
 /** Options of `createDelegateClient`. */
 export type DelegateClientOptions = TransportOptions;
@@ -28,9 +36,6 @@ export interface WaitOptions {
   timeoutSeconds?: number;
   signal?: AbortSignal;
 }
-
-/** The longest wait the API holds one result request open. */
-const MAX_WAIT_SECONDS = 60;
 
 const iso = (d: string | Date | undefined) => (d instanceof Date ? d.toISOString() : d);
 const labelQuery = (labels?: Record<string, string>) => (labels ? Object.entries(labels).map(([k, v]) => `${k}=${v}`) : undefined);
@@ -128,6 +133,12 @@ export function createDelegateClient(options: DelegateClientOptions) {
     async reportsSummary(period: ReportPeriod = {}): Promise<ReportSummary> {
       return (await request<ReportSummary>('GET', '/v1/reports/summary', { query: { from: iso(period.from), to: iso(period.to), top: period.top }, idempotent: true })).body;
     },
+
+    /** Subtasks in the research-subtask contract (snake_case in, the contract's output back). */
+    subtasks: subtaskMethods(request),
+
+    /** Read-only code scouts: prep, dispatch, read the report, commit, list. */
+    scouts: scoutMethods(request),
   };
   return client;
 }

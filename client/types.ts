@@ -3,7 +3,10 @@
  * the client loads no zod at run time).
  */
 import type { z } from 'zod';
-import type { AgentManifest, BudgetTopUp, JobEvent, JobListItem, JobOutcome, JobPage, JobResult, JobSpecSchema, JobView, Ledger, Pattern, ReportPageSchema, ReportSummary } from '../schemas';
+import type { AgentManifest, BudgetSchema, BudgetTopUp, JobEvent, JobListItem, JobOutcome, JobPage, JobResult, JobSpecSchema, JobView, Ledger, Pattern, ReportPageSchema, ReportSummary } from '../schemas';
+import type { ResearchSubtaskInputSchema, ResearchSubtaskOutput } from '../schemas/research-contract';
+import type { ScoutReport, ScoutRequestSchema } from '../schemas/scout';
+import type { ScoutCaps } from './errors';
 
 export type { AgentManifest, JobEvent, JobListItem, JobOutcome, JobPage, JobResult, JobView, Ledger, Pattern, ReportSummary };
 
@@ -74,4 +77,97 @@ export interface SubtaskTopUp {
   taskId: string;
   granted: Record<string, number>;
   ledger: Ledger;
+}
+
+/** A subtask in the research-subtask contract, as a harness writes it (snake_case; defaults may be left out). */
+export type ResearchSubtaskRequest = z.input<typeof ResearchSubtaskInputSchema>;
+
+export type { ResearchSubtaskOutput, ScoutReport };
+
+/** A research subtask still running: where to read its output (`subtasks.get(job_id)`). */
+export interface ResearchSubtaskRunning {
+  /** The contract's id, echoed. */
+  id: string;
+  job_id: string;
+  status: 'running';
+  links: { self: string; job: string; temporalUi: string };
+}
+
+/** What `POST /v1/scouts/prep` and `POST /v1/scouts` take: the question, the scope, who asks and why. */
+export type ScoutRequest = z.input<typeof ScoutRequestSchema>;
+
+/** A scout dispatch: the request plus Delegate's extensions. */
+export interface ScoutDispatchRequest extends ScoutRequest {
+  /** The scout agent. @default DELEGATE_SCOUT_AGENT (the offline `scout` unless configured) */
+  agent?: string;
+  /** That agent's params. @default { paths: the resolved scope } */
+  params?: Record<string, unknown>;
+  /** The scout subtask's budget. @default 40 tool calls, 300 s */
+  budget?: z.input<typeof BudgetSchema>;
+  /** Commit a valid report when the scout ends; false: `scouts.commit(id)` does. @default true */
+  autoCommit?: boolean;
+}
+
+/** The answer to a scout prep: its id, the standard prompt, the scope resolved inside the root, and the caps left. */
+export interface ScoutPrep {
+  id: string;
+  prompt: string;
+  scopePaths: string[];
+  tools: string[];
+  /** The report's size cap, in tokens. */
+  maxTokens: number;
+  caps: ScoutCaps;
+  /** Where the report will be read. */
+  report: string;
+}
+
+/** The answer to a scout dispatch. */
+export interface ScoutDispatched {
+  id: string;
+  jobId: string;
+  status: 'dispatched';
+  /** The caps left after this one. */
+  caps: ScoutCaps;
+  links: Record<string, string>;
+}
+
+/** A scout: `dispatched` while it runs (or until committed by hand), then `committed` with its report, or `error`. */
+export interface Scout {
+  id: string;
+  state: 'dispatched' | 'committed' | 'error';
+  jobId: string | null;
+  parentAgent: string;
+  parentSessionId: string;
+  featureSlug: string | null;
+  question: string;
+  scopePaths: string[];
+  /** Set once committed (or settled as error). */
+  report: ScoutReport | null;
+  createdAt: string;
+  committedAt: string | null;
+}
+
+/** The answer to an explicit scout commit. */
+export interface ScoutCommit {
+  committed: boolean;
+  reason?: string;
+  report?: ScoutReport;
+  caps: ScoutCaps;
+}
+
+/** Filters of `scouts.list()`. */
+export interface ScoutFilters {
+  /** Scouts of this feature slug. */
+  feature?: string;
+  parentSessionId?: string;
+  /** Scouts per page. @default 50 */
+  pageSize?: number;
+  /** `nextPageToken` of the previous page. */
+  nextPageToken?: string;
+}
+
+/** A page of scouts, newest first. */
+export interface ScoutPage {
+  scouts: Scout[];
+  nextPageToken: string | null;
 }

@@ -3,10 +3,12 @@
  * API, already bound to a tenant. Two implementations: in-process (the API's own job
  * service and record, for `/mcp`) and over HTTP (a remote API, for `delegate mcp` on stdio).
  *
- *   MCP tools ──> DelegateBackend ──┬── in-process.ts ──> app.jobs, app.record.events
- *                                   └── http-backend.ts ──> client/ ──> https://…/v1/jobs…
+ *   MCP tools ──> DelegateBackend ──┬── in-process.ts ──> app.jobs, app.record.events, the scout service
+ *                                   └── http-backend.ts ──> client/ ──> https://…/v1/jobs…, /v1/subtasks, /v1/scouts
  */
+import type { ResearchSubtaskAnswer, Scout, ScoutDispatched, ScoutDispatchRequest } from '../client';
 import type { AgentManifest, Budget, JobEvent, JobResult, JobSpec, JobView, Ledger } from '../schemas';
+import type { ResearchSubtaskInput } from '../schemas/research-contract';
 
 /** One job of a listing, newest first. */
 export interface JobSummary {
@@ -37,17 +39,31 @@ export interface DelegateBackend {
   events(jobId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<JobEvent>;
   /** The tenant's jobs, newest first. */
   list(filter: { status?: string; limit: number }): Promise<JobSummary[]>;
+  /** Runs one subtask in the research-subtask contract (input already validated), waiting up to `waitSeconds` (≤ 60): its output, or where it runs. */
+  runResearchSubtask(input: ResearchSubtaskInput, waitSeconds: number): Promise<ResearchSubtaskAnswer>;
+  /** A research subtask's output by its job id, waiting up to `waitSeconds` (≤ 60). */
+  researchSubtask(jobId: string, waitSeconds: number): Promise<ResearchSubtaskAnswer>;
+  /** Dispatches a code scout (request already validated); 429 over a cap, 422 for a scope outside the root. */
+  dispatchScout(req: ScoutDispatchRequest): Promise<ScoutDispatched>;
+  /** A scout and, once settled, its report, waiting up to `waitSeconds` (≤ 60) for it to settle. */
+  scout(id: string, waitSeconds: number): Promise<Scout>;
 }
 
-/** A refusal from Delegate, as its problem+json says it: status, title, detail and field errors. */
+/** A refusal from Delegate, as its problem+json says it: status, title, detail, field errors and extension members (code, caps). */
 export class DelegateError extends Error {
   constructor(
     readonly status: number,
     readonly title: string,
     readonly detail?: string,
     readonly errors?: { path: string; message: string }[],
+    /** The problem's extension members, e.g. `{ code: 'scout_cap_exceeded', cap, caps }`: a model acts on them. */
+    readonly extensions?: Record<string, unknown>,
   ) {
-    super([`${title} (${status})${detail ? `: ${detail}` : ''}`, ...(errors ?? []).map((e) => `  ${e.path}: ${e.message}`)].join('\n'));
+    super([
+      `${title} (${status})${detail ? `: ${detail}` : ''}`,
+      ...(errors ?? []).map((e) => `  ${e.path}: ${e.message}`),
+      ...Object.entries(extensions ?? {}).map(([k, v]) => `  ${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`),
+    ].join('\n'));
     this.name = 'DelegateError';
   }
 }

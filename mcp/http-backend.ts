@@ -1,7 +1,8 @@
 /**
  * The MCP backend over a Delegate API's REST routes (for `delegate mcp` on stdio), on the
  * typed client: its retries, problem+json errors and SSE events. Refusals become
- * `DelegateError`s; a 401 says which variable holds the key.
+ * `DelegateError`s with the problem's extension members (a scout cap's code and caps); a
+ * 401 says which variable holds the key.
  */
 import { createDelegateClient, DelegateProblemError, DelegateTimeoutError, type JobOutcome } from '../client';
 import { DelegateError, type DelegateBackend } from './backend';
@@ -18,7 +19,8 @@ export interface HttpBackendOptions {
 function asDelegateError(err: unknown): unknown {
   if (!(err instanceof DelegateProblemError)) return err;
   const hint = err.status === 401 ? ' (check DELEGATE_KEY)' : '';
-  return new DelegateError(err.status, err.title, `${err.detail ?? err.request}${hint}`, err.errors);
+  const { type: _type, title: _title, status: _status, detail: _detail, errors: _errors, ...extensions } = err.problem;
+  return new DelegateError(err.status, err.title, `${err.detail ?? err.request}${hint}`, err.errors, Object.keys(extensions).length ? extensions : undefined);
 }
 
 /** Creates the backend that calls the API at `url` with `key`. */
@@ -49,5 +51,9 @@ export function createHttpBackend({ url, key }: HttpBackendOptions): DelegateBac
     // a stream that fails (an API without the route, a network loss) ends the feed: the view reports progress instead
     events: (jobId, afterSeq, signal) => client.events(jobId, { after: afterSeq, signal }),
     list: ({ status, limit }) => guard(async () => (await client.list({ status: status as 'running' | JobOutcome | undefined, pageSize: limit })).jobs),
+    runResearchSubtask: (input, waitSeconds) => guard(() => client.subtasks.run(input, { waitSeconds })),
+    researchSubtask: (jobId, waitSeconds) => guard(() => client.subtasks.get(jobId, { waitSeconds })),
+    dispatchScout: (req) => guard(() => client.scouts.dispatch(req)),
+    scout: (id, waitSeconds) => guard(() => client.scouts.get(id, { waitSeconds })),
   };
 }

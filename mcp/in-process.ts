@@ -1,18 +1,23 @@
 /**
- * The MCP backend inside the API process: the job service and the record's events, bound to
- * the tenant whose key opened the MCP request. Errors leave as `DelegateError`s with the same
+ * The MCP backend inside the API process: the job service, the record's events and the scout
+ * service, bound to the tenant whose key opened the MCP request; research subtasks go through
+ * the contract's one mapping (toTaskPlan) and the route's own output reader. Errors leave as `DelegateError`s with the same
  * status and words as the REST routes; anything else is an internal error whose detail stays
  * in the log.
  */
 import type { FastifyInstance } from 'fastify';
 import { fromTemporal, HttpProblem } from '../api/errors';
+import { viewOf } from '../api/routes/scouts';
+import { outputOf } from '../api/routes/subtasks';
+import { createScoutService } from '../api/scouts/service';
 import type { JobOutcome } from '../schemas';
+import { toTaskPlan } from '../schemas/research-mapping';
 import { DelegateError, type DelegateBackend } from './backend';
 
 /** The error an MCP caller sees: the API's problem, never an internal message. */
 function asDelegateError(app: FastifyInstance, err: unknown): DelegateError {
   const p = err instanceof HttpProblem ? err : fromTemporal(err);
-  if (p) return new DelegateError(p.status, p.title, p.detail, p.errors);
+  if (p) return new DelegateError(p.status, p.title, p.detail, p.errors, p.extensions);
   app.log.error({ err }, 'mcp: unhandled error');
   return new DelegateError(500, 'Internal error', 'the request failed; see the server log');
 }
@@ -24,6 +29,8 @@ export function createInProcessBackend(app: FastifyInstance, tenant: string): De
     const self = `${app.publicUrl}/v1/jobs/${encodeURIComponent(jobId)}`;
     return { self, result: `${self}/result`, temporalUi: svc.uiLink(svc.workflowIdOf(tenant, jobId)) };
   };
+  const subtaskLinks = (jobId: string) => ({ self: `${app.publicUrl}/v1/subtasks/${encodeURIComponent(jobId)}`, job: links(jobId).self, temporalUi: links(jobId).temporalUi });
+  const scouts = createScoutService({ config: app.config, record: app.record, jobs: svc });
   // every operation maps its errors the same way
   const guard = async <T>(run: () => Promise<T>): Promise<T> => {
     try {
@@ -49,5 +56,24 @@ export function createInProcessBackend(app: FastifyInstance, tenant: string): De
       ended: async () => (await svc.view(tenant, jobId, links(jobId)).catch(() => undefined))?.state !== 'running',
     }),
     list: ({ status, limit }) => guard(async () => (await svc.list(tenant, { status: status as 'running' | JobOutcome | undefined, label: [], pageSize: limit })).jobs.map(({ workflowId: _w, ...j }) => j)),
+    runResearchSubtask: (input, waitSeconds) => guard(async () => {
+      // as POST /v1/subtasks submits it: one task, the contract's labels, the rationale as objective
+      const plan = toTaskPlan(input);
+      const sub = await svc.submit(tenant, { pattern: 'fanout', tasks: [plan.task], labels: plan.labels, ...(input.rationale ? { objective: input.rationale } : {}) });
+      const result = await svc.result(tenant, sub.jobId, waitSeconds);
+      return result ? outputOf(sub.jobId, result) : { id: input.id, job_id: sub.jobId, status: 'running' as const, links: subtaskLinks(sub.jobId) };
+    }),
+    researchSubtask: (jobId, waitSeconds) => guard(async () => {
+      const result = await svc.result(tenant, jobId, waitSeconds);
+      if (result) return outputOf(jobId, result);
+      const view = await svc.view(tenant, jobId, links(jobId));
+      return { id: view.subtasks?.[0]?.id ?? '', job_id: jobId, status: 'running' as const, links: subtaskLinks(jobId) };
+    }),
+    dispatchScout: (req) => guard(async () => {
+      const d = await scouts.dispatch(tenant, req);
+      const self = `${app.publicUrl}/v1/scouts/${d.id}`;
+      return { id: d.id, jobId: d.jobId, status: 'dispatched' as const, caps: d.caps, links: { self, job: `${app.publicUrl}/v1/jobs/${d.jobId}` } };
+    }),
+    scout: (id, waitSeconds) => guard(async () => viewOf(await scouts.get(tenant, id, waitSeconds))),
   };
 }

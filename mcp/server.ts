@@ -6,25 +6,24 @@
  *
  *   delegate_fanout / _pipeline / _vote ──submit──> job ──events/view──> progress ──result──> tool answer
  *   job_status · job_result · job_stop · job_cancel · job_add_budget · list_agents
+ *   delegate_research_subtask · research_subtask_result · delegate_scout · scout_report  (contract-tools.ts)
  *   delegate://jobs/{jobId}/result  (resource template; lists the tenant's finished jobs)
  */
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { BudgetTopUpSchema, countSubtasks, IdSchema, JobSpecSchema, type JobSpec, type Pattern } from '../schemas';
 import { DelegateError, type DelegateBackend } from './backend';
+import { registerContractTools } from './contract-tools';
 import { followProgress, type Progress } from './progress';
 import { TOOL_DOCS } from './tool-docs';
+import { failed, json, POLL_SECONDS, tool, type ToolExtra } from './tool-helpers';
 
 /** The server's name and version in the MCP handshake. */
 const MCP_SERVER_INFO = { name: 'delegate', version: '0.1.0' };
 
 /** The URI of a job's result resource. */
 const resultUri = (jobId: string) => `delegate://jobs/${encodeURIComponent(jobId)}/result`;
-
-/** Longest call-side wait, in long polls of at most this many seconds (the API caps one at 60). */
-const POLL_SECONDS = 20;
 
 const { pattern: _pattern, aggregation, vote, pipeline, ...common } = JobSpecSchema.shape;
 const waitShape = {
@@ -33,23 +32,6 @@ const waitShape = {
 };
 const JobIdShape = { jobId: IdSchema.describe('the jobId a delegate_* tool returned') };
 
-const json = (value: unknown): CallToolResult => ({ content: [{ type: 'text', text: JSON.stringify(value, null, 2) }] });
-const failed = (message: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text: message }] });
-
-/** A tool body whose Delegate refusals become tool errors the model can read (and act on). */
-function tool<A>(run: (args: A, extra: ToolExtra) => Promise<CallToolResult>) {
-  return async (args: A, extra: ToolExtra): Promise<CallToolResult> => {
-    try {
-      return await run(args, extra);
-    } catch (err) {
-      if (err instanceof DelegateError) return failed(err.message);
-      return failed(`Delegate could not be reached: ${(err as Error).message}`);
-    }
-  };
-}
-
-/** What a tool callback gets besides its arguments: the abort signal, the progressToken, notifications. */
-type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** Waits for a job's result up to `waitSeconds`, sending progress when the caller asked for it. */
 async function awaitResult(backend: DelegateBackend, jobId: string, total: number, waitSeconds: number, extra: ToolExtra): Promise<CallToolResult> {
@@ -139,6 +121,8 @@ export function createDelegateMcpServer(backend: DelegateBackend): McpServer {
 
   server.registerTool('list_agents', { description: TOOL_DOCS.list_agents, inputSchema: {} },
     tool(async () => json({ agents: await backend.agents() })));
+
+  registerContractTools(server, backend);
 
   server.registerResource('job-result', new ResourceTemplate('delegate://jobs/{jobId}/result', {
     list: async () => ({

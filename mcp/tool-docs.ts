@@ -56,4 +56,28 @@ export const TOOL_DOCS = {
   list_agents:
     'The agents this deployment can run: id, description, capabilities, input parameters (JSON Schema), limits and tools. ' +
     'Read it before delegating to pick agents by id or capability. Example: {}',
+  delegate_research_subtask:
+    'One research subtask in the research-subtask contract (snake_case, as planners write it): the host runs it under its budget ' +
+    '(latency_seconds, cost_usd, tool_calls; a halt on any is "partial"), enforces stop_conditions between steps ("budget exhausted", ' +
+    '"confidence >= 0.8", "evidence >= 5", "answer matches schema", or free text for a judge), never re-fetches context_seed, and returns the contract\'s output: ' +
+    'id, status, summary (3–6 sentences), slim evidence, citations (each an evidence url), follow_ups, metrics, failure_reason, and a delegate block ' +
+    '(job_id, stopped_by, what was dropped). No agent needed: routing picks one from scope and the question (agent and params are an optional Delegate extension). ' +
+    'Waits up to waitSeconds (default 45); one still running answers { id, job_id, status: "running" }: research_subtask_result follows it. ' +
+    '\nExample: {"id":"sub_1","parent_id":"plan_7","question":"Which PostgreSQL extensions speed up analytics?","scope":["web"],' +
+    '"budget":{"latency_seconds":120,"cost_usd":0.5,"tool_calls":20},"stop_conditions":["evidence >= 5"]}',
+  research_subtask_result:
+    "A research subtask's contract output by the job_id delegate_research_subtask returned, waiting up to waitSeconds (default 0, at most 60); " +
+    'one still running answers { status: "running" } again. Example: {"jobId":"3f2a…","waitSeconds":30}',
+  delegate_scout:
+    'A read-only code scout: a question about the code ("where is the circuit breaker opened") answered by a subagent that may only read_file and grep ' +
+    'inside scopePaths (relative to the scout root), so that you need not read the files yourself. Returns its report, kept small (~500 tokens): ' +
+    'findings (file, line, the exact line as evidence, relevance, explanation; fabricated ones are dropped by the host), confidence, recommendation, ' +
+    'files_inspected, status (success, partial, no_findings, error). parentSessionExcerpt (50–1000 characters) says why you ask. ' +
+    'Refused before dispatch over a cap per parent session or per scope (429 with code scout_cap_exceeded and the caps left), ' +
+    'or for a scope outside the root (422 path_outside_root). Waits up to waitSeconds (default 45); without a report by then, scout_report follows it. ' +
+    '\nExample: {"question":"where is computeBackoff defined","scopePaths":["src"],"parentAgent":"claude-code","parentSessionId":"s-42",' +
+    '"featureSlug":"retry-policy","parentSessionExcerpt":"Changing the retry policy; I need to know where the backoff delay is computed."}',
+  scout_report:
+    "A scout's report by the id delegate_scout returned, waiting up to waitSeconds (default 0, at most 60) for it; " +
+    'a scout still running answers its state. Example: {"id":"scout-retry-policy-20261201-a1b2c3","waitSeconds":30}',
 } as const;

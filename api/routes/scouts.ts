@@ -36,7 +36,8 @@ const DispatchBody = ScoutRequestSchema.extend({
   autoCommit: z.boolean().default(true).describe('commit a valid report when the scout ends; false: POST /v1/scouts/{id}/commit does'),
 });
 
-const viewOf = (r: ScoutRecord): z.infer<typeof ScoutView> => ({
+/** A scout record as the API shows it (also the MCP backend in-process). */
+export const viewOf = (r: ScoutRecord): z.infer<typeof ScoutView> => ({
   id: r.id, state: r.state, jobId: r.jobId, parentAgent: r.parentAgent, parentSessionId: r.parentSessionId, featureSlug: r.featureSlug,
   question: r.question, scopePaths: r.scopePaths, report: (r.report ?? null) as z.infer<typeof ScoutView>['report'],
   createdAt: new Date(r.createdAt).toISOString(), committedAt: r.committedAt === null ? null : new Date(r.committedAt).toISOString(),

@@ -23,7 +23,7 @@ const Running = z.object({
 });
 
 /** The contract output of a finished research-subtask job, or a 404 when the job is not one. */
-function outputOf(jobId: string, result: JobResult): ResearchSubtaskOutput {
+export function outputOf(jobId: string, result: JobResult): ResearchSubtaskOutput {
   const out = result.results[0]?.research;
   if (result.results.length !== 1 || !out) throw new HttpProblem(404, 'Not found', `job "${jobId}" is not a research subtask: read it at /v1/jobs/${jobId}/result`);
   return out;

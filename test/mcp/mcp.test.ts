@@ -61,7 +61,10 @@ describe.each(['http', 'stdio'] as const)('MCP over %s', (transport) => {
     const { tools } = await client.listTools();
     const byName = new Map(tools.map((t) => [t.name, t]));
     expect([...byName.keys()].sort()).toEqual(
-      ['delegate_fanout', 'delegate_pipeline', 'delegate_vote', 'job_add_budget', 'job_cancel', 'job_result', 'job_status', 'job_stop', 'list_agents'],
+      [
+        'delegate_fanout', 'delegate_pipeline', 'delegate_research_subtask', 'delegate_scout', 'delegate_vote', 'job_add_budget', 'job_cancel', 'job_result', 'job_status', 'job_stop',
+        'list_agents', 'research_subtask_result', 'scout_report',
+      ],
     );
     const fanout = byName.get('delegate_fanout')!;
     expect(Object.keys(fanout.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['tasks', 'budget', 'aggregation', 'wait', 'waitSeconds']));
