@@ -1,17 +1,16 @@
 /**
  * The MCP backend inside the API process: the job service, the record's events and the scout
  * service, bound to the tenant whose key opened the MCP request; research subtasks go through
- * the contract's one mapping (toTaskPlan) and the route's own output reader. Errors leave as `DelegateError`s with the same
+ * the same research-subtask submit and output reader as the route (api/jobs/research.ts). Errors leave as `DelegateError`s with the same
  * status and words as the REST routes; anything else is an internal error whose detail stays
  * in the log.
  */
 import type { FastifyInstance } from 'fastify';
 import { fromTemporal, HttpProblem } from '../api/errors';
 import { viewOf } from '../api/routes/scouts';
-import { outputOf } from '../api/routes/subtasks';
+import { readResearchSubtask, runResearchSubtask } from '../api/jobs/research';
 import { createScoutService } from '../api/scouts/service';
 import type { JobOutcome } from '../schemas';
-import { toTaskPlan } from '../schemas/research-mapping';
 import { DelegateError, type DelegateBackend } from './backend';
 
 /** The error an MCP caller sees: the API's problem, never an internal message. */
@@ -57,17 +56,12 @@ export function createInProcessBackend(app: FastifyInstance, tenant: string): De
     }),
     list: ({ status, limit }) => guard(async () => (await svc.list(tenant, { status: status as 'running' | JobOutcome | undefined, label: [], pageSize: limit })).jobs.map(({ workflowId: _w, ...j }) => j)),
     runResearchSubtask: (input, waitSeconds) => guard(async () => {
-      // as POST /v1/subtasks submits it: one task, the contract's labels, the rationale as objective
-      const plan = toTaskPlan(input);
-      const sub = await svc.submit(tenant, { pattern: 'fanout', tasks: [plan.task], labels: plan.labels, ...(input.rationale ? { objective: input.rationale } : {}) });
-      const result = await svc.result(tenant, sub.jobId, waitSeconds);
-      return result ? outputOf(sub.jobId, result) : { id: input.id, job_id: sub.jobId, status: 'running' as const, links: subtaskLinks(sub.jobId) };
+      const run = await runResearchSubtask(svc, tenant, input, waitSeconds);
+      return run.output ?? { id: input.id, job_id: run.jobId, status: 'running' as const, links: subtaskLinks(run.jobId) };
     }),
     researchSubtask: (jobId, waitSeconds) => guard(async () => {
-      const result = await svc.result(tenant, jobId, waitSeconds);
-      if (result) return outputOf(jobId, result);
-      const view = await svc.view(tenant, jobId, links(jobId));
-      return { id: view.subtasks?.[0]?.id ?? '', job_id: jobId, status: 'running' as const, links: subtaskLinks(jobId) };
+      const read = await readResearchSubtask(svc, tenant, jobId, waitSeconds);
+      return 'output' in read ? read.output : { id: read.id, job_id: jobId, status: 'running' as const, links: subtaskLinks(jobId) };
     }),
     dispatchScout: (req) => guard(async () => {
       const d = await scouts.dispatch(tenant, req);

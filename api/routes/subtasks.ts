@@ -8,10 +8,10 @@
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { IdSchema, type JobResult } from '../../schemas';
-import { ResearchSubtaskInputSchema, ResearchSubtaskOutputSchema, type ResearchSubtaskOutput } from '../../schemas/research-contract';
-import { toTaskPlan } from '../../schemas/research-mapping';
-import { HttpProblem, ProblemSchema } from '../errors';
+import { IdSchema } from '../../schemas';
+import { ResearchSubtaskInputSchema, ResearchSubtaskOutputSchema } from '../../schemas/research-contract';
+import { ProblemSchema } from '../errors';
+import { readResearchSubtask, runResearchSubtask } from '../jobs/research';
 
 const problems = { 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema, 409: ProblemSchema, 415: ProblemSchema, 422: ProblemSchema, 429: ProblemSchema, 503: ProblemSchema };
 const Wait = z.strictObject({ waitSeconds: z.coerce.number().min(0).max(60).default(0).describe('wait this long for the output (202 when it is not ready)') });
@@ -21,13 +21,6 @@ const Running = z.object({
   status: z.literal('running'),
   links: z.object({ self: z.string(), job: z.string(), temporalUi: z.string() }),
 });
-
-/** The contract output of a finished research-subtask job, or a 404 when the job is not one. */
-export function outputOf(jobId: string, result: JobResult): ResearchSubtaskOutput {
-  const out = result.results[0]?.research;
-  if (result.results.length !== 1 || !out) throw new HttpProblem(404, 'Not found', `job "${jobId}" is not a research subtask: read it at /v1/jobs/${jobId}/result`);
-  return out;
-}
 
 /** Research-subtask routes under /v1/subtasks. */
 export const subtaskRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -51,18 +44,11 @@ export const subtaskRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   }, async (req, reply) => {
     const tenant = req.tenant;
-    const plan = toTaskPlan(req.body);
-    const sub = await svc.submit(tenant, {
-      pattern: 'fanout',
-      tasks: [plan.task],
-      labels: plan.labels,
-      ...(req.body.rationale ? { objective: req.body.rationale } : {}),
-    }, req.headers['idempotency-key']);
-    req.log.info({ jobId: sub.jobId, created: sub.created, subtask: req.body.id, parentId: req.body.parent_id }, 'research subtask submitted');
-    const result = await svc.result(tenant, sub.jobId, req.query.waitSeconds);
-    reply.header('location', links(tenant, sub.jobId).self);
-    if (result) return reply.code(200).send(outputOf(sub.jobId, result));
-    return reply.code(202).send({ id: req.body.id, job_id: sub.jobId, status: 'running' as const, links: links(tenant, sub.jobId) });
+    const run = await runResearchSubtask(svc, tenant, req.body, req.query.waitSeconds, req.headers['idempotency-key']);
+    req.log.info({ jobId: run.jobId, created: run.created, subtask: req.body.id, parentId: req.body.parent_id }, 'research subtask submitted');
+    reply.header('location', links(tenant, run.jobId).self);
+    if (run.output) return reply.code(200).send(run.output);
+    return reply.code(202).send({ id: req.body.id, job_id: run.jobId, status: 'running' as const, links: links(tenant, run.jobId) });
   });
 
   app.get('/v1/subtasks/:jobId', {
@@ -77,9 +63,8 @@ export const subtaskRoutes: FastifyPluginAsyncZod = async (app) => {
   }, async (req, reply) => {
     const { tenant } = req;
     const { jobId } = req.params;
-    const result = await svc.result(tenant, jobId, req.query.waitSeconds);
-    if (result) return reply.code(200).send(outputOf(jobId, result));
-    const view = await svc.view(tenant, jobId, { self: '', result: '', temporalUi: '' });
-    return reply.code(202).send({ id: view.subtasks?.[0]?.id ?? '', job_id: jobId, status: 'running' as const, links: links(tenant, jobId) });
+    const read = await readResearchSubtask(svc, tenant, jobId, req.query.waitSeconds);
+    if ('output' in read) return reply.code(200).send(read.output);
+    return reply.code(202).send({ id: read.id, job_id: jobId, status: 'running' as const, links: links(tenant, jobId) });
   });
 };
