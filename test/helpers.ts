@@ -128,6 +128,15 @@ export async function jobsStartedWithId(jobId: string, tenant = 'default'): Prom
   return n;
 }
 
+/**
+ * Workflows with this job id once the job is listed: visibility is written after the start,
+ * asynchronously, so a count taken at once may still be 0. For "exactly one job started".
+ */
+export async function jobsListedWithId(jobId: string, tenant = 'default'): Promise<number> {
+  await pollUntil(async () => (await jobsStartedWithId(jobId, tenant)) > 0, `job ${jobId} listed`, 10_000).catch(() => undefined);
+  return jobsStartedWithId(jobId, tenant);
+}
+
 /** Polls `check` every 100 ms until it holds; throws `what` after `timeoutMs`. */
 export async function pollUntil(check: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { JobResult } from '../../schemas';
-import { jobsStartedWithId, testRecord, uniqueId, useApp } from '../helpers';
+import { jobsListedWithId, jobsStartedWithId, testRecord, uniqueId, useApp } from '../helpers';
 
 const app = useApp();
 
@@ -62,7 +62,7 @@ describe('POST /v1/jobs → GET result', () => {
     await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=30` });
     const afterDone = await app.inject({ method: 'POST', url: '/v1/jobs', payload: threeWay(jobId) });
     expect(afterDone.statusCode).toBe(200);
-    expect(await jobsStartedWithId(jobId)).toBe(1);
+    expect(await jobsListedWithId(jobId)).toBe(1);
 
     const key = uniqueId('key');
     const { jobId: _drop, ...noId } = threeWay('x');
@@ -70,7 +70,7 @@ describe('POST /v1/jobs → GET result', () => {
     const k2 = await app.inject({ method: 'POST', url: '/v1/jobs', headers: { 'idempotency-key': key }, payload: noId });
     expect([k1.statusCode, k2.statusCode]).toEqual([201, 200]);
     expect(k2.json().jobId).toBe(key);
-    expect(await jobsStartedWithId(key)).toBe(1);
+    expect(await jobsListedWithId(key)).toBe(1);
 
     const changed = await app.inject({ method: 'POST', url: '/v1/jobs', payload: { ...threeWay(jobId), objective: 'other' } });
     expect(changed.statusCode).toBe(409);

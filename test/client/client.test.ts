@@ -7,7 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDelegateClient, DelegateNetworkError, DelegateProblemError, type JobEvent, type JobSpecInput } from '../../client';
-import { jobsStartedWithId, listeningApp, pollUntil, uniqueId, waitForSubtask } from '../helpers';
+import { jobsListedWithId, listeningApp, pollUntil, uniqueId, waitForSubtask } from '../helpers';
 import { TEST_TENANTS } from '../tenants';
 
 const { app, url: baseUrl }: { app: FastifyInstance; url: string } = await listeningApp({}, null);
@@ -69,8 +69,8 @@ describe('typed client', () => {
     const k1 = await delegate.submit(noId, { idempotencyKey: key });
     const k2 = await delegate.submit(noId, { idempotencyKey: key });
     expect([k1.jobId, k2.jobId, k1.status, k2.status]).toEqual([key, key, 'running', 'existing']);
-    expect(await jobsStartedWithId(jobId)).toBe(1);
-    expect(await jobsStartedWithId(key)).toBe(1);
+    expect(await jobsListedWithId(jobId)).toBe(1);
+    expect(await jobsListedWithId(key)).toBe(1);
     await delegate.waitForResult(key);
   });
 
@@ -176,7 +176,7 @@ describe('typed client', () => {
     const jobId = uniqueId('cretry');
     expect((await client.submit(fanout(jobId, 'retry'))).jobId).toBe(jobId);
     expect(calls).toBe(2);
-    expect(await jobsStartedWithId(jobId)).toBe(1);
+    expect(await jobsListedWithId(jobId)).toBe(1);
     await client.waitForResult(jobId);
   });
 

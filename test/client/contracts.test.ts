@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createDelegateClient, DelegateProblemError, isScoutCapError, type ResearchSubtaskRequest, type ScoutDispatchRequest } from '../../client';
 import { ResearchSubtaskOutputSchema } from '../../schemas/research-contract';
 import { ScoutReportSchema } from '../../schemas/scout';
-import { jobsStartedWithId, listeningApp, uniqueId } from '../helpers';
+import { jobsListedWithId, listeningApp, uniqueId } from '../helpers';
 import { TEST_TENANTS } from '../tenants';
 
 const { app, url: baseUrl }: { app: FastifyInstance; url: string } = await listeningApp({}, null);
@@ -57,7 +57,7 @@ describe('client: research subtasks', () => {
     const input = subtask('sub_c3', {});
     const [a, b] = [await delegate.subtasks.run(input, { idempotencyKey: key, waitSeconds: 30 }), await delegate.subtasks.run(input, { idempotencyKey: key, waitSeconds: 30 })];
     expect([a.status, b.status]).toEqual(['success', 'success']);
-    expect(await jobsStartedWithId(key)).toBe(1);
+    expect(await jobsListedWithId(key)).toBe(1);
 
     const bad = await delegate.subtasks.run({ ...input, budget: { latency_seconds: 60, cost_usd: 1 } as ResearchSubtaskRequest['budget'], colour: 'red' } as ResearchSubtaskRequest).catch((e: unknown) => e);
     expect(bad).toBeInstanceOf(DelegateProblemError);
