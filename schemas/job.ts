@@ -62,6 +62,7 @@ export type Aggregation = z.infer<typeof AggregationSchema>;
 export const VoteOptionsSchema = z.strictObject({
   strategy: z.enum(['majority', 'weighted', 'unanimous']).default('majority'),
   key: z.string().max(1000).regex(/^(\/.*)?$/, 'a JSON pointer ("" or starting with "/")').optional(),
+  threshold: z.number().min(0.5).lt(1).optional().describe('weighted: the share of the weight cast a winner must pass (default 0.5: more than half)'),
 });
 export type VoteOptions = z.infer<typeof VoteOptionsSchema>;
 

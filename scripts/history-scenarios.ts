@@ -160,6 +160,16 @@ export const SCENARIOS: Scenario[] = [
       ] })),
   },
   {
+    // a weighted vote under the share-of-cast rule (patch 'weighted-vote-share'), decided early: three
+    // voters at 0.9 hold 2.7 of at most 3.7 cast, so the slow fourth is cancelled
+    name: 'weighted-vote',
+    run: async (ctx, id) =>
+      finish(await start(ctx, id, { pattern: 'vote', vote: { strategy: 'weighted' }, tasks: [
+        sim('w1', { answer: 'x', confidence: 0.9 }), sim('w2', { answer: 'x', confidence: 0.9 }), sim('w3', { answer: 'x', confidence: 0.9 }),
+        sim('slow', { answer: 'y', confidence: 0.95, latencyMs: 20_000 }),
+      ] })),
+  },
+  {
     // a code scout's job (input `scout`): the offline scout with exactly read_file and grep, and the
     // finishScout activity at the job's end (its record row is absent here: it settles nothing)
     name: 'scout',

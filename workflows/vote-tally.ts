@@ -8,11 +8,13 @@
  * other value compares by canonical JSON (object keys sorted, recursively; strings inside
  * objects and arrays compare exactly). `1` and `"1"` are different ballots.
  *
- * Weights (strategy `weighted`): a ballot weighs its voter's confidence (0..1), and every
- * voter could at most have weighed 1, so the bar is more than half of the number of voters
- * (failed or abstaining voters do not lower it). A weighted winner therefore also needs
- * confident voters, not just many: three voters at 0.5 on one answer (1.5) do not beat the
- * bar of 1.5 for three voters.
+ * Weights (strategy `weighted`): a ballot weighs its voter's confidence (0..1). The winner
+ * holds more than `threshold` (default half) of the weight cast: one voter at 0.95 beats two
+ * at 0.1 (0.95 of 1.15). Early, a ballot wins once it would hold that share even if every
+ * pending voter cast a full 1 elsewhere; there is no winner once no ballot, old or new, could
+ * reach it even with every pending voter's full 1. A tie at exactly the threshold has no winner.
+ * Votes started before this rule (no `weighted-vote-share` patch) keep the old bar: more than
+ * half the number of voters.
  */
 import type { TaskResult, VoteOptions, VoteOutcome } from '../schemas';
 
@@ -104,8 +106,9 @@ export function tally(ballots: Ballot[]): TallyEntry[] {
  * The decision after the ballots so far, with `voters` in all and `pending` of them still
  * to answer (each pending voter could add one vote of weight 1 to any ballot).
  */
-export function decide(ballots: Ballot[], strategy: VoteStrategy, voters: number, pending: number): VoteDecision {
+export function decide(ballots: Ballot[], strategy: VoteStrategy, voters: number, pending: number, opts: { shareOfCast?: boolean; threshold?: number } = {}): VoteDecision {
   const entries = tally(ballots);
+  if (strategy === 'weighted' && opts.shareOfCast) return decideByShare(entries, pending, opts.threshold ?? 0.5);
   if (strategy === 'unanimous') {
     if (entries.length > 1) return { final: true, winner: null, tally: entries };
     if (pending > 0) return { final: false, winner: null, tally: entries };
@@ -117,6 +120,21 @@ export function decide(ballots: Ballot[], strategy: VoteStrategy, voters: number
   if (winner) return { final: true, winner, tally: entries };
   const best = Math.max(0, ...entries.map(score));
   return { final: pending === 0 || best + pending <= bar, winner: null, tally: entries };
+}
+
+/**
+ * The weighted decision by share of the weight cast: a winner holds more than `threshold` of
+ * it, and is certain once it would even if each pending voter cast 1 for another ballot.
+ */
+export function decideByShare(entries: TallyEntry[], pending: number, threshold: number): VoteDecision {
+  const cast = entries.reduce((n, e) => n + e.weight, 0);
+  // the bar if every pending voter cast a full 1: the most the weight cast can still grow
+  const bar = threshold * (cast + pending) + EPSILON;
+  const winner = entries.find((e) => e.weight > 0 && e.weight > bar) ?? null;
+  if (winner || pending === 0) return { final: true, winner, tally: entries };
+  // could a ballot, one already cast or a new one, still pass with every pending voter behind it?
+  const reachable = [0, ...entries.map((e) => e.weight)].some((w) => w + pending > bar);
+  return { final: !reachable, winner: null, tally: entries };
 }
 
 /** The share of counted ballots that chose the winner (0 without a winner or ballots). */

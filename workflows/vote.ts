@@ -12,11 +12,14 @@
  * `results` but does not vote. Ballots are tallied in task order, whatever order they
  * arrived in, so the winner is reported as the first voter in the spec gave it. The rules for ballots and weights are in `vote-tally.ts`.
  */
-import { CancellationScope, condition, log, proxySinks, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, condition, log, patched, proxySinks, workflowInfo } from '@temporalio/workflow';
 import { DEFAULT_MAX_PARALLEL, type JobRuntime } from './job-runtime';
 import type { PatternOutcome } from './patterns';
 import { agreement, ballotOf, decide, type Ballot, type VoteDecision } from './vote-tally';
 import type { DelegateMetricsSinks } from './telemetry-sinks';
+
+/** The patch id of the share-of-cast rule of weighted votes: do not change. */
+export const WEIGHTED_SHARE_PATCH = 'weighted-vote-share';
 
 /**
  * Waits without throwing on a Temporal cancel of the job: the job then cancels every
@@ -28,6 +31,8 @@ const waitFor = (fn: () => boolean) => CancellationScope.nonCancellable(() => co
 export async function runVote(rt: JobRuntime): Promise<PatternOutcome> {
   const { spec } = rt;
   const strategy = spec.vote?.strategy ?? 'majority';
+  // weighted votes started before the share-of-cast rule keep the old bar (half the voters)
+  const rule = { shareOfCast: strategy === 'weighted' && patched(WEIGHTED_SHARE_PATCH), threshold: spec.vote?.threshold };
   const maxParallel = spec.maxParallel ?? DEFAULT_MAX_PARALLEL;
   const voters = spec.tasks.length;
   const order = new Map(spec.tasks.map((t, i) => [t.id, i]));
@@ -49,7 +54,7 @@ export async function runVote(rt: JobRuntime): Promise<PatternOutcome> {
           ballots.sort((a, b) => order.get(a.voter)! - order.get(b.voter)!);
         }
         const pending = voters - counted.size;
-        const d = decide(ballots, strategy, voters, pending);
+        const d = decide(ballots, strategy, voters, pending, rule);
         if (d.final && pending > 0) early = d;
       }),
     );
@@ -61,7 +66,7 @@ export async function runVote(rt: JobRuntime): Promise<PatternOutcome> {
   await Promise.all(inFlight);
   if (early) rt.recordNotRun('cancelled', 'not started: the vote was decided');
 
-  const decision = early ?? decide(ballots, strategy, voters, 0);
+  const decision = early ?? decide(ballots, strategy, voters, 0, rule);
   const cancelled = rt.records.results().filter((r) => !counted.has(r.id) && r.failureReason === 'cancelled').length;
   proxySinks<DelegateMetricsSinks>().delegateMetrics.voteDecided({ tenant: rt.tenant, early: early !== undefined, cancelled });
   if (early) log.info('vote decided early', { winner: decision.winner?.ballot ?? null, cancelled, ballots: counted.size });

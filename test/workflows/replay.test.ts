@@ -28,6 +28,21 @@ function firstInput(r: RecordedRun): unknown {
   const data = events[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]?.data;
   return data === undefined ? undefined : JSON.parse(Buffer.from(data, 'base64').toString('utf8'));
 }
+/** Every payload of a recorded run, decoded (patch ids live in marker payloads, base64 in the history). */
+function payloadText(r: RecordedRun): string {
+  const out: string[] = [];
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) {
+        if (k === 'data' && typeof x === 'string') out.push(Buffer.from(x, 'base64').toString('utf8'));
+        else walk(x);
+      }
+    }
+  };
+  walk(r.history);
+  return out.join('\n');
+}
 /** A CLI export holds no workflow id: the recorder exports the root job of the scenario the file is named after. */
 const cliWorkflowId = (f: string) => `job/rec/${f.split('.')[0]}`;
 
@@ -95,6 +110,8 @@ describe('recorded histories replay against the current workflow code', () => {
     // and of `scout`: a root that settles its scout before its record, and roots without one
     const settlesScout = (r: RecordedRun) => JSON.stringify(r.history).includes('"finishScout"');
     expect(roots.filter(settlesScout).map((r) => r.workflowId)).toEqual(['job/rec/scout']);
+    // and of the weighted share-of-cast rule: a weighted vote with its patch marker
+    expect(roots.filter((r) => payloadText(r).includes('"weighted-vote-share"')).map((r) => r.workflowId)).toEqual(['job/rec/weighted-vote']);
   });
 
   it('every recorded run replays without a nondeterminism error', async () => {

@@ -94,6 +94,29 @@ describe('decide', () => {
     expect(decide([b('1', 'x', 0.75), b('2', 'x', 0.75)], 'weighted', 3, 0).winner).toBeNull();
     expect(decide([b('1', 'x', 0.1), b('2', 'x', 0.2), b('3', 'x', 0.7)], 'weighted', 2, 0).winner).toBeNull();
   });
+  const share = { shareOfCast: true };
+  it('weighted by share of the weight cast: one voter at 0.95 beats two at 0.1; a tie at the threshold has no winner', () => {
+    const issueCase = [b('1', 'b', 0.95), b('2', 'a', 0.1), b('3', 'a', 0.1)];
+    expect(decide(issueCase, 'weighted', 3, 0).winner).toBeNull(); // the old bar: 0.95 is not more than half of 3 voters
+    expect(decide(issueCase, 'weighted', 3, 0, share)).toMatchObject({ final: true, winner: { ballot: 'b' } });
+    expect(decide([b('1', 'x', 0.5), b('2', 'y', 0.5)], 'weighted', 2, 0, share).winner).toBeNull();
+    expect(decide([b('1', 'x', 0.3), b('2', 'x', 0.3), b('3', 'y', 0.6)], 'weighted', 3, 0, share).winner).toBeNull();
+    // a stricter threshold: 0.6 of 1.0 passes 0.5, not 0.7
+    expect(decide([b('1', 'x', 0.6), b('2', 'y', 0.4)], 'weighted', 2, 0, share).winner?.ballot).toBe('x');
+    expect(decide([b('1', 'x', 0.6), b('2', 'y', 0.4)], 'weighted', 2, 0, { ...share, threshold: 0.7 }).winner).toBeNull();
+    // nothing cast (every voter at confidence 0): no winner
+    expect(decide([b('1', 'x', 0), b('2', 'x', 0)], 'weighted', 2, 0, share).winner).toBeNull();
+  });
+  it('weighted by share: early once pending voters can no longer overturn it, either way', () => {
+    // b 0.95 with two pending: they could bring 2 to a, and 0.95 of 2.95 is not a half yet
+    expect(decide([b('1', 'b', 0.95)], 'weighted', 3, 2, share)).toMatchObject({ final: false, winner: null });
+    // x 3 × 0.9 = 2.7, one pending: 2.7 of at most 3.7 is more than half whatever it says
+    expect(decide([b('1', 'x', 0.9), b('2', 'x', 0.9), b('3', 'x', 0.9)], 'weighted', 4, 1, share)).toMatchObject({ final: true, winner: { ballot: 'x' } });
+    // an even split of 4 × 1 with one pending: y could still reach 3 of 5
+    expect(decide([b('1', 'x'), b('2', 'x'), b('3', 'y'), b('4', 'y')], 'weighted', 5, 1, share)).toMatchObject({ final: false });
+    // spread thin: no ballot, even a new one, can reach a 0.9 share with one pending voter
+    expect(decide([b('1', 'x'), b('2', 'y'), b('3', 'z')], 'weighted', 4, 1, { ...share, threshold: 0.9 })).toMatchObject({ final: true, winner: null });
+  });
   it('weighted: decided early once a ballot passes the bar, or once none can', () => {
     expect(decide([b('1', 'x', 1), b('2', 'x', 0.9), b('3', 'x', 0.8)], 'weighted', 5, 2)).toMatchObject({ final: true, winner: { ballot: 'x' } });
     // x has 1.8, two pending voters could bring it to 3.8 > 2.5

@@ -37,11 +37,11 @@ describe('vote', () => {
     expect(wall).toBeLessThan(15_000);
   });
 
-  it('weighted: confidence decides, not the head count', async () => {
-    const ballots = (jobId: string, xConfidence: number) => ({
+  it('weighted: the winner holds more than half of the weight cast (or vote.threshold); confidence, not the head count', async () => {
+    const ballots = (jobId: string, xConfidence: number, threshold?: number) => ({
       jobId,
       pattern: 'vote' as const,
-      vote: { strategy: 'weighted' as const, key: '/answer' },
+      vote: { strategy: 'weighted' as const, key: '/answer', ...(threshold ? { threshold } : {}) },
       maxParallel: 1, // one at a time, the dissenter first: every voter is counted
       tasks: [
         voter('c', { answer: { answer: 'y' }, confidence: 0.95 }),
@@ -49,18 +49,23 @@ describe('vote', () => {
         voter('b', { answer: { answer: 'X', why: 'me too' }, confidence: xConfidence }),
       ],
     });
-    // 2 × 0.9 = 1.8 > 1.5 (half of three voters' possible weight)
+    // 2 × 0.9 = 1.8 of 2.75 cast
     const sure = await runJob(ballots(uniqueId('vw-sure'), 0.9));
     expect(sure.status).toBe('success');
     expect(sure.output).toBe('x');
     expect(sure.vote).toMatchObject({ winner: 'x', agreement: 2 / 3, decidedEarly: false, cancelled: 0 });
     expect(sure.vote!.tally.map((t) => [t.ballot, t.count, +t.weight.toFixed(2)])).toEqual([['x', 2, 1.8], ['y', 1, 0.95]]);
-    // the same head count at 0.6 each is 1.2: no winner, although x has a majority of voters
-    const unsure = await runJob(ballots(uniqueId('vw-unsure'), 0.6));
-    expect(unsure.status).toBe('failure');
-    expect(unsure.output).toBeNull();
-    expect(unsure.vote).toMatchObject({ winner: null, agreement: 0 });
-    expect(unsure.vote!.tally.map((t) => [t.ballot, t.count])).toEqual([['x', 2], ['y', 1]]);
+    // one voter at 0.95 against two at 0.1: 0.95 of 1.15 cast elects y, the head-count minority
+    const confident = await runJob(ballots(uniqueId('vw-one'), 0.1));
+    expect(confident.status).toBe('success');
+    expect(confident.output).toBe('y');
+    expect(confident.vote).toMatchObject({ winner: 'y', agreement: 1 / 3 });
+    // 1.2 of 2.15 (56%) passes half, not a threshold of 0.6
+    expect((await runJob(ballots(uniqueId('vw-half'), 0.6))).output).toBe('x');
+    const strict = await runJob(ballots(uniqueId('vw-strict'), 0.6, 0.6));
+    expect(strict.status).toBe('failure');
+    expect(strict.vote).toMatchObject({ winner: null, agreement: 0 });
+    expect(strict.vote!.tally.map((t) => [t.ballot, t.count])).toEqual([['x', 2], ['y', 1]]);
   });
 
   it('a 2-2 tie has no winner: failure, with the tally kept', async () => {
