@@ -3,6 +3,7 @@ import { createAgentActivities, type AgentActivityDeps } from './agent-step';
 import { createArchiveActivities, type ArchiveDeps } from './archive';
 import { createJudgeActivities } from './judge';
 import { createScoutActivities } from './scout/commit';
+import { scoutRoot } from './scout/sandbox';
 import { loadAgentsFile } from './agents/http';
 import { builtinAgents, createAgentRegistry, type AgentRegistry } from './agents/registry';
 import { createWebhookActivities, type WebhookDeps } from './webhook';
@@ -34,7 +35,7 @@ export function createActivities(deps: AgentActivityDeps & { webhook?: WebhookDe
     ...createJudgeActivities(deps),
     ...createWebhookActivities(deps.webhook ?? {}),
     ...createArchiveActivities(deps.archive),
-    ...createScoutActivities({ scouts: deps.archive.record.scouts, events: deps.archive.record.events, root: deps.scoutRoot ?? process.env.DELEGATE_SCOUT_ROOT ?? process.cwd() }),
+    ...createScoutActivities({ scouts: deps.archive.record.scouts, events: deps.archive.record.events, root: deps.scoutRoot ?? scoutRoot() }),
   };
 }
 

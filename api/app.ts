@@ -32,6 +32,7 @@ import { webhookRoutes } from './routes/webhooks';
 import { reportRoutes } from './routes/reports';
 import { subtaskRoutes } from './routes/subtasks';
 import { scoutRoutes } from './routes/scouts';
+import { createScoutService, type ScoutService } from './scouts/service';
 import { installRequestTracing } from './request-tracing';
 
 declare module 'fastify' {
@@ -40,6 +41,7 @@ declare module 'fastify' {
     temporal: Client;
     registry: AgentRegistry;
     jobs: JobService;
+    scouts: ScoutService;
     tenants: TenantDirectory;
     record: RecordStore;
     publicUrl: string;
@@ -81,6 +83,7 @@ export async function buildApp({ config, client, registry, tenants, record, fast
   app.decorate('tenants', tenants);
   app.decorate('record', record);
   app.decorate('jobs', createJobService({ client, config, registry, tenants, record }));
+  app.decorate('scouts', createScoutService({ config, record, jobs: app.jobs }));
   app.decorate('publicUrl', config.PUBLIC_URL ?? `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${config.PORT}`);
   if (tracing) installRequestTracing(app);
   installErrorHandling(app);

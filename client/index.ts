@@ -16,6 +16,7 @@ import { DelegateTimeoutError } from './errors';
 import { streamEvents, type EventsOptions } from './events';
 import { createTransport, type TransportOptions } from './http';
 import { MAX_WAIT_SECONDS } from './long-poll';
+import { allPages } from './pages';
 import { scoutMethods } from './scouts';
 import { subtaskMethods } from './subtasks';
 import type {
@@ -84,13 +85,8 @@ export function createDelegateClient(options: DelegateClientOptions) {
     },
 
     /** Every job of the listing, page after page (`pageSize` each), newest start first. */
-    async *listAll(filters: Omit<ListFilters, 'nextPageToken'> = {}): AsyncGenerator<JobListItem> {
-      let nextPageToken: string | undefined;
-      do {
-        const page = await client.list({ ...filters, nextPageToken });
-        yield* page.jobs;
-        nextPageToken = page.nextPageToken ?? undefined;
-      } while (nextPageToken);
+    listAll(filters: Omit<ListFilters, 'nextPageToken'> = {}): AsyncGenerator<JobListItem> {
+      return allPages((nextPageToken) => client.list({ ...filters, nextPageToken }), (page) => page.jobs);
     },
 
     /** The job's live events (async iterator): replays from the start (or after `after`), follows, ends after `job.finished`. */

@@ -8,6 +8,7 @@
  */
 import type { createTransport } from './http';
 import { longPoll } from './long-poll';
+import { allPages } from './pages';
 import type { Scout, ScoutCommit, ScoutDispatched, ScoutDispatchRequest, ScoutFilters, ScoutPage, ScoutPrep, ScoutRequest } from './types';
 
 /** The `scouts` methods of a client over `request`. */
@@ -50,13 +51,8 @@ export function scoutMethods(request: ReturnType<typeof createTransport>) {
     },
 
     /** Every scout of the listing, page after page, newest first. */
-    async *listAll(filters: Omit<ScoutFilters, 'nextPageToken'> = {}): AsyncGenerator<Scout> {
-      let nextPageToken: string | undefined;
-      do {
-        const page = await methods.list({ ...filters, nextPageToken });
-        yield* page.scouts;
-        nextPageToken = page.nextPageToken ?? undefined;
-      } while (nextPageToken);
+    listAll(filters: Omit<ScoutFilters, 'nextPageToken'> = {}): AsyncGenerator<Scout> {
+      return allPages((nextPageToken) => methods.list({ ...filters, nextPageToken }), (page) => page.scouts);
     },
   };
   return methods;

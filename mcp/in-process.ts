@@ -9,7 +9,6 @@ import type { FastifyInstance } from 'fastify';
 import { fromTemporal, HttpProblem } from '../api/errors';
 import { viewOf } from '../api/routes/scouts';
 import { readResearchSubtask, runResearchSubtask } from '../api/jobs/research';
-import { createScoutService } from '../api/scouts/service';
 import type { JobOutcome } from '../schemas';
 import { DelegateError, type DelegateBackend } from './backend';
 
@@ -29,7 +28,7 @@ export function createInProcessBackend(app: FastifyInstance, tenant: string): De
     return { self, result: `${self}/result`, temporalUi: svc.uiLink(svc.workflowIdOf(tenant, jobId)) };
   };
   const subtaskLinks = (jobId: string) => ({ self: `${app.publicUrl}/v1/subtasks/${encodeURIComponent(jobId)}`, job: links(jobId).self, temporalUi: links(jobId).temporalUi });
-  const scouts = createScoutService({ config: app.config, record: app.record, jobs: svc });
+  const { scouts } = app;
   // every operation maps its errors the same way
   const guard = async <T>(run: () => Promise<T>): Promise<T> => {
     try {

@@ -52,23 +52,15 @@ export interface ScoutRemaining {
 /** The outcome of a reservation: `remaining` counts after this one when it passed. */
 export type ReserveOutcome = { ok: true; remaining: ScoutRemaining } | { ok: false; cap: 'session' | 'scope'; remaining: ScoutRemaining };
 
-/** One scout as the record holds it; times in epoch ms, the report parsed. */
-export interface ScoutRecord {
+/** One scout as the record holds it: what was reserved, and what became of it; times in epoch ms, the report parsed. */
+export interface ScoutRecord extends Omit<ScoutReservation, 'jobId'> {
   tenant: string;
-  id: string;
-  parentAgent: string;
-  parentSessionId: string;
-  featureSlug: string | null;
-  question: string;
-  scopePaths: string[];
   scopeKey: string;
-  excerpt: string;
   jobId: string | null;
   state: ScoutState;
   report: unknown;
   reportStatus: ScoutReportStatus | null;
   tokens: number | null;
-  createdAt: number;
   committedAt: number | null;
   failedAt: number | null;
 }

@@ -3,7 +3,7 @@
  * a TaskSpec (plus the job labels and priority it implies), and a TaskResult back to the
  * contract's output. No other module translates these fields.
  *
- *   ResearchSubtaskInput ──toTaskPlan──> { task: TaskSpec, labels: { contract, parent_id }, priority }
+ *   ResearchSubtaskInput ──toTaskPlan──> { task: TaskSpec { research: { parentId, priority, outputFormat } }, labels: { contract, parent_id } }
  *   TaskResult + input ──toResearchOutput──> ResearchSubtaskOutput
  *       seed duplicates dropped · evidence slimmed · citations matched to urls · summary fitted
  */
@@ -31,10 +31,6 @@ export interface ResearchTaskPlan {
   task: TaskSpec;
   /** Labels for the job that runs it: `contract` always, `parent_id` when the input has one. */
   labels: Record<string, string>;
-  /** The Delegator `priority` (no TaskSpec field yet: the host orders or routes by it). */
-  priority: number;
-  /** The Delegator `output_format`, for the agent's prompt (no TaskSpec field yet). */
-  outputFormat?: 'json' | 'text' | 'structured';
 }
 
 /** The seed as Delegate evidence: ids `seed_1`, `seed_2`… (the contract's items carry none). */
@@ -66,7 +62,7 @@ function agentOf(input: ResearchSubtaskInput): AgentRef {
   return scope.length > 0 ? { route: 'semantic', hint: `channels: ${scope.join(', ')}`.slice(0, 2000) } : { route: 'semantic' };
 }
 
-/** A contract input as the TaskSpec Delegate runs, with the labels and priority it implies. */
+/** A contract input as the TaskSpec Delegate runs (priority and output format in its `research` marker), with the labels it implies. */
 export function toTaskPlan(input: ResearchSubtaskInput): ResearchTaskPlan {
   const task = TaskSpecSchema.parse({
     id: input.id,
@@ -85,7 +81,7 @@ export function toTaskPlan(input: ResearchSubtaskInput): ResearchTaskPlan {
     outputSchema: input.output_schema,
     research: { parentId: input.parent_id, priority: input.priority, ...(input.output_format ? { outputFormat: input.output_format } : {}) },
   });
-  return { task, labels: researchJobLabels([task]), priority: input.priority, ...(input.output_format ? { outputFormat: input.output_format } : {}) };
+  return { task, labels: researchJobLabels([task]) };
 }
 
 /**
@@ -100,17 +96,6 @@ export function researchJobLabels(tasks: readonly Pick<TaskSpec, 'research'>[]):
   const [only] = parents;
   if (parents.size === 1 && only != null) labels[PARENT_ID_LABEL] = only;
   return labels;
-}
-
-/**
- * The `parent_id` shared by several subtasks submitted as one job (a planner's fan-out), or
- * the path of the first one that differs: a job has one `parent_id` label.
- */
-export function sharedParentId(inputs: readonly Pick<ResearchSubtaskInput, 'parent_id'>[]): { parentId: string | null } | { path: (string | number)[]; message: string } {
-  const first = inputs[0]?.parent_id ?? null;
-  const i = inputs.findIndex((x) => x.parent_id !== first);
-  if (i < 0) return { parentId: first };
-  return { path: [i, 'parent_id'], message: `every subtask of one job has the same parent_id ("${first}"), got "${inputs[i]!.parent_id}"` };
 }
 
 /** A URL as compared: scheme and host lower case, no fragment, no trailing slash on a query-less path. */

@@ -126,8 +126,3 @@ export function evaluateStopConditions(conditions: readonly StopCondition[], sta
   const index = conditions.findIndex((c) => holds(c, state));
   return index < 0 ? null : { index, condition: conditions[index]! };
 }
-
-/** The contract's status for a subtask a condition stopped: a budget halt is `partial`, any other is done. */
-export function statusOfStop(c: StopCondition): 'success' | 'partial' {
-  return c.kind === 'budget_exhausted' ? 'partial' : 'success';
-}

@@ -332,7 +332,6 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
   let state: unknown = carry?.state;
   let reprompt: string | undefined = carry?.reprompt;
   let done = false;
-  let awaitingSummary = false;
   let reason: FailureReason | null = null;
   const stepsBefore = steps;
 
@@ -413,7 +412,7 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
         break;
       }
     }
-    awaitingSummary = reprompt !== undefined && summaryReprompted && reprompt.startsWith(SUMMARY_REPROMPT_PREFIX);
+    const awaitingSummary = reprompt?.startsWith(SUMMARY_REPROMPT_PREFIX) ?? false;
     const outcome = await runStep({
       agentId: manifest.id,
       task: { ...task, job: undefined },
@@ -435,7 +434,6 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
       // the answer was complete before its summary was re-prompted: a failed re-prompt keeps it
       attempts += outcome.kind === 'failed' ? classify(outcome.err, retry.maxAttempts).attempts : 1;
       notes.push('the summary re-prompt did not complete: the first answer is kept');
-      awaitingSummary = false;
       done = true;
       continue;
     }
@@ -481,7 +479,6 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
     confidence = out.confidence;
     state = out.state;
     done = out.done;
-    awaitingSummary = false;
     if (out.schemaValid !== undefined) schemaValid = out.schemaValid;
     showDetails();
     if (rules < 1) continue;

@@ -12,7 +12,7 @@ import { LlmAgentConfigSchema, type LlmAgentConfig } from '../../schemas';
 import { ErrorType } from '../../schemas/errors';
 import { AgentRetryableError, fatal } from '../errors';
 import { HOST_TOOL_SPECS, runHostTool } from '../scout/host-tools';
-import { createSandbox, type ScoutSandbox } from '../scout/sandbox';
+import { createSandbox, scoutRoot, type ScoutSandbox } from '../scout/sandbox';
 import { expandEnv, jsonSchemaParams, parseReply, postJson, remoteManifest } from './remote';
 import type { AgentDefinition, StepReply, StepRequest } from './types';
 
@@ -46,7 +46,7 @@ export interface LlmAgentOptions {
 export function createLlmAgent(input: z.input<typeof LlmAgentConfigSchema>, env: NodeJS.ProcessEnv = process.env, opts: LlmAgentOptions = {}): AgentDefinition {
   const cfg: LlmAgentConfig = LlmAgentConfigSchema.parse(input);
   const auth: Record<string, string> = cfg.apiKey ? { authorization: `Bearer ${expandEnv(cfg.apiKey, env)}` } : {};
-  const scoutRoot = opts.scoutRoot ?? env.DELEGATE_SCOUT_ROOT ?? process.cwd();
+  const root = opts.scoutRoot ?? scoutRoot(env);
   return {
     manifest: remoteManifest('llm', { ...cfg, tools: [...cfg.hostTools, ...cfg.tools.map((t) => t.name)] }),
     params: jsonSchemaParams(cfg.inputSchema),
@@ -103,7 +103,7 @@ export function createLlmAgent(input: z.input<typeof LlmAgentConfigSchema>, env:
           }
           let text: string;
           if (host) {
-            text = paths.length ? await runHostTool((sandbox ??= createSandbox(scoutRoot, paths)), host, args) : `error: ${host} has no scope (the task's params.paths is empty)`;
+            text = paths.length ? await runHostTool((sandbox ??= createSandbox(root, paths)), host, args) : `error: ${host} has no scope (the task's params.paths is empty)`;
           } else {
             text = (await postJson(tool!.url, args, {}, req.signal, `tool ${tool!.name} of ${what}`)).text;
           }

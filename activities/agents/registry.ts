@@ -1,5 +1,6 @@
 import type { AgentManifest, AgentRef } from '../../schemas';
 import { echoAgent } from './echo';
+import { scoutRoot } from '../scout/sandbox';
 import { createScoutAgent } from './scout';
 import { simAgent } from './sim';
 import type { AgentDefinition } from './types';
@@ -52,5 +53,5 @@ export function createAgentRegistry(defs: AgentDefinition[]): AgentRegistry {
 export const builtinAgents: AgentDefinition[] = [
   echoAgent,
   simAgent as unknown as AgentDefinition,
-  createScoutAgent({ root: process.env.DELEGATE_SCOUT_ROOT ?? process.cwd() }) as unknown as AgentDefinition,
+  createScoutAgent({ root: scoutRoot() }) as unknown as AgentDefinition,
 ];

@@ -48,6 +48,9 @@ export class ScoutToolError extends Error {
 const inside = (base: string, p: string) => p === base || p.startsWith(base.endsWith(sep) ? base : base + sep);
 const posix = (p: string) => (p === '' ? '.' : p.split(sep).join('/'));
 
+/** The scout root of this process: `DELEGATE_SCOUT_ROOT`, else the working directory (API and workers must agree). */
+export const scoutRoot = (env: { DELEGATE_SCOUT_ROOT?: string } = process.env): string => env.DELEGATE_SCOUT_ROOT ?? process.cwd();
+
 /** Checks every scope path against the root, following symlinks: the first one outside it (or missing) refuses the scope. */
 export async function resolveScope(root: string, paths: string[]): Promise<ScopeResolution> {
   const realRoot = await realpath(resolve(root));

@@ -36,29 +36,25 @@ export function evidenceMatches(evidence: string, line: string): boolean {
   return want.length > 0 && line.replace(/\s+/g, ' ').includes(want);
 }
 
-/** Checks each finding against the file it cites, reading only inside the scope. */
+/** Why the sandbox refused to read a cited file, as a drop reason. */
+function dropReason(err: unknown): DropReason {
+  const code = err instanceof ScoutToolError ? err.code : 'not_found';
+  return code === 'outside_scope' || code === 'bad_arguments' ? 'outside_scope' : code === 'not_found' ? 'file_not_found' : 'not_a_text_file';
+}
+
+/**
+ * Checks each finding against the line it cites, reading only inside the scope: the sandbox
+ * reads just that line (at most 8 findings), so a line past a read window's byte cap is still found.
+ */
 export async function verifyFindings(root: string, scopePaths: string[], findings: ScoutFinding[]): Promise<VerifiedFindings> {
   const sandbox = createSandbox(root, scopePaths);
-  const files = new Map<string, { rel: string; lines: string[] } | DropReason>();
-  const load = async (file: string) => {
-    if (!files.has(file)) {
-      try {
-        const r = await sandbox.readFile(file, { offset: 1, limit: Number.MAX_SAFE_INTEGER });
-        files.set(file, { rel: r.file, lines: r.lines });
-      } catch (err) {
-        const code = err instanceof ScoutToolError ? err.code : 'not_found';
-        files.set(file, code === 'outside_scope' || code === 'bad_arguments' ? 'outside_scope' : code === 'not_found' ? 'file_not_found' : 'not_a_text_file');
-      }
-    }
-    return files.get(file)!;
-  };
   const out: VerifiedFindings = { kept: [], dropped: [] };
   for (const finding of findings) {
-    const f = await load(finding.file);
-    if (typeof f === 'string') out.dropped.push({ finding, why: f });
-    else if (finding.line < 1 || finding.line > f.lines.length) out.dropped.push({ finding, why: 'line_out_of_range' });
-    else if (!evidenceMatches(finding.evidence, f.lines[finding.line - 1])) out.dropped.push({ finding, why: 'evidence_mismatch' });
-    else out.kept.push({ ...finding, file: f.rel });
+    const read = finding.line < 1 ? undefined : await sandbox.readFile(finding.file, { offset: finding.line, limit: 1 }).catch((err: unknown) => dropReason(err));
+    if (typeof read === 'string') out.dropped.push({ finding, why: read });
+    else if (read === undefined || read.lines.length === 0) out.dropped.push({ finding, why: 'line_out_of_range' });
+    else if (!evidenceMatches(finding.evidence, read.lines[0]!)) out.dropped.push({ finding, why: 'evidence_mismatch' });
+    else out.kept.push({ ...finding, file: read.file });
   }
   return out;
 }

@@ -8,7 +8,6 @@ import { decodeScoutCursor, type ScoutRecord } from '../../record';
 import { BudgetSchema, IdSchema } from '../../schemas';
 import { FeatureSlugSchema, ScoutIdSchema, ScoutReportSchema, ScoutRequestSchema } from '../../schemas/scout';
 import { ProblemSchema } from '../errors';
-import { createScoutService } from '../scouts/service';
 
 const Caps = z.object({
   perSession: z.object({ limit: z.number(), remaining: z.number() }),
@@ -45,7 +44,7 @@ export const viewOf = (r: ScoutRecord): z.infer<typeof ScoutView> => ({
 
 /** Scout routes under /v1/scouts. */
 export const scoutRoutes: FastifyPluginAsyncZod = async (app) => {
-  const scouts = createScoutService({ config: app.config, record: app.record, jobs: app.jobs });
+  const { scouts } = app;
   const links = (id: string) => ({
     self: `${app.publicUrl}/v1/scouts/${id}`, job: `${app.publicUrl}/v1/jobs/${id}`, events: `${app.publicUrl}/v1/jobs/${id}/events`,
   });

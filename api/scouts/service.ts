@@ -6,12 +6,11 @@
  *   prep ──resolveScope (path_outside_root) ──caps (429)──> { id, prompt, caps }
  *   dispatch ── prep ──reserve (atomic; 429)──> job { scout task: read_file + grep, outputSchema } ──> 201
  */
-import { resolveScope } from '../../activities/scout/sandbox';
+import { resolveScope, scoutRoot } from '../../activities/scout/sandbox';
 import { settleScout, type ScoutJobInput } from '../../activities/scout/commit';
-import type { Config, JobSpec } from '../../schemas';
+import type { Budget, Config, JobSpec } from '../../schemas';
 import type { RecordStore, ScoutRecord, ScoutRemaining } from '../../record';
 import { randomSuffix, SCOUT_ANSWER_JSON_SCHEMA, SCOUT_TOOLS, scoutId, scoutPrompt, type ScoutRequest } from '../../schemas/scout';
-import type { Budget } from '../../schemas';
 import type { JobService } from '../job-service';
 import { HttpProblem } from '../errors';
 
@@ -47,7 +46,7 @@ export const SCOUT_BUDGET: Budget = { toolCalls: 40, latencySeconds: 300 };
 
 /** Creates the scout service over the record and the job service. */
 export function createScoutService({ config, record, jobs }: { config: Config; record: RecordStore; jobs: JobService }) {
-  const root = config.DELEGATE_SCOUT_ROOT ?? process.cwd();
+  const root = scoutRoot(config);
   const caps = { perSession: config.DELEGATE_SCOUT_CAP_PER_SESSION, perScope: config.DELEGATE_SCOUT_CAP_PER_SCOPE };
   const view = (r: ScoutRemaining): CapsView => ({
     perSession: { limit: caps.perSession, remaining: r.session },

@@ -7,7 +7,8 @@ import { jobsStartedWithId, testApp, uniqueId, useApp } from '../helpers';
 const TREE = 'test/fixtures/scout-tree';
 const EXCERPT = 'The parent is changing the retry policy of the client and needs to know where the backoff is computed.';
 /** The worker's scout root is its working directory (the project): the API's is too. */
-const app = useApp();
+// tenant alpha: no other test file dispatches scouts for it, so the summary's top topics are this file's
+const app = useApp({}, 'alpha');
 
 const request = (extra: Record<string, unknown> = {}) => ({
   question: 'where is `computeBackoff` defined', scopePaths: [TREE], parentAgent: 'claude-code', parentSessionId: uniqueId('sess'),

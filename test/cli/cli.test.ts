@@ -3,35 +3,16 @@
  * loopback HTTP: exit codes (0 success, 1 job failure or partial, 2 refused before
  * dispatch), `--json` on stdout only, and the commands a script would call.
  */
-import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { JobResult, JobSpecInput, JobView } from '../../client';
+import { cliRunner } from './run-cli';
 import { listeningApp, uniqueId, waitForSubtask } from '../helpers';
-import { TEST_TENANTS } from '../tenants';
 
 const { app, url }: { app: FastifyInstance; url: string } = await listeningApp({}, null);
 afterAll(() => app.close());
-const dir = mkdtempSync(join(tmpdir(), 'delegate-cli-'));
-
-/** Runs `delegate …` as a subprocess; never rejects: the exit code is part of the answer. */
-function delegate(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['cli/bin.js', ...args], { env: { ...process.env, DELEGATE_URL: url, DELEGATE_KEY: TEST_TENANTS.default.key, ...env }, timeout: 150_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
-    });
-  });
-}
-
-/** Writes a spec file; its path. */
-function specFile(spec: unknown): string {
-  const path = join(dir, `${uniqueId('spec')}.json`);
-  writeFileSync(path, JSON.stringify(spec));
-  return path;
-}
+const { dir, delegate, jsonFile: specFile } = cliRunner(url);
 
 const fanout = (jobId: string, labels?: Record<string, string>): JobSpecInput => ({
   jobId, pattern: 'fanout', ...(labels ? { labels } : {}),

@@ -4,35 +4,16 @@
  * contract output as JSON, the scout's report, and the exit codes (a cap reached or a scope
  * outside the root is refused before dispatch: 2).
  */
-import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ScoutReportSchema } from '../../schemas/scout';
+import { cliRunner } from './run-cli';
 import { listeningApp, uniqueId } from '../helpers';
-import { TEST_TENANTS } from '../tenants';
 
 const { app, url }: { app: FastifyInstance; url: string } = await listeningApp({ DELEGATE_SCOUT_CAP_PER_SESSION: '1' }, null);
 afterAll(() => app.close());
-const dir = mkdtempSync(join(tmpdir(), 'delegate-cli-contracts-'));
-
-/** Runs `delegate …` as a subprocess; never rejects: the exit code is part of the answer. */
-function delegate(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['cli/bin.js', ...args], { env: { ...process.env, DELEGATE_URL: url, DELEGATE_KEY: TEST_TENANTS.default.key, ...env }, timeout: 150_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
-    });
-  });
-}
-
-/** Writes a JSON file; its path. */
-function jsonFile(value: unknown): string {
-  const path = join(dir, `${uniqueId('in')}.json`);
-  writeFileSync(path, JSON.stringify(value));
-  return path;
-}
+const { dir, delegate, jsonFile } = cliRunner(url);
 
 const subtask = (id: string, params: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
   id, parent_id: 'cli_plan', question: 'Which PostgreSQL extensions speed up analytics?', budget: { latency_seconds: 60, cost_usd: 1, tool_calls: 20 }, agent: 'sim', params, ...extra,

@@ -5,15 +5,13 @@
  * refusals (an invalid input, a cap reached, a scope outside the root) as tool errors that
  * carry the problem's code and what remains.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ResearchSubtaskOutputSchema } from '../../schemas/research-contract';
 import { ScoutReportSchema } from '../../schemas/scout';
+import { connectMcp } from './connect';
 import { listeningApp, uniqueId } from '../helpers';
-import { TEST_TENANTS } from '../tenants';
 
 let app: FastifyInstance;
 let baseUrl: string;
@@ -25,21 +23,7 @@ afterAll(async () => {
 });
 
 /** An MCP client connected over `transport`, closed when the test ends. */
-async function connect(transport: 'http' | 'stdio'): Promise<Client> {
-  const key = TEST_TENANTS.default.key;
-  const client = new Client({ name: 'delegate-contracts-test', version: '1.0.0' });
-  const t = transport === 'http'
-    ? new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } })
-    : new StdioClientTransport({
-      command: process.execPath,
-      args: ['--import', 'tsx', 'mcp/stdio-main.ts'],
-      env: { ...(process.env as Record<string, string>), DELEGATE_URL: baseUrl, DELEGATE_KEY: key },
-      stderr: 'pipe',
-    });
-  await client.connect(t);
-  onTestFinished(() => client.close());
-  return client;
-}
+const connect = (transport: 'http' | 'stdio'): Promise<Client> => connectMcp(baseUrl, transport);
 
 type ToolAnswer = Awaited<ReturnType<Client['callTool']>>;
 /** The text of a tool answer's first content block. */

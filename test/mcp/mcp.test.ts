@@ -4,12 +4,11 @@
  * API over HTTP). Each runs a fan-out with progress, reads the result resource, uses the job
  * tools, and is refused with a wrong key.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobResult } from '../../schemas';
+import { connectMcp } from './connect';
 import { listeningApp, uniqueId } from '../helpers';
 import { TEST_TENANTS } from '../tenants';
 
@@ -25,20 +24,7 @@ afterAll(async () => {
 const KEY = TEST_TENANTS.default.key;
 
 /** An MCP client connected over `transport` with `key`, closed when the test ends. */
-async function connect(transport: 'http' | 'stdio', key: string = KEY): Promise<Client> {
-  const client = new Client({ name: 'delegate-test', version: '1.0.0' });
-  const t = transport === 'http'
-    ? new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } })
-    : new StdioClientTransport({
-      command: process.execPath,
-      args: ['--import', 'tsx', 'mcp/stdio-main.ts'],
-      env: { ...(process.env as Record<string, string>), DELEGATE_URL: baseUrl, DELEGATE_KEY: key },
-      stderr: 'pipe',
-    });
-  await client.connect(t);
-  onTestFinished(() => client.close());
-  return client;
-}
+const connect = (transport: 'http' | 'stdio', key: string = KEY): Promise<Client> => connectMcp(baseUrl, transport, key);
 
 /** The text of a tool answer's first content block, parsed as JSON. */
 function answer(res: Awaited<ReturnType<Client['callTool']>>): Record<string, unknown> {

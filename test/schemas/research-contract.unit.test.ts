@@ -49,7 +49,7 @@ describe('research-subtask contract', () => {
       contextSeed: [{ id: 'seed_1', source: 'web', url: 'https://weaviate.io/hybrid', title: 'Hybrid search', score: 0.9 }],
     });
     expect(plan.labels).toEqual({ contract: 'research-subtask', parent_id: 'plan_7' });
-    expect(plan.priority).toBe(1);
+    expect(plan.task.research?.priority).toBe(1);
 
     const out = toResearchOutput(originOfInput(input), result, { stoppedBy: 'confidence >= 0.8', receivedAt: '2025-01-02T03:05:00Z' });
     expect(ResearchSubtaskOutputSchema.parse(JSON.parse(JSON.stringify(out)))).toEqual(out);
@@ -116,6 +116,6 @@ describe('research-subtask contract', () => {
     const input = ResearchSubtaskInputSchema.parse({ ...example, agent: 'sim', params: { steps: 2 }, retry_limit: 0, timeout_seconds: 30, priority: 4, output_format: 'json', constraints: ['peer-reviewed only'] });
     const plan = toTaskPlan(input);
     expect(plan.task).toMatchObject({ agent: 'sim', params: { steps: 2 }, retry: { maxAttempts: 1 }, timeoutSeconds: 30, constraints: ['peer-reviewed only'] });
-    expect(plan).toMatchObject({ priority: 4, outputFormat: 'json' });
+    expect(plan.task.research).toMatchObject({ priority: 4, outputFormat: 'json' });
   });
 });

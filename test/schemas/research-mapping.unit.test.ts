@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Evidence, TaskResult } from '../../schemas';
 import { FailureReasonSchema } from '../../schemas/result';
 import { ResearchFailureReasonSchema, ResearchSubtaskInputSchema } from '../../schemas/research-contract';
-import { matchCitations, originOfInput, sharedParentId, SLIM_SNIPPET_CHARS, slimEvidence, toResearchFailureReason, toResearchOutput, urlKey, withoutSeed } from '../../schemas/research-mapping';
+import { matchCitations, originOfInput, SLIM_SNIPPET_CHARS, slimEvidence, toResearchFailureReason, toResearchOutput, urlKey, withoutSeed } from '../../schemas/research-mapping';
 
 const ev = (id: string, url?: string): Evidence => ({ id, source: 'web', snippet: `about ${id}`, ...(url ? { url } : {}) });
 const input = ResearchSubtaskInputSchema.parse({
@@ -68,11 +68,5 @@ describe('research mapping', () => {
     expect(out.evidence.map((e) => e.url)).toEqual(['https://new.example']);
     expect(out.citations).toEqual(['https://new.example', 'https://seed.example/a']);
     expect(out.delegate).toMatchObject({ parent_id: 'plan_1', dropped: { citations: 1, seed_duplicates: 1 }, data: { answer: 42 }, notes: ['summary trimmed from 7 to 6 sentences'] });
-  });
-
-  it('finds the one parent_id of a fan-out, or the first subtask that differs', () => {
-    expect(sharedParentId([{ parent_id: 'p' }, { parent_id: 'p' }])).toEqual({ parentId: 'p' });
-    expect(sharedParentId([])).toEqual({ parentId: null });
-    expect(sharedParentId([{ parent_id: 'p' }, { parent_id: 'p' }, { parent_id: null }])).toMatchObject({ path: [2, 'parent_id'] });
   });
 });

@@ -1,0 +1,22 @@
+/** An MCP client of the SDK connected to the API under test, over streamable HTTP or stdio (shared by the MCP tests). */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { onTestFinished } from 'vitest';
+import { TEST_TENANTS } from '../tenants';
+
+/** A client connected to the API at `baseUrl` over `transport` with `key`, closed when the test ends. */
+export async function connectMcp(baseUrl: string, transport: 'http' | 'stdio', key: string = TEST_TENANTS.default.key): Promise<Client> {
+  const client = new Client({ name: 'delegate-test', version: '1.0.0' });
+  const t = transport === 'http'
+    ? new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } })
+    : new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', 'tsx', 'mcp/stdio-main.ts'],
+      env: { ...(process.env as Record<string, string>), DELEGATE_URL: baseUrl, DELEGATE_KEY: key },
+      stderr: 'pipe',
+    });
+  await client.connect(t);
+  onTestFinished(() => client.close());
+  return client;
+}
