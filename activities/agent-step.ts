@@ -5,6 +5,7 @@ import type { AgentManifest, AgentRef, Budget, Evidence, NewJobEvent, TaskSpec, 
 import { ErrorType } from '../schemas/errors';
 import { usageOf } from '../schemas/money';
 import type { AgentRegistry } from './agents/registry';
+import { semanticText } from './agents/semantic-router';
 import type { PreviousStage } from './agents/types';
 import { createCircuitBreaker, type CircuitBreaker } from './circuit-breaker';
 import { fatal, toFailure } from './errors';
@@ -97,10 +98,19 @@ export function createAgentActivities({ registry, stepLogPath, breaker = createC
     return parsed.data;
   }
 
+  /** A semantic reference by the registry's router (embeddings when configured); NoAgent, with the router's reason, below its threshold. */
+  async function routeSemantic(ref: Extract<AgentRef, { route: 'semantic' }>, question: string) {
+    const routed = await registry.semantic.route(semanticText(ref, question));
+    if (routed.fallback) log.warn('semantic routing: the embeddings endpoint failed, BM25 decided', { error: redact(routed.fallback) });
+    if (routed.id === undefined) throw fatal(ErrorType.NoAgent, `no agent matches ${JSON.stringify(ref)}: ${routed.reason}`);
+    log.info('semantic routing', { agentId: routed.id, reason: routed.reason });
+    return registry.get(routed.id);
+  }
+
   return {
     /** Finds the agent a task names and checks its params; NoAgent / InvalidInput otherwise. */
     async resolveAgent({ agent, question, params }: ResolveAgentInput): Promise<AgentManifest> {
-      const def = registry.resolve(agent, question);
+      const def = typeof agent !== 'string' && 'route' in agent ? await routeSemantic(agent, question) : registry.resolve(agent, question);
       if (!def) throw fatal(ErrorType.NoAgent, `no agent matches ${JSON.stringify(agent)}`);
       validateParams(def.manifest.id, params);
       return def.manifest;

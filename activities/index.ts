@@ -6,6 +6,7 @@ import { createScoutActivities } from './scout/commit';
 import { scoutRoot } from './scout/sandbox';
 import { loadAgentsFile } from './agents/http';
 import { builtinAgents, createAgentRegistry, type AgentRegistry } from './agents/registry';
+import type { SemanticRouterOptions } from './agents/semantic-router';
 import { createWebhookActivities, type WebhookDeps } from './webhook';
 
 export type { AgentStepInput, AgentStepOutput, ResolveAgentInput, StepObserver } from './agent-step';
@@ -21,11 +22,12 @@ export type { Resolver, ResolvedAddress } from './guarded-post';
 export { redact, redactUrl } from './redact';
 export { builtinAgents, createAgentRegistry, type AgentRegistry } from './agents/registry';
 export { createHttpAgent, loadAgentsFile } from './agents/http';
+export { createSemanticRouter, semanticOptionsFromConfig, semanticText, type SemanticRoute, type SemanticRouter, type SemanticRouterOptions } from './agents/semantic-router';
 
-/** The builtin agents plus the HTTP agents of `agentsFile` (default `agents.json` when it exists). */
-export function loadRegistry(agentsFile?: string): AgentRegistry {
+/** The builtin agents plus the HTTP agents of `agentsFile` (default `agents.json` when it exists), semantic references routed as `semantic` says. */
+export function loadRegistry(agentsFile?: string, semantic?: SemanticRouterOptions): AgentRegistry {
   const file = agentsFile ?? (existsSync('agents.json') ? 'agents.json' : undefined);
-  return createAgentRegistry([...builtinAgents, ...(file ? loadAgentsFile(file) : [])]);
+  return createAgentRegistry([...builtinAgents, ...(file ? loadAgentsFile(file) : [])], { semantic });
 }
 
 /** Everything the worker registers as activities. */

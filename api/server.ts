@@ -1,6 +1,6 @@
 /** API process: listens on HOST:PORT and shuts down gracefully on SIGINT/SIGTERM. */
 import { Client } from '@temporalio/client';
-import { loadRegistry } from '../activities';
+import { loadRegistry, semanticOptionsFromConfig } from '../activities';
 import { openRecord, recordLocation } from '../record';
 import { createLogger } from '../telemetry/logging';
 import { connectClient, loadConfig } from '../workers/config';
@@ -18,7 +18,7 @@ const record = await openRecord(recordLocation(config));
 const app = await buildApp({
   config,
   client,
-  registry: loadRegistry(config.DELEGATE_AGENTS_FILE),
+  registry: loadRegistry(config.DELEGATE_AGENTS_FILE, semanticOptionsFromConfig(config)),
   tenants: loadTenants(config),
   record: record.store,
   tracing: tracing !== undefined,

@@ -1,7 +1,8 @@
 /** Checks a schema-valid JobSpec against what this deployment can run: agents, params, depth. */
 import type { AgentRegistry } from '../activities';
 import { backtrackingPatterns, compileOutputSchema } from '../activities/output-schema';
-import type { AgentManifest, JobSpec } from '../schemas';
+import { semanticText } from '../activities';
+import type { AgentManifest, AgentRef, JobSpec } from '../schemas';
 import { DEFAULT_STEP_CEILING_SECONDS } from '../workflows/engine-limits';
 import { checkStepPolicy } from '../workflows/step-policy';
 import { formatPath, type FieldError } from './errors';
@@ -35,10 +36,10 @@ export function checkRunnable(spec: JobSpec, registry: AgentRegistry, maxDepth: 
         } else walk(task.job, [...at, 'job'], depth + 1);
         return;
       }
-      if (task.agent === undefined) return;
+      if (task.agent === undefined || routedLater(task.agent, registry)) return;
       const def = registry.resolve(task.agent, task.question);
       if (!def) {
-        const what = typeof task.agent === 'string' ? `unknown agent "${task.agent}"` : `no agent matches ${JSON.stringify(task.agent)}`;
+        const what = typeof task.agent === 'string' ? `unknown agent "${task.agent}"` : `no agent matches ${JSON.stringify(task.agent)}${semanticMiss(task.agent, task.question, registry)}`;
         errors.push({ path: formatPath([...at, 'agent']), message: `${what}; GET /v1/agents lists them` });
         return;
       }
@@ -72,11 +73,24 @@ export function resolveAgents(spec: JobSpec, registry: AgentRegistry): { spec: J
     ...job,
     tasks: job.tasks.map((task) => {
       if (task.job) return { ...task, job: walk(task.job) };
-      const def = task.agent === undefined ? undefined : registry.resolve(task.agent, task.question);
+      const def = task.agent === undefined || routedLater(task.agent, registry) ? undefined : registry.resolve(task.agent, task.question);
       if (!def) return task;
       agents[def.manifest.id] = def.manifest;
       return { ...task, agent: def.manifest.id };
     }),
   });
   return { spec: walk(spec), agents };
+}
+
+/**
+ * A semantic reference under embeddings is left to the subtask's `resolveAgent` activity:
+ * the API does not wait on the embeddings endpoint, and its params are checked there.
+ */
+function routedLater(ref: AgentRef, registry: AgentRegistry): boolean {
+  return typeof ref !== 'string' && 'route' in ref && registry.semantic.method === 'embeddings';
+}
+
+/** Why semantic routing found no agent (`: semantic: bm25: best x at 0.21 < 0.30`), empty for other references. */
+function semanticMiss(ref: AgentRef, question: string, registry: AgentRegistry): string {
+  return typeof ref !== 'string' && 'route' in ref ? `: ${registry.semantic.routeLexical(semanticText(ref, question)).reason}` : '';
 }

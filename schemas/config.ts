@@ -61,6 +61,15 @@ export const ConfigSchema = z.object({
   DELEGATE_SCOUT_CAP_PER_SCOPE: z.coerce.number().int().positive().max(10_000).default(3).describe('scouts one parent session may send over the same scope'),
   DELEGATE_SCOUT_REPORT_TOKENS: z.coerce.number().int().min(100).max(100_000).default(500).describe("a scout report's size cap, in tokens of its JSON"),
   DELEGATE_SCOUT_TOKENIZER: z.enum(['o200k', 'cl100k']).default('o200k').describe('the BPE the report size is counted with: o200k (GPT-4o and later) or cl100k (GPT-4, GPT-3.5)'),
+  DELEGATE_EMBEDDINGS_URL: z.url({ protocol: /^https?$/ }).optional().describe('base URL of an OpenAI-compatible embeddings API (POST {url}/embeddings), e.g. https://api.openai.com/v1; unset: semantic routing ranks with BM25'),
+  DELEGATE_EMBEDDINGS_MODEL: z.string().min(1).optional().describe('embedding model, e.g. text-embedding-3-small; required with DELEGATE_EMBEDDINGS_URL'),
+  DELEGATE_EMBEDDINGS_API_KEY: z.string().min(1).optional().describe('bearer key of the embeddings API'),
+  DELEGATE_SEMANTIC_MIN_SIMILARITY: z.coerce.number().min(-1).max(1).default(0.3).describe('embeddings path: a semantic route below this cosine similarity finds no agent (no_agent)'),
+  DELEGATE_SEMANTIC_MIN_SCORE: z.coerce.number().min(0).max(1).default(0.3).describe('BM25 path: a semantic route below this normalised score (0..1) finds no agent (no_agent)'),
+}).superRefine((c, ctx) => {
+  if (c.DELEGATE_EMBEDDINGS_URL && !c.DELEGATE_EMBEDDINGS_MODEL) {
+    ctx.addIssue({ code: 'custom', path: ['DELEGATE_EMBEDDINGS_MODEL'], message: 'required when DELEGATE_EMBEDDINGS_URL is set (e.g. text-embedding-3-small)' });
+  }
 });
 /** Validated configuration. */
 export type Config = z.infer<typeof ConfigSchema>;

@@ -1,5 +1,5 @@
 /** Worker process: hosts the workflows, the shared agent pool and one agent lane per tenant until SIGINT/SIGTERM. */
-import { loadRegistry, netPolicyFromConfig } from '../activities';
+import { loadRegistry, netPolicyFromConfig, semanticOptionsFromConfig } from '../activities';
 import { openRecord, recordLocation } from '../record';
 import { Client } from '@temporalio/client';
 import { createLogger } from '../telemetry/logging';
@@ -46,7 +46,7 @@ log.info({ record: record.where }, 'job record open');
   await clientConnection.close();
 }
 const lanes = tenants.list().map((t) => ({ taskQueue: agentQueueFor(config.DELEGATE_TASK_QUEUE, t.tenant), slots: t.quotas.agentSlots }));
-const registry = loadRegistry(config.DELEGATE_AGENTS_FILE);
+const registry = loadRegistry(config.DELEGATE_AGENTS_FILE, semanticOptionsFromConfig(config));
 if (config.DELEGATE_JUDGE_AGENT && !registry.get(config.DELEGATE_JUDGE_AGENT)) {
   throw new Error(`DELEGATE_JUDGE_AGENT: no agent "${config.DELEGATE_JUDGE_AGENT}" (agents: ${registry.list().map((m) => m.id).join(', ')})`);
 }

@@ -49,6 +49,7 @@ export function createLlmAgent(input: z.input<typeof LlmAgentConfigSchema>, env:
   const root = opts.scoutRoot ?? scoutRoot(env);
   return {
     manifest: remoteManifest('llm', { ...cfg, tools: [...cfg.hostTools, ...cfg.tools.map((t) => t.name)] }),
+    toolDescriptions: Object.fromEntries(cfg.tools.filter((t) => t.description).map((t) => [t.name, t.description])),
     params: jsonSchemaParams(cfg.inputSchema),
     async step(req): Promise<StepReply> {
       const messages: ChatMessage[] = (req.state as { messages?: ChatMessage[] } | undefined)?.messages ?? [

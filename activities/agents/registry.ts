@@ -1,7 +1,9 @@
 import type { AgentManifest, AgentRef } from '../../schemas';
 import { echoAgent } from './echo';
+import { profileOf } from './lexical-ranker';
 import { scoutRoot } from '../scout/sandbox';
 import { createScoutAgent } from './scout';
+import { createSemanticRouter, semanticText, type SemanticRouter, type SemanticRouterOptions } from './semantic-router';
 import { simAgent } from './sim';
 import type { AgentDefinition } from './types';
 
@@ -9,43 +11,49 @@ import type { AgentDefinition } from './types';
 export interface AgentRegistry {
   get(id: string): AgentDefinition | undefined;
   list(): AgentManifest[];
-  /** The agent a task's reference points at, or undefined when none matches. */
+  /** The agent a task's reference points at, or undefined when none matches (semantic references: by BM25). */
   resolve(ref: AgentRef, question: string): AgentDefinition | undefined;
+  /** As `resolve`, with how the agent was chosen when routing chose it (`semantic: bm25 0.82 ≥ 0.30`). */
+  resolveWithReason(ref: AgentRef, question: string): { def: AgentDefinition; reason?: string } | undefined;
+  /** Semantic routing over these agents (embeddings when configured, else BM25). */
+  readonly semantic: SemanticRouter;
 }
 
-const words = (s: string) => new Set(s.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 2));
-
-/** Word-overlap score between a hint and an agent's description and capabilities. */
-export function routingScore(text: string, m: AgentManifest): number {
-  const want = words(text);
-  const have = words(`${m.id} ${m.description} ${m.capabilities.join(' ')}`);
-  let score = 0;
-  for (const w of want) if (have.has(w)) score++;
-  return score;
+/** Options of `createAgentRegistry`. */
+export interface AgentRegistryOptions {
+  /** How semantic references are routed. @default BM25, threshold 0.3 */
+  semantic?: SemanticRouterOptions;
 }
 
 /** Builds a registry over the given agents (ids must be unique). */
-export function createAgentRegistry(defs: AgentDefinition[]): AgentRegistry {
+export function createAgentRegistry(defs: AgentDefinition[], opts: AgentRegistryOptions = {}): AgentRegistry {
   const byId = new Map<string, AgentDefinition>();
   for (const d of defs) {
     if (byId.has(d.manifest.id)) throw new Error(`duplicate agent id "${d.manifest.id}"`);
     byId.set(d.manifest.id, d);
   }
   const sorted = [...byId.values()].sort((a, b) => a.manifest.id.localeCompare(b.manifest.id));
+  const semantic = createSemanticRouter(sorted.map((d) => profileOf(d.manifest, d.toolDescriptions)), opts.semantic);
+  const routeSemantic = (ref: Extract<AgentRef, { route: 'semantic' }>, question: string) => {
+    const routed = semantic.routeLexical(semanticText(ref, question));
+    const def = routed.id === undefined ? undefined : byId.get(routed.id);
+    return def && { def, reason: routed.reason };
+  };
+  const resolve: AgentRegistry['resolve'] = (ref, question) => {
+    if (typeof ref === 'string') return byId.get(ref);
+    if ('capability' in ref) return sorted.find((d) => d.manifest.capabilities.includes(ref.capability));
+    return routeSemantic(ref, question)?.def;
+  };
   return {
     get: (id) => byId.get(id),
     list: () => sorted.map((d) => d.manifest),
-    resolve(ref, question) {
-      if (typeof ref === 'string') return byId.get(ref);
-      if ('capability' in ref) return sorted.find((d) => d.manifest.capabilities.includes(ref.capability));
-      let best: AgentDefinition | undefined;
-      let bestScore = 0;
-      for (const d of sorted) {
-        const s = routingScore(`${ref.hint ?? ''} ${question}`, d.manifest);
-        if (s > bestScore) [best, bestScore] = [d, s];
-      }
-      return best;
+    resolve,
+    resolveWithReason(ref, question) {
+      if (typeof ref !== 'string' && 'route' in ref) return routeSemantic(ref, question);
+      const def = resolve(ref, question);
+      return def && { def };
     },
+    semantic,
   };
 }
 

@@ -55,6 +55,8 @@ export interface StepReply {
 /** A registered agent: its manifest, its params schema and its step function. */
 export interface AgentDefinition<P extends Record<string, unknown> = Record<string, unknown>> {
   manifest: AgentManifest;
+  /** What each of the manifest's tools does, by name: semantic routing reads it. */
+  toolDescriptions?: Record<string, string>;
   params: z.ZodType<P>;
   /** Tools a step will call with these params; the host denies any outside the task's scope. */
   toolsFor?(params: P): string[];

@@ -1,0 +1,126 @@
+/**
+ * Semantic routing: which agent fits a question, or none.
+ *
+ *   `${hint} ${question}` ─┬─ embeddings configured ─▶ cosine(question, agent) ≥ minSimilarity ─▶ agent
+ *                          │        └─ endpoint error ─▶ (logged) ─┐
+ *                          └─ otherwise ─────────────────────────▶ BM25 score ≥ minScore ─────▶ agent
+ *                                                          below the threshold ─▶ no agent (no_agent)
+ *
+ * Agent vectors are embedded once, on first use, and kept; a failed attempt is retried on
+ * the next route. BM25 is synchronous, so the API can resolve semantic references at
+ * submission when no embeddings are configured.
+ */
+import type { AgentRef, Config } from '../../schemas';
+import { cosine, createEmbedder, type Embedder, type EmbeddingsOptions } from './embeddings';
+import { createLexicalRanker, type AgentProfile, type LexicalRankerOptions, type RankedAgent } from './lexical-ranker';
+
+/** BM25 threshold (normalised 0..1, see lexical-ranker.ts): one word that only one agent has in its description scores about 0.33. @default */
+export const DEFAULT_MIN_SCORE = 0.3;
+/** Cosine threshold of the embeddings path. @default */
+export const DEFAULT_MIN_SIMILARITY = 0.3;
+
+/** Options of `createSemanticRouter`. */
+export interface SemanticRouterOptions {
+  /** The embeddings endpoint; unset: BM25 only. */
+  embeddings?: EmbeddingsOptions;
+  /** An embedder to use instead of `embeddings` (tests, other transports). */
+  embedder?: Embedder;
+  /** BM25 threshold, 0..1. @default 0.3 */
+  minScore?: number;
+  /** Cosine threshold of the embeddings path. @default 0.3 */
+  minSimilarity?: number;
+  /** BM25 tuning (ablations). */
+  lexical?: LexicalRankerOptions;
+}
+
+/** A routing verdict: the agent (undefined below the threshold), its score and how it was chosen. */
+export interface SemanticRoute {
+  id: string | undefined;
+  score: number;
+  /** For people: `semantic: bm25 0.82 ≥ 0.30`, `semantic: embeddings cosine 0.61 ≥ 0.30`, or why none. */
+  reason: string;
+  /** Set when the embeddings endpoint failed and BM25 decided instead: the error. */
+  fallback?: string;
+}
+
+/** Picks an agent for a text by meaning. */
+export interface SemanticRouter {
+  /** How `route` ranks: `embeddings` when an endpoint is configured (BM25 stands in on errors). */
+  readonly method: 'embeddings' | 'bm25';
+  /** The verdict by the configured method. */
+  route(text: string): Promise<SemanticRoute>;
+  /** The BM25 verdict (synchronous). */
+  routeLexical(text: string): SemanticRoute;
+}
+
+/** The text a semantic reference is routed by: its hint, then the question. */
+export function semanticText(ref: Extract<AgentRef, { route: 'semantic' }>, question: string): string {
+  return `${ref.hint ?? ''} ${question}`.trim();
+}
+
+/** The text an agent is embedded as. */
+export function profileText(p: AgentProfile): string {
+  const tools = p.tools.map((t) => (t.description ? `${t.name}: ${t.description}` : t.name)).join('; ');
+  return [`${p.id.replace(/[-_.]+/g, ' ')}.`, p.description, p.capabilities.length ? `Capabilities: ${p.capabilities.join(', ')}.` : '', tools ? `Tools: ${tools}.` : '']
+    .filter(Boolean)
+    .join(' ');
+}
+
+const f2 = (n: number) => n.toFixed(2);
+
+/** Builds a router over the agents' profiles. */
+export function createSemanticRouter(profiles: AgentProfile[], opts: SemanticRouterOptions = {}): SemanticRouter {
+  const minScore = opts.minScore ?? DEFAULT_MIN_SCORE;
+  const minSimilarity = opts.minSimilarity ?? DEFAULT_MIN_SIMILARITY;
+  const ranker = createLexicalRanker(profiles, opts.lexical);
+  const embedder = opts.embedder ?? (opts.embeddings ? createEmbedder(opts.embeddings) : undefined);
+  let agentVectors: Promise<number[][]> | undefined;
+
+  const verdict = (method: string, best: RankedAgent | { id: string; score: number } | undefined, min: number): SemanticRoute => {
+    if (!best) return { id: undefined, score: 0, reason: `semantic: ${method}: no agent shares a word with the question` };
+    if (best.score >= min) return { id: best.id, score: best.score, reason: `semantic: ${method} ${f2(best.score)} ≥ ${f2(min)}` };
+    return { id: undefined, score: best.score, reason: `semantic: ${method}: best ${best.id} at ${f2(best.score)} < ${f2(min)}` };
+  };
+
+  const routeLexical = (text: string) => verdict('bm25', ranker.rank(text)[0], minScore);
+
+  async function routeEmbedded(text: string, embed: Embedder): Promise<SemanticRoute> {
+    agentVectors ??= embed(profiles.map(profileText)).catch((err: unknown) => {
+      agentVectors = undefined;
+      throw err;
+    });
+    const [vectors, [query]] = await Promise.all([agentVectors, embed([text])]);
+    if (query.length !== vectors[0]?.length) throw new Error(`embeddings of ${query.length} and ${vectors[0]?.length} dimensions: did the model change?`);
+    let best: { id: string; score: number } | undefined;
+    profiles.forEach((p, i) => {
+      const score = cosine(query, vectors[i]);
+      if (!best || score > best.score) best = { id: p.id, score };
+    });
+    return verdict('embeddings cosine', best, minSimilarity);
+  }
+
+  return {
+    method: embedder ? 'embeddings' : 'bm25',
+    routeLexical,
+    async route(text) {
+      if (!embedder || profiles.length === 0) return routeLexical(text);
+      try {
+        return await routeEmbedded(text, embedder);
+      } catch (err) {
+        const error = err instanceof Error ? err.message : String(err);
+        const lexical = routeLexical(text);
+        return { ...lexical, reason: `${lexical.reason} (embeddings failed)`, fallback: error };
+      }
+    },
+  };
+}
+
+/** The router options the configuration asks for (DELEGATE_EMBEDDINGS_*, DELEGATE_SEMANTIC_*). */
+export function semanticOptionsFromConfig(config: Pick<Config, 'DELEGATE_EMBEDDINGS_URL' | 'DELEGATE_EMBEDDINGS_MODEL' | 'DELEGATE_EMBEDDINGS_API_KEY' | 'DELEGATE_SEMANTIC_MIN_SCORE' | 'DELEGATE_SEMANTIC_MIN_SIMILARITY'>): SemanticRouterOptions {
+  const { DELEGATE_EMBEDDINGS_URL: url, DELEGATE_EMBEDDINGS_MODEL: model, DELEGATE_EMBEDDINGS_API_KEY: apiKey } = config;
+  return {
+    minScore: config.DELEGATE_SEMANTIC_MIN_SCORE,
+    minSimilarity: config.DELEGATE_SEMANTIC_MIN_SIMILARITY,
+    ...(url && model ? { embeddings: { url, model, apiKey } } : {}),
+  };
+}
