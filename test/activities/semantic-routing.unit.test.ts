@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { builtinAgents, createAgentRegistry, createHttpAgent, semanticOptionsFromConfig } from '../../activities';
+import { cosine } from '../../activities/agents/embeddings';
+import { createLexicalRanker } from '../../activities/agents/lexical-ranker';
+import { createSemanticRouter } from '../../activities/agents/semantic-router';
+import { stem, terms } from '../../activities/agents/text-terms';
+import { accuracyOf, bm25Route, formatTable, loadRoutingFixture, wordOverlapRoute } from '../../scripts/routing-accuracy';
+import { loadConfig } from '../../workers/config';
+
+const fixture = loadRoutingFixture();
+
+describe('routing terms', () => {
+  it('drops stop words and meets word forms at one stem', () => {
+    expect(terms('What is the translation of this?')).toEqual(['translat']);
+    expect(new Set(['translate', 'translating', 'translations', 'translator'].map(stem))).toEqual(new Set(['translat']));
+    expect(new Set(['summarise', 'summarize', 'summarization'].map(stem))).toEqual(new Set(['summariz']));
+    expect(stem('reply')).toBe(stem('replies'));
+    expect(stem('tables')).toBe(stem('table'));
+    expect(stem('class')).toBe('class');
+  });
+});
+
+describe('BM25 semantic routing on the 30-question test set', () => {
+  it('routes far more questions right than the word overlap it replaced, and refuses off-topic ones', async () => {
+    const old = await accuracyOf(wordOverlapRoute(fixture.agents), fixture);
+    const bm25 = await accuracyOf(bm25Route(fixture.agents), fixture);
+    console.log(formatTable([{ name: 'word overlap (before)', acc: old }, { name: 'BM25 (default threshold)', acc: bm25 }]));
+    expect(fixture.questions).toHaveLength(30);
+    expect(bm25.correct).toBeGreaterThanOrEqual(25);
+    expect(bm25.correct - old.correct).toBeGreaterThanOrEqual(10);
+    // the old scorer counted "the" and "and": every off-topic question found an agent
+    expect(old.refused).toBe(0);
+    expect(bm25.refused).toBeGreaterThanOrEqual(5);
+  });
+
+  it('scores on 0..1 with a threshold: one word of a description passes 0.3, a stricter bar refuses it', () => {
+    const agents = fixture.agents;
+    const loose = createSemanticRouter(agents);
+    const strict = createSemanticRouter(agents, { minScore: 0.5 });
+    const text = 'What is the temperature in Oslo right now?';
+    expect(loose.routeLexical(text)).toMatchObject({ id: 'weather', reason: expect.stringMatching(/^semantic: bm25 0\.3\d ≥ 0\.30$/) });
+    expect(strict.routeLexical(text)).toMatchObject({ id: undefined, reason: expect.stringMatching(/^semantic: bm25: best weather at 0\.3\d < 0\.50$/) });
+    expect(loose.routeLexical('Feed the cat twice')).toEqual({ id: undefined, score: 0, reason: 'semantic: bm25: no agent shares a word with the question' });
+    const ranked = createLexicalRanker(agents).rank('sql query translation weather forecast summary');
+    expect(ranked.length).toBeGreaterThan(3);
+    for (const r of ranked) expect(r.score > 0 && r.score < 1).toBe(true);
+  });
+
+  it('a capability word outranks the same word in prose', () => {
+    const ranker = createLexicalRanker([
+      { id: 'a', description: 'Knows about weather in passing.', capabilities: ['other'], tools: [] },
+      { id: 'b', description: 'Something else entirely.', capabilities: ['weather'], tools: [] },
+    ]);
+    expect(ranker.rank('weather please').map((r) => r.id)).toEqual(['b', 'a']);
+  });
+});
+
+describe('the registry routes semantic references', () => {
+  const registry = createAgentRegistry([...builtinAgents, createHttpAgent({ id: 'wordcount', url: 'http://127.0.0.1:9/wc', description: 'Counts the words of the question', capabilities: ['count'] })]);
+
+  it('by BM25, with the reason, and finds none below the threshold', () => {
+    expect(registry.resolveWithReason({ route: 'semantic', hint: 'deterministic simulated agent' }, 'simulate a test')).toMatchObject({ def: { manifest: { id: 'sim' } }, reason: expect.stringMatching(/^semantic: bm25 /) });
+    expect(registry.resolve({ route: 'semantic' }, 'how many words are in this sentence?')?.manifest.id).toBe('wordcount');
+    expect(registry.resolve({ route: 'semantic' }, 'bake a lemon cake')).toBeUndefined();
+    expect(registry.resolveWithReason('echo', 'q')).toEqual({ def: registry.get('echo') });
+    expect(registry.semantic.method).toBe('bm25');
+  });
+});
+
+describe('semantic routing configuration', () => {
+  it('takes the embeddings endpoint and both thresholds from the environment', () => {
+    const config = loadConfig({ DELEGATE_EMBEDDINGS_URL: 'http://127.0.0.1:8083/v1', DELEGATE_EMBEDDINGS_MODEL: 'text-embedding-3-small', DELEGATE_EMBEDDINGS_API_KEY: 'k', DELEGATE_SEMANTIC_MIN_SIMILARITY: '0.4', DELEGATE_SEMANTIC_MIN_SCORE: '0.5' });
+    expect(semanticOptionsFromConfig(config)).toEqual({ embeddings: { url: 'http://127.0.0.1:8083/v1', model: 'text-embedding-3-small', apiKey: 'k' }, minSimilarity: 0.4, minScore: 0.5 });
+    expect(semanticOptionsFromConfig(loadConfig({}))).toEqual({ minSimilarity: 0.3, minScore: 0.3 });
+  });
+
+  it('refuses at start what cannot work, naming the variable', () => {
+    expect(() => loadConfig({ DELEGATE_EMBEDDINGS_URL: 'http://127.0.0.1:8083/v1' })).toThrow(/DELEGATE_EMBEDDINGS_MODEL: required when DELEGATE_EMBEDDINGS_URL is set/);
+    expect(() => loadConfig({ DELEGATE_EMBEDDINGS_URL: 'ftp://x/v1', DELEGATE_EMBEDDINGS_MODEL: 'm' })).toThrow(/DELEGATE_EMBEDDINGS_URL/);
+    expect(() => loadConfig({ DELEGATE_SEMANTIC_MIN_SCORE: '2' })).toThrow(/DELEGATE_SEMANTIC_MIN_SCORE/);
+    expect(() => loadConfig({ DELEGATE_SEMANTIC_MIN_SIMILARITY: 'high' })).toThrow(/DELEGATE_SEMANTIC_MIN_SIMILARITY/);
+  });
+
+  it('cosine similarity', () => {
+    expect(cosine([1, 0], [1, 0])).toBe(1);
+    expect(cosine([1, 0], [0, 2])).toBe(0);
+    expect(cosine([1, 1], [-1, -1])).toBeCloseTo(-1);
+    expect(cosine([0, 0], [1, 1])).toBe(0);
+  });
+});
