@@ -47,6 +47,7 @@ log.info({ record: record.where }, 'job record open');
 }
 const lanes = tenants.list().map((t) => ({ taskQueue: agentQueueFor(config.DELEGATE_TASK_QUEUE, t.tenant), slots: t.quotas.agentSlots }));
 const registry = loadRegistry(config.DELEGATE_AGENTS_FILE, semanticOptionsFromConfig(config));
+log.info({ method: registry.semantic.method, model: config.DELEGATE_EMBEDDINGS_MODEL }, 'semantic routing');
 if (config.DELEGATE_JUDGE_AGENT && !registry.get(config.DELEGATE_JUDGE_AGENT)) {
   throw new Error(`DELEGATE_JUDGE_AGENT: no agent "${config.DELEGATE_JUDGE_AGENT}" (agents: ${registry.list().map((m) => m.id).join(', ')})`);
 }
