@@ -5,6 +5,8 @@ import { createLexicalRanker } from '../../activities/agents/lexical-ranker';
 import { createSemanticRouter } from '../../activities/agents/semantic-router';
 import { stem, terms } from '../../activities/agents/text-terms';
 import { accuracyOf, bm25Route, formatTable, loadRoutingFixture, wordOverlapRoute } from '../../scripts/routing-accuracy';
+import { checkRunnable, resolveAgents } from '../../api/spec-check';
+import { JobSpecSchema } from '../../schemas';
 import { loadConfig } from '../../workers/config';
 
 const fixture = loadRoutingFixture();
@@ -64,6 +66,25 @@ describe('the registry routes semantic references', () => {
     expect(registry.resolve({ route: 'semantic' }, 'bake a lemon cake')).toBeUndefined();
     expect(registry.resolveWithReason('echo', 'q')).toEqual({ def: registry.get('echo') });
     expect(registry.semantic.method).toBe('bm25');
+  });
+});
+
+describe('the API at submission', () => {
+  const spec = JobSpecSchema.parse({ pattern: 'fanout', tasks: [{ id: 'off', question: 'bake a lemon cake', agent: { route: 'semantic' } }, { id: 'sim', question: 'simulate a test', agent: { route: 'semantic', hint: 'deterministic simulated agent' } }] });
+
+  it('under BM25 refuses a semantic reference below the threshold and rewrites the others to agent ids', () => {
+    const registry = createAgentRegistry(builtinAgents);
+    expect(checkRunnable(spec, registry, 3)).toEqual([{ path: 'tasks[0].agent', message: expect.stringContaining('semantic: bm25: no agent shares a word with the question') }]);
+    expect(resolveAgents(spec, registry).spec.tasks.map((t) => t.agent)).toEqual([{ route: 'semantic' }, 'sim']);
+  });
+
+  it('under embeddings leaves semantic references to the worker and never calls the endpoint', () => {
+    const calls: string[][] = [];
+    const registry = createAgentRegistry(builtinAgents, { semantic: { embedder: async (input) => (calls.push(input), input.map(() => [1])) } });
+    expect(registry.semantic.method).toBe('embeddings');
+    expect(checkRunnable(spec, registry, 3)).toEqual([]);
+    expect(resolveAgents(spec, registry)).toEqual({ spec, agents: {} });
+    expect(calls).toEqual([]);
   });
 });
 
