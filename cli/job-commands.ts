@@ -41,8 +41,8 @@ const oneLine = (s: string | undefined, max = 60) => (s ?? '').replace(/\s+/g, '
 /** Prints a finished job for people: one row per subtask, then the totals. */
 function printResult(r: JobResult): void {
   printTable(
-    ['TASK', 'AGENT', 'STATUS', 'REASON', 'COST', 'STEPS', 'SUMMARY'],
-    r.results.map((t) => [t.id, t.agentId, t.status, t.failureReason, usd(t.metrics.costUsd), t.metrics.steps, oneLine(t.summary)]),
+    ['TASK', 'AGENT', 'STATUS', 'REASON', 'COST', 'STEPS', 'PRIORITY', 'SUMMARY'],
+    r.results.map((t) => [t.id, t.agentId, t.status, t.failureReason, usd(t.metrics.costUsd), t.metrics.steps, t.priority, oneLine(t.summary)]),
   );
   process.stdout.write(`job ${r.jobId} (${r.pattern}) ${r.status} · ${r.metrics.subtasks} subtasks · ${usd(r.metrics.costUsd)} · ${r.metrics.tokens} tokens · ${r.metrics.latencyMs} ms\n`);
   if (r.vote) process.stdout.write(`vote winner: ${JSON.stringify(r.vote.winner)} (agreement ${r.vote.agreement})\n`);
@@ -57,7 +57,7 @@ function printView(v: JobView): void {
   if (cost) process.stdout.write(`spend ${usd(cost.spent)}${cost.limit === null ? '' : ` of ${usd(cost.limit)}`}\n`);
   else if (v.result) process.stdout.write(`spend ${usd(v.result.metrics.costUsd)} · ${v.result.metrics.tokens} tokens\n`);
   if (v.subtasks?.length) {
-    printTable(['TASK', 'STATE', 'AGENT', 'STATUS', 'COST'], v.subtasks.map((s) => [s.id, s.state, s.agentId, s.status, s.metrics ? usd(s.metrics.costUsd) : s.ledger ? usd(s.ledger.costUsd.spent) : undefined]));
+    printTable(['TASK', 'STATE', 'AGENT', 'STATUS', 'COST', 'PRIORITY'], v.subtasks.map((s) => [s.id, s.state, s.agentId, s.status, s.metrics ? usd(s.metrics.costUsd) : s.ledger ? usd(s.ledger.costUsd.spent) : undefined, s.priority]));
   }
   if (v.links.temporalUi) process.stdout.write(`temporal ui ${v.links.temporalUi}\n`);
 }

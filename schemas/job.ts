@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { BudgetSchema } from './budget';
 import { EvidenceSchema } from './evidence';
 import { OutputSchemaSchema } from './output-schema';
+import { PrioritySchema } from './priority';
 import { ResearchMarkerSchema } from './research-contract';
 import { ResearchTaskEntrySchema } from './research-task';
 import { parseStopConditions } from './stop-conditions';
@@ -35,6 +36,7 @@ export const TaskSpecSchema = z
       .describe('when the budget runs out before the agent is done, wait this long for a top-up before halting (default 0)'),
     retry: RetrySchema.optional(),
     outputSchema: OutputSchemaSchema.optional(),
+    priority: PrioritySchema.optional().describe('1 (most urgent) to 5 (bulk); default: the job\'s'),
     research: ResearchMarkerSchema.optional().describe('set for a task written in the research-subtask contract: its result carries the contract\'s output'),
     get job(): z.ZodOptional<typeof JobSpecObject> {
       return JobSpecObject.optional();
@@ -83,6 +85,7 @@ const JobSpecObject = z.strictObject({
   vote: VoteOptionsSchema.optional(),
   pipeline: PipelineOptionsSchema.optional(),
   budget: BudgetSchema.optional(),
+  priority: PrioritySchema.optional().describe('1 (most urgent) to 5 (bulk), the default of its tasks; default: the parent task\'s, else 3'),
   maxParallel: z.number().int().min(1).max(1000).optional(),
   // https, or http to loopback where a deployment allows it: the API checks the policy at
   // submission, the webhook sender again at connect time

@@ -3,6 +3,7 @@ import { LedgerSchema } from './budget';
 import { metricsShape } from './budget-axes';
 import { EvidenceSchema } from './evidence';
 import { PatternSchema } from './job';
+import { PrioritySchema } from './priority';
 import { ResearchSubtaskOutputSchema } from './research-contract';
 
 /** Why a subtask did not fully succeed. */
@@ -52,6 +53,7 @@ export const TaskResultSchema = z
     metrics: TaskMetricsSchema,
     failureReason: FailureReasonSchema.nullable(),
     errors: z.array(z.string()),
+    priority: PrioritySchema.optional().describe('the priority its steps ran at (1 most urgent … 5 bulk)'),
     stoppedBy: z.string().optional().describe('the stop condition that ended the subtask, as the task wrote it'),
     notes: z.array(z.string()).optional().describe('what the host did on its own: a summary re-prompt, a rubric left unjudged'),
     research: ResearchSubtaskOutputSchema.optional().describe('a task written in the research-subtask contract: its output, as the contract shapes it'),

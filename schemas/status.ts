@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LedgerSchema } from './budget';
 import { PatternSchema } from './job';
+import { PrioritySchema } from './priority';
 import { FailureReasonSchema, JobOutcomeSchema, JobResultSchema, TaskMetricsSchema, TaskStatusSchema } from './result';
 
 /** Where a subtask is in its life. */
@@ -14,6 +15,7 @@ export const SubtaskProgressSchema = z
     state: SubtaskStateSchema,
     workflowId: z.string(),
     agentId: z.string().optional(),
+    priority: PrioritySchema.optional().describe('the priority it runs at (1 most urgent … 5 bulk)'),
     status: TaskStatusSchema.optional(),
     failureReason: FailureReasonSchema.nullable().optional(),
     metrics: TaskMetricsSchema.optional(),

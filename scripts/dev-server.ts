@@ -30,7 +30,8 @@ export interface DevServerOptions {
  * Dynamic-config values that raise a one-machine dev server's throughput (A/B figures:
  * `npm run bench -- server-settings`, bench/RESULTS.md). The first two and the partition
  * counts only make sense for the dev server's single history shard and one matching host:
- * a real cluster gets more history shards instead (docker-compose.yml, README).
+ * a real cluster gets more history shards instead (docker-compose.yml, README). The last one
+ * is a feature, not a speed-up: without it the server ignores task priorities.
  */
 export const DEV_THROUGHPUT_SETTINGS: Record<string, string> = {
   // the one shard's transfer tasks (start child, signal child) queue behind a busy parent's lock
@@ -44,6 +45,8 @@ export const DEV_THROUGHPUT_SETTINGS: Record<string, string> = {
   // one partition per task queue: no forwarding between partitions on one host
   'matching.numTaskqueueReadPartitions': '1',
   'matching.numTaskqueueWritePartitions': '1',
+  // task priorities (job and task `priority`) are honoured by the new matcher only
+  'matching.useNewMatcher': 'true',
 };
 
 /**

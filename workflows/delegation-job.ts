@@ -24,6 +24,7 @@ import {
 } from '@temporalio/workflow';
 import type { JobProgress, JobResult } from '../schemas';
 import { ErrorType } from '../schemas/errors';
+import { withTaskPriorities } from '../schemas/priority';
 import { runFanout } from './fanout';
 import { planBatches } from './batching';
 import { installBudgetHandlers } from './job-budget';
@@ -69,8 +70,10 @@ export async function delegationJob(input: JobInput): Promise<JobResult> {
   if (problems.length > 0) {
     throw ApplicationFailure.create({ type: ErrorType.InvalidInput, nonRetryable: true, message: `invalid job input: ${problems.join('; ')}` });
   }
-  const plan = planBatches(input.spec, DEFAULT_MAX_PARALLEL);
-  const rt = new JobRuntime(plan ? { ...input, spec: plan.spec } : input, plan?.batchIds);
+  // every task's priority, resolved once (its own, else the job's): children and their steps run at it
+  const spec = withTaskPriorities(input.spec, workflowInfo().priority?.priorityKey);
+  const plan = planBatches(spec, DEFAULT_MAX_PARALLEL);
+  const rt = new JobRuntime(plan ? { ...input, spec: plan.spec } : spec === input.spec ? input : { ...input, spec }, plan?.batchIds);
   if (input.carry) restoreCarry(rt, input.carry);
   let done = false;
   const phase = (): JobProgress['phase'] => (done ? 'done' : rt.children.cancelling ? 'cancelling' : rt.children.stopping ? 'stopping' : 'running');

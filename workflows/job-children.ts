@@ -125,7 +125,11 @@ export class JobChildren {
     const limits = input.limits ?? {};
     // Temporal's own timeout is only a backstop: the child halts at the deadline and keeps its work
     const backstop = Math.ceil((s.deadline - Date.now()) / 1000) + EXECUTION_TIMEOUT_MARGIN_SECONDS;
-    const common = { workflowId: childId(task), staticSummary: staticSummary(task, agentLabel(task)), staticDetails: task.rationale, workflowExecutionTimeout: `${backstop} seconds` };
+    const common = {
+      workflowId: childId(task), staticSummary: staticSummary(task, agentLabel(task)), staticDetails: task.rationale, workflowExecutionTimeout: `${backstop} seconds`,
+      // the child's steps inherit it: urgent tasks overtake bulk ones waiting in the same queue
+      ...(task.priority !== undefined ? { priority: { priorityKey: task.priority } } : {}),
+    };
     // every child carries its root's tenant and labels, so one query finds a tenant's subtasks too
     const labels = workflowInfo().typedSearchAttributes.get(LABELS_KEY);
     const inherited = [

@@ -5,6 +5,7 @@
  *   pending ──markRunning──> running ──record(result)──> completed (once per task)
  */
 import type { JobResult, Ledger, Progress, SubtaskProgress, TaskResult, TaskSpec } from '../schemas';
+import { effectivePriority } from '../schemas/priority';
 import type { JobEventLog } from './job-events';
 import { emptyProgress, tally } from './progress';
 
@@ -30,8 +31,8 @@ export class JobRecords {
   ) {
     this.batchIds = new Set(batchIds);
     for (const t of tasks) {
-      const batch = this.batchIds.has(t.id) ? { batch: true } : {};
-      this.progress.set(t.id, { id: t.id, state: 'pending', workflowId: childId(t), agentId: agentLabel(t), ...batch });
+      const kind = this.batchIds.has(t.id) ? { batch: true } : { priority: effectivePriority(t) };
+      this.progress.set(t.id, { id: t.id, state: 'pending', workflowId: childId(t), agentId: agentLabel(t), ...kind });
     }
   }
 

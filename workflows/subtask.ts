@@ -42,6 +42,7 @@ import { staticSummary, subtaskDetails } from './ui-details';
 import { subtaskMessages } from './messages';
 import { evaluateStopConditions, parseStopConditions, rubrics, type StopCondition, type StopHit } from '../schemas/stop-conditions';
 import { checkSummary } from '../schemas/summary-sentences';
+import { effectivePriority } from '../schemas/priority';
 import { originOfTask, toResearchOutput, withoutSeed } from '../schemas/research-mapping';
 
 /** A subtask keeps at most this much evidence (JSON bytes), so its result stays a small payload. */
@@ -531,6 +532,7 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
     },
     failureReason: reason,
     errors: errors.slice(0, 50).map((e) => e.slice(0, 2000)),
+    priority: effectivePriority(task),
     ...(stoppedBy !== undefined ? { stoppedBy } : {}),
     ...(notes.length > 0 ? { notes: notes.slice(0, 50) } : {}),
   };

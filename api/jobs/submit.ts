@@ -114,6 +114,8 @@ export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, des
         staticSummary: `${spec.pattern} job of ${spec.tasks.length} task(s)${spec.objective ? `: ${spec.objective.slice(0, 120)}` : ''}`,
         staticDetails: jobStaticDetails(tenant, spec),
         memo: { specHash, jobId },
+        // the job's own workflow tasks too: an urgent job's children start before a bulk job's
+        ...(spec.priority !== undefined ? { priority: { priorityKey: spec.priority } } : {}),
         typedSearchAttributes: [
           { key: PATTERN_KEY, value: spec.pattern },
           { key: STATUS_KEY, value: 'running' },
