@@ -3,6 +3,7 @@
  * job's metrics, evidence de-duplication. No I/O, no clock: unit-tested on their own.
  */
 import type { Evidence, FailureReason, JobMetrics, JobResult, TaskMetrics, TaskResult, TaskSpec } from '../schemas';
+import { effectivePriority } from '../schemas/priority';
 import { utf8Bytes } from '../schemas/utf8';
 import { addUsage, usageOf, zeroUsage } from '../schemas/money';
 
@@ -102,6 +103,7 @@ export function jobAsTaskResult(task: TaskSpec, job: JobResult): TaskResult {
     },
     failureReason: status === 'success' ? null : job.status === 'cancelled' ? 'cancelled' : (reasons[0] ?? 'agent_error'),
     errors: job.results.flatMap((r) => r.errors.map((e) => `${r.id}: ${e}`)),
+    priority: effectivePriority(task),
   };
 }
 

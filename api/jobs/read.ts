@@ -27,7 +27,7 @@ function completedView(jobId: string, at: { workflowId: string; startedAt: Date;
   const parents = (result.batches ?? []).filter((b) => b.kind === 'batch').flatMap((b) => Array<string>(b.tasks).fill(b.workflowId));
   const subtasks: SubtaskProgress[] = result.results.map((r, i) => ({
     id: r.id, state: 'completed', workflowId: `${parents[i] ?? at.workflowId}/${r.id}`, agentId: r.agentId,
-    status: r.status, failureReason: r.failureReason, metrics: r.metrics,
+    status: r.status, failureReason: r.failureReason, metrics: r.metrics, ...(r.priority !== undefined ? { priority: r.priority } : {}),
   }));
   return {
     jobId, workflowId: at.workflowId, state: 'completed', startedAt: at.startedAt.toISOString(), closedAt: at.closedAt.toISOString(), links,

@@ -1,0 +1,154 @@
+/**
+ * Priorities: urgent work overtakes bulk work on a busy worker. A worker of this file's own
+ * runs two steps at a time; a job of 200 bulk steps (priority 5) fills its queue, then a job
+ * of 5 urgent steps (priority 1) arrives. The urgent steps finish before most of the bulk
+ * steps that were waiting when they arrived: Temporal hands out the backlog by priority.
+ *
+ *   bulk job (priority 5, 200 tasks) ──> 200 steps queued ──┐
+ *   urgent job (priority 1, 5 tasks) ──> 5 steps queued ────┴──> 2 slots: urgent first
+ */
+import type { WorkflowHandle } from '@temporalio/client';
+import { Runtime } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtinAgents } from '../../activities';
+import type { AgentManifest, JobSpec } from '../../schemas';
+import { delegationJob, jobStatusQuery, type JobInput } from '../../workflows/delegation-job';
+import { startDedicatedWorker } from '../dedicated-worker';
+import { finalResult, pollUntil, testApp, testClient, uniqueId } from '../helpers';
+
+// this file's worker logs errors only
+const quiet = () => {};
+Runtime.install({ logger: { log: quiet, trace: quiet, debug: quiet, info: quiet, warn: quiet, error: (m: string) => console.error(m) } as never });
+
+/** Steps the worker runs at once: far fewer than the bulk, so the bulk waits in the queue. */
+const SLOTS = 2;
+const BULK = 200;
+const URGENT = 5;
+/** Each step sleeps this long: the bulk takes BULK × STEP_MS / SLOTS to drain. */
+const STEP_MS = 150;
+
+const sim = builtinAgents.find((a) => a.manifest.id === 'sim')!.manifest as AgentManifest;
+let worker: Awaited<ReturnType<typeof startDedicatedWorker>>;
+
+beforeAll(async () => {
+  worker = await startDedicatedWorker({ maxConcurrentActivities: SLOTS });
+});
+afterAll(async () => {
+  await worker?.stop();
+});
+
+/** A fan-out of `n` one-step sim tasks at `priority`, all started at once. */
+function fanout(prefix: string, n: number, priority: number | undefined): JobSpec & { jobId: string } {
+  return {
+    jobId: uniqueId(prefix),
+    pattern: 'fanout',
+    maxParallel: n,
+    ...(priority !== undefined ? { priority } : {}),
+    tasks: Array.from({ length: n }, (_, i) => ({ id: `${prefix}${i}`, question: `${prefix} question ${i}`, agent: 'sim', params: { latencyMs: STEP_MS } })),
+  };
+}
+
+/** Starts a job on this file's worker as the API would: at its priority, agents resolved. */
+async function start(spec: JobSpec & { jobId: string }): Promise<WorkflowHandle<typeof delegationJob>> {
+  const client = await testClient();
+  return client.workflow.start(delegationJob, {
+    taskQueue: worker.taskQueue,
+    workflowId: `job/test/${spec.jobId}`,
+    args: [{ spec, tenant: 'test', maxDepth: 3, agents: { sim } } satisfies JobInput],
+    ...(spec.priority !== undefined ? { priority: { priorityKey: spec.priority } } : {}),
+  });
+}
+
+/** When each subtask of a job closed (server time), by task id. */
+async function closeTimes(job: WorkflowHandle, spec: JobSpec): Promise<Map<string, number>> {
+  const client = await testClient();
+  const out = new Map<string, number>();
+  for (const t of spec.tasks) {
+    const d = await client.workflow.getHandle(`${job.workflowId}/${t.id}`).describe();
+    out.set(t.id, d.closeTime!.getTime());
+  }
+  return out;
+}
+
+/**
+ * Runs the bulk job, then the urgent one once every bulk step is waiting; returns how many
+ * bulk steps were still waiting when the urgent job arrived, and how many of those the
+ * urgent steps overtook (still not done when the last urgent step was).
+ */
+async function bulkThenUrgent(bulkPriority: number | undefined, urgentPriority: number | undefined) {
+  const bulkSpec = fanout('bulk', BULK, bulkPriority);
+  const urgentSpec = fanout('urgent', URGENT, urgentPriority);
+  const bulk = await start(bulkSpec);
+  // every bulk child started: their 200 steps are queued behind the 2 slots
+  await pollUntil(async () => (await bulk.query(jobStatusQuery)).progress.pending === 0, 'the bulk job never started all its children', 60_000);
+  const urgent = await start(urgentSpec);
+  const [bulkResult, urgentResult] = await Promise.all([bulk.result(), urgent.result()]);
+  const arrived = (await urgent.describe()).startTime.getTime();
+  const bulkDone = await closeTimes(bulk, bulkSpec);
+  const lastUrgent = Math.max(...(await closeTimes(urgent, urgentSpec)).values());
+  const waiting = [...bulkDone.values()].filter((t) => t > arrived);
+  return {
+    bulkResult,
+    urgentResult,
+    urgentWorkflowId: urgent.workflowId,
+    waiting: waiting.length,
+    overtaken: waiting.filter((t) => t > lastUrgent).length,
+  };
+}
+
+describe('priorities', () => {
+  it('5 urgent steps (priority 1) overtake the 200 bulk steps (priority 5) waiting on a busy worker', async () => {
+    const run = await bulkThenUrgent(5, 1);
+    console.info(`priority: ${run.overtaken}/${run.waiting} waiting bulk steps overtaken by the urgent ones`);
+    expect(run.bulkResult.status).toBe('success');
+    expect(run.urgentResult.status).toBe('success');
+    // each result says what it ran at
+    expect(new Set(run.bulkResult.results.map((r) => r.priority))).toEqual(new Set([5]));
+    expect(new Set(run.urgentResult.results.map((r) => r.priority))).toEqual(new Set([1]));
+    // there was a backlog when the urgent job came: most of the bulk was still waiting
+    expect(run.waiting).toBeGreaterThan(BULK / 2);
+    // and the urgent steps went ahead of most of it (in arrival order they would overtake none)
+    expect(run.overtaken).toBeGreaterThan(run.waiting * 0.75);
+    // the subtask workflow itself runs at the task's priority (its steps inherit it)
+    const d = await (await testClient()).workflow.getHandle(`${run.urgentWorkflowId}/urgent0`).describe();
+    expect(d.raw.workflowExecutionInfo?.priority?.priorityKey).toBe(1);
+  });
+
+  it('the API starts a job at its priority; its tasks default to it, a task may set its own; status and result show them', async () => {
+    const app = await testApp();
+    try {
+      const jobId = uniqueId('prio-api');
+      const res = await app.inject({
+        method: 'POST',
+        url: '/v1/jobs',
+        payload: {
+          jobId,
+          pattern: 'fanout',
+          priority: 2,
+          tasks: [
+            { id: 'inherits', question: 'q', agent: 'sim' },
+            { id: 'bulk', question: 'q', agent: 'sim', priority: 5 },
+            { id: 'nested', question: 'q', job: { pattern: 'fanout', tasks: [{ id: 'inner', question: 'q', agent: 'sim' }] } },
+          ],
+        },
+      });
+      expect(res.statusCode).toBe(201);
+      const result = (await finalResult(app, jobId)).json();
+      const priorities = Object.fromEntries(result.results.map((r: { id: string; priority?: number }) => [r.id, r.priority]));
+      expect(priorities).toMatchObject({ inherits: 2, bulk: 5 });
+      const { workflowId } = res.json();
+      const client = await testClient();
+      expect((await client.workflow.getHandle(workflowId).describe()).raw.workflowExecutionInfo?.priority?.priorityKey).toBe(2);
+      expect((await client.workflow.getHandle(`${workflowId}/bulk`).describe()).raw.workflowExecutionInfo?.priority?.priorityKey).toBe(5);
+      // the nested job and its task inherit the job's level
+      expect((await client.workflow.getHandle(`${workflowId}/nested/inner`).describe()).raw.workflowExecutionInfo?.priority?.priorityKey).toBe(2);
+      const view = (await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}` })).json();
+      expect(Object.fromEntries(view.subtasks.map((s: { id: string; priority?: number }) => [s.id, s.priority]))).toEqual({ inherits: 2, bulk: 5, nested: 2 });
+      const bad = await app.inject({ method: 'POST', url: '/v1/jobs', payload: { pattern: 'fanout', tasks: [{ id: 'a', question: 'q', agent: 'sim', priority: 0 }] } });
+      expect(bad.statusCode).toBe(400);
+      expect(bad.body).toContain('tasks[0].priority');
+    } finally {
+      await app.close();
+    }
+  });
+});
