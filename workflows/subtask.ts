@@ -231,6 +231,8 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
   const stepActivity = () => proxyActivities<Activities>({
     ...(deadline !== undefined ? { scheduleToCloseTimeout: Math.max(1, msLeft(deadline, Date.now())) } : {}),
     ...(agentQueue ? { taskQueue: agentQueue } : {}),
+    // steps inherit the run's priority too; said here so a run continued as new keeps it for sure
+    ...(task.priority !== undefined ? { priority: { priorityKey: task.priority } } : {}),
     startToCloseTimeout: `${policy.timeoutSeconds} seconds`,
     // the host heartbeats every 2 s while a step runs: a step on a dead worker is retried within 10 s
     heartbeatTimeout: '10 seconds',

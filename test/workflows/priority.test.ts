@@ -138,7 +138,7 @@ describe('priorities', () => {
     // there was a backlog when the urgent job came: most of the bulk was still waiting
     expect(run.waiting).toBeGreaterThan(BULK / 2);
     // and the urgent steps went ahead of most of it (in arrival order they overtake none: all at
-    // priority 3, or without the server's new matcher, this run measured 0 of 200)
+    // priority 3, or without the server's new matcher, this run measured 0 of 190)
     expect(run.overtaken).toBeGreaterThan(run.waiting / 2);
     // the subtask workflow itself runs at the task's priority (its steps inherit it)
     const d = await (await testClient()).workflow.getHandle(`${run.urgentWorkflowId}/urgent0`).describe();
