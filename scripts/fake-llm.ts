@@ -65,8 +65,11 @@ export async function startFakeLlm(port = 0): Promise<FakeLlm> {
       const r = body as unknown as FakeLlm['requests'][number];
       requests.push(r);
       captured.push({ model: r.model, body: raw });
-      // a model may carry a "#tag" (tests find their own requests by it); the script is the name before it
-      const script = r.model.split('#')[0];
+      // a model may carry a "#tag" (tests find their own requests by it); the script is the name before it,
+      // and a script ending in "+slow" answers after a second (a child that is still running)
+      const named = r.model.split('#')[0];
+      const slow = named.endsWith('+slow');
+      const script = slow ? named.slice(0, -'+slow'.length) : named;
       const question = (r.messages.find((m) => m.role === 'user')?.content ?? '').split('\n')[0];
       const last = r.messages[r.messages.length - 1];
       const chars = r.messages.reduce((n, m) => n + (m.content?.length ?? 0), 0);
@@ -87,7 +90,9 @@ export async function startFakeLlm(port = 0): Promise<FakeLlm> {
       else if (last.role === 'tool') message = { role: 'assistant', content: JSON.stringify({ answer: last.content }) };
       else if (r.tools?.length) message = toolCall(r.tools[0].function.name, { query: question });
       else message = { role: 'assistant', content: JSON.stringify({ answer: `direct: ${question}` }) };
-      send(200, { id: `chatcmpl-${requests.length}`, object: 'chat.completion', model: r.model, choices: [{ index: 0, message, finish_reason: 'stop' }], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } });
+      const reply = () => send(200, { id: `chatcmpl-${requests.length}`, object: 'chat.completion', model: r.model, choices: [{ index: 0, message, finish_reason: 'stop' }], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } });
+      if (slow) setTimeout(reply, 1000);
+      else reply();
     });
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()));
