@@ -171,6 +171,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExamples> = {
   stopJob: { request: { reason: 'enough is known' }, responses: { 202: accepted('stopping') } },
   cancelJob: { request: { reason: 'no longer needed' }, responses: { 202: accepted('cancelling') } },
   topUpJobBudget: { request: topUp, responses: { 200: { jobId: 'compare-dbs-1', ledger: { ...ledger, costUsd: axis(1.5, 0.02) } } } },
+  setJobModel: { request: { model: 'gpt-4.1-mini', maxOutputTokens: 4096 }, responses: { 200: { jobId: 'compare-dbs-1', model: 'gpt-4.1-mini', maxOutputTokens: 4096 } } },
   topUpSubtaskBudget: { request: topUp, responses: { 200: { taskId: 'ch', granted: { costUsd: 0.5 }, ledger: { ...ledger, costUsd: axis(1, 0.02) } } } },
   getWebhookSecret: { responses: { 200: { tenant: 'acme', secret: '3b1f…(64 hex characters)' } } },
   streamJobEvents: {
