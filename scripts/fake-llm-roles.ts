@@ -2,7 +2,8 @@
  * The fake provider's role models: scripted children that follow the bootstrap protocol, or
  * break it on purpose. The script is the model name up to an optional `#tag` (tests tag the
  * model to find their own requests): `role`, `role-twice` (bootstraps twice), `role-skip`
- * (never loads its skills), `role-wrongkind` (answers with a kind the task does not allow).
+ * (never loads its skills), `role-wrongkind` (answers with a kind the task does not allow),
+ * `role-ask` (follows the protocol, then asks for more information instead of answering).
  */
 
 /** A chat message as the fake provider reads it. */
@@ -14,7 +15,7 @@ export interface FakeMessage {
 }
 
 /** The scripts this module plays. */
-export const ROLE_SCRIPTS = ['role', 'role-twice', 'role-skip', 'role-wrongkind'];
+export const ROLE_SCRIPTS = ['role', 'role-twice', 'role-skip', 'role-wrongkind', 'role-ask'];
 
 interface Task {
   question: string;
@@ -53,6 +54,7 @@ export function roleTurn(script: string, messages: FakeMessage[], tools: string[
   const own = tools.filter((t) => t !== 'delegation_bootstrap' && t !== 'load_skill');
   const used = calls.find((c) => own.includes(c.name));
   if (own.length && !used) return { tool_calls: [{ name: own[0], args: { query: task.question } }] };
+  if (script === 'role-ask') return { content: JSON.stringify({ result: { decision: 'need_more_information', reason: `which lines of ${task.subject ?? 'the subject'}?` } }) };
   const found = used?.answer && !used.answer.startsWith('error') ? used.answer : '';
   const kind = script === 'role-wrongkind' ? ['draft', 'answer', 'report', 'review'].find((k) => !task.allowedOutputKinds.includes(k))! : task.allowedOutputKinds[0];
   return { content: JSON.stringify({ result: candidate(kind, task, found) }) };

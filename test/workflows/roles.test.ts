@@ -95,6 +95,18 @@ describe('specialist roles: dispatch and the bootstrap protocol', () => {
   });
 });
 
+describe('specialist roles: the decision branch', () => {
+  it('records a request for more information as partial, with the reason as a follow-up', async () => {
+    const { result } = await roleJob('role-ask', [reviewTask('t', 'code_review')]);
+    expect(result.results[0]).toMatchObject({
+      status: 'partial', failureReason: null, agentId: 'role-player',
+      data: { result: { decision: 'need_more_information', reason: 'which lines of PR 12?' } },
+      followUps: ['need_more_information: which lines of PR 12?'],
+      role: { outputKind: 'decision:need_more_information', protocolErrors: [] },
+    });
+  });
+});
+
 describe('specialist roles: the API checks a role task before it runs', () => {
   const submit = (tasks: object[], extra: object = {}) => app.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId: uniqueId('role-bad'), pattern: 'fanout', tasks, ...extra } });
 
@@ -104,12 +116,14 @@ describe('specialist roles: the API checks a role task before it runs', () => {
       { id: 'a', question: 'q', role: 'auditor', taskType: 'x' },
       { id: 'b', question: 'q', role: 'review', taskType: 'poetry' },
       { id: 'c', question: 'q', job: { pattern: 'fanout', tasks: [{ id: 'd', question: 'q', role: 'review', taskType: 'code_review' }] } },
+      { id: 'e', question: 'q', role: 'review', taskType: 'code_review', budgetWaitSeconds: 30 },
     ] } });
     expect(res.statusCode).toBe(422);
     expect(res.json().errors).toEqual([
       { path: 'body.tasks[0].role', message: expect.stringMatching(/unknown role "auditor"; roles: review/) },
       { path: 'body.tasks[1].taskType', message: expect.stringMatching(/no task type "poetry"; its task types: code_review, design_review, risk_scan/) },
       { path: 'body.tasks[2].job.tasks[0].role', message: expect.stringMatching(/depth 0 at most; this task is at depth 1/) },
+      { path: 'body.tasks[3].budgetWaitSeconds', message: expect.stringMatching(/never waits for a human/) },
     ]);
     expect(await jobsStartedWithId(jobId)).toBe(0);
   });
