@@ -20,6 +20,9 @@ export function checkRoleTask(task: JobSpec['tasks'][number], at: (string | numb
   if ((task.budgetWaitSeconds ?? 0) > 0) {
     errors.push({ path: formatPath([...at, 'budgetWaitSeconds']), message: 'a role task never waits for a human (a budget top-up): drop budgetWaitSeconds' });
   }
+  if (task.outputSchema) {
+    errors.push({ path: formatPath([...at, 'outputSchema']), message: `a role task answers in its role's output kinds (${types.join(', ')} → ${[...new Set(Object.values(role.outputKinds).flat())].join(', ')}): drop outputSchema` });
+  }
   if (task.scope?.length) {
     errors.push({ path: formatPath([...at, 'scope']), message: `a role task uses its role's tools (${role.tools.join(', ') || 'none'}): drop scope` });
   }

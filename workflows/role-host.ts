@@ -6,7 +6,7 @@
  *                   step ──done──> judgeFinal: too early? one re-prompt, then invalid_output
  */
 import { proxyActivities } from '@temporalio/workflow';
-import type { Activities, AgentStepOutput } from '../activities';
+import type { Activities, AgentStepOutput, PreviousStage } from '../activities';
 import type { PendingToolCall, RoleStepContext, ToolAnswer } from '../activities/role-protocol-tools';
 import type { AgentManifest, Role, RoleReport, TaskResult, TaskSpec } from '../schemas';
 import { NON_RETRYABLE_ERROR_TYPES } from '../schemas/errors';
@@ -32,10 +32,11 @@ export type RoleNext =
   | { kind: 'reprompt'; message: string }
   | { kind: 'fail'; reason: 'tool_denied' | 'invalid_output'; message: string };
 
-/** The model and cap the job handed the subtask at its start. */
+/** The model and cap the job handed the subtask at its start, and a pipeline's previous stage. */
 export interface RoleRouting {
   model?: string;
   maxOutputTokens?: number;
+  previous?: PreviousStage;
 }
 
 /** One role child's host: the protocol state, the answers for the next step, the report. */
@@ -90,7 +91,7 @@ export class RoleHost {
     for (const call of pending) {
       const v = judgeCall(this.protocol, call, this.rules);
       if (v.kind === 'denied') return { kind: 'fail', reason: 'tool_denied', message: `role "${this.role.id}": ${v.message}` };
-      if (v.kind === 'bootstrap') answers.set(call.id, { id: call.id, content: JSON.stringify(dynamicTask(this.task, this.role)) });
+      if (v.kind === 'bootstrap') answers.set(call.id, { id: call.id, content: JSON.stringify(dynamicTask(this.task, this.role, this.routing.previous)) });
       else if (v.kind === 'skill') skills.push({ call, skill: v.skill });
       else if (v.kind === 'run') answers.set(call.id, { id: call.id, run: true });
       else answers.set(call.id, { id: call.id, content: `error: ${v.message}` });

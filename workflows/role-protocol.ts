@@ -5,6 +5,7 @@
  *   delegation_bootstrap (first, exactly once) ──> load_skill × every required skill ──> role tools · final output
  *   anything else, or out of order ──> a tool error, recorded in protocolErrors
  */
+import type { PreviousStage } from '../activities';
 import type { PendingToolCall } from '../activities/role-protocol-tools';
 import type { Role, TaskSpec } from '../schemas';
 import type { OutputKind } from '../schemas/role-output';
@@ -114,6 +115,10 @@ export interface RoleTask {
   allowedOutputKinds: OutputKind[];
   authority: string;
   requiredSkills: string[];
+  /** Evidence the parent already holds: build on it, do not fetch it again. */
+  contextSeed?: { id: string; snippet: string; url?: string }[];
+  /** In a pipeline: the previous stage's result. */
+  previous?: { id: string; summary: string; data?: unknown };
   output: string;
   hostConstraints: string[];
 }
@@ -132,7 +137,7 @@ export function allowedKinds(task: TaskSpec, role: Role): OutputKind[] {
 }
 
 /** Builds the dynamic task a bootstrap answers with. */
-export function dynamicTask(task: TaskSpec, role: Role): RoleTask {
+export function dynamicTask(task: TaskSpec, role: Role, previous?: PreviousStage): RoleTask {
   const kinds = allowedKinds(task, role);
   return {
     role: role.id,
@@ -145,6 +150,8 @@ export function dynamicTask(task: TaskSpec, role: Role): RoleTask {
     allowedOutputKinds: kinds,
     authority: task.authority ?? 'advise only: report back, change nothing',
     requiredSkills: role.requiredSkills,
+    ...(task.contextSeed?.length ? { contextSeed: task.contextSeed.map((e) => ({ id: e.id, snippet: e.snippet, ...(e.url ? { url: e.url } : {}) })) } : {}),
+    ...(previous ? { previous: { id: previous.id, summary: previous.summary, ...(previous.data !== undefined ? { data: previous.data } : {}) } } : {}),
     output: `JSON only: {"result": ${kinds.map((k) => KIND_SHAPES[k]).join(' | ')}} or {"result": {"decision": "decline" | "need_more_information", "reason": "…"}}`,
     hostConstraints: [
       'answer within your output-token cap',

@@ -219,7 +219,7 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
   // a role task: the role says which agent plays it, and the host holds the task until bootstrap
   let roleHost: RoleHost | undefined;
   try {
-    if (task.role) roleHost = await RoleHost.open(task, { model: input.model, maxOutputTokens: input.maxOutputTokens }, carry?.role);
+    if (task.role) roleHost = await RoleHost.open(task, { model: input.model, maxOutputTokens: input.maxOutputTokens, previous }, carry?.role);
     // a continued run keeps the agent it had: routing must not pick another one halfway
     manifest = carry?.manifest ?? input.manifest ?? roleHost?.manifest ?? (await resolveAgent({ agent: task.agent ?? '', question: task.question, params: task.params }));
   } catch (err) {

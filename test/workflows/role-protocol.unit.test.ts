@@ -62,6 +62,12 @@ describe('the dynamic task', () => {
     expect(d.hostConstraints.at(-1)).toBe(`reports and reviews carry at most ${HOST_MAX_FINDINGS} findings`);
   });
 
+  it('hands on the seed and a pipeline\'s previous stage, slim', () => {
+    const d = dynamicTask({ ...task, contextSeed: [{ id: 'e1', source: 'web', snippet: 'known', score: 0.4 }] } as TaskSpec, role, { id: 'lit', summary: 'three papers', data: { n: 3 }, evidence: [] });
+    expect(d).toMatchObject({ contextSeed: [{ id: 'e1', snippet: 'known' }], previous: { id: 'lit', summary: 'three papers', data: { n: 3 } } });
+    expect(d.contextSeed![0]).not.toHaveProperty('score');
+  });
+
   it('states the same limit as the output schema', () => {
     expect(HOST_MAX_FINDINGS).toBe(MAX_FINDINGS);
   });
