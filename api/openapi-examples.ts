@@ -163,7 +163,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExamples> = {
   getResearchSubtask: { responses: { 200: researchOutput, 202: researchRunning } },
   healthz: { responses: { 200: { ok: true } } },
   readyz: { responses: { 200: { ok: true, temporal: 'localhost:7233', auth: 'on' } } },
-  listAgents: { responses: { 200: { agents: [agent] } } },
+  listAgents: { responses: { 200: { agents: [agent], roles: [{ id: 'review', agent: 'researcher', requiredSkills: ['review-checklist'], tools: ['search'], outputKinds: { code_review: ['review'], risk_scan: ['report'] }, maxOutputTokens: 16384, maxDepth: 1 }] } } },
   submitJob: { request: spec, responses: { 201: accepted('running'), 200: accepted('existing') } },
   listJobs: { responses: { 200: jobs } },
   getJob: { responses: { 200: view } },

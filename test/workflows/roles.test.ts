@@ -128,6 +128,12 @@ describe('specialist roles: the API checks a role task before it runs', () => {
     expect(await jobsStartedWithId(jobId)).toBe(0);
   });
 
+  it('lists the roles beside the agents, without their personas', async () => {
+    const res = await app.inject({ method: 'GET', url: '/v1/agents' });
+    expect(res.json().roles).toEqual([{ id: 'review', agent: 'role-player', requiredSkills: ['review-checklist', 'house-style'], tools: ['search'],
+      outputKinds: { code_review: ['review'], design_review: ['review', 'report'], risk_scan: ['report'] }, maxOutputTokens: 300, maxDepth: 0 }]);
+  });
+
   it('answers 400 for a role task without a task type, or with an agent too', async () => {
     const res = await submit([{ id: 'a', question: 'q', role: 'review' }, { id: 'b', question: 'q', role: 'review', taskType: 'code_review', agent: 'echo' }]);
     expect(res.statusCode).toBe(400);
