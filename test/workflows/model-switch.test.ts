@@ -48,6 +48,16 @@ describe('model inheritance', () => {
     expect(secondTurns.every((t) => t.max_tokens === 120)).toBe(true);
   });
 
+  it("runs a plain llm child on the job's model too, under the job's cap", async () => {
+    const jobId = uniqueId('jobmodel');
+    const model = `scripted#${jobId}`;
+    const res = await app.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId, pattern: 'fanout', model, maxOutputTokens: 50, tasks: [{ id: 'r', question: 'capital of Peru', agent: 'researcher' }] } });
+    expect(res.statusCode).toBe(201);
+    const r = (await finalResult(app, jobId)).json() as JobResult;
+    expect(r.results[0]).toMatchObject({ status: 'success', metrics: { channelsHit: [model] } });
+    expect((await captured(model)).map((t) => t.max_tokens)).toEqual([50]);
+  });
+
   it('refuses an empty switch (400) and a switch of a finished job (409)', async () => {
     const jobId = uniqueId('switch-done');
     expect((await app.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId, pattern: 'fanout', tasks: [{ id: 'e', question: 'q', agent: 'echo' }] } })).statusCode).toBe(201);
