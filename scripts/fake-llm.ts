@@ -101,5 +101,5 @@ export async function startFakeLlm(port = 0): Promise<FakeLlm> {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { url } = await startFakeLlm(Number(process.env.PORT ?? 8082));
-  console.log(`fake LLM provider at ${url}/v1 (models "scripted", "rogue"); tool at ${url}/tools/search`);
+  console.log(`fake LLM provider at ${url}/v1 (models "scripted", "rogue", "judge", "role", "role-twice", "role-skip", "role-wrongkind", "role-ask"; "#tag" and "+slow" suffixes); tool at ${url}/tools/search`);
 }
