@@ -5,7 +5,9 @@
 import { describe, expect, inject, it } from 'vitest';
 import type { JobResult } from '../../schemas';
 import { subtaskStatusQuery } from '../../workflows/messages';
-import { finalResult, pollUntil, testClient, uniqueId, useApp } from '../helpers';
+import { createDelegateClient } from '../../client';
+import { finalResult, listeningApp, pollUntil, testClient, uniqueId, useApp, waitForSubtask } from '../helpers';
+import { TEST_TENANTS } from '../tenants';
 
 const app = useApp();
 
@@ -56,6 +58,21 @@ describe('model inheritance', () => {
     const r = (await finalResult(app, jobId)).json() as JobResult;
     expect(r.results[0]).toMatchObject({ status: 'success', metrics: { channelsHit: [model] } });
     expect((await captured(model)).map((t) => t.max_tokens)).toEqual([50]);
+  });
+
+  it('switches the model through the typed client', async () => {
+    const { app: served, url } = await listeningApp({}, null);
+    try {
+      const delegate = createDelegateClient({ baseUrl: url, apiKey: TEST_TENANTS.default.key });
+      const jobId = uniqueId('clientmodel');
+      await delegate.submit({ jobId, pattern: 'fanout', maxParallel: 1, model: `role+slow#${jobId}`, tasks: [task('a'), task('b')] });
+      await waitForSubtask(jobId, 'a', 'running');
+      expect(await delegate.setModel(jobId, { model: `role#${jobId}-b` })).toEqual({ jobId, model: `role#${jobId}-b` });
+      const r = await delegate.waitForResult(jobId);
+      expect(r.results.map((t) => t.role?.model)).toEqual([`role+slow#${jobId}`, `role#${jobId}-b`]);
+    } finally {
+      await served.close();
+    }
   });
 
   it('refuses an empty switch (400) and a switch of a finished job (409)', async () => {
