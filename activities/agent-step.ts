@@ -12,6 +12,7 @@ import { fatal, toFailure } from './errors';
 import { compileOutputSchema } from './output-schema';
 import type { EventTarget } from '../workflows/job-events';
 import { redact } from './redact';
+import type { RoleStepContext } from './role-protocol-tools';
 import { spendAttributes, tagActiveSpan } from '../telemetry/tracing';
 
 /** Input of `resolveAgent`: the task's reference and params. */
@@ -36,6 +37,12 @@ export interface AgentStepInput {
   previous?: PreviousStage;
   /** The step's retry policy's attempts (for the RETRY log line; the policy itself is Temporal's). */
   maxAttempts?: number;
+  /** A role task's policy and protocol answers (see role-protocol-tools.ts). */
+  role?: RoleStepContext;
+  /** The job's model for llm agents (set when the job has one). */
+  model?: string;
+  /** Output-token cap of one model turn, after routing. */
+  maxOutputTokens?: number;
 }
 
 /** Output of one `agentStep`, normalised by the host. */

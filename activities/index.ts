@@ -8,9 +8,11 @@ import { loadAgentsFile } from './agents/http';
 import { builtinAgents, createAgentRegistry, type AgentRegistry } from './agents/registry';
 import type { SemanticRouterOptions } from './agents/semantic-router';
 import { createWebhookActivities, type WebhookDeps } from './webhook';
+import { createRoleActivities, loadRoleCatalog } from './roles';
 
 export type { AgentStepInput, AgentStepOutput, ResolveAgentInput, StepObserver } from './agent-step';
 export type { JudgeInput, JudgeOutput } from './judge';
+export { loadRoleCatalog, type RoleCatalog, type LoadedSkill } from './roles';
 export type { ScoutJobInput } from './scout/commit';
 export { createCircuitBreaker, type CircuitBreaker, type CircuitState } from './circuit-breaker';
 export type { ArchiveDeps, ArchiveJobInput, PruneInput } from './archive';
@@ -27,7 +29,9 @@ export { createSemanticRouter, semanticOptionsFromConfig, semanticText, type Sem
 /** The builtin agents plus the HTTP agents of `agentsFile` (default `agents.json` when it exists), semantic references routed as `semantic` says. */
 export function loadRegistry(agentsFile?: string, semantic?: SemanticRouterOptions): AgentRegistry {
   const file = agentsFile ?? (existsSync('agents.json') ? 'agents.json' : undefined);
-  return createAgentRegistry([...builtinAgents, ...(file ? loadAgentsFile(file) : [])], { semantic });
+  const registry = createAgentRegistry([...builtinAgents, ...(file ? loadAgentsFile(file) : [])], { semantic });
+  // roles name agents and tools of the registry: checked once it is built
+  return file ? Object.assign(registry, { roles: loadRoleCatalog(file, registry) }) : registry;
 }
 
 /** Everything the worker registers as activities. */
@@ -35,6 +39,7 @@ export function createActivities(deps: AgentActivityDeps & { webhook?: WebhookDe
   return {
     ...createAgentActivities(deps),
     ...createJudgeActivities(deps),
+    ...createRoleActivities(deps),
     ...createWebhookActivities(deps.webhook ?? {}),
     ...createArchiveActivities(deps.archive),
     ...createScoutActivities({ scouts: deps.archive.record.scouts, events: deps.archive.record.events, root: deps.scoutRoot ?? scoutRoot() }),

@@ -163,7 +163,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExamples> = {
   getResearchSubtask: { responses: { 200: researchOutput, 202: researchRunning } },
   healthz: { responses: { 200: { ok: true } } },
   readyz: { responses: { 200: { ok: true, temporal: 'localhost:7233', auth: 'on' } } },
-  listAgents: { responses: { 200: { agents: [agent] } } },
+  listAgents: { responses: { 200: { agents: [agent], roles: [{ id: 'review', agent: 'researcher', requiredSkills: ['review-checklist'], tools: ['search'], outputKinds: { code_review: ['review'], risk_scan: ['report'] }, maxOutputTokens: 16384, maxDepth: 1 }] } } },
   submitJob: { request: spec, responses: { 201: accepted('running'), 200: accepted('existing') } },
   listJobs: { responses: { 200: jobs } },
   getJob: { responses: { 200: view } },
@@ -171,6 +171,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExamples> = {
   stopJob: { request: { reason: 'enough is known' }, responses: { 202: accepted('stopping') } },
   cancelJob: { request: { reason: 'no longer needed' }, responses: { 202: accepted('cancelling') } },
   topUpJobBudget: { request: topUp, responses: { 200: { jobId: 'compare-dbs-1', ledger: { ...ledger, costUsd: axis(1.5, 0.02) } } } },
+  setJobModel: { request: { model: 'gpt-4.1-mini', maxOutputTokens: 4096 }, responses: { 200: { jobId: 'compare-dbs-1', model: 'gpt-4.1-mini', maxOutputTokens: 4096 } } },
   topUpSubtaskBudget: { request: topUp, responses: { 200: { taskId: 'ch', granted: { costUsd: 0.5 }, ledger: { ...ledger, costUsd: axis(1, 0.02) } } } },
   getWebhookSecret: { responses: { 200: { tenant: 'acme', secret: '3b1f…(64 hex characters)' } } },
   streamJobEvents: {

@@ -6,6 +6,7 @@ import type { AgentManifest, AgentRef, JobSpec } from '../schemas';
 import { DEFAULT_STEP_CEILING_SECONDS } from '../workflows/engine-limits';
 import { checkStepPolicy } from '../workflows/step-policy';
 import { formatPath, type FieldError } from './errors';
+import { checkRoleTask } from './role-check';
 
 /** Distinct outputSchemas one request may make the API compile, in JSON bytes: compiling costs CPU. */
 export const MAX_OUTPUT_SCHEMA_BYTES_PER_REQUEST = 1024 * 1024;
@@ -36,6 +37,7 @@ export function checkRunnable(spec: JobSpec, registry: AgentRegistry, maxDepth: 
         } else walk(task.job, [...at, 'job'], depth + 1);
         return;
       }
+      errors.push(...checkRoleTask(task, at, depth, registry));
       if (task.agent === undefined || routedLater(task.agent, registry)) return;
       const def = registry.resolve(task.agent, task.question);
       if (!def) {

@@ -20,7 +20,7 @@ import { allPages } from './pages';
 import { scoutMethods } from './scouts';
 import { subtaskMethods } from './subtasks';
 import type {
-  Accepted, AgentManifest, BudgetAdd, JobListItem, JobPage, JobResult, JobSpecInput, JobTopUp, JobView, ListFilters, ReportFilters, ReportPage, ReportPeriod, ReportSummary, SubtaskTopUp,
+  Accepted, AgentManifest, BudgetAdd, JobListItem, JobModel, JobPage, JobResult, JobSpecInput, JobTopUp, JobView, ListFilters, ReportFilters, ReportPage, ReportPeriod, ReportSummary, SubtaskTopUp,
 } from './types';
 
 export * from './errors';
@@ -112,6 +112,11 @@ export function createDelegateClient(options: DelegateClientOptions) {
     /** Adds to one running subtask's budget, within what its job has left. Sent once. */
     async addSubtaskBudget(jobId: string, taskId: string, add: BudgetAdd): Promise<SubtaskTopUp> {
       return (await request<SubtaskTopUp>('POST', `${job(jobId)}/subtasks/${encodeURIComponent(taskId)}/budget`, { body: { add }, idempotent: false })).body;
+    },
+
+    /** Switches a running job's model (and output cap): children it starts from now on use it, running ones keep theirs. */
+    async setModel(jobId: string, change: { model?: string; maxOutputTokens?: number }): Promise<JobModel> {
+      return (await request<JobModel>('POST', `${job(jobId)}/model`, { body: change, idempotent: true })).body;
     },
 
     /** The agents this deployment can run. */

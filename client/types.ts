@@ -72,6 +72,13 @@ export interface JobTopUp {
   ledger: Ledger;
 }
 
+/** A job's current model and output cap, as `setModel` sets them. */
+export interface JobModel {
+  jobId: string;
+  model?: string;
+  maxOutputTokens?: number;
+}
+
 /** The answer to a subtask top-up: what the subtask got (within what the job had left). */
 export interface SubtaskTopUp {
   taskId: string;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { usageShape } from './budget-axes';
 import { EvidenceSchema } from './evidence';
 import { RetrySchema } from './job';
+import { RoleSchema, SkillSchema } from './role';
 
 /** An agent's declared identity, capabilities, contract and limits. */
 export const AgentManifestSchema = z
@@ -81,7 +82,11 @@ export const LlmAgentConfigSchema = z
 export type LlmAgentConfig = z.infer<typeof LlmAgentConfigSchema>;
 
 /** The agents file (`DELEGATE_AGENTS_FILE`, default `agents.json`). */
-export const AgentsFileSchema = z.strictObject({ agents: z.array(z.discriminatedUnion('kind', [HttpAgentConfigSchema, LlmAgentConfigSchema])) });
+export const AgentsFileSchema = z.strictObject({
+  agents: z.array(z.discriminatedUnion('kind', [HttpAgentConfigSchema, LlmAgentConfigSchema])),
+  skills: z.array(SkillSchema).default([]).describe('documents the host serves to role children (load_skill)'),
+  roles: z.array(RoleSchema).default([]).describe('specialist roles a task can dispatch to (role, taskType)'),
+});
 
 /** What an HTTP agent answers to one step (the agent protocol). */
 export const StepReplySchema = z

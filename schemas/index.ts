@@ -11,3 +11,5 @@ export * from './tenant';
 export * from './job-input';
 export * from './report';
 export * from './events';
+export * from './role';
+export * from './role-output';

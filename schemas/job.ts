@@ -12,6 +12,15 @@ export { AgentRefSchema, IdSchema, LabelKeySchema, LabelValueSchema, RetrySchema
 
 const StringList = z.array(z.string().max(4000)).max(100);
 
+/** A task dispatched to a specialist role: the role and task type, and the dynamic task the host holds back until bootstrap. */
+const roleTaskShape = {
+  role: z.string().min(1).max(64).optional().describe('dispatch to this role (agents file `roles`) instead of naming an agent'),
+  taskType: z.string().min(1).max(64).optional().describe('with role: one of the role\'s task types (its outputKinds keys)'),
+  completionCriteria: StringList.optional().describe('with role: when the child is done'),
+  authority: z.string().min(1).max(1000).optional().describe('with role: what the child may decide or change'),
+  subject: z.string().min(1).max(500).optional().describe('with role: what a review reviews; the host checks the review names it'),
+};
+
 /** The subtask contract: one specific question handed to one agent (or a nested job). */
 export const TaskSpecSchema = z
   .strictObject({
@@ -38,6 +47,7 @@ export const TaskSpecSchema = z
     outputSchema: OutputSchemaSchema.optional(),
     priority: PrioritySchema.optional().describe('1 (most urgent) to 5 (bulk); default: the job\'s'),
     research: ResearchMarkerSchema.optional().describe('set for a task written in the research-subtask contract: its result carries the contract\'s output'),
+    ...roleTaskShape,
     get job(): z.ZodOptional<typeof JobSpecObject> {
       return JobSpecObject.optional();
     },
@@ -91,6 +101,8 @@ const JobSpecObject = z.strictObject({
   // submission, the webhook sender again at connect time
   callbackUrl: z.url({ protocol: /^https?$/ }).max(2048).optional(),
   labels: z.record(LabelKeySchema, LabelValueSchema).optional(),
+  model: z.string().min(1).max(200).optional().describe('the job\'s current model: its llm children run on it (POST /v1/jobs/:jobId/model changes it mid-run)'),
+  maxOutputTokens: z.number().int().positive().max(1_000_000).optional().describe('output-token cap of one model turn of any llm child; a role\'s lower cap stays'),
 });
 type JobSpecShape = z.infer<typeof JobSpecObject>;
 
@@ -107,6 +119,19 @@ export function countSubtasks(job: { tasks: { job?: { tasks: unknown[] } | undef
 /** Tasks per pattern: a fan-out is batched into a tree; pipelines and votes run flat, so they stay within one run's history. */
 export const PATTERN_TASK_CAPS = { fanout: 10_000, pipeline: 1000, vote: 1000 } as const;
 
+/** A role task names its role and task type, and no agent or job (the role says which agent plays it). */
+function checkRoleTask(t: z.infer<typeof TaskSpecSchema>, ctx: z.RefinementCtx, at: (string | number)[]): void {
+  if (t.role === undefined) {
+    for (const key of ['taskType', 'completionCriteria', 'authority', 'subject'] as const) {
+      if (t[key] !== undefined) ctx.addIssue({ code: 'custom', path: [...at, key], message: `${key} belongs to a role task: set role too` });
+    }
+    return;
+  }
+  if (t.taskType === undefined) ctx.addIssue({ code: 'custom', path: [...at, 'taskType'], message: 'a role task needs a taskType' });
+  if (t.agent !== undefined) ctx.addIssue({ code: 'custom', path: [...at, 'agent'], message: 'a role task takes its agent from the role: drop agent' });
+  if (t.job !== undefined) ctx.addIssue({ code: 'custom', path: [...at, 'job'], message: 'a role task runs one child, not a job' });
+}
+
 /** Cross-field rules of a job and, recursively, of every nested job. */
 function checkJob(job: JobSpecShape, ctx: z.RefinementCtx, path: (string | number)[]): void {
   const seen = new Map<string, number>();
@@ -116,7 +141,8 @@ function checkJob(job: JobSpecShape, ctx: z.RefinementCtx, path: (string | numbe
     if (first !== undefined) {
       ctx.addIssue({ code: 'custom', path: [...at, 'id'], message: `duplicate task id "${t.id}" (also tasks[${first}])` });
     } else seen.set(t.id, i);
-    if (t.agent === undefined && t.job === undefined) {
+    checkRoleTask(t, ctx, at);
+    if (t.agent === undefined && t.job === undefined && t.role === undefined) {
       ctx.addIssue({ code: 'custom', path: [...at, 'agent'], message: 'a task needs an agent or a job' });
     }
     if (t.agent !== undefined && t.job !== undefined) {

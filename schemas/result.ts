@@ -5,6 +5,7 @@ import { EvidenceSchema } from './evidence';
 import { PatternSchema } from './job';
 import { PrioritySchema } from './priority';
 import { ResearchSubtaskOutputSchema } from './research-contract';
+import { RoleReportSchema } from './role';
 
 /** Why a subtask did not fully succeed. */
 export const FailureReasonSchema = z.enum([
@@ -57,6 +58,7 @@ export const TaskResultSchema = z
     stoppedBy: z.string().optional().describe('the stop condition that ended the subtask, as the task wrote it'),
     notes: z.array(z.string()).optional().describe('what the host did on its own: a summary re-prompt, a rubric left unjudged'),
     research: ResearchSubtaskOutputSchema.optional().describe('a task written in the research-subtask contract: its output, as the contract shapes it'),
+    role: RoleReportSchema.optional().describe('a role task: the bootstrap protocol as the host observed it'),
   })
   .meta({ id: 'TaskResult' });
 export type TaskResult = z.infer<typeof TaskResultSchema>;

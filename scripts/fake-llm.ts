@@ -8,21 +8,23 @@
  *                              answers {"answer": "direct: <question>"}. Model "rogue" always
  *                              asks for a tool named "shell". Model "judge" answers Delegate's
  *                              judge: a rubric holds when the answer contains its quoted word.
+ *                              Models "role…" play the bootstrap protocol (fake-llm-roles.ts).
  *   POST /tools/search         {"query"} → "results for <query>"
+ *   GET  /v1/_captured?model=m  the raw bodies of the chat requests for model m, in order
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ROLE_SCRIPTS, roleTurn, type FakeMessage } from './fake-llm-roles';
 
-interface Message {
-  role: string;
-  content: string | null;
-}
+type Message = FakeMessage;
 
 /** A running fake provider; `requests` records every chat request for assertions. */
 export interface FakeLlm {
   server: Server;
   url: string;
   requests: { model: string; max_tokens?: number; tools?: { function: { name: string } }[]; messages: Message[] }[];
+  /** Every chat request's body exactly as it arrived (for byte-for-byte comparisons). */
+  captured: { model: string; body: string }[];
 }
 
 /** The scripted judge: each rubric of the prompt holds when the answer contains the word the rubric quotes. */
@@ -42,11 +44,16 @@ function judge(prompt: string): { verdicts: { rubric: string; satisfied: boolean
 /** Starts the fake provider on loopback. */
 export async function startFakeLlm(port = 0): Promise<FakeLlm> {
   const requests: FakeLlm['requests'] = [];
+  const captured: FakeLlm['captured'] = [];
   const server = createServer((req, res) => {
     let raw = '';
     req.on('data', (c) => (raw += c));
     req.on('end', () => {
       const send = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      if (req.method === 'GET' && req.url?.startsWith('/v1/_captured')) {
+        const model = new URL(req.url, 'http://x').searchParams.get('model');
+        return send(200, captured.filter((c) => model === null || c.model === model));
+      }
       let body: Record<string, unknown>;
       try {
         body = JSON.parse(raw || '{}');
@@ -57,6 +64,12 @@ export async function startFakeLlm(port = 0): Promise<FakeLlm> {
       if (req.url !== '/v1/chat/completions') return send(404, { error: { message: `no route ${req.url}` } });
       const r = body as unknown as FakeLlm['requests'][number];
       requests.push(r);
+      captured.push({ model: r.model, body: raw });
+      // a model may carry a "#tag" (tests find their own requests by it); the script is the name before it,
+      // and a script ending in "+slow" answers after a second (a child that is still running)
+      const named = r.model.split('#')[0];
+      const slow = named.endsWith('+slow');
+      const script = slow ? named.slice(0, -'+slow'.length) : named;
       const question = (r.messages.find((m) => m.role === 'user')?.content ?? '').split('\n')[0];
       const last = r.messages[r.messages.length - 1];
       const chars = r.messages.reduce((n, m) => n + (m.content?.length ?? 0), 0);
@@ -67,19 +80,26 @@ export async function startFakeLlm(port = 0): Promise<FakeLlm> {
         tool_calls: [{ id: `call_${requests.length}`, type: 'function', function: { name, arguments: JSON.stringify(args) } }],
       });
       let message: object;
-      if (r.model === 'rogue') message = toolCall('shell', { cmd: 'cat /etc/passwd' });
+      if (ROLE_SCRIPTS.includes(script)) {
+        const turn = roleTurn(script, r.messages, (r.tools ?? []).map((t) => t.function.name));
+        message = 'content' in turn
+          ? { role: 'assistant', content: turn.content }
+          : { role: 'assistant', content: null, tool_calls: turn.tool_calls.map((c, i) => ({ id: `call_${requests.length}_${i}`, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.args) } })) };
+      } else if (script === 'rogue') message = toolCall('shell', { cmd: 'cat /etc/passwd' });
       else if (r.model === 'judge') message = { role: 'assistant', content: JSON.stringify(judge(r.messages.find((m) => m.role === 'user')?.content ?? '')) };
       else if (last.role === 'tool') message = { role: 'assistant', content: JSON.stringify({ answer: last.content }) };
       else if (r.tools?.length) message = toolCall(r.tools[0].function.name, { query: question });
       else message = { role: 'assistant', content: JSON.stringify({ answer: `direct: ${question}` }) };
-      send(200, { id: `chatcmpl-${requests.length}`, object: 'chat.completion', model: r.model, choices: [{ index: 0, message, finish_reason: 'stop' }], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } });
+      const reply = () => send(200, { id: `chatcmpl-${requests.length}`, object: 'chat.completion', model: r.model, choices: [{ index: 0, message, finish_reason: 'stop' }], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } });
+      if (slow) setTimeout(reply, 1000);
+      else reply();
     });
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests };
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests, captured };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { url } = await startFakeLlm(Number(process.env.PORT ?? 8082));
-  console.log(`fake LLM provider at ${url}/v1 (models "scripted", "rogue"); tool at ${url}/tools/search`);
+  console.log(`fake LLM provider at ${url}/v1 (models "scripted", "rogue", "judge", "role", "role-twice", "role-skip", "role-wrongkind", "role-ask"; "#tag" and "+slow" suffixes); tool at ${url}/tools/search`);
 }

@@ -55,6 +55,18 @@ async function interrupt(ctx: ScenarioContext, workflowId: string, act: (h: Work
   await finish(h);
 }
 
+/** The agents file the recorder's worker loads: an llm agent on the fake provider at `llmUrl`, and one role it plays. */
+export function scenarioAgents(llmUrl: string) {
+  return {
+    agents: [{
+      kind: 'llm', id: 'role-player', baseUrl: `${llmUrl}/v1`, model: 'role', maxTokensPerStep: 500, timeoutSeconds: 10,
+      tools: [{ name: 'search', url: `${llmUrl}/tools/search` }],
+    }],
+    skills: [{ id: 'checklist', title: 'Checklist', text: 'Name the subject and at most four findings.' }],
+    roles: [{ id: 'review', persona: 'You review.', agent: 'role-player', requiredSkills: ['checklist'], tools: ['search'], outputKinds: { code_review: ['review'] }, maxOutputTokens: 300 }],
+  };
+}
+
 /** Every scenario the fixtures hold. */
 export const SCENARIOS: Scenario[] = [
   {
@@ -178,6 +190,18 @@ export const SCENARIOS: Scenario[] = [
       const spec = { jobId, pattern: 'fanout' as const, tasks: [{ id: 'scout', question: 'where is `computeBackoff` defined', agent: 'scout', params: { paths: ['test/fixtures/scout-tree'] }, scope: ['read_file', 'grep'] }] };
       const scout = { id: 'scout-rec-20261201-aaaaaa', autoCommit: true, maxTokens: 500, tokenizer: 'o200k' };
       await finish(await ctx.client.workflow.start('delegationJob', { taskQueue: ctx.taskQueue, workflowId: id, args: [{ spec, tenant: 'rec', maxDepth: 3, scout }] }));
+    },
+  },
+  {
+    // role children under the bootstrap protocol (one bootstrapping twice), and a model switch
+    // between them: the host's answers, skill loads and the job's model update in the history
+    name: 'role',
+    run: async (ctx, id) => {
+      const task = (taskId: string) => ({ id: taskId, question: `review ${taskId}`, role: 'review', taskType: 'code_review', subject: 'PR 1' });
+      const h = await start(ctx, id, { pattern: 'fanout', maxParallel: 1, model: 'role-twice+slow', tasks: [task('a'), task('b')] });
+      await until(async () => (await subtaskStatus(ctx, `${id}/a`)).steps >= 1, 'role child a to take a step');
+      await h.executeUpdate('model', { args: [{ model: 'role', maxOutputTokens: 200 }] });
+      await finish(h);
     },
   },
   {

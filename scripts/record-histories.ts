@@ -19,11 +19,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
+import { loadRegistry } from '../activities';
 import { openRecord } from '../record';
+import { startFakeLlm } from './fake-llm';
 import { bundleWorkflows, createWorker } from '../workers/worker';
 import { freePort, startDevServer } from './dev-server';
 import { encodeFixture, historyToProtoJson, type RecordedRun } from './history-json';
-import { SCENARIOS, type ScenarioContext } from './history-scenarios';
+import { scenarioAgents, SCENARIOS, type ScenarioContext } from './history-scenarios';
 import { ensureTemporalCli } from './temporal-cli';
 
 /** Where the fixtures live. */
@@ -55,8 +57,12 @@ async function main(only: string[]): Promise<void> {
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection });
   const taskQueue = 'delegate-histories';
+  // role scenarios: an llm agent on a local fake provider, and the role it plays
+  const llm = await startFakeLlm();
+  const agentsFile = join(dir, 'agents.json');
+  writeFileSync(agentsFile, JSON.stringify(scenarioAgents(llm.url)));
   // agent steps run on this one queue too: no agentQueue is passed
-  const worker = await createWorker({ connection: workerConnection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows(), webhook: { policy: { allowLoopback: true } }, record: (await openRecord({ sqliteFile: join(dir, 'record.db') })).store });
+  const worker = await createWorker({ connection: workerConnection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows(), registry: loadRegistry(agentsFile), webhook: { policy: { allowLoopback: true } }, record: (await openRecord({ sqliteFile: join(dir, 'record.db') })).store });
   const running = worker.run();
   try {
     const ctx: ScenarioContext = { client, taskQueue, webhookUrl: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` };
@@ -96,6 +102,7 @@ async function main(only: string[]): Promise<void> {
     await workerConnection.close();
     await server.stop();
     receiver.close();
+    llm.server.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }

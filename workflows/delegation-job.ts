@@ -28,6 +28,7 @@ import { withTaskPriorities } from '../schemas/priority';
 import { runFanout } from './fanout';
 import { planBatches } from './batching';
 import { installBudgetHandlers } from './job-budget';
+import { installModelHandler } from './job-model';
 import { cancelJobSignal, jobMessages, jobStatusQuery, stopSignal } from './messages';
 import { restoreCarry } from './job-carry';
 import { archiveIfRoot } from './job-archive';
@@ -92,6 +93,7 @@ export async function delegationJob(input: JobInput): Promise<JobResult> {
     ledger: rt.ledgerSnapshot(),
   }), { description: jobMessages.status });
   installBudgetHandlers(rt);
+  installModelHandler(rt.input, rt.depth);
 
   // Temporal cancellation (API cancel, UI, parent): hard-stop every running child at once;
   // the pattern then finishes over what it has and the result keeps every finished subtask.

@@ -16,6 +16,7 @@ import { staticSummary } from './ui-details';
 import { delegationJob } from './delegation-job';
 import { cancelJobSignal, cancelSignal, stopSignal } from './messages';
 import { HOST_RULES, subtask, type SubtaskInput } from './subtask';
+import { currentModel, nestedModel } from './job-model';
 
 /** A child between start and result. */
 export interface Running {
@@ -44,6 +45,9 @@ export interface ChildSettings {
   /** The root job's event stream, handed to every child. */
   events?: EventTarget;
 }
+
+/** The `model` field of a nested job's input, when there is one. */
+const withModel = (model: ReturnType<typeof nestedModel>) => (model ? { model } : {});
 
 /** The child's workflow id: the job's workflow id and the task id. */
 export function childId(task: TaskSpec): string {
@@ -154,6 +158,7 @@ export class JobChildren {
                 deadline: s.deadline,
                 ...(s.events ? { events: s.events } : {}),
                 ...(s.isBatch(task.id) ? { batch: true } : {}),
+                ...withModel(nestedModel(input, task.job!)),
               } satisfies JobInput,
             ],
             typedSearchAttributes: [{ key: PATTERN_KEY, value: task.job!.pattern }, ...inherited],
@@ -169,6 +174,8 @@ export class JobChildren {
                 ...(s.events ? { events: s.events } : {}),
                 showOutcome: true,
                 hostRules: HOST_RULES,
+                // the job's model now: a later switch reaches children started after it, not this one
+                ...currentModel(input),
               } satisfies SubtaskInput,
             ],
             typedSearchAttributes: [{ key: PATTERN_KEY, value: input.spec.pattern }, { key: AGENT_KEY, value: agentLabel(task) }, ...inherited],

@@ -11,6 +11,7 @@ import type { AgentManifest, Budget, Evidence, FailureReason, JobSpec, TaskResul
 import { minBudget } from './budget-ledger';
 import { DEFAULT_JOB_MAX_SECONDS, type EngineLimits } from './engine-limits';
 import type { JobCarry } from './job-carry';
+import type { JobModelState } from './role-limits';
 import { childId, JobChildren } from './job-children';
 import { JobLedger } from './job-ledger';
 import { JobEventLog, type EventTarget } from './job-events';
@@ -55,6 +56,8 @@ export interface JobInput {
   batch?: boolean;
   /** Set by POST /v1/scouts: the job is a code scout, settled in the record at its end (job-scout.ts). */
   scout?: ScoutJobInput;
+  /** The job's current model and output cap as last updated (job-model.ts); absent: the spec's. */
+  model?: JobModelState;
 }
 
 /** Per-run context a pattern adds to a task (a pipeline hands each stage the previous one). */

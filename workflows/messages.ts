@@ -10,6 +10,7 @@
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { Budget, JobProgress, Ledger } from '../schemas';
+import type { JobModelState } from './role-limits';
 
 /** Why a stop or cancel was sent (logs only). */
 export interface StopReason {
@@ -53,6 +54,9 @@ export const budgetUpdate = defineUpdate<Ledger, [{ add: Budget }]>('budget');
 /** Adds to one running subtask's allocation, within what the job has left. */
 export const subtaskBudgetUpdate = defineUpdate<SubtaskGrant, [{ taskId: string; add: Budget }]>('subtaskBudget');
 
+/** Changes a job's current model (and output cap): children started after it use it, running ones keep theirs. */
+export const modelUpdate = defineUpdate<JobModelState, [JobModelState]>('model');
+
 /** What the Temporal UI (and `temporal workflow metadata`) says each handler of a subtask does. */
 export const subtaskMessages = {
   stop: 'Graceful stop: finish the step in flight, start no other, return the work so far',
@@ -70,4 +74,5 @@ export const jobMessages = {
   status: 'Phase, progress counts, every subtask\'s state and the job ledger',
   budget: 'Top up the job budget: `{ add: { costUsd?, tokens?, toolCalls?, latencySeconds? } }`; returns the ledger',
   subtaskBudget: 'Top up one running subtask within what the job has left: `{ taskId, add }`; returns what was granted',
+  model: 'Switch the job\'s model: `{ model?, maxOutputTokens? }`; children started from now on use it, running ones keep theirs',
 } as const;

@@ -15,6 +15,7 @@ export function emptyMetrics(): TaskMetrics {
 /** The agent a task names, as a display string. */
 export function agentLabel(task: TaskSpec): string {
   if (task.job) return `job:${task.job.pattern}`;
+  if (task.role) return `role:${task.role}`;
   const a = task.agent;
   if (a === undefined) return 'none';
   if (typeof a === 'string') return a;

@@ -44,6 +44,7 @@ import { evaluateStopConditions, parseStopConditions, rubrics, type StopConditio
 import { checkSummary } from '../schemas/summary-sentences';
 import { effectivePriority } from '../schemas/priority';
 import { originOfTask, toResearchOutput, withoutSeed } from '../schemas/research-mapping';
+import { RoleHost, type RoleHostCarry } from './role-host';
 
 /** A subtask keeps at most this much evidence (JSON bytes), so its result stays a small payload. */
 const MAX_EVIDENCE_BYTES = 512 * 1024;
@@ -94,6 +95,10 @@ export interface SubtaskInput {
   showOutcome?: boolean;
   /** The host rules this run enforces (HOST_RULES when a job starts it); absent: none of them. */
   hostRules?: number;
+  /** The job's model when this subtask started: its llm agent runs on it (a later switch does not reach it). */
+  model?: string;
+  /** The job's output-token cap of one model turn (a role's lower cap stays). */
+  maxOutputTokens?: number;
 }
 
 /** A subtask's loop state, carried whole into its next run; lists are capped as in its result. */
@@ -121,6 +126,8 @@ export interface SubtaskCarry {
   notes?: string[];
   summaryReprompted?: boolean;
   schemaValid?: boolean | null;
+  /** A role task's protocol state. */
+  role?: RoleHostCarry;
 }
 
 
@@ -209,9 +216,12 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
   showDetails();
 
   let manifest: AgentManifest;
+  // a role task: the role says which agent plays it, and the host holds the task until bootstrap
+  let roleHost: RoleHost | undefined;
   try {
+    if (task.role) roleHost = await RoleHost.open(task, { model: input.model, maxOutputTokens: input.maxOutputTokens, previous }, carry?.role);
     // a continued run keeps the agent it had: routing must not pick another one halfway
-    manifest = carry?.manifest ?? input.manifest ?? (await resolveAgent({ agent: task.agent ?? '', question: task.question, params: task.params }));
+    manifest = carry?.manifest ?? input.manifest ?? roleHost?.manifest ?? (await resolveAgent({ agent: task.agent ?? '', question: task.question, params: task.params }));
   } catch (err) {
     const { reason, message } = classify(err, 1);
     const r = notRunResult(task, reason === 'agent_error' ? 'agent_error' : reason, message);
@@ -252,7 +262,8 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
    */
   async function waitForTopUp(): Promise<boolean> {
     const wait = task.budgetWaitSeconds ?? 0;
-    if (wait <= 0) return false;
+    // delegated role children never wait for a human's approval (of more budget or anything else)
+    if (wait <= 0 || roleHost) return false;
     phase = 'waiting_for_budget';
     log.info('subtask waiting for a budget top-up', { jobId, taskId: task.id, waitSeconds: wait });
     const refilled = () => exhaustedAxes(ledger, elapsed()).length === 0;
@@ -348,6 +359,7 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
     summary, data, confidence, state, reprompt, stopRequested, cancelRequested,
     runs: (carry?.runs ?? 1) + 1,
     ...(rules >= 1 ? { stoppedBy, notes: notes.slice(0, 50), summaryReprompted, schemaValid } : {}),
+    ...(roleHost ? { role: roleHost.carry() } : {}),
   });
 
   /** The first stop condition that holds after a step; rubrics go to the judge (booked here) when nothing else holds. */
@@ -427,6 +439,10 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
       previous,
       maxAttempts: retry.maxAttempts,
       ...(input.events ? { events: input.events } : {}),
+      ...(roleHost ? roleHost.stepFields() : {
+        ...(input.model ? { model: input.model } : {}),
+        ...(input.maxOutputTokens ? { maxOutputTokens: input.maxOutputTokens } : {}),
+      }),
     });
     if (outcome.kind === 'cancel') {
       reason = 'cancelled';
@@ -484,6 +500,21 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
     done = out.done;
     if (out.schemaValid !== undefined) schemaValid = out.schemaValid;
     showDetails();
+    if (roleHost) {
+      // the protocol: answer the child's calls for the next step, or check its final output's place
+      const next = await roleHost.afterStep(out);
+      if (next.kind === 'fail') {
+        reason = next.reason;
+        errors.push(next.message);
+        break;
+      }
+      if (next.kind === 'reprompt') {
+        done = false;
+        reprompt = next.message;
+        log.info('RETRY', { event: 'RETRY', step: steps, attempt: 2, maxAttempts: 2, error: next.message.slice(0, 500), why: 're-prompt after a protocol error' });
+        continue;
+      }
+    }
     if (rules < 1) continue;
     if (done && task.research && !summaryReprompted && steps < manifest.limits.maxSteps && exhaustedAxes(ledger, elapsed()).length === 0) {
       // the contract's summary is 3–6 sentences: one re-prompt, then the mapping trims it
@@ -538,6 +569,7 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
     ...(stoppedBy !== undefined ? { stoppedBy } : {}),
     ...(notes.length > 0 ? { notes: notes.slice(0, 50) } : {}),
   };
+  roleHost?.finishResult(result);
   if (task.research) {
     result.research = toResearchOutput(originOfTask(task), result, { stoppedBy: stoppedBy ?? null, receivedAt: new Date().toISOString(), notes: result.notes, jobId: input.events?.jobId ?? jobId });
   }

@@ -15,6 +15,8 @@ import { HOST_TOOL_SPECS, runHostTool } from '../scout/host-tools';
 import { createSandbox, scoutRoot, type ScoutSandbox } from '../scout/sandbox';
 import { expandEnv, jsonSchemaParams, parseReply, postJson, remoteManifest } from './remote';
 import type { AgentDefinition, StepReply, StepRequest } from './types';
+import type { PendingToolCall } from '../role-protocol-tools';
+import { applyHostAnswers, checkedRoleAnswer, roleStartMessages, roleToolDefs } from './llm-role';
 
 interface ChatMessage {
   role: 'system' | 'user' | 'assistant' | 'tool';
@@ -52,25 +54,33 @@ export function createLlmAgent(input: z.input<typeof LlmAgentConfigSchema>, env:
     toolDescriptions: Object.fromEntries(cfg.tools.filter((t) => t.description).map((t) => [t.name, t.description])),
     params: jsonSchemaParams(cfg.inputSchema),
     async step(req): Promise<StepReply> {
-      const messages: ChatMessage[] = (req.state as { messages?: ChatMessage[] } | undefined)?.messages ?? [
+      const { role } = req;
+      const prior = req.state as { messages?: ChatMessage[]; pendingToolCalls?: PendingToolCall[] } | undefined;
+      const messages: ChatMessage[] = prior?.messages ?? (role ? roleStartMessages(role) : [
         { role: 'system', content: cfg.systemPrompt },
         { role: 'user', content: brief(req) },
-      ];
+      ]);
+      // role mode: the host's answers to the last step's calls come first, right after the calls
+      const roleToolsRun = role && prior?.pendingToolCalls?.length ? await applyHostAnswers(cfg, role, prior.pendingToolCalls, messages, req.signal) : 0;
       if (req.reprompt) messages.push({ role: 'user', content: req.reprompt });
       const hostOffered = cfg.hostTools.filter((t) => (req.task.scope ?? []).includes(t));
       const offered = cfg.tools.filter((t) => (req.task.scope ?? []).includes(t.name) && !(hostOffered as string[]).includes(t.name));
       // host tools run here, on the files of params.paths only; the sandbox refuses any other path
       const paths = Array.isArray(req.params.paths) ? req.params.paths.filter((p): p is string => typeof p === 'string') : [];
       let sandbox: ScoutSandbox | undefined;
-      const maxTokens = Math.max(1, Math.min(cfg.maxTokensPerStep, req.budgetLeft.tokens ?? Infinity));
+      // the cap after routing: the agent's, the budget's, and the lower of the role's and the job's
+      const maxTokens = Math.max(1, Math.min(cfg.maxTokensPerStep, req.budgetLeft.tokens ?? Infinity, req.maxOutputTokens ?? Infinity));
+      const model = req.model ?? cfg.model;
       const what = `agent ${cfg.id}`;
       const answer = await postJson(
         `${cfg.baseUrl.replace(/\/$/, '')}/chat/completions`,
         {
-          model: cfg.model,
+          model,
           messages,
           max_tokens: maxTokens,
-          ...(offered.length + hostOffered.length
+          ...(role
+            ? { tools: roleToolDefs(cfg, role) }
+            : offered.length + hostOffered.length
             ? {
                 tools: [
                   ...hostOffered.map((name) => ({ type: 'function', function: { name, ...HOST_TOOL_SPECS[name] } })),
@@ -85,11 +95,21 @@ export function createLlmAgent(input: z.input<typeof LlmAgentConfigSchema>, env:
       );
       const reply = parseReply(answer, what) as { choices?: { message?: ChatMessage }[]; usage?: { prompt_tokens?: number; completion_tokens?: number } };
       const message = reply.choices?.[0]?.message;
-      if (!message) throw new AgentRetryableError(`${what} (model ${cfg.model}) sent no message`);
+      if (!message) throw new AgentRetryableError(`${what} (model ${model}) sent no message`);
       const prompt = reply.usage?.prompt_tokens ?? 0;
       const completion = reply.usage?.completion_tokens ?? 0;
-      const usage = { tokens: prompt + completion, costUsd: (prompt * cfg.pricing.inputPerMTok + completion * cfg.pricing.outputPerMTok) / 1e6, toolCalls: 0 };
+      const usage = { tokens: prompt + completion, costUsd: (prompt * cfg.pricing.inputPerMTok + completion * cfg.pricing.outputPerMTok) / 1e6, toolCalls: roleToolsRun };
       messages.push({ role: 'assistant', content: message.content ?? null, ...(message.tool_calls ? { tool_calls: message.tool_calls } : {}) });
+      if (role) {
+        // the host, not the model, decides each call: every one goes back to the workflow
+        const calls = message.tool_calls ?? [];
+        if (calls.length) {
+          const pendingToolCalls: PendingToolCall[] = calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments ?? '' }));
+          return { done: false, usage, summary: `called ${calls.map((c) => c.function.name).join(', ')}`, state: { messages, pendingToolCalls }, channelsHit: [model] };
+        }
+        const { data, summary } = checkedRoleAnswer(message.content ?? '', role, req.attempt, usage);
+        return { done: true, usage, summary, data, confidence: 0.8, state: { messages }, channelsHit: [model] };
+      }
       if (message.tool_calls?.length) {
         for (const call of message.tool_calls) {
           const host = hostOffered.find((t) => t === call.function.name);
@@ -123,7 +143,7 @@ export function createLlmAgent(input: z.input<typeof LlmAgentConfigSchema>, env:
           /* not JSON after all: keep the text */
         }
       }
-      return { done: true, usage, summary: content.slice(0, 500), data, confidence: 0.8, state: { messages }, channelsHit: [cfg.model] };
+      return { done: true, usage, summary: content.slice(0, 500), data, confidence: 0.8, state: { messages }, channelsHit: [model] };
     },
   };
 }

@@ -6,6 +6,7 @@ import { createScoutAgent } from './scout';
 import { createSemanticRouter, semanticText, type SemanticRouter, type SemanticRouterOptions } from './semantic-router';
 import { simAgent } from './sim';
 import type { AgentDefinition } from './types';
+import type { RoleCatalog } from '../roles';
 
 /** The agents a worker can run, looked up by id, capability or a semantic hint. */
 export interface AgentRegistry {
@@ -17,6 +18,8 @@ export interface AgentRegistry {
   resolveWithReason(ref: AgentRef, question: string): { def: AgentDefinition; reason?: string } | undefined;
   /** Semantic routing over these agents (embeddings when configured, else BM25). */
   readonly semantic: SemanticRouter;
+  /** The specialist roles and skills of the agents file (absent: none configured). */
+  roles?: RoleCatalog;
 }
 
 /** Options of `createAgentRegistry`. */

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { AgentManifest, Budget, Evidence, TaskSpec, Usage } from '../../schemas';
+import type { RoleStepContext } from '../role-protocol-tools';
 
 /** The previous pipeline stage's result: host-provided context for the next stage. */
 export interface PreviousStage {
@@ -34,6 +35,12 @@ export interface StepRequest {
   sleep(ms: number): Promise<void>;
   /** Aborted when the step is cancelled or times out: pass it to fetch and SDK calls. */
   signal: AbortSignal;
+  /** A role task: the role's policy and the host's answers to the previous step's protocol calls (llm agents). */
+  role?: RoleStepContext;
+  /** The job's current model when the subtask started: llm agents run on it instead of their own. */
+  model?: string;
+  /** Output-token cap of one model turn after routing (the lower of the role's and the job's). */
+  maxOutputTokens?: number;
 }
 
 /** What an agent returns from one step. */

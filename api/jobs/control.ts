@@ -1,7 +1,8 @@
 /** Controlling a running job: graceful stop, hard cancel, budget top-ups (409 once it has finished). */
 import type { Client } from '@temporalio/client';
 import type { Budget, Ledger } from '../../schemas';
-import { budgetUpdate, jobStatusQuery, stopSignal, subtaskBudgetUpdate } from '../../workflows/messages';
+import { budgetUpdate, jobStatusQuery, modelUpdate, stopSignal, subtaskBudgetUpdate } from '../../workflows/messages';
+import type { JobModelState } from '../../workflows/role-limits';
 import { HttpProblem } from '../errors';
 import type { JobHandles } from './handles';
 
@@ -22,6 +23,12 @@ export function createControls(client: Client, { requireRunning }: JobHandles) {
     async topUp(tenant: string, jobId: string, add: Budget): Promise<Ledger> {
       const handle = await requireRunning(tenant, jobId);
       return handle.executeUpdate(budgetUpdate, { args: [{ add }] });
+    },
+
+    /** Switches a running job's model (and output cap) for the children it starts from now on. */
+    async setModel(tenant: string, jobId: string, update: JobModelState): Promise<JobModelState> {
+      const handle = await requireRunning(tenant, jobId);
+      return handle.executeUpdate(modelUpdate, { args: [update] });
     },
 
     /** One running subtask's top-up, within what its job has left. */

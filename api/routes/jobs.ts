@@ -15,6 +15,10 @@ export const LabelFilter = z.string().refine((s) => {
 }, 'key=value: keys of letters, digits, "_.-"; values of letters, digits, space and "_.:/@+-"');
 /** Stop and cancel take an optional reason (and require application/json, like every POST). */
 const ControlBody = z.strictObject({ reason: z.string().max(500).optional() }).nullish();
+/** A model switch: the model, the output cap, or both. */
+const JobModelBody = z
+  .strictObject({ model: z.string().min(1).max(200).optional(), maxOutputTokens: z.number().int().min(1).max(1_000_000).optional() })
+  .refine((b) => b.model !== undefined || b.maxOutputTokens !== undefined, 'give model, maxOutputTokens or both');
 /** Jobs a listing page holds. */
 const PageSize = z.coerce.number().int().min(1).max(1000);
 const Accepted = z.object({ jobId: z.string(), workflowId: z.string(), status: z.string(), links: z.record(z.string(), z.string()) });
@@ -153,6 +157,21 @@ export const jobRoutes: FastifyPluginAsyncZod = async (app) => {
       response: { 200: z.object({ jobId: z.string(), ledger: LedgerSchema }), ...problems },
     },
   }, async (req) => ({ jobId: req.params.jobId, ledger: await svc.topUp(req.tenant, req.params.jobId, req.body.add) }));
+
+  app.post('/v1/jobs/:jobId/model', {
+    schema: {
+      summary: "Switch the job's model (and output cap): children started from now on use it; running ones keep theirs",
+      operationId: 'setJobModel',
+      tags: ['jobs'],
+      params: JobParams,
+      body: JobModelBody,
+      response: { 200: z.object({ jobId: z.string(), model: z.string().optional(), maxOutputTokens: z.number().optional() }), ...problems },
+    },
+  }, async (req) => {
+    const state = await svc.setModel(req.tenant, req.params.jobId, req.body);
+    req.log.info({ jobId: req.params.jobId, model: state.model }, 'job model changed');
+    return { jobId: req.params.jobId, ...state };
+  });
 
   app.post('/v1/jobs/:jobId/subtasks/:taskId/budget', {
     schema: {

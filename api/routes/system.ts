@@ -1,7 +1,10 @@
 /** Health, readiness and the agent catalogue. */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { AgentManifestSchema } from '../../schemas';
+import { AgentManifestSchema, RoleSchema } from '../../schemas';
+
+/** A role as the catalogue lists it: everything but its persona (the prompt stays with the operator). */
+const RoleEntrySchema = RoleSchema.omit({ persona: true });
 import { ProblemSchema } from '../errors';
 
 /** What the API says, at start and in /readyz, while authentication is off. */
@@ -35,6 +38,6 @@ export const systemRoutes: FastifyPluginAsyncZod = async (app) => {
   });
 
   app.get('/v1/agents', {
-    schema: { summary: 'The agents this deployment can run', operationId: 'listAgents', tags: ['agents'], response: { 200: z.object({ agents: z.array(AgentManifestSchema) }) } },
-  }, async () => ({ agents: app.registry.list() }));
+    schema: { summary: 'The agents and specialist roles this deployment can run', operationId: 'listAgents', tags: ['agents'], response: { 200: z.object({ agents: z.array(AgentManifestSchema), roles: z.array(RoleEntrySchema) }) } },
+  }, async () => ({ agents: app.registry.list(), roles: (app.registry.roles?.list() ?? []).map(({ persona: _persona, ...r }) => r) }));
 };

@@ -25,8 +25,23 @@ declare module 'vitest' {
     agentsFile: string;
     keysFile: string;
     recordFile: string;
+    fakeLlmUrl: string;
   }
 }
+
+/** The test deployment's skills and roles: one reviewer with two skills (one read from a file) and three task types. */
+const ROLES = {
+  skills: [
+    { id: 'review-checklist', title: 'Review checklist', text: 'Check the subject, the evidence, and the risks; at most four findings.' },
+    { id: 'house-style', title: 'House style', path: 'house-style.md' },
+  ],
+  roles: [
+    {
+      id: 'review', persona: 'You are a meticulous reviewer.', agent: 'role-player', requiredSkills: ['review-checklist', 'house-style'], tools: ['search'],
+      outputKinds: { code_review: ['review'], design_review: ['review', 'report'], risk_scan: ['report'] }, maxOutputTokens: 300, maxDepth: 0,
+    },
+  ],
+};
 
 export default async function setup(project: TestProject) {
   Runtime.install({ logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: (m: string) => console.error(m) } as never,
@@ -63,7 +78,10 @@ export default async function setup(project: TestProject) {
     llmAgent('rogue-llm', 'rogue'),
     // the judge of free-text stop conditions (DELEGATE_JUDGE_AGENT of the shared worker)
     { ...llmAgent('judge', 'judge'), description: 'Decides rubrics', capabilities: ['judge'], tools: [] },
-  ] }));
+    // plays the specialist roles below (a job's model picks the script: role, role-skip, …)
+    { ...llmAgent('role-player', 'role'), description: 'Plays specialist roles', capabilities: [] },
+  ], ...ROLES }));
+  writeFileSync(join(dir, 'house-style.md'), 'Findings are short; each names its evidence.\n');
   const keysFile = writeKeysFile(join(dir, 'keys.json'));
   // the job record the shared worker archives into and every test's API reads (SQLite, WAL: shared by processes)
   const recordFile = join(dir, 'record.db');
@@ -84,6 +102,7 @@ export default async function setup(project: TestProject) {
   project.provide('agentsFile', agentsFile);
   project.provide('keysFile', keysFile);
   project.provide('recordFile', recordFile);
+  project.provide('fakeLlmUrl', llm.url);
   return async () => {
     for (const w of workers) w.shutdown();
     await running.catch((err) => console.error('worker ended with', err));

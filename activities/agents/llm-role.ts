@@ -1,0 +1,73 @@
+/**
+ * The llm executor's role mode: a role child's conversation starts from the fixed role
+ * prompt, is offered the protocol tools and the role's tools, hands every tool call to the
+ * host (the subtask workflow, which enforces the protocol's order), runs only the calls the
+ * host approved, and has its final answer checked against the task's output kinds.
+ *
+ *   step n:   model ──tool_calls──> state.pendingToolCalls ──> host answers / approves
+ *   step n+1: answers (approved role tools run here) ──> model ──> … ──> {"result": …} checked
+ */
+import type { LlmAgentConfig } from '../../schemas';
+import { ErrorType } from '../../schemas/errors';
+import { checkRoleOutput } from '../../schemas/role-output';
+import { fatal } from '../errors';
+import { PROTOCOL_TOOL_DEFS, ROLE_START_MESSAGE, rolePrompt, type PendingToolCall, type RoleStepContext } from '../role-protocol-tools';
+import { postJson } from './remote';
+
+/** A chat message of the conversation (the subset the executor writes). */
+export interface RoleChatMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string | null;
+  tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
+  tool_call_id?: string;
+}
+
+/** The opening of every conversation of a role: the same bytes whatever the task. */
+export function roleStartMessages(role: RoleStepContext): RoleChatMessage[] {
+  return [
+    { role: 'system', content: rolePrompt(role) },
+    { role: 'user', content: ROLE_START_MESSAGE },
+  ];
+}
+
+/** The tools offered to a role child: the protocol tools, then the role's tools in the role's order. */
+export function roleToolDefs(cfg: LlmAgentConfig, role: RoleStepContext) {
+  const own = role.tools.flatMap((name) => cfg.tools.filter((t) => t.name === name));
+  return [...PROTOCOL_TOOL_DEFS, ...own.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }))];
+}
+
+/**
+ * Appends the answers to the previous step's pending calls (the tool messages must follow
+ * the assistant message that made the calls); approved role tools run here. Returns the tools run.
+ */
+export async function applyHostAnswers(cfg: LlmAgentConfig, role: RoleStepContext, pending: PendingToolCall[], messages: RoleChatMessage[], signal: AbortSignal): Promise<number> {
+  let ran = 0;
+  for (const call of pending) {
+    const answer = role.answers?.find((a) => a.id === call.id);
+    let text = 'error: the host gave no answer to this call';
+    if (answer && 'content' in answer) text = answer.content;
+    else if (answer) {
+      const tool = cfg.tools.find((t) => t.name === call.name && role.tools.includes(t.name));
+      if (!tool) throw fatal(ErrorType.ToolDenied, `tool "${call.name}" is not a tool of role "${role.id}"`);
+      let args: unknown;
+      try {
+        args = JSON.parse(call.arguments || '{}');
+      } catch {
+        args = { raw: call.arguments };
+      }
+      text = (await postJson(tool.url, args, {}, signal, `tool ${tool.name} of agent ${cfg.id}`)).text;
+      ran++;
+    }
+    messages.push({ role: 'tool', tool_call_id: call.id, content: text.slice(0, 20_000) });
+  }
+  return ran;
+}
+
+/** The host's check of a role child's final answer: the parsed `{result}`, or an InvalidOutput failure (one re-prompt follows). */
+export function checkedRoleAnswer(content: string, role: RoleStepContext, attempt: number, usage: { tokens: number; costUsd: number; toolCalls: number }) {
+  const checked = checkRoleOutput(content, { allowedKinds: role.allowedKinds, subject: role.subject });
+  if (!checked.ok) throw fatal(ErrorType.InvalidOutput, checked.error, attempt, { usage });
+  const r = checked.output.result as Record<string, unknown>;
+  const summary = String(r.summary ?? r.text ?? r.body ?? r.reason ?? '').slice(0, 500);
+  return { data: checked.output, summary };
+}
