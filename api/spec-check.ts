@@ -6,6 +6,7 @@ import type { AgentManifest, AgentRef, JobSpec } from '../schemas';
 import { DEFAULT_STEP_CEILING_SECONDS } from '../workflows/engine-limits';
 import { checkStepPolicy } from '../workflows/step-policy';
 import { formatPath, type FieldError } from './errors';
+import { checkFallbacks, fallbacksOf } from './fallbacks';
 
 /** Distinct outputSchemas one request may make the API compile, in JSON bytes: compiling costs CPU. */
 export const MAX_OUTPUT_SCHEMA_BYTES_PER_REQUEST = 1024 * 1024;
@@ -36,7 +37,9 @@ export function checkRunnable(spec: JobSpec, registry: AgentRegistry, maxDepth: 
         } else walk(task.job, [...at, 'job'], depth + 1);
         return;
       }
-      if (task.agent === undefined || routedLater(task.agent, registry)) return;
+      if (task.agent === undefined) return;
+      errors.push(...checkFallbacks(task, at, registry));
+      if (routedLater(task.agent, registry)) return;
       const def = registry.resolve(task.agent, task.question);
       if (!def) {
         const what = typeof task.agent === 'string' ? `unknown agent "${task.agent}"` : `no agent matches ${JSON.stringify(task.agent)}${semanticMiss(task.agent, task.question, registry)}`;
@@ -64,7 +67,7 @@ export function checkRunnable(spec: JobSpec, registry: AgentRegistry, maxDepth: 
 
 /**
  * The spec with every agent reference (id, capability, semantic route) resolved to an agent
- * id, and the manifests of those agents: the job hands each subtask its manifest, so no
+ * id (a capability task also gets its capability's other agents as fallbacks), and the manifests of those agents: the job hands each subtask its manifest, so no
  * subtask spends an activity on finding its agent. Call after `checkRunnable` found nothing.
  */
 export function resolveAgents(spec: JobSpec, registry: AgentRegistry): { spec: JobSpec; agents: Record<string, AgentManifest> } {
@@ -76,7 +79,8 @@ export function resolveAgents(spec: JobSpec, registry: AgentRegistry): { spec: J
       const def = task.agent === undefined || routedLater(task.agent, registry) ? undefined : registry.resolve(task.agent, task.question);
       if (!def) return task;
       agents[def.manifest.id] = def.manifest;
-      return { ...task, agent: def.manifest.id };
+      const fallback = fallbacksOf(task, def.manifest.id, registry);
+      return { ...task, agent: def.manifest.id, ...(fallback ? { fallback } : {}) };
     }),
   });
   return { spec: walk(spec), agents };

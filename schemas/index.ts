@@ -11,3 +11,4 @@ export * from './tenant';
 export * from './job-input';
 export * from './report';
 export * from './events';
+export * from './breaker';

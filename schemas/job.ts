@@ -12,6 +12,9 @@ export { AgentRefSchema, IdSchema, LabelKeySchema, LabelValueSchema, RetrySchema
 
 const StringList = z.array(z.string().max(4000)).max(100);
 
+/** Fallback agents one task may name. */
+export const MAX_FALLBACKS = 8;
+
 /** The subtask contract: one specific question handed to one agent (or a nested job). */
 export const TaskSpecSchema = z
   .strictObject({
@@ -21,6 +24,11 @@ export const TaskSpecSchema = z
     rationale: z.string().max(10_000).optional(),
     agent: AgentRefSchema.optional().describe('agent id, { capability }, or { route: "semantic" }; absent when job is set'),
     params: z.record(z.string(), z.unknown()).optional().describe('agent input, validated against its manifest'),
+    fallback: z
+      .array(z.string().min(1).max(128))
+      .max(MAX_FALLBACKS)
+      .optional()
+      .describe('agent ids tried in order when the agent\'s circuit is open or it fails for good, within the same budget; a { capability } task without it falls back on the capability\'s other agents'),
     scope: z.array(z.string().min(1).max(128)).max(100).optional().describe('tool allowlist; default none'),
     contextSeed: z.array(EvidenceSchema).max(1000).optional(),
     constraints: StringList.optional(),
