@@ -4,7 +4,7 @@
  * This client reports step outcomes to it and reads its state from the workflow's memo.
  *
  *   step ends ──failed / succeeded──> signalWithStart(stepOutcome) ──> breaker/<agentId>
- *   step starts ──blockedFor──> memo (describe, cached ~1 s) ── half-open? ──> acquireTrial (update)
+ *   step starts ──blockedFor──> memo (describe, cached ~1 s; after a failure, read until it shows it) ── half-open? ──> acquireTrial (update)
  *
  * A success is only sent while the breaker has something to forget (failures counted, or not
  * closed), so a healthy agent costs no workflow at all. A breaker Temporal cannot be asked
@@ -64,7 +64,7 @@ interface Known {
   /** Outcomes this worker sent since that read, and the failures among them (no success in between). */
   sent: number;
   failuresSince: number;
-  /** A sent failure may have opened it: the next check waits until the memo shows it. */
+  /** A failure was sent since the read: the next check waits until the memo shows it. */
   confirm: boolean;
 }
 
@@ -147,8 +147,10 @@ export function createCircuitBreaker(opts: CircuitBreakerOptions): CircuitBreake
       const k = known.get(agentId) ?? { readAt: 0, sent: 0, failuresSince: 0, confirm: false };
       k.sent++;
       k.failuresSince++;
-      const phase = k.state ? phaseAt(k.state, now()) : 'closed';
-      if (phase === 'half_open' || (k.state?.consecutiveFailures ?? 0) + k.failuresSince >= settings.failures) k.confirm = true;
+      // the memo may lag (and may not yet show another worker's failures): the next check reads it
+      // afresh and waits until it holds this worker's outcomes, so the failure that opens the
+      // circuit stops the very next step
+      k.confirm = true;
       known.set(agentId, k);
     },
     async succeeded(agentId) {
