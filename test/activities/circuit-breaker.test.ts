@@ -4,11 +4,13 @@
  * and after the cool-down one trial step closes it again. Read through GET /v1/agents/:id.
  */
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { builtinAgents, createAgentRegistry, createHttpAgent, type AgentRegistry } from '../../activities';
 import { buildApp } from '../../api/app';
 import type { BreakerView, TaskSpec } from '../../schemas';
 import { loadTenants } from '../../workers/tenants';
+import { agentBreaker, BREAKER_MEMO_KEY, stepOutcomeSignal } from '../../workflows/agent-breaker';
+import type { BreakerState } from '../../workflows/breaker-state';
 import { delegationJob } from '../../workflows/delegation-job';
 import { startAgentUpstream } from '../agent-upstream';
 import { startDedicatedWorker } from '../dedicated-worker';
@@ -19,7 +21,7 @@ const upstream = await startAgentUpstream();
 const AGENT = uniqueId('brk').replace(/[^A-Za-z0-9_.-]/g, '-');
 const FAILURES = 4;
 // long enough to outlast a worker restart (a stop waits for its grace time)
-const COOLDOWN_MS = 15_000;
+const COOLDOWN_MS = 20_000;
 let registry: AgentRegistry;
 let app: FastifyInstance;
 
@@ -95,6 +97,26 @@ describe('durable circuit breaker', () => {
     const unknown = await app.inject({ method: 'GET', url: '/v1/agents/no-such-agent', headers: authHeader('default') });
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json()).toMatchObject({ status: 404, detail: expect.stringContaining('no-such-agent') });
+  });
+});
+
+describe('the breaker workflow', () => {
+  it('keeps its state and its memo across continue-as-new', async () => {
+    const client = await testClient();
+    const workflowId = `breaker/${uniqueId('brk-can')}`;
+    const h = await client.workflow.start(agentBreaker, { taskQueue: inject('taskQueue'), workflowId, args: [{ agentId: 'x', settings: { failures: 3, cooldownMs: 600_000 }, eventsPerRun: 20 }] });
+    // the run checks its history length when an outcome arrives: send until it has moved to a new run
+    let sent = 0;
+    while ((await h.describe()).runId === h.firstExecutionRunId && sent < 60) {
+      await h.signal(stepOutcomeSignal, { ok: false, at: Date.now(), error: `failure ${sent}` });
+      sent++;
+    }
+    expect((await h.describe()).runId).not.toBe(h.firstExecutionRunId);
+    const last = `failure ${sent - 1}`;
+    await pollUntil(async () => ((await h.describe()).memo?.[BREAKER_MEMO_KEY] as BreakerState | undefined)?.outcomes === sent, `the new run's memo never showed all ${sent} outcomes`);
+    const memo = (await h.describe()).memo?.[BREAKER_MEMO_KEY] as BreakerState;
+    expect(memo).toMatchObject({ state: 'open', consecutiveFailures: sent, outcomes: sent, lastFailure: { error: last } });
+    await h.cancel();
   });
 });
 
