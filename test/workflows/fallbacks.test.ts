@@ -8,7 +8,8 @@ import type { TaskResult, TaskSpec } from '../../schemas';
 import { delegationJob } from '../../workflows/delegation-job';
 import { startAgentUpstream } from '../agent-upstream';
 import { startDedicatedWorker } from '../dedicated-worker';
-import { fastRetry, testClient, uniqueId } from '../helpers';
+import type { EngineLimits } from '../../workflows/engine-limits';
+import { fastRetry, runsOf, testClient, uniqueId } from '../helpers';
 
 const upstream = await startAgentUpstream();
 const id = (name: string) => uniqueId(name).replace(/[^A-Za-z0-9_.-]/g, '-');
@@ -16,6 +17,7 @@ const DOWN = id('fb-down');
 const FAILING = id('fb-fail');
 // a failing agent of its own per test: two failures open a circuit
 const FAILING_TOO = id('fb-fail-too');
+const FAILING_LONG = id('fb-fail-long');
 const OK = id('fb-ok');
 const SPENDER = id('fb-spend');
 const STEPPER = id('fb-steps');
@@ -23,7 +25,7 @@ const http = (agent: string, mode: string, maxAttempts = 1) => createHttpAgent({
 let worker: Awaited<ReturnType<typeof startDedicatedWorker>>;
 
 beforeAll(async () => {
-  const registry = createAgentRegistry([...builtinAgents, http(DOWN, 'fail'), http(FAILING, 'fail', 2), http(FAILING_TOO, 'fail'), http(OK, 'ok'), http(SPENDER, 'spend'), http(STEPPER, 'steps')]);
+  const registry = createAgentRegistry([...builtinAgents, http(DOWN, 'fail'), http(FAILING, 'fail', 2), http(FAILING_TOO, 'fail'), http(FAILING_LONG, 'fail'), http(OK, 'ok'), http(SPENDER, 'spend'), http(STEPPER, 'steps')]);
   // two failures in a row open a circuit here, for long enough to outlast the file
   worker = await startDedicatedWorker({ registry, breaker: { failures: 2, cooldownMs: 600_000 } });
 });
@@ -31,13 +33,15 @@ afterAll(async () => {
   await worker?.stop();
 });
 
-async function run(tasks: TaskSpec[], maxParallel = 10): Promise<TaskResult[]> {
+let lastJob = '';
+async function run(tasks: TaskSpec[], maxParallel = 10, limits: EngineLimits = {}): Promise<TaskResult[]> {
   const client = await testClient();
   const jobId = uniqueId('fb-job');
+  lastJob = `job/test/${jobId}`;
   const r = await client.workflow.execute(delegationJob, {
     taskQueue: worker.taskQueue,
-    workflowId: `job/test/${jobId}`,
-    args: [{ spec: { jobId, pattern: 'fanout', maxParallel, tasks }, tenant: 'test', maxDepth: 1 }],
+    workflowId: lastJob,
+    args: [{ spec: { jobId, pattern: 'fanout', maxParallel, tasks }, tenant: 'test', maxDepth: 1, limits }],
   });
   return r.results;
 }
@@ -91,5 +95,12 @@ describe('fallback agents', () => {
     const [r] = await run([{ id: 'fb', question: 'q', agent: 'retired-agent', fallback: ['echo'] }]);
     expect(r).toMatchObject({ status: 'success', agentId: 'echo' });
     expect(r.agentsTried?.map((t) => [t.agent, t.outcome, t.reason])).toEqual([['retired-agent', 'failure', 'no_agent'], ['echo', 'success', undefined]]);
+  });
+
+  it('carries the fallback position into a continued run of a long subtask', async () => {
+    const [r] = await run([{ id: 'long', question: 'q', agent: FAILING_LONG, params: { steps: 5 }, fallback: ['sim'] }], 1, { subtaskStepsPerRun: 2 });
+    expect(r).toMatchObject({ status: 'success', agentId: 'sim', metrics: { steps: 5 } });
+    expect(r.agentsTried?.map((t) => [t.agent, t.outcome, t.reason])).toEqual([[FAILING_LONG, 'failure', 'agent_error'], ['sim', 'success', undefined]]);
+    expect((await runsOf(`${lastJob}/long`)).length).toBeGreaterThan(1);
   });
 });
