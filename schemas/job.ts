@@ -130,6 +130,9 @@ function checkJob(job: JobSpecShape, ctx: z.RefinementCtx, path: (string | numbe
     if (t.agent !== undefined && t.job !== undefined) {
       ctx.addIssue({ code: 'custom', path: [...at, 'job'], message: 'a task has an agent or a job, not both' });
     }
+    if (t.job !== undefined && t.fallback !== undefined) {
+      ctx.addIssue({ code: 'custom', path: [...at, 'fallback'], message: 'fallback agents are for agent tasks, not nested jobs' });
+    }
     parseStopConditions(t.stopConditions ?? []).issues.forEach((i) => {
       ctx.addIssue({ code: 'custom', path: [...at, 'stopConditions', i.index], message: i.message });
     });

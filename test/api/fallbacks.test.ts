@@ -20,6 +20,12 @@ describe('fallback agents at the API', () => {
     expect(await jobsStartedWithId(jobId)).toBe(0);
   });
 
+  it('answers 400 for a nested job with fallbacks', async () => {
+    const res = await app.inject({ method: 'POST', url: '/v1/jobs', payload: { pattern: 'fanout', tasks: [{ id: 'a', question: 'q', fallback: ['echo'], job: { pattern: 'fanout', tasks: [{ id: 'b', question: 'q', agent: 'echo' }] } }] } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors).toEqual([{ path: 'body.tasks[0].fallback', message: expect.stringContaining('not nested jobs') }]);
+  });
+
   it('answers 400 for more than 8 fallbacks', async () => {
     const res = await app.inject({ method: 'POST', url: '/v1/jobs', payload: { pattern: 'fanout', tasks: [{ id: 'a', question: 'q', agent: 'echo', fallback: Array(9).fill('echo') }] } });
     expect(res.statusCode).toBe(400);
