@@ -7,7 +7,7 @@ import { usageOf } from '../schemas/money';
 import type { AgentRegistry } from './agents/registry';
 import { semanticText } from './agents/semantic-router';
 import type { PreviousStage } from './agents/types';
-import { createCircuitBreaker, type CircuitBreaker } from './circuit-breaker';
+import type { CircuitBreaker } from './circuit-breaker';
 import { fatal, toFailure } from './errors';
 import { compileOutputSchema } from './output-schema';
 import type { EventTarget } from '../workflows/job-events';
@@ -67,7 +67,7 @@ export interface AgentActivityDeps {
   registry: AgentRegistry;
   /** Append-only file recording each completed step (`<stepKey>\t<attempt>`), for audits. */
   stepLogPath?: string;
-  /** Opens per remote agent after failed steps in a row (builtin agents are never cut off). */
+  /** Opens per remote agent after failed steps in a row, on any worker (builtin agents are never cut off). @default none: no breaker */
   breaker?: CircuitBreaker;
   /** Where jobs' live events are written (the record). */
   events?: JobEvents;
@@ -93,7 +93,7 @@ const HEARTBEAT_EVERY_MS = 2000;
 const agentSleep = (ms: number): Promise<void> => Context.current().sleep(ms);
 
 /** Creates the activities that find agents and run their steps. */
-export function createAgentActivities({ registry, stepLogPath, breaker = createCircuitBreaker(), events, observer }: AgentActivityDeps) {
+export function createAgentActivities({ registry, stepLogPath, breaker, events, observer }: AgentActivityDeps) {
   function validateParams(agentId: string, params: unknown): Record<string, unknown> {
     const def = registry.get(agentId);
     if (!def) throw fatal(ErrorType.NoAgent, `no agent "${agentId}"`);
@@ -135,8 +135,10 @@ export function createAgentActivities({ registry, stepLogPath, breaker = createC
       if (denied.length > 0) {
         throw fatal(ErrorType.ToolDenied, `tools not in the task scope: ${denied.join(', ')}`, attempt);
       }
-      const guarded = def.manifest.kind !== 'builtin';
-      const blocked = guarded ? breaker.blockedFor(def.manifest.id) : 0;
+      const guarded = breaker && def.manifest.kind !== 'builtin' ? breaker : undefined;
+      // a half-open trial is held by this attempt, on a lease as long as the attempt may take
+      const ticket = { holder: `${input.stepKey}#${attempt}`, leaseMs: (Context.current().info.startToCloseTimeoutMs || 60_000) + 5000 };
+      const blocked = guarded ? await guarded.blockedFor(def.manifest.id, ticket) : 0;
       if (blocked > 0) {
         throw fatal(ErrorType.CircuitOpen, `circuit open for agent "${def.manifest.id}" after repeated failures; retry in ${Math.ceil(blocked / 1000)}s`, attempt);
       }
@@ -164,8 +166,8 @@ export function createAgentActivities({ registry, stepLogPath, breaker = createC
         log.warn('agent step failed', { agentId: input.agentId, stepKey: input.stepKey, attempt, error: redact(String(err)) });
         if (guarded) {
           // a cancelled step says nothing about the agent's health: just free a half-open trial
-          if (ctx.cancellationSignal.aborted) breaker.abandoned(def.manifest.id);
-          else breaker.failed(def.manifest.id);
+          if (ctx.cancellationSignal.aborted) await guarded.abandoned(def.manifest.id, ticket);
+          else await guarded.failed(def.manifest.id, redact(String(err)));
         }
         const failure = toFailure(err, attempt);
         // Temporal retries the step on the server: the line is written here, where the error is
@@ -179,7 +181,7 @@ export function createAgentActivities({ registry, stepLogPath, breaker = createC
       } finally {
         clearInterval(beat);
       }
-      if (guarded) breaker.succeeded(def.manifest.id);
+      if (guarded) await guarded.succeeded(def.manifest.id);
       // the step ran and spent: a refused output still carries its usage, so the subtask books it
       const usage: Usage = usageOf(reply.usage ?? {});
       tagActiveSpan(spendAttributes(usage));

@@ -164,6 +164,17 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExamples> = {
   healthz: { responses: { 200: { ok: true } } },
   readyz: { responses: { 200: { ok: true, temporal: 'localhost:7233', auth: 'on' } } },
   listAgents: { responses: { 200: { agents: [agent], roles: [{ id: 'review', agent: 'researcher', requiredSkills: ['review-checklist'], tools: ['search'], outputKinds: { code_review: ['review'], risk_scan: ['report'] }, maxOutputTokens: 16384, maxDepth: 1 }] } } },
+  getAgent: {
+    responses: {
+      200: {
+        ...agent,
+        breaker: {
+          state: 'open', consecutiveFailures: 5, failureThreshold: 5, cooldownSeconds: 30, openedAt: '2026-03-02T10:15:03.000Z', openUntil: '2026-03-02T10:15:33.000Z',
+          lastFailure: { at: '2026-03-02T10:15:03.000Z', error: 'agent "researcher" answered 503' },
+        },
+      },
+    },
+  },
   submitJob: { request: spec, responses: { 201: accepted('running'), 200: accepted('existing') } },
   listJobs: { responses: { 200: jobs } },
   getJob: { responses: { 200: view } },

@@ -7,6 +7,7 @@ import { DEFAULT_STEP_CEILING_SECONDS } from '../workflows/engine-limits';
 import { checkStepPolicy } from '../workflows/step-policy';
 import { formatPath, type FieldError } from './errors';
 import { checkRoleTask } from './role-check';
+import { checkFallbacks, fallbacksOf } from './fallbacks';
 
 /** Distinct outputSchemas one request may make the API compile, in JSON bytes: compiling costs CPU. */
 export const MAX_OUTPUT_SCHEMA_BYTES_PER_REQUEST = 1024 * 1024;
@@ -38,7 +39,9 @@ export function checkRunnable(spec: JobSpec, registry: AgentRegistry, maxDepth: 
         return;
       }
       errors.push(...checkRoleTask(task, at, depth, registry));
-      if (task.agent === undefined || routedLater(task.agent, registry)) return;
+      if (task.agent === undefined) return;
+      errors.push(...checkFallbacks(task, at, registry));
+      if (routedLater(task.agent, registry)) return;
       const def = registry.resolve(task.agent, task.question);
       if (!def) {
         const what = typeof task.agent === 'string' ? `unknown agent "${task.agent}"` : `no agent matches ${JSON.stringify(task.agent)}${semanticMiss(task.agent, task.question, registry)}`;
@@ -66,7 +69,7 @@ export function checkRunnable(spec: JobSpec, registry: AgentRegistry, maxDepth: 
 
 /**
  * The spec with every agent reference (id, capability, semantic route) resolved to an agent
- * id, and the manifests of those agents: the job hands each subtask its manifest, so no
+ * id (a capability task also gets its capability's other agents as fallbacks), and the manifests of those agents: the job hands each subtask its manifest, so no
  * subtask spends an activity on finding its agent. Call after `checkRunnable` found nothing.
  */
 export function resolveAgents(spec: JobSpec, registry: AgentRegistry): { spec: JobSpec; agents: Record<string, AgentManifest> } {
@@ -78,7 +81,8 @@ export function resolveAgents(spec: JobSpec, registry: AgentRegistry): { spec: J
       const def = task.agent === undefined || routedLater(task.agent, registry) ? undefined : registry.resolve(task.agent, task.question);
       if (!def) return task;
       agents[def.manifest.id] = def.manifest;
-      return { ...task, agent: def.manifest.id };
+      const fallback = fallbacksOf(task, def.manifest.id, registry);
+      return { ...task, agent: def.manifest.id, ...(fallback ? { fallback } : {}) };
     }),
   });
   return { spec: walk(spec), agents };

@@ -34,6 +34,20 @@ export function registerCatalogCommands(program: Command): void {
     }));
 
   program
+    .command('agent')
+    .description("one agent's manifest and its circuit breaker (shared by every worker)")
+    .argument('<id>', 'the agent id')
+    .action(action(async (ctx, id: string) => {
+      const agent = await ctx.client.agent(id);
+      if (ctx.json) return printJson(agent);
+      const b = agent.breaker;
+      printTable(['ID', 'KIND', 'CAPABILITIES', 'BREAKER', 'FAILURES', 'OPEN UNTIL', 'LAST FAILURE'], [[
+        agent.id, agent.kind, agent.capabilities.join(','), b ? b.state : 'none (builtin)', b ? `${b.consecutiveFailures}/${b.failureThreshold}` : '',
+        b?.openUntil ?? '', b?.lastFailure ? `${b.lastFailure.at} ${b.lastFailure.error ?? ''}`.slice(0, 80) : '',
+      ]]);
+    }));
+
+  program
     .command('jobs')
     .description("the tenant's jobs, newest first")
     .addOption(new Option('--pattern <pattern>').choices(PATTERNS))

@@ -20,7 +20,7 @@ import { allPages } from './pages';
 import { scoutMethods } from './scouts';
 import { subtaskMethods } from './subtasks';
 import type {
-  Accepted, AgentManifest, BudgetAdd, JobListItem, JobModel, JobPage, JobResult, JobSpecInput, JobTopUp, JobView, ListFilters, ReportFilters, ReportPage, ReportPeriod, ReportSummary, SubtaskTopUp,
+  Accepted, AgentDetail, AgentManifest, BudgetAdd, JobListItem, JobModel, JobPage, JobResult, JobSpecInput, JobTopUp, JobView, ListFilters, ReportFilters, ReportPage, ReportPeriod, ReportSummary, SubtaskTopUp,
 } from './types';
 
 export * from './errors';
@@ -122,6 +122,11 @@ export function createDelegateClient(options: DelegateClientOptions) {
     /** The agents this deployment can run. */
     async agents(): Promise<AgentManifest[]> {
       return (await request<{ agents: AgentManifest[] }>('GET', '/v1/agents', { idempotent: true })).body.agents;
+    },
+
+    /** One agent's manifest and its circuit breaker as every worker shares it (`null` for builtin agents). */
+    async agent(agentId: string): Promise<AgentDetail> {
+      return (await request<AgentDetail>('GET', `/v1/agents/${encodeURIComponent(agentId)}`, { idempotent: true })).body;
     },
 
     /** Searches the record of finished jobs (survives Temporal's retention), newest finish first; pass its `nextPageToken` back for the next page. */

@@ -3,12 +3,12 @@
  * the client loads no zod at run time).
  */
 import type { z } from 'zod';
-import type { AgentManifest, BudgetSchema, BudgetTopUp, JobEvent, JobListItem, JobOutcome, JobPage, JobResult, JobSpecSchema, JobView, Ledger, Pattern, ReportPageSchema, ReportSummary } from '../schemas';
+import type { AgentDetail, AgentManifest, BudgetSchema, BudgetTopUp, JobEvent, JobListItem, JobOutcome, JobPage, JobResult, JobSpecSchema, JobView, Ledger, Pattern, ReportPageSchema, ReportSummary } from '../schemas';
 import type { ResearchSubtaskInputSchema, ResearchSubtaskOutput } from '../schemas/research-contract';
 import type { ScoutReport, ScoutRequestSchema } from '../schemas/scout';
 import type { ScoutCaps } from './errors';
 
-export type { AgentManifest, JobEvent, JobListItem, JobOutcome, JobPage, JobResult, JobView, Ledger, Pattern, ReportSummary };
+export type { AgentDetail, AgentManifest, JobEvent, JobListItem, JobOutcome, JobPage, JobResult, JobView, Ledger, Pattern, ReportSummary };
 
 /** A job spec as a caller writes it (defaults may be left out). */
 export type JobSpecInput = z.input<typeof JobSpecSchema>;

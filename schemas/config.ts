@@ -32,6 +32,8 @@ export const ConfigSchema = z.object({
   DELEGATE_JOB_MAX_SECONDS: z.coerce.number().int().positive().max(31_536_000).default(86_400).describe('longest a job runs; then running subtasks return timeout with their work'),
   DELEGATE_STEP_CEILING_SECONDS: z.coerce.number().int().positive().max(31_536_000).default(86_400).describe("ceiling on one step's worst case (timeout × attempts + backoff)"),
   DELEGATE_WORKER_SLOTS: z.coerce.number().int().positive().max(10_000).default(200).describe('concurrent agent steps of the shared lane (jobs started without a tenant lane)'),
+  DELEGATE_BREAKER_FAILURES: z.coerce.number().int().positive().max(10_000).default(5).describe("failed steps in a row, on any worker, that open a remote agent's circuit"),
+  DELEGATE_BREAKER_COOLDOWN_SECONDS: z.coerce.number().positive().max(86_400).default(30).describe('how long an open circuit refuses steps before one trial step goes through'),
   DELEGATE_WEBHOOK_SECRET: z.string().min(16).optional().describe('HMAC-SHA256 key that signs completion webhooks'),
   DELEGATE_DATABASE_URL: z
     .string()

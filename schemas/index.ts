@@ -13,3 +13,4 @@ export * from './report';
 export * from './events';
 export * from './role';
 export * from './role-output';
+export * from './breaker';

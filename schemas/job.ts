@@ -20,6 +20,8 @@ const roleTaskShape = {
   authority: z.string().min(1).max(1000).optional().describe('with role: what the child may decide or change'),
   subject: z.string().min(1).max(500).optional().describe('with role: what a review reviews; the host checks the review names it'),
 };
+/** Fallback agents one task may name. */
+export const MAX_FALLBACKS = 8;
 
 /** The subtask contract: one specific question handed to one agent (or a nested job). */
 export const TaskSpecSchema = z
@@ -30,6 +32,11 @@ export const TaskSpecSchema = z
     rationale: z.string().max(10_000).optional(),
     agent: AgentRefSchema.optional().describe('agent id, { capability }, or { route: "semantic" }; absent when job is set'),
     params: z.record(z.string(), z.unknown()).optional().describe('agent input, validated against its manifest'),
+    fallback: z
+      .array(z.string().min(1).max(128))
+      .max(MAX_FALLBACKS)
+      .optional()
+      .describe('agent ids tried in order when the agent\'s circuit is open or it fails for good, within the same budget; a { capability } task without it falls back on the capability\'s other agents'),
     scope: z.array(z.string().min(1).max(128)).max(100).optional().describe('tool allowlist; default none'),
     contextSeed: z.array(EvidenceSchema).max(1000).optional(),
     constraints: StringList.optional(),
@@ -147,6 +154,9 @@ function checkJob(job: JobSpecShape, ctx: z.RefinementCtx, path: (string | numbe
     }
     if (t.agent !== undefined && t.job !== undefined) {
       ctx.addIssue({ code: 'custom', path: [...at, 'job'], message: 'a task has an agent or a job, not both' });
+    }
+    if (t.job !== undefined && t.fallback !== undefined) {
+      ctx.addIssue({ code: 'custom', path: [...at, 'fallback'], message: 'fallback agents are for agent tasks, not nested jobs' });
     }
     parseStopConditions(t.stopConditions ?? []).issues.forEach((i) => {
       ctx.addIssue({ code: 'custom', path: [...at, 'stopConditions', i.index], message: i.message });

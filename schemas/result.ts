@@ -39,6 +39,15 @@ export const TaskMetricsSchema = z
   .meta({ id: 'TaskMetrics' });
 export type TaskMetrics = z.infer<typeof TaskMetricsSchema>;
 
+/** One agent a subtask tried: the last one's outcome is the task's; the others failed and the task moved on. */
+export const AgentTrySchema = z.object({
+  agent: z.string(),
+  outcome: TaskStatusSchema,
+  reason: FailureReasonSchema.optional().describe('why this agent did not fully succeed'),
+  error: z.string().optional(),
+});
+export type AgentTry = z.infer<typeof AgentTrySchema>;
+
 /** The result of one subtask, kept whatever happened to the job. */
 export const TaskResultSchema = z
   .object({
@@ -59,6 +68,7 @@ export const TaskResultSchema = z
     notes: z.array(z.string()).optional().describe('what the host did on its own: a summary re-prompt, a rubric left unjudged'),
     research: ResearchSubtaskOutputSchema.optional().describe('a task written in the research-subtask contract: its output, as the contract shapes it'),
     role: RoleReportSchema.optional().describe('a role task: the bootstrap protocol as the host observed it'),
+    agentsTried: z.array(AgentTrySchema).optional().describe('a task with fallback agents: every agent tried, in order'),
   })
   .meta({ id: 'TaskResult' });
 export type TaskResult = z.infer<typeof TaskResultSchema>;

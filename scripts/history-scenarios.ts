@@ -205,6 +205,42 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
+    // fallback agents (patch 'agent-fallbacks'): an agent the worker does not have falls back on echo; a failing
+    // sim falls back past echo (it refuses sim's params) to another failing sim, and the task fails with all three tried
+    name: 'fallback',
+    run: async (ctx, id) =>
+      finish(await start(ctx, id, { pattern: 'fanout', tasks: [
+        { id: 'gone', question: 'q gone', agent: 'retired-agent', fallback: ['echo'] },
+        sim('fatal', { fatal: true }, { fallback: ['echo', 'sim'], retry: { maxAttempts: 1, initialIntervalSeconds: 1, backoffCoefficient: 2, maximumIntervalSeconds: 1 } }),
+      ] })),
+  },
+  {
+    // an agent's circuit breaker (the entity workflow, run under the scenario's id): failures open it, a trial
+    // is refused while open, granted after the cool-down, released, granted again, and a success closes it;
+    // a low eventsPerRun makes it continue as new; cancelling it retires it
+    name: 'breaker',
+    run: async (ctx, id) => {
+      const h = await ctx.client.workflow.start('agentBreaker', { taskQueue: ctx.taskQueue, workflowId: id, args: [{ agentId: 'rec-agent', settings: { failures: 2, cooldownMs: 1000 }, eventsPerRun: 30 }] });
+      const outcome = (ok: boolean) => h.signal('stepOutcome', { ok, at: Date.now(), ...(ok ? {} : { error: 'recorded failure' }) });
+      const trial = (holder: string) => h.executeUpdate<{ granted: boolean }, [{ holder: string; leaseMs: number }]>('acquireTrial', { args: [{ holder, leaseMs: 5000 }] });
+      await outcome(false);
+      await outcome(true);
+      await outcome(false);
+      await outcome(false);
+      await trial('early');
+      await new Promise((r) => setTimeout(r, 1100));
+      await trial('first');
+      await h.signal('releaseTrial', { holder: 'first' });
+      await trial('second');
+      await outcome(true);
+      for (let i = 0; i < 6; i++) await outcome(false);
+      await until(async () => (await ctx.client.workflow.getHandle(id).describe()).runId !== h.firstExecutionRunId, 'the breaker to continue as new');
+      await outcome(true);
+      await ctx.client.workflow.getHandle(id).cancel();
+      await finish(ctx.client.workflow.getHandle(id));
+    },
+  },
+  {
     // one run of the record's retention, as the prune schedule starts it
     name: 'prune',
     run: async (ctx, id) =>

@@ -17,7 +17,8 @@ export async function startDedicatedWorker({ lanes = [], ...opts }: DedicatedWor
   const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
   const taskQueue = uniqueId('own-queue');
   const workers = await createWorkers(
-    { connection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows({ tracing: opts.tracing !== undefined }), record: await testRecord(), ...opts },
+    // breaker workflows run on the shared test worker's queue: it outlives this worker
+    { connection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows({ tracing: opts.tracing !== undefined }), record: await testRecord(), ...opts, breaker: { taskQueue: inject('taskQueue'), ...opts.breaker } },
     lanes.map((tenant) => ({ taskQueue: agentQueueFor(taskQueue, tenant), slots: 20 })),
   );
   const running = Promise.all(workers.map((w) => w.run()));

@@ -67,6 +67,7 @@ const all = await createWorkers(
     record: record.store,
     archive: { pauseBeforeCommitMs: config.DELEGATE_CHAOS_ARCHIVE_HOLD_MS, pauseAfterCommitMs: config.DELEGATE_CHAOS_ARCHIVE_HOLD_AFTER_MS },
     metrics,
+    breaker: { failures: config.DELEGATE_BREAKER_FAILURES, cooldownMs: Math.round(config.DELEGATE_BREAKER_COOLDOWN_SECONDS * 1000) },
   },
   lanes,
 );

@@ -1,3 +1,5 @@
+import { Client } from '@temporalio/client';
+import { log } from '@temporalio/activity';
 import { bundleWorkflowCode, Worker, type NativeConnection, type WorkerOptions, type WorkflowBundle } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
 import { builtinAgents, createActivities, createAgentRegistry, createCircuitBreaker, type AgentRegistry, type ArchiveDeps, type WebhookDeps } from '../activities';
@@ -43,6 +45,18 @@ export interface DelegateWorkerOptions {
   judgeAgent?: string;
   /** Where the workers count steps, retries, breaker states and what workflows report. @default a registry of their own, not served */
   metrics?: WorkerMetrics;
+  /** The remote agents' circuit breakers (one entity workflow per agent, shared by every worker). @default 5 failures, 30 s, on `taskQueue` */
+  breaker?: WorkerBreakerOptions;
+}
+
+/** How the workers' circuit breakers behave and where their workflows run. */
+export interface WorkerBreakerOptions {
+  /** Failed steps in a row that open an agent's circuit (DELEGATE_BREAKER_FAILURES). @default 5 */
+  failures?: number;
+  /** How long an open circuit refuses steps (DELEGATE_BREAKER_COOLDOWN_SECONDS × 1000). @default 30000 */
+  cooldownMs?: number;
+  /** The queue the breaker workflows run on: one a worker always serves. @default the worker's `taskQueue` */
+  taskQueue?: string;
 }
 
 /** The worker settings a deployment (or the bench's A/B) may change. */
@@ -79,12 +93,20 @@ export async function bundleWorkflows({ tracing = false }: { tracing?: boolean }
  * The worker of the shared queue (workflows and the shared agent pool) and one activity-only
  * worker per tenant lane, each lane with its own slot cap: a tenant's steps wait in its own
  * queue on the server, so one tenant's long steps never hold the slots another's need. All
- * share one set of activities, so a remote agent has one circuit breaker per process.
+ * share one set of activities. A remote agent's circuit breaker is an entity workflow shared by
+ * every worker of the deployment (activities/circuit-breaker.ts).
  */
 export async function createWorkers(opts: DelegateWorkerOptions, lanes: AgentLane[] = []): Promise<[Worker, ...Worker[]]> {
   const registry = opts.registry ?? createAgentRegistry(builtinAgents);
   const metrics = opts.metrics ?? createWorkerMetrics();
-  const breaker = createCircuitBreaker();
+  const breaker = createCircuitBreaker({
+    client: new Client({ connection: opts.connection, namespace: opts.namespace }),
+    taskQueue: opts.breaker?.taskQueue ?? opts.taskQueue,
+    failures: opts.breaker?.failures,
+    cooldownMs: opts.breaker?.cooldownMs,
+    // called from a step: the line carries the step's ids; a breaker Temporal cannot reach lets the step through
+    onError: (what, agentId, err) => log.warn(`cannot ${what} the circuit breaker: the step goes ahead`, { agentId, error: String(err) }),
+  });
   metrics.watchBreaker(breaker);
   const activities = createActivities({ registry, stepLogPath: opts.stepLogPath, events: opts.record.events, webhook: { ...opts.webhook, secret: opts.webhookSecret }, archive: { ...opts.archive, record: opts.record }, breaker, observer: metrics.observer, judgeAgent: opts.judgeAgent });
   if (opts.workflowBundle && tracedBundles.has(opts.workflowBundle) !== (opts.tracing !== undefined)) {

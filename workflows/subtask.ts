@@ -17,6 +17,7 @@ import {
   continueAsNew,
   isCancellation,
   log,
+  patched,
   proxyActivities,
   proxySinks,
   setCurrentDetails,
@@ -27,7 +28,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities, AgentStepOutput, PreviousStage } from '../activities';
 import type { FailureDetails } from '../activities/errors';
-import type { AgentManifest, Budget, Evidence, FailureReason, TaskResult, TaskSpec, Usage } from '../schemas';
+import type { AgentManifest, AgentTry, Budget, Evidence, FailureReason, TaskResult, TaskSpec, Usage } from '../schemas';
 import { ErrorType, NON_RETRYABLE_ERROR_TYPES } from '../schemas/errors';
 import type { EventTarget } from './job-events';
 import { cancelSignal, grantSignal, stopSignal, subtaskStatusQuery, type SubtaskStatus } from './messages';
@@ -45,6 +46,7 @@ import { checkSummary } from '../schemas/summary-sentences';
 import { effectivePriority } from '../schemas/priority';
 import { originOfTask, toResearchOutput, withoutSeed } from '../schemas/research-mapping';
 import { RoleHost, type RoleHostCarry } from './role-host';
+import { FALLBACK_PATCH, fallsBack } from './fallbacks';
 
 /** A subtask keeps at most this much evidence (JSON bytes), so its result stays a small payload. */
 const MAX_EVIDENCE_BYTES = 512 * 1024;
@@ -128,6 +130,10 @@ export interface SubtaskCarry {
   schemaValid?: boolean | null;
   /** A role task's protocol state. */
   role?: RoleHostCarry;
+  /** A task with fallbacks: the next fallback's index, the agents left behind, and the step the current agent began at. */
+  fallbackAt?: number;
+  agentsTried?: AgentTry[];
+  agentStartStep?: number;
 }
 
 
@@ -196,6 +202,12 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
   const notes: string[] = [...(carry?.notes ?? [])];
   let summaryReprompted = carry?.summaryReprompted ?? false;
   let schemaValid: boolean | null = carry?.schemaValid ?? null;
+  // fallback agents: where the task is in its list, the agents it left, the step the current agent began at
+  const fallbacks = task.fallback ?? [];
+  let fallbackAt = carry?.fallbackAt ?? 0;
+  const tried: AgentTry[] = [...(carry?.agentsTried ?? [])];
+  let agentStartStep = carry?.agentStartStep ?? 0;
+  let triedAll = false;
 
   const tenant = workflowInfo().typedSearchAttributes.get(TENANT_KEY) ?? input.events?.tenant ?? 'default';
   setLogContext({ agent: agentId });
@@ -215,6 +227,21 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
   }
   showDetails();
 
+  /** The next fallback agent's manifest; those that cannot be resolved are recorded and skipped. Undefined when none is left. */
+  async function nextFallback(): Promise<AgentManifest | undefined> {
+    while (fallbackAt < fallbacks.length) {
+      const id = fallbacks[fallbackAt++];
+      try {
+        return await resolveAgent({ agent: id, question: task.question, params: task.params });
+      } catch (err) {
+        const c = classify(err, 1);
+        tried.push({ agent: id, outcome: 'failure', reason: c.reason, error: c.message.slice(0, 500) });
+        errors.push(`fallback agent "${id}": ${c.message}`);
+      }
+    }
+    return undefined;
+  }
+
   let manifest: AgentManifest;
   // a role task: the role says which agent plays it, and the host holds the task until bootstrap
   let roleHost: RoleHost | undefined;
@@ -224,19 +251,26 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
     manifest = carry?.manifest ?? input.manifest ?? roleHost?.manifest ?? (await resolveAgent({ agent: task.agent ?? '', question: task.question, params: task.params }));
   } catch (err) {
     const { reason, message } = classify(err, 1);
-    const r = notRunResult(task, reason === 'agent_error' ? 'agent_error' : reason, message);
-    return finish({ ...r, metrics: { ...r.metrics, latencyMs: Date.now() - started } });
+    const next = fallbacks.length > 0 && fallsBack(reason, pastDeadline()) && patched(FALLBACK_PATCH)
+      ? (tried.push({ agent: agentLabel(task), outcome: 'failure', reason, error: message.slice(0, 500) }), errors.push(message), await nextFallback())
+      : undefined;
+    if (!next) {
+      const r = notRunResult(task, reason === 'agent_error' ? 'agent_error' : reason, message);
+      return finish({ ...r, metrics: { ...r.metrics, latencyMs: Date.now() - started }, ...(tried.length > 0 ? { agentsTried: tried, errors: errors.slice(0, 50) } : {}) });
+    }
+    manifest = next;
   }
   agentId = manifest.id;
   phase = 'running';
   setLogContext({ agent: agentId });
   showDetails();
   // a step's worst case (timeout × attempts + backoff) stays under the operator's ceiling
-  const policy = clampStepPolicy(
-    { timeoutSeconds: task.timeoutSeconds ?? manifest.limits.timeoutSeconds, retry: { ...manifest.retry, ...task.retry } },
+  const policyOf = (m: AgentManifest) => clampStepPolicy(
+    { timeoutSeconds: task.timeoutSeconds ?? m.limits.timeoutSeconds, retry: { ...m.retry, ...task.retry } },
     input.stepCeilingSeconds ?? DEFAULT_STEP_CEILING_SECONDS,
   );
-  const retry = policy.retry;
+  let policy = policyOf(manifest);
+  let retry = policy.retry;
   // the deadline bounds a step with its retries (schedule-to-close): no timer, no extra history events
   const stepActivity = () => proxyActivities<Activities>({
     ...(deadline !== undefined ? { scheduleToCloseTimeout: Math.max(1, msLeft(deadline, Date.now())) } : {}),
@@ -360,7 +394,35 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
     runs: (carry?.runs ?? 1) + 1,
     ...(rules >= 1 ? { stoppedBy, notes: notes.slice(0, 50), summaryReprompted, schemaValid } : {}),
     ...(roleHost ? { role: roleHost.carry() } : {}),
+    ...(fallbacks.length > 0 ? { fallbackAt, agentsTried: tried, agentStartStep } : {}),
   });
+
+  /**
+   * After the agent failed for good (or its circuit is open): the next fallback agent takes
+   * over with the same ledger, evidence and deadline, from a fresh agent state. False when
+   * the failure is not the agent's, or no fallback is left.
+   */
+  async function switchAgent(why: FailureReason, message: string): Promise<boolean> {
+    if (fallbackAt >= fallbacks.length || !fallsBack(why, pastDeadline()) || !patched(FALLBACK_PATCH)) return false;
+    tried.push({ agent: manifest.id, outcome: 'failure', reason: why, error: message.slice(0, 500) });
+    const next = await nextFallback();
+    if (!next) {
+      // every fallback left failed to resolve: the list already ends with this agent and those
+      triedAll = true;
+      return false;
+    }
+    log.info('subtask falls back to another agent', { jobId, taskId: task.id, from: manifest.id, to: next.id, reason: why });
+    manifest = next;
+    agentId = next.id;
+    policy = policyOf(next);
+    retry = policy.retry;
+    agentStartStep = steps;
+    state = undefined;
+    reprompt = undefined;
+    setLogContext({ agent: agentId });
+    showDetails();
+    return true;
+  }
 
   /** The first stop condition that holds after a step; rubrics go to the judge (booked here) when nothing else holds. */
   async function stopHit(): Promise<StopHit | null> {
@@ -408,9 +470,10 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
         errors.push(`${exhaustedAxes(ledger, elapsed()).join(', ')} budget spent ${steps === 0 ? 'before the first step' : `after step ${steps}`}`);
       }
     }
-    else if (steps >= manifest.limits.maxSteps) {
-      reason = 'agent_error';
+    else if (steps - agentStartStep >= manifest.limits.maxSteps) {
       errors.push(`agent did not finish within its ${manifest.limits.maxSteps} steps`);
+      if (await switchAgent('agent_error', errors.at(-1)!)) continue;
+      reason = 'agent_error';
     }
     if (reason) break;
     if (pastSoftMark(workflowInfo(), steps - stepsBefore, input.stepsPerRun)) {
@@ -435,7 +498,8 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
       state,
       budgetLeft: remaining(ledger, elapsed()),
       reprompt,
-      stepKey: `${workflowInfo().workflowId}#${steps}${reprompt ? ':reprompt' : ''}`,
+      // a fallback agent's steps have keys of their own: the failed agent's step had this number too
+      stepKey: `${workflowInfo().workflowId}#${steps}${reprompt ? ':reprompt' : ''}${agentStartStep > 0 || tried.length > 0 ? `@${manifest.id}` : ''}`,
       previous,
       maxAttempts: retry.maxAttempts,
       ...(input.events ? { events: input.events } : {}),
@@ -476,6 +540,7 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
         showDetails();
         continue;
       }
+      if (await switchAgent(c.reason, c.message)) continue;
       reason = c.reason;
       break;
     }
@@ -516,7 +581,7 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
       }
     }
     if (rules < 1) continue;
-    if (done && task.research && !summaryReprompted && steps < manifest.limits.maxSteps && exhaustedAxes(ledger, elapsed()).length === 0) {
+    if (done && task.research && !summaryReprompted && steps - agentStartStep < manifest.limits.maxSteps && exhaustedAxes(ledger, elapsed()).length === 0) {
       // the contract's summary is 3–6 sentences: one re-prompt, then the mapping trims it
       const check = checkSummary(summary);
       if (!check.ok) {
@@ -568,6 +633,7 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
     priority: effectivePriority(task),
     ...(stoppedBy !== undefined ? { stoppedBy } : {}),
     ...(notes.length > 0 ? { notes: notes.slice(0, 50) } : {}),
+    ...(fallbacks.length > 0 ? { agentsTried: triedAll ? tried : [...tried, { agent: agentId, outcome: status, ...(reason ? { reason } : {}) }] } : {}),
   };
   roleHost?.finishResult(result);
   if (task.research) {

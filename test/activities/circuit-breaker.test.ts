@@ -1,31 +1,126 @@
-import { describe, expect, it } from 'vitest';
-import { createCircuitBreaker } from '../../activities/circuit-breaker';
-import { fastRetry, runJob, uniqueId } from '../helpers';
+/**
+ * The durable circuit breaker: one per remote agent, shared by every worker (an entity
+ * workflow), so failures seen on two workers add up, a restarted worker still finds it open,
+ * and after the cool-down one trial step closes it again. Read through GET /v1/agents/:id.
+ */
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { builtinAgents, createAgentRegistry, createHttpAgent, type AgentRegistry } from '../../activities';
+import { buildApp } from '../../api/app';
+import type { BreakerView, TaskSpec } from '../../schemas';
+import { loadTenants } from '../../workers/tenants';
+import { agentBreaker, BREAKER_MEMO_KEY, stepOutcomeSignal } from '../../workflows/agent-breaker';
+import type { BreakerState } from '../../workflows/breaker-state';
+import { delegationJob } from '../../workflows/delegation-job';
+import { startAgentUpstream } from '../agent-upstream';
+import { startDedicatedWorker } from '../dedicated-worker';
+import { fastRetry, pollUntil, runJob, testClient, testConfig, testRecord, uniqueId } from '../helpers';
+import { authHeader } from '../tenants';
 
-describe('circuit breaker (unit)', () => {
-  it('opens after n failures in a row, lets one trial through after the cooldown, closes on success', () => {
-    let t = 0;
-    const b = createCircuitBreaker({ failures: 3, cooldownMs: 1000, now: () => t });
-    for (let i = 0; i < 2; i++) b.failed('a');
-    expect(b.blockedFor('a')).toBe(0);
-    b.failed('a');
-    expect(b.blockedFor('a')).toBe(1000);
-    expect(b.blockedFor('other')).toBe(0);
-    t = 1000;
-    expect(b.blockedFor('a')).toBe(0); // the trial
-    expect(b.blockedFor('a')).toBeGreaterThan(0); // only one trial at a time
-    b.failed('a');
-    expect(b.blockedFor('a')).toBe(1000); // reopened
-    t = 2000;
-    expect(b.blockedFor('a')).toBe(0);
-    b.succeeded('a');
-    expect(b.blockedFor('a')).toBe(0);
-    b.failed('a');
-    expect(b.blockedFor('a')).toBe(0); // closed again: counting from zero
+const upstream = await startAgentUpstream();
+const AGENT = uniqueId('brk').replace(/[^A-Za-z0-9_.-]/g, '-');
+const FAILURES = 4;
+// long enough to outlast a worker restart (a stop waits for its grace time)
+const COOLDOWN_MS = 20_000;
+let registry: AgentRegistry;
+let app: FastifyInstance;
+
+beforeAll(async () => {
+  registry = createAgentRegistry([...builtinAgents, createHttpAgent({ id: AGENT, url: `${upstream.url}/switch`, timeoutSeconds: 5, retry: { ...fastRetry, maxAttempts: 1 } })]);
+  const config = testConfig({ DELEGATE_BREAKER_FAILURES: String(FAILURES), DELEGATE_BREAKER_COOLDOWN_SECONDS: String(COOLDOWN_MS / 1000) });
+  app = await buildApp({ config, client: await testClient(), registry, tenants: loadTenants(config), record: await testRecord() });
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+type Worker = Awaited<ReturnType<typeof startDedicatedWorker>>;
+const startWorker = () => startDedicatedWorker({ registry, breaker: { failures: FAILURES, cooldownMs: COOLDOWN_MS } });
+
+/** Runs `n` tasks on the agent one after the other, on `worker`; their failure reasons (null: success). */
+async function runOn(worker: Worker, n: number) {
+  const client = await testClient();
+  const jobId = uniqueId('brk-job');
+  const tasks: TaskSpec[] = Array.from({ length: n }, (_, i) => ({ id: `t${i}`, question: 'q', agent: AGENT }));
+  const r = await client.workflow.execute(delegationJob, {
+    taskQueue: worker.taskQueue,
+    workflowId: `job/test/${jobId}`,
+    args: [{ spec: { jobId, pattern: 'fanout', maxParallel: 1, tasks }, tenant: 'test', maxDepth: 1 }],
+  });
+  return r.results.map((x) => x.failureReason);
+}
+
+async function breakerOf(id: string): Promise<{ status: number; breaker?: BreakerView | null }> {
+  const res = await app.inject({ method: 'GET', url: `/v1/agents/${id}`, headers: authHeader('default') });
+  return { status: res.statusCode, breaker: res.statusCode === 200 ? (res.json() as { breaker: BreakerView | null }).breaker : undefined };
+}
+
+describe('durable circuit breaker', () => {
+  it('opens on failures seen by two workers, stays open across a worker restart, and closes after a trial step succeeds', async () => {
+    expect((await breakerOf(AGENT)).breaker).toMatchObject({ state: 'closed', consecutiveFailures: 0, failureThreshold: FAILURES });
+    const a = await startWorker();
+    let b = await startWorker();
+    try {
+      expect(await runOn(a, FAILURES / 2)).toEqual(Array(FAILURES / 2).fill('agent_error'));
+      expect(await runOn(b, FAILURES / 2)).toEqual(Array(FAILURES / 2).fill('agent_error'));
+      // worker b saw only half the failures: the circuit is the agent's, not the worker's
+      expect(await runOn(b, 1)).toEqual(['circuit_open']);
+      expect(upstream.calls.get('/switch')).toBe(FAILURES);
+      const open = (await breakerOf(AGENT)).breaker;
+      expect(open).toMatchObject({ state: 'open', consecutiveFailures: FAILURES, lastFailure: { error: expect.stringContaining('answered 500') } });
+      expect(Date.parse(open!.openUntil!)).toBeGreaterThan(Date.now() - COOLDOWN_MS);
+
+      // a worker restart: a new worker process knows nothing in memory, and still finds it open
+      await b.stop();
+      b = await startWorker();
+      expect(await runOn(b, 1)).toEqual(['circuit_open']);
+      expect(upstream.calls.get('/switch')).toBe(FAILURES);
+
+      // after the cool-down: half-open, one trial step goes through and closes it
+      upstream.state.healthy = true;
+      await pollUntil(async () => (await breakerOf(AGENT)).breaker?.state === 'half_open', 'the breaker never half-opened', 30_000);
+      expect(await runOn(b, 1)).toEqual([null]);
+      expect(upstream.calls.get('/switch')).toBe(FAILURES + 1);
+      await pollUntil(async () => (await breakerOf(AGENT)).breaker?.state === 'closed', 'the trial success never closed the breaker', 10_000);
+      expect((await breakerOf(AGENT)).breaker).toMatchObject({ state: 'closed', consecutiveFailures: 0 });
+      expect(await runOn(a, 2)).toEqual([null, null]);
+    } finally {
+      await a.stop();
+      await b.stop();
+    }
+  });
+
+  it('GET /v1/agents/:id: builtin agents have no breaker; an unknown agent is 404', async () => {
+    const echo = await app.inject({ method: 'GET', url: '/v1/agents/echo', headers: authHeader('default') });
+    expect(echo.statusCode).toBe(200);
+    expect(echo.json()).toMatchObject({ id: 'echo', kind: 'builtin', breaker: null });
+    const unknown = await app.inject({ method: 'GET', url: '/v1/agents/no-such-agent', headers: authHeader('default') });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json()).toMatchObject({ status: 404, detail: expect.stringContaining('no-such-agent') });
   });
 });
 
-describe('circuit breaker (worker)', () => {
+describe('the breaker workflow', () => {
+  it('keeps its state and its memo across continue-as-new', async () => {
+    const client = await testClient();
+    const workflowId = `breaker/${uniqueId('brk-can')}`;
+    const h = await client.workflow.start(agentBreaker, { taskQueue: inject('taskQueue'), workflowId, args: [{ agentId: 'x', settings: { failures: 3, cooldownMs: 600_000 }, eventsPerRun: 20 }] });
+    // the run checks its history length when an outcome arrives: send until it has moved to a new run
+    let sent = 0;
+    while ((await h.describe()).runId === h.firstExecutionRunId && sent < 60) {
+      await h.signal(stepOutcomeSignal, { ok: false, at: Date.now(), error: `failure ${sent}` });
+      sent++;
+    }
+    expect((await h.describe()).runId).not.toBe(h.firstExecutionRunId);
+    const last = `failure ${sent - 1}`;
+    await pollUntil(async () => ((await h.describe()).memo?.[BREAKER_MEMO_KEY] as BreakerState | undefined)?.outcomes === sent, `the new run's memo never showed all ${sent} outcomes`);
+    const memo = (await h.describe()).memo?.[BREAKER_MEMO_KEY] as BreakerState;
+    expect(memo).toMatchObject({ state: 'open', consecutiveFailures: sent, outcomes: sent, lastFailure: { error: last } });
+    await h.cancel();
+  });
+});
+
+describe('circuit breaker (shared worker)', () => {
   it('fails fast with circuit_open once a remote agent has failed 5 steps in a row', async () => {
     const r = await runJob({
       jobId: uniqueId('circuit'),

@@ -82,7 +82,7 @@ describe('recorded histories replay against the current workflow code', () => {
   it('the fixtures cover every scenario, every workflow type and both continue-as-new chains', () => {
     const names = new Set(files.map((f) => f.split('.')[0]));
     for (const s of SCENARIOS) expect(names, `no fixture for scenario "${s.name}": npm run histories:record ${s.name}`).toContain(s.name);
-    expect(new Set(recorded.map((r) => r.run.workflowType))).toEqual(new Set(['delegationJob', 'subtask', 'webhookDelivery', 'pruneArchive']));
+    expect(new Set(recorded.map((r) => r.run.workflowType))).toEqual(new Set(['delegationJob', 'subtask', 'webhookDelivery', 'pruneArchive', 'agentBreaker']));
     const runsOf = (id: string) => recorded.filter((r) => r.run.workflowId === id).length;
     expect(runsOf('job/rec/long-subtask/long')).toBeGreaterThan(1);
     expect(runsOf('job/rec/long-pipeline')).toBeGreaterThan(1);
@@ -112,6 +112,9 @@ describe('recorded histories replay against the current workflow code', () => {
     expect(roots.filter(settlesScout).map((r) => r.workflowId)).toEqual(['job/rec/scout']);
     // and of the weighted share-of-cast rule: a weighted vote with its patch marker
     expect(roots.filter((r) => payloadText(r).includes('"weighted-vote-share"')).map((r) => r.workflowId)).toEqual(['job/rec/weighted-vote']);
+    // and of fallback agents: subtasks that moved on (patch marker), and the breaker's continue-as-new chain
+    expect(subtasks.filter((r) => payloadText(r).includes('"agent-fallbacks"')).map((r) => r.workflowId).sort()).toEqual(['job/rec/fallback/fatal', 'job/rec/fallback/gone']);
+    expect(runsOf('job/rec/breaker')).toBeGreaterThan(1);
   });
 
   it('every recorded run replays without a nondeterminism error', async () => {

@@ -1,0 +1,43 @@
+/** Fallbacks at submission: unknown or unfit fallback agents are refused by path; a capability task inherits the capability's other agents. */
+import { describe, expect, it } from 'vitest';
+import { builtinAgents, createAgentRegistry, createHttpAgent } from '../../activities';
+import { checkRunnable, resolveAgents } from '../../api/spec-check';
+import type { JobSpec } from '../../schemas';
+
+const http = (id: string, capabilities: string[], extra: object = {}) => createHttpAgent({ id, url: `http://127.0.0.1:9/${id}`, capabilities, ...extra });
+const registry = createAgentRegistry([
+  ...builtinAgents,
+  http('alpha', ['research']),
+  http('beta', ['research']),
+  http('gamma', ['research'], { inputSchema: { type: 'object', properties: { depth: { type: 'number' } }, additionalProperties: false } }),
+  http('delta', ['math']),
+]);
+const job = (tasks: JobSpec['tasks']): JobSpec => ({ pattern: 'fanout', tasks });
+
+describe('fallbacks at submission', () => {
+  it('refuses unknown fallback agents and ones that cannot take the task, at tasks[i].fallback[j]', () => {
+    const errors = checkRunnable(job([
+      { id: 'a', question: 'q', agent: 'alpha', fallback: ['beta', 'nobody'] },
+      { id: 'b', question: 'q', agent: 'alpha', params: { colour: 'red' }, fallback: ['gamma', 'echo'] },
+    ]), registry, 3);
+    expect(errors.map((e) => e.path)).toEqual(['tasks[0].fallback[1]', 'tasks[1].fallback[0]', 'tasks[1].fallback[1]']);
+    expect(errors[0].message).toContain('unknown agent "nobody"');
+    expect(errors[1].message).toContain('agent "gamma" does not take the task\'s params');
+  });
+
+  it("gives a capability task without fallbacks the capability's other agents that can take it; its own list wins", () => {
+    const { spec } = resolveAgents(job([
+      { id: 'cap', question: 'q', agent: { capability: 'research' } },
+      { id: 'params', question: 'q', agent: { capability: 'research' }, params: { colour: 'red' } },
+      { id: 'own', question: 'q', agent: { capability: 'research' }, fallback: ['echo'] },
+      { id: 'alone', question: 'q', agent: { capability: 'math' } },
+      { id: 'byId', question: 'q', agent: 'alpha' },
+    ]), registry);
+    const t = Object.fromEntries(spec.tasks.map((x) => [x.id, x]));
+    expect(t.cap).toMatchObject({ agent: 'alpha', fallback: ['beta', 'gamma'] });
+    expect(t.params).toMatchObject({ agent: 'alpha', fallback: ['beta'] });
+    expect(t.own.fallback).toEqual(['echo']);
+    expect(t.alone.fallback).toBeUndefined();
+    expect(t.byId.fallback).toBeUndefined();
+  });
+});

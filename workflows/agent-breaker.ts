@@ -1,0 +1,75 @@
+/**
+ * One circuit breaker per remote agent, shared by every worker and surviving restarts: an
+ * entity workflow `breaker/<agentId>` fed by the workers' step outcomes. Its state lives in
+ * its memo (`breaker`), so a reader's `describe()` sees it without a query round trip.
+ *
+ *   worker ──stepOutcome (signalWithStart)──> agentBreaker ──upsertMemo──> memo.breaker <──describe── workers, API
+ *   worker ──acquireTrial (update, half-open)──┘        └── continue-as-new every ~eventsPerRun history events
+ *
+ * Cancelling it retires the breaker (the next failure starts a fresh, closed one).
+ */
+import { allHandlersFinished, condition, defineQuery, makeContinueAsNewFunc, defineSignal, defineUpdate, setHandler, upsertMemo, workflowInfo } from '@temporalio/workflow';
+import type { BreakerSettings } from '../schemas/breaker';
+import { acquireTrial, applyOutcome, initialBreaker, releaseTrial, type BreakerState, type StepOutcome, type TrialGrant, type TrialRequest } from './breaker-state';
+
+/** Input of the breaker workflow. */
+export interface AgentBreakerInput {
+  agentId: string;
+  settings: BreakerSettings;
+  /** Set by the previous run (continue-as-new): the state so far. */
+  carry?: BreakerState;
+  /** Continue as new once the run's history passes this many events. @default 500 */
+  eventsPerRun?: number;
+}
+
+/** The memo key the state is published under. */
+export const BREAKER_MEMO_KEY = 'breaker';
+
+/** The breaker workflow of an agent: one per deployment (agents are deployment-wide, not per tenant). */
+export const breakerWorkflowId = (agentId: string) => `breaker/${agentId}`;
+
+/** A step of the agent ended (any worker). */
+export const stepOutcomeSignal = defineSignal<[StepOutcome]>('stepOutcome');
+/** The half-open trial's step was cancelled: free the trial for another. */
+export const releaseTrialSignal = defineSignal<[{ holder: string }]>('releaseTrial');
+/** Half-open: may this step be the trial? Granted to one step at a time, on a lease. */
+export const acquireTrialUpdate = defineUpdate<TrialGrant, [TrialRequest]>('acquireTrial');
+/** The breaker's state (the memo holds the same). */
+export const breakerStateQuery = defineQuery<BreakerState>('state');
+
+/** The breaker of one agent; runs until cancelled. The function name is the workflow type: do not rename. */
+export async function agentBreaker(input: AgentBreakerInput): Promise<BreakerState> {
+  let s = input.carry ?? initialBreaker(input.settings);
+  const publish = () => upsertMemo({ [BREAKER_MEMO_KEY]: s });
+  setHandler(stepOutcomeSignal, (o) => {
+    s = applyOutcome(s, o, Date.now());
+    publish();
+  });
+  setHandler(releaseTrialSignal, ({ holder }) => {
+    s = releaseTrial(s, holder);
+    publish();
+  });
+  setHandler(
+    acquireTrialUpdate,
+    (r) => {
+      const { state, grant } = acquireTrial(s, r, Date.now());
+      if (state !== s) {
+        s = state;
+        publish();
+      }
+      return grant;
+    },
+    {
+      validator: (r) => {
+        if (typeof r?.holder !== 'string' || r.holder.length === 0) throw new Error('acquireTrial: holder must be a non-empty string');
+        if (!(Number.isFinite(r.leaseMs) && r.leaseMs > 0)) throw new Error('acquireTrial: leaseMs must be a positive number');
+      },
+    },
+  );
+  setHandler(breakerStateQuery, () => s);
+  const limit = input.eventsPerRun ?? 500;
+  await condition(() => workflowInfo().historyLength >= limit || workflowInfo().continueAsNewSuggested);
+  await condition(allHandlersFinished);
+  // the next run starts with the memo readers expect, not an empty one
+  return makeContinueAsNewFunc<typeof agentBreaker>({ memo: { [BREAKER_MEMO_KEY]: s } })({ ...input, carry: s });
+}
