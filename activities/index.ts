@@ -9,7 +9,8 @@ import { builtinAgents, createAgentRegistry, type AgentRegistry } from './agents
 import type { SemanticRouterOptions } from './agents/semantic-router';
 import { createWebhookActivities, type WebhookDeps } from './webhook';
 
-export type { AgentStepInput, AgentStepOutput, ResolveAgentInput, StepObserver } from './agent-step';
+export type { AgentStepInput, AgentStepOutput, ResolveAgentInput, ResolvedAgent, StepObserver } from './agent-step';
+export { createLoadRouter, describeWithClient, type LoadRouter, type RouteDecision } from './load-router';
 export type { JudgeInput, JudgeOutput } from './judge';
 export type { ScoutJobInput } from './scout/commit';
 export { createCircuitBreaker, type CircuitBreaker, type CircuitState } from './circuit-breaker';

@@ -4,6 +4,7 @@ import { backtrackingPatterns, compileOutputSchema } from '../activities/output-
 import { semanticText } from '../activities';
 import type { AgentManifest, AgentRef, JobSpec } from '../schemas';
 import { DEFAULT_STEP_CEILING_SECONDS } from '../workflows/engine-limits';
+import { capabilityKey } from '../workflows/routing';
 import { checkStepPolicy } from '../workflows/step-policy';
 import { formatPath, type FieldError } from './errors';
 
@@ -63,9 +64,11 @@ export function checkRunnable(spec: JobSpec, registry: AgentRegistry, maxDepth: 
 }
 
 /**
- * The spec with every agent reference (id, capability, semantic route) resolved to an agent
- * id, and the manifests of those agents: the job hands each subtask its manifest, so no
- * subtask spends an activity on finding its agent. Call after `checkRunnable` found nothing.
+ * The spec with every agent reference (id, semantic route) resolved to an agent id, and the
+ * manifests of those agents: the job hands each subtask its manifest, so no subtask spends an
+ * activity on finding its agent. A capability keeps its reference: with one agent, its manifest
+ * is handed over under `capability:<name>`; with several, the subtask routes it by load when it
+ * starts. Call after `checkRunnable` found nothing.
  */
 export function resolveAgents(spec: JobSpec, registry: AgentRegistry): { spec: JobSpec; agents: Record<string, AgentManifest> } {
   const agents: Record<string, AgentManifest> = {};
@@ -73,6 +76,12 @@ export function resolveAgents(spec: JobSpec, registry: AgentRegistry): { spec: J
     ...job,
     tasks: job.tasks.map((task) => {
       if (task.job) return { ...task, job: walk(task.job) };
+      if (typeof task.agent === 'object' && 'capability' in task.agent) {
+        // one agent: handed over now; several: left to the subtask, which routes by load when it starts
+        const candidates = registry.candidates(task.agent.capability);
+        if (candidates.length === 1) agents[capabilityKey(task.agent.capability)] = candidates[0].manifest;
+        return task;
+      }
       const def = task.agent === undefined || routedLater(task.agent, registry) ? undefined : registry.resolve(task.agent, task.question);
       if (!def) return task;
       agents[def.manifest.id] = def.manifest;

@@ -54,6 +54,10 @@ export const TaskResultSchema = z
     errors: z.array(z.string()),
     stoppedBy: z.string().optional().describe('the stop condition that ended the subtask, as the task wrote it'),
     notes: z.array(z.string()).optional().describe('what the host did on its own: a summary re-prompt, a rubric left unjudged'),
+    routing: z
+      .object({ agent: z.string(), reason: z.string() })
+      .optional()
+      .describe('which agent the task went to and why: `named`, `only agent with capability x`, or the load figures capability routing chose by'),
     research: ResearchSubtaskOutputSchema.optional().describe('a task written in the research-subtask contract: its output, as the contract shapes it'),
   })
   .meta({ id: 'TaskResult' });

@@ -1,6 +1,9 @@
 import { bundleWorkflowCode, Worker, type NativeConnection, type WorkerOptions, type WorkflowBundle } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
-import { builtinAgents, createActivities, createAgentRegistry, createCircuitBreaker, type AgentRegistry, type ArchiveDeps, type WebhookDeps } from '../activities';
+import { builtinAgents, createActivities, createAgentRegistry, createCircuitBreaker, createLoadRouter, describeWithClient, type AgentRegistry, type ArchiveDeps, type WebhookDeps } from '../activities';
+import { Context } from '@temporalio/activity';
+import { DEFAULT_POOL_SLOTS, type PoolSlots } from '../schemas/pools';
+import { stepQueueFor } from './pools';
 import type { RecordStore } from '../record';
 import type { Tracing } from '../telemetry/tracing';
 import { tracingWorkflowModules, workerTracing } from '../telemetry/worker-tracing';
@@ -43,6 +46,10 @@ export interface DelegateWorkerOptions {
   judgeAgent?: string;
   /** Where the workers count steps, retries, breaker states and what workflows report. @default a registry of their own, not served */
   metrics?: WorkerMetrics;
+  /** The agent pools this worker hosts on the shared queue and on every lane, with each one's concurrent steps (see pool-hosting.ts). @default none */
+  pools?: PoolSlots;
+  /** Host only the pool queues: no workflows, no shared queue, no lanes (a worker dedicated to its pools). @default false */
+  poolsOnly?: boolean;
 }
 
 /** The worker settings a deployment (or the bench's A/B) may change. */
@@ -78,15 +85,26 @@ export async function bundleWorkflows({ tracing = false }: { tracing?: boolean }
 /**
  * The worker of the shared queue (workflows and the shared agent pool) and one activity-only
  * worker per tenant lane, each lane with its own slot cap: a tenant's steps wait in its own
- * queue on the server, so one tenant's long steps never hold the slots another's need. All
- * share one set of activities, so a remote agent has one circuit breaker per process.
+ * queue on the server, so one tenant's long steps never hold the slots another's need. Each
+ * hosted agent pool adds an activity-only worker per lane (`<lane>.pool-<pool>`) with the
+ * pool's slots. All share one set of activities, so a remote agent has one circuit breaker
+ * and the load router one cache per process.
  */
 export async function createWorkers(opts: DelegateWorkerOptions, lanes: AgentLane[] = []): Promise<[Worker, ...Worker[]]> {
   const registry = opts.registry ?? createAgentRegistry(builtinAgents);
   const metrics = opts.metrics ?? createWorkerMetrics();
   const breaker = createCircuitBreaker();
   metrics.watchBreaker(breaker);
-  const activities = createActivities({ registry, stepLogPath: opts.stepLogPath, events: opts.record.events, webhook: { ...opts.webhook, secret: opts.webhookSecret }, archive: { ...opts.archive, record: opts.record }, breaker, observer: metrics.observer, judgeAgent: opts.judgeAgent });
+  // every agent pool on every lane (and on the shared queue, for jobs started without a lane)
+  const poolLanes = Object.entries(opts.pools ?? {}).flatMap(([pool, slots]) => [opts.taskQueue, ...lanes.map((l) => l.taskQueue)].map((lane) => ({ taskQueue: stepQueueFor(lane, pool), slots })));
+  if (opts.poolsOnly && poolLanes.length === 0) throw new Error('a worker dedicated to its pools needs at least one pool (DELEGATE_POOLS)');
+  // the load router sizes a queue by this worker's own slots; a pool it does not host, by the default
+  const slotsByQueue = new Map([...lanes, ...poolLanes].map((l) => [l.taskQueue, l.slots]));
+  const router = createLoadRouter({
+    describe: (queue) => describeWithClient(Context.current().client)(queue),
+    slotsOf: (queue) => slotsByQueue.get(queue) ?? DEFAULT_POOL_SLOTS,
+  });
+  const activities = createActivities({ registry, stepLogPath: opts.stepLogPath, events: opts.record.events, webhook: { ...opts.webhook, secret: opts.webhookSecret }, archive: { ...opts.archive, record: opts.record }, breaker, observer: metrics.observer, judgeAgent: opts.judgeAgent, router });
   if (opts.workflowBundle && tracedBundles.has(opts.workflowBundle) !== (opts.tracing !== undefined)) {
     // a traced bundle without the sink logs an error per workflow task; an untraced one with it loses the workflow spans
     throw new Error(`the workflow bundle was built with tracing ${opts.tracing ? 'off' : 'on'}: bundleWorkflows({ tracing: ${opts.tracing !== undefined} })`);
@@ -95,6 +113,8 @@ export async function createWorkers(opts: DelegateWorkerOptions, lanes: AgentLan
   // every line an activity logs names its job, task, agent and tenant; traced workers add spans
   const activityInterceptors = [activityLogIds, ...(traced ? traced.interceptors.activity : [])];
   const common = { connection: opts.connection, namespace: opts.namespace, activities, shutdownGraceTime: '5 seconds', interceptors: { activity: activityInterceptors } } as const;
+  const poolWorkers = await Promise.all(poolLanes.map((lane) => Worker.create({ ...common, taskQueue: lane.taskQueue, maxConcurrentActivityTaskExecutions: lane.slots })));
+  if (opts.poolsOnly) return poolWorkers as [Worker, ...Worker[]];
   const main = await Worker.create({
     ...common,
     taskQueue: opts.taskQueue,
@@ -106,7 +126,7 @@ export async function createWorkers(opts: DelegateWorkerOptions, lanes: AgentLan
     ...opts.tuning,
   });
   const laneWorkers = await Promise.all(lanes.map((lane) => Worker.create({ ...common, taskQueue: lane.taskQueue, maxConcurrentActivityTaskExecutions: lane.slots })));
-  return [main, ...laneWorkers];
+  return [main, ...laneWorkers, ...poolWorkers];
 }
 
 /** A worker hosting the job and subtask workflows and the agents, on the shared queue only. */

@@ -43,6 +43,8 @@ import { subtaskMessages } from './messages';
 import { evaluateStopConditions, parseStopConditions, rubrics, type StopCondition, type StopHit } from '../schemas/stop-conditions';
 import { checkSummary } from '../schemas/summary-sentences';
 import { originOfTask, toResearchOutput, withoutSeed } from '../schemas/research-mapping';
+import { stepQueueFor } from '../workers/pools';
+import { readResolved, submittedRouting, type Routing } from './routing';
 
 /** A subtask keeps at most this much evidence (JSON bytes), so its result stays a small payload. */
 const MAX_EVIDENCE_BYTES = 512 * 1024;
@@ -120,6 +122,7 @@ export interface SubtaskCarry {
   notes?: string[];
   summaryReprompted?: boolean;
   schemaValid?: boolean | null;
+  routing?: Routing;
 }
 
 
@@ -200,17 +203,20 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
   setHandler(subtaskStatusQuery, () => ({ id: task.id, agentId, phase, steps, ledger: snapshot(ledger, elapsed()) }), { description: subtaskMessages.status });
 
   let attempts = carry?.attempts ?? 0;
+  let routing: Routing | undefined = carry?.routing;
   const errors: string[] = [...(carry?.errors ?? [])];
   /** The UI's current details: step, attempts, spend against the budget, the last error. */
   function showDetails(): void {
-    setCurrentDetails(subtaskDetails({ taskId: task.id, agentId, phase, steps, attempts, ledger: snapshot(ledger, elapsed()), lastError: errors.at(-1) }));
+    setCurrentDetails(subtaskDetails({ taskId: task.id, agentId, phase, steps, attempts, ledger: snapshot(ledger, elapsed()), lastError: errors.at(-1), routing }));
   }
   showDetails();
 
   let manifest: AgentManifest;
   try {
     // a continued run keeps the agent it had: routing must not pick another one halfway
-    manifest = carry?.manifest ?? input.manifest ?? (await resolveAgent({ agent: task.agent ?? '', question: task.question, params: task.params }));
+    if (carry) manifest = carry.manifest;
+    else if (input.manifest) [manifest, routing] = [input.manifest, submittedRouting(task, input.manifest)];
+    else ({ manifest, routing } = readResolved(await resolveAgent({ agent: task.agent ?? '', question: task.question, params: task.params, lane: agentQueue })));
   } catch (err) {
     const { reason, message } = classify(err, 1);
     const r = notRunResult(task, reason === 'agent_error' ? 'agent_error' : reason, message);
@@ -229,7 +235,8 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
   // the deadline bounds a step with its retries (schedule-to-close): no timer, no extra history events
   const stepActivity = () => proxyActivities<Activities>({
     ...(deadline !== undefined ? { scheduleToCloseTimeout: Math.max(1, msLeft(deadline, Date.now())) } : {}),
-    ...(agentQueue ? { taskQueue: agentQueue } : {}),
+    // a pooled agent's steps go to its pool's queue on the lane: read from the manifest of the moment
+    ...(manifest.pool ? { taskQueue: stepQueueFor(agentQueue ?? workflowInfo().taskQueue, manifest.pool) } : agentQueue ? { taskQueue: agentQueue } : {}),
     startToCloseTimeout: `${policy.timeoutSeconds} seconds`,
     // the host heartbeats every 2 s while a step runs: a step on a dead worker is retried within 10 s
     heartbeatTimeout: '10 seconds',
@@ -345,6 +352,7 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
     summary, data, confidence, state, reprompt, stopRequested, cancelRequested,
     runs: (carry?.runs ?? 1) + 1,
     ...(rules >= 1 ? { stoppedBy, notes: notes.slice(0, 50), summaryReprompted, schemaValid } : {}),
+    ...(routing ? { routing } : {}),
   });
 
   /** The first stop condition that holds after a step; rubrics go to the judge (booked here) when nothing else holds. */
@@ -533,6 +541,7 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
     errors: errors.slice(0, 50).map((e) => e.slice(0, 2000)),
     ...(stoppedBy !== undefined ? { stoppedBy } : {}),
     ...(notes.length > 0 ? { notes: notes.slice(0, 50) } : {}),
+    ...(routing ? { routing } : {}),
   };
   if (task.research) {
     result.research = toResearchOutput(originOfTask(task), result, { stoppedBy: stoppedBy ?? null, receivedAt: new Date().toISOString(), notes: result.notes, jobId: input.events?.jobId ?? jobId });

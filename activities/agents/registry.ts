@@ -17,6 +17,8 @@ export interface AgentRegistry {
   resolveWithReason(ref: AgentRef, question: string): { def: AgentDefinition; reason?: string } | undefined;
   /** Semantic routing over these agents (embeddings when configured, else BM25). */
   readonly semantic: SemanticRouter;
+  /** Every agent that declares the capability, in id order (capability routing picks among them by load). */
+  candidates(capability: string): AgentDefinition[];
 }
 
 /** Options of `createAgentRegistry`. */
@@ -47,6 +49,7 @@ export function createAgentRegistry(defs: AgentDefinition[], opts: AgentRegistry
   return {
     get: (id) => byId.get(id),
     list: () => sorted.map((d) => d.manifest),
+    candidates: (capability) => sorted.filter((d) => d.manifest.capabilities.includes(capability)),
     resolve,
     resolveWithReason(ref, question) {
       if (typeof ref !== 'string' && 'route' in ref) return routeSemantic(ref, question);
