@@ -44,6 +44,8 @@ export const DEV_THROUGHPUT_SETTINGS: Record<string, string> = {
   // one partition per task queue: no forwarding between partitions on one host
   'matching.numTaskqueueReadPartitions': '1',
   'matching.numTaskqueueWritePartitions': '1',
+  // DescribeTaskQueue's stats (backlog) are cached this long (default 5 s): capability routing reads them
+  'matching.TaskQueueInfoByBuildIdTTL': '"1s"',
 };
 
 /**
