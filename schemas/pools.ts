@@ -25,6 +25,7 @@ export type PoolSlots = Record<string, number>;
  */
 export const PoolsEnvSchema = z.string().transform((text, ctx): PoolSlots => {
   const pools: PoolSlots = {};
+  const seen = new Set<string>();
   let bad = 0;
   text
     .split(',')
@@ -34,9 +35,11 @@ export const PoolsEnvSchema = z.string().transform((text, ctx): PoolSlots => {
       const at = pair.indexOf('=');
       const name = (at < 0 ? pair : pair.slice(0, at)).trim();
       const slots = at < 0 ? '' : pair.slice(at + 1).trim();
+      const twice = seen.has(name);
+      seen.add(name);
       const problem = !PoolNameSchema.safeParse(name).success
         ? `pair ${i + 1} has an invalid pool name "${name}" (letters, digits, "_", "." or "-", at most 64)`
-        : name in pools
+        : twice
           ? `pool "${name}" is listed twice`
           : !/^\d+$/.test(slots) || +slots < 1 || +slots > MAX_POOL_SLOTS
             ? `pool "${name}" needs its concurrent steps as a whole number from 1 to ${MAX_POOL_SLOTS} ("${name}=4"), got "${slots}"`
