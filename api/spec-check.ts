@@ -38,7 +38,8 @@ export function checkRunnable(spec: JobSpec, registry: AgentRegistry, maxDepth: 
         return;
       }
       if (task.agent === undefined || routedLater(task.agent, registry)) return;
-      const def = registry.resolve(task.agent, task.question);
+      // a capability routes among its agents that accept the params: check against one of those
+      const def = (typeof task.agent === 'object' && 'capability' in task.agent ? registry.candidates(task.agent.capability).find((d) => d.params.safeParse(task.params ?? {}).success) : undefined) ?? registry.resolve(task.agent, task.question);
       if (!def) {
         const what = typeof task.agent === 'string' ? `unknown agent "${task.agent}"` : `no agent matches ${JSON.stringify(task.agent)}${semanticMiss(task.agent, task.question, registry)}`;
         errors.push({ path: formatPath([...at, 'agent']), message: `${what}; GET /v1/agents lists them` });
