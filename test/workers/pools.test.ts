@@ -78,13 +78,22 @@ afterAll(async () => {
 
 const call = (opts: InjectOptions) => app.inject({ ...opts, headers: { ...authHeader('default'), ...opts.headers } });
 
-/** Submits a one-task fan-out and waits for its TaskResult. */
-async function runOne(task: object): Promise<TaskResult> {
+/** Submits a one-task fan-out and waits for its TaskResult (and the subtask's workflow id). */
+async function runOne(task: object): Promise<TaskResult & { workflowId: string }> {
   const jobId = uniqueId('pooled');
   expect((await call({ method: 'POST', url: '/v1/jobs', payload: { jobId, pattern: 'fanout', tasks: [{ id: 't', ...task }] } })).statusCode).toBe(201);
   const res = await call({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=60` });
   expect(res.statusCode).toBe(200);
-  return res.json().results[0] as TaskResult;
+  return { ...(res.json().results[0] as TaskResult), workflowId: `job/default/${jobId}/t` };
+}
+
+/** How long the subtask's resolveAgent activity took, scheduled to completed (ms). */
+async function routingMs(workflowId: string): Promise<number> {
+  const { events } = await (await testClient()).workflow.getHandle(workflowId).fetchHistory();
+  const at = (i: number) => Number(events![i].eventTime!.seconds) * 1000 + Math.floor((events![i].eventTime!.nanos ?? 0) / 1e6);
+  const scheduled = events!.findIndex((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'resolveAgent');
+  const completed = events!.findIndex((e, i) => i > scheduled && e.activityTaskCompletedEventAttributes);
+  return at(completed) - at(scheduled);
 }
 
 /** The backlog Temporal reports for a pool's queue on the lane. */
@@ -110,7 +119,7 @@ describe('agent pools and capability routing by load', () => {
     expect(r.agentId).toBe('pooled-b');
     expect(r.routing?.agent).toBe('pooled-b');
     expect(r.routing?.reason).toMatch(/^load: pool pb backlog 0, 1 poller; cheaper than pool pa backlog [2-9]/);
-    console.log(`routing while pa was busy: ${r.routing?.reason}`);
+    console.log(`routing while pa was busy: ${r.routing?.reason} (resolveAgent ${await routingMs(r.workflowId)} ms)`);
 
     agent.release();
     const busy = (await call({ method: 'GET', url: `/v1/jobs/${busyJob}/result?waitSeconds=60` })).json();
