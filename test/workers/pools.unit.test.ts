@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createHttpAgent, loadAgentsFile } from '../../activities';
-import type { AgentManifest, TaskSpec } from '../../schemas';
+import { createAgentRegistry, createHttpAgent, loadAgentsFile } from '../../activities';
+import { checkRunnable, resolveAgents } from '../../api/spec-check';
+import type { AgentManifest, JobSpec, TaskSpec } from '../../schemas';
 import { loadConfig } from '../../workers/config';
 import { hostedPools } from '../../workers/pool-hosting';
 import { stepQueueFor } from '../../workers/pools';
@@ -76,5 +77,38 @@ describe('routing as the subtask records it', () => {
   it("reads resolveAgent's answer, also a bare manifest recorded before routing answered with its reason", () => {
     expect(readResolved({ manifest: gpu, routing: { agent: 'vision', reason: 'load: …' } })).toEqual({ manifest: gpu, routing: { agent: 'vision', reason: 'load: …' } });
     expect(readResolved(gpu)).toEqual({ manifest: gpu });
+  });
+});
+
+describe('capabilities at submission', () => {
+  const registry = createAgentRegistry([
+    createHttpAgent({ id: 'see-a', url: 'http://127.0.0.1:9/a', capabilities: ['see'], pool: 'gpu', inputSchema: { type: 'object', required: ['image'] } }),
+    createHttpAgent({ id: 'see-b', url: 'http://127.0.0.1:9/b', capabilities: ['see'], inputSchema: { type: 'object', additionalProperties: false } }),
+    createHttpAgent({ id: 'count', url: 'http://127.0.0.1:9/c', capabilities: ['count'] }),
+  ]);
+  const spec = (tasks: JobSpec['tasks']): JobSpec => ({ pattern: 'fanout', tasks }) as JobSpec;
+
+  it('a capability with one agent is handed over under capability:<name>; one with several is left for the subtask to route by load', () => {
+    const { spec: out, agents } = resolveAgents(spec([
+      { id: 'a', question: 'q', agent: { capability: 'count' } },
+      { id: 'b', question: 'q', agent: { capability: 'see' } },
+      { id: 'c', question: 'q', agent: 'see-a' },
+    ]), registry);
+    expect(out.tasks.map((t) => t.agent)).toEqual([{ capability: 'count' }, { capability: 'see' }, 'see-a']);
+    expect(Object.keys(agents).sort()).toEqual(['capability:count', 'see-a']);
+    expect(submittedManifest(out.tasks[0], agents)?.id).toBe('count');
+    expect(submittedManifest(out.tasks[1], agents)).toBeUndefined();
+  });
+
+  it("a capability's params are checked against one of its agents that accepts them", () => {
+    // see-a wants an image, see-b takes no params: either is a fit for one of them
+    expect(checkRunnable(spec([{ id: 'b', question: 'q', agent: { capability: 'see' }, params: {} }]), registry, 3)).toEqual([]);
+    expect(checkRunnable(spec([{ id: 'b', question: 'q', agent: { capability: 'see' }, params: { image: 'x.png' } }]), registry, 3)).toEqual([]);
+    // neither: the first agent's complaint
+    expect(checkRunnable(spec([{ id: 'b', question: 'q', agent: { capability: 'see' }, params: { other: 1 } }]), registry, 3)).toEqual([
+      { path: 'tasks[0].params', message: expect.stringContaining('(agent "see-a")') },
+    ]);
+    expect(registry.candidates('see').map((d) => d.manifest.id)).toEqual(['see-a', 'see-b']);
+    expect(registry.candidates('none')).toEqual([]);
   });
 });
