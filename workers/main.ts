@@ -71,6 +71,7 @@ const all = await createWorkers(
     archive: { pauseBeforeCommitMs: config.DELEGATE_CHAOS_ARCHIVE_HOLD_MS, pauseAfterCommitMs: config.DELEGATE_CHAOS_ARCHIVE_HOLD_AFTER_MS },
     metrics,
     pools,
+    poolsOnly: config.DELEGATE_POOLS_ONLY,
   },
   lanes,
 );

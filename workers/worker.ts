@@ -97,7 +97,7 @@ export async function createWorkers(opts: DelegateWorkerOptions, lanes: AgentLan
   metrics.watchBreaker(breaker);
   // every agent pool on every lane (and on the shared queue, for jobs started without a lane)
   const poolLanes = Object.entries(opts.pools ?? {}).flatMap(([pool, slots]) => [opts.taskQueue, ...lanes.map((l) => l.taskQueue)].map((lane) => ({ taskQueue: stepQueueFor(lane, pool), slots })));
-  if (opts.poolsOnly && poolLanes.length === 0) throw new Error('a worker dedicated to its pools needs at least one pool (DELEGATE_POOLS)');
+  if (opts.poolsOnly && poolLanes.length === 0) throw new Error('DELEGATE_POOLS_ONLY: this worker would poll nothing: no agent declares a pool, or DELEGATE_POOLS lists none');
   // the load router sizes a queue by this worker's own slots; a pool it does not host, by the default
   const slotsByQueue = new Map([...lanes, ...poolLanes].map((l) => [l.taskQueue, l.slots]));
   const router = createLoadRouter({
