@@ -72,7 +72,7 @@ export interface SubtaskInput {
   allocation: Budget;
   /** In a pipeline: the previous stage's result, handed to the agent with every step. */
   previous?: PreviousStage;
-  /** The tenant's agent lane: the task queue its steps run on (default: the workflow's own). */
+  /** The tenant's agent lane: the task queue its steps run on (default: the workflow's own); a pooled agent's on `<lane>.pool-<pool>`. */
   agentQueue?: string;
   /** The agent's manifest, resolved at submission: no `resolveAgent` activity (absent: resolved here). */
   manifest?: AgentManifest;
