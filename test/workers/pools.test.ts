@@ -130,6 +130,8 @@ describe('agent pools and capability routing by load', () => {
 
   it('breaks ties round-robin when both pools are idle', async () => {
     await pollUntil(async () => (await backlogOf('pa')) === 0, 'pool pa kept a backlog', 60_000);
+    // the router reuses a queue's figures for 1 s: let the ones it read while pa was busy expire
+    await new Promise((r) => setTimeout(r, 1100));
     const picks: string[] = [];
     for (let i = 0; i < 4; i++) {
       const r = await runOne({ question: `route me ${i}`, agent: { capability: 'pooled' } });
