@@ -3,6 +3,7 @@ import { appendFileSync } from 'node:fs';
 import type { JobEvents } from '../record';
 import type { AgentManifest, AgentRef, Budget, Evidence, NewJobEvent, TaskSpec, Usage } from '../schemas';
 import { ErrorType } from '../schemas/errors';
+import { MAX_FALLBACKS } from '../schemas/job';
 import { usageOf } from '../schemas/money';
 import type { AgentRegistry } from './agents/registry';
 import { semanticText } from './agents/semantic-router';
@@ -10,6 +11,8 @@ import type { PreviousStage } from './agents/types';
 import type { CircuitBreaker } from './circuit-breaker';
 import { fatal, toFailure } from './errors';
 import { compileOutputSchema } from './output-schema';
+import { createLoadRouter, describeWithClient, type LoadRouter, type RouteDecision } from './load-router';
+import { DEFAULT_POOL_SLOTS } from '../schemas/pools';
 import type { EventTarget } from '../workflows/job-events';
 import { redact } from './redact';
 import type { RoleStepContext } from './role-protocol-tools';
@@ -20,6 +23,16 @@ export interface ResolveAgentInput {
   agent: AgentRef;
   question: string;
   params?: Record<string, unknown>;
+  /** The lane the subtask's steps run on, whose pool queues capability routing reads (absent: this activity's queue). */
+  lane?: string;
+}
+
+/** What `resolveAgent` answers: the agent's manifest, and which agent was chosen why. */
+export interface ResolvedAgent {
+  manifest: AgentManifest;
+  routing: RouteDecision;
+  /** A capability routed by load: its other agents that accept the params (id order, at most MAX_FALLBACKS), the task's fallbacks when it names none. */
+  fallbacks?: string[];
 }
 
 /** Input of one `agentStep`. */
@@ -73,6 +86,8 @@ export interface AgentActivityDeps {
   events?: JobEvents;
   /** Told of every step's retry and outcome (the worker's metrics). */
   observer?: StepObserver;
+  /** Picks among a capability's agents by load. @default a router reading the worker's own Temporal client, every pool DEFAULT_POOL_SLOTS wide */
+  router?: LoadRouter;
 }
 
 /** What the step activity tells the worker's metrics. */
@@ -89,11 +104,16 @@ export const MAX_STEP_OUTPUT_BYTES = 256 * 1024;
 /** How often the host heartbeats while an agent step runs. */
 const HEARTBEAT_EVERY_MS = 2000;
 
+/** A load router reading queues through the running activity's Temporal client (the worker's). */
+function defaultRouter(): LoadRouter {
+  return createLoadRouter({ describe: (queue) => describeWithClient(Context.current().client)(queue), slotsOf: () => DEFAULT_POOL_SLOTS });
+}
+
 /** A cancellation-aware sleep for agents (the host's own heartbeat keeps the step alive meanwhile). */
 const agentSleep = (ms: number): Promise<void> => Context.current().sleep(ms);
 
 /** Creates the activities that find agents and run their steps. */
-export function createAgentActivities({ registry, stepLogPath, breaker, events, observer }: AgentActivityDeps) {
+export function createAgentActivities({ registry, stepLogPath, breaker, events, observer, router = defaultRouter() }: AgentActivityDeps) {
   function validateParams(agentId: string, params: unknown): Record<string, unknown> {
     const def = registry.get(agentId);
     if (!def) throw fatal(ErrorType.NoAgent, `no agent "${agentId}"`);
@@ -111,16 +131,37 @@ export function createAgentActivities({ registry, stepLogPath, breaker, events, 
     if (routed.fallback) log.warn('semantic routing: the embeddings endpoint failed, BM25 decided', { error: redact(routed.fallback) });
     if (routed.id === undefined) throw fatal(ErrorType.NoAgent, `no agent matches ${JSON.stringify(ref)}: ${routed.reason}`);
     log.info('semantic routing', { agentId: routed.id, reason: routed.reason });
-    return registry.get(routed.id);
+    return { def: registry.get(routed.id), reason: routed.reason };
+  }
+
+  /** A capability's agent: the only one, or among those that accept the params the least loaded. */
+  async function routeCapability(capability: string, params: unknown, lane?: string): Promise<ResolvedAgent> {
+    const all = registry.candidates(capability);
+    if (all.length === 0) throw fatal(ErrorType.NoAgent, `no agent matches ${JSON.stringify({ capability })}`);
+    const fit = all.filter((d) => d.params.safeParse(params ?? {}).success);
+    // none accepts the params: the first one's complaint says why
+    if (fit.length === 0) validateParams(all[0].manifest.id, params);
+    const only = (why: string): ResolvedAgent => ({ manifest: fit[0].manifest, routing: { agent: fit[0].manifest.id, reason: why } });
+    if (all.length === 1) return only(`only agent with capability ${capability}`);
+    if (fit.length === 1) return only(`only agent with capability ${capability} that accepts the params`);
+    const decision = await router.route({
+      capability,
+      lane: lane ?? Context.current().info.taskQueue,
+      candidates: fit.map((d) => ({ agent: d.manifest.id, ...(d.manifest.pool ? { pool: d.manifest.pool } : {}) })),
+    });
+    log.info('capability routed by load', { capability, agentId: decision.agent, reason: decision.reason });
+    const fallbacks = fit.map((d) => d.manifest.id).filter((id) => id !== decision.agent).slice(0, MAX_FALLBACKS);
+    return { manifest: registry.get(decision.agent)!.manifest, routing: decision, fallbacks };
   }
 
   return {
-    /** Finds the agent a task names and checks its params; NoAgent / InvalidInput otherwise. */
-    async resolveAgent({ agent, question, params }: ResolveAgentInput): Promise<AgentManifest> {
-      const def = typeof agent !== 'string' && 'route' in agent ? await routeSemantic(agent, question) : registry.resolve(agent, question);
+    /** Finds the agent a task names (a capability's by load, a semantic reference by ranking) and checks its params; NoAgent / InvalidInput otherwise. */
+    async resolveAgent({ agent, question, params, lane }: ResolveAgentInput): Promise<ResolvedAgent> {
+      if (typeof agent === 'object' && 'capability' in agent) return routeCapability(agent.capability, params, lane);
+      const { def, reason } = typeof agent !== 'string' && 'route' in agent ? await routeSemantic(agent, question) : { def: registry.resolve(agent, question), reason: 'named' };
       if (!def) throw fatal(ErrorType.NoAgent, `no agent matches ${JSON.stringify(agent)}`);
       validateParams(def.manifest.id, params);
-      return def.manifest;
+      return { manifest: def.manifest, routing: { agent: def.manifest.id, reason } };
     },
 
     /** Runs one step of an agent, with the host's checks around it. */

@@ -10,7 +10,8 @@ import type { SemanticRouterOptions } from './agents/semantic-router';
 import { createWebhookActivities, type WebhookDeps } from './webhook';
 import { createRoleActivities, loadRoleCatalog } from './roles';
 
-export type { AgentStepInput, AgentStepOutput, ResolveAgentInput, StepObserver } from './agent-step';
+export type { AgentStepInput, AgentStepOutput, ResolveAgentInput, ResolvedAgent, StepObserver } from './agent-step';
+export { createLoadRouter, describeWithClient, type LoadRouter, type RouteDecision } from './load-router';
 export type { JudgeInput, JudgeOutput } from './judge';
 export { loadRoleCatalog, type RoleCatalog, type LoadedSkill } from './roles';
 export type { ScoutJobInput } from './scout/commit';

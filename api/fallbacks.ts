@@ -1,11 +1,12 @@
 /**
  * Fallback agents at submission: a task's own `fallback` list is checked against this
- * deployment's agents, and a `{ capability }` task without one inherits the capability's
- * other agents (the subtask tries them in order when its agent fails; workflows/fallbacks.ts).
+ * deployment's agents (the subtask tries them in order when its agent fails; workflows/fallbacks.ts).
+ * A `{ capability }` task without one inherits, when it is routed by load, the capability's other
+ * agents that accept its params (activities/agent-step.ts).
  */
 import type { AgentRegistry } from '../activities';
 import type { AgentDefinition } from '../activities/agents/types';
-import { MAX_FALLBACKS, type TaskSpec } from '../schemas';
+import type { TaskSpec } from '../schemas';
 import { formatPath, type FieldError } from './errors';
 
 /** Why `def` cannot take over `task`: it refuses the task's params or would use tools outside its scope (undefined: it can). */
@@ -26,22 +27,4 @@ export function checkFallbacks(task: TaskSpec, at: (string | number)[], registry
     const why = unfit(def, task);
     return why ? [{ path, message: why }] : [];
   });
-}
-
-/**
- * The fallbacks a task runs with once its agent is `chosen`: its own list, or for a
- * `{ capability }` task without one, the capability's other agents that can take the task
- * (by id, at most MAX_FALLBACKS).
- */
-export function fallbacksOf(task: TaskSpec, chosen: string, registry: AgentRegistry): string[] | undefined {
-  if (task.fallback || typeof task.agent !== 'object' || !('capability' in task.agent)) return task.fallback;
-  const capability = task.agent.capability;
-  const others = registry
-    .list()
-    .filter((m) => m.id !== chosen && m.capabilities.includes(capability))
-    .map((m) => registry.get(m.id)!)
-    .filter((def) => unfit(def, task) === undefined)
-    .map((def) => def.manifest.id)
-    .slice(0, MAX_FALLBACKS);
-  return others.length > 0 ? others : undefined;
 }

@@ -4,10 +4,11 @@ import { backtrackingPatterns, compileOutputSchema } from '../activities/output-
 import { semanticText } from '../activities';
 import type { AgentManifest, AgentRef, JobSpec } from '../schemas';
 import { DEFAULT_STEP_CEILING_SECONDS } from '../workflows/engine-limits';
+import { capabilityKey } from '../workflows/routing';
 import { checkStepPolicy } from '../workflows/step-policy';
 import { formatPath, type FieldError } from './errors';
 import { checkRoleTask } from './role-check';
-import { checkFallbacks, fallbacksOf } from './fallbacks';
+import { checkFallbacks } from './fallbacks';
 
 /** Distinct outputSchemas one request may make the API compile, in JSON bytes: compiling costs CPU. */
 export const MAX_OUTPUT_SCHEMA_BYTES_PER_REQUEST = 1024 * 1024;
@@ -42,7 +43,8 @@ export function checkRunnable(spec: JobSpec, registry: AgentRegistry, maxDepth: 
       if (task.agent === undefined) return;
       errors.push(...checkFallbacks(task, at, registry));
       if (routedLater(task.agent, registry)) return;
-      const def = registry.resolve(task.agent, task.question);
+      // a capability routes among its agents that accept the params: check against one of those
+      const def = (typeof task.agent === 'object' && 'capability' in task.agent ? registry.candidates(task.agent.capability).find((d) => d.params.safeParse(task.params ?? {}).success) : undefined) ?? registry.resolve(task.agent, task.question);
       if (!def) {
         const what = typeof task.agent === 'string' ? `unknown agent "${task.agent}"` : `no agent matches ${JSON.stringify(task.agent)}${semanticMiss(task.agent, task.question, registry)}`;
         errors.push({ path: formatPath([...at, 'agent']), message: `${what}; GET /v1/agents lists them` });
@@ -68,9 +70,11 @@ export function checkRunnable(spec: JobSpec, registry: AgentRegistry, maxDepth: 
 }
 
 /**
- * The spec with every agent reference (id, capability, semantic route) resolved to an agent
- * id (a capability task also gets its capability's other agents as fallbacks), and the manifests of those agents: the job hands each subtask its manifest, so no
- * subtask spends an activity on finding its agent. Call after `checkRunnable` found nothing.
+ * The spec with every agent reference (id, semantic route) resolved to an agent id, and the
+ * manifests of those agents: the job hands each subtask its manifest, so no subtask spends an
+ * activity on finding its agent. A capability keeps its reference: with one agent, its manifest
+ * is handed over under `capability:<name>`; with several, the subtask routes it by load when it
+ * starts. (A capability routed by load takes its other agents as fallbacks then, when the task names none.) Call after `checkRunnable` found nothing.
  */
 export function resolveAgents(spec: JobSpec, registry: AgentRegistry): { spec: JobSpec; agents: Record<string, AgentManifest> } {
   const agents: Record<string, AgentManifest> = {};
@@ -78,11 +82,16 @@ export function resolveAgents(spec: JobSpec, registry: AgentRegistry): { spec: J
     ...job,
     tasks: job.tasks.map((task) => {
       if (task.job) return { ...task, job: walk(task.job) };
+      if (typeof task.agent === 'object' && 'capability' in task.agent) {
+        // one agent: handed over now; several: left to the subtask, which routes by load when it starts
+        const candidates = registry.candidates(task.agent.capability);
+        if (candidates.length === 1) agents[capabilityKey(task.agent.capability)] = candidates[0].manifest;
+        return task;
+      }
       const def = task.agent === undefined || routedLater(task.agent, registry) ? undefined : registry.resolve(task.agent, task.question);
       if (!def) return task;
       agents[def.manifest.id] = def.manifest;
-      const fallback = fallbacksOf(task, def.manifest.id, registry);
-      return { ...task, agent: def.manifest.id, ...(fallback ? { fallback } : {}) };
+      return { ...task, agent: def.manifest.id };
     }),
   });
   return { spec: walk(spec), agents };

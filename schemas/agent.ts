@@ -3,6 +3,7 @@ import { usageShape } from './budget-axes';
 import { EvidenceSchema } from './evidence';
 import { RetrySchema } from './job';
 import { RoleSchema, SkillSchema } from './role';
+import { PoolNameSchema } from './pools';
 
 /** An agent's declared identity, capabilities, contract and limits. */
 export const AgentManifestSchema = z
@@ -20,6 +21,7 @@ export const AgentManifestSchema = z
     }),
     retry: RetrySchema.describe('default retry policy of one step'),
     tools: z.array(z.string()),
+    pool: PoolNameSchema.optional().describe("the agent's pool: its steps run on the pool's own task queue (absent: the tenant's lane)"),
   })
   .meta({ id: 'AgentManifest' });
 export type AgentManifest = z.infer<typeof AgentManifestSchema>;
@@ -34,6 +36,7 @@ export const HttpAgentConfigSchema = z
     url: z.url({ protocol: /^https?$/ }),
     headers: z.record(z.string(), z.string()).default({}).describe('sent with every step; "${VAR}" is read from the environment'),
     capabilities: z.array(z.string()).default([]),
+    pool: PoolNameSchema.optional().describe("its steps run on this pool's own task queue, served by the workers that host the pool (DELEGATE_POOLS)"),
     inputSchema: z.record(z.string(), z.unknown()).default({ type: 'object' }).describe('JSON Schema of params'),
     outputSchema: z.record(z.string(), z.unknown()).optional(),
     timeoutSeconds: z.number().positive().max(86_400).default(60),
@@ -66,6 +69,7 @@ export const LlmAgentConfigSchema = z
     maxTokensPerStep: z.number().int().positive().default(1024),
     pricing: z.strictObject({ inputPerMTok: z.number().nonnegative().default(0), outputPerMTok: z.number().nonnegative().default(0) }).default({ inputPerMTok: 0, outputPerMTok: 0 }),
     capabilities: z.array(z.string()).default([]),
+    pool: PoolNameSchema.optional().describe("its steps run on this pool's own task queue, served by the workers that host the pool (DELEGATE_POOLS)"),
     tools: z.array(LlmToolSchema).default([]).describe('offered to the model only when the task scope allows them'),
     hostTools: z
       .array(z.enum(['read_file', 'grep']))

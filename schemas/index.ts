@@ -8,6 +8,7 @@ export * from './status';
 export * from './errors';
 export * from './config';
 export * from './tenant';
+export * from './pools';
 export * from './job-input';
 export * from './report';
 export * from './events';

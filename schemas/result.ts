@@ -66,6 +66,10 @@ export const TaskResultSchema = z
     priority: PrioritySchema.optional().describe('the priority its steps ran at (1 most urgent … 5 bulk)'),
     stoppedBy: z.string().optional().describe('the stop condition that ended the subtask, as the task wrote it'),
     notes: z.array(z.string()).optional().describe('what the host did on its own: a summary re-prompt, a rubric left unjudged'),
+    routing: z
+      .object({ agent: z.string(), reason: z.string() })
+      .optional()
+      .describe('which agent the task went to and why: `named`, `only agent with capability x`, or the load figures capability routing chose by'),
     research: ResearchSubtaskOutputSchema.optional().describe('a task written in the research-subtask contract: its output, as the contract shapes it'),
     role: RoleReportSchema.optional().describe('a role task: the bootstrap protocol as the host observed it'),
     agentsTried: z.array(AgentTrySchema).optional().describe('a task with fallback agents: every agent tried, in order'),

@@ -10,12 +10,13 @@ export type DedicatedWorkerOptions = Omit<DelegateWorkerOptions, 'connection' | 
   Partial<Pick<DelegateWorkerOptions, 'record'>> & {
     /** Tenants whose agent lanes it also serves (jobs the API submits run their steps there). */
     lanes?: string[];
+    /** Join this task queue (another dedicated worker's) instead of one of its own. */
+    taskQueue?: string;
   };
 
 /** Starts a worker with `opts` against the run's dev server; `stop()` shuts it down. */
-export async function startDedicatedWorker({ lanes = [], ...opts }: DedicatedWorkerOptions) {
+export async function startDedicatedWorker({ lanes = [], taskQueue = uniqueId('own-queue'), ...opts }: DedicatedWorkerOptions) {
   const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
-  const taskQueue = uniqueId('own-queue');
   const workers = await createWorkers(
     // breaker workflows run on the shared test worker's queue: it outlives this worker
     { connection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows({ tracing: opts.tracing !== undefined }), record: await testRecord(), ...opts, breaker: { taskQueue: inject('taskQueue'), ...opts.breaker } },

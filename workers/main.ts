@@ -9,6 +9,7 @@ import { installWorkerRuntime } from '../telemetry/worker-runtime';
 import { connectClient, connectWorker, loadConfig } from './config';
 import { ensurePruneSchedule } from './prune-schedule';
 import { ensureSearchAttributes, registerCommand } from './search-attributes';
+import { hostedPools } from './pool-hosting';
 import { agentQueueFor, loadTenants } from './tenants';
 import { bundleWorkflows, createWorkers } from './worker';
 import { startTracing } from '../telemetry/tracing';
@@ -51,6 +52,8 @@ log.info({ method: registry.semantic.method, model: config.DELEGATE_EMBEDDINGS_M
 if (config.DELEGATE_JUDGE_AGENT && !registry.get(config.DELEGATE_JUDGE_AGENT)) {
   throw new Error(`DELEGATE_JUDGE_AGENT: no agent "${config.DELEGATE_JUDGE_AGENT}" (agents: ${registry.list().map((m) => m.id).join(', ')})`);
 }
+// the pools this worker hosts on every lane: DELEGATE_POOLS, or every pool of the agents file
+const pools = hostedPools(config.DELEGATE_POOLS, registry.list());
 const all = await createWorkers(
   {
     connection,
@@ -68,6 +71,8 @@ const all = await createWorkers(
     archive: { pauseBeforeCommitMs: config.DELEGATE_CHAOS_ARCHIVE_HOLD_MS, pauseAfterCommitMs: config.DELEGATE_CHAOS_ARCHIVE_HOLD_AFTER_MS },
     metrics,
     breaker: { failures: config.DELEGATE_BREAKER_FAILURES, cooldownMs: Math.round(config.DELEGATE_BREAKER_COOLDOWN_SECONDS * 1000) },
+    pools,
+    poolsOnly: config.DELEGATE_POOLS_ONLY,
   },
   lanes,
 );
@@ -78,7 +83,7 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
     for (const w of all) if (w.getState() === 'RUNNING') w.shutdown();
   });
 }
-log.info({ address: config.TEMPORAL_ADDRESS, taskQueue: config.DELEGATE_TASK_QUEUE, tracing: tracing !== undefined, lanes: lanes.map((l) => `${l.taskQueue}×${l.slots}`) }, 'worker running');
+log.info({ address: config.TEMPORAL_ADDRESS, taskQueue: config.DELEGATE_TASK_QUEUE, tracing: tracing !== undefined, lanes: lanes.map((l) => `${l.taskQueue}×${l.slots}`), pools: Object.entries(pools).map(([p, n]) => `${p}×${n}`) }, 'worker running');
 await Promise.all(all.map((w) => w.run()));
 await connection.close();
 await record.close();

@@ -2,7 +2,10 @@ import { Client } from '@temporalio/client';
 import { log } from '@temporalio/activity';
 import { bundleWorkflowCode, Worker, type NativeConnection, type WorkerOptions, type WorkflowBundle } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
-import { builtinAgents, createActivities, createAgentRegistry, createCircuitBreaker, type AgentRegistry, type ArchiveDeps, type WebhookDeps } from '../activities';
+import { builtinAgents, createActivities, createAgentRegistry, createCircuitBreaker, createLoadRouter, describeWithClient, type AgentRegistry, type ArchiveDeps, type WebhookDeps } from '../activities';
+import { Context } from '@temporalio/activity';
+import { DEFAULT_POOL_SLOTS, type PoolSlots } from '../schemas/pools';
+import { stepQueueFor } from './pools';
 import type { RecordStore } from '../record';
 import type { Tracing } from '../telemetry/tracing';
 import { tracingWorkflowModules, workerTracing } from '../telemetry/worker-tracing';
@@ -47,6 +50,10 @@ export interface DelegateWorkerOptions {
   metrics?: WorkerMetrics;
   /** The remote agents' circuit breakers (one entity workflow per agent, shared by every worker). @default 5 failures, 30 s, on `taskQueue` */
   breaker?: WorkerBreakerOptions;
+  /** The agent pools this worker hosts on the shared queue and on every lane, with each one's concurrent steps (see pool-hosting.ts). @default none */
+  pools?: PoolSlots;
+  /** Host only the pool queues: no workflows, no shared queue, no lanes (a worker dedicated to its pools). @default false */
+  poolsOnly?: boolean;
 }
 
 /** How the workers' circuit breakers behave and where their workflows run. */
@@ -92,9 +99,11 @@ export async function bundleWorkflows({ tracing = false }: { tracing?: boolean }
 /**
  * The worker of the shared queue (workflows and the shared agent pool) and one activity-only
  * worker per tenant lane, each lane with its own slot cap: a tenant's steps wait in its own
- * queue on the server, so one tenant's long steps never hold the slots another's need. All
- * share one set of activities. A remote agent's circuit breaker is an entity workflow shared by
- * every worker of the deployment (activities/circuit-breaker.ts).
+ * queue on the server, so one tenant's long steps never hold the slots another's need. Each
+ * hosted agent pool adds an activity-only worker per lane (`<lane>.pool-<pool>`) with the
+ * pool's slots. All share one set of activities (the load router has one cache per process);
+ * a remote agent's circuit breaker is an entity workflow shared by every worker of the
+ * deployment (activities/circuit-breaker.ts).
  */
 export async function createWorkers(opts: DelegateWorkerOptions, lanes: AgentLane[] = []): Promise<[Worker, ...Worker[]]> {
   const registry = opts.registry ?? createAgentRegistry(builtinAgents);
@@ -108,7 +117,16 @@ export async function createWorkers(opts: DelegateWorkerOptions, lanes: AgentLan
     onError: (what, agentId, err) => log.warn(`cannot ${what} the circuit breaker: the step goes ahead`, { agentId, error: String(err) }),
   });
   metrics.watchBreaker(breaker);
-  const activities = createActivities({ registry, stepLogPath: opts.stepLogPath, events: opts.record.events, webhook: { ...opts.webhook, secret: opts.webhookSecret }, archive: { ...opts.archive, record: opts.record }, breaker, observer: metrics.observer, judgeAgent: opts.judgeAgent });
+  // every agent pool on every lane (and on the shared queue, for jobs started without a lane)
+  const poolLanes = Object.entries(opts.pools ?? {}).flatMap(([pool, slots]) => [opts.taskQueue, ...lanes.map((l) => l.taskQueue)].map((lane) => ({ taskQueue: stepQueueFor(lane, pool), slots })));
+  if (opts.poolsOnly && poolLanes.length === 0) throw new Error('DELEGATE_POOLS_ONLY: this worker would poll nothing: no agent declares a pool, or DELEGATE_POOLS lists none');
+  // the load router sizes a queue by this worker's own slots; a pool it does not host, by the default
+  const slotsByQueue = new Map([...lanes, ...poolLanes].map((l) => [l.taskQueue, l.slots]));
+  const router = createLoadRouter({
+    describe: (queue) => describeWithClient(Context.current().client)(queue),
+    slotsOf: (queue) => slotsByQueue.get(queue) ?? DEFAULT_POOL_SLOTS,
+  });
+  const activities = createActivities({ registry, stepLogPath: opts.stepLogPath, events: opts.record.events, webhook: { ...opts.webhook, secret: opts.webhookSecret }, archive: { ...opts.archive, record: opts.record }, breaker, observer: metrics.observer, judgeAgent: opts.judgeAgent, router });
   if (opts.workflowBundle && tracedBundles.has(opts.workflowBundle) !== (opts.tracing !== undefined)) {
     // a traced bundle without the sink logs an error per workflow task; an untraced one with it loses the workflow spans
     throw new Error(`the workflow bundle was built with tracing ${opts.tracing ? 'off' : 'on'}: bundleWorkflows({ tracing: ${opts.tracing !== undefined} })`);
@@ -117,6 +135,8 @@ export async function createWorkers(opts: DelegateWorkerOptions, lanes: AgentLan
   // every line an activity logs names its job, task, agent and tenant; traced workers add spans
   const activityInterceptors = [activityLogIds, ...(traced ? traced.interceptors.activity : [])];
   const common = { connection: opts.connection, namespace: opts.namespace, activities, shutdownGraceTime: '5 seconds', interceptors: { activity: activityInterceptors } } as const;
+  const poolWorkers = await Promise.all(poolLanes.map((lane) => Worker.create({ ...common, taskQueue: lane.taskQueue, maxConcurrentActivityTaskExecutions: lane.slots })));
+  if (opts.poolsOnly) return poolWorkers as [Worker, ...Worker[]];
   const main = await Worker.create({
     ...common,
     taskQueue: opts.taskQueue,
@@ -128,7 +148,7 @@ export async function createWorkers(opts: DelegateWorkerOptions, lanes: AgentLan
     ...opts.tuning,
   });
   const laneWorkers = await Promise.all(lanes.map((lane) => Worker.create({ ...common, taskQueue: lane.taskQueue, maxConcurrentActivityTaskExecutions: lane.slots })));
-  return [main, ...laneWorkers];
+  return [main, ...laneWorkers, ...poolWorkers];
 }
 
 /** A worker hosting the job and subtask workflows and the agents, on the shared queue only. */

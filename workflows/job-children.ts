@@ -17,6 +17,7 @@ import { delegationJob } from './delegation-job';
 import { cancelJobSignal, cancelSignal, stopSignal } from './messages';
 import { HOST_RULES, subtask, type SubtaskInput } from './subtask';
 import { currentModel, nestedModel } from './job-model';
+import { submittedManifest } from './routing';
 
 /** A child between start and result. */
 export interface Running {
@@ -170,7 +171,7 @@ export class JobChildren {
                 task: withContextSeed(task, context.contextSeed ?? []), jobId: input.spec.jobId, allocation, previous: context.previous,
                 deadline: s.deadline, stepCeilingSeconds: limits.stepCeilingSeconds, stepsPerRun: limits.subtaskStepsPerRun,
                 agentQueue: input.agentQueue,
-                manifest: typeof task.agent === 'string' ? input.agents?.[task.agent] : undefined,
+                manifest: submittedManifest(task, input.agents),
                 ...(s.events ? { events: s.events } : {}),
                 showOutcome: true,
                 hostRules: HOST_RULES,

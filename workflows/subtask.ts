@@ -47,6 +47,8 @@ import { effectivePriority } from '../schemas/priority';
 import { originOfTask, toResearchOutput, withoutSeed } from '../schemas/research-mapping';
 import { RoleHost, type RoleHostCarry } from './role-host';
 import { FALLBACK_PATCH, fallsBack } from './fallbacks';
+import { stepQueueFor } from '../workers/pools';
+import { readResolved, submittedRouting, type Routing } from './routing';
 
 /** A subtask keeps at most this much evidence (JSON bytes), so its result stays a small payload. */
 const MAX_EVIDENCE_BYTES = 512 * 1024;
@@ -74,7 +76,7 @@ export interface SubtaskInput {
   allocation: Budget;
   /** In a pipeline: the previous stage's result, handed to the agent with every step. */
   previous?: PreviousStage;
-  /** The tenant's agent lane: the task queue its steps run on (default: the workflow's own). */
+  /** The tenant's agent lane: the task queue its steps run on (default: the workflow's own); a pooled agent's on `<lane>.pool-<pool>`. */
   agentQueue?: string;
   /** The agent's manifest, resolved at submission: no `resolveAgent` activity (absent: resolved here). */
   manifest?: AgentManifest;
@@ -134,6 +136,9 @@ export interface SubtaskCarry {
   fallbackAt?: number;
   agentsTried?: AgentTry[];
   agentStartStep?: number;
+  routing?: Routing;
+  /** The fallbacks a capability routed by load inherited (its other agents), when the task names none. */
+  fallbacks?: string[];
 }
 
 
@@ -203,7 +208,8 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
   let summaryReprompted = carry?.summaryReprompted ?? false;
   let schemaValid: boolean | null = carry?.schemaValid ?? null;
   // fallback agents: where the task is in its list, the agents it left, the step the current agent began at
-  const fallbacks = task.fallback ?? [];
+  // a capability routed by load inherits its other agents when the task names no fallbacks (set once resolved)
+  let fallbacks = task.fallback ?? carry?.fallbacks ?? [];
   let fallbackAt = carry?.fallbackAt ?? 0;
   const tried: AgentTry[] = [...(carry?.agentsTried ?? [])];
   let agentStartStep = carry?.agentStartStep ?? 0;
@@ -220,10 +226,11 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
   setHandler(subtaskStatusQuery, () => ({ id: task.id, agentId, phase, steps, ledger: snapshot(ledger, elapsed()) }), { description: subtaskMessages.status });
 
   let attempts = carry?.attempts ?? 0;
+  let routing: Routing | undefined = carry?.routing;
   const errors: string[] = [...(carry?.errors ?? [])];
   /** The UI's current details: step, attempts, spend against the budget, the last error. */
   function showDetails(): void {
-    setCurrentDetails(subtaskDetails({ taskId: task.id, agentId, phase, steps, attempts, ledger: snapshot(ledger, elapsed()), lastError: errors.at(-1) }));
+    setCurrentDetails(subtaskDetails({ taskId: task.id, agentId, phase, steps, attempts, ledger: snapshot(ledger, elapsed()), lastError: errors.at(-1), routing }));
   }
   showDetails();
 
@@ -232,7 +239,7 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
     while (fallbackAt < fallbacks.length) {
       const id = fallbacks[fallbackAt++];
       try {
-        return await resolveAgent({ agent: id, question: task.question, params: task.params });
+        return readResolved(await resolveAgent({ agent: id, question: task.question, params: task.params, lane: agentQueue })).manifest;
       } catch (err) {
         const c = classify(err, 1);
         tried.push({ agent: id, outcome: 'failure', reason: c.reason, error: c.message.slice(0, 500) });
@@ -248,7 +255,14 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
   try {
     if (task.role) roleHost = await RoleHost.open(task, { model: input.model, maxOutputTokens: input.maxOutputTokens, previous }, carry?.role);
     // a continued run keeps the agent it had: routing must not pick another one halfway
-    manifest = carry?.manifest ?? input.manifest ?? roleHost?.manifest ?? (await resolveAgent({ agent: task.agent ?? '', question: task.question, params: task.params }));
+    if (carry) manifest = carry.manifest;
+    else if (input.manifest) [manifest, routing] = [input.manifest, submittedRouting(task, input.manifest)];
+    else if (roleHost?.manifest) [manifest, routing] = [roleHost.manifest, { agent: roleHost.manifest.id, reason: `plays role ${task.role}` }];
+    else {
+      const resolved = readResolved(await resolveAgent({ agent: task.agent ?? '', question: task.question, params: task.params, lane: agentQueue }));
+      ({ manifest, routing } = resolved);
+      if (!task.fallback && resolved.fallbacks) fallbacks = resolved.fallbacks;
+    }
   } catch (err) {
     const { reason, message } = classify(err, 1);
     const next = fallbacks.length > 0 && fallsBack(reason, pastDeadline()) && patched(FALLBACK_PATCH)
@@ -274,7 +288,8 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
   // the deadline bounds a step with its retries (schedule-to-close): no timer, no extra history events
   const stepActivity = () => proxyActivities<Activities>({
     ...(deadline !== undefined ? { scheduleToCloseTimeout: Math.max(1, msLeft(deadline, Date.now())) } : {}),
-    ...(agentQueue ? { taskQueue: agentQueue } : {}),
+    // a pooled agent's steps go to its pool's queue on the lane: read from the manifest of the moment
+    ...(manifest.pool ? { taskQueue: stepQueueFor(agentQueue ?? workflowInfo().taskQueue, manifest.pool) } : agentQueue ? { taskQueue: agentQueue } : {}),
     // steps inherit the run's priority too; said here so a run continued as new keeps it for sure
     ...(task.priority !== undefined ? { priority: { priorityKey: task.priority } } : {}),
     startToCloseTimeout: `${policy.timeoutSeconds} seconds`,
@@ -394,7 +409,8 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
     runs: (carry?.runs ?? 1) + 1,
     ...(rules >= 1 ? { stoppedBy, notes: notes.slice(0, 50), summaryReprompted, schemaValid } : {}),
     ...(roleHost ? { role: roleHost.carry() } : {}),
-    ...(fallbacks.length > 0 ? { fallbackAt, agentsTried: tried, agentStartStep } : {}),
+    ...(fallbacks.length > 0 ? { fallbackAt, agentsTried: tried, agentStartStep, ...(task.fallback ? {} : { fallbacks }) } : {}),
+    ...(routing ? { routing } : {}),
   });
 
   /**
@@ -634,6 +650,7 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
     ...(stoppedBy !== undefined ? { stoppedBy } : {}),
     ...(notes.length > 0 ? { notes: notes.slice(0, 50) } : {}),
     ...(fallbacks.length > 0 ? { agentsTried: triedAll ? tried : [...tried, { agent: agentId, outcome: status, ...(reason ? { reason } : {}) }] } : {}),
+    ...(routing ? { routing } : {}),
   };
   roleHost?.finishResult(result);
   if (task.research) {

@@ -65,6 +65,8 @@ export interface SubtaskDetails {
   attempts: number;
   ledger: Ledger;
   lastError?: string;
+  /** Which agent the subtask was routed to, and why. */
+  routing?: { agent: string; reason: string };
 }
 
 /** A subtask's details: where its loop is, what it spent against its budget, its last error. */
@@ -73,6 +75,7 @@ export function subtaskDetails(d: SubtaskDetails): string {
     `**${d.taskId}** · ${d.agentId} · ${d.phase}`,
     '',
     `step ${d.steps} · attempts ${d.attempts}`,
+    ...(d.routing ? ['', `routed to ${d.routing.agent}: ${d.routing.reason.replace(/\s+/g, ' ').slice(0, 300)}`] : []),
     '',
     ...ledgerTable(d.ledger, false),
     ...(d.lastError ? ['', `last error: ${d.lastError.replace(/\s+/g, ' ').slice(0, 300)}`] : []),

@@ -20,6 +20,8 @@ export interface AgentRegistry {
   readonly semantic: SemanticRouter;
   /** The specialist roles and skills of the agents file (absent: none configured). */
   roles?: RoleCatalog;
+  /** Every agent that declares the capability, in id order (capability routing picks among them by load). */
+  candidates(capability: string): AgentDefinition[];
 }
 
 /** Options of `createAgentRegistry`. */
@@ -50,6 +52,7 @@ export function createAgentRegistry(defs: AgentDefinition[], opts: AgentRegistry
   return {
     get: (id) => byId.get(id),
     list: () => sorted.map((d) => d.manifest),
+    candidates: (capability) => sorted.filter((d) => d.manifest.capabilities.includes(capability)),
     resolve,
     resolveWithReason(ref, question) {
       if (typeof ref !== 'string' && 'route' in ref) return routeSemantic(ref, question);

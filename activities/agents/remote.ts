@@ -21,7 +21,7 @@ export function jsonSchemaParams(schema: Record<string, unknown>) {
 /** The manifest of a configured remote agent. */
 export function remoteManifest(
   kind: 'http' | 'llm',
-  cfg: Pick<AgentManifest, 'id' | 'version' | 'description' | 'capabilities' | 'inputSchema' | 'outputSchema' | 'retry' | 'tools'> & { timeoutSeconds: number; maxSteps: number },
+  cfg: Pick<AgentManifest, 'id' | 'version' | 'description' | 'capabilities' | 'inputSchema' | 'outputSchema' | 'retry' | 'tools' | 'pool'> & { timeoutSeconds: number; maxSteps: number },
 ): AgentManifest {
   return {
     id: cfg.id,
@@ -34,6 +34,7 @@ export function remoteManifest(
     limits: { timeoutSeconds: cfg.timeoutSeconds, maxSteps: cfg.maxSteps },
     retry: cfg.retry,
     tools: cfg.tools,
+    ...(cfg.pool ? { pool: cfg.pool } : {}),
   };
 }
 

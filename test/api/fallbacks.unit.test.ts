@@ -1,4 +1,4 @@
-/** Fallbacks at submission: unknown or unfit fallback agents are refused by path; a capability task inherits the capability's other agents. */
+/** Fallbacks at submission: unknown or unfit fallback agents are refused by path; a capability task routed by load inherits the capability's other agents. */
 import { describe, expect, it } from 'vitest';
 import { builtinAgents, createAgentRegistry, createHttpAgent } from '../../activities';
 import { checkRunnable, resolveAgents } from '../../api/spec-check';
@@ -25,19 +25,12 @@ describe('fallbacks at submission', () => {
     expect(errors[1].message).toContain('agent "gamma" does not take the task\'s params');
   });
 
-  it("gives a capability task without fallbacks the capability's other agents that can take it; its own list wins", () => {
+  it('leaves a capability task as it is: its agent and inherited fallbacks are decided when it is routed', () => {
     const { spec } = resolveAgents(job([
       { id: 'cap', question: 'q', agent: { capability: 'research' } },
-      { id: 'params', question: 'q', agent: { capability: 'research' }, params: { colour: 'red' } },
-      { id: 'own', question: 'q', agent: { capability: 'research' }, fallback: ['echo'] },
-      { id: 'alone', question: 'q', agent: { capability: 'math' } },
       { id: 'byId', question: 'q', agent: 'alpha' },
     ]), registry);
-    const t = Object.fromEntries(spec.tasks.map((x) => [x.id, x]));
-    expect(t.cap).toMatchObject({ agent: 'alpha', fallback: ['beta', 'gamma'] });
-    expect(t.params).toMatchObject({ agent: 'alpha', fallback: ['beta'] });
-    expect(t.own.fallback).toEqual(['echo']);
-    expect(t.alone.fallback).toBeUndefined();
-    expect(t.byId.fallback).toBeUndefined();
+    expect(spec.tasks[0]).toEqual({ id: 'cap', question: 'q', agent: { capability: 'research' } });
+    expect(spec.tasks[1].fallback).toBeUndefined();
   });
 });

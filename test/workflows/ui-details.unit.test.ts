@@ -38,6 +38,12 @@ describe('what the Temporal UI shows', () => {
     expect(job.endsWith('| limit | $0.5 | 1000 | ∞ | ∞ |\n\n\u00a0')).toBe(true);
   });
 
+  it("a routed subtask's details say which agent it went to and why", () => {
+    const sub = subtaskDetails({ taskId: 't', agentId: 'vision-b', phase: 'running', steps: 0, attempts: 0, ledger: snapshot(newLedger({}), 0),
+      routing: { agent: 'vision-b', reason: 'load: pool pb backlog 0, 1 poller; cheaper than pool pa backlog 2' } });
+    expect(sub.split('\n').slice(0, 5)).toEqual(['**t** · vision-b · running', '', 'step 0 · attempts 0', '', 'routed to vision-b: load: pool pb backlog 0, 1 poller; cheaper than pool pa backlog 2']);
+  });
+
   it('docker-compose registers every search attribute the workflows set, with its type', () => {
     const compose = readFileSync(new URL('../../docker-compose.yml', import.meta.url), 'utf8');
     for (const [name, type] of Object.entries(SEARCH_ATTRIBUTE_DEFINITIONS)) expect(compose).toContain(`${name}:${type}`);
