@@ -5,7 +5,7 @@ import type { AgentManifest, AgentRef, Budget, Evidence, NewJobEvent, TaskSpec, 
 import { ErrorType } from '../schemas/errors';
 import { MAX_FALLBACKS } from '../schemas/job';
 import { usageOf } from '../schemas/money';
-import type { AgentRegistry } from './agents/registry';
+import { refusal, type AgentRegistry } from './agents/registry';
 import { semanticText } from './agents/semantic-router';
 import type { PreviousStage } from './agents/types';
 import type { CircuitBreaker } from './circuit-breaker';
@@ -23,6 +23,8 @@ export interface ResolveAgentInput {
   agent: AgentRef;
   question: string;
   params?: Record<string, unknown>;
+  /** The task's scope: capability routing only picks agents whose tools it allows. */
+  scope?: string[];
   /** The lane the subtask's steps run on, whose pool queues capability routing reads (absent: this activity's queue). */
   lane?: string;
 }
@@ -31,7 +33,7 @@ export interface ResolveAgentInput {
 export interface ResolvedAgent {
   manifest: AgentManifest;
   routing: RouteDecision;
-  /** A capability routed by load: its other agents that accept the params (id order, at most MAX_FALLBACKS), the task's fallbacks when it names none. */
+  /** A capability routed by load: its other agents that take the params and scope (id order, at most MAX_FALLBACKS), the task's fallbacks when it names none. */
   fallbacks?: string[];
 }
 
@@ -135,15 +137,15 @@ export function createAgentActivities({ registry, stepLogPath, breaker, events, 
   }
 
   /** A capability's agent: the only one, or among those that accept the params the least loaded. */
-  async function routeCapability(capability: string, params: unknown, lane?: string): Promise<ResolvedAgent> {
+  async function routeCapability(capability: string, params: Record<string, unknown> | undefined, scope: string[] | undefined, lane?: string): Promise<ResolvedAgent> {
     const all = registry.candidates(capability);
     if (all.length === 0) throw fatal(ErrorType.NoAgent, `no agent matches ${JSON.stringify({ capability })}`);
-    const fit = all.filter((d) => d.params.safeParse(params ?? {}).success);
-    // none accepts the params: the first one's complaint says why
-    if (fit.length === 0) validateParams(all[0].manifest.id, params);
+    const fit = all.filter((d) => refusal(d, params, scope) === undefined);
+    // none takes the task: the first one's complaint says why
+    if (fit.length === 0) throw fatal(ErrorType.InvalidInput, refusal(all[0], params, scope) ?? `no agent of capability ${capability} takes the task`);
     const only = (why: string): ResolvedAgent => ({ manifest: fit[0].manifest, routing: { agent: fit[0].manifest.id, reason: why } });
     if (all.length === 1) return only(`only agent with capability ${capability}`);
-    if (fit.length === 1) return only(`only agent with capability ${capability} that accepts the params`);
+    if (fit.length === 1) return only(`only agent with capability ${capability} that takes the task`);
     const decision = await router.route({
       capability,
       lane: lane ?? Context.current().info.taskQueue,
@@ -156,8 +158,8 @@ export function createAgentActivities({ registry, stepLogPath, breaker, events, 
 
   return {
     /** Finds the agent a task names (a capability's by load, a semantic reference by ranking) and checks its params; NoAgent / InvalidInput otherwise. */
-    async resolveAgent({ agent, question, params, lane }: ResolveAgentInput): Promise<ResolvedAgent> {
-      if (typeof agent === 'object' && 'capability' in agent) return routeCapability(agent.capability, params, lane);
+    async resolveAgent({ agent, question, params, scope, lane }: ResolveAgentInput): Promise<ResolvedAgent> {
+      if (typeof agent === 'object' && 'capability' in agent) return routeCapability(agent.capability, params, scope, lane);
       const { def, reason } = typeof agent !== 'string' && 'route' in agent ? await routeSemantic(agent, question) : { def: registry.resolve(agent, question), reason: 'named' };
       if (!def) throw fatal(ErrorType.NoAgent, `no agent matches ${JSON.stringify(agent)}`);
       validateParams(def.manifest.id, params);

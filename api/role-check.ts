@@ -26,5 +26,9 @@ export function checkRoleTask(task: JobSpec['tasks'][number], at: (string | numb
   if (task.scope?.length) {
     errors.push({ path: formatPath([...at, 'scope']), message: `a role task uses its role's tools (${role.tools.join(', ') || 'none'}): drop scope` });
   }
+  if (task.fallback?.length) {
+    // another agent would start the protocol afresh under a host that already bootstrapped the first one
+    errors.push({ path: formatPath([...at, 'fallback']), message: `a role task is played by its role's agent ("${role.agent}"): drop fallback` });
+  }
   return errors;
 }

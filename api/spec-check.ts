@@ -9,6 +9,7 @@ import { checkStepPolicy } from '../workflows/step-policy';
 import { formatPath, type FieldError } from './errors';
 import { checkRoleTask } from './role-check';
 import { checkFallbacks } from './fallbacks';
+import { refusal } from '../activities/agents/registry';
 
 /** Distinct outputSchemas one request may make the API compile, in JSON bytes: compiling costs CPU. */
 export const MAX_OUTPUT_SCHEMA_BYTES_PER_REQUEST = 1024 * 1024;
@@ -43,8 +44,8 @@ export function checkRunnable(spec: JobSpec, registry: AgentRegistry, maxDepth: 
       if (task.agent === undefined) return;
       errors.push(...checkFallbacks(task, at, registry));
       if (routedLater(task.agent, registry)) return;
-      // a capability routes among its agents that accept the params: check against one of those
-      const def = (typeof task.agent === 'object' && 'capability' in task.agent ? registry.candidates(task.agent.capability).find((d) => d.params.safeParse(task.params ?? {}).success) : undefined) ?? registry.resolve(task.agent, task.question);
+      // a capability routes among its agents that take the params and the scope: check against one of those
+      const def = (typeof task.agent === 'object' && 'capability' in task.agent ? registry.candidates(task.agent.capability).find((d) => refusal(d, task.params, task.scope) === undefined) : undefined) ?? registry.resolve(task.agent, task.question);
       if (!def) {
         const what = typeof task.agent === 'string' ? `unknown agent "${task.agent}"` : `no agent matches ${JSON.stringify(task.agent)}${semanticMiss(task.agent, task.question, registry)}`;
         errors.push({ path: formatPath([...at, 'agent']), message: `${what}; GET /v1/agents lists them` });

@@ -121,7 +121,7 @@ export async function createWorkers(opts: DelegateWorkerOptions, lanes: AgentLan
   const poolLanes = Object.entries(opts.pools ?? {}).flatMap(([pool, slots]) => [opts.taskQueue, ...lanes.map((l) => l.taskQueue)].map((lane) => ({ taskQueue: stepQueueFor(lane, pool), slots })));
   if (opts.poolsOnly && poolLanes.length === 0) throw new Error('DELEGATE_POOLS_ONLY: this worker would poll nothing: no agent declares a pool, or DELEGATE_POOLS lists none');
   // the load router sizes a queue by this worker's own slots; a pool it does not host, by the default
-  const slotsByQueue = new Map([...lanes, ...poolLanes].map((l) => [l.taskQueue, l.slots]));
+  const slotsByQueue = new Map([[opts.taskQueue, opts.maxConcurrentActivities ?? 200], ...[...lanes, ...poolLanes].map((l): [string, number] => [l.taskQueue, l.slots])]);
   const router = createLoadRouter({
     describe: (queue) => describeWithClient(Context.current().client)(queue),
     slotsOf: (queue) => slotsByQueue.get(queue) ?? DEFAULT_POOL_SLOTS,

@@ -259,7 +259,7 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
     else if (input.manifest) [manifest, routing] = [input.manifest, submittedRouting(task, input.manifest)];
     else if (roleHost?.manifest) [manifest, routing] = [roleHost.manifest, { agent: roleHost.manifest.id, reason: `plays role ${task.role}` }];
     else {
-      const resolved = readResolved(await resolveAgent({ agent: task.agent ?? '', question: task.question, params: task.params, lane: agentQueue }));
+      const resolved = readResolved(await resolveAgent({ agent: task.agent ?? '', question: task.question, params: task.params, scope: task.scope, lane: agentQueue }));
       ({ manifest, routing } = resolved);
       if (!task.fallback && resolved.fallbacks) fallbacks = resolved.fallbacks;
     }
@@ -273,6 +273,7 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
       return finish({ ...r, metrics: { ...r.metrics, latencyMs: Date.now() - started }, ...(tried.length > 0 ? { agentsTried: tried, errors: errors.slice(0, 50) } : {}) });
     }
     manifest = next;
+    routing = { agent: next.id, reason: `fallback after ${reason} of ${agentLabel(task)}` };
   }
   agentId = manifest.id;
   phase = 'running';
@@ -428,6 +429,7 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
       return false;
     }
     log.info('subtask falls back to another agent', { jobId, taskId: task.id, from: manifest.id, to: next.id, reason: why });
+    routing = { agent: next.id, reason: `fallback after ${why} of ${manifest.id}` };
     manifest = next;
     agentId = next.id;
     policy = policyOf(next);

@@ -69,3 +69,12 @@ export const builtinAgents: AgentDefinition[] = [
   simAgent as unknown as AgentDefinition,
   createScoutAgent({ root: scoutRoot() }) as unknown as AgentDefinition,
 ];
+
+/** Why `def` cannot take a task with these params and scope: it refuses the params, or would use tools outside the scope (undefined: it can). */
+export function refusal(def: AgentDefinition, params: Record<string, unknown> | undefined, scope: string[] | undefined): string | undefined {
+  const parsed = def.params.safeParse(params ?? {});
+  if (!parsed.success) return `agent "${def.manifest.id}" does not take the task's params: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`;
+  const denied = (def.toolsFor?.(parsed.data) ?? []).filter((t) => !(scope ?? []).includes(t));
+  if (denied.length > 0) return `agent "${def.manifest.id}" would use tools outside the scope: ${denied.join(', ')}`;
+  return undefined;
+}

@@ -5,7 +5,7 @@ import { jobsStartedWithId, uniqueId, useApp } from '../helpers';
 const app = useApp();
 
 describe('fallback agents at the API', () => {
-  it('answers 422 naming tasks[i].fallback[j] of an unknown or unfit agent, and starts nothing', async () => {
+  it("answers 422 naming tasks[i].fallback[j] of an unknown or unfit agent or the task's own, and starts nothing", async () => {
     const jobId = uniqueId('fb-422');
     const res = await app.inject({
       method: 'POST',
@@ -14,6 +14,7 @@ describe('fallback agents at the API', () => {
     });
     expect(res.statusCode).toBe(422);
     expect(res.json().errors).toEqual([
+      { path: 'body.tasks[0].fallback[0]', message: 'agent "sim" is the task\'s own agent' },
       { path: 'body.tasks[0].fallback[1]', message: expect.stringContaining('unknown agent "nobody"') },
       { path: 'body.tasks[0].fallback[2]', message: expect.stringContaining('agent "echo" does not take the task\'s params') },
     ]);

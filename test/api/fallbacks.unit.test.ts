@@ -25,6 +25,14 @@ describe('fallbacks at submission', () => {
     expect(errors[1].message).toContain('agent "gamma" does not take the task\'s params');
   });
 
+  it('refuses an agent twice in the list, and the task\'s own agent, at its index', () => {
+    const errors = checkRunnable(job([{ id: 'a', question: 'q', agent: 'alpha', fallback: ['beta', 'alpha', 'beta'] }]), registry, 3);
+    expect(errors).toEqual([
+      { path: 'tasks[0].fallback[1]', message: 'agent "alpha" is the task\'s own agent' },
+      { path: 'tasks[0].fallback[2]', message: 'agent "beta" is already at fallback[0]' },
+    ]);
+  });
+
   it('leaves a capability task as it is: its agent and inherited fallbacks are decided when it is routed', () => {
     const { spec } = resolveAgents(job([
       { id: 'cap', question: 'q', agent: { capability: 'research' } },

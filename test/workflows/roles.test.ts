@@ -110,13 +110,14 @@ describe('specialist roles: the decision branch', () => {
 describe('specialist roles: the API checks a role task before it runs', () => {
   const submit = (tasks: object[], extra: object = {}) => app.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId: uniqueId('role-bad'), pattern: 'fanout', tasks, ...extra } });
 
-  it('answers 422 with the path of an unknown role, a task type the role lacks, and a depth over its cap', async () => {
+  it('answers 422 with the path of an unknown role, a task type the role lacks, a depth over its cap and fallback agents', async () => {
     const jobId = uniqueId('role-422');
     const res = await app.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId, pattern: 'fanout', tasks: [
       { id: 'a', question: 'q', role: 'auditor', taskType: 'x' },
       { id: 'b', question: 'q', role: 'review', taskType: 'poetry' },
       { id: 'c', question: 'q', job: { pattern: 'fanout', tasks: [{ id: 'd', question: 'q', role: 'review', taskType: 'code_review' }] } },
       { id: 'e', question: 'q', role: 'review', taskType: 'code_review', budgetWaitSeconds: 30 },
+      { id: 'f', question: 'q', role: 'review', taskType: 'code_review', fallback: ['echo'] },
     ] } });
     expect(res.statusCode).toBe(422);
     expect(res.json().errors).toEqual([
@@ -124,6 +125,7 @@ describe('specialist roles: the API checks a role task before it runs', () => {
       { path: 'body.tasks[1].taskType', message: expect.stringMatching(/no task type "poetry"; its task types: code_review, design_review, risk_scan/) },
       { path: 'body.tasks[2].job.tasks[0].role', message: expect.stringMatching(/depth 0 at most; this task is at depth 1/) },
       { path: 'body.tasks[3].budgetWaitSeconds', message: expect.stringMatching(/never waits for a human/) },
+      { path: 'body.tasks[4].fallback', message: expect.stringMatching(/played by its role's agent \("role-player"\): drop fallback/) },
     ]);
     expect(await jobsStartedWithId(jobId)).toBe(0);
   });
