@@ -39,6 +39,11 @@ export type BreakerSettings = z.infer<typeof BreakerSettingsSchema>;
 /** Defaults of the breaker's settings (DELEGATE_BREAKER_FAILURES, DELEGATE_BREAKER_COOLDOWN_SECONDS). */
 export const DEFAULT_BREAKER_SETTINGS: BreakerSettings = { failures: 5, cooldownMs: 30_000 };
 
+/** The breaker's settings as the deployment's configuration gives them (the API and the workers must agree). */
+export function breakerSettingsOf(config: { DELEGATE_BREAKER_FAILURES: number; DELEGATE_BREAKER_COOLDOWN_SECONDS: number }): BreakerSettings {
+  return { failures: config.DELEGATE_BREAKER_FAILURES, cooldownMs: Math.round(config.DELEGATE_BREAKER_COOLDOWN_SECONDS * 1000) };
+}
+
 /** GET /v1/agents/:id: the manifest and, for a remote agent, its circuit breaker (builtin agents have none: `null`). */
 export const AgentDetailSchema = AgentManifestSchema.extend({
   breaker: BreakerViewSchema.nullable().describe('null for builtin agents: they run in the worker and are never cut off'),

@@ -1,6 +1,7 @@
 /** Worker process: hosts the workflows, the shared agent pool and one agent lane per tenant until SIGINT/SIGTERM. */
 import { loadRegistry, netPolicyFromConfig, semanticOptionsFromConfig } from '../activities';
 import { openRecord, recordLocation } from '../record';
+import { breakerSettingsOf } from '../schemas/breaker';
 import { Client } from '@temporalio/client';
 import { createLogger } from '../telemetry/logging';
 import { createWorkerMetrics } from '../telemetry/metrics';
@@ -70,7 +71,7 @@ const all = await createWorkers(
     record: record.store,
     archive: { pauseBeforeCommitMs: config.DELEGATE_CHAOS_ARCHIVE_HOLD_MS, pauseAfterCommitMs: config.DELEGATE_CHAOS_ARCHIVE_HOLD_AFTER_MS },
     metrics,
-    breaker: { failures: config.DELEGATE_BREAKER_FAILURES, cooldownMs: Math.round(config.DELEGATE_BREAKER_COOLDOWN_SECONDS * 1000) },
+    breaker: breakerSettingsOf(config),
     pools,
     poolsOnly: config.DELEGATE_POOLS_ONLY,
   },

@@ -44,15 +44,16 @@ export function createAgentRegistry(defs: AgentDefinition[], opts: AgentRegistry
     const def = routed.id === undefined ? undefined : byId.get(routed.id);
     return def && { def, reason: routed.reason };
   };
+  const candidates = (capability: string) => sorted.filter((d) => d.manifest.capabilities.includes(capability));
   const resolve: AgentRegistry['resolve'] = (ref, question) => {
     if (typeof ref === 'string') return byId.get(ref);
-    if ('capability' in ref) return sorted.find((d) => d.manifest.capabilities.includes(ref.capability));
+    if ('capability' in ref) return candidates(ref.capability)[0];
     return routeSemantic(ref, question)?.def;
   };
   return {
     get: (id) => byId.get(id),
     list: () => sorted.map((d) => d.manifest),
-    candidates: (capability) => sorted.filter((d) => d.manifest.capabilities.includes(capability)),
+    candidates,
     resolve,
     resolveWithReason(ref, question) {
       if (typeof ref !== 'string' && 'route' in ref) return routeSemantic(ref, question);

@@ -1,7 +1,7 @@
 /** Health, readiness and the agent catalogue. */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { AgentDetailSchema, AgentManifestSchema, RoleSchema } from '../../schemas';
+import { AgentDetailSchema, AgentManifestSchema, RoleSchema, breakerSettingsOf } from '../../schemas';
 import { readBreaker } from '../breakers';
 import { HttpProblem, ProblemSchema } from '../errors';
 
@@ -55,7 +55,6 @@ export const systemRoutes: FastifyPluginAsyncZod = async (app) => {
     if (!def) throw new HttpProblem(404, 'Not found', `no agent "${req.params.id}"; GET /v1/agents lists them`);
     const m = def.manifest;
     if (m.kind === 'builtin') return { ...m, breaker: null };
-    const settings = { failures: app.config.DELEGATE_BREAKER_FAILURES, cooldownMs: Math.round(app.config.DELEGATE_BREAKER_COOLDOWN_SECONDS * 1000) };
-    return { ...m, breaker: await readBreaker(app.temporal, m.id, settings) };
+    return { ...m, breaker: await readBreaker(app.temporal, m.id, breakerSettingsOf(app.config)) };
   });
 };
