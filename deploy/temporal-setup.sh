@@ -39,7 +39,13 @@ namespace)
   if ! "$CLI" operator namespace describe --namespace "$ns" >/dev/null 2>&1; then
     "$CLI" operator namespace create --namespace "$ns" --retention "${DEFAULT_NAMESPACE_RETENTION:-24h}"
   fi
-  existing=$("$CLI" operator search-attribute list --namespace "$ns")
+  # a new namespace reaches the frontend's cache within about 10 s
+  tries=0
+  until existing=$("$CLI" operator search-attribute list --namespace "$ns" 2>&1); do
+    tries=$((tries + 1))
+    if [ "$tries" -ge 60 ]; then echo "$existing" >&2; exit 1; fi
+    sleep 1
+  done
   for pair in $DELEGATE_SEARCH_ATTRIBUTES; do
     name=${pair%%:*}
     # one at a time: an upgrade adds the new ones to a namespace that has the old ones

@@ -1,0 +1,96 @@
+/**
+ * `npm run cluster`: the production shape on one machine, without Docker — the Temporal
+ * server (1.29.1, not the dev server) on the machine's PostgreSQL, its Web UI, two workers
+ * and the API, configured from the same files as docker-compose.yml (deploy/). Ctrl-C stops
+ * everything; the data stays in PostgreSQL, so a second start picks up where it was.
+ *
+ *   DELEGATE_CLUSTER_WORKERS       worker processes (default 2, as compose's replicas)
+ *   DELEGATE_CLUSTER_PORT_OFFSET   added to every port (Temporal's 7233…, UI 8080, API 3000, metrics 9464…)
+ *   NUM_HISTORY_SHARDS, DBNAME, …  deploy/temporal.env's settings, overridden by the environment
+ */
+import { mkdirSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../workers/config';
+import { apiKeyFile, localApiKey } from './api-key';
+import { machinePostgres } from './machine-postgres';
+import { Supervisor } from './supervisor';
+import { DEPLOY_DIR, readEnvFile, startTemporalServer, temporalSettings } from './temporal-server';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const started = Date.now();
+const config = loadConfig();
+const stack = new Supervisor(root, config.DELEGATE_LOG_FORMAT === 'pretty');
+const dataDir = join(root, '.data', 'cluster');
+mkdirSync(dataDir, { recursive: true });
+
+const offset = Number(process.env.DELEGATE_CLUSTER_PORT_OFFSET ?? 0);
+const workerCount = Number(process.env.DELEGATE_CLUSTER_WORKERS ?? 2);
+if (!Number.isInteger(offset) || offset < 0 || offset > 50_000) throw new Error('DELEGATE_CLUSTER_PORT_OFFSET: an integer from 0 to 50000');
+if (!Number.isInteger(workerCount) || workerCount < 1 || workerCount > 16) throw new Error('DELEGATE_CLUSTER_WORKERS: an integer from 1 to 16');
+
+/** Delegate's own record (compose's record-db): a database of its own on the same PostgreSQL. */
+const RECORD = { user: 'delegate', password: 'delegate', database: 'delegate' };
+
+const settings = temporalSettings();
+console.log('Starting PostgreSQL...');
+const postgres = await machinePostgres(
+  [{ user: settings.POSTGRES_USER, password: settings.POSTGRES_PWD, createdb: true }, RECORD],
+  (line) => console.log(line),
+);
+console.log(`Starting the Temporal server (${settings.NUM_HISTORY_SHARDS} history shards, PostgreSQL :${postgres.port})...`);
+const server = await startTemporalServer({
+  postgres,
+  settings,
+  portOffset: offset,
+  logFile: join(dataDir, 'temporal.log'),
+  log: (line) => console.log(line),
+}).catch(async (err: Error) => {
+  console.error(`Could not start Temporal: ${err.message}`);
+  console.error(`Is something already listening on :${7233 + offset}? DELEGATE_CLUSTER_PORT_OFFSET moves every port.`);
+  process.exit(1);
+});
+stack.onStop(() => server.stop());
+
+// the same settings as compose's worker and api services, plus this host's own addresses
+const fileEnv = (name: string) => {
+  const path = join(DEPLOY_DIR, name);
+  return existsSync(path) ? readEnvFile(path) : {};
+};
+const generatedKey =
+  config.DELEGATE_AUTH === 'on' && !config.DELEGATE_API_KEYS && !config.DELEGATE_API_KEYS_FILE ? localApiKey(root, true) : undefined;
+const apiPort = process.env.PORT ? Number(process.env.PORT) : 3000 + offset;
+const uiUrl = process.env.TEMPORAL_UI_URL ?? config.TEMPORAL_UI_URL;
+const recordUrl = process.env.DELEGATE_DATABASE_URL ?? `postgres://${RECORD.user}:${RECORD.password}@${postgres.host}:${postgres.port}/${RECORD.database}`;
+const hostEnv = {
+  TEMPORAL_ADDRESS: server.address,
+  TEMPORAL_UI_URL: uiUrl,
+  DELEGATE_DATABASE_URL: recordUrl,
+  ...(generatedKey ? { DELEGATE_API_KEYS: `default=${generatedKey}` } : {}),
+};
+// the files first, then anything the caller set, then where this host's parts are
+const envFor = (file: string, own: Record<string, string>) => ({ ...fileEnv(file), ...process.env, ...hostEnv, ...own });
+
+for (let i = 0; i < workerCount; i++) {
+  stack.launch(`worker ${i + 1}`, 'workers/main.ts', envFor('worker.env', { DELEGATE_WORKER_METRICS_PORT: String(9464 + offset + i) }), `worker ${i + 1}`);
+}
+stack.launch('api', 'api/server.ts', envFor('api.env', { PORT: String(apiPort) }));
+await stack.waitForHttp(`http://127.0.0.1:${apiPort}/readyz`, 'The API', 90_000);
+
+const api = process.env.PUBLIC_URL ?? `http://localhost:${apiPort}`;
+console.log(`
+Delegate is running on the production shape (${Math.round((Date.now() - started) / 100) / 10} s).
+  API          ${api}
+  API docs     ${api}/docs
+  Temporal     ${server.address}  (temporal-server on PostgreSQL :${postgres.port}, databases ${settings.DBNAME}, ${settings.VISIBILITY_DBNAME})
+  Workers      ${workerCount} (metrics on :${9464 + offset}${workerCount > 1 ? `–${9464 + offset + workerCount - 1}` : ''})
+  Record       ${recordUrl.replace(/:[^:@/]*@/, ':***@')}
+  Logs         ${join(dataDir, 'temporal.log')}
+Try: npm run demo     Stop: Ctrl-C
+`);
+if (generatedKey) {
+  console.log(`API key of tenant "default" (kept in ${apiKeyFile(root)}, mode 0600):
+  ${generatedKey}
+  curl -s ${api}/v1/agents -H "authorization: Bearer $(cat .data/api-key)"
+`);
+}

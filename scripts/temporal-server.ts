@@ -1,0 +1,182 @@
+/**
+ * The production shape's Temporal: the real server (not the dev server) on PostgreSQL, from
+ * the same files as docker-compose.yml: deploy/temporal/cluster.yaml (the server's config,
+ * rendered by the server from the environment), deploy/temporal.env (shared settings),
+ * deploy/temporal-setup.sh (schema, namespace, search attributes) and
+ * deploy/temporal-dynamicconfig.yaml.
+ *
+ *   temporal-setup.sh schema ─ temporal-server start (all four services, one process)
+ *     ─ frontend answers ─ temporal-setup.sh namespace ─ the namespace takes workflows
+ */
+import { Client, Connection } from '@temporalio/client';
+import { execFile, spawn } from 'node:child_process';
+import { openSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseEnv, promisify } from 'node:util';
+import { waitForTemporal, type DevServer } from './dev-server';
+import { goInstall, toolFolder } from './go-tools';
+import { ensureTemporalCli } from './temporal-cli';
+import { TEMPORAL_SERVER_VERSION } from './versions';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const run = promisify(execFile);
+
+/** The folder of the shared deployment files. */
+export const DEPLOY_DIR = join(root, 'deploy');
+
+/** An env file's `KEY=value` pairs (node's own parser: comments, quotes). */
+export function readEnvFile(path: string): Record<string, string> {
+  return parseEnv(readFileSync(path, 'utf8')) as Record<string, string>;
+}
+
+/** deploy/temporal.env, with the environment's values for its keys taking precedence. */
+export function temporalSettings(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const file = readEnvFile(join(DEPLOY_DIR, 'temporal.env'));
+  return Object.fromEntries(Object.entries(file).map(([k, v]) => [k, env[k] ?? v]));
+}
+
+/** Paths of the built server and SQL tool. */
+export interface TemporalServerBinaries {
+  server: string;
+  sqlTool: string;
+}
+
+/** Builds (once per machine) or finds the pinned server and `temporal-sql-tool`. */
+export async function ensureTemporalServer(log?: (line: string) => void): Promise<TemporalServerBinaries> {
+  const dir = await goInstall(
+    {
+      label: `the Temporal server ${TEMPORAL_SERVER_VERSION}`,
+      dir: toolFolder(`temporal-server-${TEMPORAL_SERVER_VERSION}`),
+      packages: [`go.temporal.io/server/cmd/server@${TEMPORAL_SERVER_VERSION}`, `go.temporal.io/server/cmd/tools/sql@${TEMPORAL_SERVER_VERSION}`],
+      binaries: { server: 'temporal-server', sql: 'temporal-sql-tool' },
+      withoutGo: '  Install Go >= 1.23 (https://go.dev/dl), or run Temporal yourself and point TEMPORAL_ADDRESS at it.',
+    },
+    log,
+  );
+  return { server: join(dir, 'temporal-server'), sqlTool: join(dir, 'temporal-sql-tool') };
+}
+
+/** The server's ports: Temporal's standard layout, each shifted by `offset`. */
+export function clusterPorts(offset = 0) {
+  const at = (p: number) => String(p + offset);
+  return {
+    FRONTEND_GRPC_PORT: at(7233),
+    FRONTEND_HTTP_PORT: at(7243),
+    FRONTEND_MEMBERSHIP_PORT: at(6933),
+    HISTORY_GRPC_PORT: at(7234),
+    HISTORY_MEMBERSHIP_PORT: at(6934),
+    MATCHING_GRPC_PORT: at(7235),
+    MATCHING_MEMBERSHIP_PORT: at(6935),
+    WORKER_GRPC_PORT: at(7239),
+    WORKER_MEMBERSHIP_PORT: at(6939),
+  };
+}
+
+/** Options of `startTemporalServer`. */
+export interface TemporalServerOptions {
+  /** Where PostgreSQL listens; the role of deploy/temporal.env must be able to create databases. */
+  postgres: { host: string; port: number };
+  /** deploy/temporal.env's values to use (e.g. `temporalSettings()`, or with test database names). */
+  settings: Record<string, string>;
+  /** Added to every standard port (7233 → 7233 + offset). @default 0 */
+  portOffset?: number;
+  /** The server's Prometheus endpoint (`host:port`); unset: none. */
+  metricsAddress?: string;
+  /** The server's own log (and the setup's output). @default discarded */
+  logFile?: string;
+  log?: (line: string) => void;
+}
+
+/** A running cluster server (the dev server's shape, so the same callers can use either). */
+export type TemporalServer = DevServer;
+
+/** The setup script's environment: the settings plus the tools and where things are. */
+function setupEnv(opts: TemporalServerOptions, bins: TemporalServerBinaries, cli: string, address: string): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    ...opts.settings,
+    POSTGRES_SEEDS: opts.postgres.host,
+    DB_PORT: String(opts.postgres.port),
+    TEMPORAL_SQL_TOOL: bins.sqlTool,
+    TEMPORAL_CLI: cli,
+    TEMPORAL_ADDRESS: address,
+  };
+}
+
+async function setup(step: 'schema' | 'namespace', env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<void> {
+  try {
+    const { stdout } = await run('sh', [join(DEPLOY_DIR, 'temporal-setup.sh'), step], { env, maxBuffer: 16 * 1024 * 1024 });
+    for (const line of stdout.trim().split('\n')) if (line) log(`  ${line}`);
+  } catch (err) {
+    const e = err as { stdout?: string; stderr?: string; message: string };
+    throw new Error(`deploy/temporal-setup.sh ${step} failed:\n${(e.stderr || e.stdout || e.message).trim()}`);
+  }
+}
+
+/** Waits until the namespace takes calls (a new namespace reaches the frontend's cache within ~10 s). */
+async function waitForNamespace(address: string, namespace: string, timeoutMs = 60_000): Promise<void> {
+  const connection = await Connection.connect({ address });
+  try {
+    const client = new Client({ connection, namespace });
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      try {
+        await client.workflow.count();
+        return;
+      } catch (err) {
+        if (Date.now() > deadline) throw new Error(`namespace ${namespace} did not become usable: ${(err as Error).message}`);
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  } finally {
+    await connection.close();
+  }
+}
+
+/**
+ * Sets up the databases, starts `temporal-server` (frontend, history, matching and worker in
+ * one process), waits for its frontend, then sets up the namespace. Data stays in PostgreSQL:
+ * a second start with the same settings finds it.
+ */
+export async function startTemporalServer(opts: TemporalServerOptions): Promise<TemporalServer> {
+  const log = opts.log ?? (() => {});
+  const [bins, cli] = await Promise.all([ensureTemporalServer(log), ensureTemporalCli(log)]);
+  const ports = clusterPorts(opts.portOffset);
+  const address = `127.0.0.1:${ports.FRONTEND_GRPC_PORT}`;
+  const env = setupEnv(opts, bins, cli, address);
+  await setup('schema', env, log);
+
+  const out = opts.logFile ? openSync(opts.logFile, 'a') : 'ignore';
+  const child = spawn(bins.server, ['--root', root, '--config', 'deploy/temporal', '--env', 'cluster', '--allow-no-auth', 'start'], {
+    env: {
+      ...env,
+      ...ports,
+      BIND_ON_IP: '127.0.0.1',
+      TEMPORAL_BROADCAST_ADDRESS: '127.0.0.1',
+      DYNAMIC_CONFIG_FILE_PATH: join(DEPLOY_DIR, 'temporal-dynamicconfig.yaml'),
+      ...(opts.metricsAddress ? { PROMETHEUS_ENDPOINT: opts.metricsAddress } : {}),
+    },
+    stdio: ['ignore', out, out],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  try {
+    const early = exited.then(() => {
+      throw new Error(`temporal-server exited early (code ${child.exitCode})${opts.logFile ? `; see ${opts.logFile}` : ''}`);
+    });
+    await Promise.race([waitForTemporal(address, 120_000), early]);
+    await Promise.race([setup('namespace', env, log), early]);
+    await Promise.race([waitForNamespace(address, opts.settings.DEFAULT_NAMESPACE ?? 'default'), early]);
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw err;
+  }
+  return { address, process: child, stop };
+}
