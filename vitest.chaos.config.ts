@@ -1,9 +1,15 @@
 import { defineConfig } from 'vitest/config';
 
-/** Fault-injection suite (`npm run test:chaos`): one scenario file at a time, each with its own processes. */
+/**
+ * Fault-injection suite (`npm run test:chaos`): one scenario file at a time, each with its own
+ * processes. `npm run test:cluster` runs it on the production shape's Temporal server on
+ * PostgreSQL (DELEGATE_CHAOS_TEMPORAL=cluster), with the tests of `npm run cluster` itself.
+ */
+const cluster = process.env.DELEGATE_CHAOS_TEMPORAL === 'cluster';
+
 export default defineConfig({
   test: {
-    include: ['test/chaos/**/*.test.ts'],
+    include: ['test/chaos/**/*.test.ts', ...(cluster ? ['test/cluster/**/*.test.ts'] : [])],
     // the archive scenario runs on both record stores
     globalSetup: ['test/chaos/summary.ts', 'test/setup/postgres.ts'],
     fileParallelism: false,

@@ -18,7 +18,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/**/*.unit.test.ts', 'test/chaos/**', 'node_modules/**'],
+          exclude: ['test/**/*.unit.test.ts', 'test/chaos/**', 'test/cluster/**', 'node_modules/**'],
           // PostgreSQL for the record's tests (test/record/), which run on both stores
           globalSetup: ['test/setup/temporal.ts', 'test/setup/postgres.ts'],
           // generous: the suite must hold on a loaded 2-core machine; no assertion is about speed

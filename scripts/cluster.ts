@@ -36,7 +36,7 @@ const settings = temporalSettings();
 console.log('Starting PostgreSQL...');
 const postgres = await machinePostgres(
   [{ user: settings.POSTGRES_USER, password: settings.POSTGRES_PWD, createdb: true }, RECORD],
-  (line) => console.log(line),
+  { log: (line) => console.log(line) },
 );
 console.log(`Starting the Temporal server (${settings.NUM_HISTORY_SHARDS} history shards, PostgreSQL :${postgres.port})...`);
 const server = await startTemporalServer({
@@ -72,7 +72,9 @@ const hostEnv = {
 const envFor = (file: string, own: Record<string, string>) => ({ ...fileEnv(file), ...process.env, ...hostEnv, ...own });
 
 for (let i = 0; i < workerCount; i++) {
-  stack.launch(`worker ${i + 1}`, 'workers/main.ts', envFor('worker.env', { DELEGATE_WORKER_METRICS_PORT: String(9464 + offset + i) }), `worker ${i + 1}`);
+  // one metrics port each (compose's replicas each have their own host); 0 keeps them off
+  const metricsPort = process.env.DELEGATE_WORKER_METRICS_PORT === '0' ? '0' : String(9464 + offset + i);
+  stack.launch(`worker ${i + 1}`, 'workers/main.ts', envFor('worker.env', { DELEGATE_WORKER_METRICS_PORT: metricsPort }), `worker ${i + 1}`);
 }
 stack.launch('api', 'api/server.ts', envFor('api.env', { PORT: String(apiPort) }));
 await stack.waitForHttp(`http://127.0.0.1:${apiPort}/readyz`, 'The API', 90_000);

@@ -72,12 +72,17 @@ async function ensureRoles(query: (sql: string) => Promise<string>, roles: Postg
   }
 }
 
-/**
- * Makes sure PostgreSQL runs and has `roles`; returns where it listens. Uses
- * DELEGATE_PG_ADMIN_URL when set, else the newest Debian cluster.
- */
-export async function machinePostgres(roles: PostgresRole[], log: (line: string) => void = () => {}): Promise<PostgresEndpoint> {
-  const adminUrl = process.env.DELEGATE_PG_ADMIN_URL;
+/** Options of `machinePostgres`. */
+export interface MachinePostgresOptions {
+  /** A superuser URL of the PostgreSQL to use. @default $DELEGATE_PG_ADMIN_URL, else the newest Debian cluster */
+  adminUrl?: string;
+  log?: (line: string) => void;
+}
+
+/** Makes sure PostgreSQL runs and has `roles`; returns where it listens. */
+export async function machinePostgres(roles: PostgresRole[], opts: MachinePostgresOptions = {}): Promise<PostgresEndpoint> {
+  const log = opts.log ?? (() => {});
+  const adminUrl = opts.adminUrl ?? process.env.DELEGATE_PG_ADMIN_URL;
   if (adminUrl) {
     const client = new pg.Client({ connectionString: adminUrl });
     await client.connect();

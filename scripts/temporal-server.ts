@@ -11,6 +11,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { execFile, spawn } from 'node:child_process';
 import { openSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseEnv, promisify } from 'node:util';
@@ -179,4 +180,26 @@ export async function startTemporalServer(opts: TemporalServerOptions): Promise<
     throw err;
   }
   return { address, process: child, stop };
+}
+
+/** True when nothing listens on 127.0.0.1:`port`. */
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A port offset whose whole standard layout (`clusterPorts`) is free: 1,000–24,000, below
+ * the ephemeral range, so free ports handed out to other processes do not land on it.
+ */
+export async function freePortOffset(): Promise<number> {
+  for (let tries = 0; tries < 50; tries++) {
+    const offset = 1000 + 10 * Math.floor(Math.random() * 2300);
+    const ports = Object.values(clusterPorts(offset)).map(Number);
+    if ((await Promise.all(ports.map(portFree))).every(Boolean)) return offset;
+  }
+  throw new Error('no free port layout for a Temporal server found in 50 tries');
 }

@@ -1,6 +1,7 @@
 /**
- * Chaos harness: one scenario's own Temporal dev server (own SQLite file, free ports),
- * worker and API processes as real children that can be SIGKILLed and restarted, the
+ * Chaos harness: one scenario's own Temporal — the dev server (own SQLite file, free ports)
+ * or, with DELEGATE_CHAOS_TEMPORAL=cluster, the production shape's server on PostgreSQL (own
+ * databases on the test PostgreSQL, free ports) — worker and API processes as real children that can be SIGKILLed and restarted, the
  * step log they append to, and HTTP helpers. Every process is killed at the end, also
  * when the test process itself exits early.
  */
@@ -10,7 +11,10 @@ import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
 import { freePort, startDevServer, type DevServer } from '../../scripts/dev-server';
+import { machinePostgres } from '../../scripts/machine-postgres';
+import { clusterPorts, freePortOffset, startTemporalServer, temporalSettings } from '../../scripts/temporal-server';
 import type { JobResult } from '../../schemas';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -72,6 +76,18 @@ export interface ChaosStackOptions {
   api?: boolean;
   /** PostgreSQL URL of the job record (`DELEGATE_DATABASE_URL`); default: a SQLite file in the stack's folder. */
   recordUrl?: string;
+  /** The dev server, or the cluster's server on PostgreSQL. @default $DELEGATE_CHAOS_TEMPORAL or `dev` */
+  temporal?: ChaosTemporal;
+}
+
+/** Which Temporal a chaos stack runs on. */
+export type ChaosTemporal = 'dev' | 'cluster';
+
+/** The Temporal the suite runs on: `DELEGATE_CHAOS_TEMPORAL=cluster npm run test:chaos` for the production shape. */
+export function chaosTemporal(): ChaosTemporal {
+  const value = process.env.DELEGATE_CHAOS_TEMPORAL ?? 'dev';
+  if (value !== 'dev' && value !== 'cluster') throw new Error(`DELEGATE_CHAOS_TEMPORAL: 'dev' or 'cluster', not '${value}'`);
+  return value;
 }
 
 /** A scenario's processes: dev server, workers, API. */
@@ -82,8 +98,12 @@ export class ChaosStack {
   /** The SQLite file of the job record. */
   readonly recordFile: string;
   readonly taskQueue: string;
+  /** Which Temporal this stack runs. */
+  readonly temporal: ChaosTemporal;
   server!: DevServer;
   serverPort = 0;
+  /** On the cluster: the port offset of the server's ports and its PostgreSQL. */
+  private cluster?: { offset: number; postgres: { host: string; port: number }; database: string };
   apiPort = 0;
   readonly workers: (ChildProcess | undefined)[] = [];
   api?: ChildProcess;
@@ -97,14 +117,25 @@ export class ChaosStack {
     this.stepLog = join(this.dir, 'steps.log');
     this.recordFile = join(this.dir, 'record.db');
     this.taskQueue = `chaos-${opts.name}`;
+    this.temporal = opts.temporal ?? chaosTemporal();
   }
 
   /** Starts the dev server, the workers and the API; on failure, stops what did start. */
   static async start(opts: ChaosStackOptions): Promise<ChaosStack> {
     const stack = new ChaosStack(opts);
     try {
-      stack.serverPort = await freePort();
       stack.apiPort = await freePort();
+      if (stack.temporal === 'cluster') {
+        const offset = await freePortOffset();
+        // the test PostgreSQL (global setup): its superuser gives the cluster's role
+        const settings = temporalSettings({});
+        const role = { user: settings.POSTGRES_USER, password: settings.POSTGRES_PWD, createdb: true };
+        const postgres = await machinePostgres([role], { adminUrl: inject('pgUrl') });
+        stack.cluster = { offset, postgres, database: `temporal_${opts.name.replace(/[^a-z0-9]/gi, '_').toLowerCase()}_${process.pid}` };
+        stack.serverPort = Number(clusterPorts(offset).FRONTEND_GRPC_PORT);
+      } else {
+        stack.serverPort = await freePort();
+      }
       await stack.startServer();
       await Promise.all(Array.from({ length: opts.workers ?? 1 }, (_, i) => stack.startWorker(i)));
       if (opts.api ?? true) await stack.startApi();
@@ -125,13 +156,20 @@ export class ChaosStack {
     return `http://127.0.0.1:${this.apiPort}`;
   }
 
-  /** Starts the dev server on this stack's port and SQLite file (again after a stop: same data). */
+  /** Starts Temporal on this stack's ports and data (again after a stop: same data). */
   async startServer(): Promise<void> {
-    this.server = await startDevServer({ dbFile: this.dbFile, port: this.serverPort, headless: true, logFile: join(this.dir, 'server.log') });
+    const logFile = join(this.dir, 'server.log');
+    if (this.cluster) {
+      const { offset, postgres, database } = this.cluster;
+      const settings = { ...temporalSettings({}), DBNAME: database, VISIBILITY_DBNAME: `${database}_vis` };
+      this.server = await startTemporalServer({ postgres, settings, portOffset: offset, logFile });
+    } else {
+      this.server = await startDevServer({ dbFile: this.dbFile, port: this.serverPort, headless: true, logFile });
+    }
     track(this.server.process);
   }
 
-  /** Stops the dev server: SIGTERM (graceful) or SIGKILL (a crash). */
+  /** Stops Temporal: SIGTERM (graceful) or SIGKILL (a crash). */
   async stopServer(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
     if (signal === 'SIGTERM') await this.server.stop();
     else await kill(this.server.process, signal);

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import type { ScenarioRow } from './audit';
+import { chaosTemporal } from './harness';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -33,7 +34,7 @@ export default function setup(project: TestProject) {
       : [];
     rmSync(dir, { recursive: true, force: true });
     const body = rows.map((r) => [r.scenario, r.jobs, r.subtasks, r.lost, r.duplicatedSteps, `${r.seconds.toFixed(1)}s`, r.notes ?? '']);
-    console.log(`\nChaos summary (${((Date.now() - started) / 1000).toFixed(0)}s in all)\n`);
+    console.log(`\nChaos summary, Temporal ${chaosTemporal() === 'cluster' ? 'server on PostgreSQL (npm run cluster\'s shape)' : 'dev server'} (${((Date.now() - started) / 1000).toFixed(0)}s in all)\n`);
     console.log(table(['scenario', 'jobs', 'subtasks', 'lost', 'duplicated steps', 'time', 'notes'], body));
     console.log('');
   };

@@ -1,0 +1,135 @@
+/**
+ * `npm run cluster` as a user runs it: from nothing (databases that do not exist yet; the
+ * machine's PostgreSQL, started if it is down), the API answers and runs a job on the real
+ * Temporal server; Ctrl-C stops every process; a second start finds the job again.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { connect } from 'node:net';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { freePort } from '../../scripts/dev-server';
+import { clusterPorts, freePortOffset } from '../../scripts/temporal-server';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const run = promisify(execFile);
+const KEY = 'cluster-test-key-0123456789abcdef';
+const AUTH = { authorization: `Bearer ${KEY}` };
+const isRoot = process.getuid?.() === 0;
+
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** `npm run cluster` with this test's ports and databases; resolves once it says it runs. */
+async function startCluster(env: Record<string, string>): Promise<Started> {
+  const child = spawn('npm', ['run', '--silent', 'cluster'], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // its own process group, as a terminal's foreground job: Ctrl-C reaches the whole group
+    detached: true,
+  });
+  let out = '';
+  child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
+  child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const deadline = Date.now() + 900_000; // a cold machine builds the server first
+  while (!out.includes('Delegate is running on the production shape')) {
+    if (child.exitCode !== null) throw new Error(`npm run cluster exited (${child.exitCode}):\n${out.slice(-3000)}`);
+    if (Date.now() > deadline) throw new Error(`npm run cluster did not come up:\n${out.slice(-3000)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return { child, output: () => out, exited };
+}
+
+/** True when something accepts connections on 127.0.0.1:`port`. */
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/**
+ * Ctrl-C: SIGINT to the whole process group, as a terminal sends it. npm then ends by the
+ * signal, as it does in a terminal; the launcher must have stopped everything first.
+ */
+async function interrupt(started: Started, ports: number[]): Promise<void> {
+  process.kill(-started.child.pid!, 'SIGINT');
+  const { code, signal } = await started.exited;
+  expect(code === 0 || signal === 'SIGINT', `exit ${code} ${signal}`).toBe(true);
+  expect(started.output()).toContain('Stopped.');
+  for (const port of ports) expect(await listening(port), `port ${port} still open`).toBe(false);
+}
+
+describe('npm run cluster', () => {
+  const suffix = `${process.pid}`;
+  const database = `temporal_clustertest_${suffix}`;
+  let offset = 0;
+  let apiPort = 0;
+  let env: Record<string, string> = {};
+
+  afterAll(async () => {
+    // the test's databases go; the cluster's role and the machine's PostgreSQL stay
+    const drop = [database, `${database}_vis`].map((db) => `DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`);
+    for (const sql of drop) {
+      if (isRoot && !process.env.DELEGATE_PG_ADMIN_URL) await run('runuser', ['-u', 'postgres', '--', 'psql', '-tAc', sql]).catch(() => undefined);
+      else await run('psql', [inject('pgUrl'), '-tAc', sql]).catch(() => undefined);
+    }
+  });
+
+  it('comes up from nothing, runs a job, stops on Ctrl-C, and finds the job on a second start', async () => {
+    offset = await freePortOffset();
+    apiPort = await freePort();
+    env = {
+      DELEGATE_CLUSTER_PORT_OFFSET: String(offset),
+      PORT: String(apiPort),
+      DBNAME: database,
+      VISIBILITY_DBNAME: `${database}_vis`,
+      DELEGATE_API_KEYS: `default=${KEY}`,
+      DELEGATE_WORKER_METRICS_PORT: '0',
+      DELEGATE_TASK_QUEUE: `cluster-test-${suffix}`,
+      DELEGATE_LOG_FORMAT: 'json',
+      // not root: the test PostgreSQL stands in for the machine's
+      ...(isRoot ? {} : { DELEGATE_PG_ADMIN_URL: inject('pgUrl') }),
+    };
+    const api = `http://127.0.0.1:${apiPort}`;
+
+    const first = await startCluster(env);
+    expect(first.output()).toContain(`127.0.0.1:${clusterPorts(offset).FRONTEND_GRPC_PORT}`);
+    const ready = await fetch(`${api}/readyz`);
+    expect(ready.status).toBe(200);
+
+    const jobId = `cluster-${suffix}`;
+    const submit = await fetch(`${api}/v1/jobs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...AUTH },
+      body: JSON.stringify({ jobId, pattern: 'fanout', tasks: [{ id: 'a', question: 'on the cluster', agent: 'echo' }, { id: 'b', question: 'and again', agent: 'echo' }] }),
+    });
+    expect(submit.status).toBe(201);
+    const result = (await (await fetch(`${api}/v1/jobs/${jobId}/result?waitSeconds=60`, { headers: AUTH })).json()) as {
+      status: string;
+      output: Record<string, unknown>;
+    };
+    expect(result.status).toBe('success');
+    expect(result.output).toEqual({ a: 'on the cluster', b: 'and again' });
+
+    // Ctrl-C: a clean stop, and nothing of the stack left listening
+    const ports = [apiPort, ...Object.values(clusterPorts(offset)).map(Number)];
+    await interrupt(first, ports);
+
+    // the data is in PostgreSQL: a second start shows the finished job
+    const second = await startCluster(env);
+    try {
+      expect(second.output()).not.toContain('Could not');
+      const status = (await (await fetch(`${api}/v1/jobs/${jobId}`, { headers: AUTH })).json()) as { status: string; state: string };
+      expect(status).toMatchObject({ state: 'completed', status: 'success' });
+    } finally {
+      await interrupt(second, ports);
+    }
+  });
+});
