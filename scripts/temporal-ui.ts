@@ -152,3 +152,8 @@ export async function startTemporalUi(opts: TemporalUiOptions): Promise<Temporal
   }
   return { url, process: child, stop };
 }
+
+// `npx tsx scripts/temporal-ui.ts`: build once (e.g. to warm a CI cache) and print the binary's path
+if (import.meta.url === `file://${process.argv[1]}`) {
+  console.log(await ensureTemporalUi());
+}
