@@ -14,9 +14,10 @@ import { basename, dirname, extname, join, resolve } from 'node:path';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { goInstall, toolFolder } from './go-tools';
+import { TEMPORAL_UI_VERSION } from './versions';
 
-/** The pinned UI server version (the same as docker-compose.yml's temporalio/ui image). */
-export const TEMPORAL_UI_VERSION = 'v2.42.1';
+// the pinned version lives with the server's in versions.ts (docker-compose.yml's image tag is checked against it)
+export { TEMPORAL_UI_VERSION };
 
 /** The committed UI config template. */
 export const TEMPORAL_UI_CONFIG = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'deploy', 'temporal-ui.yaml');
