@@ -1,0 +1,160 @@
+/**
+ * The Temporal Web UI for the production-shaped cluster: the UI server's Go module
+ * (github.com/temporalio/ui-server), built once into the tools folder, started against a
+ * Temporal frontend with the committed config deploy/temporal-ui.yaml.
+ *
+ *   deploy/temporal-ui.yaml ──(TEMPORAL_ADDRESS, TEMPORAL_UI_PORT, … in its env)──▶ temporal-ui-server
+ *        (a Go template the server renders itself)                                    │ gRPC
+ *                                                                                      ▼
+ *   browser / curl ──HTTP──▶ <url>/ (the UI), <url>/api/v1/… (the frontend's HTTP API)   Temporal frontend
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, openSync } from 'node:fs';
+import { basename, dirname, extname, join, resolve } from 'node:path';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { goInstall, toolFolder } from './go-tools';
+import { TEMPORAL_UI_VERSION } from './versions';
+
+// the pinned version lives with the server's in versions.ts (docker-compose.yml's image tag is checked against it)
+export { TEMPORAL_UI_VERSION };
+
+/** The committed UI config template. */
+export const TEMPORAL_UI_CONFIG = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'deploy', 'temporal-ui.yaml');
+
+/** Builds the UI server once (`go install`, minutes: it embeds the UI's assets); returns the binary's path. */
+export async function ensureTemporalUi(log: (line: string) => void = (l) => console.error(l)): Promise<string> {
+  const dir = await goInstall(
+    {
+      label: `the Temporal UI server ${TEMPORAL_UI_VERSION}`,
+      dir: toolFolder(`temporal-ui-${TEMPORAL_UI_VERSION}`),
+      packages: [`github.com/temporalio/ui-server/v2/cmd/server@${TEMPORAL_UI_VERSION}`],
+      // `go install …/cmd/server` names its binary after the package folder
+      binaries: { server: 'temporal-ui-server' },
+      withoutGo:
+        '  Install Go >= 1.24 (https://go.dev/dl) and start again, or run the UI from its image\n' +
+        `  (temporalio/ui:${TEMPORAL_UI_VERSION.slice(1)}) with TEMPORAL_ADDRESS pointing at the frontend.`,
+    },
+    log,
+  );
+  return join(dir, 'temporal-ui-server');
+}
+
+/** Options of `startTemporalUi`. */
+export interface TemporalUiOptions {
+  /** The Temporal frontend's gRPC address, host:port. */
+  temporalAddress: string;
+  /** HTTP port of the UI. */
+  port: number;
+  /** Interface to listen on. @default '127.0.0.1' */
+  host?: string;
+  /** Where the UI server's output (its request log) goes. @default nowhere */
+  logFile?: string;
+  /** Origins allowed to call the UI's API from a browser, besides the UI itself (e.g. the Delegate API's). @default [] */
+  corsOrigins?: string[];
+  /** The config template. @default deploy/temporal-ui.yaml */
+  configFile?: string;
+  /** Progress lines of a first build. */
+  log?: (line: string) => void;
+  /** How long to wait for the UI to answer. @default 60_000 */
+  timeoutMs?: number;
+}
+
+/** A running UI server. */
+export interface TemporalUi {
+  /** e.g. http://127.0.0.1:8080 */
+  url: string;
+  process: ChildProcess;
+  /** SIGTERM, then SIGKILL after 10 s; resolves when the process is gone. */
+  stop(): Promise<void>;
+}
+
+/** The environment the config template reads (explicit options win over the caller's environment). */
+export function temporalUiEnv(opts: TemporalUiOptions, url: string): Record<string, string> {
+  return {
+    TEMPORAL_ADDRESS: opts.temporalAddress,
+    TEMPORAL_UI_HOST: opts.host ?? '127.0.0.1',
+    TEMPORAL_UI_PORT: String(opts.port),
+    TEMPORAL_CORS_ORIGINS: [url, ...(opts.corsOrigins ?? [])].join(','),
+    // served over plain HTTP: a Secure CSRF cookie would be dropped and the UI's writes refused
+    TEMPORAL_CSRF_COOKIE_INSECURE: 'true',
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Whether nothing listens on host:port (else another server would answer the readiness check). */
+function portFree(host: string, port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const srv = createServer();
+    srv.once('error', () => done(false));
+    srv.listen(port, host, () => srv.close(() => done(true)));
+  });
+}
+
+/** Waits until `GET <url>/healthz` answers 200 or the process exits. */
+async function waitForUi(url: string, exited: Promise<void>, timeoutMs: number, logHint: string): Promise<void> {
+  let gone = false;
+  void exited.then(() => (gone = true));
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (gone) throw new Error(`the Temporal UI server exited before it answered on ${url}${logHint}`);
+    try {
+      const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2000) });
+      if (res.ok) return;
+    } catch {
+      /* not listening yet */
+    }
+    await sleep(200);
+  }
+  throw new Error(`the Temporal UI server did not answer on ${url} within ${timeoutMs} ms${logHint}`);
+}
+
+/**
+ * Starts the UI server (building it first if needed) against `temporalAddress`, with
+ * deploy/temporal-ui.yaml rendered by the server from the environment; resolves once it answers.
+ */
+export async function startTemporalUi(opts: TemporalUiOptions): Promise<TemporalUi> {
+  const bin = await ensureTemporalUi(opts.log);
+  const configFile = resolve(opts.configFile ?? TEMPORAL_UI_CONFIG);
+  if (!existsSync(configFile)) throw new Error(`the Temporal UI config ${configFile} does not exist`);
+  // the server reads <root>/<config>/base.yaml (if any), then <root>/<config>/<env>.yaml
+  const env = basename(configFile, extname(configFile));
+  const host = opts.host ?? '127.0.0.1';
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${opts.port}`;
+  if (!(await portFree(host, opts.port))) throw new Error(`the Temporal UI cannot listen on ${url}: the port is in use`);
+  let out: number | 'ignore' = 'ignore';
+  if (opts.logFile) {
+    mkdirSync(dirname(opts.logFile), { recursive: true });
+    out = openSync(opts.logFile, 'a');
+  }
+  const child = spawn(bin, ['--root', dirname(configFile), '--config', '.', '--env', env, 'start'], {
+    env: { ...process.env, ...temporalUiEnv(opts, url) },
+    stdio: ['ignore', out, out],
+  });
+  const exited = new Promise<void>((done) => {
+    child.once('exit', () => done());
+    // e.g. the binary vanished between the check and the spawn: no 'exit' follows
+    child.once('error', () => done());
+  });
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  try {
+    await waitForUi(url, exited, opts.timeoutMs ?? 60_000, opts.logFile ? `; see ${opts.logFile}` : '');
+  } catch (err) {
+    child.kill('SIGKILL');
+    await exited;
+    throw err;
+  }
+  return { url, process: child, stop };
+}
+
+// `npx tsx scripts/temporal-ui.ts`: build once (e.g. to warm a CI cache) and print the binary's path
+if (import.meta.url === `file://${process.argv[1]}`) {
+  console.log(await ensureTemporalUi());
+}
