@@ -6,8 +6,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseEnv } from 'node:util';
 import { parse } from 'yaml';
+import { readEnvFile as readClusterEnvFile } from '../../scripts/temporal-server';
 
 /** The repository's root: docker-compose.yml's directory, which its relative paths start from. */
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -22,9 +22,10 @@ export function readText(path: string): string {
   return readFileSync(full, 'utf8');
 }
 
-/** An env file (`KEY=value`, `#` comments) as compose and `npm run cluster` read it. */
+/** An env file (`KEY=value`, `#` comments), read by `npm run cluster`'s own reader. */
 export function readEnvFile(path: string): Record<string, string> {
-  return parseEnv(readText(path)) as Record<string, string>;
+  readText(path); // a missing file fails with its name
+  return readClusterEnvFile(resolve(ROOT, path));
 }
 
 /** One service, normalised. */

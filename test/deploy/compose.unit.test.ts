@@ -87,6 +87,18 @@ describe("docker-compose.yml's Temporal is deploy/'s", () => {
     expect(readText(`${SERVER_CONFIG_DIR}/${env}.yaml`), `${SERVER_CONFIG_DIR}/${env}.yaml: "# enable-template" (the server renders it)`).toMatch(/^#.*enable-template/m);
   });
 
+  it("the server starts with scripts/temporal-server.ts's flags", () => {
+    // npm run cluster's argument list: spawn(bins.server, ['--root', root, '--config', …, 'start'])
+    const source = readText('scripts/temporal-server.ts');
+    const list = /spawn\(bins\.server, \[([^\]]*)\]/.exec(source)?.[1];
+    expect(list, "scripts/temporal-server.ts: spawn(bins.server, […]) not found").toBeDefined();
+    const theirs = [...list!.matchAll(/'([^']*)'|(\w+)/g)].map((m) => m[1] ?? `<${m[2]}>`);
+    const ours = temporal.commandLine.replace(/^[\s\S]*?\btemporal-server /, '').split(/\s+/);
+    // --root and --config name where deploy/temporal is on each host; the rest must match
+    const portable = (args: string[]) => args.filter((a, i) => !['--root', '--config'].includes(a) && !['--root', '--config'].includes(args[i - 1] ?? ''));
+    expect(portable(ours), `${COMPOSE}: services.temporal.command: temporal-server's flags as in scripts/temporal-server.ts`).toEqual(portable(theirs));
+  });
+
   it('the dynamic config is deploy/temporal-dynamicconfig.yaml', () => {
     const target = mountTarget(temporal, DYNAMIC_CONFIG);
     expect(target, `${COMPOSE}: services.temporal.volumes: ${DYNAMIC_CONFIG}`).toBeDefined();
