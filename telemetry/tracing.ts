@@ -45,6 +45,16 @@ function parseResourceAttributes(raw: string | undefined): Record<string, string
   return out;
 }
 
+/** The `OTEL_*` variables `tracingSettings` reads: with schemas/config.ts, every variable a process reads. */
+export const TRACING_ENV_KEYS = [
+  'OTEL_SDK_DISABLED',
+  'OTEL_TRACES_EXPORTER',
+  'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+  'OTEL_EXPORTER_OTLP_ENDPOINT',
+  'OTEL_SERVICE_NAME',
+  'OTEL_RESOURCE_ATTRIBUTES',
+] as const;
+
 /**
  * Reads the standard variables: `OTEL_SDK_DISABLED`, `OTEL_TRACES_EXPORTER` (otlp | console |
  * none), `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, `OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_SERVICE_NAME`,
