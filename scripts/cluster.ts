@@ -5,10 +5,10 @@
  * everything; the data stays in PostgreSQL, so a second start picks up where it was.
  *
  *   DELEGATE_CLUSTER_WORKERS       worker processes (default 2, as compose's replicas)
- *   DELEGATE_CLUSTER_PORT_OFFSET   added to every port (Temporal's 7233…, UI 8080, API 3000, metrics 9464…)
+ *   DELEGATE_CLUSTER_PORT_OFFSET   added to every port (Temporal's 7233…, UI 8080, API 3000, metrics 9464…), at most 25000
  *   NUM_HISTORY_SHARDS, DBNAME, …  deploy/temporal.env's settings, overridden by the environment
  */
-import { mkdirSync, existsSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../workers/config';
@@ -16,6 +16,7 @@ import { apiKeyFile, localApiKey } from './api-key';
 import { machinePostgres } from './machine-postgres';
 import { Supervisor } from './supervisor';
 import { DEPLOY_DIR, readEnvFile, startTemporalServer, temporalSettings } from './temporal-server';
+import { startTemporalUi } from './temporal-ui';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const started = Date.now();
@@ -26,7 +27,8 @@ mkdirSync(dataDir, { recursive: true });
 
 const offset = Number(process.env.DELEGATE_CLUSTER_PORT_OFFSET ?? 0);
 const workerCount = Number(process.env.DELEGATE_CLUSTER_WORKERS ?? 2);
-if (!Number.isInteger(offset) || offset < 0 || offset > 50_000) throw new Error('DELEGATE_CLUSTER_PORT_OFFSET: an integer from 0 to 50000');
+// Temporal keeps membership ports (6933 + offset…) in a smallint column: at most 32767
+if (!Number.isInteger(offset) || offset < 0 || offset > 25_000) throw new Error('DELEGATE_CLUSTER_PORT_OFFSET: an integer from 0 to 25000');
 if (!Number.isInteger(workerCount) || workerCount < 1 || workerCount > 16) throw new Error('DELEGATE_CLUSTER_WORKERS: an integer from 1 to 16');
 
 /** Delegate's own record (compose's record-db): a database of its own on the same PostgreSQL. */
@@ -51,16 +53,28 @@ const server = await startTemporalServer({
   process.exit(1);
 });
 stack.onStop(() => server.stop());
+stack.watch('temporal-server', server.process);
+
+const apiPort = process.env.PORT ? Number(process.env.PORT) : 3000 + offset;
+const api = process.env.PUBLIC_URL ?? `http://localhost:${apiPort}`;
+const ui = await startTemporalUi({
+  temporalAddress: server.address,
+  port: 8080 + offset,
+  logFile: join(dataDir, 'temporal-ui.log'),
+  corsOrigins: [api],
+  log: (line) => console.log(line),
+}).catch(async (err: Error) => {
+  console.error(`Could not start the Temporal UI: ${err.message}`);
+  return stack.shutdown(1);
+});
+stack.onStop(() => ui.stop());
+stack.watch('temporal-ui', ui.process);
 
 // the same settings as compose's worker and api services, plus this host's own addresses
-const fileEnv = (name: string) => {
-  const path = join(DEPLOY_DIR, name);
-  return existsSync(path) ? readEnvFile(path) : {};
-};
+const fileEnv = (name: string) => readEnvFile(join(DEPLOY_DIR, name));
 const generatedKey =
   config.DELEGATE_AUTH === 'on' && !config.DELEGATE_API_KEYS && !config.DELEGATE_API_KEYS_FILE ? localApiKey(root, true) : undefined;
-const apiPort = process.env.PORT ? Number(process.env.PORT) : 3000 + offset;
-const uiUrl = process.env.TEMPORAL_UI_URL ?? config.TEMPORAL_UI_URL;
+const uiUrl = process.env.TEMPORAL_UI_URL ?? ui.url;
 const recordUrl = process.env.DELEGATE_DATABASE_URL ?? `postgres://${RECORD.user}:${RECORD.password}@${postgres.host}:${postgres.port}/${RECORD.database}`;
 const hostEnv = {
   TEMPORAL_ADDRESS: server.address,
@@ -79,15 +93,15 @@ for (let i = 0; i < workerCount; i++) {
 stack.launch('api', 'api/server.ts', envFor('api.env', { PORT: String(apiPort) }));
 await stack.waitForHttp(`http://127.0.0.1:${apiPort}/readyz`, 'The API', 90_000);
 
-const api = process.env.PUBLIC_URL ?? `http://localhost:${apiPort}`;
 console.log(`
 Delegate is running on the production shape (${Math.round((Date.now() - started) / 100) / 10} s).
   API          ${api}
   API docs     ${api}/docs
+  Temporal UI  ${uiUrl}
   Temporal     ${server.address}  (temporal-server on PostgreSQL :${postgres.port}, databases ${settings.DBNAME}, ${settings.VISIBILITY_DBNAME})
   Workers      ${workerCount} (metrics on :${9464 + offset}${workerCount > 1 ? `–${9464 + offset + workerCount - 1}` : ''})
   Record       ${recordUrl.replace(/:[^:@/]*@/, ':***@')}
-  Logs         ${join(dataDir, 'temporal.log')}
+  Logs         ${join(dataDir, 'temporal.log')}, ${join(dataDir, 'temporal-ui.log')}
 Try: npm run demo     Stop: Ctrl-C
 `);
 if (generatedKey) {

@@ -81,6 +81,15 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** True when nothing listens on `host`:`port` (a listen there succeeds). */
+export function portFree(port: number, host = '127.0.0.1'): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, host, () => srv.close(() => resolve(true)));
+  });
+}
+
 /** Waits until a Temporal frontend answers, up to `timeoutMs`. */
 export async function waitForTemporal(address: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -25,6 +25,15 @@ export class Supervisor {
     process.on('SIGTERM', () => void this.shutdown(0));
   }
 
+  /** Stops the stack if `child` (started elsewhere, e.g. Temporal) exits while the stack runs. */
+  watch(name: string, child: ChildProcess): void {
+    child.once('exit', (code, signal) => {
+      if (this.stopping) return;
+      console.error(`${name} exited (${signal ?? code}); stopping the rest.`);
+      void this.shutdown(1);
+    });
+  }
+
   /** Runs `fn` when the stack stops, after the children. */
   onStop(fn: () => Promise<void>): void {
     this.cleanups.push(fn);
@@ -85,11 +94,7 @@ export class Supervisor {
       cwd: this.root,
     });
     if (this.pretty) this.prettyOutput(child, label);
-    child.once('exit', (code, signal) => {
-      if (this.stopping) return;
-      console.error(`${name} exited (${signal ?? code}); stopping the rest.`);
-      void this.shutdown(1);
-    });
+    this.watch(name, child);
     this.children.push(child);
     return child;
   }

@@ -11,11 +11,10 @@
 import { Client, Connection } from '@temporalio/client';
 import { execFile, spawn } from 'node:child_process';
 import { openSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseEnv, promisify } from 'node:util';
-import { waitForTemporal, type DevServer } from './dev-server';
+import { portFree, waitForTemporal, type DevServer } from './dev-server';
 import { goInstall, toolFolder } from './go-tools';
 import { ensureTemporalCli } from './temporal-cli';
 import { TEMPORAL_SERVER_VERSION } from './versions';
@@ -182,24 +181,24 @@ export async function startTemporalServer(opts: TemporalServerOptions): Promise<
   return { address, process: child, stop };
 }
 
-/** True when nothing listens on 127.0.0.1:`port`. */
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const srv = createServer();
-    srv.once('error', () => resolve(false));
-    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
-  });
-}
-
 /**
  * A port offset whose whole standard layout (`clusterPorts`) is free: 1,000–24,000, below
- * the ephemeral range, so free ports handed out to other processes do not land on it.
+ * the ephemeral range, so free ports handed out to other processes do not land on it, and
+ * below 25,828, past which a membership port no longer fits the schema's smallint.
  */
 export async function freePortOffset(): Promise<number> {
   for (let tries = 0; tries < 50; tries++) {
     const offset = 1000 + 10 * Math.floor(Math.random() * 2300);
     const ports = Object.values(clusterPorts(offset)).map(Number);
-    if ((await Promise.all(ports.map(portFree))).every(Boolean)) return offset;
+    if ((await Promise.all(ports.map((p) => portFree(p)))).every(Boolean)) return offset;
   }
   throw new Error('no free port layout for a Temporal server found in 50 tries');
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  // `npm run cluster:install`: build what `npm run cluster` runs, ahead of time (CI does)
+  const { ensureTemporalUi } = await import('./temporal-ui');
+  const log = (line: string) => console.error(line);
+  const [bins, ui, cli] = await Promise.all([ensureTemporalServer(log), ensureTemporalUi(log), ensureTemporalCli(log)]);
+  console.log([bins.server, bins.sqlTool, ui, cli].join('\n'));
 }

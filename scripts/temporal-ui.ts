@@ -11,8 +11,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, openSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { portFree } from './dev-server';
 import { goInstall, toolFolder } from './go-tools';
 import { TEMPORAL_UI_VERSION } from './versions';
 
@@ -83,15 +83,6 @@ export function temporalUiEnv(opts: TemporalUiOptions, url: string): Record<stri
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Whether nothing listens on host:port (else another server would answer the readiness check). */
-function portFree(host: string, port: number): Promise<boolean> {
-  return new Promise((done) => {
-    const srv = createServer();
-    srv.once('error', () => done(false));
-    srv.listen(port, host, () => srv.close(() => done(true)));
-  });
-}
-
 /** Waits until `GET <url>/healthz` answers 200 or the process exits. */
 async function waitForUi(url: string, exited: Promise<void>, timeoutMs: number, logHint: string): Promise<void> {
   let gone = false;
@@ -122,7 +113,7 @@ export async function startTemporalUi(opts: TemporalUiOptions): Promise<Temporal
   const env = basename(configFile, extname(configFile));
   const host = opts.host ?? '127.0.0.1';
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${opts.port}`;
-  if (!(await portFree(host, opts.port))) throw new Error(`the Temporal UI cannot listen on ${url}: the port is in use`);
+  if (!(await portFree(opts.port, host))) throw new Error(`the Temporal UI cannot listen on ${url}: the port is in use`);
   let out: number | 'ignore' = 'ignore';
   if (opts.logFile) {
     mkdirSync(dirname(opts.logFile), { recursive: true });

@@ -103,6 +103,10 @@ describe('npm run cluster', () => {
     expect(first.output()).toContain(`127.0.0.1:${clusterPorts(offset).FRONTEND_GRPC_PORT}`);
     const ready = await fetch(`${api}/readyz`);
     expect(ready.status).toBe(200);
+    // the UI server on the same frontend
+    expect(first.output()).toContain(`Temporal UI  http://127.0.0.1:${8080 + offset}`);
+    const namespaces = (await (await fetch(`http://127.0.0.1:${8080 + offset}/api/v1/namespaces`)).json()) as { namespaces: { namespaceInfo: { name: string } }[] };
+    expect(namespaces.namespaces.map((n) => n.namespaceInfo.name)).toContain('default');
 
     const jobId = `cluster-${suffix}`;
     const submit = await fetch(`${api}/v1/jobs`, {
@@ -119,7 +123,7 @@ describe('npm run cluster', () => {
     expect(result.output).toEqual({ a: 'on the cluster', b: 'and again' });
 
     // Ctrl-C: a clean stop, and nothing of the stack left listening
-    const ports = [apiPort, ...Object.values(clusterPorts(offset)).map(Number)];
+    const ports = [apiPort, 8080 + offset, ...Object.values(clusterPorts(offset)).map(Number)];
     await interrupt(first, ports);
 
     // the data is in PostgreSQL: a second start shows the finished job
