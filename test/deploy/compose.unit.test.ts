@@ -105,6 +105,13 @@ describe("docker-compose.yml's Temporal is deploy/'s", () => {
     expect(temporal.environment.DYNAMIC_CONFIG_FILE_PATH, `${COMPOSE}: services.temporal.environment.DYNAMIC_CONFIG_FILE_PATH: where ${DYNAMIC_CONFIG} is mounted`).toBe(target);
   });
 
+  it("the UI reads deploy/temporal-ui.yaml, npm run cluster's UI config, as the image's own", () => {
+    const ui = [...services.values()].find((s) => s.image?.startsWith('temporalio/ui:'))!;
+    // the image's server starts with --env docker: it reads config/docker.yaml, which the file replaces
+    expect(mountTarget(ui, 'deploy/temporal-ui.yaml'), `${COMPOSE}: services.${ui.name}.volumes: deploy/temporal-ui.yaml`).toBe('/home/ui-server/config/docker.yaml');
+    expect(readText('deploy/temporal-ui.yaml'), 'deploy/temporal-ui.yaml: "# enable-template"').toMatch(/^# enable-template/);
+  });
+
   it.each([['schema', schema], ['namespace', namespace]] as const)('temporal-setup.sh %s is deploy/temporal-setup.sh', (mode, s) => {
     const target = mountTarget(s, SETUP_SCRIPT);
     expect(target, `${COMPOSE}: services.${s.name}.volumes: ${SETUP_SCRIPT}`).toBeDefined();
