@@ -33,9 +33,14 @@ Runtime.install({
 
 let stack: ChaosStack;
 const copies: string[] = [];
+/** How long starting the two workers of version N took: the deploy starts two more, one at a time. */
+let workerStartMs = 0;
 beforeAll(async () => {
-  stack = await ChaosStack.start({ name: 'rolling-deploy', workers: 2 });
-});
+  stack = await ChaosStack.start({ name: 'rolling-deploy', workers: 0 });
+  const t = Date.now();
+  await Promise.all([stack.startWorker(0), stack.startWorker(1)]);
+  workerStartMs = Date.now() - t;
+}, 300_000);
 afterAll(async () => {
   await stack?.stop();
   for (const dir of copies) rmSync(dir, { recursive: true, force: true });
@@ -43,8 +48,16 @@ afterAll(async () => {
 
 /** Long subtasks: each must still be running when the deploy is over. */
 const LONG = 4;
-const STEPS = 60;
 const STEP_MS = 1500;
+/**
+ * Steps of a long subtask: at least 90 s, and longer where workers start slowly (a worker
+ * bundles its workflows at start: 20 s on an idle 2-core machine, a minute under load). The
+ * deploy starts two workers one after the other, plus a few seconds of graceful stops.
+ */
+const longSteps = () => Math.ceil(Math.max(90_000, 2 * workerStartMs + 45_000) / STEP_MS);
+/** Subtasks of the job submitted while the fleet is mixed (worker 0 on N+1, worker 1 on N). */
+const MIXED = 4;
+const MIXED_STEPS = 8;
 const RUN = `rolling-${Date.now().toString(36)}`;
 
 /** The deploy log: one line per event, seconds since the job started. */
@@ -66,8 +79,12 @@ interface RunFacts {
   runId: string;
   /** Completed workflow tasks per version ('N', 'N+1', or the identity when no worker of ours has it). */
   tasksBy: Record<string, number>;
+  /** The version that completed the run's first workflow task. */
+  firstBy?: string;
   /** The version whose workflow task recorded N+1's patch marker. */
   markerBy?: string;
+  /** Workflow tasks N completed after N+1 marked the run (a run going back to old code). */
+  nAfterMarker: number;
   /** Memo upserts in the history. */
   memoUpserts: number;
   /** Failed workflow tasks: cause and message. */
@@ -76,7 +93,7 @@ interface RunFacts {
 
 /** Reads the facts of one run from its history; `versionOf` maps a worker identity to its version. */
 function factsOf(workflowId: string, runId: string, history: History, versionOf: (identity: string) => string): RunFacts {
-  const facts: RunFacts = { workflowId, runId, tasksBy: {}, memoUpserts: 0, failedTasks: [] };
+  const facts: RunFacts = { workflowId, runId, tasksBy: {}, nAfterMarker: 0, memoUpserts: 0, failedTasks: [] };
   const completedBy = new Map<string, string>();
   for (const ev of history.events ?? []) {
     const done = ev.workflowTaskCompletedEventAttributes;
@@ -84,6 +101,8 @@ function factsOf(workflowId: string, runId: string, history: History, versionOf:
       const v = versionOf(done.identity ?? '');
       completedBy.set(String(ev.eventId), v);
       facts.tasksBy[v] = (facts.tasksBy[v] ?? 0) + 1;
+      facts.firstBy ??= v;
+      if (facts.markerBy && v === 'N') facts.nAfterMarker += 1;
     }
     const failed = ev.workflowTaskFailedEventAttributes;
     if (failed) facts.failedTasks.push({ cause: failed.cause ?? 0, message: failed.failure?.message ?? '' });
@@ -131,6 +150,7 @@ async function replay(workflowBundle: WorkflowBundle, workflowId: string, histor
 
 it('finishes a job of long subtasks across a rolling deploy of a patched workflow change, with no nondeterminism and nothing lost', async () => {
   const log = new DeployLog();
+  const STEPS = longSteps();
   const started = Date.now();
   const next = prepareNextVersion();
   const unguarded = prepareNextVersion({ unguarded: true });
@@ -158,11 +178,12 @@ it('finishes a job of long subtasks across a rolling deploy of a patched workflo
     // done on N before the deploy: a run N+1 never touches
     { id: 'quick', question: 'quick question', agent: 'sim', params: { steps: 1, answer: { n: -1 } } },
   ];
+  const mixedTasks = Array.from({ length: MIXED }, (_, i) => ({ id: `m${i}`, question: `mixed question ${i}`, agent: 'sim', timeoutSeconds: 10, params: { steps: MIXED_STEPS, latencyMs: 1000, answer: { m: i } } }));
   const submitted = await stack.submit({ jobId, pattern: 'fanout', labels: { deploy: RUN }, tasks });
   expect(submitted.status).toBe(201);
-  log.add(`job ${jobId} started on 2 workers of version N: ${LONG} subtasks of ${STEPS} steps × ${STEP_MS} ms, 1 of 1 step`);
+  log.add(`job ${jobId} started on 2 workers of version N (they took ${(workerStartMs / 1000).toFixed(1)} s to start): ${LONG} subtasks of ${STEPS} steps × ${STEP_MS} ms, 1 of 1 step`);
 
-  const stepsOf = (taskId: string) => stack.readStepLog().filter((e) => e.stepKey.startsWith(`${wfId(taskId)}#`)).length;
+  const stepsOf = (taskId: string, job = jobId) => stack.readStepLog().filter((e) => e.stepKey.startsWith(`${wfId(taskId, job)}#`)).length;
   // every long subtask has steps behind it on N, and the quick one is done
   const deadline = Date.now() + 60_000;
   while (tasks.some((t) => stepsOf(t.id) < (t.id === 'quick' ? 1 : 2))) {
@@ -183,13 +204,27 @@ it('finishes a job of long subtasks across a rolling deploy of a patched workflo
     await stack.startWorker(i, {}, { root: next });
     noteWorker(i, 'N+1');
     log.add(`worker ${i} (N+1, pid ${stack.workers[i]!.pid}): polling`);
+    if (i === 0) {
+      // new work while old and new code serve the queue: either may take a run's first workflow task
+      const mixed = await stack.submit({ jobId: 'rolling-2', pattern: 'fanout', labels: { deploy: RUN }, tasks: mixedTasks });
+      expect(mixed.status).toBe(201);
+      const until = Date.now() + 60_000;
+      while (mixedTasks.some((t) => stepsOf(t.id, 'rolling-2') < 1)) {
+        if (Date.now() > until) throw new Error('the mixed-fleet job did not start in 60 s');
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      log.add(`job rolling-2 submitted to the mixed fleet (N+1 and N): ${MIXED} subtasks of ${MIXED_STEPS} steps × 1000 ms, each 1 step in`);
+    }
   }
   const leftAtDeployEnd = Object.fromEntries(tasks.filter((t) => t.id !== 'quick').map((t) => [t.id, STEPS - stepsOf(t.id)]));
   log.add(`deploy done; steps left per subtask: ${Object.entries(leftAtDeployEnd).map(([id, n]) => `${id} ${n}`).join(', ')}`);
-  // the scenario is only a rolling deploy if the subtasks outlived it (else raise STEPS for this machine)
+  // the scenario is only a rolling deploy if the subtasks outlived it (else longSteps() is too short for this machine)
   for (const [id, left] of Object.entries(leftAtDeployEnd)) expect(left, `subtask ${id} finished before the deploy did`).toBeGreaterThan(0);
+  // the control's bundles, built while the job finishes (settled here: a failure is reported where it is awaited)
+  const bundling = Promise.all([bundleOf(next), bundleOf(unguarded)]);
+  bundling.catch(() => undefined);
 
-  const result = await stack.waitResult(jobId, 240_000);
+  const result = await stack.waitResult(jobId, STEPS * STEP_MS + 120_000);
   log.add(`job ${jobId} done: ${result.status}`);
   expect(result.status).toBe('success');
   expect(result.results.map((r) => r.id).sort()).toEqual(tasks.map((t) => t.id).sort());
@@ -199,22 +234,28 @@ it('finishes a job of long subtasks across a rolling deploy of a patched workflo
   }
 
   // a job started after the deploy: its runs are N+1's from their first step
-  const after = await stack.submit({ jobId: 'rolling-2', pattern: 'fanout', labels: { deploy: RUN }, tasks: [{ id: 'a', question: 'after the deploy', agent: 'sim', params: { steps: 2, answer: { n: 100 } } }] });
+  const mixedResult = await stack.waitResult('rolling-2', 120_000);
+  expect(mixedResult.status).toBe('success');
+  expect(mixedResult.results.map((r) => r.id).sort()).toEqual(mixedTasks.map((t) => t.id));
+  for (const r of mixedResult.results) expect(r).toMatchObject({ status: 'success', data: { m: Number(r.id.slice(1)) }, metrics: { steps: MIXED_STEPS } });
+  log.add(`job rolling-2 done: ${mixedResult.status}`);
+
+  const after = await stack.submit({ jobId: 'rolling-3', pattern: 'fanout', labels: { deploy: RUN }, tasks: [{ id: 'a', question: 'after the deploy', agent: 'sim', params: { steps: 2, answer: { n: 100 } } }] });
   expect(after.status).toBe(201);
-  const afterResult = await stack.waitResult('rolling-2', 60_000);
+  const afterResult = await stack.waitResult('rolling-3', 60_000);
   expect(afterResult).toMatchObject({ status: 'success', results: [{ id: 'a', status: 'success', data: { n: 100 } }] });
-  log.add(`job rolling-2 (started after the deploy) done: ${afterResult.status}`);
+  log.add(`job rolling-3 (started after the deploy) done: ${afterResult.status}`);
 
   // nothing lost, nothing run twice
-  const subtaskIds = [...tasks.map((t) => wfId(t.id)), wfId('a', 'rolling-2')];
+  const subtaskIds = [...tasks.map((t) => wfId(t.id)), ...mixedTasks.map((t) => wfId(t.id, 'rolling-2')), wfId('a', 'rolling-3')];
   const audit = await auditSteps(client, subtaskIds, stack.readStepLog());
   expect(audit.notes).toEqual([]);
-  expect(audit.recorded).toBe(LONG * STEPS + 1 + 2);
+  expect(audit.recorded).toBe(LONG * STEPS + 1 + MIXED * MIXED_STEPS + 2);
   expect(audit.duplicates).toBe(0);
   expect(audit.unlogged).toBe(0);
 
   // every workflow of both jobs: no workflow task failed on nondeterminism
-  const runs = await runsOf(client, label, [`job/default/${jobId}`, 'job/default/rolling-2', ...subtaskIds]);
+  const runs = await runsOf(client, label, [`job/default/${jobId}`, 'job/default/rolling-2', 'job/default/rolling-3', ...subtaskIds]);
   const histories = new Map<string, History>();
   const facts: RunFacts[] = [];
   for (const r of runs) {
@@ -224,6 +265,8 @@ it('finishes a job of long subtasks across a rolling deploy of a patched workflo
   }
   const nondeterministic = facts.flatMap((f) => f.failedTasks.filter((t) => t.cause === NDE || /nondetermin/i.test(t.message)).map((t) => `${f.workflowId}: ${t.message}`));
   expect(nondeterministic).toEqual([]);
+  // and no run went back to old code once new code had marked it (old code cannot replay that)
+  expect(facts.filter((f) => f.nAfterMarker > 0).map((f) => f.workflowId)).toEqual([]);
   const failedTasks = facts.flatMap((f) => f.failedTasks.map((t) => `${f.workflowId}: cause ${t.cause}: ${t.message.slice(0, 200)}`));
 
   // N+1's change ran: each long subtask took the new branch once, at the first step N+1 ran,
@@ -249,18 +292,29 @@ it('finishes a job of long subtasks across a rolling deploy of a patched workflo
   expect(byId.get(wfId('quick'))!.memoUpserts).toBe(0);
   expect(byId.get(wfId('quick'))!.markerBy).toBeUndefined();
   // the job that started after the deploy: N+1 from its first step
-  expect(await memoOf(wfId('a', 'rolling-2'))).toMatchObject({ [DEPLOY_VERSION_MEMO]: NEXT_VERSION, [FROM_STEP_MEMO]: 0 });
-  expect(byId.get(wfId('a', 'rolling-2'))).toMatchObject({ markerBy: 'N+1', memoUpserts: 1 });
-  expect(Object.keys(byId.get(wfId('a', 'rolling-2'))!.tasksBy)).toEqual(['N+1']);
+  expect(await memoOf(wfId('a', 'rolling-3'))).toMatchObject({ [DEPLOY_VERSION_MEMO]: NEXT_VERSION, [FROM_STEP_MEMO]: 0 });
+  expect(byId.get(wfId('a', 'rolling-3'))).toMatchObject({ markerBy: 'N+1', memoUpserts: 1 });
+  expect(Object.keys(byId.get(wfId('a', 'rolling-3'))!.tasksBy)).toEqual(['N+1']);
+  // the mixed-fleet job: a run N+1 began is N+1's from step 0; one N began took the new branch later
+  const mixedFirst: Record<string, string[]> = {};
+  for (const t of mixedTasks) {
+    const f = byId.get(wfId(t.id, 'rolling-2'))!;
+    const memo = await memoOf(f.workflowId);
+    expect(f.markerBy, `${f.workflowId}: N+1's marker`).toBe('N+1');
+    expect(memo[DEPLOY_VERSION_MEMO]).toBe(NEXT_VERSION);
+    if (f.firstBy === 'N+1') expect(memo[FROM_STEP_MEMO]).toBe(0);
+    (mixedFirst[f.firstBy!] ??= []).push(`${t.id} (N+1 from step ${String(memo[FROM_STEP_MEMO])})`);
+  }
+  perTask.push(`rolling-2 (mixed fleet): ${Object.entries(mixedFirst).map(([v, ids]) => `begun by ${v}: ${ids.join(', ')}`).join('; ')}`);
   // the job workflow (unchanged) crossed the deploy too, replayed by N+1
   const job = byId.get(`job/default/${jobId}`)!;
   expect(job.tasksBy.N).toBeGreaterThan(0);
   expect(job.tasksBy['N+1']).toBeGreaterThan(0);
-  perTask.push(`quick: step 0 by N, no marker; rolling-2/a: steps 0–1 by N+1 (marker at step 0)`);
+  perTask.push(`quick: step 0 by N, no marker; rolling-3/a: steps 0–1 by N+1 (marker at step 0)`);
   perTask.push(`job workflow ${jobId}: workflow tasks N ${job.tasksBy.N}, N+1 ${job.tasksBy['N+1']}`);
 
   // the control: without patched(), N+1 cannot replay what N wrote; with it, it replays that and every history above
-  const [guardedBundle, unguardedBundle] = [await bundleOf(next), await bundleOf(unguarded)];
+  const [guardedBundle, unguardedBundle] = await bundling;
   const broken = await replay(unguardedBundle, wfId('t0'), midDeploy);
   expect(broken?.name).toBe('DeterminismViolationError');
   expect(await replay(guardedBundle, wfId('t0'), midDeploy)).toBeUndefined();
@@ -286,11 +340,11 @@ it('finishes a job of long subtasks across a rolling deploy of a patched workflo
 
   recordScenario({
     scenario: 'rolling deploy N → N+1 (patched)',
-    jobs: 2,
-    subtasks: tasks.length + 1,
+    jobs: 3,
+    subtasks: tasks.length + MIXED + 1,
     lost: lostSubtasks(tasks.map((t) => t.id), result),
     duplicatedSteps: audit.duplicates,
     seconds: (Date.now() - started) / 1000,
     notes: `${Object.values(leftAtDeployEnd).join('/')} steps left at deploy end; ${nondeterministic.length} nondeterminism`,
   });
-}, 420_000);
+}, 1_200_000);
