@@ -233,13 +233,14 @@ it('finishes a job of long subtasks across a rolling deploy of a patched workflo
     else expect(r).toMatchObject({ status: 'success', data: { n: Number(r.id.slice(1)) }, metrics: { steps: STEPS } });
   }
 
-  // a job started after the deploy: its runs are N+1's from their first step
+  // the job submitted to the mixed fleet
   const mixedResult = await stack.waitResult('rolling-2', 120_000);
   expect(mixedResult.status).toBe('success');
   expect(mixedResult.results.map((r) => r.id).sort()).toEqual(mixedTasks.map((t) => t.id));
   for (const r of mixedResult.results) expect(r).toMatchObject({ status: 'success', data: { m: Number(r.id.slice(1)) }, metrics: { steps: MIXED_STEPS } });
   log.add(`job rolling-2 done: ${mixedResult.status}`);
 
+  // a job started after the deploy: its runs are N+1's from their first step
   const after = await stack.submit({ jobId: 'rolling-3', pattern: 'fanout', labels: { deploy: RUN }, tasks: [{ id: 'a', question: 'after the deploy', agent: 'sim', params: { steps: 2, answer: { n: 100 } } }] });
   expect(after.status).toBe(201);
   const afterResult = await stack.waitResult('rolling-3', 60_000);
