@@ -195,10 +195,10 @@ export class ChaosStack {
     };
   }
 
-  /** Spawns `node --import tsx <entry>`, logging to a file, resolving once `ready` says so. */
-  private async spawnNode(name: string, entry: string, env: NodeJS.ProcessEnv, ready: () => Promise<boolean>, readyLine?: string): Promise<ChildProcess> {
+  /** Spawns `node --import tsx <entry>` in `from` (default: this checkout), logging to a file, resolving once `ready` says so. */
+  private async spawnNode(name: string, entry: string, env: NodeJS.ProcessEnv, ready: () => Promise<boolean>, readyLine?: string, from = root): Promise<ChildProcess> {
     const logFile = join(this.dir, `${name}-${++this.logSeq}.log`);
-    const child = track(spawn(process.execPath, ['--import', 'tsx', join(root, entry)], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] }));
+    const child = track(spawn(process.execPath, ['--import', 'tsx', join(from, entry)], { cwd: from, env, stdio: ['ignore', 'pipe', 'pipe'] }));
     const out = createWriteStream(logFile);
     let sawLine = false;
     child.stdout!.on('data', (b: Buffer) => {
@@ -217,9 +217,13 @@ export class ChaosStack {
     throw new Error(`${name} was not ready in 90s; see ${logFile}`);
   }
 
-  /** Starts worker `i` (replacing a dead one); resolves when it polls. */
-  async startWorker(i = 0, env: Record<string, string> = {}): Promise<ChildProcess> {
-    const w = await this.spawnNode(`worker${i}`, 'workers/main.ts', this.env(env), async () => true, 'worker running');
+  /**
+   * Starts worker `i` (replacing a dead one); resolves when it polls. `root`: run the worker
+   * of another copy of the source (the rolling deploy's next version), which bundles the
+   * workflows of its own folder.
+   */
+  async startWorker(i = 0, env: Record<string, string> = {}, { root: from = root }: { root?: string } = {}): Promise<ChildProcess> {
+    const w = await this.spawnNode(`worker${i}`, 'workers/main.ts', this.env(env), async () => true, 'worker running', from);
     this.workers[i] = w;
     return w;
   }
