@@ -1,8 +1,8 @@
 /**
  * Chaos harness: one scenario's own Temporal — the dev server (own SQLite file, free ports)
  * or, with DELEGATE_CHAOS_TEMPORAL=cluster, the production shape's server on PostgreSQL (own
- * databases on the test PostgreSQL, free ports) — worker and API processes as real children that can be SIGKILLed and restarted, the
- * step log they append to, and HTTP helpers. Every process is killed at the end, also
+ * databases on the test PostgreSQL, free ports) — worker and API processes as real children
+ * that can be SIGKILLed and restarted, the step log they append to, and HTTP helpers. Every process is killed at the end, also
  * when the test process itself exits early.
  */
 import { Client, Connection } from '@temporalio/client';
