@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { root } from './lib';
 
-const ALL = ['orchestration', 'width', 'api', 'vote', 'fairness', 'server-settings', 'archive-cost', 'record', 'event-latency', 'telemetry'];
+const ALL = ['orchestration', 'width', 'api', 'vote', 'fairness', 'server-settings', 'archive-cost', 'record', 'event-latency', 'telemetry', 'cluster'];
 const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ALL;
 const failed: string[] = [];
 for (const name of chosen) {
