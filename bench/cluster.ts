@@ -16,7 +16,7 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { machinePostgres } from '../scripts/machine-postgres';
@@ -213,6 +213,8 @@ async function withCluster<T>(shards: number, body: (stack: Stack, address: stri
 
 const results: Result[] = [];
 const starts: Record<string, number> = {};
+/** The dev server's own log (at warn) is in its write counts too: its size says how much. */
+let devLogBytes = 0;
 let prediction: { cpuCeiling: number; shardCeiling: number; predicted: number; t1: number; cpuPerSubtask: number } | undefined;
 try {
   // (a) the dev server, as `npm start` runs it
@@ -220,6 +222,7 @@ try {
   try {
     const stack: Stack = { label: 'dev', store: 'SQLite', shards: 0, client: dev.client, serverPid: dev.server.process.pid! };
     results.push(...(await onStack(stack, dev.server.address, [{ jobs: JOBS, label: 'dev' }])));
+    devLogBytes = statSync(join(dev.dir, 'server.log'), { throwIfNoEntry: false })?.size ?? 0;
   } finally {
     await dev.close();
   }
@@ -245,8 +248,8 @@ try {
 const ms = (x: number) => round(x * 1000, 2);
 const writes = (r: Result) =>
   r.store === 'PostgreSQL'
-    ? `${round(r.writes.commits!, 1)} commits, ${round(r.writes.tuples!, 1)} rows, ${round(r.writes.walBytes! / 1024, 1)} KiB WAL`
-    : `${round(r.writes.syscw!, 1)} write calls, ${round(r.writes.wchar! / 1024, 1)} KiB written, ${round(r.writes.writeBytes! / 1024, 1)} KiB to storage`;
+    ? `${round(r.writes.tuples!, 1)} rows written, ${round(r.writes.walBytes! / 1024, 1)} KiB WAL, ${round(r.writes.commits!, 1)} transactions (reads too)`
+    : `${round(r.writes.syscw!, 1)} write() calls, ${round(r.writes.wchar! / 1024, 1)} KiB through write(), ${round(r.writes.writeBytes! / 1024, 1)} KiB to storage (server process: SQLite + its log)`;
 const rows = results.map((r) => [
   r.label, r.store, r.shards, `${r.jobs} × ${r.n / r.jobs}`, r.ok ? round(r.seconds, 1) : `failed: ${r.error}`, round(r.perSecond, 1),
   ms(r.cpu.server), r.store === 'PostgreSQL' ? `${ms(r.cpu.db)} (${ms(r.cpu.dbOurBackends)})` : '–', ms(r.cpu.workers), ms(r.cpu.model), `${round(r.cpuBusy * 100, 0)}%`,
@@ -256,6 +259,7 @@ const dev = results.find((r) => r.label === 'dev');
 const main = results.find((r) => r.label === `cluster-${SHARDS[0]}`);
 const four = results.find((r) => r.shards === (SHARDS.find((s) => s !== 1 && s !== SHARDS[0]) ?? 4) && r.jobs === JOBS);
 const loadEnd = loadavg();
+console.log(`dev server log (counted in its writes): ${devLogBytes} bytes for the whole run`);
 console.log(`\nload average at start ${loadStart.map((x) => round(x, 2)).join(' ')}, at end ${loadEnd.map((x) => round(x, 2)).join(' ')}; cluster server cold starts (schema + server + namespace): ${Object.entries(starts).map(([s, t]) => `${s} shards ${round(t)} s`).join(', ')}`);
 if (dev?.ok && main?.ok) console.log(`throughput at N=${N}: dev server ${round(dev.perSecond, 1)}/s, cluster (${SHARDS[0]} shards) ${round(main.perSecond, 1)}/s: cluster / dev = ${round(main.perSecond / dev.perSecond, 2)}x`);
 if (prediction && four) {
@@ -270,6 +274,6 @@ report(
   `Cost of one subtask and throughput, dev server vs cluster (N=${N} echo subtasks, ${JOBS} parallel jobs unless noted, 2 worker processes, ${CORES} cores; CPU in ms per subtask; DB CPU = attributed (our backends only))`,
   ['run', 'store', 'shards', 'jobs × subtasks', 'wall s', 'subtasks/s', 'server CPU ms', 'DB CPU ms', 'worker CPU ms', 'server+DB+worker ms', 'CPU busy', 'events', 'database writes per subtask'],
   rows,
-  { n: N, jobs: JOBS, cores: CORES, loadStart, loadEnd, minutes: (Date.now() - startedAt) / 60_000, clusterStartSeconds: starts, prediction, results },
+  { n: N, jobs: JOBS, cores: CORES, devLogBytes, loadStart, loadEnd, minutes: (Date.now() - startedAt) / 60_000, clusterStartSeconds: starts, prediction, results },
 );
 process.exit(0);
