@@ -271,7 +271,7 @@ if (prediction && four) {
 }
 report(
   'cluster',
-  `Cost of one subtask and throughput, dev server vs cluster (N=${N} echo subtasks, ${JOBS} parallel jobs unless noted, 2 worker processes, ${CORES} cores; CPU in ms per subtask; DB CPU = attributed (our backends only))`,
+  `Cost of one subtask and throughput, dev server vs cluster (N=${N} echo subtasks, ${JOBS} parallel jobs unless noted, 2 worker processes, ${CORES} cores; CPU in ms per subtask; DB CPU = every PostgreSQL process but the backends of other databases, in parentheses our databases' backends alone)`,
   ['run', 'store', 'shards', 'jobs × subtasks', 'wall s', 'subtasks/s', 'server CPU ms', 'DB CPU ms', 'worker CPU ms', 'server+DB+worker ms', 'CPU busy', 'events', 'database writes per subtask'],
   rows,
   { n: N, jobs: JOBS, cores: CORES, devLogBytes, loadStart, loadEnd, minutes: (Date.now() - startedAt) / 60_000, clusterStartSeconds: starts, prediction, results },
