@@ -189,6 +189,18 @@ async function onStack(stack: Stack, address: string, windows: { jobs: number; l
   }
 }
 
+/** Drops a bench database; an autovacuum worker on it makes the owner's DROP … WITH (FORCE) fail, so try again for a while. */
+async function dropWhenFree(adminUrl: string, db: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await dropDatabase(adminUrl, db);
+    } catch (err) {
+      if (attempt >= 15) return console.error(`could not drop database ${db} (drop it by hand): ${String(err)}`);
+      await sleep(2000);
+    }
+  }
+}
+
 /** A cluster server with `shards` history shards on fresh databases; dropped after `body`. */
 async function withCluster<T>(shards: number, body: (stack: Stack, address: string) => Promise<T>): Promise<T & { startSeconds: number }> {
   const tag = `bench_${process.pid}_${shards}s`;
@@ -207,7 +219,7 @@ async function withCluster<T>(shards: number, body: (stack: Stack, address: stri
     await pg.close();
     await connection.close().catch(() => undefined);
     await server.stop();
-    for (const db of [tag, `${tag}_vis`]) await dropDatabase(adminUrl, db).catch((err) => console.error(`could not drop ${db}: ${String(err)}`));
+    for (const db of [tag, `${tag}_vis`]) await dropWhenFree(adminUrl, db);
   }
 }
 
