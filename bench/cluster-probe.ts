@@ -124,6 +124,14 @@ export class PgProbe {
     return { instance, ours, attributed: instance - others };
   }
 
+  /** The server's version and the settings that decide a commit's cost. */
+  async settings(): Promise<Record<string, string>> {
+    const { rows } = await this.client.query<{ name: string; setting: string }>(
+      "SELECT name, setting FROM pg_settings WHERE name IN ('server_version', 'fsync', 'synchronous_commit', 'full_page_writes', 'shared_buffers', 'max_connections')",
+    );
+    return Object.fromEntries(rows.map((r) => [r.name, r.setting]));
+  }
+
   /** Closes the probe's connection. */
   async close(): Promise<void> {
     await this.client.end().catch(() => undefined);

@@ -212,6 +212,8 @@ async function withCluster<T>(shards: number, body: (stack: Stack, address: stri
   const startSeconds = (performance.now() - t0) / 1000;
   const connection = await Connection.connect({ address: server.address });
   const pg = await PgProbe.open(adminUrl, [tag, `${tag}_vis`]);
+  pgSettings ??= await pg.settings();
+  if (shards === SHARDS[0]) console.log(`PostgreSQL :${postgres.port} (the machine's): ${JSON.stringify(pgSettings)}`);
   try {
     const stack: Stack = { label: `cluster-${shards}`, store: 'PostgreSQL', shards, client: new Client({ connection }), serverPid: server.process.pid!, pg };
     return { ...(await body(stack, server.address)), startSeconds };
@@ -227,6 +229,7 @@ const results: Result[] = [];
 const starts: Record<string, number> = {};
 /** The dev server's own log (at warn) is in its write counts too: its size says how much. */
 let devLogBytes = 0;
+let pgSettings: Record<string, string> | undefined;
 let prediction: { cpuCeiling: number; shardCeiling: number; predicted: number; t1: number; cpuPerSubtask: number } | undefined;
 try {
   // (a) the dev server, as `npm start` runs it
@@ -286,6 +289,6 @@ report(
   `Cost of one subtask and throughput, dev server vs cluster (N=${N} echo subtasks, ${JOBS} parallel jobs unless noted, 2 worker processes, ${CORES} cores; CPU in ms per subtask; DB CPU = every PostgreSQL process but the backends of other databases, in parentheses our databases' backends alone)`,
   ['run', 'store', 'shards', 'jobs × subtasks', 'wall s', 'subtasks/s', 'server CPU ms', 'DB CPU ms', 'worker CPU ms', 'server+DB+worker ms', 'CPU busy', 'events', 'database writes per subtask'],
   rows,
-  { n: N, jobs: JOBS, cores: CORES, devLogBytes, loadStart, loadEnd, minutes: (Date.now() - startedAt) / 60_000, clusterStartSeconds: starts, prediction, results },
+  { n: N, jobs: JOBS, cores: CORES, devLogBytes, pgSettings, loadStart, loadEnd, minutes: (Date.now() - startedAt) / 60_000, clusterStartSeconds: starts, prediction, results },
 );
 process.exit(0);
