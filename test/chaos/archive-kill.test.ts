@@ -15,9 +15,9 @@ describe.each(RECORD_STORES)('the record on %s', (kind) => {
   let location: RecordLocation;
   const database = `chaos_archive_${process.pid}`;
   beforeAll(async () => {
-    const recordUrl = kind === 'postgres' ? await createDatabase(inject('pgUrl'), database) : undefined;
+    const recordUrl = kind === 'postgres' ? await createDatabase(inject('pgUrl'), database) : null;
     stack = await ChaosStack.start({ name: `archive-kill-${kind}`, workers: 0, recordUrl });
-    location = { databaseUrl: recordUrl, sqliteFile: stack.recordFile };
+    location = { databaseUrl: recordUrl ?? undefined, sqliteFile: stack.recordFile };
     record = await openRecord(location);
   });
   afterAll(async () => {

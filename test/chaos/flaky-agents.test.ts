@@ -1,5 +1,5 @@
 /**
- * 50 concurrent jobs whose agent fails 30% of its attempts (seeded): every job ends with
+ * 50 concurrent jobs (20 on the cluster's server) whose agent fails 30% of its attempts (seeded): every job ends with
  * exactly the status the seeds predict, retries show in the metrics, no result is lost,
  * no recorded step runs twice. Two workers share the task queue.
  */
@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { seededRandom } from '../../activities/agents/sim';
 import type { JobResult, TaskResult } from '../../schemas';
 import { auditSteps, lostSubtasks, recordScenario } from './audit';
-import { ChaosStack } from './harness';
+import { ChaosStack, chaosTemporal } from './harness';
 
 let stack: ChaosStack;
 beforeAll(async () => {
@@ -17,7 +17,13 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-const JOBS = 50;
+/**
+ * 200 subtasks at once on the dev server; 80 on the cluster's server, where a subtask costs about
+ * twice the CPU (docs/scaling.md): 200 at once on two cores delayed heartbeats past the steps'
+ * 10 s heartbeat timeout in every run (1–3 of ~700 attempts timed out by the server, which the
+ * seeds cannot predict, so the scenario would test the machine's size instead of Delegate).
+ */
+const JOBS = chaosTemporal() === 'cluster' ? 20 : 50;
 const TASKS = 4;
 const STEPS = 3;
 const FAIL_RATE = 0.3;
@@ -37,7 +43,7 @@ function predict(seed: number, workflowId: string): Pick<TaskResult, 'status'> &
   return { status: 'success', steps: STEPS, attempts };
 }
 
-it('gives each of 50 concurrent jobs with a 30% flaky agent its predicted status, losing nothing', async () => {
+it(`gives each of ${JOBS} concurrent jobs with a 30% flaky agent its predicted status, losing nothing`, async () => {
   const started = Date.now();
   const specs = Array.from({ length: JOBS }, (_, j) => ({
     jobId: `flaky-${j}`,
@@ -82,7 +88,7 @@ it('gives each of 50 concurrent jobs with a 30% flaky agent its predicted status
   expect(audit.unacknowledged).toBe(0);
 
   recordScenario({
-    scenario: 'failRate 0.3 x 50 concurrent jobs',
+    scenario: `failRate 0.3 x ${JOBS} concurrent jobs`,
     jobs: JOBS,
     subtasks: JOBS * TASKS,
     lost,

@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { inject } from 'vitest';
 import { freePort, startDevServer, type DevServer } from '../../scripts/dev-server';
 import { machinePostgres } from '../../scripts/machine-postgres';
+import { createDatabase } from '../../scripts/postgres';
 import { clusterPorts, freePortOffset, startTemporalServer, temporalSettings } from '../../scripts/temporal-server';
 import type { JobResult } from '../../schemas';
 
@@ -74,8 +75,14 @@ export interface ChaosStackOptions {
   workers?: number;
   /** Start an API process. @default true */
   api?: boolean;
-  /** PostgreSQL URL of the job record (`DELEGATE_DATABASE_URL`); default: a SQLite file in the stack's folder. */
-  recordUrl?: string;
+  /**
+   * PostgreSQL URL of the job record (`DELEGATE_DATABASE_URL`), or `null` for a SQLite file in
+   * the stack's folder. Default: SQLite on the dev server; on the cluster a database of its own
+   * on the test PostgreSQL, as `npm run cluster` keeps it (a SQLite file shared by two workers
+   * and the API there made workers wait on its lock with the event loop blocked, past the
+   * steps' 10 s heartbeat timeout).
+   */
+  recordUrl?: string | null;
   /** The dev server, or the cluster's server on PostgreSQL. @default $DELEGATE_CHAOS_TEMPORAL or `dev` */
   temporal?: ChaosTemporal;
 }
@@ -102,6 +109,8 @@ export class ChaosStack {
   readonly temporal: ChaosTemporal;
   server!: DevServer;
   serverPort = 0;
+  /** The record's PostgreSQL URL, if it is not the SQLite file. */
+  private recordUrl?: string;
   /** On the cluster: the port offset of the server's ports and its PostgreSQL. */
   private cluster?: { offset: number; postgres: { host: string; port: number }; database: string };
   apiPort = 0;
@@ -133,7 +142,9 @@ export class ChaosStack {
         const postgres = await machinePostgres([role], { adminUrl: inject('pgUrl') });
         stack.cluster = { offset, postgres, database: `temporal_${opts.name.replace(/[^a-z0-9]/gi, '_').toLowerCase()}_${process.pid}` };
         stack.serverPort = Number(clusterPorts(offset).FRONTEND_GRPC_PORT);
+        stack.recordUrl = opts.recordUrl === undefined ? await createDatabase(inject('pgUrl'), `${stack.cluster.database}_record`) : (opts.recordUrl ?? undefined);
       } else {
+        stack.recordUrl = opts.recordUrl ?? undefined;
         stack.serverPort = await freePort();
       }
       await stack.startServer();
@@ -183,7 +194,7 @@ export class ChaosStack {
       DELEGATE_STEP_LOG: this.stepLog,
       // the job record the workers write and the API reads
       DELEGATE_RECORD_FILE: this.recordFile,
-      ...(this.opts.recordUrl ? { DELEGATE_DATABASE_URL: this.opts.recordUrl } : {}),
+      ...(this.recordUrl ? { DELEGATE_DATABASE_URL: this.recordUrl } : {}),
       // tenant "default" with one key; the fuzzer's thousands of requests are not rate limited
       DELEGATE_API_KEYS: `default=${CHAOS_API_KEY}`,
       DELEGATE_QUOTA_REQUESTS_PER_MINUTE: '1000000',
