@@ -133,15 +133,14 @@ async function measure(stack: Stack, workers: ChildProcess[], jobs: number, labe
   };
   cpu.model = cpu.server + cpu.db + cpu.workers;
   let writes: Record<string, number>;
+  // the settle after the run holds the idle server's own background writes: take them out at the idle rate
+  const tail = (s3.at - s2.at) / (s1.at - s0.at);
   if (s0.pg && s1.pg && s2.pg && s3.pg) {
-    // the settle after the run holds the idle server's own background writes: take them out at the idle rate
-    const tail = (s3.at - s2.at) / (s1.at - s0.at);
     const commits = s3.pg.commits - s1.pg.commits - tail * (s1.pg.commits - s0.pg.commits);
     const tuples = s3.pg.tuples - s1.pg.tuples - tail * (s1.pg.tuples - s0.pg.tuples);
     const wal = s3.pg.walBytes - s1.pg.walBytes - tail * (s1.pg.walBytes - s0.pg.walBytes);
     writes = { commits: per(commits), tuples: per(tuples), walBytes: per(wal), idleCommitsPerS: (s1.pg.commits - s0.pg.commits) / ((s1.at - s0.at) / 1000) };
   } else {
-    const tail = (s3.at - s2.at) / (s1.at - s0.at);
     const idle = minus(s1.io!, s0.io!);
     const run = minus(s3.io!, s1.io!);
     writes = { syscw: per(run.syscw - tail * idle.syscw), wchar: per(run.wchar - tail * idle.wchar), writeBytes: per(run.writeBytes - tail * idle.writeBytes), idleSyscwPerS: idle.syscw / ((s1.at - s0.at) / 1000) };

@@ -19,3 +19,26 @@ export function localApiKey(root: string, create = false): string | undefined {
   chmodSync(file, 0o600);
   return key;
 }
+
+/** The settings `developmentKey` and `keyNotice` read. */
+interface KeyConfig {
+  DELEGATE_AUTH: 'on' | 'off';
+  DELEGATE_API_KEYS?: unknown;
+  DELEGATE_API_KEYS_FILE?: unknown;
+}
+
+/** With auth on and no keys configured: the key of tenant `default`, made once in .data/api-key. */
+export function developmentKey(root: string, config: KeyConfig): string | undefined {
+  return config.DELEGATE_AUTH === 'on' && !config.DELEGATE_API_KEYS && !config.DELEGATE_API_KEYS_FILE ? localApiKey(root, true) : undefined;
+}
+
+/** What a launcher prints about keys once the API is up: the development key and a request to try, or that auth is off. */
+export function keyNotice(root: string, api: string, key: string | undefined, config: KeyConfig): string {
+  if (key) {
+    return `API key of tenant "default" (kept in ${apiKeyFile(root)}, mode 0600):
+  ${key}
+  curl -s ${api}/v1/agents -H "authorization: Bearer $(cat .data/api-key)"
+`;
+  }
+  return config.DELEGATE_AUTH === 'off' ? '*** DELEGATE_AUTH=off: the API has no authentication; every caller is tenant "default". ***\n' : '';
+}

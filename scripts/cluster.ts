@@ -12,7 +12,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../workers/config';
-import { apiKeyFile, localApiKey } from './api-key';
+import { developmentKey, keyNotice } from './api-key';
 import { machinePostgres } from './machine-postgres';
 import { Supervisor } from './supervisor';
 import { DEPLOY_DIR, readEnvFile, startTemporalServer, temporalSettings } from './temporal-server';
@@ -47,7 +47,7 @@ const server = await startTemporalServer({
   portOffset: offset,
   logFile: join(dataDir, 'temporal.log'),
   log: (line) => console.log(line),
-}).catch(async (err: Error) => {
+}).catch((err: Error) => {
   console.error(`Could not start Temporal: ${err.message}`);
   console.error(`Is something already listening on :${7233 + offset}? DELEGATE_CLUSTER_PORT_OFFSET moves every port.`);
   process.exit(1);
@@ -63,7 +63,7 @@ const ui = await startTemporalUi({
   logFile: join(dataDir, 'temporal-ui.log'),
   corsOrigins: [api],
   log: (line) => console.log(line),
-}).catch(async (err: Error) => {
+}).catch((err: Error) => {
   console.error(`Could not start the Temporal UI: ${err.message}`);
   return stack.shutdown(1);
 });
@@ -71,9 +71,8 @@ stack.onStop(() => ui.stop());
 stack.watch('temporal-ui', ui.process);
 
 // the same settings as compose's worker and api services, plus this host's own addresses
-const fileEnv = (name: string) => readEnvFile(join(DEPLOY_DIR, name));
-const generatedKey =
-  config.DELEGATE_AUTH === 'on' && !config.DELEGATE_API_KEYS && !config.DELEGATE_API_KEYS_FILE ? localApiKey(root, true) : undefined;
+const envFiles = { worker: readEnvFile(join(DEPLOY_DIR, 'worker.env')), api: readEnvFile(join(DEPLOY_DIR, 'api.env')) };
+const generatedKey = developmentKey(root, config);
 const uiUrl = process.env.TEMPORAL_UI_URL ?? ui.url;
 const recordUrl = process.env.DELEGATE_DATABASE_URL ?? `postgres://${RECORD.user}:${RECORD.password}@${postgres.host}:${postgres.port}/${RECORD.database}`;
 const hostEnv = {
@@ -83,14 +82,14 @@ const hostEnv = {
   ...(generatedKey ? { DELEGATE_API_KEYS: `default=${generatedKey}` } : {}),
 };
 // the files first, then anything the caller set, then where this host's parts are
-const envFor = (file: string, own: Record<string, string>) => ({ ...fileEnv(file), ...process.env, ...hostEnv, ...own });
+const envFor = (file: Record<string, string>, own: Record<string, string>) => ({ ...file, ...process.env, ...hostEnv, ...own });
 
 for (let i = 0; i < workerCount; i++) {
   // one metrics port each (compose's replicas each have their own host); 0 keeps them off
   const metricsPort = process.env.DELEGATE_WORKER_METRICS_PORT === '0' ? '0' : String(9464 + offset + i);
-  stack.launch(`worker ${i + 1}`, 'workers/main.ts', envFor('worker.env', { DELEGATE_WORKER_METRICS_PORT: metricsPort }), `worker ${i + 1}`);
+  stack.launch(`worker ${i + 1}`, 'workers/main.ts', envFor(envFiles.worker, { DELEGATE_WORKER_METRICS_PORT: metricsPort }), `worker ${i + 1}`);
 }
-stack.launch('api', 'api/server.ts', envFor('api.env', { PORT: String(apiPort) }));
+stack.launch('api', 'api/server.ts', envFor(envFiles.api, { PORT: String(apiPort) }));
 await stack.waitForHttp(`http://127.0.0.1:${apiPort}/readyz`, 'The API', 90_000);
 
 console.log(`
@@ -104,9 +103,5 @@ Delegate is running on the production shape (${Math.round((Date.now() - started)
   Logs         ${join(dataDir, 'temporal.log')}, ${join(dataDir, 'temporal-ui.log')}
 Try: npm run demo     Stop: Ctrl-C
 `);
-if (generatedKey) {
-  console.log(`API key of tenant "default" (kept in ${apiKeyFile(root)}, mode 0600):
-  ${generatedKey}
-  curl -s ${api}/v1/agents -H "authorization: Bearer $(cat .data/api-key)"
-`);
-}
+const notice = keyNotice(root, api, generatedKey, config);
+if (notice) console.log(notice);

@@ -81,6 +81,23 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** Resolves once `child` has exited, or could not be spawned at all (no 'exit' follows that 'error'). */
+export function exitOf(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.once('error', () => resolve());
+  });
+}
+
+/** Stops a server process: SIGTERM, then SIGKILL after `graceMs`; resolves once it is gone. */
+export async function stopProcess(child: ChildProcess, exited: Promise<void>, graceMs = 10_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
 /** True when nothing listens on `host`:`port` (a listen there succeeds). */
 export function portFree(port: number, host = '127.0.0.1'): Promise<boolean> {
   return new Promise((resolve) => {
@@ -137,7 +154,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   const out = opts.logFile ? openSync(opts.logFile, 'a') : 'ignore';
   const child = spawn(bin, args, { stdio: ['ignore', out, out] });
   const address = `127.0.0.1:${port}`;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = exitOf(child);
   try {
     await Promise.race([
       waitForTemporal(address),
@@ -153,12 +170,6 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     address,
     uiUrl,
     process: child,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timer);
-    },
+    stop: () => stopProcess(child, exited),
   };
 }

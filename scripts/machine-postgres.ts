@@ -7,8 +7,10 @@
  * DELEGATE_PG_ADMIN_URL instead names any PostgreSQL and a superuser (not Debian, not root).
  */
 import { execFile } from 'node:child_process';
+import { basename, dirname } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { isRoot, postgresBin } from './postgres';
 
 const run = promisify(execFile);
 
@@ -48,7 +50,6 @@ async function debianClusters(): Promise<DebianCluster[]> {
     });
 }
 
-const isRoot = () => process.getuid?.() === 0;
 const quoteIdent = (s: string) => `"${s.replace(/"/g, '""')}"`;
 const quoteLiteral = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
@@ -108,8 +109,8 @@ export async function machinePostgres(roles: PostgresRole[], opts: MachinePostgr
   }
   let cluster = clusters.sort((a, b) => Number(b.version) - Number(a.version))[0];
   if (!cluster) {
-    const { stdout } = await run('ls', ['/usr/lib/postgresql']);
-    const version = stdout.trim().split('\n').sort((a, b) => Number(b) - Number(a))[0];
+    // the newest installed server's version: its bin folder is /usr/lib/postgresql/<version>/bin
+    const version = basename(dirname(postgresBin()));
     log(`Creating the PostgreSQL ${version} cluster "main" (pg_createcluster)...`);
     await run('pg_createcluster', [version, 'main']);
     cluster = (await debianClusters())[0];

@@ -37,7 +37,8 @@ export function postgresBin(): string {
   return join(DEBIAN_ROOT, versions[0], 'bin');
 }
 
-const isRoot = () => process.getuid?.() === 0;
+/** Root may not run initdb or the server: it administers PostgreSQL as Debian's `postgres` user. */
+export const isRoot = () => process.getuid?.() === 0;
 /** initdb and the server refuse to run as root: as root, run them as Debian's `postgres` user. */
 const asOwner = (cmd: string, args: string[]): [string, string[]] => (isRoot() ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args]);
 

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../workers/config';
-import { apiKeyFile, localApiKey } from './api-key';
+import { developmentKey, keyNotice } from './api-key';
 import { startDevServer } from './dev-server';
 import { Supervisor } from './supervisor';
 
@@ -35,8 +35,7 @@ if (!external) {
 }
 
 // with no keys configured, one key for tenant `default`, made once and kept in .data/api-key
-const generatedKey =
-  config.DELEGATE_AUTH === 'on' && !config.DELEGATE_API_KEYS && !config.DELEGATE_API_KEYS_FILE ? localApiKey(root, true) : undefined;
+const generatedKey = developmentKey(root, config);
 const env = {
   ...process.env,
   TEMPORAL_ADDRESS: address,
@@ -56,11 +55,5 @@ Delegate is running.
   Temporal     ${address}${external ? '' : '  (data in .data/temporal.sqlite)'}
 Try: npm run demo     Stop: Ctrl-C
 `);
-if (generatedKey) {
-  console.log(`API key of tenant "default" (kept in ${apiKeyFile(root)}, mode 0600):
-  ${generatedKey}
-  curl -s ${api}/v1/agents -H "authorization: Bearer $(cat .data/api-key)"
-`);
-} else if (config.DELEGATE_AUTH === 'off') {
-  console.log('*** DELEGATE_AUTH=off: the API has no authentication; every caller is tenant "default". ***\n');
-}
+const notice = keyNotice(root, api, generatedKey, config);
+if (notice) console.log(notice);

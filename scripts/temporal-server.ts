@@ -14,7 +14,7 @@ import { openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseEnv, promisify } from 'node:util';
-import { portFree, waitForTemporal, type DevServer } from './dev-server';
+import { exitOf, portFree, stopProcess, waitForTemporal, type DevServer } from './dev-server';
 import { goInstall, toolFolder } from './go-tools';
 import { ensureTemporalCli } from './temporal-cli';
 import { TEMPORAL_SERVER_VERSION } from './versions';
@@ -159,14 +159,9 @@ export async function startTemporalServer(opts: TemporalServerOptions): Promise<
     },
     stdio: ['ignore', out, out],
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    await exited;
-    clearTimeout(timer);
-  };
+  const exited = exitOf(child);
+  // four services drain their shards and queues: more time than the dev server needs
+  const stop = () => stopProcess(child, exited, 20_000);
   try {
     const early = exited.then(() => {
       throw new Error(`temporal-server exited early (code ${child.exitCode})${opts.logFile ? `; see ${opts.logFile}` : ''}`);

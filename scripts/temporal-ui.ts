@@ -12,7 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, openSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { portFree } from './dev-server';
+import { exitOf, portFree, stopProcess } from './dev-server';
 import { goInstall, toolFolder } from './go-tools';
 import { TEMPORAL_UI_VERSION } from './versions';
 
@@ -123,18 +123,8 @@ export async function startTemporalUi(opts: TemporalUiOptions): Promise<Temporal
     env: { ...process.env, ...temporalUiEnv(opts, url) },
     stdio: ['ignore', out, out],
   });
-  const exited = new Promise<void>((done) => {
-    child.once('exit', () => done());
-    // e.g. the binary vanished between the check and the spawn: no 'exit' follows
-    child.once('error', () => done());
-  });
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    await exited;
-    clearTimeout(timer);
-  };
+  const exited = exitOf(child);
+  const stop = () => stopProcess(child, exited);
   try {
     await waitForUi(url, exited, opts.timeoutMs ?? 60_000, opts.logFile ? `; see ${opts.logFile}` : '');
   } catch (err) {

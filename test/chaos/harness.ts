@@ -111,8 +111,8 @@ export class ChaosStack {
   serverPort = 0;
   /** The record's PostgreSQL URL, if it is not the SQLite file. */
   private recordUrl?: string;
-  /** On the cluster: the port offset of the server's ports and its PostgreSQL. */
-  private cluster?: { offset: number; postgres: { host: string; port: number }; database: string };
+  /** On the cluster: the port offset of the server's ports, its PostgreSQL and its settings (own database names). */
+  private cluster?: { offset: number; postgres: { host: string; port: number }; settings: Record<string, string> };
   apiPort = 0;
   readonly workers: (ChildProcess | undefined)[] = [];
   api?: ChildProcess;
@@ -140,9 +140,10 @@ export class ChaosStack {
         const settings = temporalSettings({});
         const role = { user: settings.POSTGRES_USER, password: settings.POSTGRES_PWD, createdb: true };
         const postgres = await machinePostgres([role], { adminUrl: inject('pgUrl') });
-        stack.cluster = { offset, postgres, database: `temporal_${opts.name.replace(/[^a-z0-9]/gi, '_').toLowerCase()}_${process.pid}` };
+        const database = `temporal_${opts.name.replace(/[^a-z0-9]/gi, '_').toLowerCase()}_${process.pid}`;
+        stack.cluster = { offset, postgres, settings: { ...settings, DBNAME: database, VISIBILITY_DBNAME: `${database}_vis` } };
         stack.serverPort = Number(clusterPorts(offset).FRONTEND_GRPC_PORT);
-        stack.recordUrl = opts.recordUrl === undefined ? await createDatabase(inject('pgUrl'), `${stack.cluster.database}_record`) : (opts.recordUrl ?? undefined);
+        stack.recordUrl = opts.recordUrl === undefined ? await createDatabase(inject('pgUrl'), `${database}_record`) : (opts.recordUrl ?? undefined);
       } else {
         stack.recordUrl = opts.recordUrl ?? undefined;
         stack.serverPort = await freePort();
@@ -171,8 +172,7 @@ export class ChaosStack {
   async startServer(): Promise<void> {
     const logFile = join(this.dir, 'server.log');
     if (this.cluster) {
-      const { offset, postgres, database } = this.cluster;
-      const settings = { ...temporalSettings({}), DBNAME: database, VISIBILITY_DBNAME: `${database}_vis` };
+      const { offset, postgres, settings } = this.cluster;
       this.server = await startTemporalServer({ postgres, settings, portOffset: offset, logFile });
     } else {
       this.server = await startDevServer({ dbFile: this.dbFile, port: this.serverPort, headless: true, logFile });
