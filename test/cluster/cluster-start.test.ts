@@ -9,13 +9,13 @@ import { connect } from 'node:net';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../scripts/dev-server';
+import { dropDatabase, isRoot } from '../../scripts/postgres';
 import { clusterPorts, freePortOffset } from '../../scripts/temporal-server';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const run = promisify(execFile);
 const KEY = 'cluster-test-key-0123456789abcdef';
 const AUTH = { authorization: `Bearer ${KEY}` };
-const isRoot = process.getuid?.() === 0;
 
 interface Started {
   child: ChildProcess;
@@ -75,10 +75,11 @@ describe('npm run cluster', () => {
 
   afterAll(async () => {
     // the test's databases go; the cluster's role and the machine's PostgreSQL stay
-    const drop = [database, `${database}_vis`].map((db) => `DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`);
-    for (const sql of drop) {
-      if (isRoot && !process.env.DELEGATE_PG_ADMIN_URL) await run('runuser', ['-u', 'postgres', '--', 'psql', '-tAc', sql]).catch(() => undefined);
-      else await run('psql', [inject('pgUrl'), '-tAc', sql]).catch(() => undefined);
+    for (const db of [database, `${database}_vis`]) {
+      // as root the machine's cluster, administered by its `postgres` user (no URL: peer auth); else the test PostgreSQL
+      if (isRoot() && !process.env.DELEGATE_PG_ADMIN_URL) {
+        await run('runuser', ['-u', 'postgres', '--', 'psql', '-tAc', `DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`]).catch(() => undefined);
+      } else await dropDatabase(inject('pgUrl'), db).catch(() => undefined);
     }
   });
 
@@ -95,7 +96,7 @@ describe('npm run cluster', () => {
       DELEGATE_TASK_QUEUE: `cluster-test-${suffix}`,
       DELEGATE_LOG_FORMAT: 'json',
       // not root: the test PostgreSQL stands in for the machine's
-      ...(isRoot ? {} : { DELEGATE_PG_ADMIN_URL: inject('pgUrl') }),
+      ...(isRoot() ? {} : { DELEGATE_PG_ADMIN_URL: inject('pgUrl') }),
     };
     const api = `http://127.0.0.1:${apiPort}`;
 
