@@ -21,6 +21,8 @@ export default defineConfig({
           exclude: ['test/**/*.unit.test.ts', 'test/chaos/**', 'test/cluster/**', 'node_modules/**'],
           // PostgreSQL for the record's tests (test/record/), which run on both stores
           globalSetup: ['test/setup/temporal.ts', 'test/setup/postgres.ts'],
+          // the scout reads only a configured root: the tests' is the repository (its dot-entries stay denied)
+          env: { DELEGATE_SCOUT_ROOT: process.cwd() },
           // generous: the suite must hold on a loaded 2-core machine; no assertion is about speed
           testTimeout: 180_000,
           hookTimeout: 120_000,

@@ -202,7 +202,7 @@ export function createAgentActivities({ registry, stepLogPath, breaker, events, 
       const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_EVERY_MS);
       const began = performance.now();
       try {
-        reply = await def.step({ ...input, params, attempt, state: input.state, sleep: agentSleep, signal: ctx.cancellationSignal });
+        reply = await def.step({ ...input, params, attempt, state: input.state, sleep: agentSleep, signal: ctx.cancellationSignal, tenant: input.events?.tenant });
         observer?.stepEnded(input.agentId, true, (performance.now() - began) / 1000);
       } catch (err) {
         observer?.stepEnded(input.agentId, false, (performance.now() - began) / 1000);

@@ -43,7 +43,7 @@ export function createActivities(deps: AgentActivityDeps & { webhook?: WebhookDe
     ...createRoleActivities(deps),
     ...createWebhookActivities(deps.webhook ?? {}),
     ...createArchiveActivities(deps.archive),
-    ...createScoutActivities({ scouts: deps.archive.record.scouts, events: deps.archive.record.events, root: deps.scoutRoot ?? scoutRoot() }),
+    ...createScoutActivities({ scouts: deps.archive.record.scouts, events: deps.archive.record.events, rootFor: (tenant) => deps.scoutRoot ?? scoutRoot(process.env, tenant) }),
   };
 }
 

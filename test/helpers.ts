@@ -35,7 +35,7 @@ export function testRecord(): Promise<RecordStore> {
 }
 
 /** The test configuration: the run's server, task queue and tenants' keys file. */
-export function testConfig(extra: Record<string, string> = {}) {
+export function testConfig(extra: Record<string, string | undefined> = {}) {
   return loadConfig({
     TEMPORAL_ADDRESS: inject('temporalAddress'),
     DELEGATE_TASK_QUEUE: inject('taskQueue'),
@@ -44,6 +44,8 @@ export function testConfig(extra: Record<string, string> = {}) {
     // webhook receivers in tests listen on loopback
     DELEGATE_WEBHOOK_ALLOW_LOOPBACK: 'true',
     LOG_LEVEL: 'silent',
+    // the scout reads only a configured root: the repository, as the test worker's
+    DELEGATE_SCOUT_ROOT: process.cwd(),
     ...extra,
   });
 }
@@ -54,7 +56,7 @@ export function testConfig(extra: Record<string, string> = {}) {
  * header; `as: null` sends none. It reads the run's record unless given another. The caller
  * closes it: prefer `useApp` or `appForTest`.
  */
-export async function testApp(extra: Record<string, string> = {}, as: TestTenant | null = 'default', record?: RecordStore): Promise<FastifyInstance> {
+export async function testApp(extra: Record<string, string | undefined> = {}, as: TestTenant | null = 'default', record?: RecordStore): Promise<FastifyInstance> {
   const config = testConfig(extra);
   const app = await buildApp({ config, client: await testClient(), registry: loadRegistry(inject('agentsFile')), tenants: loadTenants(config), record: record ?? (await testRecord()) });
   await app.ready();

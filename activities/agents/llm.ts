@@ -40,7 +40,7 @@ function brief(req: StepRequest): string {
 
 /** Options of `createLlmAgent`. */
 export interface LlmAgentOptions {
-  /** The directory the host tools (`read_file`, `grep`) are confined to. @default env.DELEGATE_SCOUT_ROOT ?? process.cwd() */
+  /** The directory the host tools (`read_file`, `grep`) are confined to. @default the tenant's scout root from env (none: the tools refuse) */
   scoutRoot?: string;
 }
 
@@ -48,7 +48,6 @@ export interface LlmAgentOptions {
 export function createLlmAgent(input: z.input<typeof LlmAgentConfigSchema>, env: NodeJS.ProcessEnv = process.env, opts: LlmAgentOptions = {}): AgentDefinition {
   const cfg: LlmAgentConfig = LlmAgentConfigSchema.parse(input);
   const auth: Record<string, string> = cfg.apiKey ? { authorization: `Bearer ${expandEnv(cfg.apiKey, env)}` } : {};
-  const root = opts.scoutRoot ?? scoutRoot(env);
   return {
     manifest: remoteManifest('llm', { ...cfg, tools: [...cfg.hostTools, ...cfg.tools.map((t) => t.name)] }),
     toolDescriptions: Object.fromEntries(cfg.tools.filter((t) => t.description).map((t) => [t.name, t.description])),
@@ -124,7 +123,7 @@ export function createLlmAgent(input: z.input<typeof LlmAgentConfigSchema>, env:
           }
           let text: string;
           if (host) {
-            text = paths.length ? await runHostTool((sandbox ??= createSandbox(root, paths)), host, args) : `error: ${host} has no scope (the task's params.paths is empty)`;
+            text = paths.length ? await runHostTool((sandbox ??= createSandbox(opts.scoutRoot ?? scoutRoot(env, req.tenant), paths)), host, args) : `error: ${host} has no scope (the task's params.paths is empty)`;
           } else {
             text = (await postJson(tool!.url, args, {}, req.signal, `tool ${tool!.name} of ${what}`)).text;
           }

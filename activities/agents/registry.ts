@@ -64,11 +64,11 @@ export function createAgentRegistry(defs: AgentDefinition[], opts: AgentRegistry
   };
 }
 
-/** The builtin agents every worker hosts; the offline scout reads under `DELEGATE_SCOUT_ROOT` (default: the working directory). */
+/** The builtin agents every worker hosts; the offline scout reads under the tenant's scout root (none unless configured). */
 export const builtinAgents: AgentDefinition[] = [
   echoAgent,
   simAgent as unknown as AgentDefinition,
-  createScoutAgent({ root: scoutRoot() }) as unknown as AgentDefinition,
+  createScoutAgent({ rootFor: (tenant) => scoutRoot(process.env, tenant) }) as unknown as AgentDefinition,
 ];
 
 /** Why `def` cannot take a task with these params and scope: it refuses the params, or would use tools outside the scope (undefined: it can). */

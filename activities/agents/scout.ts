@@ -17,8 +17,8 @@ import type { AgentDefinition, StepReply } from './types';
 
 /** Options of the offline scout. */
 export interface ScoutAgentOptions {
-  /** The directory every scope path is inside (the API's prep checks the same root). */
-  root: string;
+  /** The directory a tenant's scope paths are inside (the API's prep checks the same root); undefined: no root, the scout refuses. */
+  rootFor: (tenant?: string) => string | undefined;
 }
 
 const ScoutParams = z.strictObject({
@@ -111,7 +111,7 @@ function toFinding(h: Hit, top: number, inFn: string | undefined, compact: boole
 }
 
 /** The offline scout over `root`. */
-export function createScoutAgent({ root }: ScoutAgentOptions): AgentDefinition<ScoutParams> {
+export function createScoutAgent({ rootFor }: ScoutAgentOptions): AgentDefinition<ScoutParams> {
   return {
     manifest: {
       id: 'scout',
@@ -131,7 +131,7 @@ export function createScoutAgent({ root }: ScoutAgentOptions): AgentDefinition<S
     async step(req): Promise<StepReply> {
       const question = scoutQuestion(req.task.question);
       const compact = req.reprompt !== undefined;
-      const sandbox = createSandbox(root, req.params.paths);
+      const sandbox = createSandbox(rootFor(req.tenant), req.params.paths);
       const scope = await sandbox.scope().catch((err: unknown) => {
         throw fatal(ErrorType.InvalidInput, err instanceof ScoutToolError ? err.message : 'scope refused', req.attempt);
       });

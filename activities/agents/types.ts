@@ -31,6 +31,8 @@ export interface StepRequest {
   previous?: PreviousStage;
   /** Stable key of this step (`<subtaskWorkflowId>#<step>`), for de-duplication and audits. */
   stepKey: string;
+  /** The tenant the step works for (absent for a subtask started without a job's events): per-tenant resources such as the scout root. */
+  tenant?: string;
   /** Heartbeat-aware sleep that rejects when the step is cancelled. */
   sleep(ms: number): Promise<void>;
   /** Aborted when the step is cancelled or times out: pass it to fetch and SDK calls. */

@@ -25,7 +25,8 @@ export interface ScoutJobInput {
 export interface ScoutCommitDeps {
   scouts: ScoutStore;
   events?: JobEvents;
-  root: string;
+  /** The tenant's scout root (undefined: none configured, so no finding verifies). */
+  rootFor: (tenant: string) => string | undefined;
 }
 
 /** A report built from a scout's result: what it is, and what the host changed on the way. */
@@ -43,7 +44,7 @@ function failureAdvice(result: TaskResult | undefined): string {
 }
 
 /** The report of a scout from its subtask's result. */
-export async function buildScoutReport(deps: Pick<ScoutCommitDeps, 'root'>, row: ScoutRecord, result: TaskResult | undefined, job: Pick<ScoutJobInput, 'maxTokens' | 'tokenizer'>, at: Date): Promise<BuiltReport> {
+export async function buildScoutReport(deps: { root: string | undefined }, row: ScoutRecord, result: TaskResult | undefined, job: Pick<ScoutJobInput, 'maxTokens' | 'tokenizer'>, at: Date): Promise<BuiltReport> {
   const head = {
     id: row.id, parent_agent: row.parentAgent, parent_session_id: row.parentSessionId, parent_session_excerpt: row.excerpt,
     feature_slug: row.featureSlug, question: row.question, scope: { paths: row.scopePaths }, completed_at: at.toISOString(),
@@ -73,7 +74,7 @@ export async function settleScout(deps: ScoutCommitDeps, tenant: string, id: str
   const row = await deps.scouts.get(tenant, id);
   if (!row) return { committed: false, reason: 'not_found' };
   if (row.state !== 'dispatched') return { committed: false, reason: row.state === 'committed' ? 'already_committed' : 'failed', report: row.report as ScoutReport };
-  const built = await buildScoutReport(deps, row, result, job, at);
+  const built = await buildScoutReport({ root: deps.rootFor(tenant) }, row, result, job, at);
   const event = (type: 'scout.committed' | 'scout.failed') =>
     row.jobId && deps.events?.append(tenant, row.jobId, [{ key: `${type}:${id}`, type, data: { scoutId: id, status: built.report.status, tokens: built.report.tokens, findings: built.report.findings.length, dropped: built.report.dropped_findings, cut: built.cut } }]);
   if (!built.valid) {

@@ -8,6 +8,11 @@
  *
  * A refused path throws ScoutToolError: the LLM agent hands its message to the model as the
  * tool's answer (the tool itself was allowed; the path was not), so the model can correct it.
+ *
+ * What an operator did not choose to expose is never read: there is no root unless one is
+ * configured (never the process's working directory), and whatever the root, a dot-entry
+ * (`.data`, `.git`, `.env`) or a secret-bearing file (keys, agents files, `*.env`, private keys,
+ * databases) is refused in a scope, refused to `read_file` and skipped by `grep`.
  */
 import { open, readFile, readdir, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -23,16 +28,16 @@ export const MAX_GREP_RESULTS = 200;
 export const MAX_GREP_FILES = 5000;
 /** Longest line text a grep match carries. */
 const MAX_MATCH_CHARS = 300;
-/** Directories never searched: dependencies and version control, not the project's own code. */
-const SKIPPED_DIRS = new Set(['node_modules', '.git']);
+/** Directories never searched: dependencies, not the project's own code (dot-directories are denied outright). */
+const SKIPPED_DIRS = new Set(['node_modules']);
 
 /** Why a scope path is refused. */
-export type ScopeRefusal = 'path_outside_root' | 'not_found';
+export type ScopeRefusal = 'path_outside_root' | 'not_found' | 'path_denied';
 /** The scope, resolved: paths relative to the root (posix, "." for the root itself), or the first one refused. */
 export type ScopeResolution = { ok: true; paths: string[] } | { ok: false; index: number; path: string; reason: ScopeRefusal };
 
 /** Why a tool call is refused. */
-export type ScoutToolErrorCode = 'outside_scope' | 'not_found' | 'not_a_file' | 'binary_file' | 'too_large' | 'bad_arguments';
+export type ScoutToolErrorCode = 'outside_scope' | 'denied' | 'no_root' | 'not_found' | 'not_a_file' | 'binary_file' | 'too_large' | 'bad_arguments';
 
 /** A refused `read_file`/`grep` call; its message is safe to show the model (paths relative to the root). */
 export class ScoutToolError extends Error {
@@ -48,8 +53,52 @@ export class ScoutToolError extends Error {
 const inside = (base: string, p: string) => p === base || p.startsWith(base.endsWith(sep) ? base : base + sep);
 const posix = (p: string) => (p === '' ? '.' : p.split(sep).join('/'));
 
-/** The scout root of this process: `DELEGATE_SCOUT_ROOT`, else the working directory (API and workers must agree). */
-export const scoutRoot = (env: { DELEGATE_SCOUT_ROOT?: string } = process.env): string => env.DELEGATE_SCOUT_ROOT ?? process.cwd();
+/** The scout's settings, as both processes read them from the environment (API and workers must agree). */
+export interface ScoutRootEnv {
+  DELEGATE_SCOUT_ROOT?: string;
+  DELEGATE_SCOUT_ROOTS?: string;
+}
+
+/** Parses `DELEGATE_SCOUT_ROOTS` (`tenant=/abs/dir,tenant2=/other`); throws naming the variable. */
+export function parseScoutRoots(text: string | undefined): Map<string, string> {
+  const roots = new Map<string, string>();
+  for (const [i, pair] of (text ?? '').split(',').map((p) => p.trim()).filter(Boolean).entries()) {
+    const at = pair.indexOf('=');
+    const tenant = pair.slice(0, at).trim();
+    const dir = pair.slice(at + 1).trim();
+    if (at <= 0 || !isAbsolute(dir)) throw new Error(`DELEGATE_SCOUT_ROOTS: pair ${i + 1} must be tenant=/absolute/dir`);
+    roots.set(tenant, dir);
+  }
+  return roots;
+}
+
+/**
+ * The tree a tenant's scouts may read: its own root from `DELEGATE_SCOUT_ROOTS`, else the
+ * deployment's `DELEGATE_SCOUT_ROOT`, else none (the scout is off). Never the working directory:
+ * that is where `.data/api-key` and the keys and agents files live.
+ */
+export function scoutRoot(env: ScoutRootEnv = process.env, tenant?: string): string | undefined {
+  return (tenant === undefined ? undefined : parseScoutRoots(env.DELEGATE_SCOUT_ROOTS).get(tenant)) ?? env.DELEGATE_SCOUT_ROOT;
+}
+
+/** The message a scout without a root answers with: what to configure. */
+export const NO_SCOUT_ROOT = 'no scout root is configured: set DELEGATE_SCOUT_ROOT (or DELEGATE_SCOUT_ROOTS per tenant) to the source tree scouts may read';
+
+/** File names that carry secrets or other tenants' data, denied whatever the root. */
+const SECRET_NAMES = [
+  /^api-key$/i, /^keys(\..*)?\.json$/i, /^agents(\..*)?\.json$/i, /\.env$/i,
+  /\.(pem|key|p12|pfx|jks|keystore|kdbx)$/i, /^id_(rsa|dsa|ecdsa|ed25519)/i,
+  /^(credentials?|secrets?)(\..*)?$/i, /\.(sqlite|sqlite3|db)(-wal|-shm|-journal)?$/i,
+];
+
+/**
+ * True when a path relative to the root may not be read: one of its entries is a dot-entry
+ * (`.data`, `.git`, `.env`, `.npmrc`) or names a secret-bearing file.
+ */
+export function isDeniedPath(rel: string): boolean {
+  if (rel === '' || rel === '.') return false;
+  return rel.split(/[\\/]/).some((seg) => (seg.startsWith('.') && seg !== '.' && seg !== '..') || SECRET_NAMES.some((re) => re.test(seg)));
+}
 
 /** Checks every scope path against the root, following symlinks: the first one outside it (or missing) refuses the scope. */
 export async function resolveScope(root: string, paths: string[]): Promise<ScopeResolution> {
@@ -59,6 +108,8 @@ export async function resolveScope(root: string, paths: string[]): Promise<Scope
     const lexical = resolve(realRoot, path);
     // refused before touching the disk: a path outside does not learn whether it exists
     if (path.includes('\0') || !(inside(realRoot, lexical) || inside(resolve(root), resolve(root, path)))) return { ok: false, index, path, reason: 'path_outside_root' };
+    // denied by name before the disk is touched: a denied path does not learn whether it exists
+    if (isDeniedPath(posix(relative(realRoot, lexical))) || isDeniedPath(posix(relative(resolve(root), resolve(root, path))))) return { ok: false, index, path, reason: 'path_denied' };
     let real: string;
     try {
       real = await realpath(isAbsolute(path) ? path : resolve(realRoot, path));
@@ -67,6 +118,8 @@ export async function resolveScope(root: string, paths: string[]): Promise<Scope
     }
     if (!inside(realRoot, real)) return { ok: false, index, path, reason: 'path_outside_root' };
     const rel = posix(relative(realRoot, real));
+    // where it leads, too: a harmless-looking symlink to .data is refused
+    if (isDeniedPath(rel)) return { ok: false, index, path, reason: 'path_denied' };
     if (!out.includes(rel)) out.push(rel);
   }
   return { ok: true, paths: out };
@@ -109,10 +162,11 @@ export interface ScoutSandbox {
 /** True when the first bytes hold a NUL: a binary file, not searched or read. */
 const looksBinary = (buf: Buffer) => buf.subarray(0, 8192).includes(0);
 
-/** A sandbox over `scopePaths` (relative to `root`, or absolute inside it). */
-export function createSandbox(root: string, scopePaths: string[]): ScoutSandbox {
+/** A sandbox over `scopePaths` (relative to `root`, or absolute inside it); no root: every call is refused with `no_root`. */
+export function createSandbox(root: string | undefined, scopePaths: string[]): ScoutSandbox {
   const inspected: string[] = [];
   const setup = (async () => {
+    if (root === undefined) throw new ScoutToolError('no_root', NO_SCOUT_ROOT);
     const realRoot = await realpath(resolve(root));
     const scope = await resolveScope(realRoot, scopePaths);
     if (!scope.ok) throw new ScoutToolError('outside_scope', `scope path ${JSON.stringify(scope.path)} refused: ${scope.reason}`);
@@ -133,7 +187,9 @@ export function createSandbox(root: string, scopePaths: string[]): ScoutSandbox 
       throw new ScoutToolError('not_found', `${JSON.stringify(path)} does not exist`);
     }
     if (!abs.some((a) => inside(a, real))) throw new ScoutToolError('outside_scope', `${JSON.stringify(path)} is outside the scope`);
-    return { real, rel: posix(relative(realRoot, real)) };
+    const rel = posix(relative(realRoot, real));
+    if (isDeniedPath(posix(relative(realRoot, lexical))) || isDeniedPath(rel)) throw new ScoutToolError('denied', `${JSON.stringify(path)} is a dot-entry or a secret-bearing file`);
+    return { real, rel };
   }
 
   async function loadText(real: string, rel: string): Promise<string> {
@@ -193,7 +249,8 @@ export function createSandbox(root: string, scopePaths: string[]): ScoutSandbox 
           for (const name of names) {
             // each entry re-resolved: a symlink inside the scope may lead out of it
             const child = await realpath(join(real, name)).catch(() => undefined);
-            if (child && abs.some((a) => inside(a, child))) await visit(child);
+            const denied = isDeniedPath(name) || (child !== undefined && isDeniedPath(posix(relative(realRoot, child))));
+            if (child && !denied && abs.some((a) => inside(a, child))) await visit(child);
             if (truncated) return;
           }
           return;

@@ -46,7 +46,7 @@ function dropReason(err: unknown): DropReason {
  * Checks each finding against the line it cites, reading only inside the scope: the sandbox
  * reads just that line (at most 8 findings), so a line past a read window's byte cap is still found.
  */
-export async function verifyFindings(root: string, scopePaths: string[], findings: ScoutFinding[]): Promise<VerifiedFindings> {
+export async function verifyFindings(root: string | undefined, scopePaths: string[], findings: ScoutFinding[]): Promise<VerifiedFindings> {
   const sandbox = createSandbox(root, scopePaths);
   const out: VerifiedFindings = { kept: [], dropped: [] };
   for (const finding of findings) {

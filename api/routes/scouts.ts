@@ -15,7 +15,7 @@ const Caps = z.object({
 }).meta({ id: 'ScoutCaps' });
 /** A problem with the scout's own fields: the cap refused and what remains, or the scope code. */
 const ScoutProblem = ProblemSchema.extend({
-  code: z.enum(['scout_cap_exceeded', 'path_outside_root', 'not_found']).optional(),
+  code: z.enum(['scout_cap_exceeded', 'path_outside_root', 'path_denied', 'not_found', 'scout_root_unset']).optional(),
   cap: z.enum(['session', 'scope']).optional(),
   caps: Caps.optional(),
 });

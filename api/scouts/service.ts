@@ -6,7 +6,7 @@
  *   prep ──resolveScope (path_outside_root) ──caps (429)──> { id, prompt, caps }
  *   dispatch ── prep ──reserve (atomic; 429)──> job { scout task: read_file + grep, outputSchema } ──> 201
  */
-import { resolveScope, scoutRoot } from '../../activities/scout/sandbox';
+import { NO_SCOUT_ROOT, resolveScope, scoutRoot, type ScopeRefusal } from '../../activities/scout/sandbox';
 import { settleScout, type ScoutJobInput } from '../../activities/scout/commit';
 import type { Budget, Config, JobSpec } from '../../schemas';
 import type { RecordStore, ScoutRecord, ScoutRemaining } from '../../record';
@@ -32,10 +32,23 @@ export class ScoutCapProblem extends HttpProblem {
   }
 }
 
-/** A scope path that is not inside the root (or does not exist): 422 with its path and the code. */
+const SCOPE_DETAIL = {
+  path_outside_root: (path: string) => `${path} resolves outside the scout root`,
+  path_denied: (path: string) => `${path} is a dot-entry or a secret-bearing file, which scouts never read`,
+  not_found: (path: string) => `${path} does not exist`,
+};
+
+/** No scout root is configured for this tenant: 422 that says what to set. */
+export class NoScoutRootProblem extends HttpProblem {
+  constructor() {
+    super(422, 'Scout cannot run', NO_SCOUT_ROOT, undefined, undefined, { code: 'scout_root_unset' });
+  }
+}
+
+/** A scope path that is not inside the root, is denied, or does not exist: 422 with its path and the code. */
 export class ScopeProblem extends HttpProblem {
-  constructor(readonly code: 'path_outside_root' | 'not_found', index: number, path: string) {
-    super(422, 'Scout cannot run', code === 'path_outside_root' ? `${path} resolves outside the scout root` : `${path} does not exist`, [
+  constructor(readonly code: ScopeRefusal, index: number, path: string) {
+    super(422, 'Scout cannot run', SCOPE_DETAIL[code](path), [
       { path: `body.scopePaths[${index}]`, message: `${code}: ${path}` },
     ], undefined, { code });
   }
@@ -46,7 +59,8 @@ export const SCOUT_BUDGET: Budget = { toolCalls: 40, latencySeconds: 300 };
 
 /** Creates the scout service over the record and the job service. */
 export function createScoutService({ config, record, jobs }: { config: Config; record: RecordStore; jobs: JobService }) {
-  const root = scoutRoot(config);
+  /** The tenant's scout root; undefined when none is configured (the scout is off for it). */
+  const rootFor = (tenant: string) => scoutRoot(config, tenant);
   const caps = { perSession: config.DELEGATE_SCOUT_CAP_PER_SESSION, perScope: config.DELEGATE_SCOUT_CAP_PER_SCOPE };
   const view = (r: ScoutRemaining): CapsView => ({
     perSession: { limit: caps.perSession, remaining: r.session },
@@ -55,7 +69,9 @@ export function createScoutService({ config, record, jobs }: { config: Config; r
   const job = (id: string, autoCommit: boolean): ScoutJobInput => ({ id, autoCommit, maxTokens: config.DELEGATE_SCOUT_REPORT_TOKENS, tokenizer: config.DELEGATE_SCOUT_TOKENIZER });
 
   /** The scope resolved inside the root, or the problem with the path at fault. */
-  async function scopeOf(req: ScoutRequest): Promise<string[]> {
+  async function scopeOf(tenant: string, req: ScoutRequest): Promise<string[]> {
+    const root = rootFor(tenant);
+    if (root === undefined) throw new NoScoutRootProblem();
     const scope = await resolveScope(root, req.scopePaths);
     if (!scope.ok) throw new ScopeProblem(scope.reason, scope.index, scope.path);
     return scope.paths;
@@ -63,7 +79,7 @@ export function createScoutService({ config, record, jobs }: { config: Config; r
 
   /** The prep answer: a fresh id, the standard prompt, the resolved scope and the caps left; 429 over a cap. */
   async function prep(tenant: string, req: ScoutRequest) {
-    const scopePaths = await scopeOf(req);
+    const scopePaths = await scopeOf(tenant, req);
     const left = view(await record.scouts.remaining(tenant, req.parentSessionId, scopePaths, caps));
     if (left.perSession.remaining <= 0) throw new ScoutCapProblem('session', left);
     if (left.perScope.remaining <= 0) throw new ScoutCapProblem('scope', left);
@@ -72,7 +88,7 @@ export function createScoutService({ config, record, jobs }: { config: Config; r
   }
 
   return {
-    root,
+    rootFor,
     prep,
 
     /** Reserves a place under the caps and starts the scout's job; the reservation is freed if the job cannot start. */
@@ -127,7 +143,7 @@ export function createScoutService({ config, record, jobs }: { config: Config; r
       if (row.state !== 'dispatched') throw new HttpProblem(409, 'Conflict', `scout "${id}" is already ${row.state === 'committed' ? 'committed' : 'settled as error'}`);
       const result = row.jobId ? await jobs.result(tenant, row.jobId, 0) : undefined;
       if (!result) throw new HttpProblem(409, 'Conflict', `scout "${id}" is still running`);
-      const out = await settleScout({ scouts: record.scouts, events: record.events, root }, tenant, id, result.results[0], job(id, false));
+      const out = await settleScout({ scouts: record.scouts, events: record.events, rootFor }, tenant, id, result.results[0], job(id, false));
       const left = view(await record.scouts.remaining(tenant, row.parentSessionId, row.scopePaths, caps));
       return { ...out, caps: left };
     },

@@ -9,7 +9,7 @@ import { scoutTree } from './scout-tree';
 
 const tree = scoutTree();
 afterAll(() => tree.cleanup());
-const scout = createScoutAgent({ root: tree.root });
+const scout = createScoutAgent({ rootFor: () => tree.root });
 
 /** One step of the offline scout on the fixture tree. */
 function ask(question: string, paths: string[] = ['src', 'docs'], extra: Partial<Omit<StepRequest, 'params'>> = {}) {

@@ -39,6 +39,13 @@ describe('scout prep refuses before anything is dispatched', () => {
     const outside = await prep(request({ scopePaths: ['src', '../outside'] }));
     expect(outside.statusCode).toBe(422);
     expect(outside.json()).toMatchObject({ code: 'path_outside_root', errors: [{ path: 'body.scopePaths[1]', message: 'path_outside_root: ../outside' }] });
+    // the re-audit's critical finding: the deployment's secrets are never in scope
+    const secrets = await prep(request({ scopePaths: ['src', '.data'] }));
+    expect(secrets.json()).toMatchObject({ status: 422, code: 'path_denied', errors: [{ path: 'body.scopePaths[1]', message: 'path_denied: .data' }] });
+    const unset = await testApp({ DELEGATE_SCOUT_ROOT: undefined });
+    const off = await unset.inject({ method: 'POST', url: '/v1/scouts/prep', payload: request({ scopePaths: ['src'] }) });
+    await unset.close();
+    expect(off.json()).toMatchObject({ status: 422, code: 'scout_root_unset', detail: expect.stringContaining('DELEGATE_SCOUT_ROOT') });
     const escape = await prep(request({ scopePaths: ['src/escape'] }));
     expect(escape.json()).toMatchObject({ status: 422, code: 'path_outside_root', errors: [{ path: 'body.scopePaths[0]' }] });
     const inside = await prep(request({ scopePaths: ['lib-link', 'src'] }));

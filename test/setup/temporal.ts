@@ -46,6 +46,8 @@ const ROLES = {
 export default async function setup(project: TestProject) {
   Runtime.install({ logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: (m: string) => console.error(m) } as never,
     telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
+  // the scout reads only a configured root: the test worker's is the repository (as the project's env sets it)
+  process.env.DELEGATE_SCOUT_ROOT ??= process.cwd();
   const dir = mkdtempSync(join(tmpdir(), 'delegate-test-'));
   const server = await startDevServer({ dbFile: join(dir, 'temporal.sqlite'), port: await freePort(), headless: true, logFile: join(dir, 'server.log'),
     settings: { ...DEV_THROUGHPUT_SETTINGS, ...DELETION_TEST_SETTINGS } });
