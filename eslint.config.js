@@ -32,10 +32,56 @@ export default tseslint.config(
       ],
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { patterns: [{ regex: '^\\.\\./(activities(/.*)?|schemas(/index)?)$', allowTypeImports: true, message: 'Import activities and schemas as types only in workflows.' }] },
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+(activities|schemas|workers|record|api|config|telemetry|cli|client|mcp|scripts)(/.*)?$',
+              allowTypeImports: true,
+              message: 'Workflows import values only from @temporalio/workflow, workflows/ and core/ (every run evaluates them: a unit test bundles and checks); other folders as types.',
+            },
+            { regex: '^(zod|ajv)(/.*)?$', allowTypeImports: true, message: 'Workflow runs stay zod- and ajv-free.' },
+          ],
+        },
       ],
       'no-restricted-globals': ['error', { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' }, { name: 'setInterval', message: 'Use sleep() in a loop.' }, { name: 'process', message: 'No process in workflows.' }],
       'no-restricted-properties': ['error', { object: 'Math', property: 'random', message: 'Math.random is replaced by the sandbox; say so explicitly or use workflow ids.' }],
+    },
+  },
+  // layers: core/ is pure; activities/ and record/ use no workflow values; the API no worker module
+  {
+    files: ['core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: nodeBuiltins.map((name) => ({ name, message: 'core/ is pure: no Node built-ins.' })) }],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^\\.\\./.*$', allowTypeImports: true, message: 'core/ imports values only from core/ (types from anywhere).' },
+            // the SDK's common package is pure (search-attribute keys); nothing else
+            { regex: '^(?!\\.|@temporalio/common$).*$', allowTypeImports: true, message: 'core/ imports no package values: pure, zod-free rules.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['activities/**/*.ts', 'record/**/*.ts'],
+    // the breaker's client still starts its workflow by function and imports its messages: being reshaped (per-tenant breakers)
+    ignores: ['activities/circuit-breaker.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^(\\.\\./)+workflows(/.*)?$', allowTypeImports: true, message: 'Activities and the record import no workflow values: shared rules live in core/, message definitions in workflows/messages.ts are for workflows and clients.' }] },
+      ],
+    },
+  },
+  {
+    files: ['api/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^(\\.\\./)+workers(/.*)?$', allowTypeImports: true, message: 'The API imports no workers/ module: configuration and tenants are in config/, names in core/.' }] },
+      ],
     },
   },
   {

@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Usage } from '../schemas/budget';
-import { ErrorType } from '../schemas/errors';
+import { ErrorType } from '../core/errors';
 import { redact } from './redact';
 
 /** An agent failure another attempt may fix (retried with backoff). */

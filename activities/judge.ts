@@ -8,8 +8,8 @@
 import { Context } from '@temporalio/activity';
 import { z } from 'zod';
 import type { Budget, Evidence, TaskSpec, Usage } from '../schemas';
-import { ErrorType } from '../schemas/errors';
-import { addUsage, usageOf } from '../schemas/money';
+import { ErrorType } from '../core/errors';
+import { addUsage, usageOf } from '../core/money';
 import type { AgentRegistry } from './agents/registry';
 import { fatal } from './errors';
 

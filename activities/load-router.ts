@@ -8,7 +8,7 @@
  */
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
-import { stepQueueFor } from '../workers/pools';
+import { stepQueueFor } from '../core/names';
 import { LIVE_POLLER_MS, pickByLoad, type CandidateLoad } from './load-score';
 
 /** Temporal API's TaskQueueType of activity queues (a wire value, stable; the proto module is type-only here). */

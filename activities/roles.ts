@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { AgentsFileSchema, type AgentManifest, type Role } from '../schemas';
-import { ErrorType } from '../schemas/errors';
+import { ErrorType } from '../core/errors';
 import type { AgentRegistry } from './agents/registry';
 import { fatal } from './errors';
 

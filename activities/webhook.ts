@@ -3,7 +3,7 @@ import { createHmac } from 'node:crypto';
 import type { JobResult } from '../schemas';
 import { DestinationRefusedError, guardedPost, type Resolver } from './guarded-post';
 import type { NetPolicy } from './net-policy';
-import { ErrorType } from '../schemas/errors';
+import { ErrorType } from '../core/errors';
 import { redact, redactUrl } from './redact';
 
 /** Input of `sendWebhook`. */

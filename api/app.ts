@@ -16,7 +16,7 @@ import {
 import type { AgentRegistry } from '../activities';
 import type { RecordStore } from '../record';
 import type { Config } from '../schemas';
-import type { TenantDirectory } from '../workers/tenants';
+import type { TenantDirectory } from '../config/tenants';
 import { BEARER_SCHEME, identifyCaller, requireCaller } from './auth';
 import { frameworkErrorAsProblem, installErrorHandling } from './errors';
 import { installJsonBodyParser } from './json-body';

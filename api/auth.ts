@@ -7,7 +7,7 @@
  *   request ──Authorization: Bearer <key>──> sha256(key) ──> tenant ──> req.tenant
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { TenantDirectory } from '../workers/tenants';
+import type { TenantDirectory } from '../config/tenants';
 import { HttpProblem, sendProblem } from './errors';
 
 declare module 'fastify' {

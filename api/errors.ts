@@ -11,7 +11,7 @@ import {
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ERROR_HTTP_STATUS, type ErrorType } from '../schemas/errors';
+import { ERROR_HTTP_STATUS, type ErrorType } from '../core/errors';
 
 /** One failing field: where and why. */
 export interface FieldError {

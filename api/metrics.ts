@@ -10,7 +10,7 @@
 import type { FastifyInstance } from 'fastify';
 import { createApiMetrics, type ApiMetrics, type RunningJobsCounter } from '../telemetry/metrics';
 import { scrapeAllowed } from '../telemetry/metrics-server';
-import { TENANT_KEY } from '../workflows/search-attributes';
+import { TENANT_KEY } from '../core/search-attributes';
 import { delegationJob } from '../workflows/delegation-job';
 
 /** The path Prometheus scrapes. */

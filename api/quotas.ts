@@ -11,8 +11,8 @@ import rateLimit from '@fastify/rate-limit';
 import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { delegationJob } from '../workflows/delegation-job';
-import { TENANT_KEY } from '../workflows/search-attributes';
-import type { TenantDirectory, TenantQuotas } from '../workers/tenants';
+import { TENANT_KEY } from '../core/search-attributes';
+import type { TenantDirectory, TenantQuotas } from '../config/tenants';
 import { isPublicPath } from './auth';
 import { HttpProblem } from './errors';
 

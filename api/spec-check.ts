@@ -3,7 +3,7 @@ import type { AgentRegistry } from '../activities';
 import { backtrackingPatterns, compileOutputSchema } from '../activities/output-schema';
 import { semanticText } from '../activities';
 import type { AgentManifest, AgentRef, JobSpec } from '../schemas';
-import { DEFAULT_STEP_CEILING_SECONDS } from '../workflows/engine-limits';
+import { DEFAULT_STEP_CEILING_SECONDS } from '../core/engine-limits';
 import { capabilityKey } from '../workflows/routing';
 import { checkStepPolicy } from '../workflows/step-policy';
 import { formatPath, type FieldError } from './errors';

@@ -9,8 +9,9 @@
 import { buildApp } from '../api/app';
 import { loadRegistry } from '../activities';
 import type { JobEvent } from '../schemas';
-import { loadConfig } from '../workers/config';
-import { agentQueueFor, loadTenants } from '../workers/tenants';
+import { loadConfig } from '../config/config';
+import { loadTenants } from '../config/tenants';
+import { agentQueueFor } from '../core/names';
 import { bundleWorkflows, createWorkers } from '../workers/worker';
 import { benchRecord, percentile as pct, quietRuntime, report, round, startTemporal } from './lib';
 

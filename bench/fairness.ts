@@ -6,7 +6,7 @@
  * The victim's time to its result is the figure; a victim still waiting after CAP_S is
  * reported as blocked (it would wait until the hog's steps end or are cancelled).
  */
-import { agentQueueFor } from '../workers/tenants';
+import { agentQueueFor } from '../core/names';
 import { bundleWorkflows, createWorkers } from '../workers/worker';
 import { benchRecord, quietRuntime, report, round, sleep, startTemporal } from './lib';
 import { delegationJob } from '../workflows/delegation-job';

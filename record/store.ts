@@ -9,7 +9,7 @@
  */
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { JobOutcome, JobResult, Pattern, Report, ReportSummary, TaskResult } from '../schemas';
-import { fromMicros, toMicros } from '../schemas/money';
+import { fromMicros, toMicros } from '../core/money';
 import type { RecordDb, RecordTables } from './db';
 import { createJobEvents } from './events';
 import { createScoutStore } from './scouts';

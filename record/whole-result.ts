@@ -7,7 +7,7 @@
 import type { Client } from '@temporalio/client';
 import type { JobResult, TaskResult } from '../schemas';
 import type { delegationJob } from '../workflows/delegation-job';
-import { batchesToFetch, stitchBatches } from '../workflows/stitching';
+import { batchesToFetch, stitchBatches } from '../core/stitching';
 import type { subtask } from '../workflows/subtask';
 
 /** Children fetched at once while stitching. */

@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { budgetShape, perAxis, topUpShape, usageShape } from './budget-axes';
+import { budgetShape, topUpShape, usageShape } from './budget-axes';
+import { perAxis } from '../core/budget-axes';
 
-export { BUDGET_AXES, SPEND_AXES, type BudgetAxis, type SpendAxis } from './budget-axes';
+export { BUDGET_AXES, SPEND_AXES, type BudgetAxis, type SpendAxis } from '../core/budget-axes';
 
 /** Caps on one subtask's or one job's spend; any subset of axes, an absent axis is unlimited. */
 export const BudgetSchema = z.strictObject(budgetShape()).meta({ id: 'Budget' });

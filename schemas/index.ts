@@ -5,7 +5,7 @@ export * from './job-list';
 export * from './result';
 export * from './agent';
 export * from './status';
-export * from './errors';
+export * from '../core/errors';
 export * from './config';
 export * from './tenant';
 export * from './pools';

@@ -5,7 +5,7 @@ import { OutputSchemaSchema } from './output-schema';
 import { PrioritySchema } from './priority';
 import { ResearchMarkerSchema } from './research-contract';
 import { ResearchTaskEntrySchema } from './research-task';
-import { parseStopConditions } from './stop-conditions';
+import { parseStopConditions } from '../core/stop-conditions';
 import { AgentRefSchema, IdSchema, LabelKeySchema, LabelValueSchema, RetrySchema } from './task-refs';
 
 export { AgentRefSchema, IdSchema, LabelKeySchema, LabelValueSchema, RetrySchema, type AgentRef, type Retry } from './task-refs';

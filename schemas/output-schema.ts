@@ -6,7 +6,7 @@
  * compiles (and its patterns are RE2-compatible) is checked next, by activities/output-schema.ts.
  */
 import { z } from 'zod';
-import { utf8Bytes } from './utf8';
+import { utf8Bytes } from '../core/utf8';
 
 /** Largest `outputSchema` accepted, in JSON bytes (UTF-8). */
 export const MAX_OUTPUT_SCHEMA_BYTES = 64 * 1024;

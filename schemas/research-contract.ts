@@ -9,10 +9,10 @@
  *   harness <──ResearchSubtaskOutput── research-mapping <──TaskResult──┘
  */
 import { z } from 'zod';
-import { AXES, type BudgetAxis } from './budget-axes';
+import { AXES, type BudgetAxis } from '../core/budget-axes';
 import { AgentRefSchema, IdSchema, LabelValueSchema } from './task-refs';
 import { OutputSchemaSchema } from './output-schema';
-import { parseStopConditions } from './stop-conditions';
+import { parseStopConditions } from '../core/stop-conditions';
 
 /** The contract's budget keys and the Delegate axis each one is. */
 export const CONTRACT_AXES = {

@@ -11,7 +11,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../workers/config';
+import { loadConfig } from '../config/config';
 import { developmentKey, keyNotice } from './api-key';
 import { machinePostgres } from './machine-postgres';
 import { Supervisor } from './supervisor';

@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname } from 'node:path';
-import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../workflows/search-attributes';
+import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../core/search-attributes';
 import { ensureTemporalCli } from './temporal-cli';
 
 /** Options of `startDevServer`. */

@@ -5,8 +5,8 @@
  */
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { JobSpec } from '../schemas';
-import type { EngineLimits } from '../workflows/engine-limits';
-import { BATCH_THRESHOLD } from '../workflows/batching';
+import type { EngineLimits } from '../core/engine-limits';
+import { BATCH_THRESHOLD } from '../workflows/patterns/batching';
 
 /** What a scenario gets to run its job. */
 export interface ScenarioContext {

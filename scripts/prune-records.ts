@@ -6,7 +6,7 @@
  */
 import { Client } from '@temporalio/client';
 import { parseArgs } from 'node:util';
-import { connectClient, loadConfig } from '../workers/config';
+import { connectClient, loadConfig } from '../config/config';
 import { pruneInputOf, PRUNE_SCHEDULE_ID } from '../workers/prune-schedule';
 import { pruneArchive } from '../workflows/prune-archive';
 

@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../workers/config';
+import { loadConfig } from '../config/config';
 import { developmentKey, keyNotice } from './api-key';
 import { startDevServer } from './dev-server';
 import { Supervisor } from './supervisor';

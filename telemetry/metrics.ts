@@ -11,7 +11,7 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { CircuitBreaker, CircuitState, StepObserver } from '../activities';
-import type { BudgetAxis } from '../schemas/budget-axes';
+import type { BudgetAxis } from '../core/budget-axes';
 import type { JobOutcome, SubtaskOutcome, VoteDecision } from '../workflows/telemetry-sinks';
 
 /** The breaker's states as gauge values: the higher, the fewer steps get through. */

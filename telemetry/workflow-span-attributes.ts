@@ -6,7 +6,7 @@
 import { trace, type Attributes } from '@opentelemetry/api';
 import { workflowInfo, type Next, type WorkflowExecuteInput, type WorkflowInboundCallsInterceptor, type WorkflowInterceptorsFactory } from '@temporalio/workflow';
 import type { JobResult, TaskResult } from '../schemas';
-import type { JobInput } from '../workflows/job-runtime';
+import type { JobInput } from '../workflows/job/runtime';
 import type { SubtaskInput } from '../workflows/subtask';
 
 /** Ids from a job's or a subtask's input (other workflow types carry none). */

@@ -1,7 +1,7 @@
 /** A worker of a test file's own, on its own task queue, for options the shared test worker does not have. */
 import { NativeConnection } from '@temporalio/worker';
 import { inject } from 'vitest';
-import { agentQueueFor } from '../workers/tenants';
+import { agentQueueFor } from '../core/names';
 import { bundleWorkflows, createWorkers, type DelegateWorkerOptions } from '../workers/worker';
 import { testRecord, uniqueId } from './helpers';
 

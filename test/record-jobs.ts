@@ -7,7 +7,7 @@
  */
 import type { ArchiveInput } from '../record';
 import { BUDGET_AXES, type JobOutcome, type JobResult, type Ledger, type Pattern, type TaskResult, type TaskStatus } from '../schemas';
-import { fromMicros, toMicros } from '../schemas/money';
+import { fromMicros, toMicros } from '../core/money';
 import { prng } from './chaos/fuzz';
 import { taskResult } from './task-result';
 

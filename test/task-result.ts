@@ -1,6 +1,6 @@
 /** A successful TaskResult for unit tests of pure modules, with metrics from the axis table. */
 import type { TaskResult } from '../schemas';
-import { emptyMetrics } from '../workflows/results';
+import { emptyMetrics } from '../core/task-results';
 
 /** A `sim` subtask's successful result carrying `data`; `extra` overrides any field. */
 export const taskResult = (id: string, data: unknown, extra: Partial<TaskResult> = {}): TaskResult => ({

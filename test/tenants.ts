@@ -1,6 +1,6 @@
 /** The tenants of the test run: their keys, quotas and the keys file the API and worker load. */
 import { writeFileSync } from 'node:fs';
-import { hashKey } from '../workers/tenants';
+import { hashKey } from '../config/tenants';
 
 /** Each test tenant's bearer key and quotas. */
 export const TEST_TENANTS = {

@@ -7,11 +7,12 @@ import { createLogger } from '../telemetry/logging';
 import { createWorkerMetrics } from '../telemetry/metrics';
 import { serveMetrics } from '../telemetry/metrics-server';
 import { installWorkerRuntime } from '../telemetry/worker-runtime';
-import { connectClient, connectWorker, loadConfig } from './config';
+import { connectClient, connectWorker, loadConfig } from '../config/config';
 import { ensurePruneSchedule } from './prune-schedule';
 import { ensureSearchAttributes, registerCommand } from './search-attributes';
 import { hostedPools } from './pool-hosting';
-import { agentQueueFor, loadTenants } from './tenants';
+import { loadTenants } from '../config/tenants';
+import { agentQueueFor } from '../core/names';
 import { bundleWorkflows, createWorkers } from './worker';
 import { startTracing } from '../telemetry/tracing';
 

@@ -7,7 +7,7 @@
  */
 import type { Connection } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
-import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../workflows/search-attributes';
+import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../core/search-attributes';
 
 /** Temporal API's IndexedValueType numbers (wire values, stable; the proto module is CommonJS and type-only here). */
 const TYPES: Record<string, temporal.api.enums.v1.IndexedValueType> = {

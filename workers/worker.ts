@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { builtinAgents, createActivities, createAgentRegistry, createCircuitBreaker, createLoadRouter, describeWithClient, type AgentRegistry, type ArchiveDeps, type WebhookDeps } from '../activities';
 import { Context } from '@temporalio/activity';
 import { DEFAULT_POOL_SLOTS, type PoolSlots } from '../schemas/pools';
-import { stepQueueFor } from './pools';
+import { stepQueueFor } from '../core/names';
 import type { RecordStore } from '../record';
 import type { Tracing } from '../telemetry/tracing';
 import { tracingWorkflowModules, workerTracing } from '../telemetry/worker-tracing';
@@ -79,7 +79,8 @@ export interface AgentLane {
 const tracedBundles = new WeakSet<WorkflowBundle>();
 
 /** The workflow interceptor modules of a bundle: the log ids always, tracing when on. */
-const interceptorModules = (tracing: boolean) => [...workflowInterceptorModules, ...(tracing ? tracingWorkflowModules : [])];
+/** The workflow interceptor modules of a bundle: the log ids always, the tracing ones when traced. */
+export const interceptorModules = (tracing: boolean) => [...workflowInterceptorModules, ...(tracing ? tracingWorkflowModules : [])];
 
 /**
  * Bundles the workflows once (tests and benchmarks reuse the bundle). A traced bundle also

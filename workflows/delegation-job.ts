@@ -23,27 +23,27 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { JobProgress, JobResult } from '../schemas';
-import { ErrorType } from '../schemas/errors';
-import { withTaskPriorities } from '../schemas/priority';
-import { runFanout } from './fanout';
-import { planBatches } from './batching';
-import { installBudgetHandlers } from './job-budget';
-import { installModelHandler } from './job-model';
+import { ErrorType } from '../core/errors';
+import { withTaskPriorities } from '../core/priority';
+import { runFanout } from './patterns/fanout';
+import { planBatches } from './patterns/batching';
+import { installBudgetHandlers } from './job/budget';
+import { installModelHandler } from './job/model';
 import { cancelJobSignal, jobMessages, jobStatusQuery, stopSignal } from './messages';
-import { restoreCarry } from './job-carry';
-import { archiveIfRoot } from './job-archive';
-import { finishScoutJob } from './job-scout';
-import { buildJobResult } from './job-result';
-import { DEFAULT_MAX_PARALLEL, JobRuntime, type JobInput } from './job-runtime';
-import type { PatternOutcome } from './patterns';
-import { runPipeline } from './pipeline';
-import { STATUS_KEY } from './search-attributes';
+import { restoreCarry } from './job/carry';
+import { archiveIfRoot } from './job/archive';
+import { finishScoutJob } from './job/scout';
+import { buildJobResult } from './job/result-payload';
+import { DEFAULT_MAX_PARALLEL, JobRuntime, type JobInput } from './job/runtime';
+import type { PatternOutcome } from './patterns/outcome';
+import { runPipeline } from './patterns/pipeline';
+import { STATUS_KEY } from '../core/search-attributes';
 import type { DelegateMetricsSinks } from './telemetry-sinks';
 import { jobDetails } from './ui-details';
-import { runVote } from './vote';
+import { runVote } from './patterns/vote';
 import { webhookDelivery, webhookWorkflowId } from './webhook-delivery';
 
-export type { JobInput } from './job-runtime';
+export type { JobInput } from './job/runtime';
 export * from './messages';
 
 

@@ -10,7 +10,7 @@
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { Budget, JobProgress, Ledger } from '../schemas';
-import type { JobModelState } from './role-limits';
+import type { JobModelState } from '../core/role-limits';
 
 /** Why a stop or cancel was sent (logs only). */
 export interface StopReason {

@@ -9,9 +9,9 @@ import { proxyActivities } from '@temporalio/workflow';
 import type { Activities, AgentStepOutput, PreviousStage } from '../activities';
 import type { PendingToolCall, RoleStepContext, ToolAnswer } from '../activities/role-protocol-tools';
 import type { AgentManifest, Role, RoleReport, TaskResult, TaskSpec } from '../schemas';
-import { NON_RETRYABLE_ERROR_TYPES } from '../schemas/errors';
+import { NON_RETRYABLE_ERROR_TYPES } from '../core/errors';
 import { allowedKinds, dynamicTask, judgeCall, judgeFinal, newProtocolState, type ProtocolRules, type ProtocolState } from './role-protocol';
-import { lowestCap } from './role-limits';
+import { lowestCap } from '../core/role-limits';
 
 const { resolveRole, loadSkills } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',

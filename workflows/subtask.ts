@@ -29,25 +29,25 @@ import {
 import type { Activities, AgentStepOutput, PreviousStage } from '../activities';
 import type { FailureDetails } from '../activities/errors';
 import type { AgentManifest, AgentTry, Budget, Evidence, FailureReason, TaskResult, TaskSpec, Usage } from '../schemas';
-import { ErrorType, NON_RETRYABLE_ERROR_TYPES } from '../schemas/errors';
-import type { EventTarget } from './job-events';
+import { ErrorType, NON_RETRYABLE_ERROR_TYPES } from '../core/errors';
+import type { EventTarget } from './job/events';
 import { cancelSignal, grantSignal, stopSignal, subtaskStatusQuery, type SubtaskStatus } from './messages';
-import { charge, usageOf, exhaustedAxes, newLedger, remaining, snapshot, topUp, type LedgerState } from './budget-ledger';
-import { DEFAULT_STEP_CEILING_SECONDS, MAX_CARRY_BYTES, msLeft, pastHardMark, pastSoftMark } from './engine-limits';
-import { agentLabel, dedupe, dedupeEvidence, fitList, jsonBytes, notRunResult } from './results';
+import { charge, usageOf, exhaustedAxes, newLedger, remaining, snapshot, topUp, type LedgerState } from '../core/budget-ledger';
+import { DEFAULT_STEP_CEILING_SECONDS, MAX_CARRY_BYTES, msLeft, pastHardMark, pastSoftMark } from '../core/engine-limits';
+import { agentLabel, dedupe, dedupeEvidence, fitList, jsonBytes, notRunResult } from '../core/task-results';
 import { clampStepPolicy } from './step-policy';
 import { setLogContext } from './log-context';
-import { AGENT_KEY, FAILURE_REASON_KEY, STATUS_KEY, taskOutcome, TENANT_KEY } from './search-attributes';
+import { AGENT_KEY, FAILURE_REASON_KEY, STATUS_KEY, taskOutcome, TENANT_KEY } from '../core/search-attributes';
 import type { DelegateMetricsSinks } from './telemetry-sinks';
 import { staticSummary, subtaskDetails } from './ui-details';
 import { subtaskMessages } from './messages';
-import { evaluateStopConditions, parseStopConditions, rubrics, type StopCondition, type StopHit } from '../schemas/stop-conditions';
-import { checkSummary } from '../schemas/summary-sentences';
-import { effectivePriority } from '../schemas/priority';
-import { originOfTask, toResearchOutput, withoutSeed } from '../schemas/research-mapping';
+import { evaluateStopConditions, parseStopConditions, rubrics, type StopCondition, type StopHit } from '../core/stop-conditions';
+import { checkSummary } from '../core/summary-sentences';
+import { effectivePriority } from '../core/priority';
+import { originOfTask, toResearchOutput, withoutSeed } from '../core/research-output';
 import { RoleHost, type RoleHostCarry } from './role-host';
 import { FALLBACK_PATCH, fallsBack } from './fallbacks';
-import { stepQueueFor } from '../workers/pools';
+import { stepQueueFor } from '../core/names';
 import { readResolved, submittedRouting, type Routing } from './routing';
 
 /** A subtask keeps at most this much evidence (JSON bytes), so its result stays a small payload. */

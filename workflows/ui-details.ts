@@ -4,7 +4,7 @@
  * enough for the UI's panel (a few columns, one row per figure). Pure.
  */
 import type { Ledger, Progress, TaskSpec } from '../schemas';
-import { AXES, BUDGET_AXES, type BudgetAxis } from '../schemas/budget-axes';
+import { AXES, BUDGET_AXES, type BudgetAxis } from '../core/budget-axes';
 
 /**
  * Ends every details text. The UI (2.42, the Temporal CLI's) sizes the details frame to its

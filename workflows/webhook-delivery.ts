@@ -8,7 +8,7 @@
  */
 import { ApplicationFailure, log, proxyActivities } from '@temporalio/workflow';
 import type { Activities, WebhookInput } from '../activities';
-import { ErrorType } from '../schemas/errors';
+import { ErrorType } from '../core/errors';
 
 /** Types of failure no retry fixes. */
 const FINAL_TYPES: string[] = [ErrorType.WebhookRejected, ErrorType.WebhookRefused];

@@ -8,7 +8,7 @@
  *   step n+1: answers (approved role tools run here) ──> model ──> … ──> {"result": …} checked
  */
 import type { LlmAgentConfig } from '../../schemas';
-import { ErrorType } from '../../schemas/errors';
+import { ErrorType } from '../../core/errors';
 import { checkRoleOutput } from '../../schemas/role-output';
 import { fatal } from '../errors';
 import { PROTOCOL_TOOL_DEFS, ROLE_START_MESSAGE, rolePrompt, type PendingToolCall, type RoleStepContext } from '../role-protocol-tools';

@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import { LlmAgentConfigSchema, type LlmAgentConfig } from '../../schemas';
-import { ErrorType } from '../../schemas/errors';
+import { ErrorType } from '../../core/errors';
 import { AgentRetryableError, fatal } from '../errors';
 import { HOST_TOOL_SPECS, runHostTool } from '../scout/host-tools';
 import { createSandbox, scoutRoot, type ScoutSandbox } from '../scout/sandbox';

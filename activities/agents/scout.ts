@@ -6,7 +6,7 @@
  *   top ≤ 8 (≤ 2 per file) ──read_file around them (enclosing definition)──> ScoutAnswer
  */
 import { z } from 'zod';
-import { ErrorType } from '../../schemas/errors';
+import { ErrorType } from '../../core/errors';
 import type { Evidence } from '../../schemas/evidence';
 import { SCOUT_ANSWER_JSON_SCHEMA, SCOUT_MAX_FINDINGS, SCOUT_TOOLS, scoutQuestion, type ScoutAnswer, type ScoutFinding, type ScoutRelevance } from '../../schemas/scout';
 import { fatal } from '../errors';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { EvidenceSchema } from '../../schemas';
-import { AXES, SPEND_AXES, usageShape, type SpendAxis } from '../../schemas/budget-axes';
+import { AXES, SPEND_AXES, type SpendAxis } from '../../core/budget-axes';
+import { usageShape } from '../../schemas/budget-axes';
 import { AgentFatalError, AgentRetryableError } from '../errors';
 import type { AgentDefinition } from './types';
 

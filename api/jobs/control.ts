@@ -2,7 +2,7 @@
 import type { Client } from '@temporalio/client';
 import type { Budget, Ledger } from '../../schemas';
 import { budgetUpdate, jobStatusQuery, modelUpdate, stopSignal, subtaskBudgetUpdate } from '../../workflows/messages';
-import type { JobModelState } from '../../workflows/role-limits';
+import type { JobModelState } from '../../core/role-limits';
 import { HttpProblem } from '../errors';
 import type { JobHandles } from './handles';
 

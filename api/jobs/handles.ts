@@ -7,7 +7,7 @@ import type { AgentRegistry } from '../../activities';
 import type { RecordStore } from '../../record';
 import type { Config, JobView } from '../../schemas';
 import type { delegationJob } from '../../workflows/delegation-job';
-import type { TenantDirectory } from '../../workers/tenants';
+import type { TenantDirectory } from '../../config/tenants';
 import { HttpProblem } from '../errors';
 
 /** What the job service needs. */

@@ -15,7 +15,7 @@ import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import type { RecordStore } from '../../record';
 import type { JobListItem, JobOutcome, JobPage, Pattern } from '../../schemas';
 import { delegationJob } from '../../workflows/delegation-job';
-import { PATTERN_KEY, STATUS_KEY } from '../../workflows/search-attributes';
+import { PATTERN_KEY, STATUS_KEY } from '../../core/search-attributes';
 import { stateOf } from './handles';
 import { compareJobKeys, encodeJobPageToken, isAfter, type JobKey } from './page-token';
 

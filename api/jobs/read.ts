@@ -13,7 +13,7 @@ import type { JobRecord, RecordStore } from '../../record';
 import { wholeResult } from '../../record/whole-result';
 import type { JobProgress, JobResult, JobView, Ledger, SubtaskProgress } from '../../schemas';
 import { jobStatusQuery, subtaskStatusQuery } from '../../workflows/messages';
-import { progressOfResults, withBatchProgress } from '../../workflows/progress';
+import { progressOfResults, withBatchProgress } from '../../core/progress';
 import { HttpProblem } from '../errors';
 import { stateOf, type JobHandles } from './handles';
 import { createJobList } from './list';

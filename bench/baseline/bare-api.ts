@@ -6,7 +6,7 @@
 import { Client, Connection } from '@temporalio/client';
 import Fastify from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { PATTERN_KEY, STATUS_KEY, TENANT_KEY } from '../../workflows/search-attributes';
+import { PATTERN_KEY, STATUS_KEY, TENANT_KEY } from '../../core/search-attributes';
 import type { JobSpec } from '../../schemas';
 import { delegationJob } from '../../workflows/delegation-job';
 

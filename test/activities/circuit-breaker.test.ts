@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { builtinAgents, createAgentRegistry, createHttpAgent, type AgentRegistry } from '../../activities';
 import { buildApp } from '../../api/app';
 import type { BreakerView, TaskSpec } from '../../schemas';
-import { loadTenants } from '../../workers/tenants';
+import { loadTenants } from '../../config/tenants';
 import { agentBreaker, BREAKER_MEMO_KEY, stepOutcomeSignal } from '../../workflows/agent-breaker';
 import type { BreakerState } from '../../workflows/breaker-state';
 import { delegationJob } from '../../workflows/delegation-job';

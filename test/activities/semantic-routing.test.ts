@@ -12,7 +12,7 @@ import { createSemanticRouter } from '../../activities/agents/semantic-router';
 import type { JobResult } from '../../schemas';
 import { startFakeEmbeddings, type FakeEmbeddings } from '../../scripts/fake-embeddings';
 import { accuracyOf, bm25Route, FAKE_MIN_SIMILARITY, formatTable, loadRoutingFixture, semanticRoute } from '../../scripts/routing-accuracy';
-import { loadTenants } from '../../workers/tenants';
+import { loadTenants } from '../../config/tenants';
 import { startDedicatedWorker } from '../dedicated-worker';
 import { jobsStartedWithId, testClient, testConfig, testRecord, uniqueId, useApp } from '../helpers';
 import { authHeader } from '../tenants';

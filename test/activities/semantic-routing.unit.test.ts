@@ -7,7 +7,7 @@ import { stem, terms } from '../../activities/agents/text-terms';
 import { accuracyOf, bm25Route, formatTable, loadRoutingFixture, wordOverlapRoute } from '../../scripts/routing-accuracy';
 import { checkRunnable, resolveAgents } from '../../api/spec-check';
 import { JobSpecSchema } from '../../schemas';
-import { loadConfig } from '../../workers/config';
+import { loadConfig } from '../../config/config';
 
 const fixture = loadRoutingFixture();
 

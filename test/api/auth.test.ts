@@ -4,7 +4,7 @@ import { appForTest, finalResult, jobsStartedWithId, pollUntil, testClient, test
 import { TEST_TENANTS } from '../tenants';
 import { buildApp } from '../../api/app';
 import { loadRegistry } from '../../activities';
-import { loadTenants } from '../../workers/tenants';
+import { loadTenants } from '../../config/tenants';
 import { delegationJob } from '../../workflows/delegation-job';
 
 const alpha = useApp({}, 'alpha');

@@ -164,7 +164,7 @@ describe('catalogue, health and docs', () => {
     const { buildApp } = await import('../../api/app');
     const { createAgentRegistry, builtinAgents } = await import('../../activities');
     const { testConfig } = await import('../helpers');
-    const { loadTenants } = await import('../../workers/tenants');
+    const { loadTenants } = await import('../../config/tenants');
     const dead = await Connection.connect({ address: '127.0.0.1:1', connectTimeout: 100 }).catch(() => undefined);
     const lazy = dead ?? Connection.lazy({ address: '127.0.0.1:1' });
     const offline = await buildApp({ config: testConfig(), client: new Client({ connection: lazy }), registry: createAgentRegistry(builtinAgents), tenants: loadTenants(testConfig()), record: await testRecord() });

@@ -9,8 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { ConfigSchema } from '../../schemas/config';
 import { TEMPORAL_SERVER_VERSION, TEMPORAL_UI_VERSION } from '../../scripts/versions';
 import { TRACING_ENV_KEYS } from '../../telemetry/tracing';
-import { loadConfig } from '../../workers/config';
-import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../workflows/search-attributes';
+import { loadConfig } from '../../config/config';
+import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../core/search-attributes';
 import { effectiveEnv, exists, imageParts, mountTarget, readCompose, readEnvFile, readText, type Service } from './compose-file';
 
 const COMPOSE = 'docker-compose.yml';

@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RecordStore } from '../../record';
 import type { JobOutcome } from '../../schemas';
-import { fromMicros, toMicros } from '../../schemas/money';
+import { fromMicros, toMicros } from '../../core/money';
 import { closedAtOf, recordJob } from '../record-jobs';
 import { openFreshRecord, RECORD_STORES } from '../record-stores';
 import type { Archived } from './reference';

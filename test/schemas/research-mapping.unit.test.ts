@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Evidence, TaskResult } from '../../schemas';
 import { FailureReasonSchema } from '../../schemas/result';
 import { ResearchFailureReasonSchema, ResearchSubtaskInputSchema } from '../../schemas/research-contract';
-import { matchCitations, originOfInput, SLIM_SNIPPET_CHARS, slimEvidence, toResearchFailureReason, toResearchOutput, urlKey, withoutSeed } from '../../schemas/research-mapping';
+import { matchCitations, SLIM_SNIPPET_CHARS, slimEvidence, toResearchFailureReason, toResearchOutput, urlKey, withoutSeed } from '../../core/research-output';
+import { originOfInput } from '../../schemas/research-mapping';
 
 const ev = (id: string, url?: string): Evidence => ({ id, source: 'web', snippet: `about ${id}`, ...(url ? { url } : {}) });
 const input = ResearchSubtaskInputSchema.parse({

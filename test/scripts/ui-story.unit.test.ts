@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { JobSpecSchema } from '../../schemas';
 import { LIST_COLUMNS, readmeQueries, STORY_SPEC } from '../../scripts/ui-story';
-import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../workflows/search-attributes';
+import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../core/search-attributes';
 
 const delegateNames = (text: string) => text.match(/\bDelegate[A-Za-z]+/g) ?? [];
 

@@ -12,7 +12,7 @@ import { createLogger } from '../../telemetry/logging';
 import { createWorkerMetrics } from '../../telemetry/metrics';
 import { serveMetrics, type MetricsServer } from '../../telemetry/metrics-server';
 import { installWorkerRuntime } from '../../telemetry/worker-runtime';
-import { agentQueueFor } from '../../workers/tenants';
+import { agentQueueFor } from '../../core/names';
 import { startDedicatedWorker } from '../dedicated-worker';
 import { appForTest, fastRetry, finalResult, listeningApp, pollUntil, uniqueId } from '../helpers';
 import { authHeader } from '../tenants';

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { builtinAgents, createAgentRegistry, createHttpAgent } from '../../activities';
 import { buildApp } from '../../api/app';
 import { startTracing, type Tracing } from '../../telemetry/tracing';
-import { loadTenants } from '../../workers/tenants';
+import { loadTenants } from '../../config/tenants';
 import { bundleWorkflows } from '../../workers/worker';
 import { startDedicatedWorker } from '../dedicated-worker';
 import { testConfig, testRecord, uniqueId } from '../helpers';

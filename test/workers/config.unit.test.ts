@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../workers/config';
+import { loadConfig } from '../../config/config';
 
 describe('loadConfig', () => {
   it('fills defaults from an empty environment', () => {

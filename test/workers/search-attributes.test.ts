@@ -6,7 +6,7 @@ import type { Connection } from '@temporalio/client';
 import Long from 'long';
 import { describe, expect, it } from 'vitest';
 import { ensureSearchAttributes } from '../../workers/search-attributes';
-import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../workflows/search-attributes';
+import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../core/search-attributes';
 import { pollUntil, testClient, uniqueId } from '../helpers';
 
 describe("the namespace's search attributes", () => {

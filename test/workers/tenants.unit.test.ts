@@ -2,8 +2,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../workers/config';
-import { agentQueueFor, hashKey, loadTenants } from '../../workers/tenants';
+import { loadConfig } from '../../config/config';
+import { hashKey, loadTenants } from '../../config/tenants';
+import { agentQueueFor } from '../../core/names';
 
 const keysFile = (content: unknown) => {
   const path = join(mkdtempSync(join(tmpdir(), 'delegate-keys-')), 'keys.json');

@@ -8,7 +8,7 @@ import type { TaskResult, TaskSpec } from '../../schemas';
 import { delegationJob } from '../../workflows/delegation-job';
 import { startAgentUpstream } from '../agent-upstream';
 import { startDedicatedWorker } from '../dedicated-worker';
-import type { EngineLimits } from '../../workflows/engine-limits';
+import type { EngineLimits } from '../../core/engine-limits';
 import { fastRetry, runsOf, testClient, uniqueId } from '../helpers';
 
 const upstream = await startAgentUpstream();

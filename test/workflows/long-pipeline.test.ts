@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { JobResult } from '../../schemas';
-import { HISTORY_BYTES_PER_RUN, HISTORY_EVENTS_PER_RUN } from '../../workflows/engine-limits';
+import { HISTORY_BYTES_PER_RUN, HISTORY_EVENTS_PER_RUN } from '../../core/engine-limits';
 import { finalResult, runsOf, startJob, testApp, uniqueId } from '../helpers';
 
 const evidence = (id: string) => ({ id, source: 'web', snippet: `found ${id}` });

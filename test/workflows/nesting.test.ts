@@ -1,7 +1,7 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import { describe, expect, inject, it } from 'vitest';
 import type { JobSpec } from '../../schemas';
-import type { JobInput } from '../../workflows/job-runtime';
+import type { JobInput } from '../../workflows/job/runtime';
 import { pollUntil, runJob, testClient, uniqueId } from '../helpers';
 import type { subtask } from '../../workflows/subtask';
 import { delegationJob } from '../../workflows/delegation-job';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Role, TaskSpec } from '../../schemas';
 import { MAX_FINDINGS } from '../../schemas/role-output';
 import { dynamicTask, HOST_MAX_FINDINGS, judgeCall, judgeFinal, newProtocolState, type ProtocolRules } from '../../workflows/role-protocol';
-import { applyModelUpdate, lowestCap } from '../../workflows/role-limits';
+import { applyModelUpdate, lowestCap } from '../../core/role-limits';
 
 const rules: ProtocolRules = { requiredSkills: ['checklist', 'style'], tools: ['search'] };
 let n = 0;

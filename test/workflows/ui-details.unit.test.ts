@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { SEARCH_ATTRIBUTE_DEFINITIONS, taskOutcome } from '../../workflows/search-attributes';
+import { SEARCH_ATTRIBUTE_DEFINITIONS, taskOutcome } from '../../core/search-attributes';
 import { jobDetails, staticSummary, subtaskDetails } from '../../workflows/ui-details';
-import { emptyProgress } from '../../workflows/progress';
-import { newLedger, snapshot } from '../../workflows/budget-ledger';
+import { emptyProgress } from '../../core/progress';
+import { newLedger, snapshot } from '../../core/budget-ledger';
 
 describe('what the Temporal UI shows', () => {
   it('a summary reads task-id · agent · question, on one line, cut at 120 characters', () => {

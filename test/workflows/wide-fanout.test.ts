@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { JobResult } from '../../schemas';
-import { BATCH_SIZE, BATCH_THRESHOLD } from '../../workflows/batching';
+import { BATCH_SIZE, BATCH_THRESHOLD } from '../../workflows/patterns/batching';
 import { finalResult, testClient, uniqueId, useApp } from '../helpers';
 
 const app = useApp();

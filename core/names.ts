@@ -1,0 +1,18 @@
+/**
+ * Temporal names, once: the task queues of tenants' lanes and of agent pools, shared by the
+ * worker (which polls them), the API (which checks them) and the subtask workflow (which
+ * schedules steps on them). Pure, no Node imports: workflow code imports it.
+ *
+ *   lane  delegate-agents-acme                 agents without a pool
+ *   pool  delegate-agents-acme.pool-gpu        agents with "pool": "gpu"
+ */
+
+/** The activity task queue of an agent's steps: its pool's queue on the lane, or the lane itself when it has no pool. */
+export function stepQueueFor(lane: string, pool?: string): string {
+  return pool ? `${lane}.pool-${pool}` : lane;
+}
+
+/** The activity task queue of a tenant's agent steps (its lane): `<queue>-agents-<tenant>`. */
+export function agentQueueFor(taskQueue: string, tenant: string): string {
+  return `${taskQueue}-agents-${tenant}`;
+}

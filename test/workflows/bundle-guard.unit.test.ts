@@ -1,0 +1,45 @@
+/**
+ * The guard of zod-free workflow runs: every workflow run evaluates the bundle's eager module
+ * graph afresh, so one value import of a schema costs every subtask (it halved throughput
+ * once, and came back unnoticed for six issues). The bundle is built as the worker builds it.
+ */
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { eagerBytes, eagerWorkflowGraph, violations, type EagerGraph } from './bundle-graph';
+
+/**
+ * The eager graph's recorded size, bytes of module source as webpack counts it: measured
+ * 741,642 in all, 266,031 of them the project's (workflows/ and core/), when the guard landed. Raise it on purpose, in the commit
+ * that needs it, saying why.
+ */
+const BUDGET = { total: 800_000, project: 290_000 };
+
+let graph: EagerGraph;
+beforeAll(async () => {
+  graph = await eagerWorkflowGraph();
+}, 120_000);
+
+describe('the workflow bundle', () => {
+  it('evaluates no zod, ajv, schemas/ or other module outside the SDK, workflows/ and core/ with every run', () => {
+    expect(violations(graph)).toEqual([]);
+    expect([...graph.eager.keys()].filter((p) => /^(zod|ajv)\//.test(p))).toEqual([]);
+  });
+
+  it('loads the job input check lazily: the one named exception, reached by import()', () => {
+    expect(graph.lazy).toContain('schemas/job-input.ts');
+    expect(graph.eager.has('schemas/job-input.ts')).toBe(false);
+  });
+
+  it('stays within its recorded size', () => {
+    const bytes = eagerBytes(graph);
+    expect(bytes.total, `eager graph ${bytes.total} bytes`).toBeLessThanOrEqual(BUDGET.total);
+    expect(bytes.project, `project modules ${bytes.project} bytes`).toBeLessThanOrEqual(BUDGET.project);
+  });
+
+  it('fails on a value import of a schema, naming the chain of imports that reached zod', async () => {
+    const leaky = await eagerWorkflowGraph({ entry: fileURLToPath(new URL('../fixtures/bundle-guard/leaky-workflows.ts', import.meta.url)) });
+    const found = violations(leaky, ['workflows/', 'core/', 'test/fixtures/bundle-guard/']);
+    expect(found).toContainEqual(expect.stringMatching(/^schemas\/job\.ts is evaluated by every workflow run: .*leaky-workflows\.ts > schemas\/job\.ts$/));
+    expect(found).toContainEqual(expect.stringMatching(/^zod\/index\.js is evaluated by every workflow run: .*leaky-workflows\.ts > schemas\/job\.ts > .*zod\/index\.js$/));
+  }, 120_000);
+});

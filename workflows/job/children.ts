@@ -1,0 +1,263 @@
+/**
+ * Starting and signalling a job's children: deterministic ids, the child's input, and
+ * stop/cancel reaching every running child (also one still being started).
+ *
+ *   start(task) ──startChild(subtask | delegationJob)──> attach ──> running ──detach──> settled
+ *   stopAll · cancelAll · timeoutAll · cancelSome ──signal──> running children
+ */
+import { CancellationScope, startChild, workflowInfo, type ChildWorkflowHandle } from '@temporalio/workflow';
+import type { Budget, FailureReason, TaskSpec } from '../../schemas';
+import { EXECUTION_TIMEOUT_MARGIN_SECONDS } from '../../core/engine-limits';
+import type { EventTarget } from './events';
+import type { JobInput, RunContext } from './runtime';
+import { agentLabel, withContextSeed } from '../../core/task-results';
+import { AGENT_KEY, LABELS_KEY, PATTERN_KEY, STATUS_KEY, TENANT_KEY } from '../../core/search-attributes';
+import { staticSummary } from '../ui-details';
+import { delegationJob } from '../delegation-job';
+import { cancelJobSignal, cancelSignal, stopSignal } from '../messages';
+import { HOST_RULES, subtask, type SubtaskInput } from '../subtask';
+import { currentModel, nestedModel } from './model';
+import { submittedManifest } from '../routing';
+
+/** A child between start and result. */
+export interface Running {
+  task: TaskSpec;
+  handle: ChildWorkflowHandle<typeof delegationJob> | ChildWorkflowHandle<typeof subtask>;
+  /** The job's allocation object for this task (top-ups grow it in place). */
+  allocation: Budget;
+  /** True when the job's remainder or a fair share set its allocation: it gets part of a job top-up. */
+  clipped: boolean;
+  nested: boolean;
+}
+
+/** A child just started, before it is attached. */
+export type Started =
+  | { nested: true; handle: ChildWorkflowHandle<typeof delegationJob> }
+  | { nested: false; handle: ChildWorkflowHandle<typeof subtask> };
+
+/** What a child's input is built from: the job's own settings. */
+export interface ChildSettings {
+  input: JobInput;
+  depth: number;
+  maxDepth: number;
+  tenant: string;
+  deadline: number;
+  isBatch: (taskId: string) => boolean;
+  /** The root job's event stream, handed to every child. */
+  events?: EventTarget;
+}
+
+/** The `model` field of a nested job's input, when there is one. */
+const withModel = (model: ReturnType<typeof nestedModel>) => (model ? { model } : {});
+
+/** The child's workflow id: the job's workflow id and the task id. */
+export function childId(task: TaskSpec): string {
+  return `${workflowInfo().workflowId}/${task.id}`;
+}
+
+/** A job's running children and the stop/cancel state that reaches them. */
+export class JobChildren {
+  private readonly running = new Map<string, Running>();
+  /** Ids of the tasks between start and result (added synchronously, unlike `running`). */
+  private readonly inFlight = new Set<string>();
+  /** Tasks cancelled on purpose (early decisions): their unspent allocation is booked as saved. */
+  private readonly cutOff = new Set<string>();
+  private stopRequested = false;
+  private cancelRequested = false;
+  private reason: FailureReason = 'stopped';
+
+  constructor(private readonly settings: ChildSettings) {}
+
+  /** True once stop, cancel or the deadline halted the job: nothing new starts. */
+  get halted(): boolean {
+    return this.stopRequested || this.cancelRequested;
+  }
+
+  /** True once the job is being cancelled (running children are cancelled). */
+  get cancelling(): boolean {
+    return this.cancelRequested;
+  }
+
+  /** True once the job is being stopped (or timed out). */
+  get stopping(): boolean {
+    return this.stopRequested;
+  }
+
+  /** Why tasks not yet started will not run. */
+  get haltReason(): FailureReason {
+    return this.reason;
+  }
+
+  /** Tasks between start and result. */
+  inFlightCount(): number {
+    return this.inFlight.size;
+  }
+
+  /** Children started and not yet settled. */
+  runningCount(): number {
+    return this.running.size;
+  }
+
+  /** The running child of a task. */
+  get(taskId: string): Running | undefined {
+    return this.running.get(taskId);
+  }
+
+  /** Running children whose allocation the job clipped (they share job top-ups). */
+  clipped(): Running[] {
+    return [...this.running.values()].filter((r) => r.clipped);
+  }
+
+  /** Marks a task in flight (synchronously, before its child starts). */
+  enter(taskId: string): void {
+    this.inFlight.add(taskId);
+  }
+
+  /** Marks a task done. */
+  leave(taskId: string): void {
+    this.inFlight.delete(taskId);
+  }
+
+  /** True when the task was cancelled on purpose (an early decision). */
+  wasCutOff(taskId: string): boolean {
+    return this.cutOff.has(taskId);
+  }
+
+  /** Starts a task's child workflow with its allocation (not cancellable: the start must land). */
+  start(task: TaskSpec, context: RunContext, allocation: Budget): Promise<Started> {
+    const s = this.settings;
+    const { input } = s;
+    const limits = input.limits ?? {};
+    // Temporal's own timeout is only a backstop: the child halts at the deadline and keeps its work
+    const backstop = Math.ceil((s.deadline - Date.now()) / 1000) + EXECUTION_TIMEOUT_MARGIN_SECONDS;
+    const common = {
+      workflowId: childId(task), staticSummary: staticSummary(task, agentLabel(task)), staticDetails: task.rationale, workflowExecutionTimeout: `${backstop} seconds`,
+      // the child's steps inherit it: urgent tasks overtake bulk ones waiting in the same queue
+      ...(task.priority !== undefined ? { priority: { priorityKey: task.priority } } : {}),
+    };
+    // every child carries its root's tenant and labels, so one query finds a tenant's subtasks too
+    const labels = workflowInfo().typedSearchAttributes.get(LABELS_KEY);
+    const inherited = [
+      { key: STATUS_KEY, value: 'running' },
+      { key: TENANT_KEY, value: s.tenant },
+      ...(labels?.length ? [{ key: LABELS_KEY, value: labels }] : []),
+    ];
+    return CancellationScope.nonCancellable(async (): Promise<Started> =>
+      task.job
+        ? { nested: true as const, handle: await startChild(delegationJob, {
+            ...common,
+            args: [
+              {
+                spec: { ...withContextSeed(task, context.contextSeed ?? []).job!, jobId: `${input.spec.jobId}/${task.id}` },
+                tenant: s.tenant,
+                depth: s.isBatch(task.id) ? s.depth : s.depth + 1,
+                maxDepth: s.maxDepth,
+                allocation,
+                agentQueue: input.agentQueue,
+                agents: input.agents,
+                limits,
+                deadline: s.deadline,
+                ...(s.events ? { events: s.events } : {}),
+                ...(s.isBatch(task.id) ? { batch: true } : {}),
+                ...withModel(nestedModel(input, task.job!)),
+              } satisfies JobInput,
+            ],
+            typedSearchAttributes: [{ key: PATTERN_KEY, value: task.job!.pattern }, ...inherited],
+          }) }
+        : { nested: false as const, handle: await startChild(subtask, {
+            ...common,
+            args: [
+              {
+                task: withContextSeed(task, context.contextSeed ?? []), jobId: input.spec.jobId, allocation, previous: context.previous,
+                deadline: s.deadline, stepCeilingSeconds: limits.stepCeilingSeconds, stepsPerRun: limits.subtaskStepsPerRun,
+                agentQueue: input.agentQueue,
+                manifest: submittedManifest(task, input.agents),
+                ...(s.events ? { events: s.events } : {}),
+                showOutcome: true,
+                hostRules: HOST_RULES,
+                // the job's model now: a later switch reaches children started after it, not this one
+                ...currentModel(input),
+              } satisfies SubtaskInput,
+            ],
+            typedSearchAttributes: [{ key: PATTERN_KEY, value: input.spec.pattern }, { key: AGENT_KEY, value: agentLabel(task) }, ...inherited],
+          }) },
+    );
+  }
+
+  /** Tracks a started child; one started after a stop or cancel is told at once. */
+  attach(r: Running): void {
+    this.running.set(r.task.id, r);
+  }
+
+  /** Sends a just-attached child the stop or cancel it missed while being started. */
+  catchUp(r: Running): void {
+    if (this.cancelRequested || this.cutOff.has(r.task.id)) void this.signalChild(r, 'cancel');
+    else if (this.stopRequested) void this.signalChild(r, 'stop');
+  }
+
+  /** Stops tracking a finished child; returns it (with its possibly grown allocation). */
+  detach(taskId: string): Running | undefined {
+    const r = this.running.get(taskId);
+    this.running.delete(taskId);
+    return r;
+  }
+
+  /** Sends stop or cancel to one running child; a child that just finished is not an error. */
+  private async signalChild(r: Running, kind: 'stop' | 'cancel'): Promise<void> {
+    await CancellationScope.nonCancellable(async () => {
+      try {
+        await r.handle.signal(kind === 'stop' ? stopSignal : r.nested ? cancelJobSignal : cancelSignal, { reason: kind });
+      } catch {
+        // the child completed between our decision and the signal: its result is recorded
+      }
+    });
+  }
+
+  /** Graceful stop: running children finish their step; nothing new starts. */
+  stopAll(): void {
+    if (this.stopRequested) return;
+    this.stopRequested = true;
+    this.reason = 'stopped';
+    for (const r of this.running.values()) void this.signalChild(r, 'stop');
+  }
+
+  /** Hard stop: running children cancel their step; nothing new starts. */
+  cancelAll(): void {
+    if (this.cancelRequested) return;
+    this.cancelRequested = true;
+    this.reason = 'cancelled';
+    for (const r of this.running.values()) void this.signalChild(r, 'cancel');
+  }
+
+  /** The maximum duration is reached: nothing new starts (`timeout`), running children are cancelled. */
+  timeoutAll(): void {
+    if (this.cancelRequested) return;
+    this.stopRequested = true;
+    this.reason = 'timeout';
+    for (const r of this.running.values()) void this.signalChild(r, 'cancel');
+  }
+
+  /** Cancels some running children (an early decision); returns how many were newly cut off. */
+  cancelSome(ids: string[]): number {
+    let n = 0;
+    for (const id of ids) {
+      if (this.cutOff.has(id) || !this.inFlight.has(id)) continue;
+      this.cutOff.add(id);
+      n++;
+      // a child still being started is signalled as soon as it is (see catchUp)
+      const r = this.running.get(id);
+      if (r) void this.signalChild(r, 'cancel');
+    }
+    return n;
+  }
+
+  /** Cancels every task between start and result, including children still being started. */
+  cancelInFlight(): number {
+    return this.cancelSome([...this.inFlight]);
+  }
+
+  /** Signals a running child, ignoring one that has just finished (its settle releases what it held). */
+  async tell(r: Running, send: (handle: Running['handle']) => Promise<void>): Promise<void> {
+    await CancellationScope.nonCancellable(() => send(r.handle)).catch(() => undefined);
+  }
+}

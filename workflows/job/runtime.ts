@@ -1,0 +1,209 @@
+/**
+ * What every pattern shares: one task's run, from its reserved budget to its recorded
+ * result, over three parts with private state: the budget (job-ledger.ts, arithmetic in
+ * allocation.ts), the children (job-children.ts) and the records (job-records.ts).
+ *
+ *   pattern ──runTask(task)──> budget.reserveTask ──> children.start ──> result ──> budget.settleTask ──> records.record
+ */
+import { ApplicationFailure, CancellationScope, ChildWorkflowFailure, log, TimeoutFailure } from '@temporalio/workflow';
+import type { PreviousStage, ScoutJobInput } from '../../activities';
+import type { AgentManifest, Budget, Evidence, FailureReason, JobSpec, TaskResult, TaskSpec } from '../../schemas';
+import { minBudget } from '../../core/budget-ledger';
+import { DEFAULT_JOB_MAX_SECONDS, type EngineLimits } from '../../core/engine-limits';
+import type { JobCarry } from './carry';
+import type { JobModelState } from '../../core/role-limits';
+import { childId, JobChildren } from './children';
+import { JobLedger } from './ledger';
+import { JobEventLog, type EventTarget } from './events';
+import { JobRecords } from './task-records';
+import { ErrorType } from '../../core/errors';
+import { agentLabel, jobAsTaskResult, notRunResult } from '../../core/task-results';
+
+export type { Running } from './children';
+
+/** Default operator cap on nesting: levels of jobs below the root. */
+export const DEFAULT_MAX_DEPTH = 3;
+/** Children running at once when the spec does not say. */
+export const DEFAULT_MAX_PARALLEL = 100;
+
+/** Input of the job workflow. */
+export interface JobInput {
+  /** The job; `jobId` is always set by the time it runs. */
+  spec: JobSpec & { jobId: string };
+  tenant?: string;
+  /** 0 for a root job; a nested job is one deeper than its parent. */
+  depth?: number;
+  /** Operator cap on depth (levels below the root). */
+  maxDepth?: number;
+  /** Set when the parent job reserved a budget for this one: the lower cap wins. */
+  allocation?: Budget;
+  /** The tenant's agent lane: the activity task queue of its agent steps (default: the job's own queue). */
+  agentQueue?: string;
+  /**
+   * Manifests of the agents the spec names, by id, resolved at submission (the API rewrites
+   * capability and semantic references to ids): subtasks then need no resolving activity.
+   */
+  agents?: Record<string, AgentManifest>;
+  /** Engine-limit knobs (maximum duration, step ceiling, runs); nested jobs inherit them. */
+  limits?: EngineLimits;
+  /** Wall-clock deadline (epoch ms): set by a parent job, or by the previous run. */
+  deadline?: number;
+  /** Set by the previous run of a long pipeline (continue-as-new). */
+  carry?: JobCarry;
+  /** The root job's event stream (set by the parent; a root job writes its own). */
+  events?: EventTarget;
+  /** True for a batch of a wide fan-out (part of its parent job, not a job of its own). */
+  batch?: boolean;
+  /** Set by POST /v1/scouts: the job is a code scout, settled in the record at its end (job-scout.ts). */
+  scout?: ScoutJobInput;
+  /** The job's current model and output cap as last updated (job-model.ts); absent: the spec's. */
+  model?: JobModelState;
+}
+
+/** Per-run context a pattern adds to a task (a pipeline hands each stage the previous one). */
+export interface RunContext {
+  /** Handed to the agent with every step (`StepRequest.previous`); not passed into nested jobs. */
+  previous?: PreviousStage;
+  /** Appended to the task's contextSeed (for a nested job: to each of its tasks'). */
+  contextSeed?: Evidence[];
+}
+
+/** Per-job state shared by the patterns: fixed settings, and the three parts behind their methods. */
+export class JobRuntime {
+  readonly spec: JobInput['spec'];
+  readonly depth: number;
+  readonly maxDepth: number;
+  readonly tenant: string;
+  readonly started: number;
+  /** The input of this run (a long pipeline continues as new from it). */
+  readonly input: JobInput;
+  readonly limits: EngineLimits;
+  /** Wall clock (epoch ms) past which nothing starts and running children halt with `timeout`. */
+  readonly deadline: number;
+  /** The job budget: ledger, allocations, clipped and refused tasks, money saved. */
+  readonly budget: JobLedger;
+  /** Starting, stopping, cancelling and signalling children. */
+  readonly children: JobChildren;
+  /** Progress and results. */
+  readonly records: JobRecords;
+  /** The live events this job writes to its root's stream. */
+  readonly events: JobEventLog;
+
+  constructor(input: JobInput, batchIds: string[] = []) {
+    this.spec = input.spec;
+    this.depth = input.depth ?? 0;
+    this.maxDepth = input.maxDepth ?? DEFAULT_MAX_DEPTH;
+    this.tenant = input.tenant ?? 'default';
+    this.budget = new JobLedger(minBudget(input.spec.budget, input.allocation), input.spec.tasks.length);
+    this.input = input;
+    this.limits = input.limits ?? {};
+    this.started = input.carry?.startedAt ?? Date.now();
+    const own = this.started + (this.limits.maxDurationSeconds ?? DEFAULT_JOB_MAX_SECONDS) * 1000;
+    this.deadline = Math.min(own, input.deadline ?? own);
+    this.events = JobEventLog.open(input.events, { tenant: this.tenant, jobId: input.spec.jobId });
+    this.records = new JobRecords(input.spec.tasks, batchIds, childId, agentLabel, this.events);
+    this.children = new JobChildren({
+      input, depth: this.depth, maxDepth: this.maxDepth, tenant: this.tenant, deadline: this.deadline, events: this.events.target,
+      isBatch: (id) => this.records.isBatch(id),
+    });
+  }
+
+  /** Seconds since the job started. */
+  elapsed(): number {
+    return (Date.now() - this.started) / 1000;
+  }
+
+  /** True when no new task may start. */
+  get halted(): boolean {
+    return this.children.halted;
+  }
+
+  /** The child's workflow id: the job's workflow id and the task id. */
+  childId(task: TaskSpec): string {
+    return childId(task);
+  }
+
+  /** Records a result (once per task), with the task's own ledger when it had an allocation. */
+  record(task: TaskSpec, result: TaskResult): TaskResult {
+    return this.records.record(task, result, this.budget.taskSnapshot(task.id, result.metrics, result.metrics.latencyMs / 1000));
+  }
+
+  /** Records every task without a result as not run, for the given reason. */
+  recordNotRun(reason: FailureReason, message: string): void {
+    for (const t of this.records.pending()) this.record(t, notRunResult(t, reason, message));
+  }
+
+  /** Runs one task as a child workflow with a reserved budget; always resolves to a result. */
+  async runTask(task: TaskSpec, context: RunContext = {}): Promise<TaskResult> {
+    this.children.enter(task.id);
+    try {
+      return await this.runChild(task, context);
+    } finally {
+      this.children.leave(task.id);
+    }
+  }
+
+  private async runChild(task: TaskSpec, context: RunContext): Promise<TaskResult> {
+    const { children, records } = this;
+    if (children.halted) return this.record(task, notRunResult(task, children.haltReason, `not started: job ${children.haltReason}`));
+    if (Date.now() >= this.deadline) return this.record(task, notRunResult(task, 'timeout', 'not started: the job reached its maximum duration'));
+    if (task.job && !records.isBatch(task.id) && this.depth + 1 > this.maxDepth) {
+      return this.record(task, notRunResult(task, 'depth_exceeded', `nested job exceeds the depth cap of ${this.maxDepth}`));
+    }
+    const { allocation, clipped, refused, shared } = this.budget.reserveTask(task, this.elapsed());
+    if (refused) return this.record(task, notRunResult(task, 'budget_exhausted', 'not started: the job budget is spent'));
+    let result: TaskResult;
+    try {
+      records.starting(task.id);
+      if (!records.isBatch(task.id)) {
+        log.info('DELEGATE', { event: 'DELEGATE', taskId: task.id, agent: agentLabel(task), nested: Boolean(task.job), timeoutSeconds: task.timeoutSeconds, allocation });
+      }
+      const child = await children.start(task, context, allocation);
+      const running = { task, handle: child.handle, allocation, clipped: clipped || shared, nested: child.nested };
+      children.attach(running);
+      records.markRunning(task.id, clipped);
+      records.changed();
+      children.catchUp(running);
+      if (child.nested) {
+        const job = await CancellationScope.nonCancellable(() => child.handle.result());
+        records.setNested(task.id, job);
+        result = jobAsTaskResult(task, job);
+      } else result = await CancellationScope.nonCancellable(() => child.handle.result());
+    } catch (err) {
+      result = failedChildResult(task, err);
+    }
+    const running = children.detach(task.id);
+    this.budget.settleTask(running?.allocation ?? allocation, result.metrics, children.wasCutOff(task.id));
+    if (!records.isBatch(task.id)) logResult(task, result);
+    return this.record(task, result);
+  }
+
+  /** The ledger snapshot (job level). */
+  ledgerSnapshot() {
+    return this.budget.snapshot(this.elapsed());
+  }
+}
+
+/**
+ * The result of a child that did not complete: a failed subtask's own result (its run fails
+ * with it as the failure's details), else a result that says why the child itself failed.
+ */
+function failedChildResult(task: TaskSpec, err: unknown): TaskResult {
+  const cause = err instanceof ChildWorkflowFailure ? err.cause : undefined;
+  if (cause instanceof ApplicationFailure && cause.type === ErrorType.SubtaskFailed && cause.details?.[0]) return cause.details[0] as TaskResult;
+  const message = err instanceof Error ? `${err.message}${err.cause instanceof Error ? `: ${err.cause.message}` : ''}` : String(err);
+  // only Temporal's backstop execution timeout ends a child without a result: say so
+  return notRunResult(task, cause instanceof TimeoutFailure ? 'timeout' : 'agent_error', `child workflow failed: ${message}`);
+}
+
+/** RESULT, and ESCALATE for a subtask that failed for good: one log line each (replay-aware). */
+function logResult(task: TaskSpec, r: TaskResult): void {
+  const m = r.metrics;
+  log.info('RESULT', {
+    event: 'RESULT', taskId: task.id, agent: r.agentId, status: r.status, latencyMs: m.latencyMs, costUsd: m.costUsd, tokens: m.tokens,
+    attempts: m.attempts, confidence: r.confidence, ...(r.failureReason ? { failureReason: r.failureReason } : {}),
+  });
+  if (r.status === 'failure' && r.failureReason !== 'cancelled' && r.failureReason !== 'stopped') {
+    log.warn('ESCALATE', { event: 'ESCALATE', taskId: task.id, agent: r.agentId, reason: r.failureReason, attempts: m.attempts, error: r.errors.at(-1)?.slice(0, 500) });
+  }
+}
