@@ -87,4 +87,3 @@ export function createJobEvents({ db, dialect }: RecordDb) {
 
 /** A job's events in the record. */
 export type JobEvents = ReturnType<typeof createJobEvents>;
-
