@@ -92,6 +92,31 @@ export interface AgentActivityDeps {
   router?: LoadRouter;
 }
 
+/** How long a step keeps trying to write one of its events before its attempt fails. */
+const EVENT_RETRY_MS = 60_000;
+
+/**
+ * Appends `list` to a job's stream, trying again with backoff (100 ms doubling to 2 s, up to
+ * EVENT_RETRY_MS, heartbeating) while the record refuses (locked, connection lost), as Temporal
+ * retries the job's lifecycle events. A written event is skipped by its key: a retry after an
+ * unacknowledged commit writes it once.
+ */
+async function appendUntilWritten(events: JobEvents, tenant: string, jobId: string, list: NewJobEvent[], ctx: Context): Promise<void> {
+  const deadline = Date.now() + EVENT_RETRY_MS;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await events.append(tenant, jobId, list);
+      return;
+    } catch (err) {
+      const wait = Math.min(2000, 100 * 2 ** (attempt - 1));
+      if (ctx.cancellationSignal.aborted || Date.now() + wait > deadline) throw err;
+      log.warn('job event not written yet; trying again', { jobId, type: list[0]?.type, attempt, error: String(err) });
+      ctx.heartbeat();
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
+}
+
 /** What the step activity tells the worker's metrics. */
 export interface StepObserver {
   /** A step's attempt after the first began. */
@@ -190,9 +215,17 @@ export function createAgentActivities({ registry, stepLogPath, breaker, events, 
       if (compiled && !compiled.ok) throw fatal(ErrorType.InvalidOutput, `invalid outputSchema: ${compiled.error}`, attempt, { noReprompt: true });
       const taskId = input.task.id;
       const subtask = input.stepKey.slice(0, input.stepKey.lastIndexOf('#'));
-      // a step event lost to a database hiccup must not fail the step: the stream is progress, the result is the record
-      const tell = (e: NewJobEvent) =>
-        input.events && events?.append(input.events.tenant, input.events.jobId, [e]).catch((err: unknown) => log.warn('job event not written', { stepKey: input.stepKey, error: String(err) }));
+      // the stream must match the result: a refused write is tried again (heartbeating), and one
+      // the record keeps refusing fails the attempt (retryable) rather than vanish from the stream
+      const tell = async (e: NewJobEvent) => {
+        if (!input.events || !events) return;
+        const { tenant, jobId } = input.events;
+        try {
+          await appendUntilWritten(events, tenant, jobId, [e], Context.current());
+        } catch (err) {
+          throw toFailure(new Error(`job event ${e.type} not written to the record: ${String(err)}`), attempt);
+        }
+      };
       if (attempt > 1) observer?.stepRetried(input.agentId);
       if (attempt > 1) await tell({ key: `retry:${input.stepKey}#${attempt}`, type: 'subtask.retried', data: { taskId, workflowId: subtask, step: input.step, attempt } });
       let reply;

@@ -6,7 +6,7 @@
  *   unset                               → SQLite file (better-sqlite3, WAL: the API and the workers open it at once)
  */
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type Generated } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type Generated, type SqliteDialectConfig } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -158,18 +158,47 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
  */
 const sqliteFiles = new Map<string, { db: Promise<Kysely<RecordTables>>; users: number }>();
 
+/** better-sqlite3's "database is locked" family: SQLITE_BUSY and its extended codes (SQLITE_BUSY_SNAPSHOT, …). */
+export function isSqliteBusy(err: unknown): boolean {
+  return /^SQLITE_BUSY/.test(String((err as { code?: unknown } | null)?.code ?? ''));
+}
+
 /**
- * Runs `step` again while SQLite answers "database is locked" (up to 10 s). Switching a file
+ * Runs `step` again while SQLite answers "database is locked" (up to `forMs`). Switching a file
  * to WAL while another process opens it fails at once: SQLite calls no busy handler there.
  */
-async function untilUnlocked<T>(step: () => T): Promise<T> {
+async function untilUnlocked<T>(step: () => T | Promise<T>, forMs = 10_000): Promise<T> {
   for (let waited = 0; ; waited += 50) {
     try {
-      return step();
+      return await step();
     } catch (err) {
-      if ((err as { code?: string }).code !== 'SQLITE_BUSY' || waited >= 10_000) throw err;
+      if (!isSqliteBusy(err) || waited >= forMs) throw err;
       await sleep(50);
     }
+  }
+}
+
+/**
+ * Every transaction of the record writes, so it takes the write lock when it begins
+ * (`BEGIN IMMEDIATE`), where SQLite waits busy_timeout for another process's writer. A plain
+ * `BEGIN` reads first and asks for the lock at its first write: when another process
+ * committed in between, SQLite answers "database is locked" (SQLITE_BUSY_SNAPSHOT) at once,
+ * without waiting, and the write is lost unless the caller retries it (job events were).
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await untilUnlocked(() => connection.executeQuery(CompiledQuery.raw('begin immediate')), 30_000);
+  }
+}
+
+/** Kysely's SQLite dialect with `ImmediateSqliteDriver`. */
+class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(private readonly settings: SqliteDialectConfig) {
+    super(settings);
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.settings);
   }
 }
 
@@ -182,7 +211,7 @@ async function openSqlite(file: string): Promise<Kysely<RecordTables>> {
   await untilUnlocked(() => handle.pragma('journal_mode = WAL'));
   handle.pragma('synchronous = NORMAL');
   handle.pragma('foreign_keys = ON');
-  return migrated(new Kysely<RecordTables>({ dialect: new SqliteDialect({ database: handle }) }), 'sqlite');
+  return migrated(new Kysely<RecordTables>({ dialect: new ImmediateSqliteDialect({ database: handle }) }), 'sqlite');
 }
 
 /** `db` with its schema up to date; closed when a migration fails. */

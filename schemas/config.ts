@@ -54,6 +54,7 @@ export const ConfigSchema = z.object({
   PORT: port.default(3000),
   PUBLIC_URL: z.url().optional().describe('base URL of the API as clients see it, for links'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DELEGATE_STACK_STATUS_FILE: z.string().min(1).optional().describe("set by npm start and npm run cluster: the supervisor's file of its children's states, which /readyz reports"),
   DELEGATE_LOG_FORMAT: z.enum(['pretty', 'json']).default('pretty').describe("npm start: pretty-print the processes' JSON log lines, or pass them through as they are"),
   DELEGATE_WORKER_METRICS_PORT: port.default(9464).describe("port of the worker's Prometheus /metrics (on HOST); 0 turns it off"),
   DELEGATE_METRICS_TOKEN: z.string().min(16).optional().describe('bearer token Prometheus must send to /metrics of the API and the worker (unset: open)'),

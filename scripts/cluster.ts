@@ -1,8 +1,8 @@
 /**
  * `npm run cluster`: the production shape on one machine, without Docker — the Temporal
  * server (1.29.1, not the dev server) on the machine's PostgreSQL, its Web UI, two workers
- * and the API, configured from the same files as docker-compose.yml (deploy/). Ctrl-C stops
- * everything; the data stays in PostgreSQL, so a second start picks up where it was.
+ * and the API, configured from the same files as docker-compose.yml (deploy/). A process that
+ * dies is started again (with backoff) while the rest keep running; Ctrl-C stops everything; the data stays in PostgreSQL, so a second start picks up where it was.
  *
  *   DELEGATE_CLUSTER_WORKERS       worker processes (default 2, as compose's replicas)
  *   DELEGATE_CLUSTER_PORT_OFFSET   added to every port (Temporal's 7233…, UI 8080, API 3000, metrics 9464…), at most 25000
@@ -21,9 +21,9 @@ import { startTemporalUi } from './temporal-ui';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const started = Date.now();
 const config = loadConfig();
-const stack = new Supervisor(root, config.DELEGATE_LOG_FORMAT === 'pretty');
 const dataDir = join(root, '.data', 'cluster');
 mkdirSync(dataDir, { recursive: true });
+const stack = new Supervisor(root, config.DELEGATE_LOG_FORMAT === 'pretty', join(dataDir, 'stack.json'));
 
 const offset = Number(process.env.DELEGATE_CLUSTER_PORT_OFFSET ?? 0);
 const workerCount = Number(process.env.DELEGATE_CLUSTER_WORKERS ?? 2);
@@ -41,34 +41,24 @@ const postgres = await machinePostgres(
   { log: (line) => console.log(line) },
 );
 console.log(`Starting the Temporal server (${settings.NUM_HISTORY_SHARDS} history shards, PostgreSQL :${postgres.port})...`);
-const server = await startTemporalServer({
-  postgres,
-  settings,
-  portOffset: offset,
-  logFile: join(dataDir, 'temporal.log'),
-  log: (line) => console.log(line),
-}).catch((err: Error) => {
+const serverOptions = { postgres, settings, portOffset: offset, logFile: join(dataDir, 'temporal.log'), log: (line: string) => console.log(line) };
+const server = await startTemporalServer(serverOptions).catch((err: Error) => {
   console.error(`Could not start Temporal: ${err.message}`);
   console.error(`Is something already listening on :${7233 + offset}? DELEGATE_CLUSTER_PORT_OFFSET moves every port.`);
   process.exit(1);
 });
-stack.onStop(() => server.stop());
-stack.watch('temporal-server', server.process);
+// started again on the same ports and databases when it dies
+const withLog = <T extends object>(s: T, logFile: string) => ({ ...s, logFile });
+await stack.keep('temporal-server', async () => withLog(await startTemporalServer(serverOptions), serverOptions.logFile), withLog(server, serverOptions.logFile));
 
 const apiPort = process.env.PORT ? Number(process.env.PORT) : 3000 + offset;
 const api = process.env.PUBLIC_URL ?? `http://localhost:${apiPort}`;
-const ui = await startTemporalUi({
-  temporalAddress: server.address,
-  port: 8080 + offset,
-  logFile: join(dataDir, 'temporal-ui.log'),
-  corsOrigins: [api],
-  log: (line) => console.log(line),
-}).catch((err: Error) => {
+const uiOptions = { temporalAddress: server.address, port: 8080 + offset, logFile: join(dataDir, 'temporal-ui.log'), corsOrigins: [api], log: (line: string) => console.log(line) };
+const ui = await startTemporalUi(uiOptions).catch((err: Error) => {
   console.error(`Could not start the Temporal UI: ${err.message}`);
   return stack.shutdown(1);
 });
-stack.onStop(() => ui.stop());
-stack.watch('temporal-ui', ui.process);
+await stack.keep('temporal-ui', async () => withLog(await startTemporalUi(uiOptions), uiOptions.logFile), withLog(ui, uiOptions.logFile));
 
 // the same settings as compose's worker and api services, plus this host's own addresses
 const envFiles = { worker: readEnvFile(join(DEPLOY_DIR, 'worker.env')), api: readEnvFile(join(DEPLOY_DIR, 'api.env')) };
@@ -87,9 +77,9 @@ const envFor = (file: Record<string, string>, own: Record<string, string>) => ({
 for (let i = 0; i < workerCount; i++) {
   // one metrics port each (compose's replicas each have their own host); 0 keeps them off
   const metricsPort = process.env.DELEGATE_WORKER_METRICS_PORT === '0' ? '0' : String(9464 + offset + i);
-  stack.launch(`worker ${i + 1}`, 'workers/main.ts', envFor(envFiles.worker, { DELEGATE_WORKER_METRICS_PORT: metricsPort }), `worker ${i + 1}`);
+  await stack.launch(`worker ${i + 1}`, 'workers/main.ts', envFor(envFiles.worker, { DELEGATE_WORKER_METRICS_PORT: metricsPort }), `worker ${i + 1}`);
 }
-stack.launch('api', 'api/server.ts', envFor(envFiles.api, { PORT: String(apiPort) }));
+await stack.launch('api', 'api/server.ts', envFor(envFiles.api, { PORT: String(apiPort) }));
 await stack.waitForHttp(`http://127.0.0.1:${apiPort}/readyz`, 'The API', 90_000);
 
 console.log(`

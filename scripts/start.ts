@@ -1,7 +1,12 @@
 /**
  * `npm start`: the whole stack in one command. Starts the Temporal dev server (unless
  * TEMPORAL_ADDRESS is set) on `.data/temporal.sqlite` with the Web UI on :8233, then the
- * worker and the API as child processes; Ctrl-C stops all of them.
+ * worker and the API as child processes; a child that dies is started again (with backoff),
+ * and Ctrl-C stops all of them.
+ *
+ *   DELEGATE_DATA_DIR           the dev server's files and the stack's status (default .data)
+ *   DELEGATE_TEMPORAL_PORT      the dev server's gRPC port (default 7233)
+ *   DELEGATE_TEMPORAL_UI_PORT   its Web UI (default 8233)
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,21 +18,27 @@ import { Supervisor } from './supervisor';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const config = loadConfig();
 const external = Boolean(process.env.TEMPORAL_ADDRESS);
-const stack = new Supervisor(root, config.DELEGATE_LOG_FORMAT === 'pretty');
+const dataDir = process.env.DELEGATE_DATA_DIR || join(root, '.data');
+const stack = new Supervisor(root, config.DELEGATE_LOG_FORMAT === 'pretty', join(dataDir, 'stack.json'));
+const portOf = (name: string, def: number) => {
+  const port = Number(process.env[name] || def);
+  if (!Number.isInteger(port) || port < 1 || port > 65_535) throw new Error(`${name}: a port number, not "${process.env[name]}"`);
+  return port;
+};
 
 let address = config.TEMPORAL_ADDRESS;
 let uiUrl = config.TEMPORAL_UI_URL;
 if (!external) {
-  const dataDir = join(root, '.data');
-  console.log('Starting the Temporal dev server (SQLite in .data/)...');
-  const server = await startDevServer({ dbFile: join(dataDir, 'temporal.sqlite'), port: 7233, uiPort: 8233, logFile: join(dataDir, 'temporal.log') }).catch(
-    (err: Error) => {
-      console.error(`Could not start Temporal: ${err.message}`);
-      console.error('Is another Temporal already listening on :7233? Set TEMPORAL_ADDRESS to use it instead.');
-      process.exit(1);
-    },
-  );
-  stack.onStop(() => server.stop());
+  const port = portOf('DELEGATE_TEMPORAL_PORT', 7233);
+  const options = { dbFile: join(dataDir, 'temporal.sqlite'), port, uiPort: portOf('DELEGATE_TEMPORAL_UI_PORT', 8233), logFile: join(dataDir, 'temporal.log') };
+  console.log(`Starting the Temporal dev server (SQLite in ${dataDir})...`);
+  const server = await startDevServer(options).catch((err: Error) => {
+    console.error(`Could not start Temporal: ${err.message}`);
+    console.error(`Is another Temporal already listening on :${port}? Set TEMPORAL_ADDRESS to use it instead.`);
+    process.exit(1);
+  });
+  // the same files and ports when it is started again: its jobs are in the SQLite file
+  await stack.keep('temporal', async () => ({ ...(await startDevServer(options)), logFile: options.logFile }), { ...server, logFile: options.logFile });
   address = server.address;
   uiUrl = server.uiUrl ?? uiUrl;
 } else {
@@ -42,8 +53,8 @@ const env = {
   TEMPORAL_UI_URL: uiUrl,
   ...(generatedKey ? { DELEGATE_API_KEYS: `default=${generatedKey}` } : {}),
 };
-stack.launch('worker', 'workers/main.ts', env);
-stack.launch('api', 'api/server.ts', env);
+await stack.launch('worker', 'workers/main.ts', env);
+await stack.launch('api', 'api/server.ts', env);
 
 const api = config.PUBLIC_URL ?? `http://localhost:${config.PORT}`;
 await stack.waitForHttp(`http://127.0.0.1:${config.PORT}/readyz`, 'The API');
@@ -52,7 +63,7 @@ Delegate is running.
   API          ${api}
   API docs     ${api}/docs
   Temporal UI  ${uiUrl}
-  Temporal     ${address}${external ? '' : '  (data in .data/temporal.sqlite)'}
+  Temporal     ${address}${external ? '' : `  (data in ${join(dataDir, 'temporal.sqlite')})`}
 Try: npm run demo     Stop: Ctrl-C
 `);
 const notice = keyNotice(root, api, generatedKey, config);
