@@ -91,7 +91,7 @@ export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, des
       depth: 0,
       maxDepth: config.DELEGATE_MAX_DEPTH,
       agentQueue: agentQueueFor(config.DELEGATE_TASK_QUEUE, tenant),
-      limits: { maxDurationSeconds: config.DELEGATE_JOB_MAX_SECONDS, stepCeilingSeconds: config.DELEGATE_STEP_CEILING_SECONDS },
+      limits: { maxDurationSeconds: config.DELEGATE_JOB_MAX_SECONDS, stepCeilingSeconds: config.DELEGATE_STEP_CEILING_SECONDS, stepScheduleToStartSeconds: config.DELEGATE_STEP_SCHEDULE_TIMEOUT_SECONDS },
       ...(extra.scout ? { scout: extra.scout } : {}),
     };
     const bytes = Buffer.byteLength(JSON.stringify(input));
