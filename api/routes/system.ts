@@ -17,18 +17,25 @@ export const systemRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get('/readyz', {
     schema: {
-      summary: 'Temporal is reachable (503 when it is not); says when authentication is off',
+      summary: 'Temporal is reachable (503 when it is not); says when authentication is off and which agent lanes no worker serves',
       operationId: 'readyz',
       security: [],
       tags: ['system'],
-      response: { 200: z.object({ ok: z.boolean(), temporal: z.string(), auth: z.enum(['on', 'off']), warning: z.string().optional() }), 503: ProblemSchema },
+      response: {
+        200: z.object({
+          ok: z.boolean(), temporal: z.string(), auth: z.enum(['on', 'off']), warning: z.string().optional(),
+          lanesWithoutWorker: z.array(z.string()).describe("tenants' agent lanes (and pool queues on them) no worker polled in the last 5 minutes: jobs there get 503").optional(),
+        }),
+        503: ProblemSchema,
+      },
     },
   }, async (req, reply) => {
     try {
       const conn = app.temporal.connection;
       await conn.withDeadline(Date.now() + 2000, () => conn.workflowService.getSystemInfo({}));
       const off = app.tenants.auth === 'off';
-      return { ok: true, temporal: app.config.TEMPORAL_ADDRESS, auth: app.tenants.auth, ...(off ? { warning: AUTH_OFF_WARNING } : {}) };
+      const lanesWithoutWorker = await app.jobs.lanesWithoutWorker();
+      return { ok: true, temporal: app.config.TEMPORAL_ADDRESS, auth: app.tenants.auth, ...(off ? { warning: AUTH_OFF_WARNING } : {}), lanesWithoutWorker };
     } catch (err) {
       req.log.warn({ err: String(err) }, 'readiness check failed');
       return reply.code(503).type('application/problem+json').send({
