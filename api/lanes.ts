@@ -11,6 +11,13 @@
  */
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
+import { z } from 'zod';
+import { ProblemSchema } from './errors';
+
+/** A 503 problem that may name the task queues no worker serves (a submission's refusal). */
+export const NoWorkerProblemSchema = ProblemSchema.extend({
+  lanes: z.array(z.string()).optional().describe('the task queues the job needs that no worker polled in the last 5 minutes'),
+});
 
 /** Temporal API's TaskQueueType wire values (stable; the proto module is type-only here). */
 const QUEUE_TYPE: Record<QueueKind, temporal.api.enums.v1.TaskQueueType> = { workflow: 1, activity: 2 };

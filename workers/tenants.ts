@@ -126,6 +126,8 @@ export interface WatchFileOptions {
   intervalMs?: number;
   /** Quiet time before `onChange`, so one save of several writes is one change. @default 200 */
   settleMs?: number;
+  /** Watch with fs.watch too; false leaves the stat alone (what a file system without inotify gets). @default true */
+  fsWatch?: boolean;
 }
 
 /**
@@ -133,7 +135,7 @@ export interface WatchFileOptions {
  * deploy tool replaces the file by renaming another over it, which a watch of the file itself
  * stops seeing), and a periodic stat as the fallback where fs.watch says nothing.
  */
-export function watchFile(path: string, onChange: () => void, { intervalMs = 2000, settleMs = 200 }: WatchFileOptions = {}): { close(): void } {
+export function watchFile(path: string, onChange: () => void, { intervalMs = 2000, settleMs = 200, fsWatch = true }: WatchFileOptions = {}): { close(): void } {
   const signature = () => {
     try {
       const st = statSync(path);
@@ -156,11 +158,13 @@ export function watchFile(path: string, onChange: () => void, { intervalMs = 200
   };
   let watcher: FSWatcher | undefined;
   try {
-    watcher = watch(dirname(path), { persistent: false }, (_event, name) => {
-      if (name === null || name === basename(path)) changed();
-    });
-    // a watch that breaks (its directory removed) leaves the stat to notice
-    watcher.on('error', () => watcher?.close());
+    if (fsWatch) {
+      watcher = watch(dirname(path), { persistent: false }, (_event, name) => {
+        if (name === null || name === basename(path)) changed();
+      });
+      // a watch that breaks (its directory removed) leaves the stat to notice
+      watcher.on('error', () => watcher?.close());
+    }
   } catch {
     // no inotify watches left, or a file system without them: the stat alone
   }
