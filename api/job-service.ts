@@ -8,7 +8,7 @@
  */
 import { createControls } from './jobs/control';
 import { createJobHandles, type JobServiceDeps } from './jobs/handles';
-import { createLaneWatch, type LaneWatch } from './lanes';
+import { createLaneWatch, type LaneWatch, type QueueRef } from './lanes';
 import { createReads } from './jobs/read';
 import { createSubmit } from './jobs/submit';
 import { declaredPools } from '../workers/pool-hosting';
@@ -29,11 +29,12 @@ export function createJobService(deps: JobServiceDeps, lanes: LaneWatch = create
     events: (tenant: string, jobId: string, seq: number, signal?: AbortSignal) =>
       deps.record.events.follow(tenant, jobId, seq, { signal, ended: () => handles.isOver(tenant, jobId) }),
     submit: createSubmit(deps, handles, lanes),
-    /** Every tenant's agent lane, and each declared pool's queue on it, that no worker polled lately (for /readyz). */
+    /** The workflow queue, every tenant's agent lane and each declared pool's queue on it, that no worker polled lately (for /readyz). */
     lanesWithoutWorker: () => {
+      const queue = deps.config.DELEGATE_TASK_QUEUE;
       const pools = declaredPools(deps.registry.list());
-      const lanesOf = (lane: string) => [lane, ...pools.map((p) => stepQueueFor(lane, p))];
-      return lanes.unserved(deps.tenants.list().flatMap((t) => lanesOf(agentQueueFor(deps.config.DELEGATE_TASK_QUEUE, t.tenant))).map((name) => ({ name, kind: 'activity' as const })));
+      const lanesOf = (lane: string): QueueRef[] => [lane, ...pools.map((p) => stepQueueFor(lane, p))].map((name) => ({ name, kind: 'activity' }));
+      return lanes.unserved([{ name: queue, kind: 'workflow' }, ...deps.tenants.list().flatMap((t) => lanesOf(agentQueueFor(queue, t.tenant)))]);
     },
     ...createReads(deps.client, deps.record, handles),
     ...createControls(deps.client, handles),

@@ -3,11 +3,13 @@
  * saw lately), cached a few seconds so a submission costs at most one look-up per queue per
  * period. A queue nobody polls would hold a job's workflow or steps forever, without an error.
  *
- *   submit ──workflow queue, tenant lane, pooled agents' queues──> served? ──no──> 503 naming them
- *   /readyz ──every tenant's lane (× every declared pool)──> lanesWithoutWorker
+ *   submit ──workers up (workflow queue served)? ──tenant lane, pooled agents' queues served? ──no──> 503 naming them
+ *   /readyz ──workflow queue, every tenant's lane (× every declared pool)──> lanesWithoutWorker
  *
  * "Served" means a poller polled within `recentMs`: a worker that was killed a moment ago
- * still counts (its replacement is coming), one gone for minutes does not.
+ * still counts (its replacement is coming), one gone for minutes does not. A lane this watch
+ * saw served within `rememberMs` counts too: a worker whose every slot of the lane is busy
+ * does not poll it, and Temporal forgets its pollers after 5 minutes of that.
  */
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
@@ -43,6 +45,8 @@ export interface LaneWatchOptions {
   missCacheMs?: number;
   /** A queue whose newest poll is older than this has no worker. @default 300000 (Temporal forgets pollers after 5 min too) */
   recentMs?: number;
+  /** A queue seen served this long ago still counts as served (its slots may all be busy). @default 3600000 */
+  rememberMs?: number;
   /** Longest one look-up may take; past it the queue counts as unknown. @default 2000 */
   timeoutMs?: number;
   /** The clock. @default Date.now */
@@ -61,17 +65,21 @@ export interface LaneWatch {
 const num = (v: { toString(): string } | number | null | undefined): number => (v == null ? 0 : Number(v.toString()));
 
 /** Creates a watch with its own cache. */
-export function createLaneWatch({ client, cacheMs = 5000, missCacheMs = 1000, recentMs = 300_000, timeoutMs = 2000, now = Date.now }: LaneWatchOptions): LaneWatch {
+export function createLaneWatch({ client, cacheMs = 5000, missCacheMs = 1000, recentMs = 300_000, rememberMs = 3_600_000, timeoutMs = 2000, now = Date.now }: LaneWatchOptions): LaneWatch {
   const cache = new Map<string, { until: number; answer: Promise<boolean | undefined> }>();
+  const lastServed = new Map<string, number>();
 
   async function look({ name, kind }: QueueRef): Promise<boolean | undefined> {
+    const key = `${kind}:${name}`;
     try {
       const res = await client.connection.withDeadline(Date.now() + timeoutMs, () =>
         client.workflowService.describeTaskQueue({ namespace: client.options.namespace, taskQueue: { name }, taskQueueType: QUEUE_TYPE[kind] }),
       );
       const t = now();
       // a poller without a time was seen by the server just now
-      return (res.pollers ?? []).some((p) => !p.lastAccessTime || t - (num(p.lastAccessTime.seconds) * 1000 + num(p.lastAccessTime.nanos) / 1e6) <= recentMs);
+      const polled = (res.pollers ?? []).some((p) => !p.lastAccessTime || t - (num(p.lastAccessTime.seconds) * 1000 + num(p.lastAccessTime.nanos) / 1e6) <= recentMs);
+      if (polled) lastServed.set(key, t);
+      return polled || t - (lastServed.get(key) ?? -Infinity) <= rememberMs;
     } catch {
       return undefined;
     }

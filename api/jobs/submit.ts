@@ -2,7 +2,7 @@
  * Submitting a job: checks (tenant quotas, callback URL, runnable spec, payload size),
  * agents resolved once, then a start that is idempotent on the job id.
  *
- *   spec ──checks (400/404/413/422)──> in the record? ──> resolve agents ──worker on its lanes? (503)──running-jobs quota (429)──> start
+ *   spec ──checks (400/404/413/422)──> in the record? ──> resolve agents ──workers up but none on its lanes? (503)──running-jobs quota (429)──> start
  *                                        same spec hash → 200, else 409                                 already started? same spec hash → 200, else 409
  * The record keeps a finished job's spec hash after Temporal has deleted its workflow: a
  * resubmission never starts the job again, however long ago it ran.
@@ -62,11 +62,21 @@ function checkSubmission({ config, registry, tenants }: JobServiceDeps, netPolic
   return policy;
 }
 
-/** The queues a job needs a worker on: the workflow queue, the tenant's lane, and the pool queue on it of each agent resolved at submission. */
-export function queuesOf(taskQueue: string, tenant: string, agents: Record<string, AgentManifest>): QueueRef[] {
+/** The activity queues a job's steps run on: the tenant's lane, and the pool queue on it of each agent resolved at submission. */
+export function stepQueuesOf(taskQueue: string, tenant: string, agents: Record<string, AgentManifest>): QueueRef[] {
   const lane = agentQueueFor(taskQueue, tenant);
   const pools = [...new Set(Object.values(agents).flatMap((m) => (m.pool ? [m.pool] : [])))].sort();
-  return [{ name: taskQueue, kind: 'workflow' }, { name: lane, kind: 'activity' }, ...pools.map((p): QueueRef => ({ name: stepQueueFor(lane, p), kind: 'activity' }))];
+  return [{ name: lane, kind: 'activity' }, ...pools.map((p): QueueRef => ({ name: stepQueueFor(lane, p), kind: 'activity' }))];
+}
+
+/**
+ * The step queues of a job that no worker serves while the deployment's workers are up (they
+ * poll the workflow queue). With no worker polling at all (starting, or all down) a job is
+ * accepted and waits for them, as any Temporal job does: an outage delays jobs, it does not refuse them.
+ */
+async function unservedLanes(lanes: LaneWatch, taskQueue: string, tenant: string, agents: Record<string, AgentManifest>): Promise<string[]> {
+  if ((await lanes.served({ name: taskQueue, kind: 'workflow' })) !== true) return [];
+  return lanes.unserved(stepQueuesOf(taskQueue, tenant, agents));
 }
 
 /** The 503 of a job whose queues have no worker: it would wait there without an error. */
@@ -123,7 +133,7 @@ export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, des
     }
     const exists = () => handleOf(tenant, jobId).describe().then(() => true, () => false);
     // a job nobody would run is refused, not left waiting; a resubmission of one that exists is answered below
-    const missing = await lanes.unserved(queuesOf(config.DELEGATE_TASK_QUEUE, tenant, resolved.agents));
+    const missing = await unservedLanes(lanes, config.DELEGATE_TASK_QUEUE, tenant, resolved.agents);
     if (missing.length > 0 && !(await exists())) throw noWorker(tenant, missing);
     const place = await runningJobs.reserve(tenant, policy.quotas).catch(async (err: unknown) => {
       // a resubmission of a job that exists is answered below whatever the quota says

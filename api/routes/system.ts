@@ -24,7 +24,7 @@ export const systemRoutes: FastifyPluginAsyncZod = async (app) => {
       response: {
         200: z.object({
           ok: z.boolean(), temporal: z.string(), auth: z.enum(['on', 'off']), warning: z.string().optional(),
-          lanesWithoutWorker: z.array(z.string()).describe("tenants' agent lanes (and pool queues on them) no worker polled in the last 5 minutes: jobs there get 503").optional(),
+          lanesWithoutWorker: z.array(z.string()).describe("the workflow queue, tenants' agent lanes and pool queues on them that no worker polled in the last 5 minutes: jobs on such a lane get 503").optional(),
         }),
         503: ProblemSchema,
       },

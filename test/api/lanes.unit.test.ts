@@ -56,4 +56,18 @@ describe('createLaneWatch', () => {
     // a worker that just started is seen once the miss expires
     expect(await watch.served({ name: 'new', kind: 'activity' })).toBe(true);
   });
+
+  it('keeps counting a lane it saw served for an hour: a lane whose every slot is busy stops polling', async () => {
+    const clock = { now: 1_700_000_000_000 };
+    const pollers: Record<string, number[]> = { busy: [2] };
+    const { client } = fakeClient(pollers, clock);
+    const watch = createLaneWatch({ client, now: () => clock.now });
+    expect(await watch.served({ name: 'busy', kind: 'activity' })).toBe(true);
+    // every slot taken: no poll, and Temporal forgets the pollers after 5 minutes
+    pollers.busy = [];
+    clock.now += 30 * 60_000;
+    expect(await watch.served({ name: 'busy', kind: 'activity' })).toBe(true);
+    clock.now += 31 * 60_000;
+    expect(await watch.served({ name: 'busy', kind: 'activity' })).toBe(false);
+  });
 });
