@@ -8,14 +8,17 @@
  */
 import { createControls } from './jobs/control';
 import { createJobHandles, type JobServiceDeps } from './jobs/handles';
+import { createLaneWatch, type LaneWatch, type QueueRef } from './lanes';
 import { createReads } from './jobs/read';
 import { createSubmit } from './jobs/submit';
+import { declaredPools } from '../config/pools';
+import { agentQueueFor, stepQueueFor } from '../core/names';
 
 export type { JobServiceDeps } from './jobs/handles';
 export type { Submission } from './jobs/submit';
 
-/** Creates the job service: every operation the routes call, as plain functions (no `this`). */
-export function createJobService(deps: JobServiceDeps) {
+/** Creates the job service: every operation the routes call, as plain functions (no `this`). `lanes` defaults to a watch through `deps.client`. */
+export function createJobService(deps: JobServiceDeps, lanes: LaneWatch = createLaneWatch({ client: deps.client })) {
   const handles = createJobHandles(deps);
   return {
     workflowIdOf: handles.workflowIdOf,
@@ -24,7 +27,14 @@ export function createJobService(deps: JobServiceDeps) {
     /** A job's live events from `seq` on, until it finishes or `signal` aborts (SSE, MCP progress). */
     events: (tenant: string, jobId: string, seq: number, signal?: AbortSignal) =>
       deps.record.events.follow(tenant, jobId, seq, { signal, ended: () => handles.isOver(tenant, jobId) }),
-    submit: createSubmit(deps, handles),
+    submit: createSubmit(deps, handles, lanes),
+    /** The workflow queue, every tenant's agent lane and each declared pool's queue on it, that no worker polled lately (for /readyz). */
+    lanesWithoutWorker: () => {
+      const queue = deps.config.DELEGATE_TASK_QUEUE;
+      const pools = declaredPools(deps.registry.list());
+      const lanesOf = (lane: string): QueueRef[] => [lane, ...pools.map((p) => stepQueueFor(lane, p))].map((name) => ({ name, kind: 'activity' }));
+      return lanes.unserved([{ name: queue, kind: 'workflow' }, ...deps.tenants.list().flatMap((t) => lanesOf(agentQueueFor(queue, t.tenant)))]);
+    },
     ...createReads(deps.client, deps.record, handles),
     ...createControls(deps.client, handles),
   };

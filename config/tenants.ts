@@ -6,9 +6,11 @@
  *   DELEGATE_API_KEYS="acme=k1,beta=k2"  ─┐
  *   DELEGATE_API_KEYS_FILE (hashes)       ─┴─> TenantDirectory ──> authenticate(key) → tenant
  *                                                                 └─> quotas(tenant), lanes()
+ *   the keys file changes ──watchTenants (fs.watch + stat every 2 s)──> TenantDirectory again
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import { KeysFileSchema, TenantIdSchema, type Config, type Quotas } from '../schemas';
 
 /** A tenant's quotas with the deployment's defaults filled in. */
@@ -112,4 +114,82 @@ export function loadTenants(config: Config): TenantDirectory {
     get: (tenant) => policies.get(tenant),
     list: () => [...policies.values()],
   };
+}
+
+/** Options of `watchFile`. */
+export interface WatchFileOptions {
+  /** How often the file's stat is compared, for changes fs.watch misses (network mounts, a replaced directory). @default 2000 */
+  intervalMs?: number;
+  /** Quiet time before `onChange`, so one save of several writes is one change. @default 200 */
+  settleMs?: number;
+  /** Watch with fs.watch too; false leaves the stat alone (what a file system without inotify gets). @default true */
+  fsWatch?: boolean;
+}
+
+/**
+ * Calls `onChange` when the file at `path` changes: fs.watch on its directory (an editor or a
+ * deploy tool replaces the file by renaming another over it, which a watch of the file itself
+ * stops seeing), and a periodic stat as the fallback where fs.watch says nothing.
+ */
+export function watchFile(path: string, onChange: () => void, { intervalMs = 2000, settleMs = 200, fsWatch = true }: WatchFileOptions = {}): { close(): void } {
+  const signature = () => {
+    try {
+      const st = statSync(path);
+      return `${st.ino}:${st.size}:${st.mtimeMs}`;
+    } catch {
+      return 'missing';
+    }
+  };
+  let last = signature();
+  let timer: NodeJS.Timeout | undefined;
+  const changed = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      const now = signature();
+      if (now === last) return;
+      last = now;
+      onChange();
+    }, settleMs);
+    timer.unref();
+  };
+  let watcher: FSWatcher | undefined;
+  try {
+    if (fsWatch) {
+      watcher = watch(dirname(path), { persistent: false }, (_event, name) => {
+        if (name === null || name === basename(path)) changed();
+      });
+      // a watch that breaks (its directory removed) leaves the stat to notice
+      watcher.on('error', () => watcher?.close());
+    }
+  } catch {
+    // no inotify watches left, or a file system without them: the stat alone
+  }
+  const poll = setInterval(() => signature() !== last && changed(), intervalMs);
+  poll.unref();
+  return {
+    close() {
+      watcher?.close();
+      clearInterval(poll);
+      clearTimeout(timer);
+    },
+  };
+}
+
+/**
+ * Follows DELEGATE_API_KEYS_FILE: `onChange` gets the tenants again after each change. A file
+ * that does not load (half written, invalid) goes to `onError` and the previous tenants stay.
+ * Nothing to follow without a keys file (the tenants of DELEGATE_API_KEYS are fixed).
+ */
+export function watchTenants(config: Config, onChange: (tenants: TenantDirectory) => void, onError: (err: Error) => void, opts?: WatchFileOptions): { close(): void } {
+  if (!config.DELEGATE_API_KEYS_FILE || config.DELEGATE_AUTH === 'off') return { close() {} };
+  return watchFile(config.DELEGATE_API_KEYS_FILE, () => {
+    let tenants: TenantDirectory;
+    try {
+      tenants = loadTenants(config);
+    } catch (err) {
+      onError(err as Error);
+      return;
+    }
+    onChange(tenants);
+  }, opts);
 }

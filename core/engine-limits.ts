@@ -31,6 +31,8 @@ export interface EngineLimits {
   maxDurationSeconds?: number;
   /** Ceiling on a step's worst case (timeout × attempts + backoff); the policy is clamped to it. @default 86400 */
   stepCeilingSeconds?: number;
+  /** Longest a step waits for a worker to start it; then the subtask ends `agent_unavailable` (0: no bound). @default 300 */
+  stepScheduleToStartSeconds?: number;
   /** A subtask continues as new after this many steps in one run (tests lower it). @default none: by history size */
   subtaskStepsPerRun?: number;
   /** A pipeline job continues as new after this many stages in one run (tests lower it). @default none: by history size */

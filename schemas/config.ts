@@ -32,6 +32,7 @@ export const ConfigSchema = z.object({
   DELEGATE_QUOTA_AGENT_SLOTS: z.coerce.number().int().positive().max(10_000).default(50).describe("concurrent agent steps per tenant per worker"),
   DELEGATE_JOB_MAX_SECONDS: z.coerce.number().int().positive().max(31_536_000).default(86_400).describe('longest a job runs; then running subtasks return timeout with their work'),
   DELEGATE_STEP_CEILING_SECONDS: z.coerce.number().int().positive().max(31_536_000).default(86_400).describe("ceiling on one step's worst case (timeout × attempts + backoff)"),
+  DELEGATE_STEP_SCHEDULE_TIMEOUT_SECONDS: z.coerce.number().int().min(0).max(31_536_000).default(300).describe('longest a step waits for a worker to start it (schedule-to-start); then the subtask ends agent_unavailable; 0: no bound'),
   DELEGATE_POOLS: PoolsEnvSchema.optional().describe(`pool=steps pairs ("gpu=4,cheap=16"): the agent pools this worker hosts on every lane and the concurrent steps of each; unset: every pool of the agents file, ${DEFAULT_POOL_SLOTS} steps each`),
   DELEGATE_POOLS_ONLY: bool.default(false).describe('the worker hosts only its pools (DELEGATE_POOLS): no workflows, no shared queue, no lanes; e.g. a GPU box'),
   DELEGATE_WORKER_SLOTS: z.coerce.number().int().positive().max(10_000).default(200).describe('concurrent agent steps of the shared lane (jobs started without a tenant lane)'),

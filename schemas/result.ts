@@ -17,6 +17,8 @@ export const FailureReasonSchema = z.enum([
   'cancelled',
   'stopped',
   'circuit_open',
+  /** No worker started a step within DELEGATE_STEP_SCHEDULE_TIMEOUT_SECONDS: nobody serves the lane, or every slot stayed busy. */
+  'agent_unavailable',
   'no_agent',
   'depth_exceeded',
   'skipped',

@@ -1,4 +1,4 @@
-/** Worker process: hosts the workflows, the shared agent pool and one agent lane per tenant until SIGINT/SIGTERM. */
+/** Worker process: hosts the workflows, the shared agent pool and one agent lane per tenant (new tenants of the keys file included) until SIGINT/SIGTERM. */
 import { loadRegistry, netPolicyFromConfig, semanticOptionsFromConfig } from '../activities';
 import { openRecord, recordLocation } from '../record';
 import { breakerSettingsOf } from '../schemas/breaker';
@@ -10,10 +10,11 @@ import { installWorkerRuntime } from '../telemetry/worker-runtime';
 import { connectClient, connectWorker, loadConfig } from '../config/config';
 import { ensurePruneSchedule } from './prune-schedule';
 import { ensureSearchAttributes, registerCommand } from './search-attributes';
-import { hostedPools } from './pool-hosting';
+import { hostedPools } from '../config/pools';
 import { loadTenants } from '../config/tenants';
 import { agentQueueFor } from '../core/names';
-import { bundleWorkflows, createWorkers } from './worker';
+import { createFleet, followTenantLanes } from './tenant-lanes';
+import { bundleWorkflows, createWorkerSet } from './worker';
 import { startTracing } from '../telemetry/tracing';
 
 const config = loadConfig();
@@ -56,7 +57,7 @@ if (config.DELEGATE_JUDGE_AGENT && !registry.get(config.DELEGATE_JUDGE_AGENT)) {
 }
 // the pools this worker hosts on every lane: DELEGATE_POOLS, or every pool of the agents file
 const pools = hostedPools(config.DELEGATE_POOLS, registry.list());
-const all = await createWorkers(
+const set = await createWorkerSet(
   {
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -78,15 +79,19 @@ const all = await createWorkers(
   },
   lanes,
 );
+const fleet = createFleet(set.workers);
+// a tenant added to the keys file gets its lane now, not at the next restart
+const following = followTenantLanes({ config, set, fleet, served: tenants.list().map((t) => t.tenant), log });
 for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   // the SDK's runtime also reacts to these signals; whoever comes second finds it stopping
   process.on(sig, () => {
     log.info({ signal: sig }, 'worker shutting down');
-    for (const w of all) if (w.getState() === 'RUNNING') w.shutdown();
+    following.close();
+    fleet.shutdown();
   });
 }
 log.info({ address: config.TEMPORAL_ADDRESS, taskQueue: config.DELEGATE_TASK_QUEUE, tracing: tracing !== undefined, lanes: lanes.map((l) => `${l.taskQueue}×${l.slots}`), pools: Object.entries(pools).map(([p, n]) => `${p}×${n}`) }, 'worker running');
-await Promise.all(all.map((w) => w.run()));
+await fleet.done;
 await connection.close();
 await record.close();
 await metricsServer?.close();

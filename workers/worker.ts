@@ -107,6 +107,19 @@ export async function bundleWorkflows({ tracing = false }: { tracing?: boolean }
  * deployment (activities/circuit-breaker.ts).
  */
 export async function createWorkers(opts: DelegateWorkerOptions, lanes: AgentLane[] = []): Promise<[Worker, ...Worker[]]> {
+  return (await createWorkerSet(opts, lanes)).workers;
+}
+
+/** A process's workers, and more lanes for them while they run (a tenant added to the keys file). */
+export interface WorkerSet {
+  /** The workers `createWorkers` returns: the shared queue's first (unless pools only), then the lanes', then the pools'. */
+  workers: [Worker, ...Worker[]];
+  /** Creates the workers of more lanes (each lane, and each hosted pool on it) with the set's activities; the caller runs them. */
+  addLanes(lanes: AgentLane[]): Promise<Worker[]>;
+}
+
+/** As `createWorkers`, with `addLanes` for lanes that appear later. */
+export async function createWorkerSet(opts: DelegateWorkerOptions, lanes: AgentLane[] = []): Promise<WorkerSet> {
   const registry = opts.registry ?? createAgentRegistry(builtinAgents);
   const metrics = opts.metrics ?? createWorkerMetrics();
   const breaker = createCircuitBreaker({
@@ -119,7 +132,8 @@ export async function createWorkers(opts: DelegateWorkerOptions, lanes: AgentLan
   });
   metrics.watchBreaker(breaker);
   // every agent pool on every lane (and on the shared queue, for jobs started without a lane)
-  const poolLanes = Object.entries(opts.pools ?? {}).flatMap(([pool, slots]) => [opts.taskQueue, ...lanes.map((l) => l.taskQueue)].map((lane) => ({ taskQueue: stepQueueFor(lane, pool), slots })));
+  const poolLanesOf = (queues: string[]) => Object.entries(opts.pools ?? {}).flatMap(([pool, slots]) => queues.map((lane) => ({ taskQueue: stepQueueFor(lane, pool), slots })));
+  const poolLanes = poolLanesOf([opts.taskQueue, ...lanes.map((l) => l.taskQueue)]);
   if (opts.poolsOnly && poolLanes.length === 0) throw new Error('DELEGATE_POOLS_ONLY: this worker would poll nothing: no agent declares a pool, or DELEGATE_POOLS lists none');
   // the load router sizes a queue by this worker's own slots; a pool it does not host, by the default
   const slotsByQueue = new Map([[opts.taskQueue, opts.maxConcurrentActivities ?? 200], ...[...lanes, ...poolLanes].map((l): [string, number] => [l.taskQueue, l.slots])]);
@@ -136,8 +150,15 @@ export async function createWorkers(opts: DelegateWorkerOptions, lanes: AgentLan
   // every line an activity logs names its job, task, agent and tenant; traced workers add spans
   const activityInterceptors = [activityLogIds, ...(traced ? traced.interceptors.activity : [])];
   const common = { connection: opts.connection, namespace: opts.namespace, activities, shutdownGraceTime: '5 seconds', interceptors: { activity: activityInterceptors } } as const;
-  const poolWorkers = await Promise.all(poolLanes.map((lane) => Worker.create({ ...common, taskQueue: lane.taskQueue, maxConcurrentActivityTaskExecutions: lane.slots })));
-  if (opts.poolsOnly) return poolWorkers as [Worker, ...Worker[]];
+  const activityWorkers = (of: AgentLane[]) => Promise.all(of.map((lane) => Worker.create({ ...common, taskQueue: lane.taskQueue, maxConcurrentActivityTaskExecutions: lane.slots })));
+  /** A later lane gets what a first one gets: itself (unless pools only) and the hosted pools on it. */
+  const addLanes = async (more: AgentLane[]) => {
+    const added = [...(opts.poolsOnly ? [] : more), ...poolLanesOf(more.map((l) => l.taskQueue))];
+    for (const l of added) slotsByQueue.set(l.taskQueue, l.slots);
+    return activityWorkers(added);
+  };
+  const poolWorkers = await activityWorkers(poolLanes);
+  if (opts.poolsOnly) return { workers: poolWorkers as [Worker, ...Worker[]], addLanes };
   const main = await Worker.create({
     ...common,
     taskQueue: opts.taskQueue,
@@ -148,8 +169,8 @@ export async function createWorkers(opts: DelegateWorkerOptions, lanes: AgentLan
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 200,
     ...opts.tuning,
   });
-  const laneWorkers = await Promise.all(lanes.map((lane) => Worker.create({ ...common, taskQueue: lane.taskQueue, maxConcurrentActivityTaskExecutions: lane.slots })));
-  return [main, ...laneWorkers, ...poolWorkers];
+  const laneWorkers = await activityWorkers(lanes);
+  return { workers: [main, ...laneWorkers, ...poolWorkers], addLanes };
 }
 
 /** A worker hosting the job and subtask workflows and the agents, on the shared queue only. */

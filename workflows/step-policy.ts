@@ -67,3 +67,20 @@ export function clampStepPolicy(p: StepPolicy, ceilingSeconds: number): StepPoli
   const timeoutSeconds = Math.max(1, Math.min(p.timeoutSeconds, (ceilingSeconds - backoffSeconds(retry)) / attempts));
   return { timeoutSeconds, retry };
 }
+
+/** How long a step waits for a worker to start it when nobody configured it (DELEGATE_STEP_SCHEDULE_TIMEOUT_SECONDS). */
+export const DEFAULT_STEP_SCHEDULE_TO_START_SECONDS = 300;
+
+/**
+ * The step's schedule-to-start option: a step no worker starts within `seconds` fails with a
+ * ScheduleToStart timeout (never retried: a retry would wait in the same queue), which the
+ * subtask reports as `agent_unavailable`. 0 waits without a bound.
+ */
+export function scheduleToStartOption(seconds: number = DEFAULT_STEP_SCHEDULE_TO_START_SECONDS): { scheduleToStartTimeout?: string } {
+  return seconds > 0 ? { scheduleToStartTimeout: `${seconds} seconds` } : {};
+}
+
+/** Why a step ended `agent_unavailable`: the queue it waited on, for how long, and what to do. */
+export function noWorkerMessage(queue: string, seconds: number = DEFAULT_STEP_SCHEDULE_TO_START_SECONDS): string {
+  return `no worker started the step within ${seconds}s on task queue "${queue}": no worker serves this lane (start one that knows the tenant, or host the agent's pool), or every slot stayed busy (raise DELEGATE_STEP_SCHEDULE_TIMEOUT_SECONDS)`;
+}

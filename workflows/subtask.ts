@@ -35,7 +35,7 @@ import { cancelSignal, grantSignal, stopSignal, subtaskStatusQuery, type Subtask
 import { charge, usageOf, exhaustedAxes, newLedger, remaining, snapshot, topUp, type LedgerState } from '../core/budget-ledger';
 import { DEFAULT_STEP_CEILING_SECONDS, MAX_CARRY_BYTES, msLeft, pastHardMark, pastSoftMark } from '../core/engine-limits';
 import { agentLabel, dedupe, dedupeEvidence, fitList, jsonBytes, notRunResult } from '../core/task-results';
-import { clampStepPolicy } from './step-policy';
+import { clampStepPolicy, noWorkerMessage, scheduleToStartOption } from './step-policy';
 import { setLogContext } from './log-context';
 import { AGENT_KEY, FAILURE_REASON_KEY, STATUS_KEY, taskOutcome, TENANT_KEY } from '../core/search-attributes';
 import type { DelegateMetricsSinks } from './telemetry-sinks';
@@ -84,6 +84,8 @@ export interface SubtaskInput {
   deadline?: number;
   /** Ceiling on one step's worst case (timeout × attempts + backoff); the policy is clamped to it. */
   stepCeilingSeconds?: number;
+  /** Longest a step waits for a worker to start it, then `agent_unavailable` (0: no bound). @default 300 */
+  stepScheduleToStartSeconds?: number;
   /** Continue as new after this many steps in one run (tests lower it); history size decides otherwise. */
   stepsPerRun?: number;
   /** Set by the previous run of a long loop (continue-as-new): everything the loop had. */
@@ -171,6 +173,7 @@ function classify(err: unknown, maxAttempts: number): StepFailure {
   if (isCancellation(err)) return { reason: 'cancelled', attempts: 1, message: 'cancelled' };
   const cause = err instanceof ActivityFailure ? err.cause : err;
   const message = cause instanceof Error ? cause.message : String(cause);
+  if (cause instanceof TimeoutFailure && cause.timeoutType === 'SCHEDULE_TO_START') return { reason: 'agent_unavailable', attempts: 1, message };
   if (cause instanceof TimeoutFailure) return { reason: 'timeout', attempts: maxAttempts, message: `step timed out: ${message}` };
   if (cause instanceof ApplicationFailure) {
     const details = cause.details?.[0] as (FailureDetails & { attempt?: number }) | undefined;
@@ -286,11 +289,14 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
   );
   let policy = policyOf(manifest);
   let retry = policy.retry;
+  // a pooled agent's steps go to its pool's queue on the lane: read from the manifest of the moment
+  const stepQueue = () => (manifest.pool ? stepQueueFor(agentQueue ?? workflowInfo().taskQueue, manifest.pool) : agentQueue);
   // the deadline bounds a step with its retries (schedule-to-close): no timer, no extra history events
   const stepActivity = () => proxyActivities<Activities>({
     ...(deadline !== undefined ? { scheduleToCloseTimeout: Math.max(1, msLeft(deadline, Date.now())) } : {}),
-    // a pooled agent's steps go to its pool's queue on the lane: read from the manifest of the moment
-    ...(manifest.pool ? { taskQueue: stepQueueFor(agentQueue ?? workflowInfo().taskQueue, manifest.pool) } : agentQueue ? { taskQueue: agentQueue } : {}),
+    ...(stepQueue() ? { taskQueue: stepQueue() } : {}),
+    // a step nobody polls for ends agent_unavailable: only the timeout differs, not the command replay compares
+    ...scheduleToStartOption(input.stepScheduleToStartSeconds),
     // steps inherit the run's priority too; said here so a run continued as new keeps it for sure
     ...(task.priority !== undefined ? { priority: { priorityKey: task.priority } } : {}),
     startToCloseTimeout: `${policy.timeoutSeconds} seconds`,
@@ -549,7 +555,8 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
     if (outcome.kind === 'failed') {
       const c = classify(outcome.err, retry.maxAttempts);
       attempts += c.attempts;
-      errors.push(c.reason === 'timeout' && pastDeadline() ? `the job reached its maximum duration during step ${steps}` : c.message);
+      errors.push(c.reason === 'timeout' && pastDeadline() ? `the job reached its maximum duration during step ${steps}`
+        : c.reason === 'agent_unavailable' ? noWorkerMessage(stepQueue() ?? workflowInfo().taskQueue, input.stepScheduleToStartSeconds) : c.message);
       // a refused output was still paid for
       if (c.usage) charge(ledger, c.usage);
       if (c.reason === 'invalid_output' && reprompt === undefined && !c.noReprompt) {

@@ -2,23 +2,24 @@
  * Submitting a job: checks (tenant quotas, callback URL, runnable spec, payload size),
  * agents resolved once, then a start that is idempotent on the job id.
  *
- *   spec ──checks (400/404/413/422)──> in the record? ──> resolve agents ──running-jobs quota (429)──> start
- *                                        same spec hash → 200, else 409     already started? same spec hash → 200, else 409
+ *   spec ──checks (400/404/413/422)──> in the record? ──> resolve agents ──workers up but none on its lanes? (503)──running-jobs quota (429)──> start
+ *                                        same spec hash → 200, else 409                                 already started? same spec hash → 200, else 409
  * The record keeps a finished job's spec hash after Temporal has deleted its workflow: a
  * resubmission never starts the job again, however long ago it ran.
  */
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { createHash, randomUUID } from 'node:crypto';
 import { checkCallbackUrl, netPolicyFromConfig } from '../../activities';
-import { countSubtasks, type JobSpec } from '../../schemas';
+import { countSubtasks, type AgentManifest, type JobSpec } from '../../schemas';
 import { researchJobLabels } from '../../schemas/research-mapping';
 import { delegationJob, type JobInput } from '../../workflows/delegation-job';
 import { EXECUTION_TIMEOUT_MARGIN_SECONDS } from '../../core/engine-limits';
 import { LABELS_KEY, labelKeywords, PATTERN_KEY, STATUS_KEY, TENANT_KEY } from '../../core/search-attributes';
 import { canonicalJson } from '../../core/vote-tally';
-import { agentQueueFor } from '../../core/names';
+import { agentQueueFor, stepQueueFor } from '../../core/names';
 import { tagActiveSpan } from '../../telemetry/tracing';
 import { HttpProblem } from '../errors';
+import type { LaneWatch, QueueRef } from '../lanes';
 import { createRunningJobsQuota } from '../quotas';
 import { checkRunnable, resolveAgents } from '../spec-check';
 import type { JobHandles, JobServiceDeps } from './handles';
@@ -60,8 +61,39 @@ function checkSubmission({ config, registry, tenants }: JobServiceDeps, netPolic
   return policy;
 }
 
-/** The submit operation. */
-export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, describe }: JobHandles) {
+/** The activity queues a job's steps run on: the tenant's lane, and the pool queue on it of each agent resolved at submission. */
+export function stepQueuesOf(taskQueue: string, tenant: string, agents: Record<string, AgentManifest>): QueueRef[] {
+  const lane = agentQueueFor(taskQueue, tenant);
+  const pools = [...new Set(Object.values(agents).flatMap((m) => (m.pool ? [m.pool] : [])))].sort();
+  return [{ name: lane, kind: 'activity' }, ...pools.map((p): QueueRef => ({ name: stepQueueFor(lane, p), kind: 'activity' }))];
+}
+
+/**
+ * The step queues of a job that no worker serves while the deployment's workers are up (they
+ * poll the workflow queue). With no worker polling at all (starting, or all down) a job is
+ * accepted and waits for them, as any Temporal job does: an outage delays jobs, it does not refuse them.
+ */
+async function unservedLanes(lanes: LaneWatch, taskQueue: string, tenant: string, agents: Record<string, AgentManifest>): Promise<string[]> {
+  if ((await lanes.served({ name: taskQueue, kind: 'workflow' })) !== true) return [];
+  return lanes.unserved(stepQueuesOf(taskQueue, tenant, agents));
+}
+
+/** The 503 of a job whose queues have no worker: it would wait there without an error. */
+function noWorker(tenant: string, missing: string[]): HttpProblem {
+  const list = missing.map((q) => `"${q}"`).join(', ');
+  return new HttpProblem(
+    503,
+    'No worker serves the lane',
+    `no worker has polled task queue ${list} in the last 5 minutes, so the job would wait there without an error: start a worker that serves tenant "${tenant}" ` +
+      '(a worker serves every tenant of its DELEGATE_API_KEYS_FILE and picks up tenants added to it) and hosts the pools of its agents, then submit again',
+    undefined,
+    { 'retry-after': '5' },
+    { lanes: missing },
+  );
+}
+
+/** The submit operation; `lanes` says which queues have a worker. */
+export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, describe }: JobHandles, lanes: LaneWatch) {
   const { client, config, registry, record } = deps;
   const runningJobs = createRunningJobsQuota(client);
   const netPolicy = netPolicyFromConfig(config);
@@ -91,16 +123,20 @@ export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, des
       depth: 0,
       maxDepth: config.DELEGATE_MAX_DEPTH,
       agentQueue: agentQueueFor(config.DELEGATE_TASK_QUEUE, tenant),
-      limits: { maxDurationSeconds: config.DELEGATE_JOB_MAX_SECONDS, stepCeilingSeconds: config.DELEGATE_STEP_CEILING_SECONDS },
+      limits: { maxDurationSeconds: config.DELEGATE_JOB_MAX_SECONDS, stepCeilingSeconds: config.DELEGATE_STEP_CEILING_SECONDS, stepScheduleToStartSeconds: config.DELEGATE_STEP_SCHEDULE_TIMEOUT_SECONDS },
       ...(extra.scout ? { scout: extra.scout } : {}),
     };
     const bytes = Buffer.byteLength(JSON.stringify(input));
     if (bytes > MAX_INPUT_BYTES) {
       throw new HttpProblem(413, 'Job too large', `the job is ${bytes} bytes as a workflow input; Temporal takes at most ${MAX_INPUT_BYTES} (2 MiB payloads): move bulky context out of the spec`);
     }
+    const exists = () => handleOf(tenant, jobId).describe().then(() => true, () => false);
+    // a job nobody would run is refused, not left waiting; a resubmission of one that exists is answered below
+    const missing = await unservedLanes(lanes, config.DELEGATE_TASK_QUEUE, tenant, resolved.agents);
+    if (missing.length > 0 && !(await exists())) throw noWorker(tenant, missing);
     const place = await runningJobs.reserve(tenant, policy.quotas).catch(async (err: unknown) => {
       // a resubmission of a job that exists is answered below whatever the quota says
-      if (await handleOf(tenant, jobId).describe().then(() => true, () => false)) return undefined;
+      if (await exists()) return undefined;
       throw err;
     });
     try {

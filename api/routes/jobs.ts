@@ -3,11 +3,12 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { BudgetTopUpSchema, IdSchema, JobPageSchema, JobResultSchema, JobSpecSchema, JobViewSchema, LabelKeySchema, LabelValueSchema, LedgerSchema } from '../../schemas';
 import { ProblemSchema } from '../errors';
+import { NoWorkerProblemSchema } from '../lanes';
 import { decodeJobPageToken } from '../jobs/page-token';
 
 const SubmitHeaders = z.object({ 'idempotency-key': IdSchema.optional() });
 const JobParams = z.strictObject({ jobId: IdSchema });
-const problems = { 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema, 409: ProblemSchema, 415: ProblemSchema, 422: ProblemSchema, 429: ProblemSchema, 503: ProblemSchema };
+const problems = { 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema, 409: ProblemSchema, 415: ProblemSchema, 422: ProblemSchema, 429: ProblemSchema, 503: NoWorkerProblemSchema };
 /** `key=value`, both from the label character sets. */
 export const LabelFilter = z.string().refine((s) => {
   const at = s.indexOf('=');

@@ -39,11 +39,17 @@ export const systemRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get('/readyz', {
     schema: {
-      summary: "Temporal is reachable and the stack's processes are up (503 naming what is not); says when authentication is off",
+      summary: "Temporal is reachable and the stack's processes are up (503 naming what is not); says when authentication is off and which agent lanes no worker serves",
       operationId: 'readyz',
       security: [],
       tags: ['system'],
-      response: { 200: z.object({ ok: z.boolean(), temporal: z.string(), auth: z.enum(['on', 'off']), warning: z.string().optional() }), 503: NotReadySchema },
+      response: {
+        200: z.object({
+          ok: z.boolean(), temporal: z.string(), auth: z.enum(['on', 'off']), warning: z.string().optional(),
+          lanesWithoutWorker: z.array(z.string()).describe("the workflow queue, tenants' agent lanes and pool queues on them that no worker polled in the last 5 minutes: jobs on such a lane get 503").optional(),
+        }),
+        503: NotReadySchema,
+      },
     },
   }, async (req, reply) => {
     const notReady = (title: string, detail: string, down: string[]) =>
@@ -70,7 +76,8 @@ export const systemRoutes: FastifyPluginAsyncZod = async (app) => {
     const down = downInStack(app.config.DELEGATE_STACK_STATUS_FILE);
     if (down.length) return notReady('Delegate degraded', `down: ${down.join(', ')}`, down);
     const off = app.tenants.auth === 'off';
-    return { ok: true, temporal: app.config.TEMPORAL_ADDRESS, auth: app.tenants.auth, ...(off ? { warning: AUTH_OFF_WARNING } : {}) };
+    const lanesWithoutWorker = await app.jobs.lanesWithoutWorker();
+    return { ok: true, temporal: app.config.TEMPORAL_ADDRESS, auth: app.tenants.auth, ...(off ? { warning: AUTH_OFF_WARNING } : {}), lanesWithoutWorker };
   });
 
   app.get('/v1/agents', {

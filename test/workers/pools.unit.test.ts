@@ -3,7 +3,7 @@ import { createAgentRegistry, createHttpAgent, loadAgentsFile } from '../../acti
 import { checkRunnable, resolveAgents } from '../../api/spec-check';
 import type { AgentManifest, JobSpec, TaskSpec } from '../../schemas';
 import { loadConfig } from '../../config/config';
-import { hostedPools } from '../../workers/pool-hosting';
+import { hostedPools } from '../../config/pools';
 import { stepQueueFor } from '../../core/names';
 import { readResolved, submittedManifest, submittedRouting } from '../../workflows/routing';
 import { mkdtempSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffSeconds, checkStepPolicy, clampStepPolicy, worstCaseSeconds } from '../../workflows/step-policy';
+import { backoffSeconds, checkStepPolicy, clampStepPolicy, noWorkerMessage, scheduleToStartOption, worstCaseSeconds } from '../../workflows/step-policy';
 
 const retry = (maxAttempts: number, initialIntervalSeconds = 1, backoffCoefficient = 2, maximumIntervalSeconds = 30) =>
   ({ maxAttempts, initialIntervalSeconds, backoffCoefficient, maximumIntervalSeconds });
@@ -31,5 +31,12 @@ describe('step policy', () => {
     expect(shorter).toEqual({ timeoutSeconds: 100, retry: retry(1) });
     const same = { timeoutSeconds: 10, retry: retry(3) };
     expect(clampStepPolicy(same, 1000)).toBe(same);
+  });
+
+  it('bounds the wait for a worker at 300 s unless told otherwise; 0 waits without a bound', () => {
+    expect(scheduleToStartOption()).toEqual({ scheduleToStartTimeout: '300 seconds' });
+    expect(scheduleToStartOption(3)).toEqual({ scheduleToStartTimeout: '3 seconds' });
+    expect(scheduleToStartOption(0)).toEqual({});
+    expect(noWorkerMessage('delegate-agents-acme', 3)).toMatch(/^no worker started the step within 3s on task queue "delegate-agents-acme": no worker serves this lane/);
   });
 });

@@ -169,7 +169,7 @@ export class JobChildren {
             args: [
               {
                 task: withContextSeed(task, context.contextSeed ?? []), jobId: input.spec.jobId, allocation, previous: context.previous,
-                deadline: s.deadline, stepCeilingSeconds: limits.stepCeilingSeconds, stepsPerRun: limits.subtaskStepsPerRun,
+                deadline: s.deadline, stepCeilingSeconds: limits.stepCeilingSeconds, stepScheduleToStartSeconds: limits.stepScheduleToStartSeconds, stepsPerRun: limits.subtaskStepsPerRun,
                 agentQueue: input.agentQueue,
                 manifest: submittedManifest(task, input.agents),
                 ...(s.events ? { events: s.events } : {}),
