@@ -1,6 +1,8 @@
 import { Client } from '@temporalio/client';
 import { log } from '@temporalio/activity';
 import { bundleWorkflowCode, Worker, type NativeConnection, type WorkerOptions, type WorkflowBundle } from '@temporalio/worker';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { builtinAgents, createActivities, createAgentRegistry, createCircuitBreaker, createLoadRouter, describeWithClient, type AgentRegistry, type ArchiveDeps, type WebhookDeps } from '../activities';
 import { Context } from '@temporalio/activity';
@@ -78,9 +80,19 @@ export interface AgentLane {
 /** Bundles that hold the tracing interceptors: a worker checks its bundle matches its tracing. */
 const tracedBundles = new WeakSet<WorkflowBundle>();
 
-/** The workflow interceptor modules of a bundle: the log ids always, tracing when on. */
 /** The workflow interceptor modules of a bundle: the log ids always, the tracing ones when traced. */
 export const interceptorModules = (tracing: boolean) => [...workflowInterceptorModules, ...(tracing ? tracingWorkflowModules : [])];
+
+/**
+ * The modules a reusable V8 context evaluates once and shares with every workflow run: the
+ * pure rules of core/ (lint keeps them stateless and free of workflow state). Every other
+ * module a run imports is evaluated afresh for each run, so sharing these saves their module
+ * evaluation on every subtask. The SDK freezes what it shares.
+ */
+export function preloadModules(): string[] {
+  const dir = fileURLToPath(new URL('../core/', import.meta.url));
+  return readdirSync(dir).filter((f) => f.endsWith('.ts')).sort().map((f) => join(dir, f));
+}
 
 /**
  * Bundles the workflows once (tests and benchmarks reuse the bundle). A traced bundle also
@@ -91,6 +103,7 @@ export async function bundleWorkflows({ tracing = false }: { tracing?: boolean }
   const bundle = await bundleWorkflowCode({
     workflowsPath,
     workflowInterceptorModules: interceptorModules(tracing),
+    preloadModules: preloadModules(),
     logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never,
   });
   if (tracing) tracedBundles.add(bundle);

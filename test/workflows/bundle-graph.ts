@@ -1,61 +1,63 @@
 /**
- * The modules a workflow run evaluates eagerly, read from the bundle the worker builds: the SDK's
- * `bundleWorkflowCode` with a webpack plugin that walks the module graph from the entries along
+ * The modules a workflow run evaluates, read from the bundle the worker builds: the SDK's
+ * `bundleWorkflowCode` with a webpack plugin that records the module graph, walked along
  * static imports only (a dynamic `import()` is loaded when reached, not with every run).
+ * Modules the reusable V8 context preloads (and what they import) are evaluated once per
+ * context and shared, so they are not a run's cost; everything else the workflows module and
+ * the interceptors reach is evaluated afresh by every run.
  */
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { relative } from 'node:path';
-import { interceptorModules, workflowsPath } from '../../workers/worker';
+import { interceptorModules, preloadModules, workflowsPath } from '../../workers/worker';
 
-/** One module of the eager graph: its path (relative to the project, or the package's), its size, and the chain of imports that reached it. */
+/** One module a run evaluates: its path (relative to the project, or the package's), its size, and the chain of imports that reached it. */
 export interface EagerModule {
   path: string;
   bytes: number;
   via: string[];
 }
 
-/** What a bundle evaluates with every run, and what only a dynamic import loads. */
+/** What every run evaluates, what the context shares, and what only a dynamic import loads. */
 export interface EagerGraph {
   eager: Map<string, EagerModule>;
+  shared: Set<string>;
   lazy: Set<string>;
   bundleBytes: number;
 }
 
-type Wp = {
-  resource?: string;
-  size?(): number;
-};
-
-const label = (root: string, resource: string) => {
-  const nm = resource.lastIndexOf('node_modules/');
-  return nm >= 0 ? resource.slice(nm + 'node_modules/'.length) : relative(root, resource);
-};
+type Wp = { resource?: string; size?(): number };
+type Graph = { getOutgoingConnections(m: Wp): Iterable<{ module: Wp | null; dependency: object }>; getParentBlock(d: object): object | undefined };
 
 /** The packages the SDK itself brings into every workflow run. */
 const SDK_PACKAGES = ['@temporalio/workflow/', '@temporalio/common/', 'nexus-rpc/', 'ms/', 'long/'];
 /** The project's folders a workflow run may evaluate: workflow modules and the pure rules. */
 const PROJECT_FOLDERS = ['workflows/', 'core/'];
 
+const label = (root: string, resource: string) => {
+  const nm = resource.lastIndexOf('node_modules/');
+  return nm >= 0 ? resource.slice(nm + 'node_modules/'.length) : relative(root, resource);
+};
+
 /**
- * What a workflow run must not evaluate eagerly: anything outside the SDK's packages and the
- * project's workflow modules and pure rules (zod, ajv, schemas/, activities/, workers/...), each
- * with the chain of imports that reached it; `lazy` modules reached by `import()` are allowed.
+ * What a workflow run must not evaluate: anything outside the SDK's packages and the project's
+ * workflow modules and pure rules (zod, ajv, schemas/, activities/, workers/...), each with the
+ * chain of imports that reached it; `lazy` modules reached by `import()` are allowed.
  */
 export function violations(graph: EagerGraph, folders: readonly string[] = PROJECT_FOLDERS): string[] {
   const out: string[] = [];
+  const outside = (p: string) => !SDK_PACKAGES.some((s) => p.startsWith(s)) && !folders.some((f) => p.startsWith(f));
+  const heavy = (p: string) => /^(zod|ajv)\//.test(p);
   for (const m of graph.eager.values()) {
-    if (SDK_PACKAGES.some((p) => m.path.startsWith(p)) || folders.some((p) => m.path.startsWith(p))) continue;
-    // the first module outside reports it, and zod or ajv wherever they are reached
+    if (!outside(m.path)) continue;
+    // the first module outside reports it, and zod or ajv where they are first reached
     const parent = m.via.at(-2);
-    const entry = m.via.length === 1;
-    if (!entry && !/^(zod|ajv)\//.test(m.path) && parent !== undefined && !folders.some((p) => parent.startsWith(p))) continue;
-    if (/^(zod|ajv)\//.test(m.path) && parent !== undefined && /^(zod|ajv)\//.test(parent)) continue;
+    if (parent !== undefined && outside(parent) && !(heavy(m.path) && !heavy(parent))) continue;
     out.push(`${m.path} is evaluated by every workflow run: ${m.via.join(' > ')}`);
   }
   return out;
 }
 
-/** Eager bytes of a graph: all of it, and the project's own modules. */
+/** Bytes a run evaluates: all of it, and the project's own modules. */
 export function eagerBytes(graph: EagerGraph): { total: number; project: number } {
   let total = 0;
   let project = 0;
@@ -66,52 +68,17 @@ export function eagerBytes(graph: EagerGraph): { total: number; project: number 
   return { total, project };
 }
 
-/** Bundles the workflows as the worker does (or `entry` in their place) and returns the eager module graph. */
-export async function eagerWorkflowGraph({ root = process.cwd(), tracing = false, entry = workflowsPath }: { root?: string; tracing?: boolean; entry?: string } = {}): Promise<EagerGraph> {
-  const eager = new Map<string, EagerModule>();
-  const lazy = new Set<string>();
+/** Bundles the workflows as the worker does (or `entry` in their place) and returns what a run evaluates. */
+export async function eagerWorkflowGraph({ root = process.cwd(), tracing = false, entry = workflowsPath, preload = preloadModules() }: { root?: string; tracing?: boolean; entry?: string; preload?: string[] } = {}): Promise<EagerGraph> {
+  const modules = new Map<string, Wp>();
+  let graph: Graph | undefined;
   const plugin = {
     apply(compiler: { hooks: { thisCompilation: { tap(n: string, f: (c: unknown) => void): void } } }) {
       compiler.hooks.thisCompilation.tap('eager-graph', (compilation: unknown) => {
-        const c = compilation as {
-          hooks: { finishModules: { tap(n: string, f: (mods: Iterable<Wp>) => void): void } };
-          moduleGraph: {
-            getOutgoingConnections(m: Wp): Iterable<{ module: Wp | null; dependency: object }>;
-            getParentBlock(d: object): object | undefined;
-          };
-          entries: Map<string, { dependencies: object[] }>;
-        };
-        c.hooks.finishModules.tap('eager-graph', () => {
-          const g = c.moduleGraph;
-          const queue: { m: Wp; via: string[] }[] = [];
-          const seen = new Set<Wp>();
-          for (const entry of c.entries.values()) {
-            for (const d of entry.dependencies) {
-              const m = (g as unknown as { getModule(d: object): Wp | null }).getModule(d);
-              if (m) queue.push({ m, via: [] });
-            }
-          }
-          while (queue.length) {
-            const { m, via } = queue.shift()!;
-            if (seen.has(m)) continue;
-            seen.add(m);
-            // the SDK's generated entry stands for the workflows module it wraps
-            const name = m.resource && !m.resource.endsWith('-autogenerated-entrypoint.cjs') ? label(root, m.resource) : undefined;
-            const chain = name ? [...via, name] : via;
-            if (name) eager.set(name, { path: name, bytes: m.size?.() ?? 0, via: chain });
-            for (const conn of g.getOutgoingConnections(m)) {
-              if (!conn.module) continue;
-              const block = g.getParentBlock(conn.dependency);
-              // `import()` in any webpack mode: a block of its own, or (mode "eager") a dependency typed "import() eager"
-              const type = (conn.dependency as { type?: string }).type ?? '';
-              const dynamic = type.startsWith('import()') || (block !== undefined && block !== m && block.constructor.name === 'AsyncDependenciesBlock');
-              if (dynamic) {
-                if (conn.module.resource) lazy.add(label(root, conn.module.resource));
-                continue;
-              }
-              queue.push({ m: conn.module, via: chain });
-            }
-          }
+        const c = compilation as { hooks: { finishModules: { tap(n: string, f: (mods: Iterable<Wp>) => void): void } }; moduleGraph: Graph };
+        c.hooks.finishModules.tap('eager-graph', (mods) => {
+          graph = c.moduleGraph;
+          for (const m of mods) if (m.resource) modules.set(m.resource, m);
         });
       });
     },
@@ -119,9 +86,41 @@ export async function eagerWorkflowGraph({ root = process.cwd(), tracing = false
   const bundle = await bundleWorkflowCode({
     workflowsPath: entry,
     workflowInterceptorModules: interceptorModules(tracing),
+    preloadModules: preload,
     logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} } as never,
     webpackConfigHook: (config) => ({ ...config, plugins: [...(config.plugins ?? []), plugin as never] }),
   });
-  for (const k of eager.keys()) lazy.delete(k);
-  return { eager, lazy, bundleBytes: Buffer.byteLength(bundle.code) };
+  const g = graph!;
+  const lazy = new Set<string>();
+  /** Modules reached from `roots` along static imports, each with the chain that first reached it. */
+  const walk = (roots: string[]) => {
+    const found = new Map<string, EagerModule>();
+    const queue = roots.flatMap((r) => (modules.get(r) ? [{ m: modules.get(r)!, via: [] as string[] }] : []));
+    const seen = new Set<Wp>();
+    while (queue.length) {
+      const { m, via } = queue.shift()!;
+      if (seen.has(m)) continue;
+      seen.add(m);
+      const name = label(root, m.resource!);
+      const chain = [...via, name];
+      found.set(name, { path: name, bytes: m.size?.() ?? 0, via: chain });
+      for (const conn of g.getOutgoingConnections(m)) {
+        if (!conn.module?.resource) continue;
+        const block = g.getParentBlock(conn.dependency);
+        // `import()` in any webpack mode: a block of its own, or (mode "eager") a dependency typed "import() eager"
+        const type = (conn.dependency as { type?: string }).type ?? '';
+        if (type.startsWith('import()') || (block !== undefined && block !== m && block.constructor.name === 'AsyncDependenciesBlock')) {
+          lazy.add(label(root, conn.module.resource));
+          continue;
+        }
+        queue.push({ m: conn.module, via: chain });
+      }
+    }
+    return found;
+  };
+  const shared = walk(preload);
+  const perRun = walk([entry, ...interceptorModules(tracing)]);
+  for (const k of shared.keys()) perRun.delete(k);
+  for (const k of perRun.keys()) lazy.delete(k);
+  return { eager: perRun, shared: new Set(shared.keys()), lazy, bundleBytes: Buffer.byteLength(bundle.code) };
 }
