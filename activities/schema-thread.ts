@@ -9,8 +9,9 @@
  *                                      └ the next call starts a fresh thread
  *
  * An owner (a tenant) holds at most `size - 1` threads at once, so another owner always finds
- * one within a single call's bound. Threads start on first use and keep compiled validators
- * (keyed by the schema's hash) between calls.
+ * one within a single call's bound. Every thread starts with the first call (about a second:
+ * a thread loads tsx and Ajv), a thread stopped at a bound is replaced at once, and threads keep
+ * compiled validators (keyed by the schema's hash) between calls.
  */
 import { availableParallelism } from 'node:os';
 import { createRequire } from 'node:module';
@@ -152,7 +153,12 @@ export function createSchemaThreads({
           const what = call.req.op === 'validate' ? 'validation' : 'compilation';
           kill(slot, { ok: false, error: `outputSchema ${what} passed its bound of ${timeoutMs} ms and was stopped: the schema (or the data against it) is too costly to check`, compiles: call.req.op === 'validate' }, true);
         }, timeoutMs).unref());
-        worker.postMessage({ ...call.req, id: ++nextId });
+        try {
+          worker.postMessage({ ...call.req, id: ++nextId });
+        } catch (err) {
+          // the data cannot even be copied (nested past the stack): a verdict on it, the thread is fine
+          settle(slot, { ok: false, error: `outputSchema validation could not take the data: ${err instanceof Error ? err.message : String(err)}`, compiles: true });
+        }
       },
       (err: Error) => {
         if (slot.call === call) kill(slot, { ok: false, error: err.message, compiles: true });
@@ -178,6 +184,8 @@ export function createSchemaThreads({
 
   const run = (req: SchemaWork, { owner = 'unknown', signal }: SchemaCallOptions): Promise<SchemaVerdict> => {
     if (closed) return Promise.resolve({ ok: false, error: 'schema threads are closed', compiles: true });
+    // every thread starts with the first call: a later call (another tenant's) never waits for a start
+    for (const slot of slots) if (!slot.worker) void start(slot);
     return new Promise((done) => {
       const call = { req, owner, signal, done };
       queue.push(call);
