@@ -77,6 +77,7 @@ describe('compile-heavy submissions', () => {
     console.log(`[schema-isolation] request ${body.length} bytes answered ${answered.status} in ${Math.round(answered.ms)} ms; victim GET baseline max ${Math.round(Math.max(...baseline))} ms, during max ${Math.round(Math.max(...during))} ms (${during.length} GETs)`);
     expect(answered.status).toBe(422);
     expect(answered.body.errors?.map((e) => e.path)).toEqual(['body.tasks[24].agent']);
-    expect(Math.max(...during)).toBeLessThan(1000);
+    // within a second of the GET's own latency on this (shared, loaded) machine; the compiles stalled it ~6 s before
+    expect(Math.max(...during)).toBeLessThan(1000 + Math.max(...baseline));
   });
 });

