@@ -10,7 +10,7 @@ import { semanticText } from './agents/semantic-router';
 import type { PreviousStage } from './agents/types';
 import type { CircuitBreaker } from './circuit-breaker';
 import { fatal, toFailure } from './errors';
-import { compileOutputSchema } from './output-schema';
+import { schemaThreads } from './schema-thread';
 import { createLoadRouter, describeWithClient, type LoadRouter, type RouteDecision } from './load-router';
 import { DEFAULT_POOL_SLOTS } from '../schemas/pools';
 import type { EventTarget } from '../workflows/job/events';
@@ -210,8 +210,11 @@ export function createAgentActivities({ registry, stepLogPath, breaker, events, 
       if (blocked > 0) {
         throw fatal(ErrorType.CircuitOpen, `circuit open for agent "${def.manifest.id}" after repeated failures; retry in ${Math.ceil(blocked / 1000)}s`, attempt);
       }
-      // a schema that cannot compile can never be satisfied: refuse before the agent spends anything
-      const compiled = input.task.outputSchema ? compileOutputSchema(input.task.outputSchema) : undefined;
+      // a schema that cannot compile can never be satisfied: refuse before the agent spends anything.
+      // Compiling and validating run in a schema thread, bounded in time and heap: a costly schema fails its own task only
+      const schema = input.task.outputSchema;
+      const schemaOwner = { owner: input.events?.tenant ?? 'unknown' };
+      const compiled = schema ? await schemaThreads.compile(schema, schemaOwner) : undefined;
       if (compiled && !compiled.ok) throw fatal(ErrorType.InvalidOutput, `invalid outputSchema: ${compiled.error}`, attempt, { noReprompt: true });
       const taskId = input.task.id;
       const subtask = input.stepKey.slice(0, input.stepKey.lastIndexOf('#'));
@@ -268,8 +271,11 @@ export function createAgentActivities({ registry, stepLogPath, breaker, events, 
       }
       // a final answer must satisfy the schema; an interim one is only checked, for "answer matches schema"
       let schemaValid: boolean | undefined;
-      if (compiled?.ok && (reply.done || reply.data !== undefined)) {
-        const why = compiled.validate(reply.data);
+      if (schema && (reply.done || reply.data !== undefined)) {
+        const checked = await schemaThreads.validate(schema, reply.data, schemaOwner);
+        // stopped at its bound: another answer would cost the same, so no re-prompt
+        if (!checked.ok) throw fatal(ErrorType.InvalidOutput, checked.error, attempt, { usage, noReprompt: true });
+        const why = checked.why;
         if (reply.done && why) throw fatal(ErrorType.InvalidOutput, `output does not satisfy outputSchema: ${why}`, attempt, { usage });
         schemaValid = !why;
       }

@@ -1,16 +1,19 @@
 /**
  * Compiles a task's `outputSchema` into a validator, safely for a worker shared by tenants:
  *
- *   schema ──> structural rules (size, $id, local $ref, depth) ──> meta-schema check (shared, holds no user schema)
+ *   schema ──> structural rules (size, $id, local $ref, depth) ──> $ref graph (expansion, in-place cycles)
+ *          ──> meta-schema check (shared, holds no user schema)
  *          ──> fresh Ajv with RE2 patterns ──> validator, kept in a small LRU keyed by the schema's hash
  *
  * A fresh Ajv per compile means no `$id` can collide across tasks and nothing outlives its LRU
- * entry; RE2 matches in linear time, so no `pattern` can backtrack catastrophically.
+ * entry; RE2 matches in linear time, so no `pattern` can backtrack catastrophically. The worker
+ * and the API run this compiler inside schema threads (schema-thread.ts), bounded in time and heap.
  */
 import { Ajv, type ErrorObject, type Options, type SchemaObject } from 'ajv';
 import { createHash } from 'node:crypto';
 import { RE2JS } from 're2js';
 import { outputSchemaProblems, schemaPathText } from '../schemas/output-schema';
+import { refGraphErrors } from '../schemas/output-schema-refs';
 
 /** Checks data against a compiled schema: null when valid, else why not (for the agent's re-prompt). */
 export type OutputValidator = (data: unknown) => string | null;
@@ -160,6 +163,9 @@ function compileFresh(schema: SchemaObject): CompiledOutputSchema {
   if (problems.length > 0) {
     return { ok: false, error: problems.map((p) => `${schemaPathText(p.path)}: ${p.message}`).join('; ') };
   }
+  // before Ajv sees it: a $ref graph that multiplies or loops in place would cost every validation (or never end)
+  const badRefs = refGraphErrors(schema);
+  if (badRefs.length > 0) return { ok: false, error: badRefs.join('; ').slice(0, MAX_MESSAGE_CHARS) };
   const badPatterns = patternProblems(schema);
   if (badPatterns.length > 0) return { ok: false, error: badPatterns.join('; ').slice(0, MAX_MESSAGE_CHARS) };
   try {

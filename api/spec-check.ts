@@ -1,8 +1,10 @@
 /** Checks a schema-valid JobSpec against what this deployment can run: agents, params, depth. */
 import type { AgentRegistry } from '../activities';
-import { backtrackingPatterns, compileOutputSchema } from '../activities/output-schema';
+import { backtrackingPatterns } from '../activities/output-schema';
+import { schemaThreads } from '../activities/schema-thread';
 import { semanticText } from '../activities';
 import type { AgentManifest, AgentRef, JobSpec } from '../schemas';
+import { refGraphErrors } from '../schemas/output-schema-refs';
 import { DEFAULT_STEP_CEILING_SECONDS } from '../core/engine-limits';
 import { capabilityKey } from '../workflows/routing';
 import { checkStepPolicy } from '../workflows/step-policy';
@@ -13,27 +15,68 @@ import { refusal } from '../activities/agents/registry';
 
 /** Distinct outputSchemas one request may make the API compile, in JSON bytes: compiling costs CPU. */
 export const MAX_OUTPUT_SCHEMA_BYTES_PER_REQUEST = 1024 * 1024;
+/** Distinct outputSchemas one request may make the API compile. */
+export const MAX_OUTPUT_SCHEMAS_PER_REQUEST = 32;
+/** Longest the compile checks of one request may wait and run, in ms (each compile is bounded by the schema threads too). */
+export const OUTPUT_SCHEMA_CHECK_MS = 20_000;
 
-/** Every reason the spec cannot run here, as field paths (empty = runnable). */
+/**
+ * Why an outputSchema cannot be used, as messages: its `$ref` graph (checked here, linear),
+ * then whether it compiles (in a schema thread, off the event loop, at most `size - 1` threads
+ * per tenant), then its backtracking patterns.
+ */
+async function outputSchemaErrors(schema: Record<string, unknown>, owner: string, signal: AbortSignal): Promise<string[]> {
+  const refs = refGraphErrors(schema);
+  if (refs.length > 0) return refs;
+  const compiled = await schemaThreads.compile(schema, { owner, signal });
+  if (signal.aborted && !compiled.ok) return [`compiling this request's outputSchemas took longer than ${OUTPUT_SCHEMA_CHECK_MS / 1000} s; submit fewer or smaller distinct schemas`];
+  if (!compiled.ok) return [compiled.error];
+  return backtrackingPatterns(schema);
+}
+
+/**
+ * Every outputSchema of the spec (at every level of nesting) that cannot be used, at its field
+ * path, within the per-request caps (distinct schemas, their bytes, the time to check them);
+ * `tenant` owns the compiles. A schema repeated across tasks is checked once.
+ */
+export async function checkOutputSchemas(spec: JobSpec, tenant = 'unknown'): Promise<FieldError[]> {
+  // in task order: a schema's errors are placeholders until its compile answers
+  const errors: (FieldError | Promise<FieldError[]>)[] = [];
+  const schemaChecks = new Map<string, Promise<string[]>>();
+  let schemaBytes = 0;
+  const signal = AbortSignal.timeout(OUTPUT_SCHEMA_CHECK_MS);
+  const walk = (job: JobSpec, path: (string | number)[]) => {
+    job.tasks.forEach((task, i) => {
+      const at = [...path, 'tasks', i];
+      if (task.outputSchema) checkOne(task.outputSchema, formatPath([...at, 'outputSchema']));
+      if (task.job) walk(task.job, [...at, 'job']);
+    });
+  };
+  const checkOne = (schema: Record<string, unknown>, field: string) => {
+    const json = JSON.stringify(schema);
+    let check = schemaChecks.get(json);
+    if (!check && schemaChecks.size >= MAX_OUTPUT_SCHEMAS_PER_REQUEST) {
+      errors.push({ path: field, message: `more than ${MAX_OUTPUT_SCHEMAS_PER_REQUEST} distinct outputSchemas in one request; reuse one schema across tasks` });
+    } else if (!check && schemaBytes + json.length > MAX_OUTPUT_SCHEMA_BYTES_PER_REQUEST) {
+      errors.push({ path: field, message: `distinct outputSchemas in one request pass ${MAX_OUTPUT_SCHEMA_BYTES_PER_REQUEST} bytes; reuse one schema across tasks` });
+    } else {
+      if (!check) {
+        schemaBytes += json.length;
+        schemaChecks.set(json, (check = outputSchemaErrors(schema, tenant, signal)));
+      }
+      errors.push(check.then((messages) => messages.map((message) => ({ path: field, message }))));
+    }
+  };
+  walk(spec, []);
+  return (await Promise.all(errors.map((e) => (e instanceof Promise ? e : [e])))).flat();
+}
+
+/** Every reason the spec cannot run here but its outputSchemas (`checkOutputSchemas`), as field paths (empty = runnable). */
 export function checkRunnable(spec: JobSpec, registry: AgentRegistry, maxDepth: number, stepCeilingSeconds = DEFAULT_STEP_CEILING_SECONDS): FieldError[] {
   const errors: FieldError[] = [];
-  const schemasSeen = new Set<string>();
-  let schemaBytes = 0;
   const walk = (job: JobSpec, path: (string | number)[], depth: number) => {
     job.tasks.forEach((task, i) => {
       const at = [...path, 'tasks', i];
-      if (task.outputSchema) {
-        const json = JSON.stringify(task.outputSchema);
-        if (!schemasSeen.has(json)) {
-          schemasSeen.add(json);
-          schemaBytes += json.length;
-        }
-        const compiled = schemaBytes > MAX_OUTPUT_SCHEMA_BYTES_PER_REQUEST ? undefined : compileOutputSchema(task.outputSchema);
-        if (!compiled) {
-          errors.push({ path: formatPath([...at, 'outputSchema']), message: `distinct outputSchemas in one request pass ${MAX_OUTPUT_SCHEMA_BYTES_PER_REQUEST} bytes; reuse one schema across tasks` });
-        } else if (!compiled.ok) errors.push({ path: formatPath([...at, 'outputSchema']), message: compiled.error });
-        else for (const message of backtrackingPatterns(task.outputSchema)) errors.push({ path: formatPath([...at, 'outputSchema']), message });
-      }
       if (task.job) {
         if (depth + 1 > maxDepth) {
           errors.push({ path: formatPath([...at, 'job']), message: `nested job at depth ${depth + 1} exceeds the cap of ${maxDepth} levels` });

@@ -2,8 +2,9 @@
  * Structural rules for a task's `outputSchema`, checked by the API and by the workflow's own
  * input validation alike, so no schema reaches the worker's compiler that could: grow its
  * memory (size cap), collide with another tenant's schema (`$id`), fetch or name a schema
- * outside itself (remote `$ref`), or blow its stack (nesting depth). Whether the schema
- * compiles (and its patterns are RE2-compatible) is checked next, by activities/output-schema.ts.
+ * outside itself (remote `$ref`), or blow its stack (nesting depth). What its `$ref` graph costs
+ * (expansion, references looping in place) is output-schema-refs.ts; whether the schema compiles
+ * (and its patterns are RE2-compatible) is checked next, by activities/output-schema.ts.
  */
 import { z } from 'zod';
 import { utf8Bytes } from '../core/utf8';
@@ -94,6 +95,6 @@ export const OutputSchemaSchema = z
     }
   })
   .describe(
-    `JSON Schema (draft-07) the result data must satisfy: at most ${MAX_OUTPUT_SCHEMA_BYTES} bytes and ${MAX_OUTPUT_SCHEMA_DEPTH} levels, no "$id", local "$ref" only ("#/..."), "pattern" in RE2 syntax (no backreferences or lookaround)`,
+    `JSON Schema (draft-07) the result data must satisfy: at most ${MAX_OUTPUT_SCHEMA_BYTES} bytes and ${MAX_OUTPUT_SCHEMA_DEPTH} levels, no "$id", local "$ref" only ("#/...") in a graph that stays small and never loops in place, "pattern" in RE2 syntax (no backreferences or lookaround)`,
   );
 export type OutputSchema = z.infer<typeof OutputSchemaSchema>;

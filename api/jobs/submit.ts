@@ -21,7 +21,7 @@ import { tagActiveSpan } from '../../telemetry/tracing';
 import { HttpProblem } from '../errors';
 import type { LaneWatch, QueueRef } from '../lanes';
 import { createRunningJobsQuota } from '../quotas';
-import { checkRunnable, resolveAgents } from '../spec-check';
+import { checkOutputSchemas, checkRunnable, resolveAgents } from '../spec-check';
 import type { JobHandles, JobServiceDeps } from './handles';
 
 /** Outcome of a submission: the job and whether this call created it. */
@@ -39,8 +39,8 @@ export function specHashOf(spec: JobSpec): string {
   return createHash('sha256').update(canonicalJson({ ...spec, jobId: undefined })).digest('hex');
 }
 
-/** Refuses a spec this tenant may not run, with the field paths at fault. */
-function checkSubmission({ config, registry, tenants }: JobServiceDeps, netPolicy: ReturnType<typeof netPolicyFromConfig>, tenant: string, spec: JobSpec, idempotencyKey?: string) {
+/** Refuses a spec this tenant may not run, with the field paths at fault (its outputSchemas compile off the event loop). */
+async function checkSubmission({ config, registry, tenants }: JobServiceDeps, netPolicy: ReturnType<typeof netPolicyFromConfig>, tenant: string, spec: JobSpec, idempotencyKey?: string) {
   if (spec.jobId && idempotencyKey && spec.jobId !== idempotencyKey) {
     throw new HttpProblem(400, 'Invalid request', 'jobId and the Idempotency-Key header differ', [
       { path: 'body.jobId', message: `differs from Idempotency-Key "${idempotencyKey}"` },
@@ -56,7 +56,7 @@ function checkSubmission({ config, registry, tenants }: JobServiceDeps, netPolic
   }
   const callbackProblem = spec.callbackUrl ? checkCallbackUrl(spec.callbackUrl, netPolicy) : undefined;
   if (callbackProblem) throw new HttpProblem(422, 'Job cannot run', 'the callbackUrl is not allowed', [{ path: 'body.callbackUrl', message: callbackProblem }]);
-  const problems = checkRunnable(spec, registry, config.DELEGATE_MAX_DEPTH, config.DELEGATE_STEP_CEILING_SECONDS);
+  const problems = [...(await checkOutputSchemas(spec, tenant)), ...checkRunnable(spec, registry, config.DELEGATE_MAX_DEPTH, config.DELEGATE_STEP_CEILING_SECONDS)];
   if (problems.length > 0) throw new HttpProblem(422, 'Job cannot run', `${problems.length} problem(s) in the job`, problems.map((p) => ({ ...p, path: `body.${p.path}` })));
   return policy;
 }
@@ -103,7 +103,7 @@ export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, des
     // research-contract tasks make the job findable by its contract and parent_id; the job's own labels win
     const contractLabels = researchJobLabels(submitted.tasks);
     const spec = Object.keys(contractLabels).length > 0 ? { ...submitted, labels: { ...contractLabels, ...submitted.labels } } : submitted;
-    const policy = checkSubmission(deps, netPolicy, tenant, spec, idempotencyKey);
+    const policy = await checkSubmission(deps, netPolicy, tenant, spec, idempotencyKey);
     const jobId = spec.jobId ?? idempotencyKey ?? randomUUID();
     const workflowId = workflowIdOf(tenant, jobId);
     tagActiveSpan({ 'delegate.job_id': jobId, 'delegate.tenant': tenant });

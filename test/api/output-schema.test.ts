@@ -1,6 +1,6 @@
 import { describe, expect, inject, it } from 'vitest';
 import { loadRegistry } from '../../activities';
-import { checkRunnable } from '../../api/spec-check';
+import { checkOutputSchemas, checkRunnable } from '../../api/spec-check';
 import { JobSpecSchema, type JobSpec } from '../../schemas';
 import { jobsStartedWithId, uniqueId, useApp } from '../helpers';
 
@@ -9,7 +9,7 @@ const app = useApp();
 const task = (id: string, outputSchema: Record<string, unknown>) => ({ id, question: 'q', agent: 'sim', outputSchema });
 
 describe('outputSchema at submission', () => {
-  it('checkRunnable names every task whose outputSchema does not compile, at every level of nesting', () => {
+  it('checkOutputSchemas names every task whose outputSchema does not compile, at every level of nesting', async () => {
     const spec: JobSpec = JobSpecSchema.parse({
       pattern: 'fanout',
       tasks: [
@@ -20,21 +20,27 @@ describe('outputSchema at submission', () => {
         task('redos', { type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } } }),
       ],
     });
-    const errors = checkRunnable(spec, loadRegistry(inject('agentsFile')), 3);
+    expect(checkRunnable(spec, loadRegistry(inject('agentsFile')), 3)).toEqual([]);
+    const errors = await checkOutputSchemas(spec);
     expect(errors.map((e) => e.path)).toEqual(['tasks[1].outputSchema', 'tasks[2].job.tasks[0].outputSchema', 'tasks[3].outputSchema']);
     expect(errors[0].message).toMatch(/^not a valid JSON Schema: outputSchema\/type/);
     expect(errors[1].message).toMatch(/^pattern: pattern "\(a\)\\\\1" is not RE2 syntax/);
     expect(errors[2].message).toMatch(/^properties\.s\.pattern: pattern "\^\(a\+\)\+\$" repeats a repeated group/);
   });
 
-  it('checkRunnable refuses more than 1 MiB of distinct schemas in one request, and compiles a repeated one once', () => {
+  it('checkOutputSchemas refuses more than 1 MiB or 32 distinct schemas in one request, and compiles a repeated one once', async () => {
     const big = (n: number) => task(`t${n}`, { type: 'string', description: `${n}`.padEnd(60_000, 'x') });
     const spec: JobSpec = JobSpecSchema.parse({ pattern: 'fanout', tasks: Array.from({ length: 20 }, (_, n) => big(n)) });
-    const errors = checkRunnable(spec, loadRegistry(inject('agentsFile')), 3);
-    expect(errors.length).toBeGreaterThan(0);
-    expect(errors[0]).toMatchObject({ path: 'tasks[17].outputSchema', message: expect.stringMatching(/distinct outputSchemas in one request/) });
+    const errors = await checkOutputSchemas(spec);
+    expect(errors.map((e) => e.path)).toEqual(['tasks[17].outputSchema', 'tasks[18].outputSchema', 'tasks[19].outputSchema']);
+    expect(errors[0].message).toMatch(/distinct outputSchemas in one request pass 1048576 bytes/);
     const same: JobSpec = JobSpecSchema.parse({ pattern: 'fanout', tasks: Array.from({ length: 20 }, (_, n) => ({ ...big(0), id: `t${n}` })) });
-    expect(checkRunnable(same, loadRegistry(inject('agentsFile')), 3)).toEqual([]);
+    expect(await checkOutputSchemas(same)).toEqual([]);
+    const many: JobSpec = JobSpecSchema.parse({ pattern: 'fanout', tasks: Array.from({ length: 34 }, (_, n) => task(`t${n}`, { type: 'string', maxLength: n + 1 })) });
+    expect((await checkOutputSchemas(many)).map((e) => [e.path, e.message])).toEqual([
+      ['tasks[32].outputSchema', 'more than 32 distinct outputSchemas in one request; reuse one schema across tasks'],
+      ['tasks[33].outputSchema', 'more than 32 distinct outputSchemas in one request; reuse one schema across tasks'],
+    ]);
   });
 
   it('POST /v1/jobs answers 422 for a schema that does not compile; nothing starts', async () => {
