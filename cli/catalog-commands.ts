@@ -35,7 +35,7 @@ export function registerCatalogCommands(program: Command): void {
 
   program
     .command('agent')
-    .description("one agent's manifest and its circuit breaker (shared by every worker)")
+    .description("one agent's manifest and your tenant's circuit breaker on it (shared by every worker)")
     .argument('<id>', 'the agent id')
     .action(action(async (ctx, id: string) => {
       const agent = await ctx.client.agent(id);
