@@ -19,6 +19,7 @@ import type { Config } from '../schemas';
 import type { TenantDirectory } from '../workers/tenants';
 import { BEARER_SCHEME, identifyCaller, requireCaller } from './auth';
 import { frameworkErrorAsProblem, installErrorHandling } from './errors';
+import { installHostCheck } from './host-check';
 import { installJsonBodyParser } from './json-body';
 import { installMetrics } from './metrics';
 import { bindRequestLogIds } from './request-log';
@@ -87,6 +88,8 @@ export async function buildApp({ config, client, registry, tenants, record, fast
   app.decorate('publicUrl', config.PUBLIC_URL ?? `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${config.PORT}`);
   if (tracing) installRequestTracing(app);
   installErrorHandling(app);
+  // before anything answers: a DNS-rebinding page gets 403, not even a 401 to learn from
+  installHostCheck(app, config);
   installJsonBodyParser(app);
   installMetrics(app);
   // who is calling, then the rate limit (refused requests count too), then the refusal
