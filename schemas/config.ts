@@ -17,6 +17,7 @@ export const ConfigSchema = z.object({
   DELEGATE_TASK_QUEUE: z.string().min(1).default('delegate'),
   DELEGATE_MAX_DEPTH: z.coerce.number().int().min(0).max(10).default(3).describe('levels of nested jobs below the root'),
   DELEGATE_AGENTS_FILE: z.string().min(1).optional().describe('JSON file of HTTP agents (default: agents.json when present)'),
+  DELEGATE_RESEARCH_DEFAULT_AGENT: z.string().min(1).optional().describe('agent a research-contract subtask (POST /v1/subtasks, MCP) runs on when it names no agent and routing by scope and question finds none; unset: such a subtask gets 422 at body.agent'),
   DELEGATE_JUDGE_AGENT: z.string().min(1).optional().describe('agent that judges free-text stop conditions (rubrics), booked to the subtask; unset: rubrics never stop a subtask'),
   DELEGATE_STEP_LOG: z.string().min(1).optional().describe('append-only file of completed agent steps (audits, chaos tests)'),
   DELEGATE_AUTH: z.enum(['on', 'off']).default('on').describe('off: no keys, every caller is tenant "default" (development only)'),
