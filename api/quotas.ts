@@ -5,11 +5,14 @@
  *
  * The request rate is @fastify/rate-limit keyed by tenant (by address without a valid key);
  * running jobs are counted in Temporal's visibility (root jobs only), plus this process's
- * submissions in flight and the starts visibility may not show yet.
+ * submissions in flight and the starts visibility may not show yet, minus the jobs the record
+ * already holds: a job is archived as it finishes, seconds before visibility stops listing it
+ * as running, so a finished job frees its place at once.
  */
 import rateLimit from '@fastify/rate-limit';
 import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
+import type { RecordStore } from '../record';
 import { delegationJob } from '../workflows/delegation-job';
 import { TENANT_KEY } from '../workflows/search-attributes';
 import type { TenantDirectory, TenantQuotas } from '../workers/tenants';
@@ -42,8 +45,11 @@ const RETRY_AFTER_SECONDS = 5;
 /** A start stays counted locally this long, until visibility surely shows it. */
 const RECENT_MS = 15_000;
 
-/** Counts a tenant's running root jobs against its quota. */
-export function createRunningJobsQuota(client: Client) {
+/** Finished jobs visibility may still list as running: read past the quota by this many, then drop the archived ones. */
+const LAG_ALLOWANCE = 100;
+
+/** Counts a tenant's running root jobs against its quota; `record` tells which of them have finished already. */
+export function createRunningJobsQuota(client: Client, record?: Pick<RecordStore, 'archivedAmong'>) {
   const recent = new Map<string, Map<string, number>>();
   /** Submissions of each tenant between their check and their start: counted at once, before any await. */
   const pending = new Map<string, number>();
@@ -51,14 +57,22 @@ export function createRunningJobsQuota(client: Client) {
   async function running(tenant: string, limit: number): Promise<Set<string>> {
     const ids = new Set<string>();
     const query = `WorkflowType = '${delegationJob.name}' AND ${TENANT_KEY.name} = ${JSON.stringify(tenant)} AND ExecutionStatus = 'Running' AND ParentWorkflowId IS NULL`;
-    for await (const wf of client.workflow.list({ query, pageSize: Math.min(1000, limit + 1) })) {
+    const cap = limit + 1 + (record ? LAG_ALLOWANCE : 0);
+    for await (const wf of client.workflow.list({ query, pageSize: Math.min(1000, cap) })) {
       ids.add(wf.workflowId);
-      if (ids.size > limit) break;
+      if (ids.size >= cap) break;
     }
     const now = Date.now();
     for (const [id, at] of recent.get(tenant) ?? []) {
       if (now - at > RECENT_MS) recent.get(tenant)!.delete(id);
       else ids.add(id);
+    }
+    if (!record || ids.size === 0) return ids;
+    const prefix = `job/${tenant}/`;
+    const finished = await record.archivedAmong(tenant, [...ids].filter((id) => id.startsWith(prefix)).map((id) => id.slice(prefix.length)));
+    for (const jobId of finished) {
+      ids.delete(prefix + jobId);
+      recent.get(tenant)?.delete(prefix + jobId);
     }
     return ids;
   }

@@ -63,7 +63,7 @@ function checkSubmission({ config, registry, tenants }: JobServiceDeps, netPolic
 /** The submit operation. */
 export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, describe }: JobHandles) {
   const { client, config, registry, record } = deps;
-  const runningJobs = createRunningJobsQuota(client);
+  const runningJobs = createRunningJobsQuota(client, record);
   const netPolicy = netPolicyFromConfig(config);
 
   /** Starts the job, or finds the one with the same id (a different spec under the same id is a 409). */
