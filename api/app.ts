@@ -22,7 +22,7 @@ import { frameworkErrorAsProblem, installErrorHandling } from './errors';
 import { installHostCheck } from './host-check';
 import { installJsonBodyParser } from './json-body';
 import { installMetrics } from './metrics';
-import { bindRequestLogIds } from './request-log';
+import { bindRequestLogIds, redactingChildLogger } from './request-log';
 import { withExamples } from './openapi-examples';
 import { createJobService, type JobService } from './job-service';
 import { installRateLimit } from './quotas';
@@ -74,6 +74,8 @@ export async function buildApp({ config, client, registry, tenants, record, fast
     // above the 128 characters ids may have, so long ids reach the schema and its message
     routerOptions: { maxParamLength: 256 },
     frameworkErrors: frameworkErrorAsProblem,
+    // request lines log the path and the query's keys, never a value sent in the URL by mistake
+    childLoggerFactory: redactingChildLogger,
     ...fastify,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);

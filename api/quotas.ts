@@ -11,7 +11,7 @@
  */
 import rateLimit from '@fastify/rate-limit';
 import type { Client } from '@temporalio/client';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RecordStore } from '../record';
 import { delegationJob } from '../workflows/delegation-job';
 import { TENANT_KEY } from '../workflows/search-attributes';
@@ -19,25 +19,45 @@ import type { TenantDirectory, TenantQuotas } from '../workers/tenants';
 import { isPublicPath } from './auth';
 import { HttpProblem } from './errors';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * Counts `n` more requests of this caller against its rate (one request that carries `n`
+     * more calls: an MCP JSON-RPC batch); throws 429 once past it.
+     */
+    chargeRequests(req: FastifyRequest, n: number): Promise<void>;
+  }
+}
+
 /**
  * Registers the request rate limit between `identifyCaller` and `requireCaller`, so refused
  * requests count too: a known key is limited per tenant (its quota), anything else (no key,
- * a wrong key) per client address, at the default rate. Public routes are not limited.
+ * a wrong key) per client address, at the default rate. Public routes are not limited. One
+ * counter per caller serves the hook and `app.chargeRequests`, so a batch of 100 tool calls
+ * in one POST counts 100.
  */
 export async function installRateLimit(app: FastifyInstance, tenants: TenantDirectory, fallback: number): Promise<void> {
   await app.register(rateLimit, { global: false });
-  app.addHook(
-    'onRequest',
-    app.rateLimit({
-      timeWindow: 60_000,
-      // identifyCaller ran first: req.tenant is set for a known key
-      keyGenerator: (req) => (req.tenant ? `tenant:${req.tenant}` : `ip:${req.ip}`),
-      max: (_req, key) => (key.startsWith('tenant:') ? (tenants.get(key.slice(7))?.quotas.requestsPerMinute ?? fallback) : fallback),
-      allowList: (req) => isPublicPath(req.url),
-      errorResponseBuilder: (_req, ctx) =>
-        new HttpProblem(429, 'Too many requests', `at most ${ctx.max} requests per minute; retry in ${Math.ceil(ctx.ttl / 1000)} s`),
-    }),
-  );
+  const limiter = app.createRateLimit({
+    timeWindow: 60_000,
+    // identifyCaller ran first: req.tenant is set for a known key
+    keyGenerator: (req) => (req.tenant ? `tenant:${req.tenant}` : `ip:${req.ip}`),
+    max: (_req, key) => (key.startsWith('tenant:') ? (tenants.get(key.slice(7))?.quotas.requestsPerMinute ?? fallback) : fallback),
+    allowList: (req) => isPublicPath(req.url),
+  });
+  /** Counts one request; sets the rate headers; 429 past the rate. */
+  const count = async (req: FastifyRequest, reply?: FastifyReply) => {
+    const r = await limiter(req);
+    if (r.isAllowed) return;
+    if (reply) reply.headers({ 'x-ratelimit-limit': r.max, 'x-ratelimit-remaining': r.remaining, 'x-ratelimit-reset': r.ttlInSeconds });
+    if (r.isExceeded) {
+      throw new HttpProblem(429, 'Too many requests', `at most ${r.max} requests per minute; retry in ${r.ttlInSeconds} s`, undefined, { 'retry-after': String(r.ttlInSeconds) });
+    }
+  };
+  app.addHook('onRequest', async (req, reply) => count(req, reply));
+  app.decorate('chargeRequests', async (req: FastifyRequest, n: number) => {
+    for (let i = 0; i < n; i++) await count(req);
+  });
 }
 
 /** How long a refused submission should wait before trying again. */
