@@ -204,9 +204,11 @@ export function createAgentActivities({ registry, stepLogPath, breaker, events, 
         throw fatal(ErrorType.ToolDenied, `tools not in the task scope: ${denied.join(', ')}`, attempt);
       }
       const guarded = breaker && def.manifest.kind !== 'builtin' ? breaker : undefined;
+      // one tenant's failures (its own input may provoke them) open that tenant's circuit only
+      const circuit = { agentId: def.manifest.id, ...(input.events?.tenant ? { tenant: input.events.tenant } : {}) };
       // a half-open trial is held by this attempt, on a lease as long as the attempt may take
       const ticket = { holder: `${input.stepKey}#${attempt}`, leaseMs: (Context.current().info.startToCloseTimeoutMs || 60_000) + 5000 };
-      const blocked = guarded ? await guarded.blockedFor(def.manifest.id, ticket) : 0;
+      const blocked = guarded ? await guarded.blockedFor(circuit, ticket) : 0;
       if (blocked > 0) {
         throw fatal(ErrorType.CircuitOpen, `circuit open for agent "${def.manifest.id}" after repeated failures; retry in ${Math.ceil(blocked / 1000)}s`, attempt);
       }
@@ -245,8 +247,8 @@ export function createAgentActivities({ registry, stepLogPath, breaker, events, 
         log.warn('agent step failed', { agentId: input.agentId, stepKey: input.stepKey, attempt, error: redact(String(err)) });
         if (guarded) {
           // a cancelled step says nothing about the agent's health: just free a half-open trial
-          if (ctx.cancellationSignal.aborted) await guarded.abandoned(def.manifest.id, ticket);
-          else await guarded.failed(def.manifest.id, redact(String(err)));
+          if (ctx.cancellationSignal.aborted) await guarded.abandoned(circuit, ticket);
+          else await guarded.failed(circuit, redact(String(err)));
         }
         const failure = toFailure(err, attempt);
         // Temporal retries the step on the server: the line is written here, where the error is
@@ -260,7 +262,7 @@ export function createAgentActivities({ registry, stepLogPath, breaker, events, 
       } finally {
         clearInterval(beat);
       }
-      if (guarded) await guarded.succeeded(def.manifest.id);
+      if (guarded) await guarded.succeeded(circuit);
       // the step ran and spent: a refused output still carries its usage, so the subtask books it
       const usage: Usage = usageOf(reply.usage ?? {});
       tagActiveSpan(spendAttributes(usage));

@@ -1,9 +1,11 @@
 /**
- * The workers' side of the durable circuit breaker: one breaker per remote agent lives in an
- * entity workflow (workflows/agent-breaker.ts), shared by every worker and surviving restarts.
- * This client reports step outcomes to it and reads its state from the workflow's memo.
+ * The workers' side of the durable circuit breaker: one breaker per remote agent and tenant
+ * lives in an entity workflow (workflows/agent-breaker.ts), shared by every worker and
+ * surviving restarts. This client reports step outcomes to it and reads its state from the
+ * workflow's memo. A tenant's failing steps open its own circuit only: another tenant's next
+ * step on the same agent goes ahead.
  *
- *   step ends ──failed / succeeded──> signalWithStart(stepOutcome) ──> breaker/<agentId>
+ *   step ends ──failed / succeeded──> signalWithStart(stepOutcome) ──> breaker/<tenant>/<agentId>
  *   step starts ──blockedFor──> memo (describe, cached ~1 s; after a failure, read until it shows it) ── half-open? ──> acquireTrial (update)
  *
  * A success is only sent while the breaker has something to forget (failures counted, or not
@@ -32,9 +34,15 @@ export interface CircuitBreakerOptions {
   /** How long a check waits for the memo to show the failures this worker reported. @default 2000 */
   confirmMs?: number;
   /** Told when Temporal could not be asked (the breaker then lets steps through). */
-  onError?: (what: string, agentId: string, err: unknown) => void;
+  onError?: (what: string, agentId: string, err: unknown, tenant?: string) => void;
   /** Clock, for tests. @default Date.now */
   now?: () => number;
+}
+
+/** Whose circuit a step counts on: the agent's, for the step's tenant (absent: the agent's shared one). */
+export interface BreakerTarget {
+  agentId: string;
+  tenant?: string;
 }
 
 /** Who asks for a step: the step's key and attempt, so a half-open trial is held by exactly one step. */
@@ -46,18 +54,19 @@ export interface StepTicket {
 
 /** The breaker's interface. */
 export interface CircuitBreaker {
-  /** Milliseconds until the agent's circuit lets a step through; 0 when this step may run now (it may be the half-open trial). */
-  blockedFor(agentId: string, ticket: StepTicket): Promise<number>;
-  succeeded(agentId: string): Promise<void>;
-  failed(agentId: string, error?: string): Promise<void>;
+  /** Milliseconds until the target's circuit lets a step through; 0 when this step may run now (it may be the half-open trial). */
+  blockedFor(target: BreakerTarget, ticket: StepTicket): Promise<number>;
+  succeeded(target: BreakerTarget): Promise<void>;
+  failed(target: BreakerTarget, error?: string): Promise<void>;
   /** A step that ended without a verdict (cancelled): frees its half-open trial. */
-  abandoned(agentId: string, ticket: StepTicket): Promise<void>;
-  /** Each agent's circuit as this worker last saw it (for /metrics), agents it has seen only. */
+  abandoned(target: BreakerTarget, ticket: StepTicket): Promise<void>;
+  /** Each agent's circuit as this worker last saw it (for /metrics), agents it has seen only: the most restrictive of its tenants' circuits. */
   states(): Map<string, CircuitState>;
 }
 
 /** What this worker knows of one breaker. */
 interface Known {
+  agentId: string;
   /** The memo as last read (undefined: no breaker workflow, i.e. closed). */
   state?: BreakerState;
   readAt: number;
@@ -68,6 +77,9 @@ interface Known {
   confirm: boolean;
 }
 
+/** The more, the fewer steps get through: an agent's gauge shows its most restrictive tenant circuit. */
+const RESTRICTION: Record<CircuitState, number> = { closed: 0, half_open: 1, open: 2 };
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Creates the workers' client of the durable breakers. */
@@ -75,12 +87,15 @@ export function createCircuitBreaker(opts: CircuitBreakerOptions): CircuitBreake
   const { client, taskQueue, cacheMs = 1000, confirmMs = 2000, now = Date.now } = opts;
   const settings: BreakerSettings = { failures: opts.failures ?? DEFAULT_BREAKER_SETTINGS.failures, cooldownMs: opts.cooldownMs ?? DEFAULT_BREAKER_SETTINGS.cooldownMs };
   const onError = opts.onError ?? (() => {});
+  /** Keyed by the breaker's workflow id (agent and tenant). */
   const known = new Map<string, Known>();
-  const handle = (agentId: string) => client.workflow.getHandle(breakerWorkflowId(agentId));
+  const idOf = (t: BreakerTarget) => breakerWorkflowId(t.agentId, t.tenant);
+  const handle = (t: BreakerTarget) => client.workflow.getHandle(idOf(t));
+  const fail = (what: string, t: BreakerTarget, err: unknown) => onError(what, t.agentId, err, t.tenant);
 
-  async function read(agentId: string): Promise<BreakerState | undefined> {
+  async function read(t: BreakerTarget): Promise<BreakerState | undefined> {
     try {
-      const d = await client.withDeadline(now() + 5000, () => handle(agentId).describe());
+      const d = await client.withDeadline(now() + 5000, () => handle(t).describe());
       return d.memo?.[BREAKER_MEMO_KEY] as BreakerState | undefined;
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) return undefined;
@@ -89,43 +104,43 @@ export function createCircuitBreaker(opts: CircuitBreakerOptions): CircuitBreake
   }
 
   /** The breaker's state, from the cache while fresh; after a failure that may have opened it, once the memo shows it. */
-  async function current(agentId: string): Promise<BreakerState | undefined> {
-    const k = known.get(agentId);
+  async function current(t: BreakerTarget): Promise<BreakerState | undefined> {
+    const k = known.get(idOf(t));
     if (k && !k.confirm && now() - k.readAt < cacheMs) return k.state;
     const until = now() + confirmMs;
     const expected = (k?.state?.outcomes ?? 0) + (k?.sent ?? 0);
-    let state = await read(agentId);
+    let state = await read(t);
     // the signals are in the workflow's history; the memo follows within a workflow task
     while (k?.confirm && (state?.outcomes ?? 0) < expected && now() < until) {
       await sleep(50);
-      state = await read(agentId);
+      state = await read(t);
     }
-    known.set(agentId, { state, readAt: now(), sent: 0, failuresSince: 0, confirm: false });
+    known.set(idOf(t), { agentId: t.agentId, state, readAt: now(), sent: 0, failuresSince: 0, confirm: false });
     return state;
   }
 
-  async function report(agentId: string, outcome: StepOutcome): Promise<void> {
+  async function report(t: BreakerTarget, outcome: StepOutcome): Promise<void> {
     try {
       await client.workflow.signalWithStart(agentBreaker, {
-        workflowId: breakerWorkflowId(agentId),
+        workflowId: idOf(t),
         taskQueue,
-        args: [{ agentId, settings }],
+        args: [{ agentId: t.agentId, ...(t.tenant ? { tenant: t.tenant } : {}), settings }],
         signal: stepOutcomeSignal,
         signalArgs: [outcome],
-        staticSummary: `circuit breaker of agent ${agentId}`,
+        staticSummary: `circuit breaker of agent ${t.agentId}${t.tenant ? ` for tenant ${t.tenant}` : ''}`,
       });
     } catch (err) {
-      onError('report a step outcome to', agentId, err);
+      fail('report a step outcome to', t, err);
     }
   }
 
   return {
-    async blockedFor(agentId, ticket) {
+    async blockedFor(t, ticket) {
       let state: BreakerState | undefined;
       try {
-        state = await current(agentId);
+        state = await current(t);
       } catch (err) {
-        onError('read', agentId, err);
+        fail('read', t, err);
         return 0;
       }
       if (!state) return 0;
@@ -133,51 +148,57 @@ export function createCircuitBreaker(opts: CircuitBreakerOptions): CircuitBreake
       if (phase === 'closed') return 0;
       if (phase === 'open') return Math.max(1, (state.openUntil ?? 0) - now());
       try {
-        const grant = await client.withDeadline(now() + 5000, () => handle(agentId).executeUpdate(acquireTrialUpdate, { args: [{ holder: ticket.holder, leaseMs: ticket.leaseMs }] }));
+        const grant = await client.withDeadline(now() + 5000, () => handle(t).executeUpdate(acquireTrialUpdate, { args: [{ holder: ticket.holder, leaseMs: ticket.leaseMs }] }));
         // granted or not, the trial changed the breaker: read it afresh next time
-        known.delete(agentId);
+        known.delete(idOf(t));
         return grant.granted ? 0 : Math.max(1, grant.waitMs);
       } catch (err) {
-        onError('ask for a trial step of', agentId, err);
+        fail('ask for a trial step of', t, err);
         return 0;
       }
     },
-    async failed(agentId, error) {
-      await report(agentId, { ok: false, at: now(), settings, ...(error ? { error: error.slice(0, 300) } : {}) });
-      const k = known.get(agentId) ?? { readAt: 0, sent: 0, failuresSince: 0, confirm: false };
+    async failed(t, error) {
+      await report(t, { ok: false, at: now(), settings, ...(error ? { error: error.slice(0, 300) } : {}) });
+      const k = known.get(idOf(t)) ?? { agentId: t.agentId, readAt: 0, sent: 0, failuresSince: 0, confirm: false };
       k.sent++;
       k.failuresSince++;
       // the memo may lag (and may not yet show another worker's failures): the next check reads it
       // afresh and waits until it holds this worker's outcomes, so the failure that opens the
       // circuit stops the very next step
       k.confirm = true;
-      known.set(agentId, k);
+      known.set(idOf(t), k);
     },
-    async succeeded(agentId) {
-      let k = known.get(agentId);
+    async succeeded(t) {
+      let k = known.get(idOf(t));
       if (!k || (k.failuresSince === 0 && now() - k.readAt >= cacheMs)) {
-        await current(agentId).catch(() => undefined);
-        k = known.get(agentId);
+        await current(t).catch(() => undefined);
+        k = known.get(idOf(t));
       }
       // nothing to forget: a closed breaker with no failures, as last read and since
       if (k && k.failuresSince === 0 && (!k.state || (k.state.state === 'closed' && k.state.consecutiveFailures === 0))) return;
-      await report(agentId, { ok: true, at: now(), settings });
+      await report(t, { ok: true, at: now(), settings });
       // what this worker saw: its own success closed it (another worker's failure may follow; the next read tells)
-      const seen = known.get(agentId);
-      known.set(agentId, { state: seen?.state && { ...seen.state, state: 'closed', consecutiveFailures: 0, trial: undefined }, readAt: seen?.readAt ?? 0, sent: (seen?.sent ?? 0) + 1, failuresSince: 0, confirm: false });
+      const seen = known.get(idOf(t));
+      known.set(idOf(t), { agentId: t.agentId, state: seen?.state && { ...seen.state, state: 'closed', consecutiveFailures: 0, trial: undefined }, readAt: seen?.readAt ?? 0, sent: (seen?.sent ?? 0) + 1, failuresSince: 0, confirm: false });
     },
-    async abandoned(agentId, ticket) {
-      const state = known.get(agentId)?.state;
+    async abandoned(t, ticket) {
+      const state = known.get(idOf(t))?.state;
       if (state && phaseAt(state, now()) === 'closed') return;
       try {
-        await handle(agentId).signal(releaseTrialSignal, { holder: ticket.holder });
+        await handle(t).signal(releaseTrialSignal, { holder: ticket.holder });
       } catch (err) {
-        if (!(err instanceof WorkflowNotFoundError)) onError('free the trial of', agentId, err);
+        if (!(err instanceof WorkflowNotFoundError)) fail('free the trial of', t, err);
       }
     },
     states() {
-      const t = now();
-      return new Map([...known].map(([id, k]) => [id, k.state ? phaseAt(k.state, t) : 'closed']));
+      const at = now();
+      const worst = new Map<string, CircuitState>();
+      for (const k of known.values()) {
+        const phase = k.state ? phaseAt(k.state, at) : 'closed';
+        const seen = worst.get(k.agentId);
+        if (!seen || RESTRICTION[phase] > RESTRICTION[seen]) worst.set(k.agentId, phase);
+      }
+      return worst;
     },
   };
 }

@@ -14,6 +14,7 @@ import { createHash } from 'node:crypto';
 import { RE2JS } from 're2js';
 import { outputSchemaProblems, schemaPathText } from '../schemas/output-schema';
 import { refGraphErrors } from '../schemas/output-schema-refs';
+import { backtracks } from './regex-ambiguity';
 
 /** Checks data against a compiled schema: null when valid, else why not (for the agent's re-prompt). */
 export type OutputValidator = (data: unknown) => string | null;
@@ -109,36 +110,14 @@ function patternProblems(schema: unknown): string[] {
   return out.slice(0, 20);
 }
 
-/** An atom (escape, class or one character) and its quantifier, if any. */
-const TOKEN = /(\\.|\[(?:\\.|[^\]\\])*\]|[^\\[()|])([+*?]|\{\d+(?:,\d*)?\})?\??/y;
-
 /**
- * True when a pattern repeats, without bound, a group whose only required part is itself
- * repeated without bound: `(a+)+`, `(a*)*`, `(\w+\s?)*`, `([ab]+){2,}`. Such a group can
- * match one string in exponentially many ways, which a backtracking engine tries one by one.
- * `(-[a-z]+)*` is fine: each repetition must start with "-".
+ * True when a backtracking engine could take exponential (or high-polynomial) time on the
+ * pattern: a repeated group whose iterations can split one string in several ways, `(a+)+`,
+ * `(\w+\s?)*`, `(a|aa)+`, `(x+x+)+y`, `(.*a){12}` (regex-ambiguity.ts). `(-[a-z]+)*` is fine:
+ * each repetition must start with "-".
  */
 export function repeatsRepeatedGroup(pattern: string): boolean {
-  const group = /\(((?:\\.|\[(?:\\.|[^\]\\])*\]|[^\\()])*)\)(?:[+*]|\{\d+,\d*\})/g;
-  for (const m of pattern.matchAll(group)) {
-    let body = m[1]!.replace(/^\?(?::|<?[=!]|<[A-Za-z]\w*>|P<[A-Za-z]\w*>)/, '');
-    if (body.includes('|')) continue;
-    let required = 0;
-    let unbounded = 0;
-    while (body.length > 0) {
-      TOKEN.lastIndex = 0;
-      const t = TOKEN.exec(body);
-      if (!t) break;
-      const q = t[2] ?? '';
-      const optional = q === '?' || q === '*' || /^\{0(,|\})/.test(q);
-      if (!optional) required++;
-      if (q === '+' || q === '*' || /^\{\d+,\}$/.test(q)) unbounded += optional ? 0 : 1;
-      if (q === '*') unbounded += required === 0 ? 1 : 0;
-      body = body.slice(t[0].length);
-    }
-    if (unbounded > 0 && required <= 1) return true;
-  }
-  return false;
+  return backtracks(pattern);
 }
 
 /**

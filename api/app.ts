@@ -19,9 +19,10 @@ import type { Config } from '../schemas';
 import type { TenantDirectory } from '../config/tenants';
 import { BEARER_SCHEME, identifyCaller, requireCaller } from './auth';
 import { frameworkErrorAsProblem, installErrorHandling } from './errors';
+import { installHostCheck } from './host-check';
 import { installJsonBodyParser } from './json-body';
 import { installMetrics } from './metrics';
-import { bindRequestLogIds } from './request-log';
+import { bindRequestLogIds, redactingChildLogger } from './request-log';
 import { withExamples } from './openapi-examples';
 import { createJobService, type JobService } from './job-service';
 import { installRateLimit } from './quotas';
@@ -73,6 +74,8 @@ export async function buildApp({ config, client, registry, tenants, record, fast
     // above the 128 characters ids may have, so long ids reach the schema and its message
     routerOptions: { maxParamLength: 256 },
     frameworkErrors: frameworkErrorAsProblem,
+    // request lines log the path and the query's keys, never a value sent in the URL by mistake
+    childLoggerFactory: redactingChildLogger,
     ...fastify,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
@@ -87,6 +90,8 @@ export async function buildApp({ config, client, registry, tenants, record, fast
   app.decorate('publicUrl', config.PUBLIC_URL ?? `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${config.PORT}`);
   if (tracing) installRequestTracing(app);
   installErrorHandling(app);
+  // before anything answers: a DNS-rebinding page gets 403, not even a 401 to learn from
+  installHostCheck(app, config);
   installJsonBodyParser(app);
   installMetrics(app);
   // who is calling, then the rate limit (refused requests count too), then the refusal

@@ -1,13 +1,17 @@
-/** Reads a remote agent's circuit breaker for the API: the memo of its entity workflow, no query round trip. */
+/**
+ * Reads a remote agent's circuit breaker for the API: the memo of its entity workflow, no query
+ * round trip. Circuits are per agent and tenant, so a caller sees its own tenant's circuit:
+ * another tenant's failures neither open it nor show in it.
+ */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { BreakerSettings, BreakerView } from '../schemas';
 import { BREAKER_MEMO_KEY, breakerWorkflowId } from '../workflows/agent-breaker';
 import { breakerView, type BreakerState } from '../workflows/breaker-state';
 
-/** The agent's breaker now; no breaker workflow yet (the agent never failed) is a closed breaker with `settings`. */
-export async function readBreaker(client: Client, agentId: string, settings: BreakerSettings): Promise<BreakerView> {
+/** The agent's breaker for `tenant` now; no breaker workflow yet (the tenant's steps never failed there) is a closed breaker with `settings`. */
+export async function readBreaker(client: Client, agentId: string, settings: BreakerSettings, tenant: string): Promise<BreakerView> {
   const state = await client.workflow
-    .getHandle(breakerWorkflowId(agentId))
+    .getHandle(breakerWorkflowId(agentId, tenant))
     .describe()
     .then(
       (d) => d.memo?.[BREAKER_MEMO_KEY] as BreakerState | undefined,

@@ -1,5 +1,49 @@
-/** The API's request log lines name the caller's tenant and the job a route is about, like the worker's lines do. */
-import type { FastifyInstance } from 'fastify';
+/**
+ * The API's request log lines: they name the caller's tenant and the job a route is about, like
+ * the worker's lines do, and they never keep a query string as sent. A key or token put in a URL
+ * by mistake (`?api_key=…`) would otherwise sit in every log store the lines reach: the
+ * `req` of "incoming request" shows the path and the query's keys, with only the values of a
+ * few harmless API parameters kept.
+ *
+ *   GET /v1/jobs?status=running&api_key=dlg_… ──> req.url "/v1/jobs?status=running&api_key=[redacted]"
+ */
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+
+/** Query parameters of the API whose values say nothing secret: kept in the log as sent. */
+const HARMLESS = new Set(['waitSeconds', 'status', 'pattern', 'pageSize', 'limit', 'after', 'from', 'to']);
+/** Longest value kept even of a harmless parameter. */
+const MAX_KEPT = 64;
+
+/** The URL as the log keeps it: its path, and its query with every value but the harmless ones redacted. */
+export function loggedUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const parts = url.slice(q + 1).split('&').filter(Boolean).map((pair) => {
+    const eq = pair.indexOf('=');
+    const key = eq < 0 ? pair : pair.slice(0, eq);
+    let name = key;
+    try {
+      name = decodeURIComponent(key);
+    } catch {
+      // a malformed escape: compared as written
+    }
+    // a bare word (`?dlg_…`) may be the secret itself
+    if (eq < 0) return HARMLESS.has(name) ? key : '[redacted]';
+    const value = pair.slice(eq + 1);
+    return `${key.slice(0, 100)}=${HARMLESS.has(name) && value.length <= MAX_KEPT ? value : '[redacted]'}`;
+  });
+  return `${url.slice(0, q)}?${parts.join('&')}`;
+}
+
+/** Fastify's `req` serializer, with the URL as `loggedUrl` keeps it. */
+function requestSerializer(req: { method: string; url: string; host?: string; ip?: string; socket?: { remotePort?: number } }) {
+  return { method: req.method, url: loggedUrl(req.url), host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort };
+}
+
+/** Fastify's per-request logger with the redacting `req` serializer: pass as the app's `childLoggerFactory`. */
+export const redactingChildLogger: NonNullable<FastifyServerOptions['childLoggerFactory']> = function (logger, bindings, opts) {
+  return logger.child(bindings, { ...opts, serializers: { ...opts.serializers, req: requestSerializer } });
+};
 
 /** Binds `tenant` and `jobId` to each request's logger, so its lines (Fastify's "request completed" too) carry them; install after `identifyCaller`. */
 export function bindRequestLogIds(app: FastifyInstance): void {

@@ -2,7 +2,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { JobOutcome, Pattern } from '../client';
 import { action, DEFAULT_URL, type GlobalOptions } from './context';
-import { ExitCode, note, printJson, printTable } from './output';
+import { ExitCode, note, out, printJson, printTable } from './output';
 import { usd } from './progress';
 
 const PATTERNS = ['fanout', 'pipeline', 'vote'];
@@ -35,7 +35,7 @@ export function registerCatalogCommands(program: Command): void {
 
   program
     .command('agent')
-    .description("one agent's manifest and its circuit breaker (shared by every worker)")
+    .description("one agent's manifest and your tenant's circuit breaker on it (shared by every worker)")
     .argument('<id>', 'the agent id')
     .action(action(async (ctx, id: string) => {
       const agent = await ctx.client.agent(id);
@@ -83,7 +83,7 @@ export function registerCatalogCommands(program: Command): void {
       if (o.summary) {
         const s = await ctx.client.reportsSummary({ from: o.from, to: o.to, top: o.top });
         if (ctx.json) return printJson(s);
-        process.stdout.write(`${s.from} .. ${s.to}: ${s.jobs} jobs · ${s.subtasks} subtasks · ${usd(s.spend.costUsd)} · ${s.spend.tokens} tokens\n`);
+        out(`${s.from} .. ${s.to}: ${s.jobs} jobs · ${s.subtasks} subtasks · ${usd(s.spend.costUsd)} · ${s.spend.tokens} tokens\n`);
         printTable(['STATUS', 'JOBS', 'COST'], s.byStatus.map((b) => [b.status, b.jobs, usd(b.costUsd)]));
         printTable(['AGENT', 'SUBTASKS', 'COST', 'TOKENS'], s.byAgent.map((b) => [b.agentId, b.subtasks, usd(b.costUsd), b.tokens]));
         if (s.topLabels.length) printTable(['LABEL', 'JOBS'], s.topLabels.map((l) => [l.label, l.jobs]));

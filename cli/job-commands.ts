@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
 import { DelegateTimeoutError, type BudgetAdd, type JobEvent, type JobResult, type JobSpecInput, type JobView } from '../client';
 import { action, type Context } from './context';
-import { ExitCode, exitCodeOfStatus, note, printJson, printTable, UsageError } from './output';
+import { ExitCode, exitCodeOfStatus, note, out, printJson, printTable, UsageError } from './output';
 import { usd } from './progress';
 import { waitWithProgress } from './wait';
 
@@ -44,22 +44,22 @@ function printResult(r: JobResult): void {
     ['TASK', 'AGENT', 'STATUS', 'REASON', 'COST', 'STEPS', 'PRIORITY', 'SUMMARY'],
     r.results.map((t) => [t.id, t.agentId, t.status, t.failureReason, usd(t.metrics.costUsd), t.metrics.steps, t.priority, oneLine(t.summary)]),
   );
-  process.stdout.write(`job ${r.jobId} (${r.pattern}) ${r.status} · ${r.metrics.subtasks} subtasks · ${usd(r.metrics.costUsd)} · ${r.metrics.tokens} tokens · ${r.metrics.latencyMs} ms\n`);
-  if (r.vote) process.stdout.write(`vote winner: ${JSON.stringify(r.vote.winner)} (agreement ${r.vote.agreement})\n`);
+  out(`job ${r.jobId} (${r.pattern}) ${r.status} · ${r.metrics.subtasks} subtasks · ${usd(r.metrics.costUsd)} · ${r.metrics.tokens} tokens · ${r.metrics.latencyMs} ms\n`);
+  if (r.vote) out(`vote winner: ${JSON.stringify(r.vote.winner)} (agreement ${r.vote.agreement})\n`);
 }
 
 /** Prints a job's view for people. */
 function printView(v: JobView): void {
   const p = v.progress;
   const cost = v.ledger?.costUsd;
-  process.stdout.write(`job ${v.jobId}${v.pattern ? ` (${v.pattern})` : ''} ${v.status ?? v.state}\n`);
-  if (p) process.stdout.write(`progress ${p.completed}/${p.total} done · ${p.running} running · ${p.pending} pending · ${p.succeeded} ok · ${p.partial} partial · ${p.failed} failed\n`);
-  if (cost) process.stdout.write(`spend ${usd(cost.spent)}${cost.limit === null ? '' : ` of ${usd(cost.limit)}`}\n`);
-  else if (v.result) process.stdout.write(`spend ${usd(v.result.metrics.costUsd)} · ${v.result.metrics.tokens} tokens\n`);
+  out(`job ${v.jobId}${v.pattern ? ` (${v.pattern})` : ''} ${v.status ?? v.state}\n`);
+  if (p) out(`progress ${p.completed}/${p.total} done · ${p.running} running · ${p.pending} pending · ${p.succeeded} ok · ${p.partial} partial · ${p.failed} failed\n`);
+  if (cost) out(`spend ${usd(cost.spent)}${cost.limit === null ? '' : ` of ${usd(cost.limit)}`}\n`);
+  else if (v.result) out(`spend ${usd(v.result.metrics.costUsd)} · ${v.result.metrics.tokens} tokens\n`);
   if (v.subtasks?.length) {
     printTable(['TASK', 'STATE', 'AGENT', 'STATUS', 'COST', 'PRIORITY'], v.subtasks.map((s) => [s.id, s.state, s.agentId, s.status, s.metrics ? usd(s.metrics.costUsd) : s.ledger ? usd(s.ledger.costUsd.spent) : undefined, s.priority]));
   }
-  if (v.links.temporalUi) process.stdout.write(`temporal ui ${v.links.temporalUi}\n`);
+  if (v.links.temporalUi) out(`temporal ui ${v.links.temporalUi}\n`);
 }
 
 /** One event on one line, for people. */
@@ -81,7 +81,7 @@ async function submit(ctx: Context, path: string, o: { wait?: boolean; idempoten
   ctx.dispatched = true;
   if (!o.wait) {
     if (ctx.json) printJson(accepted);
-    else process.stdout.write(`${accepted.jobId}\n`);
+    else out(`${accepted.jobId}\n`);
     if (!ctx.json) note(`job ${accepted.jobId} ${accepted.status}: delegate status ${accepted.jobId} · delegate result ${accepted.jobId} --wait`);
     return ExitCode.ok;
   }
@@ -154,7 +154,7 @@ export function registerJobCommands(program: Command): void {
     })
     .action(action(async (ctx, jobId: string, o: { after?: number }) => {
       for await (const e of ctx.client.events(jobId, { after: o.after })) {
-        process.stdout.write(`${ctx.json ? JSON.stringify(e) : eventLine(e)}\n`);
+        out(`${ctx.json ? JSON.stringify(e) : eventLine(e)}\n`);
       }
     }));
 
@@ -167,7 +167,7 @@ export function registerJobCommands(program: Command): void {
       .action(action(async (ctx, jobId: string, o: { reason?: string }) => {
         const a = await ctx.client[verb](jobId, o.reason ? { reason: o.reason } : {});
         if (ctx.json) printJson(a);
-        else process.stdout.write(`job ${a.jobId} ${a.status}\n`);
+        else out(`job ${a.jobId} ${a.status}\n`);
       }));
   }
 
@@ -189,7 +189,7 @@ export function registerJobCommands(program: Command): void {
       if (ctx.json) printJson(r);
       else {
         const c = r.ledger.costUsd;
-        process.stdout.write(`${task ? `subtask ${task} of ` : ''}job ${jobId}: cost ${usd(c.spent)} spent of ${c.limit === null ? 'unlimited' : usd(c.limit)} (${c.remaining === null ? 'unlimited' : usd(c.remaining)} left)\n`);
+        out(`${task ? `subtask ${task} of ` : ''}job ${jobId}: cost ${usd(c.spent)} spent of ${c.limit === null ? 'unlimited' : usd(c.limit)} (${c.remaining === null ? 'unlimited' : usd(c.remaining)} left)\n`);
       }
     }));
 }

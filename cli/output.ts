@@ -19,14 +19,32 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-/** Prints a value as JSON on stdout (the only thing `--json` writes there). */
+/** C0 controls but newline and tab, DEL, and C1 controls: what could move a terminal's cursor or recolour it. */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/**
+ * Text from job data as the terminal may show it: control characters removed, so an agent's
+ * summary cannot clear the screen, retitle the window or fake a line (`\x1b[2J`, `\x9b…`).
+ */
+export function safeText(text: string): string {
+  return text.replace(CONTROL, '');
+}
+
+/** Writes text (job data in it) on stdout, control characters removed. */
+export function out(text: string): void {
+  process.stdout.write(safeText(text));
+}
+
+/** Prints a value as JSON on stdout (the only thing `--json` writes there); C1 controls and DEL, which JSON may carry raw, are escaped. */
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  const json = JSON.stringify(value, null, 2).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  process.stdout.write(`${json}\n`);
 }
 
 /** Prints rows as an aligned text table on stdout (`-` for empty cells). */
 export function printTable(headers: string[], rows: (string | number | undefined | null)[][]): void {
-  const cells = rows.map((r) => r.map((c) => (c === undefined || c === null || c === '' ? '-' : String(c))));
+  const cells = rows.map((r) => r.map((c) => (c === undefined || c === null || c === '' ? '-' : safeText(String(c)).replace(/[\n\t]/g, ' '))));
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]!.length)));
   const fmt = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
   process.stdout.write(`${[fmt(headers), ...cells.map(fmt)].join('\n')}\n`);
@@ -35,7 +53,7 @@ export function printTable(headers: string[], rows: (string | number | undefined
 
 /** A human line on stderr (progress, notes): never mixed into machine output. */
 export function note(line: string): void {
-  process.stderr.write(`${line}\n`);
+  process.stderr.write(`${safeText(line)}\n`);
 }
 
 /** The exit code of a finished job's status. */

@@ -11,7 +11,7 @@ import type { Scout, ScoutCaps, ScoutDispatchRequest, ScoutReport } from '../cli
 import { count } from './catalog-commands';
 import { action, type Context } from './context';
 import { positiveNumber, readSpec } from './job-commands';
-import { ExitCode, note, printJson, printTable } from './output';
+import { ExitCode, note, out, printJson, printTable } from './output';
 
 /** The flags that build a scout request. */
 interface RequestFlags {
@@ -53,11 +53,11 @@ const oneLine = (s: string, max: number) => s.replace(/\s+/g, ' ').slice(0, max)
 /** Prints a scout for people: its state, the report's findings, the recommendation. */
 function printScout(s: Scout): void {
   const r: ScoutReport | null = s.report;
-  process.stdout.write(`scout ${s.id} ${s.state}${r ? ` · ${r.status} · confidence ${r.confidence} · ${r.tokens} tokens${r.dropped_findings ? ` · ${r.dropped_findings} finding(s) dropped` : ''}` : ''}\n`);
-  process.stdout.write(`question: ${oneLine(s.question, 200)}\nscope: ${s.scopePaths.join(', ')}\n`);
+  out(`scout ${s.id} ${s.state}${r ? ` · ${r.status} · confidence ${r.confidence} · ${r.tokens} tokens${r.dropped_findings ? ` · ${r.dropped_findings} finding(s) dropped` : ''}` : ''}\n`);
+  out(`question: ${oneLine(s.question, 200)}\nscope: ${s.scopePaths.join(', ')}\n`);
   if (!r) return;
   if (r.findings.length) printTable(['WHERE', 'RELEVANCE', 'EVIDENCE'], r.findings.map((f) => [`${f.file}:${f.line}`, f.relevance, oneLine(f.evidence, 80)]));
-  process.stdout.write(`recommendation: ${r.recommendation}\nfiles inspected: ${r.files_inspected.length}\n`);
+  out(`recommendation: ${r.recommendation}\nfiles inspected: ${r.files_inspected.length}\n`);
 }
 
 /** The exit code of a scout: 0 when it answered (success, or nothing in scope answers), else 1. */
@@ -106,7 +106,7 @@ export function registerScoutCommands(program: Command): void {
     .action(action(async (ctx, o: RequestFlags) => {
       const p = await ctx.client.scouts.prep(await requestOf(o));
       if (ctx.json) return printJson(p);
-      process.stdout.write(`${p.id}\n${capsLine(p.caps)}\nscope: ${p.scopePaths.join(', ')} · tools: ${p.tools.join(', ')} · report ≤ ${p.maxTokens} tokens\n\n${p.prompt}\n`);
+      out(`${p.id}\n${capsLine(p.caps)}\nscope: ${p.scopePaths.join(', ')} · tools: ${p.tools.join(', ')} · report ≤ ${p.maxTokens} tokens\n\n${p.prompt}\n`);
     }));
 
   withRequest(scout.command('run'))
@@ -147,7 +147,7 @@ export function registerScoutCommands(program: Command): void {
     .action(action(async (ctx, id: string) => {
       const c = await ctx.client.scouts.commit(id);
       if (ctx.json) printJson(c);
-      else process.stdout.write(`scout ${id} ${c.committed ? 'committed' : `not committed${c.reason ? `: ${c.reason}` : ''}`} · ${capsLine(c.caps)}\n`);
+      else out(`scout ${id} ${c.committed ? 'committed' : `not committed${c.reason ? `: ${c.reason}` : ''}`} · ${capsLine(c.caps)}\n`);
       return c.committed ? ExitCode.ok : ExitCode.failure;
     }));
 }

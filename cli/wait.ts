@@ -9,7 +9,7 @@
 import { sleep } from '../client/http';
 import type { JobResult } from '../client';
 import type { Context } from './context';
-import { note } from './output';
+import { note, safeText } from './output';
 import { JobProgressLine } from './progress';
 
 /** Options of `waitWithProgress`. */
@@ -48,7 +48,7 @@ export async function waitWithProgress(ctx: Context, jobId: string, opts: WaitWi
   const line = new JobProgressLine(jobId, opts.total, opts.limitUsd);
   const tty = Boolean(opts.tty);
   const draw = (plain?: string) => {
-    if (tty) process.stderr.write(`\r\x1b[2K${line.line()}`);
+    if (tty) process.stderr.write(`\r\x1b[2K${safeText(line.line())}`);
     else if (plain) note(plain);
   };
   draw();
@@ -66,6 +66,6 @@ export async function waitWithProgress(ctx: Context, jobId: string, opts: WaitWi
   } finally {
     stop.abort();
     await following.catch(() => undefined);
-    if (tty) process.stderr.write(`\r\x1b[2K${line.line()}\n`);
+    if (tty) process.stderr.write(`\r\x1b[2K${safeText(line.line())}\n`);
   }
 }

@@ -8,7 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import { fromTemporal, HttpProblem } from '../api/errors';
 import { viewOf } from '../api/routes/scouts';
-import { readResearchSubtask, runResearchSubtask } from '../api/jobs/research';
+import { readResearchSubtask, researchRoutingOf, runResearchSubtask } from '../api/jobs/research';
 import type { JobOutcome } from '../schemas';
 import { DelegateError, type DelegateBackend } from './backend';
 
@@ -55,7 +55,7 @@ export function createInProcessBackend(app: FastifyInstance, tenant: string): De
     }),
     list: ({ status, limit }) => guard(async () => (await svc.list(tenant, { status: status as 'running' | JobOutcome | undefined, label: [], pageSize: limit })).jobs.map(({ workflowId: _w, ...j }) => j)),
     runResearchSubtask: (input, waitSeconds) => guard(async () => {
-      const run = await runResearchSubtask(svc, tenant, input, waitSeconds);
+      const run = await runResearchSubtask(svc, tenant, input, waitSeconds, undefined, researchRoutingOf(app));
       return run.output ?? { id: input.id, job_id: run.jobId, status: 'running' as const, links: subtaskLinks(run.jobId) };
     }),
     researchSubtask: (jobId, waitSeconds) => guard(async () => {

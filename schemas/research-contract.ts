@@ -51,10 +51,14 @@ export const ResearchEvidenceSchema = z
   .meta({ id: 'ResearchEvidence' });
 export type ResearchEvidence = z.infer<typeof ResearchEvidenceSchema>;
 
-/** An item of `context_seed`: the same slim shape, with `url`, `title`, `fetched_at` and `score` optional. */
-export const ResearchSeedItemSchema = ResearchEvidenceSchema.partial({ url: true, title: true, fetched_at: true, score: true }).meta({
-  id: 'ResearchSeedItem',
-});
+/**
+ * An item of `context_seed`: the same slim shape, with all but `snippet` optional. The contract
+ * types the seed as `list[dict]`, so a plain `{url, title, snippet}` is an item: a missing
+ * `source` reads as "web" when it has a url, "context" otherwise (research-mapping.ts).
+ */
+export const ResearchSeedItemSchema = ResearchEvidenceSchema.partial({ url: true, title: true, fetched_at: true, score: true })
+  .extend({ source: ResearchEvidenceSchema.shape.source.optional().describe('the channel it came from; absent: "web" with a url, "context" without') })
+  .meta({ id: 'ResearchSeedItem' });
 export type ResearchSeedItem = z.infer<typeof ResearchSeedItemSchema>;
 
 /** The contract's input object, before its cross-field rules (`checkResearchInput`). */

@@ -26,11 +26,14 @@ export interface ResearchTaskPlan {
   labels: Record<string, string>;
 }
 
+/** The channel of a seed item that names none: the web when it has a url, the parent's context otherwise. */
+export const seedSourceOf = (item: { source?: string; url?: string | null }): string => item.source ?? (item.url != null ? 'web' : 'context');
+
 /** The seed as Delegate evidence: ids `seed_1`, `seed_2`… (the contract's items carry none). */
 export function seedEvidence(input: Pick<ResearchSubtaskInput, 'context_seed'>): Evidence[] {
   return input.context_seed.map((s, i) => ({
     id: `seed_${i + 1}`,
-    source: s.source,
+    source: seedSourceOf(s),
     snippet: s.snippet,
     ...(s.title != null ? { title: s.title } : {}),
     ...(s.url != null ? { url: s.url } : {}),

@@ -1,6 +1,7 @@
 /**
- * One circuit breaker per remote agent, shared by every worker and surviving restarts: an
- * entity workflow `breaker/<agentId>` fed by the workers' step outcomes. Its state lives in
+ * One circuit breaker per remote agent and tenant, shared by every worker and surviving
+ * restarts: an entity workflow `breaker/<tenant>/<agentId>` fed by the workers' step outcomes.
+ * One tenant's failures (its tasks' own input may provoke them) open its own circuit only. Its state lives in
  * its memo (`breaker`), so a reader's `describe()` sees it without a query round trip.
  *
  *   worker ──stepOutcome (signalWithStart)──> agentBreaker ──upsertMemo──> memo.breaker <──describe── workers, API
@@ -15,6 +16,8 @@ import { acquireTrial, applyOutcome, initialBreaker, releaseTrial, type BreakerS
 /** Input of the breaker workflow. */
 export interface AgentBreakerInput {
   agentId: string;
+  /** Whose steps it counts; absent on breakers of steps without a tenant (and on runs begun before breakers were per tenant). */
+  tenant?: string;
   settings: BreakerSettings;
   /** Set by the previous run (continue-as-new): the state so far. */
   carry?: BreakerState;
@@ -25,8 +28,13 @@ export interface AgentBreakerInput {
 /** The memo key the state is published under. */
 export const BREAKER_MEMO_KEY = 'breaker';
 
-/** The breaker workflow of an agent: one per deployment (agents are deployment-wide, not per tenant). */
-export const breakerWorkflowId = (agentId: string) => `breaker/${agentId}`;
+/**
+ * The breaker workflow of an agent for one tenant: agents are deployment-wide, but a tenant can
+ * make one fail at will (its input), so each tenant's failures count against its own circuit.
+ * A step that names no tenant (a job started straight through Temporal without events) uses
+ * the agent's shared `breaker/<agentId>`.
+ */
+export const breakerWorkflowId = (agentId: string, tenant?: string) => (tenant ? `breaker/${tenant}/${agentId}` : `breaker/${agentId}`);
 
 /** A step of the agent ended (any worker). */
 export const stepOutcomeSignal = defineSignal<[StepOutcome]>('stepOutcome');
@@ -37,7 +45,7 @@ export const acquireTrialUpdate = defineUpdate<TrialGrant, [TrialRequest]>('acqu
 /** The breaker's state (the memo holds the same). */
 export const breakerStateQuery = defineQuery<BreakerState>('state');
 
-/** The breaker of one agent; runs until cancelled. The function name is the workflow type: do not rename. */
+/** The breaker of one agent (for one tenant); runs until cancelled. The function name is the workflow type: do not rename. */
 export async function agentBreaker(input: AgentBreakerInput): Promise<BreakerState> {
   let s = input.carry ?? initialBreaker(input.settings);
   const publish = () => upsertMemo({ [BREAKER_MEMO_KEY]: s });

@@ -1,10 +1,24 @@
 /** Controlling a running job: graceful stop, hard cancel, budget top-ups (409 once it has finished). */
 import type { Client } from '@temporalio/client';
 import type { Budget, Ledger } from '../../schemas';
+import { BUDGET_AXES } from '../../core/budget-axes';
+import { toUnits } from '../../core/money';
 import { budgetUpdate, jobStatusQuery, modelUpdate, stopSignal, subtaskBudgetUpdate } from '../../workflows/messages';
 import type { JobModelState } from '../../core/role-limits';
 import { HttpProblem } from '../errors';
 import type { JobHandles } from './handles';
+
+/**
+ * Refuses a top-up amount the ledger cannot book: money counts whole micro-dollars, so 0.0000004
+ * would round to nothing and answer 200 with nothing added. 400 at the field path.
+ */
+export function checkTopUp(add: Budget): void {
+  const errors = BUDGET_AXES.filter((axis) => add[axis] !== undefined && add[axis] > 0 && toUnits(axis, add[axis]) === 0).map((axis) => ({
+    path: `body.add.${axis}`,
+    message: `${add[axis]} is below the smallest amount the ledger books (costUsd: one micro-dollar, 0.000001)`,
+  }));
+  if (errors.length > 0) throw new HttpProblem(400, 'Invalid request', 'a top-up amount rounds to nothing', errors);
+}
 
 /** The control operations. */
 export function createControls(client: Client, { requireRunning }: JobHandles) {
@@ -21,6 +35,7 @@ export function createControls(client: Client, { requireRunning }: JobHandles) {
 
     /** Job budget top-up; returns the new ledger. */
     async topUp(tenant: string, jobId: string, add: Budget): Promise<Ledger> {
+      checkTopUp(add);
       const handle = await requireRunning(tenant, jobId);
       return handle.executeUpdate(budgetUpdate, { args: [{ add }] });
     },
@@ -33,6 +48,7 @@ export function createControls(client: Client, { requireRunning }: JobHandles) {
 
     /** One running subtask's top-up, within what its job has left. */
     async topUpSubtask(tenant: string, jobId: string, taskId: string, add: Budget) {
+      checkTopUp(add);
       const handle = await requireRunning(tenant, jobId);
       // the job knows its batches, not the state of each task inside them: ask the running batches
       const root = await handle.query(jobStatusQuery).catch(() => undefined);

@@ -60,11 +60,13 @@ async function newestAfter(rows: AsyncIterable<WorkflowExecutionInfo>, k: number
     const jobId = String(wf.memo?.jobId ?? wf.workflowId.split('/').slice(2).join('/'));
     const key = { startedAt: wf.startTime.getTime(), jobId };
     if (!isAfter(key, after)) continue;
+    const status = wf.typedSearchAttributes.get(STATUS_KEY) as JobListItem['status'];
     kept.push({
       jobId,
       workflowId: wf.workflowId,
       state: stateOf(wf.status.name),
-      status: wf.typedSearchAttributes.get(STATUS_KEY) as JobListItem['status'],
+      // a run an operator terminated never wrote its outcome: it is not running, whatever the attribute says
+      ...(status === 'running' && wf.status.name !== 'RUNNING' ? {} : { status }),
       pattern: wf.typedSearchAttributes.get(PATTERN_KEY) as Pattern | undefined,
       startedAt: wf.startTime.toISOString(),
       key,
@@ -89,10 +91,14 @@ export function createJobList(client: Client, record: RecordStore) {
     const scan = (status: string) => client.workflow.list({ query: [...q, status].join(' AND '), pageSize: Math.min(k, 1000) });
     // Temporal's SQL visibility has no ORDER BY: it answers running executions newest start
     // first, then closed ones newest close first (measured on the dev server, Temporal 1.29)
+    const none: Candidates = { items: [], full: false };
     const [running, ended] = await Promise.all([
       newestAfter(scan('ExecutionStatus = "Running"'), k, f.after, (wf) => wf.startTime.getTime()),
-      // ended without a result; a run that continued as new is not the job's last
-      newestAfter(scan('ExecutionStatus != "Running" AND ExecutionStatus != "Completed" AND ExecutionStatus != "ContinuedAsNew"'), k, f.after, (wf) => wf.closeTime?.getTime() ?? Infinity),
+      // ended without a result; a run that continued as new is not the job's last. A job that
+      // ended so (terminated, timed out) still carries status "running": never a running one
+      f.status === 'running'
+        ? none
+        : newestAfter(scan('ExecutionStatus != "Running" AND ExecutionStatus != "Completed" AND ExecutionStatus != "ContinuedAsNew"'), k, f.after, (wf) => wf.closeTime?.getTime() ?? Infinity),
     ]);
     const rows = f.status === 'running' ? [] : await record.listFinished(tenant, { ...f, after: f.after, limit: k });
     const finished: Candidates = {

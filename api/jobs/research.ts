@@ -3,13 +3,39 @@
  * its rationale as the objective), read back as the contract's output. The route and the MCP
  * server both call these, so the two cannot drift.
  *
- *   input ──toTaskPlan──> job { tasks: [task], labels } ──wait──> result.results[0].research
+ *   input ──toTaskPlan──> (no agent named, routing finds none: the default research agent) ──> job { tasks: [task], labels } ──wait──> result.results[0].research
  */
-import type { JobResult } from '../../schemas';
+import type { FastifyInstance } from 'fastify';
+import type { AgentRegistry } from '../../activities';
+import type { JobResult, TaskSpec } from '../../schemas';
 import type { ResearchSubtaskInput, ResearchSubtaskOutput } from '../../schemas/research-contract';
 import { toTaskPlan } from '../../schemas/research-mapping';
 import { HttpProblem } from '../errors';
 import type { JobService } from '../job-service';
+
+/** How a contract subtask that names no agent is routed. */
+export interface ResearchRouting {
+  registry: AgentRegistry;
+  /** The agent such a subtask runs on when routing finds none (DELEGATE_RESEARCH_DEFAULT_AGENT). */
+  defaultAgent?: string;
+}
+
+/** The routing an app's configuration gives. */
+export const researchRoutingOf = (app: FastifyInstance): ResearchRouting => ({ registry: app.registry, defaultAgent: app.config.DELEGATE_RESEARCH_DEFAULT_AGENT });
+
+/** What a 422 for an unrouted contract subtask tells its caller to do. */
+export const NO_RESEARCH_AGENT_HINT = 'name an `agent` (GET /v1/agents lists them), widen `scope`, or have the operator set DELEGATE_RESEARCH_DEFAULT_AGENT';
+
+/**
+ * The task with the default agent when the contract named none: in its place when routing by
+ * words finds no agent now, or as its fallback when embeddings route it later in the subtask.
+ */
+export function withDefaultAgent(task: TaskSpec, question: string, routing: ResearchRouting | undefined): TaskSpec {
+  const fallback = routing?.defaultAgent;
+  if (!routing || !fallback || task.agent === undefined) return task;
+  if (routing.registry.semantic.method === 'embeddings') return task.fallback?.length ? task : { ...task, fallback: [fallback] };
+  return routing.registry.resolve(task.agent, question) ? task : { ...task, agent: fallback };
+}
 
 /** The contract output of a finished research-subtask job, or a 404 when the job is not one. */
 export function outputOf(jobId: string, result: JobResult): ResearchSubtaskOutput {
@@ -25,15 +51,43 @@ export interface ResearchRun {
   output?: ResearchSubtaskOutput;
 }
 
+/** TaskSpec fields and the contract's names for them. */
+const CONTRACT_FIELD: Record<string, string> = { outputSchema: 'output_schema', contextSeed: 'context_seed', stopConditions: 'stop_conditions', timeoutSeconds: 'timeout_seconds', retry: 'retry_limit', fallback: 'agent' };
+
+/**
+ * A submission's 422 in the contract's own terms: the one task's fields are the body's
+ * (`body.tasks[0].outputSchema` is `body.output_schema`); an agent the caller did not name says
+ * how to name one, or that the configured default is wrong.
+ */
+function inContractTerms(err: unknown, input: ResearchSubtaskInput, task: TaskSpec): unknown {
+  if (!(err instanceof HttpProblem) || err.status !== 422 || !err.errors) return err;
+  const defaulted = input.agent === undefined && (typeof task.agent === 'string' || (task.fallback?.length ?? 0) > 0);
+  const errors = err.errors.map((e) => {
+    const m = /^body\.tasks\[0\](?:\.([A-Za-z]+))?(.*)$/.exec(e.path);
+    if (!m) return e;
+    const field = m[1] === undefined ? '' : `.${CONTRACT_FIELD[m[1]] ?? m[1]}`;
+    const path = m[1] === 'fallback' ? 'body.agent' : `body${field}${m[2]}`;
+    if (path !== 'body.agent' || input.agent !== undefined) return { path, message: e.message };
+    const message = defaulted ? `DELEGATE_RESEARCH_DEFAULT_AGENT: ${e.message}` : `${e.message}; ${NO_RESEARCH_AGENT_HINT}`;
+    return { path, message };
+  });
+  return new HttpProblem(err.status, err.title, err.detail, errors, err.headers);
+}
+
 /** Submits one contract subtask (idempotent on the key) and waits up to `waitSeconds` for its output. */
-export async function runResearchSubtask(svc: JobService, tenant: string, input: ResearchSubtaskInput, waitSeconds: number, idempotencyKey?: string): Promise<ResearchRun> {
+export async function runResearchSubtask(svc: JobService, tenant: string, input: ResearchSubtaskInput, waitSeconds: number, idempotencyKey?: string, routing?: ResearchRouting): Promise<ResearchRun> {
   const plan = toTaskPlan(input);
-  const sub = await svc.submit(tenant, {
-    pattern: 'fanout',
-    tasks: [plan.task],
-    labels: plan.labels,
-    ...(input.rationale ? { objective: input.rationale } : {}),
-  }, idempotencyKey);
+  const task = input.agent === undefined ? withDefaultAgent(plan.task, input.question, routing) : plan.task;
+  const sub = await svc
+    .submit(tenant, {
+      pattern: 'fanout',
+      tasks: [task],
+      labels: plan.labels,
+      ...(input.rationale ? { objective: input.rationale } : {}),
+    }, idempotencyKey)
+    .catch((err: unknown) => {
+      throw inContractTerms(err, input, task);
+    });
   const result = await svc.result(tenant, sub.jobId, waitSeconds);
   return { jobId: sub.jobId, created: sub.created, ...(result ? { output: outputOf(sub.jobId, result) } : {}) };
 }

@@ -95,7 +95,7 @@ function noWorker(tenant: string, missing: string[]): HttpProblem {
 /** The submit operation; `lanes` says which queues have a worker. */
 export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, describe }: JobHandles, lanes: LaneWatch) {
   const { client, config, registry, record } = deps;
-  const runningJobs = createRunningJobsQuota(client);
+  const runningJobs = createRunningJobsQuota(client, record);
   const netPolicy = netPolicyFromConfig(config);
 
   /** Starts the job, or finds the one with the same id (a different spec under the same id is a 409). */

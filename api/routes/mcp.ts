@@ -4,10 +4,13 @@
  * POST gets its own server and transport bound to the caller's tenant, so any API replica
  * answers any request and nothing is kept between them. A tool call's progress notifications
  * and its result travel on that POST's own SSE answer; there is no standalone GET stream
- * (405, which MCP clients take as "none"), and no session to DELETE.
+ * (405, which MCP clients take as "none"), and no session to DELETE. A JSON-RPC batch counts
+ * against the caller's request rate once per message it holds, and the Host check
+ * (api/host-check.ts) has refused a DNS-rebinding page before any of this runs.
  *
  *   POST /mcp ──auth──> tenant ──> McpServer(in-process backend) ⇄ StreamableHTTPServerTransport ──> SSE / JSON answer
  */
+import { MAX_BATCH_SIZE } from '@modelcontextprotocol/sdk/server/requestBody.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyPluginAsync } from 'fastify';
 import { createInProcessBackend } from '../../mcp/in-process';
@@ -17,6 +20,8 @@ import { HttpProblem, sendProblem } from '../errors';
 /** The MCP endpoint. */
 export const mcpRoutes: FastifyPluginAsync = async (app) => {
   app.post('/mcp', { schema: { hide: true } }, async (req, reply) => {
+    // a JSON-RPC batch is as many calls as it holds: the rate limit counted the POST once
+    if (Array.isArray(req.body) && req.body.length > 1) await app.chargeRequests(req, Math.min(req.body.length, MAX_BATCH_SIZE) - 1);
     const server = createDelegateMcpServer(createInProcessBackend(app, req.tenant));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     // the transport writes the answer itself (JSON or an SSE stream)

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { IdSchema } from '../../schemas';
 import { ResearchSubtaskInputSchema, ResearchSubtaskOutputSchema } from '../../schemas/research-contract';
 import { ProblemSchema } from '../errors';
-import { readResearchSubtask, runResearchSubtask } from '../jobs/research';
+import { readResearchSubtask, researchRoutingOf, runResearchSubtask } from '../jobs/research';
 
 const problems = { 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema, 409: ProblemSchema, 415: ProblemSchema, 422: ProblemSchema, 429: ProblemSchema, 503: ProblemSchema };
 const Wait = z.strictObject({ waitSeconds: z.coerce.number().min(0).max(60).default(0).describe('wait this long for the output (202 when it is not ready)') });
@@ -44,7 +44,7 @@ export const subtaskRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   }, async (req, reply) => {
     const tenant = req.tenant;
-    const run = await runResearchSubtask(svc, tenant, req.body, req.query.waitSeconds, req.headers['idempotency-key']);
+    const run = await runResearchSubtask(svc, tenant, req.body, req.query.waitSeconds, req.headers['idempotency-key'], researchRoutingOf(app));
     req.log.info({ jobId: run.jobId, created: run.created, subtask: req.body.id, parentId: req.body.parent_id }, 'research subtask submitted');
     reply.header('location', links(tenant, run.jobId).self);
     if (run.output) return reply.code(200).send(run.output);

@@ -86,7 +86,7 @@ export const systemRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get('/v1/agents/:id', {
     schema: {
-      summary: "One agent: its manifest and, for a remote agent, its circuit breaker as every worker shares it",
+      summary: "One agent: its manifest and, for a remote agent, the caller's tenant's circuit breaker on it, as every worker shares it",
       operationId: 'getAgent',
       tags: ['agents'],
       params: z.strictObject({ id: z.string().min(1).max(128) }),
@@ -97,6 +97,6 @@ export const systemRoutes: FastifyPluginAsyncZod = async (app) => {
     if (!def) throw new HttpProblem(404, 'Not found', `no agent "${req.params.id}"; GET /v1/agents lists them`);
     const m = def.manifest;
     if (m.kind === 'builtin') return { ...m, breaker: null };
-    return { ...m, breaker: await readBreaker(app.temporal, m.id, breakerSettingsOf(app.config)) };
+    return { ...m, breaker: await readBreaker(app.temporal, m.id, breakerSettingsOf(app.config), req.tenant) };
   });
 };

@@ -44,8 +44,9 @@ async function runOn(worker: Worker, n: number) {
   const tasks: TaskSpec[] = Array.from({ length: n }, (_, i) => ({ id: `t${i}`, question: 'q', agent: AGENT }));
   const r = await client.workflow.execute(delegationJob, {
     taskQueue: worker.taskQueue,
-    workflowId: `job/test/${jobId}`,
-    args: [{ spec: { jobId, pattern: 'fanout', maxParallel: 1, tasks }, tenant: 'test', maxDepth: 1 }],
+    // the tenant whose breaker GET /v1/agents/:id shows below (circuits are per agent and tenant)
+    workflowId: `job/default/${jobId}`,
+    args: [{ spec: { jobId, pattern: 'fanout', maxParallel: 1, tasks }, tenant: 'default', maxDepth: 1 }],
   });
   return r.results.map((x) => x.failureReason);
 }
