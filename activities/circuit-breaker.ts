@@ -14,8 +14,10 @@
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { DEFAULT_BREAKER_SETTINGS, type BreakerSettings, type CircuitState } from '../schemas/breaker';
-import { acquireTrialUpdate, agentBreaker, BREAKER_MEMO_KEY, breakerWorkflowId, releaseTrialSignal, stepOutcomeSignal } from '../workflows/agent-breaker';
-import { phaseAt, type BreakerState, type StepOutcome } from '../workflows/breaker-state';
+import type { agentBreaker } from '../workflows/agent-breaker';
+import { acquireTrialUpdate, releaseTrialSignal, stepOutcomeSignal } from '../workflows/messages';
+import { BREAKER_MEMO_KEY, breakerWorkflowId } from '../core/names';
+import { phaseAt, type BreakerState, type StepOutcome } from '../core/breaker-state';
 
 export type { CircuitState } from '../schemas/breaker';
 
@@ -121,7 +123,7 @@ export function createCircuitBreaker(opts: CircuitBreakerOptions): CircuitBreake
 
   async function report(t: BreakerTarget, outcome: StepOutcome): Promise<void> {
     try {
-      await client.workflow.signalWithStart(agentBreaker, {
+      await client.workflow.signalWithStart<typeof agentBreaker, [StepOutcome]>('agentBreaker', {
         workflowId: idOf(t),
         taskQueue,
         args: [{ agentId: t.agentId, ...(t.tenant ? { tenant: t.tenant } : {}), settings }],

@@ -5,8 +5,8 @@
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { BreakerSettings, BreakerView } from '../schemas';
-import { BREAKER_MEMO_KEY, breakerWorkflowId } from '../workflows/agent-breaker';
-import { breakerView, type BreakerState } from '../workflows/breaker-state';
+import { BREAKER_MEMO_KEY, breakerWorkflowId } from '../core/names';
+import { breakerView, type BreakerState } from '../core/breaker-state';
 
 /** The agent's breaker for `tenant` now; no breaker workflow yet (the tenant's steps never failed there) is a closed breaker with `settings`. */
 export async function readBreaker(client: Client, agentId: string, settings: BreakerSettings, tenant: string): Promise<BreakerView> {

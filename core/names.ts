@@ -16,3 +16,14 @@ export function stepQueueFor(lane: string, pool?: string): string {
 export function agentQueueFor(taskQueue: string, tenant: string): string {
   return `${taskQueue}-agents-${tenant}`;
 }
+
+/** The memo key the state is published under. */
+export const BREAKER_MEMO_KEY = 'breaker';
+
+/**
+ * The breaker workflow of an agent for one tenant: agents are deployment-wide, but a tenant can
+ * make one fail at will (its input), so each tenant's failures count against its own circuit.
+ * A step that names no tenant (a job started straight through Temporal without events) uses
+ * the agent's shared `breaker/<agentId>`.
+ */
+export const breakerWorkflowId = (agentId: string, tenant?: string) => (tenant ? `breaker/${tenant}/${agentId}` : `breaker/${agentId}`);

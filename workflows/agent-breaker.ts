@@ -9,9 +9,11 @@
  *
  * Cancelling it retires the breaker (the next failure starts a fresh, closed one).
  */
-import { allHandlersFinished, condition, defineQuery, makeContinueAsNewFunc, defineSignal, defineUpdate, setHandler, upsertMemo, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, condition, makeContinueAsNewFunc, setHandler, upsertMemo, workflowInfo } from '@temporalio/workflow';
 import type { BreakerSettings } from '../schemas/breaker';
-import { acquireTrial, applyOutcome, initialBreaker, releaseTrial, type BreakerState, type StepOutcome, type TrialGrant, type TrialRequest } from './breaker-state';
+import { acquireTrial, applyOutcome, initialBreaker, releaseTrial, type BreakerState } from '../core/breaker-state';
+import { BREAKER_MEMO_KEY } from '../core/names';
+import { acquireTrialUpdate, breakerStateQuery, releaseTrialSignal, stepOutcomeSignal } from './messages';
 
 /** Input of the breaker workflow. */
 export interface AgentBreakerInput {
@@ -24,26 +26,6 @@ export interface AgentBreakerInput {
   /** Continue as new once the run's history passes this many events. @default 500 */
   eventsPerRun?: number;
 }
-
-/** The memo key the state is published under. */
-export const BREAKER_MEMO_KEY = 'breaker';
-
-/**
- * The breaker workflow of an agent for one tenant: agents are deployment-wide, but a tenant can
- * make one fail at will (its input), so each tenant's failures count against its own circuit.
- * A step that names no tenant (a job started straight through Temporal without events) uses
- * the agent's shared `breaker/<agentId>`.
- */
-export const breakerWorkflowId = (agentId: string, tenant?: string) => (tenant ? `breaker/${tenant}/${agentId}` : `breaker/${agentId}`);
-
-/** A step of the agent ended (any worker). */
-export const stepOutcomeSignal = defineSignal<[StepOutcome]>('stepOutcome');
-/** The half-open trial's step was cancelled: free the trial for another. */
-export const releaseTrialSignal = defineSignal<[{ holder: string }]>('releaseTrial');
-/** Half-open: may this step be the trial? Granted to one step at a time, on a lease. */
-export const acquireTrialUpdate = defineUpdate<TrialGrant, [TrialRequest]>('acquireTrial');
-/** The breaker's state (the memo holds the same). */
-export const breakerStateQuery = defineQuery<BreakerState>('state');
 
 /** The breaker of one agent (for one tenant); runs until cancelled. The function name is the workflow type: do not rename. */
 export async function agentBreaker(input: AgentBreakerInput): Promise<BreakerState> {

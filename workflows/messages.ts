@@ -11,6 +11,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { Budget, JobProgress, Ledger } from '../schemas';
 import type { JobModelState } from '../core/role-limits';
+import type { BreakerState, StepOutcome, TrialGrant, TrialRequest } from '../core/breaker-state';
 
 /** Why a stop or cancel was sent (logs only). */
 export interface StopReason {
@@ -76,3 +77,13 @@ export const jobMessages = {
   subtaskBudget: 'Top up one running subtask within what the job has left: `{ taskId, add }`; returns what was granted',
   model: 'Switch the job\'s model: `{ model?, maxOutputTokens? }`; children started from now on use it, running ones keep theirs',
 } as const;
+
+// the agent breaker's (workflows/agent-breaker.ts); the workers' breaker client sends them
+/** A step of the agent ended (any worker). */
+export const stepOutcomeSignal = defineSignal<[StepOutcome]>('stepOutcome');
+/** The half-open trial's step was cancelled: free the trial for another. */
+export const releaseTrialSignal = defineSignal<[{ holder: string }]>('releaseTrial');
+/** Half-open: may this step be the trial? Granted to one step at a time, on a lease. */
+export const acquireTrialUpdate = defineUpdate<TrialGrant, [TrialRequest]>('acquireTrial');
+/** The breaker's state (the memo holds the same). */
+export const breakerStateQuery = defineQuery<BreakerState>('state');

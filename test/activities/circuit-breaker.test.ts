@@ -9,8 +9,10 @@ import { builtinAgents, createAgentRegistry, createHttpAgent, type AgentRegistry
 import { buildApp } from '../../api/app';
 import type { BreakerView, TaskSpec } from '../../schemas';
 import { loadTenants } from '../../config/tenants';
-import { agentBreaker, BREAKER_MEMO_KEY, stepOutcomeSignal } from '../../workflows/agent-breaker';
-import type { BreakerState } from '../../workflows/breaker-state';
+import { agentBreaker } from '../../workflows/agent-breaker';
+import { BREAKER_MEMO_KEY } from '../../core/names';
+import { stepOutcomeSignal } from '../../workflows/messages';
+import type { BreakerState } from '../../core/breaker-state';
 import { delegationJob } from '../../workflows/delegation-job';
 import { startAgentUpstream } from '../agent-upstream';
 import { startDedicatedWorker } from '../dedicated-worker';

@@ -1,6 +1,6 @@
 /** The breaker's state machine without a server: open after N failures, one trial after the cool-down, close on success. */
 import { describe, expect, it } from 'vitest';
-import { acquireTrial, applyOutcome, breakerView, initialBreaker, phaseAt, releaseTrial, type BreakerState } from '../../workflows/breaker-state';
+import { acquireTrial, applyOutcome, breakerView, initialBreaker, phaseAt, releaseTrial, type BreakerState } from '../../core/breaker-state';
 
 const settings = { failures: 3, cooldownMs: 1000 };
 const fail = (s: BreakerState, at: number, error = 'boom') => applyOutcome(s, { ok: false, at, error }, at);
