@@ -23,11 +23,10 @@ import type { AgentManifest, Budget, FailureReason, TaskResult, TaskSpec } from 
 import type { EventTarget } from '../job/events';
 import { cancelSignal, grantSignal, stopSignal, subtaskMessages, subtaskStatusQuery } from '../messages';
 import { remaining, snapshot, topUp } from '../../core/budget-ledger';
-import { DEFAULT_STEP_CEILING_SECONDS, MAX_CARRY_BYTES, msLeft } from '../../core/engine-limits';
+import { MAX_CARRY_BYTES, msLeft } from '../../core/engine-limits';
 import { agentLabel, jsonBytes } from '../../core/task-results';
 import { TENANT_KEY } from '../../core/search-attributes';
 import { stepQueueFor } from '../../core/names';
-import { clampStepPolicy } from '../step-policy';
 import { setLogContext } from '../log-context';
 import { subtaskDetails } from '../ui-details';
 import { RoleHost } from '../role-host';
@@ -39,7 +38,7 @@ import { beforeStep, budgetHalt, cannotCarry, continuesAsNew, halt, pastDeadline
 import { hostRules } from './host-rules';
 import { applyRoleNext, awaitsSummary, summaryReprompt, type Reprompted } from './reprompt';
 import { notResolvedResult, taskResult } from './result';
-import { finishRun, judgeActivity, resolveAgent, runStep, stepOptions } from './runtime';
+import { finishRun, judgeActivity, resolveAgent, runStep, stepOptions, stepPolicyOf } from './runtime';
 import { carryOf, elapsedSeconds, newState, resolved, spentAxes, type RunningState, type SubtaskCarry } from './state';
 import { applyOutcome, stepInput } from './step';
 import { applyStopHit, applyVerdict, checkStops, judgeFailed, judgeInput } from './stops';
@@ -94,8 +93,10 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
   const tenant = workflowInfo().typedSearchAttributes.get(TENANT_KEY) ?? input.events?.tenant ?? 'default';
   const ledgerNow = () => snapshot(s.ledger, elapsedSeconds(s, Date.now()));
   /** The UI's current details: step, attempts, spend against the budget, the last error. */
-  const showDetails = () =>
-    setCurrentDetails(subtaskDetails({ taskId: task.id, agentId: s.agentId, phase: s.phase, steps: s.steps, attempts: s.attempts, ledger: ledgerNow(), lastError: s.errors.at(-1), routing: s.routing }));
+  const showDetails = () => {
+    const { agentId, phase, steps, attempts, routing } = s;
+    setCurrentDetails(subtaskDetails({ taskId: task.id, agentId, phase, steps, attempts, ledger: ledgerNow(), lastError: s.errors.at(-1), routing }));
+  };
   function finish(result: TaskResult): TaskResult {
     s.phase = 'done';
     showDetails();
@@ -147,13 +148,12 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
   }
   setLogContext({ agent: r.agentId });
   showDetails();
-  // a step's worst case (timeout × attempts + backoff) stays under the operator's ceiling
-  const policyOf = (m: AgentManifest) =>
-    clampStepPolicy({ timeoutSeconds: task.timeoutSeconds ?? m.limits.timeoutSeconds, retry: { ...m.retry, ...task.retry } }, input.stepCeilingSeconds ?? DEFAULT_STEP_CEILING_SECONDS);
+  const policyOf = (m: AgentManifest) => stepPolicyOf(task, m, input.stepCeilingSeconds);
   let policy = policyOf(r.manifest);
   // a pooled agent's steps go to its pool's queue on the lane: read from the manifest of the moment
   const stepQueue = () => (r.manifest.pool ? stepQueueFor(agentQueue ?? workflowInfo().taskQueue, r.manifest.pool) : agentQueue);
-  const stepTask = { ...task, job: undefined };
+  const { model, maxOutputTokens, events, stepScheduleToStartSeconds } = input;
+  const step = { workflowId: workflowInfo().workflowId, task: { ...task, job: undefined }, previous, events, model, maxOutputTokens };
   const retryLog = (p: Reprompted) => log.info('RETRY', { event: 'RETRY', step: r.steps, attempt: 2, maxAttempts: 2, ...p });
 
   /** With `budgetWaitSeconds`, a spent budget waits that long for a top-up before halting (never a role child); true when it may go on. */
@@ -222,11 +222,11 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
     }
     const awaitingSummary = awaitsSummary(r);
     const now = Date.now();
-    const ctx = { workflowId: workflowInfo().workflowId, task: stepTask, previous, events: input.events, maxAttempts: policy.retry.maxAttempts, role: roleHost?.stepFields(), model: input.model, maxOutputTokens: input.maxOutputTokens };
-    const options = stepOptions({ task, agentId: r.manifest.id, policy, queue: stepQueue(), deadline, scheduleToStartSeconds: input.stepScheduleToStartSeconds, now });
-    const outcome = await runStep(options, stepInput(r, ctx, now), remaining(r.ledger, elapsedSeconds(r, now)).latencySeconds, () => r.cancelRequested);
-    const failure = { pastDeadline: pastDeadline(deadline, Date.now()), queue: stepQueue() ?? workflowInfo().taskQueue, scheduleToStartSeconds: input.stepScheduleToStartSeconds };
-    const after = applyOutcome(r, outcome, awaitingSummary, failure);
+    const options = stepOptions({ task, agentId: r.manifest.id, policy, queue: stepQueue(), deadline, scheduleToStartSeconds: stepScheduleToStartSeconds, now });
+    const sent = stepInput(r, { ...step, maxAttempts: policy.retry.maxAttempts, role: roleHost?.stepFields() }, now);
+    const outcome = await runStep(options, sent, remaining(r.ledger, elapsedSeconds(r, now)).latencySeconds, () => r.cancelRequested);
+    const where = { pastDeadline: pastDeadline(deadline, Date.now()), queue: stepQueue() ?? workflowInfo().taskQueue, scheduleToStartSeconds: stepScheduleToStartSeconds };
+    const after = applyOutcome(r, outcome, awaitingSummary, where);
     if (after.kind === 'halt') break;
     if (after.kind === 'failed') {
       if (await switchAgent(after.failure.reason, after.failure.message)) continue;

@@ -16,11 +16,11 @@ import {
   type ActivityOptions,
 } from '@temporalio/workflow';
 import type { Activities, AgentStepInput } from '../../activities';
-import type { TaskResult, TaskSpec } from '../../schemas';
+import type { AgentManifest, TaskResult, TaskSpec } from '../../schemas';
 import { ErrorType, NON_RETRYABLE_ERROR_TYPES } from '../../core/errors';
-import { msLeft } from '../../core/engine-limits';
+import { DEFAULT_STEP_CEILING_SECONDS, msLeft } from '../../core/engine-limits';
 import { AGENT_KEY, FAILURE_REASON_KEY, STATUS_KEY, taskOutcome } from '../../core/search-attributes';
-import { scheduleToStartOption, type StepPolicy } from '../step-policy';
+import { clampStepPolicy, scheduleToStartOption, type StepPolicy } from '../step-policy';
 import type { DelegateMetricsSinks } from '../telemetry-sinks';
 import { staticSummary } from '../ui-details';
 import { classify } from './classify';
@@ -39,6 +39,11 @@ export const judgeActivity = (taskQueue?: string) =>
     retry: { maximumAttempts: 2, nonRetryableErrorTypes: NON_RETRYABLE_ERROR_TYPES },
     ...(taskQueue ? { taskQueue } : {}),
   }).judgeRubrics;
+
+/** A step's timeout and retry policy: the task's over its agent's, its worst case (timeout × attempts + backoff) under the operator's ceiling. */
+export function stepPolicyOf(task: TaskSpec, m: AgentManifest, ceilingSeconds = DEFAULT_STEP_CEILING_SECONDS): StepPolicy {
+  return clampStepPolicy({ timeoutSeconds: task.timeoutSeconds ?? m.limits.timeoutSeconds, retry: { ...m.retry, ...task.retry } }, ceilingSeconds);
+}
 
 /** What a step's activity options depend on besides its agent's policy. */
 export interface StepOptionsContext {

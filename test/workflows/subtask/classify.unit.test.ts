@@ -3,8 +3,8 @@ import { ActivityFailure, ApplicationFailure, CancelledFailure, RetryState, Time
 import { describe, expect, it } from 'vitest';
 import { ErrorType } from '../../../core/errors';
 import { classify } from '../../../workflows/subtask/classify';
-import { stepOptions } from '../../../workflows/subtask/runtime';
-import { T0, task, usage } from './fixtures';
+import { stepOptions, stepPolicyOf } from '../../../workflows/subtask/runtime';
+import { manifest, T0, task, usage } from './fixtures';
 
 const activity = (cause: Error) => new ActivityFailure('activity failed', 'agentStep', '1', RetryState.MAXIMUM_ATTEMPTS_REACHED, 'w', cause);
 
@@ -45,5 +45,15 @@ describe('stepOptions', () => {
     expect(bare).not.toHaveProperty('taskQueue');
     expect(bare).not.toHaveProperty('scheduleToStartTimeout');
     expect(bare).not.toHaveProperty('priority');
+  });
+});
+
+describe('stepPolicyOf', () => {
+  it("takes the task's timeout and retry over its agent's, clamped under the operator's ceiling", () => {
+    const m = manifest({ limits: { timeoutSeconds: 30, maxSteps: 5 } });
+    expect(stepPolicyOf(task(), m)).toEqual({ timeoutSeconds: 30, retry: m.retry });
+    expect(stepPolicyOf(task({ timeoutSeconds: 10, retry: { ...m.retry, maxAttempts: 5 } }), m).retry.maxAttempts).toBe(5);
+    // 3 attempts of 30 s plus 1 + 2 s of backoff pass 70 s: one attempt fewer
+    expect(stepPolicyOf(task(), m, 70)).toMatchObject({ timeoutSeconds: 30, retry: { maxAttempts: 2 } });
   });
 });
