@@ -24,42 +24,6 @@ export const MAX_ERRORS = 50;
 /** See MAX_ERRORS. */
 export const ERROR_CHARS = 2000;
 
-/** A subtask's loop state as carried into its next run (the wire form of `SubtaskState`; running histories hold it). */
-export interface SubtaskCarry {
-  startedAt: number;
-  manifest: AgentManifest;
-  ledger: LedgerState;
-  steps: number;
-  attempts: number;
-  evidence: Evidence[];
-  citations: string[];
-  followUps: string[];
-  channels: string[];
-  errors: string[];
-  summary: string;
-  data?: unknown;
-  confidence: number;
-  state?: unknown;
-  reprompt?: string;
-  stopRequested: boolean;
-  cancelRequested: boolean;
-  /** Runs so far (1 for the first), for logs and tests. */
-  runs: number;
-  stoppedBy?: string;
-  notes?: string[];
-  summaryReprompted?: boolean;
-  schemaValid?: boolean | null;
-  /** A role task's protocol state. */
-  role?: RoleHostCarry;
-  /** A task with fallbacks: the next fallback's index, the agents left behind, and the step the current agent began at. */
-  fallbackAt?: number;
-  agentsTried?: AgentTry[];
-  agentStartStep?: number;
-  routing?: Routing;
-  /** The fallbacks a capability routed by load inherited (its other agents), when the task names none. */
-  fallbacks?: string[];
-}
-
 /** Everything one run of the subtask loop knows. */
 export interface SubtaskState {
   /** Epoch ms the subtask's first run started: `latencySeconds` is wall clock from here. */
@@ -114,6 +78,28 @@ export interface SubtaskState {
   /** This run only: every fallback left failed to resolve, and `agentsTried` already ends with them. */
   triedAll: boolean;
 }
+
+/** The state's fields a carry holds as they are (capped lists aside): the same names, so a carry reads back field by field. */
+type CarriedAsIs =
+  | 'startedAt' | 'ledger' | 'steps' | 'attempts' | 'evidence' | 'citations' | 'followUps' | 'errors' | 'summary' | 'data' | 'confidence'
+  | 'reprompt' | 'stopRequested' | 'cancelRequested' | 'runs' | 'stoppedBy' | 'routing';
+/** Carried only under host rules 1, or only for a task with fallbacks. */
+type CarriedSometimes = 'notes' | 'summaryReprompted' | 'schemaValid' | 'fallbackAt' | 'agentsTried' | 'agentStartStep' | 'fallbacks';
+
+/**
+ * The state as carried into the next run (`carryOf`): its wire form, which running histories
+ * hold, so a field keeps its name. `runs` is the next run's number; `fallbacks` only those a
+ * capability inherited (the task's own are in its spec).
+ */
+export type SubtaskCarry = Pick<SubtaskState, CarriedAsIs> &
+  Partial<Pick<SubtaskState, CarriedSometimes>> & {
+    manifest: AgentManifest;
+    channels: string[];
+    /** The agent's own state (`agentState`). */
+    state?: unknown;
+    /** A role task's protocol state. */
+    role?: RoleHostCarry;
+  };
 
 /** The state once the agent is resolved: every step-time transition takes this. */
 export type RunningState = SubtaskState & { manifest: AgentManifest };
