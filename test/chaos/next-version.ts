@@ -8,7 +8,8 @@
  * N replay their old steps without it and take the new branch from the first step N+1
  * executes; `unguarded` leaves the patch out (the control that must break replay).
  *
- * The change is inserted at anchors found in workflows/subtask.ts; a refactor that moves
+ * The change is inserted at anchors found in workflows/subtask/index.ts (the loop's
+ * orchestration; its rules are the transitions beside it); a refactor that moves
  * them makes `prepareNextVersion` throw, naming the anchor, instead of testing nothing.
  */
 import { execFileSync } from 'node:child_process';
@@ -29,7 +30,7 @@ export const NEXT_VERSION = 'n+1';
 export const FROM_STEP_MEMO = 'n1FromStep';
 
 /** The file version N+1 changes, relative to the project root. */
-export const CHANGED_FILE = 'workflows/subtask.ts';
+export const CHANGED_FILE = 'workflows/subtask/index.ts';
 
 /** Options of `prepareNextVersion`. */
 export interface NextVersionOptions {
@@ -45,29 +46,29 @@ interface Insertion {
   code: string;
 }
 
-/** Version N+1's edits of workflows/subtask.ts. */
+/** Version N+1's edits of the subtask workflow. */
 function insertions(unguarded: boolean): Insertion[] {
   const when = unguarded ? `!n1Marked` : `!n1Marked && n1Patched(${JSON.stringify(NEXT_VERSION_PATCH)})`;
   return [
     {
-      // the loop's state: once marked, the run does not mark again
-      anchor: '  let done = false;\n',
+      // right before the step loop: once marked, the run does not mark again
+      anchor: '  while (!r.done) {\n',
       code: '  let n1Marked = false;\n',
     },
     {
       // in the step loop, right before a step is issued
-      anchor: '    const awaitingSummary = reprompt?.startsWith(SUMMARY_REPROMPT_PREFIX) ?? false;\n',
+      anchor: '    const awaitingSummary = awaitsSummary(r);\n',
       code:
         `    // version N+1 (test/chaos/next-version.ts): mark the run once, before the next step\n` +
         `    if (${when}) {\n` +
         `      n1Marked = true;\n` +
-        `      n1UpsertMemo({ ${JSON.stringify(DEPLOY_VERSION_MEMO)}: ${JSON.stringify(NEXT_VERSION)}, ${JSON.stringify(FROM_STEP_MEMO)}: steps });\n` +
+        `      n1UpsertMemo({ ${JSON.stringify(DEPLOY_VERSION_MEMO)}: ${JSON.stringify(NEXT_VERSION)}, ${JSON.stringify(FROM_STEP_MEMO)}: r.steps });\n` +
         `    }\n`,
     },
   ];
 }
 
-/** Applies version N+1's edits to the source of workflows/subtask.ts; throws naming an anchor that is not there. */
+/** Applies version N+1's edits to the source of the subtask workflow (CHANGED_FILE); throws naming an anchor that is not there. */
 export function applyNextVersion(source: string, { unguarded = false }: Pick<NextVersionOptions, 'unguarded'> = {}): string {
   let out = source;
   for (const { anchor, code } of insertions(unguarded)) {

@@ -1,7 +1,7 @@
 /**
  * The rolling-deploy scenario's version N+1 (test/chaos/next-version.ts) is this checkout's
  * subtask workflow with one patched change inserted at anchors. Checked here, in seconds, so a
- * refactor of workflows/subtask.ts that moves an anchor fails the unit run by name rather than
+ * refactor of the subtask workflow that moves an anchor fails the unit run by name rather than
  * only the chaos suite.
  */
 import { readFileSync } from 'node:fs';
@@ -27,6 +27,6 @@ describe('rolling deploy: version N+1 of the subtask workflow', () => {
   });
 
   it('names the anchor a refactor moved', () => {
-    expect(() => applyNextVersion(source.replace('  let done = false;\n', '  let finished = false;\n'))).toThrow(/anchor "let done = false;" not found in workflows\/subtask\.ts/);
+    expect(() => applyNextVersion(source.replace('  while (!r.done) {\n', '  while (!state.done) {\n'))).toThrow(/anchor "while \(!r\.done\) \{" not found in workflows\/subtask\/index\.ts/);
   });
 });

@@ -1,0 +1,34 @@
+/**
+ * A step's (or a look-up's) failure as the loop reads it: the reason, the attempts it took,
+ * its spend, and whether a re-prompt may help. Branches on the failure's `type`, never on an
+ * error class of ours (STYLE 8); the SDK's own failure classes are the sandbox's.
+ */
+import { ActivityFailure, ApplicationFailure, isCancellation, TimeoutFailure } from '@temporalio/workflow';
+import type { FailureDetails } from '../../activities/errors';
+import type { FailureReason } from '../../schemas';
+import { ErrorType } from '../../core/errors';
+import type { StepFailure } from './step';
+
+/** Failure reasons by the application failure's type; any other type is the agent's error. */
+const REASONS: ReadonlyMap<string | undefined | null, FailureReason> = new Map([
+  [ErrorType.ToolDenied, 'tool_denied'],
+  [ErrorType.InvalidOutput, 'invalid_output'],
+  [ErrorType.NoAgent, 'no_agent'],
+  [ErrorType.BudgetExceeded, 'budget_exhausted'],
+  [ErrorType.CircuitOpen, 'circuit_open'],
+]);
+
+/** The failure reason, attempts and spend of an activity that did not complete (`maxAttempts`: its retry policy's). */
+export function classify(err: unknown, maxAttempts: number): StepFailure {
+  if (isCancellation(err)) return { reason: 'cancelled', attempts: 1, message: 'cancelled' };
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  const message = cause instanceof Error ? cause.message : String(cause);
+  if (cause instanceof TimeoutFailure && cause.timeoutType === 'SCHEDULE_TO_START') return { reason: 'agent_unavailable', attempts: 1, message };
+  if (cause instanceof TimeoutFailure) return { reason: 'timeout', attempts: maxAttempts, message: `step timed out: ${message}` };
+  if (cause instanceof ApplicationFailure) {
+    const details = cause.details?.[0] as (FailureDetails & { attempt?: number }) | undefined;
+    const reason = REASONS.get(cause.type) ?? 'agent_error';
+    return { reason, attempts: details?.attempt ?? maxAttempts, message, usage: details?.usage, noReprompt: details?.noReprompt };
+  }
+  return { reason: 'agent_error', attempts: maxAttempts, message };
+}

@@ -1,0 +1,51 @@
+/**
+ * The host rules a subtask run enforces, as one object of named checks. Jobs start subtasks
+ * with `hostRules: HOST_RULES`; runs started without it (before these rules) keep their old
+ * behaviour, so their histories replay: the input decides, not a patch marker.
+ *
+ *   hostRules 0 (absent) ── none of them
+ *   hostRules 1 ────────── stop conditions between steps · a budget halt explained, and partial
+ *                          even before the first step · one summary re-prompt (research contract)
+ *                          · the rules' state carried through continue-as-new
+ */
+import { parseStopConditions, type StopCondition } from '../../core/stop-conditions';
+
+/** The host rules jobs start subtasks with (input `hostRules`). */
+export const HOST_RULES = 1;
+
+/** What a run enforces, decided once from its input. */
+export interface HostRules {
+  /** The input's `hostRules` (0 when absent). */
+  readonly version: number;
+  /** The task's stop conditions, checked between steps; none before version 1. */
+  readonly stopConditions: readonly StopCondition[];
+  /** The `budget exhausted` condition, when the task has one: a spent budget halts at once, with no wait for a top-up. */
+  readonly haltOnBudget: StopCondition | undefined;
+  /** A budget halt says which axes ran out and when (and names its stop condition). */
+  readonly explainBudgetHalt: boolean;
+  /** A budget halt is `partial`, also with nothing done (the research contract's rule). */
+  readonly budgetHaltIsPartial: boolean;
+  /** A research task's summary of other than 3–6 sentences gets one re-prompt. */
+  readonly repromptSummary: boolean;
+  /** stoppedBy, notes, the summary re-prompt and schemaValid go into the carry. */
+  readonly carryRuleState: boolean;
+}
+
+/**
+ * The rules of a run. The API refused malformed stop conditions; a TaskSpec from elsewhere
+ * keeps the ones that parse.
+ */
+export function hostRules(version: number | undefined, stopConditions: readonly string[] | undefined): HostRules {
+  const v = version ?? 0;
+  const on = v >= 1;
+  const stops = on ? parseStopConditions(stopConditions ?? []).conditions : [];
+  return {
+    version: v,
+    stopConditions: stops,
+    haltOnBudget: stops.find((c) => c.kind === 'budget_exhausted'),
+    explainBudgetHalt: on,
+    budgetHaltIsPartial: on,
+    repromptSummary: on,
+    carryRuleState: on,
+  };
+}

@@ -1,0 +1,142 @@
+/**
+ * The subtask's Temporal side, beside its orchestration: the activities it calls and with
+ * which options, one step raced against the latency budget and the cancel signal, and the
+ * run's end (metrics sink, the outcome's search attributes, a failed run for a failure).
+ *
+ *   stepOptions(manifest, policy) ──runStep──> ok | failed | cancel | latency
+ *   TaskResult ──finishRun──> sink · upsert outcome ──> return | throw SubtaskFailed(result)
+ */
+import {
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  proxyActivities,
+  proxySinks,
+  upsertSearchAttributes,
+  type ActivityOptions,
+} from '@temporalio/workflow';
+import type { Activities, AgentStepInput } from '../../activities';
+import type { AgentManifest, TaskResult, TaskSpec } from '../../schemas';
+import { ErrorType, NON_RETRYABLE_ERROR_TYPES } from '../../core/errors';
+import { DEFAULT_STEP_CEILING_SECONDS, msLeft } from '../../core/engine-limits';
+import { AGENT_KEY, FAILURE_REASON_KEY, STATUS_KEY, taskOutcome } from '../../core/search-attributes';
+import { clampStepPolicy, scheduleToStartOption, type StepPolicy } from '../step-policy';
+import type { DelegateMetricsSinks } from '../telemetry-sinks';
+import { staticSummary } from '../ui-details';
+import { classify } from './classify';
+import type { StepOutcome } from './step';
+
+/** Resolves the task's agent (and a fallback's). */
+export const { resolveAgent } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE_ERROR_TYPES },
+});
+
+/** The judge of free-text stop conditions, on the lane the steps run on. */
+export const judgeActivity = (taskQueue?: string) =>
+  proxyActivities<Activities>({
+    startToCloseTimeout: '2 minutes',
+    retry: { maximumAttempts: 2, nonRetryableErrorTypes: NON_RETRYABLE_ERROR_TYPES },
+    ...(taskQueue ? { taskQueue } : {}),
+  }).judgeRubrics;
+
+/** A step's timeout and retry policy: the task's over its agent's, its worst case (timeout × attempts + backoff) under the operator's ceiling. */
+export function stepPolicyOf(task: TaskSpec, m: AgentManifest, ceilingSeconds = DEFAULT_STEP_CEILING_SECONDS): StepPolicy {
+  return clampStepPolicy({ timeoutSeconds: task.timeoutSeconds ?? m.limits.timeoutSeconds, retry: { ...m.retry, ...task.retry } }, ceilingSeconds);
+}
+
+/** What a step's activity options depend on besides its agent's policy. */
+export interface StepOptionsContext {
+  task: TaskSpec;
+  agentId: string;
+  policy: StepPolicy;
+  /** The queue the step runs on (absent: the workflow's own). */
+  queue?: string;
+  deadline?: number;
+  scheduleToStartSeconds?: number;
+  now: number;
+}
+
+/** A step's activity options: its agent's timeout and retry policy, its queue, bounded by the job's deadline. */
+export function stepOptions({ task, agentId, policy, queue, deadline, scheduleToStartSeconds, now }: StepOptionsContext): ActivityOptions {
+  const retry = policy.retry;
+  return {
+    // the deadline bounds a step with its retries (schedule-to-close): no timer, no extra history events
+    ...(deadline !== undefined ? { scheduleToCloseTimeout: Math.max(1, msLeft(deadline, now)) } : {}),
+    ...(queue ? { taskQueue: queue } : {}),
+    // a step nobody polls for ends agent_unavailable: only the timeout differs, not the command replay compares
+    ...scheduleToStartOption(scheduleToStartSeconds),
+    // steps inherit the run's priority too; said here so a run continued as new keeps it for sure
+    ...(task.priority !== undefined ? { priority: { priorityKey: task.priority } } : {}),
+    startToCloseTimeout: `${policy.timeoutSeconds} seconds`,
+    // the host heartbeats every 2 s while a step runs: a step on a dead worker is retried within 10 s
+    heartbeatTimeout: '10 seconds',
+    summary: staticSummary(task, agentId),
+    retry: {
+      maximumAttempts: retry.maxAttempts,
+      initialInterval: `${retry.initialIntervalSeconds} seconds`,
+      backoffCoefficient: retry.backoffCoefficient,
+      maximumInterval: `${retry.maximumIntervalSeconds} seconds`,
+      nonRetryableErrorTypes: NON_RETRYABLE_ERROR_TYPES,
+    },
+  };
+}
+
+/**
+ * One step, raced against the latency budget (`latencyLeft` seconds; undefined: none) and the
+ * cancel signal. A cut step's activity is cancelled and awaited.
+ */
+export async function runStep(options: ActivityOptions, input: AgentStepInput, latencyLeft: number | undefined, cancelled: () => boolean): Promise<StepOutcome> {
+  const { agentStep } = proxyActivities<Activities>(options);
+  const stepScope = new CancellationScope();
+  const step = stepScope.run(() => agentStep(input)).then(
+    (out): StepOutcome => ({ kind: 'ok', out }),
+    (err): StepOutcome => ({ kind: 'failed', failure: classify(err, input.maxAttempts ?? 1) }),
+  );
+  const watchScope = new CancellationScope();
+  const watch = watchScope
+    .run(() => (latencyLeft === undefined ? condition(cancelled).then(() => true) : condition(cancelled, Math.max(1, Math.round(latencyLeft * 1000)))))
+    .then(
+      (signalled): StepOutcome => (signalled ? { kind: 'cancel' } : { kind: 'latency' }),
+      (): StepOutcome => ({ kind: 'cancel' }),
+    );
+  const first = await Promise.race([step, watch]);
+  if (first.kind === 'ok' || first.kind === 'failed') {
+    watchScope.cancel();
+    return first;
+  }
+  stepScope.cancel();
+  await step;
+  return first;
+}
+
+/**
+ * The run's end: the metrics, the outcome for the UI, then the result. A subtask that failed
+ * ends its run as failed (a typed failure carrying the whole result, which the job turns back
+ * into the TaskResult), so the UI lists it in red; one cancelled or stopped on purpose
+ * completes, its search attributes say why. `showOutcome` false: runs from before that rule.
+ */
+export function finishRun(result: TaskResult, tenant: string, showOutcome: boolean | undefined): TaskResult {
+  const m = result.metrics;
+  proxySinks<DelegateMetricsSinks>().delegateMetrics.subtaskFinished({
+    tenant, agentId: result.agentId, status: result.status, failureReason: result.failureReason, attempts: m.attempts, steps: m.steps,
+    costUsd: m.costUsd, tokens: m.tokens, toolCalls: m.toolCalls, latencyMs: m.latencyMs,
+  });
+  if (!showOutcome) return result;
+  const outcome = taskOutcome(result);
+  upsertSearchAttributes([
+    { key: STATUS_KEY, value: outcome },
+    { key: AGENT_KEY, value: result.agentId },
+    ...(result.failureReason ? [{ key: FAILURE_REASON_KEY, value: result.failureReason }] : []),
+  ]);
+  if (outcome !== 'failure') return result;
+  const failure = ApplicationFailure.create({
+    type: ErrorType.SubtaskFailed,
+    nonRetryable: true,
+    message: `${result.failureReason ?? 'failure'}: ${result.errors.at(-1) ?? result.summary}`.slice(0, 500),
+    details: [result],
+  });
+  // the result is the failure's payload; a stack trace of the SDK's internals would only add bytes
+  failure.stack = '';
+  throw failure;
+}
