@@ -13,6 +13,7 @@ export default defineConfig({
     // the archive scenario runs on both record stores
     globalSetup: ['test/chaos/summary.ts', 'test/setup/postgres.ts'],
     fileParallelism: false,
+    reporters: ['default', './test/setup/durations-reporter.ts'],
     testTimeout: 180_000,
     hookTimeout: 150_000,
     pool: 'forks',

@@ -6,6 +6,8 @@ import { defineConfig } from 'vitest/config';
  */
 export default defineConfig({
   test: {
+    // each file's duration goes to test-results/durations.json (`npm run --silent test:durations`)
+    reporters: ['default', './test/setup/durations-reporter.ts'],
     projects: [
       {
         test: {
