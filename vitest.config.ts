@@ -1,9 +1,23 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Two projects: `unit` (pure modules, no server, seconds) and `integration` (a real Temporal
- * dev server the global setup starts). `npm test` runs both; `npm run test:unit` the first.
+ * Projects that say what they need (CONTRIBUTING.md lists them with their times):
+ *
+ *   unit         *.unit.test.ts             nothing: pure modules
+ *   record       test/record/*.test.ts      PostgreSQL (and SQLite files): the record on both stores
+ *   replay       test/**\/replay*.test.ts    nothing: recorded histories against this checkout's bundle
+ *   integration  every other *.test.ts      the shared Temporal dev server, worker, example agent, fake LLM, PostgreSQL
+ *   soak         *.soak.test.ts             the shared dev server; minutes each (`npm run test:soak`)
+ *
+ * `npm test` runs the first four, CI all five; the chaos suite has its own config.
  */
+const SOAK = 'test/**/*.soak.test.ts';
+const REPLAY = 'test/**/replay*.test.ts';
+const RECORD = 'test/record/**/*.test.ts';
+const UNIT = 'test/**/*.unit.test.ts';
+/** What a project of real servers shares: the scout reads only a configured root, the tests' is the repository (its dot-entries stay denied). */
+const serverEnv = { DELEGATE_SCOUT_ROOT: process.cwd() };
+
 export default defineConfig({
   test: {
     // each file's duration goes to test-results/durations.json (`npm run --silent test:durations`)
@@ -12,21 +26,55 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['test/**/*.unit.test.ts'],
+          include: [UNIT],
           testTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: 'record',
+          include: [RECORD],
+          exclude: [UNIT, SOAK],
+          // a throwaway PostgreSQL (or DELEGATE_TEST_PG_URL); no Temporal
+          globalSetup: ['test/setup/postgres.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          pool: 'forks',
+        },
+      },
+      {
+        test: {
+          name: 'replay',
+          include: [REPLAY],
+          exclude: [UNIT, SOAK],
+          // replay needs no server: Worker.runReplayHistories runs the bundle in process
+          testTimeout: 180_000,
+          hookTimeout: 120_000,
+          pool: 'forks',
         },
       },
       {
         test: {
           name: 'integration',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/**/*.unit.test.ts', 'test/chaos/**', 'test/cluster/**', 'node_modules/**'],
-          // PostgreSQL for the record's tests (test/record/), which run on both stores
+          exclude: [UNIT, SOAK, REPLAY, RECORD, 'test/chaos/**', 'test/cluster/**', 'node_modules/**'],
+          // PostgreSQL for the tests that run the record on both stores through the API (test/api/list, test/api/record)
           globalSetup: ['test/setup/temporal.ts', 'test/setup/postgres.ts'],
-          // the scout reads only a configured root: the tests' is the repository (its dot-entries stay denied)
-          env: { DELEGATE_SCOUT_ROOT: process.cwd() },
+          env: serverEnv,
           // generous: the suite must hold on a loaded 2-core machine; no assertion is about speed
           testTimeout: 180_000,
+          hookTimeout: 120_000,
+          pool: 'forks',
+        },
+      },
+      {
+        test: {
+          name: 'soak',
+          include: [SOAK],
+          exclude: ['test/chaos/**', 'test/cluster/**', 'node_modules/**'],
+          globalSetup: ['test/setup/temporal.ts'],
+          env: serverEnv,
+          testTimeout: 900_000,
           hookTimeout: 120_000,
           pool: 'forks',
         },
