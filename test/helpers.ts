@@ -139,11 +139,14 @@ export async function jobsListedWithId(jobId: string, tenant = 'default'): Promi
   return jobsStartedWithId(jobId, tenant);
 }
 
-/** Polls `check` every 100 ms until it holds; throws `what` after `timeoutMs`. */
-export async function pollUntil(check: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+/**
+ * Polls `check` every 100 ms until it holds; after `timeoutMs` throws `what` (a function: the
+ * message is built then, so it can say what was last seen) and how long it waited.
+ */
+export async function pollUntil(check: () => Promise<boolean>, what: string | (() => string), timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(what);
+    if (Date.now() > deadline) throw new Error(`${typeof what === 'function' ? what() : what} (waited ${(timeoutMs / 1000).toFixed(0)} s)`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -151,7 +154,11 @@ export async function pollUntil(check: () => Promise<boolean>, what: string, tim
 /** Waits until subtask `taskId` of the default tenant's job `jobId` reports `phase` (its own status query). */
 export async function waitForSubtask(jobId: string, taskId: string, phase: string): Promise<void> {
   const client = await testClient();
-  await pollUntil(async () => (await client.workflow.getHandle(`job/default/${jobId}/${taskId}`).query(subtaskStatusQuery).catch(() => undefined))?.phase === phase, `${taskId} never ${phase}`);
+  let seen: string | undefined;
+  await pollUntil(async () => {
+    seen = (await client.workflow.getHandle(`job/default/${jobId}/${taskId}`).query(subtaskStatusQuery).catch(() => undefined))?.phase;
+    return seen === phase;
+  }, () => `${taskId} never ${phase} (last phase: ${seen ?? 'no answer to the status query'})`);
 }
 
 /** `GET /v1/jobs/:jobId/result`, waiting as long as the job runs; the final response. */
