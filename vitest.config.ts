@@ -17,11 +17,17 @@ const RECORD = 'test/record/**/*.test.ts';
 const UNIT = 'test/**/*.unit.test.ts';
 /** What a project of real servers shares: the scout reads only a configured root, the tests' is the repository (its dot-entries stay denied). */
 const serverEnv = { DELEGATE_SCOUT_ROOT: process.cwd() };
+/** The SDK's and the workers' lines go to test-results/logs/<run>/, one file per test file, not the console. */
+const quiet = ['test/setup/quiet-sdk.ts'];
+const RUN_LOGS = 'test/setup/run-logs.ts';
 
 export default defineConfig({
   test: {
     // each file's duration goes to test-results/durations.json (`npm run --silent test:durations`)
     reporters: ['default', './test/setup/durations-reporter.ts'],
+    // files at once: the server projects mostly wait on Temporal, not the CPU, so three share two
+    // cores well (vitest's default on 2 cores is one at a time); DELEGATE_TEST_WORKERS changes it
+    maxWorkers: Number(process.env.DELEGATE_TEST_WORKERS ?? 3),
     projects: [
       {
         test: {
@@ -45,9 +51,11 @@ export default defineConfig({
       {
         test: {
           name: 'replay',
+          setupFiles: quiet,
           include: [REPLAY],
           exclude: [UNIT, SOAK],
           // replay needs no server: Worker.runReplayHistories runs the bundle in process
+          globalSetup: [RUN_LOGS],
           testTimeout: 180_000,
           hookTimeout: 120_000,
           pool: 'forks',
@@ -56,10 +64,11 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
+          setupFiles: quiet,
           include: ['test/**/*.test.ts'],
           exclude: [UNIT, SOAK, REPLAY, RECORD, 'test/chaos/**', 'test/cluster/**', 'node_modules/**'],
           // PostgreSQL for the tests that run the record on both stores through the API (test/api/list, test/api/record)
-          globalSetup: ['test/setup/temporal.ts', 'test/setup/postgres.ts'],
+          globalSetup: [RUN_LOGS, 'test/setup/temporal.ts', 'test/setup/postgres.ts'],
           env: serverEnv,
           // generous: the suite must hold on a loaded 2-core machine; no assertion is about speed
           testTimeout: 180_000,
@@ -70,10 +79,12 @@ export default defineConfig({
       {
         test: {
           name: 'soak',
+          setupFiles: quiet,
           include: [SOAK],
           exclude: ['test/chaos/**', 'test/cluster/**', 'node_modules/**'],
-          globalSetup: ['test/setup/temporal.ts'],
-          env: serverEnv,
+          globalSetup: [RUN_LOGS, 'test/setup/temporal.ts'],
+          // finalResult waits up to the test's timeout (the 600-stage pipeline gives its own)
+          env: { ...serverEnv, DELEGATE_TEST_RESULT_WAIT_MS: '870000' },
           testTimeout: 900_000,
           hookTimeout: 120_000,
           pool: 'forks',

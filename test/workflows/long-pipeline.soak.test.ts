@@ -28,7 +28,7 @@ describe('long pipelines continue as new', () => {
       const t0 = Date.now();
       const post = await app.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId, pattern: 'pipeline', tasks } });
       expect(post.statusCode).toBe(201);
-      const res = await finalResult(app, jobId);
+      const res = await finalResult(app, jobId, 1_750_000);
       const seconds = (Date.now() - t0) / 1000;
       expect(res.statusCode).toBe(200);
       const full = res.json() as JobResult;
