@@ -20,6 +20,8 @@ export interface FileDuration {
   file: string;
   /** Wall time of the file: its import, setup, tests and hooks. */
   ms: number;
+  /** Of which its tests and hooks (what vitest's own reporters print per file). */
+  testsMs: number;
   state: string;
   tests: number;
   /** When the run that measured it ended (ISO). */
@@ -49,6 +51,7 @@ export function fileDuration(m: TestModule, root: string, at: string): FileDurat
     project: m.project.name || 'default',
     file: relative(root, m.moduleId),
     ms: Math.round(d.environmentSetupDuration + d.prepareDuration + d.collectDuration + d.setupDuration + d.duration),
+    testsMs: Math.round(d.duration),
     state: m.state(),
     tests: [...m.children.allTests()].length,
     at,
