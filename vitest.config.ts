@@ -88,6 +88,10 @@ export default defineConfig({
           testTimeout: 900_000,
           hookTimeout: 120_000,
           pool: 'forks',
+          // one at a time, after the other projects when run with them: each loads the dev server on its own
+          // (200 queued steps, 600 stages, 600 children), and the priority test measures a busy worker
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
         },
       },
     ],
