@@ -139,11 +139,14 @@ export async function jobsListedWithId(jobId: string, tenant = 'default'): Promi
   return jobsStartedWithId(jobId, tenant);
 }
 
-/** Polls `check` every 100 ms until it holds; throws `what` after `timeoutMs`. */
-export async function pollUntil(check: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+/**
+ * Polls `check` every 100 ms until it holds; after `timeoutMs` throws `what` (a function: the
+ * message is built then, so it can say what was last seen) and how long it waited.
+ */
+export async function pollUntil(check: () => Promise<boolean>, what: string | (() => string), timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(what);
+    if (Date.now() > deadline) throw new Error(`${typeof what === 'function' ? what() : what} (waited ${(timeoutMs / 1000).toFixed(0)} s)`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -151,13 +154,28 @@ export async function pollUntil(check: () => Promise<boolean>, what: string, tim
 /** Waits until subtask `taskId` of the default tenant's job `jobId` reports `phase` (its own status query). */
 export async function waitForSubtask(jobId: string, taskId: string, phase: string): Promise<void> {
   const client = await testClient();
-  await pollUntil(async () => (await client.workflow.getHandle(`job/default/${jobId}/${taskId}`).query(subtaskStatusQuery).catch(() => undefined))?.phase === phase, `${taskId} never ${phase}`);
+  let seen: string | undefined;
+  await pollUntil(async () => {
+    seen = (await client.workflow.getHandle(`job/default/${jobId}/${taskId}`).query(subtaskStatusQuery).catch(() => undefined))?.phase;
+    return seen === phase;
+  }, () => `${taskId} never ${phase} (last phase: ${seen ?? 'no answer to the status query'})`);
 }
 
-/** `GET /v1/jobs/:jobId/result`, waiting as long as the job runs; the final response. */
-export async function finalResult(app: FastifyInstance, jobId: string) {
-  let res = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=60` });
-  while (res.statusCode === 202) res = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=60` });
+/**
+ * How long `finalResult` waits by default: under the project's test timeout, so a job that never
+ * ends fails with its last status rather than vitest's bare timeout (the soak project sets more).
+ */
+const RESULT_WAIT_MS = Number(process.env.DELEGATE_TEST_RESULT_WAIT_MS ?? 170_000);
+
+/** `GET /v1/jobs/:jobId/result`, waiting as long as the job runs (up to `timeoutMs`, then it throws with the last status); the final response. */
+export async function finalResult(app: FastifyInstance, jobId: string, timeoutMs = RESULT_WAIT_MS) {
+  const deadline = Date.now() + timeoutMs;
+  const get = () => app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=${Math.max(1, Math.min(60, Math.ceil((deadline - Date.now()) / 1000)))}` });
+  let res = await get();
+  while (res.statusCode === 202) {
+    if (Date.now() >= deadline) throw new Error(`job ${jobId} still running after ${(timeoutMs / 1000).toFixed(0)} s; its last status: ${res.body.slice(0, 2000)}`);
+    res = await get();
+  }
   return res;
 }
 

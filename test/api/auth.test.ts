@@ -11,7 +11,8 @@ const alpha = useApp({}, 'alpha');
 const beta = useApp({}, 'beta');
 const anon = useApp({}, null);
 
-const slowJob = (jobId: string) => ({ jobId, pattern: 'fanout', tasks: [{ id: 's', question: 'slow', agent: 'sim', params: { latencyMs: 60_000 } }] });
+/** A job that runs until the test cancels it (its step never answers). */
+const slowJob = (jobId: string) => ({ jobId, pattern: 'fanout', tasks: [{ id: 's', question: 'slow', agent: 'sim', params: { hang: true } }] });
 
 describe('bearer keys decide the tenant', () => {
   it('answers 401 with WWW-Authenticate without a key or with a wrong one; public routes need none', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JobResult, JobView } from '../../schemas';
-import { finalResult, pollUntil, testClient, uniqueId, useApp } from '../helpers';
-import { budgetUpdate, jobStatusQuery, subtaskStatusQuery } from '../../workflows/messages';
+import { pollUntil, testClient, uniqueId, useApp } from '../helpers';
+import { budgetUpdate, subtaskStatusQuery } from '../../workflows/messages';
 
 const app = useApp();
 
@@ -21,7 +21,7 @@ async function waitForSubtask(jobId: string, taskId: string, phase: string, time
     const s = await client.workflow.getHandle(`job/default/${jobId}/${taskId}`).query(subtaskStatusQuery).catch(() => undefined);
     last = s?.phase;
     return last === phase;
-  }, `subtask ${taskId} never reached ${phase} (last: ${last})`, timeoutMs);
+  }, () => `subtask ${taskId} never reached ${phase} (last: ${last ?? 'no answer to the status query'})`, timeoutMs);
 }
 
 describe('live budget top-ups', () => {
@@ -123,39 +123,7 @@ describe('live budget top-ups', () => {
 });
 
 describe('top-ups reach subtasks inside batches and nested jobs', () => {
-  it('a subtask top-up finds the batch that holds the task', async () => {
-    const jobId = uniqueId('batchtop');
-    const tasks = [
-      { id: 'w', question: 'two steps', agent: 'sim', params: { steps: 2, costUsd: 0.01, answer: 'fed' }, budget: { costUsd: 0.01 }, budgetWaitSeconds: 60 },
-      ...Array.from({ length: 500 }, (_, i) => ({ id: `e${i}`, question: 'q', agent: 'echo' })),
-    ];
-    expect((await post('/v1/jobs', { jobId, pattern: 'fanout', budget: { costUsd: 5 }, tasks })).statusCode).toBe(201);
-    const client = await testClient();
-    await waitForSubtask(`${jobId}/batch-0001`, 'w', 'waiting_for_budget', 30_000);
-    // progress counts real subtasks, not batches, while the job runs
-    const live = (await view(jobId)).progress!;
-    expect(live.total).toBe(501);
-    expect(live.pending + live.running + live.completed).toBe(501);
-    expect(live.running).toBeGreaterThanOrEqual(1);
-    const top = await post(`/v1/jobs/${jobId}/subtasks/w/budget`, { add: { costUsd: 0.01 } });
-    expect(top.statusCode).toBe(200);
-    expect(top.json().granted.costUsd).toBeCloseTo(0.01, 10);
-    expect((await post(`/v1/jobs/${jobId}/subtasks/nobody/budget`, { add: { costUsd: 0.01 } })).statusCode).toBe(404);
-    // a finished task inside a running batch is not topped up
-    await pollUntil(async () => {
-      const b = await client.workflow.getHandle(`job/default/${jobId}/batch-0001`).query(jobStatusQuery);
-      return b.subtasks.find((x) => x.id === 'e0')?.state === 'completed';
-    }, 'e0 never completed', 60_000);
-    expect((await post(`/v1/jobs/${jobId}/subtasks/e0/budget`, { add: { costUsd: 0.01 } })).statusCode).toBe(409);
-
-    const res = await finalResult(app, jobId);
-    const r = res.json() as JobResult;
-    expect(r.results[0]).toMatchObject({ id: 'w', status: 'success', data: 'fed', metrics: { steps: 2 } });
-    const v = await view(jobId);
-    expect(v.subtasks?.[0].workflowId).toBe(`job/default/${jobId}/batch-0001/w`);
-    expect(v.subtasks?.[500].workflowId).toBe(`job/default/${jobId}/batch-0003/e499`);
-  });
-
+  // a subtask top-up inside a batch of a wide fan-out (501 tasks) is in budgets.soak.test.ts (`npm run test:soak`)
   it('a job top-up flows down through a nested job to the subtask waiting in it', async () => {
     const jobId = uniqueId('flowdown');
     await post('/v1/jobs', {
@@ -179,7 +147,8 @@ describe('top-ups reach subtasks inside batches and nested jobs', () => {
     await post('/v1/jobs', {
       jobId,
       pattern: 'fanout',
-      tasks: [{ id: 'inner', question: 'q', job: { pattern: 'fanout', tasks: [{ id: 'x', question: 'q', agent: 'sim', params: { latencyMs: 5000 } }] } }],
+      // runs until the cancel below (its step never answers)
+      tasks: [{ id: 'inner', question: 'q', job: { pattern: 'fanout', tasks: [{ id: 'x', question: 'q', agent: 'sim', params: { hang: true } }] } }],
     });
     const client = await testClient();
     await waitForSubtask(`${jobId}/inner`, 'x', 'running');
@@ -200,8 +169,13 @@ describe('stop and cancel', () => {
       maxParallel: 2,
       tasks: ['a', 'b', 'c'].map((id) => ({ id, question: 'long', agent: 'sim', params: { steps: 20, latencyMs: 400 } })),
     });
-    await waitForSubtask(jobId, 'a', 'running');
-    await new Promise((r) => setTimeout(r, 1000));
+    // a has done a step (its status query says so): the stop comes mid-subtask
+    const client = await testClient();
+    let steps: number | undefined;
+    await pollUntil(async () => {
+      steps = (await client.workflow.getHandle(`job/default/${jobId}/a`).query(subtaskStatusQuery).catch(() => undefined))?.steps;
+      return (steps ?? 0) >= 1;
+    }, () => `subtask a never finished a step (steps: ${steps ?? 'no answer to the status query'})`);
     expect((await post(`/v1/jobs/${jobId}/stop`)).statusCode).toBe(202);
     const r = await result(jobId);
     expect(r.status).toBe('partial');
@@ -221,7 +195,8 @@ describe('stop and cancel', () => {
       pattern: 'fanout',
       tasks: [
         { id: 'fast', question: 'quick', agent: 'sim', params: { answer: 'kept', costUsd: 0.01 } },
-        { id: 'slow', question: 'slow', agent: 'sim', params: { steps: 3, latencyMs: 20_000 } },
+        // never answers (hang until cancelled): only the cancel ends it
+        { id: 'slow', question: 'slow', agent: 'sim', params: { steps: 3, hang: true } },
       ],
     });
     await waitForSubtask(jobId, 'slow', 'running');
@@ -230,7 +205,6 @@ describe('stop and cancel', () => {
     expect(r.status).toBe('cancelled');
     expect(r.results[0]).toMatchObject({ id: 'fast', status: 'success', data: 'kept' });
     expect(r.results[1]).toMatchObject({ id: 'slow', status: 'failure', failureReason: 'cancelled' });
-    expect(r.results[1].metrics.latencyMs).toBeLessThan(20_000);
     expect((await view(jobId)).status).toBe('cancelled');
   });
 });

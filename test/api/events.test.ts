@@ -92,7 +92,7 @@ describe('job events over SSE', () => {
 
   it("streams a vote's decision before job.finished, and each voter's finish", async () => {
     const jobId = uniqueId('sse-vote');
-    const voters = Array.from({ length: 5 }, (_, i) => ({ id: `v${i}`, question: 'yes or no?', agent: 'sim', params: { answer: i < 3 ? 'yes' : 'no', latencyMs: i < 3 ? 0 : 5000 } }));
+    const voters = Array.from({ length: 5 }, (_, i) => ({ id: `v${i}`, question: 'yes or no?', agent: 'sim', params: i < 3 ? { answer: 'yes' } : { answer: 'no', hang: true } }));
     expect((await submit(api.app, { jobId, pattern: 'vote', vote: { strategy: 'majority' }, tasks: voters })).statusCode).toBe(201);
     const r = await readEvents(`${api.url}/v1/jobs/${jobId}/events`);
     expectContiguous(r);

@@ -43,7 +43,7 @@ describe('POST /v1/jobs → GET result', () => {
 
   it('answers 202 with the status while the job is still running', async () => {
     const jobId = uniqueId('slow');
-    const payload = { jobId, pattern: 'fanout', tasks: [{ id: 's', question: 'slow?', agent: 'sim', params: { latencyMs: 3000 } }] };
+    const payload = { jobId, pattern: 'fanout', tasks: [{ id: 's', question: 'slow?', agent: 'sim', params: { latencyMs: 1500 } }] };
     expect((await app.inject({ method: 'POST', url: '/v1/jobs', payload })).statusCode).toBe(201);
     const early = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=0.5` });
     expect(early.statusCode).toBe(202);
@@ -199,7 +199,7 @@ describe('limits', () => {
 describe('task ids that look like internal ones', () => {
   it('serves status for a task named like a batch of a wide fan-out', async () => {
     const jobId = uniqueId('batchname');
-    await app.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId, pattern: 'fanout', tasks: [{ id: 'batch-0001', question: 'q', agent: 'sim', params: { latencyMs: 1500 } }] } });
+    await app.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId, pattern: 'fanout', tasks: [{ id: 'batch-0001', question: 'q', agent: 'sim', params: { latencyMs: 1000 } }] } });
     const running = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=0` });
     expect(running.statusCode).toBe(202);
     expect(running.json().progress).toMatchObject({ total: 1 });

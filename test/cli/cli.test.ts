@@ -115,7 +115,7 @@ describe('delegate CLI', () => {
     expect(JSON.parse(top.stdout).ledger.costUsd.limit).toBeCloseTo(0.05, 10);
     expect((await delegate(['result', jobId, '--wait'])).code).toBe(0);
 
-    const slow = (id: string) => specFile({ jobId: id, pattern: 'fanout', tasks: [{ id: 's', question: 'slow', agent: 'sim', params: { steps: 200, latencyMs: 100 } }] });
+    const slow = (id: string) => specFile({ jobId: id, pattern: 'fanout', tasks: [{ id: 's', question: 'slow', agent: 'sim', params: { steps: 1000, latencyMs: 20 } }] });
     const stopId = uniqueId('clistop');
     const cancelId = uniqueId('clicancel');
     await Promise.all([delegate(['submit', slow(stopId)]), delegate(['submit', slow(cancelId)])]);

@@ -24,7 +24,7 @@ const fanout = (jobId: string, suite: string): JobSpecInput => ({
   ],
   labels: { suite },
 });
-const slow = (jobId: string): JobSpecInput => ({ jobId, pattern: 'fanout', tasks: [{ id: 's', question: 'slow', agent: 'sim', params: { steps: 200, latencyMs: 100, costUsd: 0.001 } }] });
+const slow = (jobId: string): JobSpecInput => ({ jobId, pattern: 'fanout', tasks: [{ id: 's', question: 'slow', agent: 'sim', params: { steps: 1000, latencyMs: 20, costUsd: 0.001 } }] });
 
 describe('typed client', () => {
   it('submits a fan-out, reads it while and after it runs, lists it, and finds it in the record', async () => {

@@ -2,7 +2,7 @@
  * Global setup: a real Temporal dev server on free ports (never the one `npm start`
  * uses), one worker with the workflows bundled once per run, both stopped at the end.
  */
-import { NativeConnection, Runtime, makeTelemetryFilterString } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, makeTelemetryFilterString } from '@temporalio/worker';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +17,7 @@ import { loadTenants } from '../../config/tenants';
 import { agentQueueFor } from '../../core/names';
 import { bundleWorkflows, createWorkers } from '../../workers/worker';
 import { writeKeysFile } from '../tenants';
+import { fileLogger, logFileFor } from './sdk-log';
 import { TEST_WEBHOOK_SECRET } from '../webhook-secret';
 
 declare module 'vitest' {
@@ -45,8 +46,16 @@ const ROLES = {
 };
 
 export default async function setup(project: TestProject) {
-  Runtime.install({ logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: (m: string) => console.error(m) } as never,
-    telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
+  // the shared worker's SDK lines go to this run's log folder (test/setup/sdk-log.ts), its errors to the console too
+  const sharedLog = logFileFor('shared-worker');
+  const toFile = fileLogger(sharedLog);
+  Runtime.install({
+    logger: new DefaultLogger('INFO', (e) => {
+      toFile.log(e.level, e.message, e.meta);
+      if (e.level === 'ERROR') console.error(`shared test worker: ${e.message} (${sharedLog})`);
+    }),
+    telemetryOptions: { logging: { forward: {}, filter: makeTelemetryFilterString({ core: 'ERROR' }) } },
+  });
   // the scout reads only a configured root: the test worker's is the repository (as the project's env sets it)
   process.env.DELEGATE_SCOUT_ROOT ??= process.cwd();
   const dir = mkdtempSync(join(tmpdir(), 'delegate-test-'));

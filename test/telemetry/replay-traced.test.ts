@@ -13,14 +13,15 @@ import { decodeFixture, historyFromProtoJson } from '../../scripts/history-json'
 import { startTracing, type Tracing } from '../../telemetry/tracing';
 import { workerTracing } from '../../telemetry/worker-tracing';
 import { bundleWorkflows } from '../../workers/worker';
+import { fileRuntimeOptions, logFileFor } from '../setup/sdk-log';
 
 const DIR = join(import.meta.dirname, '../fixtures/histories');
 const runs = readdirSync(DIR)
   .filter((f) => f.endsWith('.json.gz') && !f.endsWith('.cli.json.gz'))
   .flatMap((f) => decodeFixture(readFileSync(join(DIR, f))).map((run) => ({ label: `${f}: ${run.workflowId} ${run.runId}`, run })));
 
-const quiet = () => {};
-Runtime.install({ logger: { log: quiet, trace: quiet, debug: quiet, info: quiet, warn: quiet, error: (m: string) => console.error(m) } as never });
+// the replay workers' lines (unregistered sinks, failing tasks) go to this run's log folder: the assertions report failures
+Runtime.install(fileRuntimeOptions(logFileFor(import.meta.filename)));
 
 const exporter = new InMemorySpanExporter();
 let tracing: Tracing;

@@ -56,8 +56,9 @@ describe('fan-out aggregation', () => {
       tasks: [
         { id: 'f1', question: 'q', agent: 'sim', params: { answer: 1 } },
         { id: 'f2', question: 'q', agent: 'sim', params: { answer: 2, latencyMs: 200 } },
-        { id: 's1', question: 'q', agent: 'sim', params: { answer: 3, latencyMs: 30_000 } },
-        { id: 's2', question: 'q', agent: 'sim', params: { answer: 4, latencyMs: 30_000 } },
+        // never answer (hang until cancelled): only the quorum ends the job
+        { id: 's1', question: 'q', agent: 'sim', params: { answer: 3, hang: true } },
+        { id: 's2', question: 'q', agent: 'sim', params: { answer: 4, hang: true } },
       ],
     });
     expect(r.status).toBe('success');

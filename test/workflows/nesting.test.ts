@@ -157,7 +157,7 @@ describe('nested jobs', () => {
       jobId,
       pattern: 'pipeline',
       tasks: [
-        { id: 'inner', question: 'q', job: { pattern: 'fanout', tasks: [{ id: 'long', question: 'q', agent: 'sim', params: { steps: 1000, latencyMs: 200 } }] } },
+        { id: 'inner', question: 'q', job: { pattern: 'fanout', tasks: [{ id: 'long', question: 'q', agent: 'sim', params: { steps: 1000, latencyMs: 50 } }] } },
         { id: 'after', question: 'q', agent: 'echo' },
       ],
     });
@@ -184,7 +184,8 @@ describe('nested jobs', () => {
         {
           id: 'inner',
           question: 'q',
-          job: { pattern: 'pipeline', tasks: [{ id: 'slow', question: 'q', agent: 'sim', params: { answer: 'x', latencyMs: 300_000 } }] },
+          // never answers (hang until cancelled): only the cancel ends it
+          job: { pattern: 'pipeline', tasks: [{ id: 'slow', question: 'q', agent: 'sim', params: { answer: 'x', hang: true } }] },
         },
       ],
     });

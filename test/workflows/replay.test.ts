@@ -13,6 +13,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeFixture, historyFromProtoJson, type RecordedRun } from '../../scripts/history-json';
 import { SCENARIOS } from '../../scripts/history-scenarios';
 import { bundleWorkflows } from '../../workers/worker';
+import { fileRuntimeOptions, logFileFor } from '../setup/sdk-log';
 
 const DIR = join(import.meta.dirname, '../fixtures/histories');
 const files = readdirSync(DIR).filter((f) => f.endsWith('.json.gz'));
@@ -46,9 +47,8 @@ function payloadText(r: RecordedRun): string {
 /** A CLI export holds no workflow id: the recorder exports the root job of the scenario the file is named after. */
 const cliWorkflowId = (f: string) => `job/rec/${f.split('.')[0]}`;
 
-// replay workers log every failing task as a warning: the assertions below report them
-const quiet = () => {};
-Runtime.install({ logger: { log: quiet, trace: quiet, debug: quiet, info: quiet, warn: quiet, error: (m: string) => console.error(m) } as never });
+// replay workers log every failing task as a warning (to this run's log folder): the assertions below report them
+Runtime.install(fileRuntimeOptions(logFileFor(import.meta.filename)));
 
 let workflowBundle: WorkflowBundle;
 beforeAll(async () => {

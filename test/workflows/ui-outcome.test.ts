@@ -14,7 +14,8 @@ const run = uniqueId('ui');
 const jobId = uniqueId('ui-job');
 const root = `job/default/${jobId}`;
 let result: JobResult;
-const voter = (id: string, answer: string, latencyMs = 0) => ({ id, question: 'Capital of France?', agent: 'sim', params: { answer, latencyMs } });
+/** A voter; a slow one never answers (hang until the early decision cancels it). */
+const voter = (id: string, answer: string, slow = false) => ({ id, question: 'Capital of France?', agent: 'sim', params: { answer, hang: slow } });
 
 /** Workflow ids a visibility query finds, sorted; polled until `expected` holds (visibility lags a little). */
 async function found(query: string, expected: string[]): Promise<string[]> {
@@ -51,7 +52,7 @@ beforeAll(async () => {
           id: 'poll',
           question: 'Capital of France?',
           // three of five agree at once: the vote stops early and cancels the two slow voters
-          job: { pattern: 'vote', vote: { strategy: 'majority' }, tasks: [voter('v1', 'Paris'), voter('v2', 'Paris'), voter('v3', 'Paris'), voter('v4', 'Lyon', 60_000), voter('v5', 'Lyon', 60_000)] },
+          job: { pattern: 'vote', vote: { strategy: 'majority' }, tasks: [voter('v1', 'Paris'), voter('v2', 'Paris'), voter('v3', 'Paris'), voter('v4', 'Lyon', true), voter('v5', 'Lyon', true)] },
         },
       ],
     },

@@ -5,7 +5,7 @@ const voter = (id: string, params: Record<string, unknown>) => ({ id, question: 
 
 describe('vote', () => {
   it('majority of 5: three agree fast, the two slow voters are cancelled and the money saved', async () => {
-    const started = Date.now();
+    // the slow voters never answer (hang until cancelled): the job ends only because the early decision cancels them
     const r = await runJob({
       jobId: uniqueId('vmaj'),
       pattern: 'vote',
@@ -13,13 +13,12 @@ describe('vote', () => {
       budget: { costUsd: 1 },
       tasks: [
         voter('f1', { answer: 'Paris' }),
-        voter('slow1', { answer: 'Lyon', latencyMs: 30_000, costUsd: 0.01 }),
+        voter('slow1', { answer: 'Lyon', hang: true, costUsd: 0.01 }),
         voter('f2', { answer: ' paris', latencyMs: 100 }),
-        voter('slow2', { answer: 'Lyon', latencyMs: 30_000, costUsd: 0.01 }),
+        voter('slow2', { answer: 'Lyon', hang: true, costUsd: 0.01 }),
         voter('f3', { answer: 'PARIS', latencyMs: 200 }),
       ],
     });
-    const wall = Date.now() - started;
     expect(r.status).toBe('success');
     expect(r.output).toBe('Paris');
     expect(r.vote).toMatchObject({ winner: 'Paris', agreement: 1, decidedEarly: true, cancelled: 2 });
@@ -33,8 +32,6 @@ describe('vote', () => {
     ]);
     expect(r.metrics.costUsd).toBe(0);
     expect(r.metrics.savedUsd).toBeGreaterThan(0);
-    expect(r.metrics.latencyMs).toBeLessThan(15_000);
-    expect(wall).toBeLessThan(15_000);
   });
 
   it('weighted: the winner holds more than half of the weight cast (or vote.threshold); confidence, not the head count', async () => {
