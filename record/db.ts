@@ -229,7 +229,11 @@ async function migrated(db: Kysely<RecordTables>, dialect: Dialect): Promise<Kys
 export async function openRecordDb(loc: RecordLocation): Promise<RecordDb> {
   if (dialectOf(loc) === 'postgres') {
     const url = new URL(loc.databaseUrl!);
-    const db = await migrated(new Kysely<RecordTables>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: loc.databaseUrl, max: 10 }) }) }), 'postgres');
+    const pool = new pg.Pool({ connectionString: loc.databaseUrl, max: 10 });
+    // an idle connection the server ends (a restart, an operator's terminate) is dropped and
+    // replaced on the next query; unheard, its error would end the whole process
+    pool.on('error', (err) => console.warn(`record: an idle PostgreSQL connection ended (${err.message}); it is replaced on the next query`));
+    const db = await migrated(new Kysely<RecordTables>({ dialect: new PostgresDialect({ pool }) }), 'postgres');
     return { db, dialect: 'postgres', where: `postgres://${url.host}${url.pathname}`, close: () => db.destroy() };
   }
   const file = loc.sqliteFile;
