@@ -79,7 +79,17 @@ export async function delegationJob(input: JobInput): Promise<JobResult> {
   let done = false;
   const phase = (): JobProgress['phase'] => (done ? 'done' : rt.children.cancelling ? 'cancelling' : rt.children.stopping ? 'stopping' : 'running');
   if (!workflowInfo().parent) rt.events.emit('job.started', 'job.started', { pattern: input.spec.pattern, tasks: input.spec.tasks.length, ...(input.spec.labels ? { labels: input.spec.labels } : {}) });
-  rt.records.watch(() => setCurrentDetails(renderDetails(rt)));
+  // rendered once per burst of changes, not per change: an activation that starts or settles a
+  // hundred children renders the details table (a walk over every task) once, not a hundred times
+  let detailsDue = false;
+  rt.records.watch(() => {
+    if (detailsDue) return;
+    detailsDue = true;
+    void Promise.resolve().then(() => {
+      detailsDue = false;
+      setCurrentDetails(renderDetails(rt));
+    });
+  });
   rt.records.changed();
 
   setHandler(stopSignal, () => rt.children.stopAll(), { description: jobMessages.stop });
