@@ -10,7 +10,9 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { parserOptions: { projectService: { allowDefaultProject: ['*.js', 'cli/*.js'] }, tsconfigRootDir: import.meta.dirname } },
+    languageOptions: {
+      parserOptions: { projectService: { allowDefaultProject: ['*.js', 'cli/*.js'] }, tsconfigRootDir: import.meta.dirname },
+    },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
@@ -26,7 +28,10 @@ export default tseslint.config(
         {
           paths: nodeBuiltins.map((name) => ({ name, message: 'Workflows are deterministic: no Node built-ins (do I/O in activities/).' })),
           patterns: [
-            { group: ['pino', 'fastify', 'ajv', '@temporalio/client', '@temporalio/worker', '@temporalio/activity'], message: 'Workflows import only @temporalio/workflow, pure helpers and types.' },
+            {
+              group: ['pino', 'fastify', 'ajv', '@temporalio/client', '@temporalio/worker', '@temporalio/activity'],
+              message: 'Workflows import only @temporalio/workflow, pure helpers and types.',
+            },
           ],
         },
       ],
@@ -37,14 +42,23 @@ export default tseslint.config(
             {
               regex: '^(\\.\\./)+(activities|schemas|workers|record|api|config|telemetry|cli|client|mcp|scripts)(/.*)?$',
               allowTypeImports: true,
-              message: 'Workflows import values only from @temporalio/workflow, workflows/ and core/ (every run evaluates them: a unit test bundles and checks); other folders as types.',
+              message:
+                'Workflows import values only from @temporalio/workflow, workflows/ and core/ (every run evaluates them: a unit test bundles and checks); other folders as types.',
             },
             { regex: '^(zod|ajv)(/.*)?$', allowTypeImports: true, message: 'Workflow runs stay zod- and ajv-free.' },
           ],
         },
       ],
-      'no-restricted-globals': ['error', { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' }, { name: 'setInterval', message: 'Use sleep() in a loop.' }, { name: 'process', message: 'No process in workflows.' }],
-      'no-restricted-properties': ['error', { object: 'Math', property: 'random', message: 'Math.random is replaced by the sandbox; say so explicitly or use workflow ids.' }],
+      'no-restricted-globals': [
+        'error',
+        { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' },
+        { name: 'setInterval', message: 'Use sleep() in a loop.' },
+        { name: 'process', message: 'No process in workflows.' },
+      ],
+      'no-restricted-properties': [
+        'error',
+        { object: 'Math', property: 'random', message: 'Math.random is replaced by the sandbox; say so explicitly or use workflow ids.' },
+      ],
     },
   },
   // layers: core/ is pure; activities/ and record/ use no workflow values; the API no worker module
@@ -58,7 +72,11 @@ export default tseslint.config(
           patterns: [
             { regex: '^\\.\\./.*$', allowTypeImports: true, message: 'core/ imports values only from core/ (types from anywhere).' },
             // the SDK's common package is pure (search-attribute keys); nothing else
-            { regex: '^(?!\\.|@temporalio/common$).*$', allowTypeImports: true, message: 'core/ imports no package values: pure, zod-free rules.' },
+            {
+              regex: '^(?!\\.|@temporalio/common$).*$',
+              allowTypeImports: true,
+              message: 'core/ imports no package values: pure, zod-free rules.',
+            },
           ],
         },
       ],
@@ -70,7 +88,15 @@ export default tseslint.config(
       '@typescript-eslint/no-restricted-imports': [
         'error',
         // workflows/messages.ts is the one exception: the signal, query and update definitions every sender imports
-        { patterns: [{ regex: '^(\\.\\./)+workflows/(?!messages$).*$', allowTypeImports: true, message: 'Activities and the record import no workflow values (workflows/messages.ts aside): shared rules live in core/.' }] },
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+workflows/(?!messages$).*$',
+              allowTypeImports: true,
+              message: 'Activities and the record import no workflow values (workflows/messages.ts aside): shared rules live in core/.',
+            },
+          ],
+        },
       ],
     },
   },
@@ -79,7 +105,15 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { patterns: [{ regex: '^(\\.\\./)+workers(/.*)?$', allowTypeImports: true, message: 'The API imports no workers/ module: configuration and tenants are in config/, names in core/.' }] },
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+workers(/.*)?$',
+              allowTypeImports: true,
+              message: 'The API imports no workers/ module: configuration and tenants are in config/, names in core/.',
+            },
+          ],
+        },
       ],
     },
   },

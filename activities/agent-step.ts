@@ -162,12 +162,18 @@ export function createAgentActivities({ registry, stepLogPath, breaker, events, 
   }
 
   /** A capability's agent: the only one, or among those that accept the params the least loaded. */
-  async function routeCapability(capability: string, params: Record<string, unknown> | undefined, scope: string[] | undefined, lane?: string): Promise<ResolvedAgent> {
+  async function routeCapability(
+    capability: string,
+    params: Record<string, unknown> | undefined,
+    scope: string[] | undefined,
+    lane?: string,
+  ): Promise<ResolvedAgent> {
     const all = registry.candidates(capability);
     if (all.length === 0) throw fatal(ErrorType.NoAgent, `no agent matches ${JSON.stringify({ capability })}`);
     const fit = all.filter((d) => refusal(d, params, scope) === undefined);
     // none takes the task: the first one's complaint says why
-    if (fit.length === 0) throw fatal(ErrorType.InvalidInput, refusal(all[0], params, scope) ?? `no agent of capability ${capability} takes the task`);
+    if (fit.length === 0)
+      throw fatal(ErrorType.InvalidInput, refusal(all[0], params, scope) ?? `no agent of capability ${capability} takes the task`);
     const only = (why: string): ResolvedAgent => ({ manifest: fit[0].manifest, routing: { agent: fit[0].manifest.id, reason: why } });
     if (all.length === 1) return only(`only agent with capability ${capability}`);
     if (fit.length === 1) return only(`only agent with capability ${capability} that takes the task`);
@@ -177,7 +183,10 @@ export function createAgentActivities({ registry, stepLogPath, breaker, events, 
       candidates: fit.map((d) => ({ agent: d.manifest.id, ...(d.manifest.pool ? { pool: d.manifest.pool } : {}) })),
     });
     log.info('capability routed by load', { capability, agentId: decision.agent, reason: decision.reason });
-    const fallbacks = fit.map((d) => d.manifest.id).filter((id) => id !== decision.agent).slice(0, MAX_FALLBACKS);
+    const fallbacks = fit
+      .map((d) => d.manifest.id)
+      .filter((id) => id !== decision.agent)
+      .slice(0, MAX_FALLBACKS);
     return { manifest: registry.get(decision.agent)!.manifest, routing: decision, fallbacks };
   }
 
@@ -185,7 +194,10 @@ export function createAgentActivities({ registry, stepLogPath, breaker, events, 
     /** Finds the agent a task names (a capability's by load, a semantic reference by ranking) and checks its params; NoAgent / InvalidInput otherwise. */
     async resolveAgent({ agent, question, params, scope, lane }: ResolveAgentInput): Promise<ResolvedAgent> {
       if (typeof agent === 'object' && 'capability' in agent) return routeCapability(agent.capability, params, scope, lane);
-      const { def, reason } = typeof agent !== 'string' && 'route' in agent ? await routeSemantic(agent, question) : { def: registry.resolve(agent, question), reason: 'named' };
+      const { def, reason } =
+        typeof agent !== 'string' && 'route' in agent
+          ? await routeSemantic(agent, question)
+          : { def: registry.resolve(agent, question), reason: 'named' };
       if (!def) throw fatal(ErrorType.NoAgent, `no agent matches ${JSON.stringify(agent)}`);
       validateParams(def.manifest.id, params);
       return { manifest: def.manifest, routing: { agent: def.manifest.id, reason } };
@@ -194,7 +206,14 @@ export function createAgentActivities({ registry, stepLogPath, breaker, events, 
     /** Runs one step of an agent, with the host's checks around it. */
     async agentStep(input: AgentStepInput): Promise<AgentStepOutput> {
       const { attempt } = Context.current().info;
-      tagActiveSpan({ 'delegate.job_id': input.events?.jobId, 'delegate.tenant': input.events?.tenant, 'delegate.task_id': input.task.id, 'delegate.agent_id': input.agentId, 'delegate.step': input.step, 'delegate.attempt': attempt });
+      tagActiveSpan({
+        'delegate.job_id': input.events?.jobId,
+        'delegate.tenant': input.events?.tenant,
+        'delegate.task_id': input.task.id,
+        'delegate.agent_id': input.agentId,
+        'delegate.step': input.step,
+        'delegate.attempt': attempt,
+      });
       const def = registry.get(input.agentId);
       if (!def) throw fatal(ErrorType.NoAgent, `no agent "${input.agentId}"`, attempt);
       const params = validateParams(input.agentId, input.task.params);
@@ -210,14 +229,19 @@ export function createAgentActivities({ registry, stepLogPath, breaker, events, 
       const ticket = { holder: `${input.stepKey}#${attempt}`, leaseMs: (Context.current().info.startToCloseTimeoutMs || 60_000) + 5000 };
       const blocked = guarded ? await guarded.blockedFor(circuit, ticket) : 0;
       if (blocked > 0) {
-        throw fatal(ErrorType.CircuitOpen, `circuit open for agent "${def.manifest.id}" after repeated failures; retry in ${Math.ceil(blocked / 1000)}s`, attempt);
+        throw fatal(
+          ErrorType.CircuitOpen,
+          `circuit open for agent "${def.manifest.id}" after repeated failures; retry in ${Math.ceil(blocked / 1000)}s`,
+          attempt,
+        );
       }
       // a schema that cannot compile can never be satisfied: refuse before the agent spends anything.
       // Compiling and validating run in a schema thread, bounded in time and heap: a costly schema fails its own task only
       const schema = input.task.outputSchema;
       const schemaOwner = { owner: input.events?.tenant ?? 'unknown' };
       const compiled = schema ? await schemaThreads.compile(schema, schemaOwner) : undefined;
-      if (compiled && !compiled.ok) throw fatal(ErrorType.InvalidOutput, `invalid outputSchema: ${compiled.error}`, attempt, { noReprompt: true });
+      if (compiled && !compiled.ok)
+        throw fatal(ErrorType.InvalidOutput, `invalid outputSchema: ${compiled.error}`, attempt, { noReprompt: true });
       const taskId = input.task.id;
       const subtask = input.stepKey.slice(0, input.stepKey.lastIndexOf('#'));
       // the stream must match the result: a refused write is tried again (heartbeating), and one
@@ -232,7 +256,12 @@ export function createAgentActivities({ registry, stepLogPath, breaker, events, 
         }
       };
       if (attempt > 1) observer?.stepRetried(input.agentId);
-      if (attempt > 1) await tell({ key: `retry:${input.stepKey}#${attempt}`, type: 'subtask.retried', data: { taskId, workflowId: subtask, step: input.step, attempt } });
+      if (attempt > 1)
+        await tell({
+          key: `retry:${input.stepKey}#${attempt}`,
+          type: 'subtask.retried',
+          data: { taskId, workflowId: subtask, step: input.step, attempt },
+        });
       let reply;
       // the host heartbeats for the agent, so a dead worker is noticed within the heartbeat
       // timeout and a cancelled step is told at once, however long the agent's own call takes
@@ -240,7 +269,15 @@ export function createAgentActivities({ registry, stepLogPath, breaker, events, 
       const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_EVERY_MS);
       const began = performance.now();
       try {
-        reply = await def.step({ ...input, params, attempt, state: input.state, sleep: agentSleep, signal: ctx.cancellationSignal, tenant: input.events?.tenant });
+        reply = await def.step({
+          ...input,
+          params,
+          attempt,
+          state: input.state,
+          sleep: agentSleep,
+          signal: ctx.cancellationSignal,
+          tenant: input.events?.tenant,
+        });
         observer?.stepEnded(input.agentId, true, (performance.now() - began) / 1000);
       } catch (err) {
         observer?.stepEnded(input.agentId, false, (performance.now() - began) / 1000);
@@ -256,7 +293,13 @@ export function createAgentActivities({ registry, stepLogPath, breaker, events, 
         const max = input.maxAttempts ?? ctx.info.retryPolicy?.maximumAttempts ?? 0;
         const final = failure.nonRetryable || (ctx.info.retryPolicy?.nonRetryableErrorTypes ?? []).includes(failure.type ?? '');
         if (!final && !ctx.cancellationSignal.aborted && (max === 0 || attempt < max)) {
-          log.info('RETRY', { event: 'RETRY', step: input.step, attempt: attempt + 1, maxAttempts: max || 'unlimited', error: redact(String(err)).slice(0, 500) });
+          log.info('RETRY', {
+            event: 'RETRY',
+            step: input.step,
+            attempt: attempt + 1,
+            maxAttempts: max || 'unlimited',
+            error: redact(String(err)).slice(0, 500),
+          });
         }
         throw failure;
       } finally {
@@ -269,7 +312,9 @@ export function createAgentActivities({ registry, stepLogPath, breaker, events, 
       const size = Buffer.byteLength(JSON.stringify(reply) ?? '');
       if (size > MAX_STEP_OUTPUT_BYTES) {
         // a Temporal payload is capped at 2 MiB: refuse here, clearly, rather than fail the workflow later
-        throw fatal(ErrorType.InvalidOutput, `step output of ${size} bytes exceeds the ${MAX_STEP_OUTPUT_BYTES}-byte limit`, attempt, { usage });
+        throw fatal(ErrorType.InvalidOutput, `step output of ${size} bytes exceeds the ${MAX_STEP_OUTPUT_BYTES}-byte limit`, attempt, {
+          usage,
+        });
       }
       // a final answer must satisfy the schema; an interim one is only checked, for "answer matches schema"
       let schemaValid: boolean | undefined;
@@ -282,7 +327,11 @@ export function createAgentActivities({ registry, stepLogPath, breaker, events, 
         schemaValid = !why;
       }
       if (stepLogPath) appendFileSync(stepLogPath, `${input.stepKey}\t${attempt}\n`);
-      await tell({ key: `step:${input.stepKey}`, type: 'subtask.step', data: { taskId, workflowId: subtask, agentId: input.agentId, step: input.step, attempt, done: reply.done, usage } });
+      await tell({
+        key: `step:${input.stepKey}`,
+        type: 'subtask.step',
+        data: { taskId, workflowId: subtask, agentId: input.agentId, step: input.step, attempt, done: reply.done, usage },
+      });
       return {
         done: reply.done,
         usage,

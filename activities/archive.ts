@@ -43,7 +43,11 @@ export function createArchiveActivities({ record, pauseBeforeCommitMs, pauseAfte
       // the stream's last event, once the record holds the result (written again by a retry: skipped by its key)
       const finished = () =>
         record.events.append(input.tenant, input.jobId, [
-          { key: 'job.finished', type: 'job.finished', data: { status: input.result.status, pattern: input.result.pattern, metrics: input.result.metrics } },
+          {
+            key: 'job.finished',
+            type: 'job.finished',
+            data: { status: input.result.status, pattern: input.result.pattern, metrics: input.result.metrics },
+          },
         ]);
       // a retry after a commit whose completion was lost: nothing to fetch, nothing to write
       if (await record.specHashOf(input.tenant, input.jobId)) {
@@ -74,7 +78,10 @@ export function createArchiveActivities({ record, pauseBeforeCommitMs, pauseAfte
       const ctx = Context.current();
       const before = Math.floor(Date.now() - input.maxAgeDays * 86_400_000);
       const jobs = await record.prune({ before, keepLabels: input.keepLabels, dryRun: input.dryRun, onBatch: (n) => ctx.heartbeat(n) });
-      const scouts = await record.scouts.prune({ before: Math.floor(Date.now() - SCOUT_RETENTION_DAYS * 86_400_000), dryRun: input.dryRun });
+      const scouts = await record.scouts.prune({
+        before: Math.floor(Date.now() - SCOUT_RETENTION_DAYS * 86_400_000),
+        dryRun: input.dryRun,
+      });
       return { ...jobs, scouts: scouts.scouts };
     },
   };

@@ -87,7 +87,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Creates the workers' client of the durable breakers. */
 export function createCircuitBreaker(opts: CircuitBreakerOptions): CircuitBreaker {
   const { client, taskQueue, cacheMs = 1000, confirmMs = 2000, now = Date.now } = opts;
-  const settings: BreakerSettings = { failures: opts.failures ?? DEFAULT_BREAKER_SETTINGS.failures, cooldownMs: opts.cooldownMs ?? DEFAULT_BREAKER_SETTINGS.cooldownMs };
+  const settings: BreakerSettings = {
+    failures: opts.failures ?? DEFAULT_BREAKER_SETTINGS.failures,
+    cooldownMs: opts.cooldownMs ?? DEFAULT_BREAKER_SETTINGS.cooldownMs,
+  };
   const onError = opts.onError ?? (() => {});
   /** Keyed by the breaker's workflow id (agent and tenant). */
   const known = new Map<string, Known>();
@@ -150,7 +153,9 @@ export function createCircuitBreaker(opts: CircuitBreakerOptions): CircuitBreake
       if (phase === 'closed') return 0;
       if (phase === 'open') return Math.max(1, (state.openUntil ?? 0) - now());
       try {
-        const grant = await client.withDeadline(now() + 5000, () => handle(t).executeUpdate(acquireTrialUpdate, { args: [{ holder: ticket.holder, leaseMs: ticket.leaseMs }] }));
+        const grant = await client.withDeadline(now() + 5000, () =>
+          handle(t).executeUpdate(acquireTrialUpdate, { args: [{ holder: ticket.holder, leaseMs: ticket.leaseMs }] }),
+        );
         // granted or not, the trial changed the breaker: read it afresh next time
         known.delete(idOf(t));
         return grant.granted ? 0 : Math.max(1, grant.waitMs);
@@ -181,7 +186,14 @@ export function createCircuitBreaker(opts: CircuitBreakerOptions): CircuitBreake
       await report(t, { ok: true, at: now(), settings });
       // what this worker saw: its own success closed it (another worker's failure may follow; the next read tells)
       const seen = known.get(idOf(t));
-      known.set(idOf(t), { agentId: t.agentId, state: seen?.state && { ...seen.state, state: 'closed', consecutiveFailures: 0, trial: undefined }, readAt: seen?.readAt ?? 0, sent: (seen?.sent ?? 0) + 1, failuresSince: 0, confirm: false });
+      known.set(idOf(t), {
+        agentId: t.agentId,
+        state: seen?.state && { ...seen.state, state: 'closed', consecutiveFailures: 0, trial: undefined },
+        readAt: seen?.readAt ?? 0,
+        sent: (seen?.sent ?? 0) + 1,
+        failuresSince: 0,
+        confirm: false,
+      });
     },
     async abandoned(t, ticket) {
       const state = known.get(idOf(t))?.state;

@@ -59,7 +59,8 @@ export function guardedPost(url: string, { body, headers, policy, resolve = syst
       (found) => {
         const wanted = options.family === 4 || options.family === 6 ? found.filter((a) => a.family === options.family) : found;
         // every address is checked, not just the first: the socket may fall back to any of them
-        const why = found.length === 0 ? 'no address' : found.map((a) => addressRefusal(a.address, policy, hostname, u.protocol)).find(Boolean);
+        const why =
+          found.length === 0 ? 'no address' : found.map((a) => addressRefusal(a.address, policy, hostname, u.protocol)).find(Boolean);
         if (why || wanted.length === 0) {
           refused = new DestinationRefusedError(`refused: ${why ?? 'no address of the requested family'}`);
           return callback(refused, '', 0);
@@ -72,15 +73,19 @@ export function guardedPost(url: string, { body, headers, policy, resolve = syst
   };
   const send = u.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise<number>((resolveStatus, reject) => {
-    const req = send(u, { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, lookup, agent: false, signal }, (res) => {
-      let seen = 0;
-      res.on('data', (chunk: Buffer) => {
-        seen += chunk.length;
-        if (seen > MAX_RESPONSE_BYTES) res.destroy();
-      });
-      res.on('close', () => resolveStatus(res.statusCode ?? 0));
-      res.on('error', () => resolveStatus(res.statusCode ?? 0));
-    });
+    const req = send(
+      u,
+      { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, lookup, agent: false, signal },
+      (res) => {
+        let seen = 0;
+        res.on('data', (chunk: Buffer) => {
+          seen += chunk.length;
+          if (seen > MAX_RESPONSE_BYTES) res.destroy();
+        });
+        res.on('close', () => resolveStatus(res.statusCode ?? 0));
+        res.on('error', () => resolveStatus(res.statusCode ?? 0));
+      },
+    );
     req.on('error', (err) => reject(refused ?? err));
     req.end(body);
   });

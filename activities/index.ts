@@ -25,7 +25,14 @@ export type { Resolver, ResolvedAddress } from './guarded-post';
 export { redact, redactUrl } from './redact';
 export { builtinAgents, createAgentRegistry, type AgentRegistry } from './agents/registry';
 export { createHttpAgent, loadAgentsFile } from './agents/http';
-export { createSemanticRouter, semanticOptionsFromConfig, semanticText, type SemanticRoute, type SemanticRouter, type SemanticRouterOptions } from './agents/semantic-router';
+export {
+  createSemanticRouter,
+  semanticOptionsFromConfig,
+  semanticText,
+  type SemanticRoute,
+  type SemanticRouter,
+  type SemanticRouterOptions,
+} from './agents/semantic-router';
 
 /** The builtin agents plus the HTTP agents of `agentsFile` (default `agents.json` when it exists), semantic references routed as `semantic` says. */
 export function loadRegistry(agentsFile?: string, semantic?: SemanticRouterOptions): AgentRegistry {
@@ -36,14 +43,20 @@ export function loadRegistry(agentsFile?: string, semantic?: SemanticRouterOptio
 }
 
 /** Everything the worker registers as activities. */
-export function createActivities(deps: AgentActivityDeps & { webhook?: WebhookDeps; archive: ArchiveDeps; judgeAgent?: string; scoutRoot?: string }) {
+export function createActivities(
+  deps: AgentActivityDeps & { webhook?: WebhookDeps; archive: ArchiveDeps; judgeAgent?: string; scoutRoot?: string },
+) {
   return {
     ...createAgentActivities(deps),
     ...createJudgeActivities(deps),
     ...createRoleActivities(deps),
     ...createWebhookActivities(deps.webhook ?? {}),
     ...createArchiveActivities(deps.archive),
-    ...createScoutActivities({ scouts: deps.archive.record.scouts, events: deps.archive.record.events, rootFor: (tenant) => deps.scoutRoot ?? scoutRoot(process.env, tenant) }),
+    ...createScoutActivities({
+      scouts: deps.archive.record.scouts,
+      events: deps.archive.record.events,
+      rootFor: (tenant) => deps.scoutRoot ?? scoutRoot(process.env, tenant),
+    }),
   };
 }
 

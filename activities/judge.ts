@@ -40,7 +40,11 @@ export const VERDICTS_SCHEMA = {
   properties: {
     verdicts: {
       type: 'array',
-      items: { type: 'object', required: ['rubric', 'satisfied'], properties: { rubric: { type: 'string' }, satisfied: { type: 'boolean' }, why: { type: 'string' } } },
+      items: {
+        type: 'object',
+        required: ['rubric', 'satisfied'],
+        properties: { rubric: { type: 'string' }, satisfied: { type: 'boolean' }, why: { type: 'string' } },
+      },
     },
   },
 } as const;
@@ -72,14 +76,25 @@ export function createJudgeActivities({ registry, judgeAgent }: { registry: Agen
       const def = registry.get(judgeAgent);
       if (!def) throw fatal(ErrorType.NoAgent, `the judge agent "${judgeAgent}" (DELEGATE_JUDGE_AGENT) is not registered`);
       const ctx = Context.current();
-      const task: TaskSpec = { id: `${input.taskId}-judge`, question: judgeQuestion(input), outputSchema: VERDICTS_SCHEMA as unknown as Record<string, unknown> };
+      const task: TaskSpec = {
+        id: `${input.taskId}-judge`,
+        question: judgeQuestion(input),
+        outputSchema: VERDICTS_SCHEMA as unknown as Record<string, unknown>,
+      };
       let usage = usageOf({});
       let state: unknown;
       let data: unknown;
       for (let step = 0; step < JUDGE_STEPS && data === undefined; step++) {
         const reply = await def.step({
-          task, params: {}, step, attempt: ctx.info.attempt, state, budgetLeft: input.budgetLeft,
-          stepKey: `${input.stepKey}:judge#${step}`, sleep: (ms) => ctx.sleep(ms), signal: ctx.cancellationSignal,
+          task,
+          params: {},
+          step,
+          attempt: ctx.info.attempt,
+          state,
+          budgetLeft: input.budgetLeft,
+          stepKey: `${input.stepKey}:judge#${step}`,
+          sleep: (ms) => ctx.sleep(ms),
+          signal: ctx.cancellationSignal,
         });
         usage = addUsage(usage, reply.usage ?? {});
         state = reply.state;

@@ -40,7 +40,9 @@ export function describeWithClient(client: Pick<Client, 'workflowService' | 'opt
     });
     return {
       backlog: num(res.stats?.approximateBacklogCount),
-      pollersLastPolled: (res.pollers ?? []).map((p) => num(p.lastAccessTime?.seconds) * 1000 + Math.floor(num(p.lastAccessTime?.nanos) / 1e6)),
+      pollersLastPolled: (res.pollers ?? []).map(
+        (p) => num(p.lastAccessTime?.seconds) * 1000 + Math.floor(num(p.lastAccessTime?.nanos) / 1e6),
+      ),
       addRate: res.stats?.tasksAddRate ?? 0,
       dispatchRate: res.stats?.tasksDispatchRate ?? 0,
     };
@@ -102,7 +104,15 @@ export function createLoadRouter({ describe, slotsOf, cacheMs = 1000, now = Date
             const live = s.pollersLastPolled.filter((t) => now() - t <= LIVE_POLLER_MS).length;
             return { agent, label, backlog: s.backlog, pollers: s.pollersLastPolled.length, livePollers: live, slots };
           } catch (err) {
-            return { agent, label, backlog: 0, pollers: 0, livePollers: 0, slots, unknown: String((err as Error).message ?? err).slice(0, 200) };
+            return {
+              agent,
+              label,
+              backlog: 0,
+              pollers: 0,
+              livePollers: 0,
+              slots,
+              unknown: String((err as Error).message ?? err).slice(0, 200),
+            };
           }
         }),
       );

@@ -59,7 +59,14 @@ export function rankLoads(loads: CandidateLoad[]): { ranked: ScoredCandidate[]; 
 /** One queue as a reason shows it. */
 export function describeLoad(c: ScoredCandidate, full: boolean): string {
   if (c.unknown !== undefined) return `${c.label} stats unavailable (${c.unknown})`;
-  const pollers = c.pollers === 0 ? 'no poller' : full ? `${c.pollers} poller${c.pollers === 1 ? '' : 's'}${c.tier === 1 ? ', all busy' : ''}` : c.tier === 1 ? 'all busy' : '';
+  const pollers =
+    c.pollers === 0
+      ? 'no poller'
+      : full
+        ? `${c.pollers} poller${c.pollers === 1 ? '' : 's'}${c.tier === 1 ? ', all busy' : ''}`
+        : c.tier === 1
+          ? 'all busy'
+          : '';
   return [`${c.label} backlog ${c.backlog}`, pollers].filter(Boolean).join(', ');
 }
 
@@ -72,11 +79,18 @@ export function pickByLoad(loads: CandidateLoad[], turn: number): { agent: strin
   if (loads.length === 0) throw new Error('pickByLoad: no candidates');
   const { ranked, tied } = rankLoads(loads);
   const pick = tied[turn % tied.length];
-  const others = (list: ScoredCandidate[]) => [...new Set(list.filter((c) => c.agent !== pick.agent && c.label !== pick.label).map((c) => describeLoad(c, false)))];
+  const others = (list: ScoredCandidate[]) => [
+    ...new Set(list.filter((c) => c.agent !== pick.agent && c.label !== pick.label).map((c) => describeLoad(c, false))),
+  ];
   const tiedWith = others(tied);
   const beaten = others(ranked.filter((c) => !tied.includes(c)));
   const parts = [`load: ${describeLoad(pick, true)}`];
-  if (tied.length > 1) parts.push(tiedWith.length > 0 ? `tied with ${tiedWith.join(', ')}: round-robin` : `tied with ${tied.length - 1} other agent${tied.length === 2 ? '' : 's'} on the same queue: round-robin`);
+  if (tied.length > 1)
+    parts.push(
+      tiedWith.length > 0
+        ? `tied with ${tiedWith.join(', ')}: round-robin`
+        : `tied with ${tied.length - 1} other agent${tied.length === 2 ? '' : 's'} on the same queue: round-robin`,
+    );
   if (beaten.length > 0) parts.push(`cheaper than ${beaten.join(', ')}`);
   return { agent: pick.agent, reason: parts.join('; '), tied: tied.length };
 }

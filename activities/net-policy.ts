@@ -63,21 +63,23 @@ export function parseCidr(cidr: string): Cidr {
   const [addr, len, extra] = cidr.trim().split('/');
   const bytes = parseIp(addr);
   const bits = len === undefined ? (bytes?.length ?? 0) * 8 : Number(len);
-  if (!bytes || extra !== undefined || !Number.isInteger(bits) || bits < 0 || bits > bytes.length * 8) throw new Error(`invalid CIDR "${cidr}"`);
+  if (!bytes || extra !== undefined || !Number.isInteger(bits) || bits < 0 || bits > bytes.length * 8)
+    throw new Error(`invalid CIDR "${cidr}"`);
   return { bytes, bits };
 }
 
 function inCidr(bytes: Bytes, { bytes: net, bits }: Cidr): boolean {
   if (bytes.length !== net.length) return false;
   for (let i = 0; i < bits; i++) {
-    const mask = 0x80 >> i % 8;
+    const mask = 0x80 >> (i % 8);
     if ((bytes[i >> 3] & mask) !== (net[i >> 3] & mask)) return false;
   }
   return true;
 }
 
 /** What kind of destination an address is; only `public` is allowed without an allowance. */
-export type AddressClass = 'public' | 'loopback' | 'private' | 'link-local' | 'cgnat' | 'unspecified' | 'multicast' | 'reserved' | 'metadata' | 'invalid';
+export type AddressClass =
+  'public' | 'loopback' | 'private' | 'link-local' | 'cgnat' | 'unspecified' | 'multicast' | 'reserved' | 'metadata' | 'invalid';
 
 const RANGES: [string, AddressClass][] = [
   // cloud metadata first: they also sit in link-local / private / CGNAT ranges
@@ -190,8 +192,16 @@ export function checkCallbackUrl(url: string, policy: NetPolicy = {}): string | 
 }
 
 /** The policy the configuration asks for; throws naming a bad CIDR (at start, not at the first webhook). */
-export function netPolicyFromConfig(config: { DELEGATE_WEBHOOK_ALLOW_LOOPBACK?: boolean; DELEGATE_WEBHOOK_ALLOW_CIDRS?: string[]; DELEGATE_WEBHOOK_ALLOW_HOSTS?: string[] }): NetPolicy {
+export function netPolicyFromConfig(config: {
+  DELEGATE_WEBHOOK_ALLOW_LOOPBACK?: boolean;
+  DELEGATE_WEBHOOK_ALLOW_CIDRS?: string[];
+  DELEGATE_WEBHOOK_ALLOW_HOSTS?: string[];
+}): NetPolicy {
   const allowCidrs = config.DELEGATE_WEBHOOK_ALLOW_CIDRS ?? [];
   for (const c of allowCidrs) parseCidr(c);
-  return { allowLoopback: config.DELEGATE_WEBHOOK_ALLOW_LOOPBACK ?? false, allowCidrs, allowHosts: config.DELEGATE_WEBHOOK_ALLOW_HOSTS ?? [] };
+  return {
+    allowLoopback: config.DELEGATE_WEBHOOK_ALLOW_LOOPBACK ?? false,
+    allowCidrs,
+    allowHosts: config.DELEGATE_WEBHOOK_ALLOW_HOSTS ?? [],
+  };
 }

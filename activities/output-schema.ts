@@ -45,7 +45,9 @@ const re2: RegExpEngine = Object.assign(
       compiled = RE2JS.compile(pattern);
     } catch (err) {
       const why = err instanceof Error ? err.message : String(err);
-      throw new Error(`pattern ${JSON.stringify(pattern.slice(0, 200))} is not supported (${why}); patterns use RE2 syntax: no backreferences or lookaround`);
+      throw new Error(
+        `pattern ${JSON.stringify(pattern.slice(0, 200))} is not supported (${why}); patterns use RE2 syntax: no backreferences or lookaround`,
+      );
     }
     // linear, but linear in string × program: a string past the cap does not match any pattern
     return { test: (s: string) => s.length <= MAX_PATTERN_SUBJECT_CHARS && compiled.test(s) };
@@ -61,7 +63,10 @@ function canonical(v: unknown): string {
   if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
   const o = v as Record<string, unknown>;
-  return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(',')}}`;
+  return `{${Object.keys(o)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
+    .join(',')}}`;
 }
 
 /** `uniqueItems` in linear time: Ajv's own compares every pair, seconds for a 256 KiB array. */
@@ -72,7 +77,9 @@ function uniqueItems(schema: boolean, data: unknown[]): boolean {
     const key = canonical(data[i]);
     const j = seen.get(key);
     if (j !== undefined) {
-      uniqueItems.errors = [{ keyword: 'uniqueItems', message: `must NOT have duplicate items (items ## ${j} and ${i} are identical)`, params: { i: j, j: i } }];
+      uniqueItems.errors = [
+        { keyword: 'uniqueItems', message: `must NOT have duplicate items (items ## ${j} and ${i} are identical)`, params: { i: j, j: i } },
+      ];
       return false;
     }
     seen.set(key, i);
@@ -104,7 +111,9 @@ function patternProblems(schema: unknown): string[] {
       RE2JS.compile(pattern);
     } catch (err) {
       const why = err instanceof Error ? err.message : String(err);
-      out.push(`${schemaPathText(at)}: pattern ${JSON.stringify(pattern.slice(0, 200))} is not RE2 syntax (${why}); no backreferences or lookaround`);
+      out.push(
+        `${schemaPathText(at)}: pattern ${JSON.stringify(pattern.slice(0, 200))} is not RE2 syntax (${why}); no backreferences or lookaround`,
+      );
     }
   });
   return out.slice(0, 20);
@@ -130,7 +139,9 @@ export function backtrackingPatterns(schema: unknown): string[] {
   const out: string[] = [];
   eachPattern(schema, (pattern, at) => {
     if (repeatsRepeatedGroup(pattern)) {
-      out.push(`${schemaPathText(at)}: pattern ${JSON.stringify(pattern.slice(0, 200))} repeats a repeated group (catastrophic backtracking); write it without nested quantifiers`);
+      out.push(
+        `${schemaPathText(at)}: pattern ${JSON.stringify(pattern.slice(0, 200))} repeats a repeated group (catastrophic backtracking); write it without nested quantifiers`,
+      );
     }
   });
   return out.slice(0, 20);
@@ -149,7 +160,10 @@ function compileFresh(schema: SchemaObject): CompiledOutputSchema {
   if (badPatterns.length > 0) return { ok: false, error: badPatterns.join('; ').slice(0, MAX_MESSAGE_CHARS) };
   try {
     if (!metaAjv.validateSchema(schema)) {
-      return { ok: false, error: `not a valid JSON Schema: ${metaAjv.errorsText(metaAjv.errors, { dataVar: 'outputSchema' })}`.slice(0, MAX_MESSAGE_CHARS) };
+      return {
+        ok: false,
+        error: `not a valid JSON Schema: ${metaAjv.errorsText(metaAjv.errors, { dataVar: 'outputSchema' })}`.slice(0, MAX_MESSAGE_CHARS),
+      };
     }
   } catch (err) {
     // an unknown "$schema" (Ajv never fetches one)
@@ -163,13 +177,17 @@ function compileFresh(schema: SchemaObject): CompiledOutputSchema {
   try {
     const validate = ajv.compile(schema);
     // an async validator answers with a promise, never a verdict (the structural rules refuse "$async" too)
-    if ((validate as { $async?: boolean }).$async) return { ok: false, error: 'outputSchema compiles to an async validator ("$async"), which is not allowed' };
+    if ((validate as { $async?: boolean }).$async)
+      return { ok: false, error: 'outputSchema compiles to an async validator ("$async"), which is not allowed' };
     return {
       ok: true,
       validate: (data) => (validate(data) ? null : ajv.errorsText(validate.errors, { dataVar: 'data' }).slice(0, MAX_MESSAGE_CHARS)),
     };
   } catch (err) {
-    return { ok: false, error: `outputSchema does not compile: ${err instanceof Error ? err.message : String(err)}`.slice(0, MAX_MESSAGE_CHARS) };
+    return {
+      ok: false,
+      error: `outputSchema does not compile: ${err instanceof Error ? err.message : String(err)}`.slice(0, MAX_MESSAGE_CHARS),
+    };
   }
 }
 

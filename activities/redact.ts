@@ -17,7 +17,8 @@ export function redactUrl(url: string): string {
 
 const URL_RE = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+/gi;
 const BEARER_RE = /\b(bearer|basic|token)\s+[A-Za-z0-9._~+/=-]{6,}/gi;
-const KEY_VALUE_RE = /\b((?:[a-z0-9_-]*(?:api[_-]?key|apikey|token|secret|password|passwd|signature|credential|auth))\b["']?\s*[=:]\s*["']?)[^\s"'&,;}]+/gi;
+const KEY_VALUE_RE =
+  /\b((?:[a-z0-9_-]*(?:api[_-]?key|apikey|token|secret|password|passwd|signature|credential|auth))\b["']?\s*[=:]\s*["']?)[^\s"'&,;}]+/gi;
 const API_KEY_RE = /\b(sk|pk|rk|ghp|gho|xox[abp])[-_][A-Za-z0-9_-]{8,}/g;
 
 /** A copy of `text` with URLs cut to their origin and bearer tokens, API keys and `secret=value` pairs masked. */

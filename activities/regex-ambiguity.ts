@@ -169,24 +169,36 @@ function parse(src: string): Node {
 }
 
 const nullable = (n: Node): boolean =>
-  n.k === 'empty' || (n.k === 'rep' && (n.min === 0 || nullable(n.node))) || (n.k === 'seq' && n.items.every(nullable)) || (n.k === 'alt' && n.alts.some(nullable));
+  n.k === 'empty' ||
+  (n.k === 'rep' && (n.min === 0 || nullable(n.node))) ||
+  (n.k === 'seq' && n.items.every(nullable)) ||
+  (n.k === 'alt' && n.alts.some(nullable));
 
 function charsOf(n: Node): CharSet {
   switch (n.k) {
-    case 'char': return n.set;
-    case 'empty': return 0n;
-    case 'rep': return charsOf(n.node);
-    case 'seq': return n.items.reduce((s, x) => s | charsOf(x), 0n);
-    case 'alt': return n.alts.reduce((s, x) => s | charsOf(x), 0n);
+    case 'char':
+      return n.set;
+    case 'empty':
+      return 0n;
+    case 'rep':
+      return charsOf(n.node);
+    case 'seq':
+      return n.items.reduce((s, x) => s | charsOf(x), 0n);
+    case 'alt':
+      return n.alts.reduce((s, x) => s | charsOf(x), 0n);
   }
 }
 
 function firstOf(n: Node): CharSet {
   switch (n.k) {
-    case 'char': return n.set;
-    case 'empty': return 0n;
-    case 'rep': return firstOf(n.node);
-    case 'alt': return n.alts.reduce((s, x) => s | firstOf(x), 0n);
+    case 'char':
+      return n.set;
+    case 'empty':
+      return 0n;
+    case 'rep':
+      return firstOf(n.node);
+    case 'alt':
+      return n.alts.reduce((s, x) => s | firstOf(x), 0n);
     case 'seq': {
       let s = 0n;
       for (const x of n.items) {
@@ -202,11 +214,15 @@ function firstOf(n: Node): CharSet {
 function variableChars(n: Node): CharSet {
   switch (n.k) {
     case 'char':
-    case 'empty': return 0n;
-    case 'rep': return n.max > n.min ? charsOf(n.node) : variableChars(n.node);
-    case 'seq': return n.items.reduce((s, x) => s | variableChars(x), 0n);
+    case 'empty':
+      return 0n;
+    case 'rep':
+      return n.max > n.min ? charsOf(n.node) : variableChars(n.node);
+    case 'seq':
+      return n.items.reduce((s, x) => s | variableChars(x), 0n);
     // alternatives of different lengths vary too
-    case 'alt': return n.alts.reduce((s, x) => s | variableChars(x), 0n) | (new Set(n.alts.map(fixedLength)).size > 1 ? charsOf(n) : 0n);
+    case 'alt':
+      return n.alts.reduce((s, x) => s | variableChars(x), 0n) | (new Set(n.alts.map(fixedLength)).size > 1 ? charsOf(n) : 0n);
   }
 }
 
@@ -254,10 +270,14 @@ function ambiguousBody(body: Node): boolean {
 function backtracksIn(n: Node): boolean {
   switch (n.k) {
     case 'char':
-    case 'empty': return false;
-    case 'seq': return n.items.some(backtracksIn);
-    case 'alt': return n.alts.some(backtracksIn);
-    case 'rep': return (n.max >= BIG && ambiguousBody(n.node)) || backtracksIn(n.node);
+    case 'empty':
+      return false;
+    case 'seq':
+      return n.items.some(backtracksIn);
+    case 'alt':
+      return n.alts.some(backtracksIn);
+    case 'rep':
+      return (n.max >= BIG && ambiguousBody(n.node)) || backtracksIn(n.node);
   }
 }
 

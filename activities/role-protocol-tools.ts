@@ -42,7 +42,8 @@ export const PROTOCOL_TOOL_DEFS = [
     type: 'function',
     function: {
       name: BOOTSTRAP_TOOL,
-      description: 'Returns your task as JSON: type, question, constraints, completion criteria, allowed output kinds, authority and required skills. Call it first, exactly once.',
+      description:
+        'Returns your task as JSON: type, question, constraints, completion criteria, allowed output kinds, authority and required skills. Call it first, exactly once.',
       parameters: { type: 'object', properties: {}, additionalProperties: false },
     },
   },
@@ -50,8 +51,14 @@ export const PROTOCOL_TOOL_DEFS = [
     type: 'function',
     function: {
       name: LOAD_SKILL_TOOL,
-      description: 'Returns the text of one skill the task requires. Load every required skill before any other tool and before your final answer.',
-      parameters: { type: 'object', properties: { skill: { type: 'string', description: 'the skill id' } }, required: ['skill'], additionalProperties: false },
+      description:
+        'Returns the text of one skill the task requires. Load every required skill before any other tool and before your final answer.',
+      parameters: {
+        type: 'object',
+        properties: { skill: { type: 'string', description: 'the skill id' } },
+        required: ['skill'],
+        additionalProperties: false,
+      },
     },
   },
 ] as const;

@@ -59,7 +59,8 @@ export function loadRoleCatalog(file: string, registry: Pick<AgentRegistry, 'get
     r.tools.forEach((t, i) => {
       if (t === 'delegation_bootstrap' || t === 'load_skill') at(`tools[${i}]`, `"${t}" is a protocol tool the host always offers`);
       else if (HOST_ONLY_TOOLS.has(t)) at(`tools[${i}]`, `"${t}" is a host tool that roles cannot use yet`);
-      else if (agent && !agent.tools.includes(t)) at(`tools[${i}]`, `unknown tool "${t}": agent "${r.agent}" has ${agent.tools.length ? agent.tools.join(', ') : 'no tools'}`);
+      else if (agent && !agent.tools.includes(t))
+        at(`tools[${i}]`, `unknown tool "${t}": agent "${r.agent}" has ${agent.tools.length ? agent.tools.join(', ') : 'no tools'}`);
     });
   }
   if (errors.length) throw new Error(`invalid roles in agents file ${file}:\n  ${errors.join('\n  ')}`);

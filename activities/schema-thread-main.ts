@@ -19,8 +19,16 @@ port.on('message', (req: SchemaRequest) => {
     else reply = { id: req.id, ok: true, why: req.op === 'validate' ? compiled.validate(req.data) : null };
   } catch (err) {
     // a stack overflow is the data's or the schema's nesting; the thread itself is fine
-    const why = err instanceof RangeError ? `ran out of stack (${err.message}): the data or the schema nests too deeply` : `failed: ${err instanceof Error ? err.message : String(err)}`;
-    reply = { id: req.id, ok: false, error: `outputSchema ${req.op === 'validate' ? 'validation' : 'compilation'} ${why}`.slice(0, 1000), compiles: req.op === 'validate' };
+    const why =
+      err instanceof RangeError
+        ? `ran out of stack (${err.message}): the data or the schema nests too deeply`
+        : `failed: ${err instanceof Error ? err.message : String(err)}`;
+    reply = {
+      id: req.id,
+      ok: false,
+      error: `outputSchema ${req.op === 'validate' ? 'validation' : 'compilation'} ${why}`.slice(0, 1000),
+      compiles: req.op === 'validate',
+    };
   }
   port.postMessage(reply);
 });

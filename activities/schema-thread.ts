@@ -19,7 +19,8 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
 /** One piece of work for a thread. */
-export type SchemaWork = { op: 'compile'; schema: Record<string, unknown> } | { op: 'validate'; schema: Record<string, unknown>; data: unknown };
+export type SchemaWork =
+  { op: 'compile'; schema: Record<string, unknown> } | { op: 'validate'; schema: Record<string, unknown>; data: unknown };
 /** One request to a thread: the work and its id. */
 export type SchemaRequest = SchemaWork & { id: number };
 /** A thread's answer: the schema compiles (and `why` the data fails it, null when it passes), or why not. */
@@ -63,7 +64,11 @@ interface Slot {
 /** The thread's boot: registers tsx inside the thread (the parent may run under any loader), then loads the entry. */
 function bootScript(): string {
   // the ESM build of tsx's API (its CommonJS one cannot be imported from a thread under tsx's own loader)
-  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
+  const tsx = pathToFileURL(
+    createRequire(import.meta.url)
+      .resolve('tsx/esm/api')
+      .replace(/\.cjs$/, '.mjs'),
+  ).href;
   const entry = new URL('./schema-thread-main.ts', import.meta.url).href;
   return `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
 }
@@ -106,10 +111,17 @@ export function createSchemaThreads({
   };
 
   const start = (slot: Slot): Promise<void> => {
-    const worker = new Worker(bootScript(), { eval: true, execArgv: [], resourceLimits: { maxOldGenerationSizeMb: maxHeapMb, maxYoungGenerationSizeMb: Math.min(64, maxHeapMb / 4), stackSizeMb: 4 } });
+    const worker = new Worker(bootScript(), {
+      eval: true,
+      execArgv: [],
+      resourceLimits: { maxOldGenerationSizeMb: maxHeapMb, maxYoungGenerationSizeMb: Math.min(64, maxHeapMb / 4), stackSizeMb: 4 },
+    });
     slot.worker = worker;
     const ready = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`a schema thread did not start within ${startTimeoutMs} ms`)), startTimeoutMs).unref();
+      const timer = setTimeout(
+        () => reject(new Error(`a schema thread did not start within ${startTimeoutMs} ms`)),
+        startTimeoutMs,
+      ).unref();
       worker.on('message', (m: SchemaReply | { ready: true }) => {
         if ('ready' in m) {
           clearTimeout(timer);
@@ -126,7 +138,12 @@ export function createSchemaThreads({
         if (slot.worker === worker) kill(slot, { ok: false, error: why, compiles: true }, err?.code === 'ERR_WORKER_OUT_OF_MEMORY');
       };
       worker.on('error', (err: Error & { code?: string }) =>
-        gone(err.code === 'ERR_WORKER_OUT_OF_MEMORY' ? `outputSchema check passed its memory bound of ${maxHeapMb} MB and was stopped` : `schema thread failed: ${err.message}`, err),
+        gone(
+          err.code === 'ERR_WORKER_OUT_OF_MEMORY'
+            ? `outputSchema check passed its memory bound of ${maxHeapMb} MB and was stopped`
+            : `schema thread failed: ${err.message}`,
+          err,
+        ),
       );
       worker.on('exit', (code) => gone(`schema thread exited (${code})`));
       // after the listeners: adding a 'message' listener refs the thread again, and an idle thread must not hold the process
@@ -148,16 +165,31 @@ export function createSchemaThreads({
     ready.then(
       () => {
         if (slot.worker !== worker || slot.call !== call) return;
-        callTimer.set(slot, setTimeout(() => {
-          if (slot.call !== call) return;
-          const what = call.req.op === 'validate' ? 'validation' : 'compilation';
-          kill(slot, { ok: false, error: `outputSchema ${what} passed its bound of ${timeoutMs} ms and was stopped: the schema (or the data against it) is too costly to check`, compiles: call.req.op === 'validate' }, true);
-        }, timeoutMs).unref());
+        callTimer.set(
+          slot,
+          setTimeout(() => {
+            if (slot.call !== call) return;
+            const what = call.req.op === 'validate' ? 'validation' : 'compilation';
+            kill(
+              slot,
+              {
+                ok: false,
+                error: `outputSchema ${what} passed its bound of ${timeoutMs} ms and was stopped: the schema (or the data against it) is too costly to check`,
+                compiles: call.req.op === 'validate',
+              },
+              true,
+            );
+          }, timeoutMs).unref(),
+        );
         try {
           worker.postMessage({ ...call.req, id: ++nextId });
         } catch (err) {
           // the data cannot even be copied (nested past the stack): a verdict on it, the thread is fine
-          settle(slot, { ok: false, error: `outputSchema validation could not take the data: ${err instanceof Error ? err.message : String(err)}`, compiles: true });
+          settle(slot, {
+            ok: false,
+            error: `outputSchema validation could not take the data: ${err instanceof Error ? err.message : String(err)}`,
+            compiles: true,
+          });
         }
       },
       (err: Error) => {

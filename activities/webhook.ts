@@ -73,11 +73,14 @@ export function createWebhookActivities({ secret, timeoutMs = 10_000, policy = {
       } catch (err) {
         const why = redact(err instanceof Error ? `${(err as NodeJS.ErrnoException).code ?? err.name}: ${err.message}` : String(err));
         log.warn('webhook delivery failed', { jobId, tenant, target, attempt, error: why });
-        if (err instanceof DestinationRefusedError) throw ApplicationFailure.nonRetryable(`webhook to ${target} ${err.message}`, WebhookErrorType.Refused);
+        if (err instanceof DestinationRefusedError)
+          throw ApplicationFailure.nonRetryable(`webhook to ${target} ${err.message}`, WebhookErrorType.Refused);
         throw ApplicationFailure.retryable(`webhook to ${target} failed: ${why}`, WebhookErrorType.Error);
       }
-      if (status >= 500 || status === 429) throw ApplicationFailure.retryable(`webhook to ${target} answered ${status}`, WebhookErrorType.Error);
-      if (status >= 300 || status < 200) throw ApplicationFailure.nonRetryable(`webhook to ${target} answered ${status}`, WebhookErrorType.Rejected);
+      if (status >= 500 || status === 429)
+        throw ApplicationFailure.retryable(`webhook to ${target} answered ${status}`, WebhookErrorType.Error);
+      if (status >= 300 || status < 200)
+        throw ApplicationFailure.nonRetryable(`webhook to ${target} answered ${status}`, WebhookErrorType.Rejected);
       log.info('webhook delivered', { jobId, tenant, target, attempt, status });
       return { status };
     },

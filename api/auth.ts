@@ -57,10 +57,16 @@ export function requireCaller(app: FastifyInstance): void {
       const key = bearerKey(req);
       const challenge = key === undefined ? 'Bearer realm="delegate"' : 'Bearer realm="delegate", error="invalid_token"';
       reply.header('www-authenticate', challenge);
-      return sendProblem(reply, new HttpProblem(401, 'Unauthorized', key === undefined ? 'send Authorization: Bearer <key>' : 'the key is not valid'));
+      return sendProblem(
+        reply,
+        new HttpProblem(401, 'Unauthorized', key === undefined ? 'send Authorization: Bearer <key>' : 'the key is not valid'),
+      );
     }
     if (req.method === 'POST') {
-      const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      const type = String(req.headers['content-type'] ?? '')
+        .split(';')[0]!
+        .trim()
+        .toLowerCase();
       if (type !== 'application/json') {
         return sendProblem(reply, new HttpProblem(415, 'Unsupported media type', 'POST routes take application/json'));
       }

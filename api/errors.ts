@@ -54,8 +54,16 @@ export function formatPath(path: readonly PropertyKey[], root = ''): string {
 }
 
 const TYPES: Record<number, string> = {
-  400: 'invalid-request', 401: 'unauthorized', 404: 'not-found', 405: 'method-not-allowed', 409: 'conflict', 413: 'payload-too-large',
-  415: 'unsupported-media-type', 422: 'unprocessable', 429: 'too-many-requests', 503: 'unavailable',
+  400: 'invalid-request',
+  401: 'unauthorized',
+  404: 'not-found',
+  405: 'method-not-allowed',
+  409: 'conflict',
+  413: 'payload-too-large',
+  415: 'unsupported-media-type',
+  422: 'unprocessable',
+  429: 'too-many-requests',
+  503: 'unavailable',
 };
 
 /** Sends a problem+json answer. */
@@ -82,15 +90,23 @@ export function fromTemporal(err: unknown, what = 'job'): HttpProblem | undefine
     // validators refuse with a type from the one error vocabulary; its table gives the status
     const cause = err.cause as { message?: string; type?: string } | undefined;
     const status = cause?.type ? ERROR_HTTP_STATUS[cause.type as ErrorType] : undefined;
-    if (status) return new HttpProblem(status, status === 404 ? 'Not found' : status === 409 ? 'Conflict' : 'Update rejected', cause?.message ?? err.message);
+    if (status)
+      return new HttpProblem(
+        status,
+        status === 404 ? 'Not found' : status === 409 ? 'Conflict' : 'Update rejected',
+        cause?.message ?? err.message,
+      );
     return new HttpProblem(409, 'Conflict', `${what} could not apply the update; retry`);
   }
   if (isGrpcServiceError(err)) {
     if (err.code === 5) return new HttpProblem(404, 'Not found', `no such ${what}`);
     if (err.code === 3) return new HttpProblem(400, 'Invalid request', 'the workflow service refused the request as invalid');
-    if (err.code === 8) return new HttpProblem(429, 'Too many requests', 'the workflow service is rate limiting; retry', undefined, { 'retry-after': '5' });
-    if (err.code === 14 || err.code === 4) return new HttpProblem(503, 'Temporal unavailable', 'the workflow service did not answer; retry');
-    if (err.code === 9 && /completed|closed/i.test(err.details ?? '')) return new HttpProblem(409, 'Conflict', `${what} has already finished`);
+    if (err.code === 8)
+      return new HttpProblem(429, 'Too many requests', 'the workflow service is rate limiting; retry', undefined, { 'retry-after': '5' });
+    if (err.code === 14 || err.code === 4)
+      return new HttpProblem(503, 'Temporal unavailable', 'the workflow service did not answer; retry');
+    if (err.code === 9 && /completed|closed/i.test(err.details ?? ''))
+      return new HttpProblem(409, 'Conflict', `${what} has already finished`);
   }
   return undefined;
 }
@@ -103,13 +119,21 @@ export function frameworkErrorAsProblem(err: FastifyError, _req: unknown, reply:
 
 /** Installs the error and not-found handlers on the app. */
 export function installErrorHandling(app: FastifyInstance): void {
-  app.setNotFoundHandler((req, reply) => sendProblem(reply, new HttpProblem(404, 'Not found', `no route ${req.method} ${req.url.split('?')[0]}`)));
+  app.setNotFoundHandler((req, reply) =>
+    sendProblem(reply, new HttpProblem(404, 'Not found', `no route ${req.method} ${req.url.split('?')[0]}`)),
+  );
   app.setErrorHandler((err: FastifyError, req, reply) => {
     if (err instanceof HttpProblem) return sendProblem(reply, err);
     if (hasZodFastifySchemaValidationErrors(err)) {
       const where = err.validationContext ?? 'body';
       const errors = err.validation.map((v) => ({
-        path: formatPath(v.instancePath.split('/').filter(Boolean).map((s) => (/^\d+$/.test(s) ? Number(s) : s)), where),
+        path: formatPath(
+          v.instancePath
+            .split('/')
+            .filter(Boolean)
+            .map((s) => (/^\d+$/.test(s) ? Number(s) : s)),
+          where,
+        ),
         message: v.message ?? 'invalid',
       }));
       return sendProblem(reply, new HttpProblem(400, 'Invalid request', `${errors.length} invalid field(s) in the ${where}`, errors));
@@ -125,6 +149,9 @@ export function installErrorHandling(app: FastifyInstance): void {
       req.log.error({ err }, 'unhandled error');
       return sendProblem(reply, new HttpProblem(500, 'Internal error', 'the request failed; see the server log'));
     }
-    return sendProblem(reply, new HttpProblem(status, err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? 'Invalid JSON' : 'Bad request', err.message));
+    return sendProblem(
+      reply,
+      new HttpProblem(status, err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? 'Invalid JSON' : 'Bad request', err.message),
+    );
   });
 }

@@ -43,14 +43,20 @@ function authorityOf(value: string): { name: string; port: string } | undefined 
 }
 
 /** The policy the configuration asks for: on when bound to loopback, when auth is off, or when DELEGATE_ALLOWED_HOSTS is set. */
-export function hostPolicyOf(config: Pick<Config, 'HOST' | 'PORT' | 'PUBLIC_URL' | 'DELEGATE_AUTH' | 'DELEGATE_ALLOWED_HOSTS' | 'DELEGATE_ALLOWED_ORIGINS'>): HostPolicy | undefined {
+export function hostPolicyOf(
+  config: Pick<Config, 'HOST' | 'PORT' | 'PUBLIC_URL' | 'DELEGATE_AUTH' | 'DELEGATE_ALLOWED_HOSTS' | 'DELEGATE_ALLOWED_ORIGINS'>,
+): HostPolicy | undefined {
   const explicit = config.DELEGATE_ALLOWED_HOSTS.length > 0;
   if (!explicit && !isLoopbackBind(config.HOST) && config.DELEGATE_AUTH === 'on') return undefined;
   const hosts = explicit ? [...config.DELEGATE_ALLOWED_HOSTS] : [...LOOPBACK_HOSTS];
   // the address it is bound to, when it names one, and the name clients are told to use
-  if (!explicit && !isWildcardBind(config.HOST)) hosts.push(config.HOST.includes(':') && !config.HOST.startsWith('[') ? `[${config.HOST}]` : config.HOST);
+  if (!explicit && !isWildcardBind(config.HOST))
+    hosts.push(config.HOST.includes(':') && !config.HOST.startsWith('[') ? `[${config.HOST}]` : config.HOST);
   if (config.PUBLIC_URL) hosts.push(new URL(config.PUBLIC_URL).host);
-  const origins = config.DELEGATE_ALLOWED_ORIGINS.length > 0 ? [...config.DELEGATE_ALLOWED_ORIGINS, ...(config.PUBLIC_URL ? [new URL(config.PUBLIC_URL).origin] : [])] : [];
+  const origins =
+    config.DELEGATE_ALLOWED_ORIGINS.length > 0
+      ? [...config.DELEGATE_ALLOWED_ORIGINS, ...(config.PUBLIC_URL ? [new URL(config.PUBLIC_URL).origin] : [])]
+      : [];
   return { hosts: [...new Set(hosts.map((h) => h.toLowerCase()))], origins: origins.map((o) => o.toLowerCase().replace(/\/+$/, '')) };
 }
 
@@ -84,11 +90,21 @@ export function installHostCheck(app: FastifyInstance, config: Parameters<typeof
   app.addHook('onRequest', async (req, reply) => {
     const host = req.headers.host;
     if (!hostAllowed(host, policy)) {
-      return sendProblem(reply, new HttpProblem(403, 'Forbidden', `Host "${String(host ?? '').slice(0, 100)}" is not allowed: add it to DELEGATE_ALLOWED_HOSTS (or set PUBLIC_URL)`));
+      return sendProblem(
+        reply,
+        new HttpProblem(
+          403,
+          'Forbidden',
+          `Host "${String(host ?? '').slice(0, 100)}" is not allowed: add it to DELEGATE_ALLOWED_HOSTS (or set PUBLIC_URL)`,
+        ),
+      );
     }
     const origin = req.headers.origin;
     if (origin !== undefined && !originAllowed(origin, policy)) {
-      return sendProblem(reply, new HttpProblem(403, 'Forbidden', `Origin "${origin.slice(0, 100)}" is not allowed: add it to DELEGATE_ALLOWED_ORIGINS`));
+      return sendProblem(
+        reply,
+        new HttpProblem(403, 'Forbidden', `Origin "${origin.slice(0, 100)}" is not allowed: add it to DELEGATE_ALLOWED_ORIGINS`),
+      );
     }
   });
 }

@@ -32,8 +32,12 @@ export function createJobService(deps: JobServiceDeps, lanes: LaneWatch = create
     lanesWithoutWorker: () => {
       const queue = deps.config.DELEGATE_TASK_QUEUE;
       const pools = declaredPools(deps.registry.list());
-      const lanesOf = (lane: string): QueueRef[] => [lane, ...pools.map((p) => stepQueueFor(lane, p))].map((name) => ({ name, kind: 'activity' }));
-      return lanes.unserved([{ name: queue, kind: 'workflow' }, ...deps.tenants.list().flatMap((t) => lanesOf(agentQueueFor(queue, t.tenant)))]);
+      const lanesOf = (lane: string): QueueRef[] =>
+        [lane, ...pools.map((p) => stepQueueFor(lane, p))].map((name) => ({ name, kind: 'activity' }));
+      return lanes.unserved([
+        { name: queue, kind: 'workflow' },
+        ...deps.tenants.list().flatMap((t) => lanesOf(agentQueueFor(queue, t.tenant))),
+      ]);
     },
     ...createReads(deps.client, deps.record, handles),
     ...createControls(deps.client, handles),

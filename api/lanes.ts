@@ -65,7 +65,15 @@ export interface LaneWatch {
 const num = (v: { toString(): string } | number | null | undefined): number => (v == null ? 0 : Number(v.toString()));
 
 /** Creates a watch with its own cache. */
-export function createLaneWatch({ client, cacheMs = 5000, missCacheMs = 1000, recentMs = 300_000, rememberMs = 3_600_000, timeoutMs = 2000, now = Date.now }: LaneWatchOptions): LaneWatch {
+export function createLaneWatch({
+  client,
+  cacheMs = 5000,
+  missCacheMs = 1000,
+  recentMs = 300_000,
+  rememberMs = 3_600_000,
+  timeoutMs = 2000,
+  now = Date.now,
+}: LaneWatchOptions): LaneWatch {
   const cache = new Map<string, { until: number; answer: Promise<boolean | undefined> }>();
   const lastServed = new Map<string, number>();
 
@@ -73,11 +81,17 @@ export function createLaneWatch({ client, cacheMs = 5000, missCacheMs = 1000, re
     const key = `${kind}:${name}`;
     try {
       const res = await client.connection.withDeadline(Date.now() + timeoutMs, () =>
-        client.workflowService.describeTaskQueue({ namespace: client.options.namespace, taskQueue: { name }, taskQueueType: QUEUE_TYPE[kind] }),
+        client.workflowService.describeTaskQueue({
+          namespace: client.options.namespace,
+          taskQueue: { name },
+          taskQueueType: QUEUE_TYPE[kind],
+        }),
       );
       const t = now();
       // a poller without a time was seen by the server just now
-      const polled = (res.pollers ?? []).some((p) => !p.lastAccessTime || t - (num(p.lastAccessTime.seconds) * 1000 + num(p.lastAccessTime.nanos) / 1e6) <= recentMs);
+      const polled = (res.pollers ?? []).some(
+        (p) => !p.lastAccessTime || t - (num(p.lastAccessTime.seconds) * 1000 + num(p.lastAccessTime.nanos) / 1e6) <= recentMs,
+      );
       if (polled) lastServed.set(key, t);
       return polled || t - (lastServed.get(key) ?? -Infinity) <= rememberMs;
     } catch {
@@ -101,7 +115,8 @@ export function createLaneWatch({ client, cacheMs = 5000, missCacheMs = 1000, re
     async unserved(queues) {
       const answers: (boolean | undefined)[] = [];
       // a few look-ups at a time: /readyz of a deployment with many tenants must not flood the frontend
-      for (let i = 0; i < queues.length; i += LOOKUPS_AT_ONCE) answers.push(...(await Promise.all(queues.slice(i, i + LOOKUPS_AT_ONCE).map(served))));
+      for (let i = 0; i < queues.length; i += LOOKUPS_AT_ONCE)
+        answers.push(...(await Promise.all(queues.slice(i, i + LOOKUPS_AT_ONCE).map(served))));
       return queues.filter((_, i) => answers[i] === false).map((q) => q.name);
     },
   };

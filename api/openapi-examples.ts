@@ -47,8 +47,17 @@ const result: JobResult = {
   status: 'success',
   output: { pg: 'Rich SQL, extensions, good up to a few TB.', ch: 'Columnar, very fast scans and aggregations.' },
   results: ['pg', 'ch'].map((id) => ({
-    id, agentId: 'researcher', status: 'success' as const, summary: `What ${id} does well for analytics.`, evidence: [], citations: [], followUps: [],
-    confidence: 0.8, metrics, failureReason: null, errors: [],
+    id,
+    agentId: 'researcher',
+    status: 'success' as const,
+    summary: `What ${id} does well for analytics.`,
+    evidence: [],
+    citations: [],
+    followUps: [],
+    confidence: 0.8,
+    metrics,
+    failureReason: null,
+    errors: [],
   })),
   evidence: [{ id: 'e1', source: 'web', url: 'https://clickhouse.com/docs', snippet: 'ClickHouse is a column-oriented database.' }],
   followUps: [],
@@ -71,32 +80,72 @@ const view: JobView = {
   links: links('compare-dbs-1'),
 };
 
-const accepted = (status: string) => ({ jobId: 'compare-dbs-1', workflowId: 'job/acme/compare-dbs-1', status, links: links('compare-dbs-1') });
+const accepted = (status: string) => ({
+  jobId: 'compare-dbs-1',
+  workflowId: 'job/acme/compare-dbs-1',
+  status,
+  links: links('compare-dbs-1'),
+});
 const topUp: BudgetTopUp = { add: { costUsd: 0.5 } };
 const agent: AgentManifest = {
-  id: 'researcher', version: '1.0.0', description: 'Answers research questions with sources', kind: 'http', capabilities: ['research'],
-  inputSchema: { type: 'object' }, limits: { timeoutSeconds: 60, maxSteps: 50 },
-  retry: { maxAttempts: 3, initialIntervalSeconds: 1, backoffCoefficient: 2, maximumIntervalSeconds: 30 }, tools: [],
+  id: 'researcher',
+  version: '1.0.0',
+  description: 'Answers research questions with sources',
+  kind: 'http',
+  capabilities: ['research'],
+  inputSchema: { type: 'object' },
+  limits: { timeoutSeconds: 60, maxSteps: 50 },
+  retry: { maxAttempts: 3, initialIntervalSeconds: 1, backoffCoefficient: 2, maximumIntervalSeconds: 30 },
+  tools: [],
 };
 const reports: z.output<typeof ReportPageSchema> = {
-  reports: [{
-    jobId: 'compare-dbs-1', workflowId: 'job/acme/compare-dbs-1', pattern: 'fanout', status: 'success', labels: { team: 'data' },
-    objective: 'Compare two databases for analytics', startedAt: at, closedAt: done, subtasks: 2, agents: ['researcher'],
-    spend: { costUsd: 0.02, tokens: 200, toolCalls: 0 }, digest: 'What pg does well for analytics. What ch does well…',
-  }],
+  reports: [
+    {
+      jobId: 'compare-dbs-1',
+      workflowId: 'job/acme/compare-dbs-1',
+      pattern: 'fanout',
+      status: 'success',
+      labels: { team: 'data' },
+      objective: 'Compare two databases for analytics',
+      startedAt: at,
+      closedAt: done,
+      subtasks: 2,
+      agents: ['researcher'],
+      spend: { costUsd: 0.02, tokens: 200, toolCalls: 0 },
+      digest: 'What pg does well for analytics. What ch does well…',
+    },
+  ],
   nextPageToken: null,
   nextCursor: null,
 };
 const jobs: JobPage = {
   jobs: [
-    { jobId: 'compare-dbs-2', workflowId: 'job/acme/compare-dbs-2', state: 'running', status: 'running', pattern: 'vote', startedAt: '2026-03-02T10:20:00.000Z' },
-    { jobId: 'compare-dbs-1', workflowId: 'job/acme/compare-dbs-1', state: 'completed', status: 'success', pattern: 'fanout', startedAt: at },
+    {
+      jobId: 'compare-dbs-2',
+      workflowId: 'job/acme/compare-dbs-2',
+      state: 'running',
+      status: 'running',
+      pattern: 'vote',
+      startedAt: '2026-03-02T10:20:00.000Z',
+    },
+    {
+      jobId: 'compare-dbs-1',
+      workflowId: 'job/acme/compare-dbs-1',
+      state: 'completed',
+      status: 'success',
+      pattern: 'fanout',
+      startedAt: at,
+    },
   ],
   // (startedAt, jobId) of the page's last job, opaque
   nextPageToken: 'ajEuMTc3MjQ0NjUwMDAwMC5jb21wYXJlLWRicy0x',
 };
 const summary: ReportSummary = {
-  from: '2026-02-01T00:00:00.000Z', to: '2026-03-03T00:00:00.000Z', jobs: 1, subtasks: 2, spend: { costUsd: 0.02, tokens: 200, toolCalls: 0 },
+  from: '2026-02-01T00:00:00.000Z',
+  to: '2026-03-03T00:00:00.000Z',
+  jobs: 1,
+  subtasks: 2,
+  spend: { costUsd: 0.02, tokens: 200, toolCalls: 0 },
   byStatus: [{ status: 'success', jobs: 1, costUsd: 0.02 }],
   byAgent: [{ agentId: 'researcher', subtasks: 2, costUsd: 0.02, tokens: 200 }],
   topLabels: [{ label: 'team=data', jobs: 1 }],
@@ -110,24 +159,56 @@ const researchInput = {
   rationale: 'The plan compares analytics engines; PostgreSQL needs its extension story.',
   scope: ['web'],
   budget: { latency_seconds: 120, cost_usd: 0.25, tool_calls: 10 },
-  context_seed: [{ url: 'https://www.postgresql.org/docs/current/parallel-query.html', title: 'Parallel Query', snippet: 'PostgreSQL can devise query plans that leverage multiple CPUs.', source: 'web' }],
+  context_seed: [
+    {
+      url: 'https://www.postgresql.org/docs/current/parallel-query.html',
+      title: 'Parallel Query',
+      snippet: 'PostgreSQL can devise query plans that leverage multiple CPUs.',
+      source: 'web',
+    },
+  ],
   stop_conditions: ['evidence >= 3', 'budget exhausted'],
   agent: 'researcher',
 } satisfies ResearchSubtaskRequest;
 const researchOutput: ResearchSubtaskOutput = {
   id: 'sub_2',
   status: 'success',
-  summary: 'Columnar storage extensions such as Citus columnar and Hydra cut scan volume for analytics. TimescaleDB adds compression and continuous aggregates. pg_duckdb hands analytical queries to an embedded DuckDB engine.',
-  evidence: [{ url: 'https://docs.citusdata.com/en/stable/admin_guide/table_management.html', title: 'Columnar storage', snippet: 'Citus columnar tables store data by column, which compresses well and speeds up scans.', source: 'web', fetched_at: done, score: 0.82 }],
+  summary:
+    'Columnar storage extensions such as Citus columnar and Hydra cut scan volume for analytics. TimescaleDB adds compression and continuous aggregates. pg_duckdb hands analytical queries to an embedded DuckDB engine.',
+  evidence: [
+    {
+      url: 'https://docs.citusdata.com/en/stable/admin_guide/table_management.html',
+      title: 'Columnar storage',
+      snippet: 'Citus columnar tables store data by column, which compresses well and speeds up scans.',
+      source: 'web',
+      fetched_at: done,
+      score: 0.82,
+    },
+  ],
   citations: ['https://docs.citusdata.com/en/stable/admin_guide/table_management.html'],
   follow_ups: ['How does pg_duckdb handle writes?'],
   metrics: { latency_ms: 4210, cost_usd: 0.04, tool_calls: 3, channels_hit: ['web'] },
   failure_reason: null,
-  delegate: { parent_id: 'plan_7', job_id: 'a1d3c6e0-6b1f-4a53-9d1e-2f4f2b7c9e10', agent_id: 'researcher', confidence: 0.8, tokens: 2400, stopped_by: 'evidence >= 3', dropped: { citations: 0, seed_duplicates: 1 }, notes: [] },
+  delegate: {
+    parent_id: 'plan_7',
+    job_id: 'a1d3c6e0-6b1f-4a53-9d1e-2f4f2b7c9e10',
+    agent_id: 'researcher',
+    confidence: 0.8,
+    tokens: 2400,
+    stopped_by: 'evidence >= 3',
+    dropped: { citations: 0, seed_duplicates: 1 },
+    notes: [],
+  },
 };
 const researchRunning = {
-  id: 'sub_2', job_id: 'a1d3c6e0-6b1f-4a53-9d1e-2f4f2b7c9e10', status: 'running',
-  links: { self: 'https://delegate.example.com/v1/subtasks/a1d3c6e0-6b1f-4a53-9d1e-2f4f2b7c9e10', job: 'https://delegate.example.com/v1/jobs/a1d3c6e0-6b1f-4a53-9d1e-2f4f2b7c9e10', temporalUi: '' },
+  id: 'sub_2',
+  job_id: 'a1d3c6e0-6b1f-4a53-9d1e-2f4f2b7c9e10',
+  status: 'running',
+  links: {
+    self: 'https://delegate.example.com/v1/subtasks/a1d3c6e0-6b1f-4a53-9d1e-2f4f2b7c9e10',
+    job: 'https://delegate.example.com/v1/jobs/a1d3c6e0-6b1f-4a53-9d1e-2f4f2b7c9e10',
+    temporalUi: '',
+  },
 };
 
 const scoutRequest: ScoutRequest = {
@@ -141,21 +222,68 @@ const scoutRequest: ScoutRequest = {
 const scoutId = 'scout-breaker-tuning-20260302-k3x9qa';
 const scoutCaps = { perSession: { limit: 10, remaining: 9 }, perScope: { limit: 3, remaining: 2 } };
 const scoutReport: ScoutReport = {
-  id: scoutId, parent_agent: 'claude-code', parent_session_id: 'sess-42', parent_session_excerpt: scoutRequest.parentSessionExcerpt,
-  feature_slug: 'breaker-tuning', question: scoutRequest.question, scope: { paths: ['activities', 'workflows'] },
-  findings: [{ file: 'activities/circuit-breaker.ts', line: 69, evidence: 's.openUntil = now() + cooldownMs;', relevance: 'high', explanation: 'failed() opens the circuit here once the failures in a row reach the threshold.' }],
-  confidence: 'high', recommendation: 'Change the threshold passed to createCircuitBreaker; failed() in activities/circuit-breaker.ts opens the circuit.',
-  files_inspected: ['activities/circuit-breaker.ts'], status: 'success', completed_at: done, dropped_findings: 0, tokens: 231,
+  id: scoutId,
+  parent_agent: 'claude-code',
+  parent_session_id: 'sess-42',
+  parent_session_excerpt: scoutRequest.parentSessionExcerpt,
+  feature_slug: 'breaker-tuning',
+  question: scoutRequest.question,
+  scope: { paths: ['activities', 'workflows'] },
+  findings: [
+    {
+      file: 'activities/circuit-breaker.ts',
+      line: 69,
+      evidence: 's.openUntil = now() + cooldownMs;',
+      relevance: 'high',
+      explanation: 'failed() opens the circuit here once the failures in a row reach the threshold.',
+    },
+  ],
+  confidence: 'high',
+  recommendation: 'Change the threshold passed to createCircuitBreaker; failed() in activities/circuit-breaker.ts opens the circuit.',
+  files_inspected: ['activities/circuit-breaker.ts'],
+  status: 'success',
+  completed_at: done,
+  dropped_findings: 0,
+  tokens: 231,
 };
 const scoutView = {
-  id: scoutId, state: 'committed', jobId: scoutId, parentAgent: 'claude-code', parentSessionId: 'sess-42', featureSlug: 'breaker-tuning',
-  question: scoutRequest.question, scopePaths: ['activities', 'workflows'], report: scoutReport, createdAt: at, committedAt: done,
+  id: scoutId,
+  state: 'committed',
+  jobId: scoutId,
+  parentAgent: 'claude-code',
+  parentSessionId: 'sess-42',
+  featureSlug: 'breaker-tuning',
+  question: scoutRequest.question,
+  scopePaths: ['activities', 'workflows'],
+  report: scoutReport,
+  createdAt: at,
+  committedAt: done,
 };
-const scoutLinks = { self: `https://delegate.example.com/v1/scouts/${scoutId}`, job: `https://delegate.example.com/v1/jobs/${scoutId}`, events: `https://delegate.example.com/v1/jobs/${scoutId}/events` };
+const scoutLinks = {
+  self: `https://delegate.example.com/v1/scouts/${scoutId}`,
+  job: `https://delegate.example.com/v1/jobs/${scoutId}`,
+  events: `https://delegate.example.com/v1/jobs/${scoutId}/events`,
+};
 
 export const OPENAPI_EXAMPLES: Record<string, OperationExamples> = {
-  prepScout: { request: scoutRequest, responses: { 200: { id: scoutId, prompt: 'You are a read-only code scout…', scopePaths: ['activities', 'workflows'], tools: ['read_file', 'grep'], maxTokens: 500, caps: { perSession: { limit: 10, remaining: 10 }, perScope: { limit: 3, remaining: 3 } }, report: scoutLinks.self } } },
-  dispatchScout: { request: scoutRequest, responses: { 201: { id: scoutId, jobId: scoutId, status: 'dispatched', caps: scoutCaps, links: scoutLinks } } },
+  prepScout: {
+    request: scoutRequest,
+    responses: {
+      200: {
+        id: scoutId,
+        prompt: 'You are a read-only code scout…',
+        scopePaths: ['activities', 'workflows'],
+        tools: ['read_file', 'grep'],
+        maxTokens: 500,
+        caps: { perSession: { limit: 10, remaining: 10 }, perScope: { limit: 3, remaining: 3 } },
+        report: scoutLinks.self,
+      },
+    },
+  },
+  dispatchScout: {
+    request: scoutRequest,
+    responses: { 201: { id: scoutId, jobId: scoutId, status: 'dispatched', caps: scoutCaps, links: scoutLinks } },
+  },
   getScout: { responses: { 200: scoutView } },
   commitScout: { request: {}, responses: { 200: { committed: true, report: scoutReport, caps: scoutCaps } } },
   listScouts: { responses: { 200: { scouts: [scoutView], nextPageToken: null } } },
@@ -163,13 +291,35 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExamples> = {
   getResearchSubtask: { responses: { 200: researchOutput, 202: researchRunning } },
   healthz: { responses: { 200: { ok: true } } },
   readyz: { responses: { 200: { ok: true, temporal: 'localhost:7233', auth: 'on' } } },
-  listAgents: { responses: { 200: { agents: [agent], roles: [{ id: 'review', agent: 'researcher', requiredSkills: ['review-checklist'], tools: ['search'], outputKinds: { code_review: ['review'], risk_scan: ['report'] }, maxOutputTokens: 16384, maxDepth: 1 }] } } },
+  listAgents: {
+    responses: {
+      200: {
+        agents: [agent],
+        roles: [
+          {
+            id: 'review',
+            agent: 'researcher',
+            requiredSkills: ['review-checklist'],
+            tools: ['search'],
+            outputKinds: { code_review: ['review'], risk_scan: ['report'] },
+            maxOutputTokens: 16384,
+            maxDepth: 1,
+          },
+        ],
+      },
+    },
+  },
   getAgent: {
     responses: {
       200: {
         ...agent,
         breaker: {
-          state: 'open', consecutiveFailures: 5, failureThreshold: 5, cooldownSeconds: 30, openedAt: '2026-03-02T10:15:03.000Z', openUntil: '2026-03-02T10:15:33.000Z',
+          state: 'open',
+          consecutiveFailures: 5,
+          failureThreshold: 5,
+          cooldownSeconds: 30,
+          openedAt: '2026-03-02T10:15:03.000Z',
+          openUntil: '2026-03-02T10:15:33.000Z',
           lastFailure: { at: '2026-03-02T10:15:03.000Z', error: 'agent "researcher" answered 503' },
         },
       },
@@ -182,8 +332,14 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExamples> = {
   stopJob: { request: { reason: 'enough is known' }, responses: { 202: accepted('stopping') } },
   cancelJob: { request: { reason: 'no longer needed' }, responses: { 202: accepted('cancelling') } },
   topUpJobBudget: { request: topUp, responses: { 200: { jobId: 'compare-dbs-1', ledger: { ...ledger, costUsd: axis(1.5, 0.02) } } } },
-  setJobModel: { request: { model: 'gpt-4.1-mini', maxOutputTokens: 4096 }, responses: { 200: { jobId: 'compare-dbs-1', model: 'gpt-4.1-mini', maxOutputTokens: 4096 } } },
-  topUpSubtaskBudget: { request: topUp, responses: { 200: { taskId: 'ch', granted: { costUsd: 0.5 }, ledger: { ...ledger, costUsd: axis(1, 0.02) } } } },
+  setJobModel: {
+    request: { model: 'gpt-4.1-mini', maxOutputTokens: 4096 },
+    responses: { 200: { jobId: 'compare-dbs-1', model: 'gpt-4.1-mini', maxOutputTokens: 4096 } },
+  },
+  topUpSubtaskBudget: {
+    request: topUp,
+    responses: { 200: { taskId: 'ch', granted: { costUsd: 0.5 }, ledger: { ...ledger, costUsd: axis(1, 0.02) } } },
+  },
   getWebhookSecret: { responses: { 200: { tenant: 'acme', secret: '3b1f…(64 hex characters)' } } },
   streamJobEvents: {
     responses: {
@@ -216,7 +372,10 @@ function problemExample(status: string) {
   const [title, detail] = PROBLEMS[status] ?? ['Error', 'the request failed'];
   const slug = title.toLowerCase().replace(/ /g, '-');
   return {
-    type: `https://delegate.dev/problems/${status === '503' ? 'unavailable' : slug}`, title, status: Number(status), detail,
+    type: `https://delegate.dev/problems/${status === '503' ? 'unavailable' : slug}`,
+    title,
+    status: Number(status),
+    detail,
     ...(status === '400' ? { errors: [{ path: 'body.tasks[0].agent', message: 'a task needs an agent or a job' }] } : {}),
   };
 }

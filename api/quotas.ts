@@ -51,7 +51,9 @@ export async function installRateLimit(app: FastifyInstance, tenants: TenantDire
     if (r.isAllowed) return;
     if (reply) reply.headers({ 'x-ratelimit-limit': r.max, 'x-ratelimit-remaining': r.remaining, 'x-ratelimit-reset': r.ttlInSeconds });
     if (r.isExceeded) {
-      throw new HttpProblem(429, 'Too many requests', `at most ${r.max} requests per minute; retry in ${r.ttlInSeconds} s`, undefined, { 'retry-after': String(r.ttlInSeconds) });
+      throw new HttpProblem(429, 'Too many requests', `at most ${r.max} requests per minute; retry in ${r.ttlInSeconds} s`, undefined, {
+        'retry-after': String(r.ttlInSeconds),
+      });
     }
   };
   app.addHook('onRequest', async (req, reply) => count(req, reply));
@@ -89,7 +91,10 @@ export function createRunningJobsQuota(client: Client, record?: Pick<RecordStore
     }
     if (!record || ids.size === 0) return ids;
     const prefix = `job/${tenant}/`;
-    const finished = await record.archivedAmong(tenant, [...ids].filter((id) => id.startsWith(prefix)).map((id) => id.slice(prefix.length)));
+    const finished = await record.archivedAmong(
+      tenant,
+      [...ids].filter((id) => id.startsWith(prefix)).map((id) => id.slice(prefix.length)),
+    );
     for (const jobId of finished) {
       ids.delete(prefix + jobId);
       recent.get(tenant)?.delete(prefix + jobId);
@@ -120,7 +125,13 @@ export function createRunningJobsQuota(client: Client, record?: Pick<RecordStore
         const ids = await running(tenant, quotas.runningJobs);
         const count = ids.size + pending.get(tenant)! - 1;
         if (count >= quotas.runningJobs) {
-          throw new HttpProblem(429, 'Too many running jobs', `tenant has ${count} running job(s), its quota is ${quotas.runningJobs}; retry when one finishes`, undefined, { 'retry-after': String(RETRY_AFTER_SECONDS) });
+          throw new HttpProblem(
+            429,
+            'Too many running jobs',
+            `tenant has ${count} running job(s), its quota is ${quotas.runningJobs}; retry when one finishes`,
+            undefined,
+            { 'retry-after': String(RETRY_AFTER_SECONDS) },
+          );
         }
       } catch (err) {
         release();

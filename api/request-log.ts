@@ -18,20 +18,24 @@ const MAX_KEPT = 64;
 export function loggedUrl(url: string): string {
   const q = url.indexOf('?');
   if (q < 0) return url;
-  const parts = url.slice(q + 1).split('&').filter(Boolean).map((pair) => {
-    const eq = pair.indexOf('=');
-    const key = eq < 0 ? pair : pair.slice(0, eq);
-    let name = key;
-    try {
-      name = decodeURIComponent(key);
-    } catch {
-      // a malformed escape: compared as written
-    }
-    // a bare word (`?dlg_…`) may be the secret itself
-    if (eq < 0) return HARMLESS.has(name) ? key : '[redacted]';
-    const value = pair.slice(eq + 1);
-    return `${key.slice(0, 100)}=${HARMLESS.has(name) && value.length <= MAX_KEPT ? value : '[redacted]'}`;
-  });
+  const parts = url
+    .slice(q + 1)
+    .split('&')
+    .filter(Boolean)
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const key = eq < 0 ? pair : pair.slice(0, eq);
+      let name = key;
+      try {
+        name = decodeURIComponent(key);
+      } catch {
+        // a malformed escape: compared as written
+      }
+      // a bare word (`?dlg_…`) may be the secret itself
+      if (eq < 0) return HARMLESS.has(name) ? key : '[redacted]';
+      const value = pair.slice(eq + 1);
+      return `${key.slice(0, 100)}=${HARMLESS.has(name) && value.length <= MAX_KEPT ? value : '[redacted]'}`;
+    });
   return `${url.slice(0, q)}?${parts.join('&')}`;
 }
 

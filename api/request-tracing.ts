@@ -8,7 +8,12 @@
  *   onResponse: status, tenant, jobId; ended
  */
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
-import { ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROUTE, ATTR_URL_PATH } from '@opentelemetry/semantic-conventions';
+import {
+  ATTR_HTTP_REQUEST_METHOD,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_HTTP_ROUTE,
+  ATTR_URL_PATH,
+} from '@opentelemetry/semantic-conventions';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 /** Every request's span until its response is sent. */
@@ -22,7 +27,14 @@ export function installRequestTracing(app: FastifyInstance): void {
     const route = req.routeOptions.url;
     const span = tracer.startSpan(
       route ? `${req.method} ${route}` : req.method,
-      { kind: SpanKind.SERVER, attributes: { [ATTR_HTTP_REQUEST_METHOD]: req.method, [ATTR_URL_PATH]: req.url.split('?')[0], ...(route ? { [ATTR_HTTP_ROUTE]: route } : {}) } },
+      {
+        kind: SpanKind.SERVER,
+        attributes: {
+          [ATTR_HTTP_REQUEST_METHOD]: req.method,
+          [ATTR_URL_PATH]: req.url.split('?')[0],
+          ...(route ? { [ATTR_HTTP_ROUTE]: route } : {}),
+        },
+      },
       parent,
     );
     spans.set(req, span);

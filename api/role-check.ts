@@ -4,31 +4,60 @@ import type { JobSpec } from '../schemas';
 import { formatPath, type FieldError } from './errors';
 
 /** Every reason a role task cannot run here, as field paths (empty = runnable); `depth` is the job's nesting level. */
-export function checkRoleTask(task: JobSpec['tasks'][number], at: (string | number)[], depth: number, registry: AgentRegistry): FieldError[] {
+export function checkRoleTask(
+  task: JobSpec['tasks'][number],
+  at: (string | number)[],
+  depth: number,
+  registry: AgentRegistry,
+): FieldError[] {
   if (task.role === undefined) return [];
   const role = registry.roles?.role(task.role);
   const known = registry.roles?.list().map((r) => r.id) ?? [];
-  if (!role) return [{ path: formatPath([...at, 'role']), message: `unknown role "${task.role}"; ${known.length ? `roles: ${known.join(', ')}` : 'no roles are configured (agents file `roles`)'}` }];
+  if (!role)
+    return [
+      {
+        path: formatPath([...at, 'role']),
+        message: `unknown role "${task.role}"; ${known.length ? `roles: ${known.join(', ')}` : 'no roles are configured (agents file `roles`)'}`,
+      },
+    ];
   const errors: FieldError[] = [];
   const types = Object.keys(role.outputKinds);
   if (task.taskType !== undefined && !types.includes(task.taskType)) {
-    errors.push({ path: formatPath([...at, 'taskType']), message: `role "${role.id}" has no task type "${task.taskType}"; its task types: ${types.join(', ')}` });
+    errors.push({
+      path: formatPath([...at, 'taskType']),
+      message: `role "${role.id}" has no task type "${task.taskType}"; its task types: ${types.join(', ')}`,
+    });
   }
   if (depth > role.maxDepth) {
-    errors.push({ path: formatPath([...at, 'role']), message: `role "${role.id}" runs at depth ${role.maxDepth} at most; this task is at depth ${depth}` });
+    errors.push({
+      path: formatPath([...at, 'role']),
+      message: `role "${role.id}" runs at depth ${role.maxDepth} at most; this task is at depth ${depth}`,
+    });
   }
   if ((task.budgetWaitSeconds ?? 0) > 0) {
-    errors.push({ path: formatPath([...at, 'budgetWaitSeconds']), message: 'a role task never waits for a human (a budget top-up): drop budgetWaitSeconds' });
+    errors.push({
+      path: formatPath([...at, 'budgetWaitSeconds']),
+      message: 'a role task never waits for a human (a budget top-up): drop budgetWaitSeconds',
+    });
   }
   if (task.outputSchema) {
-    errors.push({ path: formatPath([...at, 'outputSchema']), message: `a role task answers in its role's output kinds (${types.join(', ')} → ${[...new Set(Object.values(role.outputKinds).flat())].join(', ')}): drop outputSchema` });
+    errors.push({
+      path: formatPath([...at, 'outputSchema']),
+      message: `a role task answers in its role's output kinds (${types.join(', ')} → ${[...new Set(Object.values(role.outputKinds).flat())].join(', ')}): drop outputSchema`,
+    });
   }
   if (task.scope?.length) {
-    errors.push({ path: formatPath([...at, 'scope']), message: `a role task uses its role's tools (${role.tools.join(', ') || 'none'}): drop scope` });
+    errors.push({
+      path: formatPath([...at, 'scope']),
+      message: `a role task uses its role's tools (${role.tools.join(', ') || 'none'}): drop scope`,
+    });
   }
   if (task.fallback?.length) {
     // another agent would start the protocol afresh under a host that already bootstrapped the first one
-    errors.push({ path: formatPath([...at, 'fallback']), message: `a role task is played by its role's agent ("${role.agent}"): drop fallback` });
+    errors.push({
+      path: formatPath([...at, 'fallback']),
+      message: `a role task is played by its role's agent ("${role.agent}"): drop fallback`,
+    });
   }
   return errors;
 }

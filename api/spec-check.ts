@@ -29,7 +29,10 @@ async function outputSchemaErrors(schema: Record<string, unknown>, owner: string
   const refs = refGraphErrors(schema);
   if (refs.length > 0) return refs;
   const compiled = await schemaThreads.compile(schema, { owner, signal });
-  if (signal.aborted && !compiled.ok) return [`compiling this request's outputSchemas took longer than ${OUTPUT_SCHEMA_CHECK_MS / 1000} s; submit fewer or smaller distinct schemas`];
+  if (signal.aborted && !compiled.ok)
+    return [
+      `compiling this request's outputSchemas took longer than ${OUTPUT_SCHEMA_CHECK_MS / 1000} s; submit fewer or smaller distinct schemas`,
+    ];
   if (!compiled.ok) return [compiled.error];
   return backtrackingPatterns(schema);
 }
@@ -56,9 +59,15 @@ export async function checkOutputSchemas(spec: JobSpec, tenant = 'unknown'): Pro
     const json = JSON.stringify(schema);
     let check = schemaChecks.get(json);
     if (!check && schemaChecks.size >= MAX_OUTPUT_SCHEMAS_PER_REQUEST) {
-      errors.push({ path: field, message: `more than ${MAX_OUTPUT_SCHEMAS_PER_REQUEST} distinct outputSchemas in one request; reuse one schema across tasks` });
+      errors.push({
+        path: field,
+        message: `more than ${MAX_OUTPUT_SCHEMAS_PER_REQUEST} distinct outputSchemas in one request; reuse one schema across tasks`,
+      });
     } else if (!check && schemaBytes + json.length > MAX_OUTPUT_SCHEMA_BYTES_PER_REQUEST) {
-      errors.push({ path: field, message: `distinct outputSchemas in one request pass ${MAX_OUTPUT_SCHEMA_BYTES_PER_REQUEST} bytes; reuse one schema across tasks` });
+      errors.push({
+        path: field,
+        message: `distinct outputSchemas in one request pass ${MAX_OUTPUT_SCHEMA_BYTES_PER_REQUEST} bytes; reuse one schema across tasks`,
+      });
     } else {
       if (!check) {
         schemaBytes += json.length;
@@ -72,14 +81,22 @@ export async function checkOutputSchemas(spec: JobSpec, tenant = 'unknown'): Pro
 }
 
 /** Every reason the spec cannot run here but its outputSchemas (`checkOutputSchemas`), as field paths (empty = runnable). */
-export function checkRunnable(spec: JobSpec, registry: AgentRegistry, maxDepth: number, stepCeilingSeconds = DEFAULT_STEP_CEILING_SECONDS): FieldError[] {
+export function checkRunnable(
+  spec: JobSpec,
+  registry: AgentRegistry,
+  maxDepth: number,
+  stepCeilingSeconds = DEFAULT_STEP_CEILING_SECONDS,
+): FieldError[] {
   const errors: FieldError[] = [];
   const walk = (job: JobSpec, path: (string | number)[], depth: number) => {
     job.tasks.forEach((task, i) => {
       const at = [...path, 'tasks', i];
       if (task.job) {
         if (depth + 1 > maxDepth) {
-          errors.push({ path: formatPath([...at, 'job']), message: `nested job at depth ${depth + 1} exceeds the cap of ${maxDepth} levels` });
+          errors.push({
+            path: formatPath([...at, 'job']),
+            message: `nested job at depth ${depth + 1} exceeds the cap of ${maxDepth} levels`,
+          });
         } else walk(task.job, [...at, 'job'], depth + 1);
         return;
       }
@@ -88,13 +105,22 @@ export function checkRunnable(spec: JobSpec, registry: AgentRegistry, maxDepth: 
       errors.push(...checkFallbacks(task, at, registry));
       if (routedLater(task.agent, registry)) return;
       // a capability routes among its agents that take the params and the scope: check against one of those
-      const def = (typeof task.agent === 'object' && 'capability' in task.agent ? registry.candidates(task.agent.capability).find((d) => refusal(d, task.params, task.scope) === undefined) : undefined) ?? registry.resolve(task.agent, task.question);
+      const def =
+        (typeof task.agent === 'object' && 'capability' in task.agent
+          ? registry.candidates(task.agent.capability).find((d) => refusal(d, task.params, task.scope) === undefined)
+          : undefined) ?? registry.resolve(task.agent, task.question);
       if (!def) {
-        const what = typeof task.agent === 'string' ? `unknown agent "${task.agent}"` : `no agent matches ${JSON.stringify(task.agent)}${semanticMiss(task.agent, task.question, registry)}`;
+        const what =
+          typeof task.agent === 'string'
+            ? `unknown agent "${task.agent}"`
+            : `no agent matches ${JSON.stringify(task.agent)}${semanticMiss(task.agent, task.question, registry)}`;
         errors.push({ path: formatPath([...at, 'agent']), message: `${what}; GET /v1/agents lists them` });
         return;
       }
-      const overCeiling = checkStepPolicy(task, stepCeilingSeconds, { timeoutSeconds: def.manifest.limits.timeoutSeconds, retry: def.manifest.retry });
+      const overCeiling = checkStepPolicy(task, stepCeilingSeconds, {
+        timeoutSeconds: def.manifest.limits.timeoutSeconds,
+        retry: def.manifest.retry,
+      });
       if (overCeiling) errors.push({ path: formatPath([...at, 'retry']), message: overCeiling });
       const parsed = def.params.safeParse(task.params ?? {});
       if (!parsed.success) {
@@ -105,7 +131,10 @@ export function checkRunnable(spec: JobSpec, registry: AgentRegistry, maxDepth: 
       const tools = def.toolsFor?.(parsed.success ? parsed.data : {}) ?? [];
       const denied = parsed.success ? tools.filter((t) => !(task.scope ?? []).includes(t)) : [];
       if (denied.length > 0) {
-        errors.push({ path: formatPath([...at, 'scope']), message: `agent "${def.manifest.id}" would use tools outside the scope: ${denied.join(', ')}` });
+        errors.push({
+          path: formatPath([...at, 'scope']),
+          message: `agent "${def.manifest.id}" would use tools outside the scope: ${denied.join(', ')}`,
+        });
       }
     });
   };

@@ -34,7 +34,13 @@ const data: Record<string, unknown> = {};
 try {
   for (const [name, record] of stores) {
     const taskQueue = `bench-archive-${name}`;
-    const worker: Worker = await createWorker({ connection: t.workerConnection, namespace: 'default', taskQueue, workflowBundle: bundle, record: record.store });
+    const worker: Worker = await createWorker({
+      connection: t.workerConnection,
+      namespace: 'default',
+      taskQueue,
+      workflowBundle: bundle,
+      record: record.store,
+    });
     const running = worker.run();
     const e2e: number[] = [];
     const added: number[] = [];
@@ -42,15 +48,25 @@ try {
     try {
       for (let i = 0; i < JOBS + 3; i++) {
         const jobId = `${name}-${i}`;
-        const spec = { jobId, pattern: 'fanout' as const, labels: { feature: 'bench' }, objective: 'archive cost', tasks: ['a', 'b', 'c'].map((id) => ({ id, question: `question ${id}`, agent: 'sim', params: { answer: { id } } })) };
+        const spec = {
+          jobId,
+          pattern: 'fanout' as const,
+          labels: { feature: 'bench' },
+          objective: 'archive cost',
+          tasks: ['a', 'b', 'c'].map((id) => ({ id, question: `question ${id}`, agent: 'sim', params: { answer: { id } } })),
+        };
         const started = performance.now();
         await t.client.workflow.execute(delegationJob, { taskQueue, workflowId: `job/bench/${jobId}`, args: [{ spec, tenant: 'bench' }] });
         if (i < 3) continue; // warm-up
         e2e.push(performance.now() - started);
         const events = (await t.client.workflow.getHandle(`job/bench/${jobId}`).fetchHistory()).events ?? [];
         const scheduled = events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'archiveJob');
-        const startedEv = events.find((e) => e.activityTaskStartedEventAttributes?.scheduledEventId?.toString() === scheduled?.eventId?.toString());
-        const doneEv = events.find((e) => e.activityTaskCompletedEventAttributes?.scheduledEventId?.toString() === scheduled?.eventId?.toString());
+        const startedEv = events.find(
+          (e) => e.activityTaskStartedEventAttributes?.scheduledEventId?.toString() === scheduled?.eventId?.toString(),
+        );
+        const doneEv = events.find(
+          (e) => e.activityTaskCompletedEventAttributes?.scheduledEventId?.toString() === scheduled?.eventId?.toString(),
+        );
         const end = events.at(-1)!;
         added.push(ms(end.eventTime) - ms(scheduled!.eventTime));
         activity.push(ms(doneEv!.eventTime) - ms(startedEv!.eventTime));
@@ -60,7 +76,16 @@ try {
       await running;
     }
     const p50 = pct(e2e, 50);
-    rows.push([name, JOBS, round(p50), round(pct(e2e, 99)), round(pct(added, 50)), round(pct(added, 99)), round(pct(activity, 50)), `${round((pct(added, 50) / p50) * 100)}%`]);
+    rows.push([
+      name,
+      JOBS,
+      round(p50),
+      round(pct(e2e, 99)),
+      round(pct(added, 50)),
+      round(pct(added, 99)),
+      round(pct(activity, 50)),
+      `${round((pct(added, 50) / p50) * 100)}%`,
+    ]);
     data[name] = { e2e, added, activity };
   }
 } finally {

@@ -45,7 +45,8 @@ export function ioCounters(pid: number): { syscw: number; wchar: number; writeBy
 }
 
 /** Subtracts each numeric field. */
-export const minus = <T extends Record<string, number>>(a: T, b: T): T => Object.fromEntries(Object.keys(a).map((k) => [k, a[k]! - b[k]!])) as T;
+export const minus = <T extends Record<string, number>>(a: T, b: T): T =>
+  Object.fromEntries(Object.keys(a).map((k) => [k, a[k]! - b[k]!])) as T;
 
 /** One reading of a PostgreSQL instance. */
 export interface PgSnapshot {

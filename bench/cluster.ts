@@ -37,7 +37,9 @@ const QUEUE = 'bench-cluster';
 const startedAt = Date.now();
 const loadStart = loadavg();
 const dir = mkdtempSync(join(tmpdir(), 'delegate-bench-cluster-'));
-console.log(`cluster bench: N=${N} as ${JOBS} jobs, shards ${SHARDS.join('/')}, ${CORES} cores, load average ${loadStart.map((x) => round(x, 2)).join(' ')}`);
+console.log(
+  `cluster bench: N=${N} as ${JOBS} jobs, shards ${SHARDS.join('/')}, ${CORES} cores, load average ${loadStart.map((x) => round(x, 2)).join(' ')}`,
+);
 
 /** A running server with what the probes need. */
 interface Stack {
@@ -107,7 +109,9 @@ async function measure(stack: Stack, workers: ChildProcess[], jobs: number, labe
   let timer: NodeJS.Timeout | undefined;
   try {
     const runs = await Promise.race([
-      Promise.all(Array.from({ length: jobs }, (_, i) => delegateRun(stack.client, perJob, { taskQueue: QUEUE, prefix: `${label}-j${i}` }))),
+      Promise.all(
+        Array.from({ length: jobs }, (_, i) => delegateRun(stack.client, perJob, { taskQueue: QUEUE, prefix: `${label}-j${i}` })),
+      ),
       new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timeout after ${timeoutS}s`)), timeoutS * 1000))),
     ]);
     ids = runs.map((r) => r.workflowId);
@@ -139,11 +143,21 @@ async function measure(stack: Stack, workers: ChildProcess[], jobs: number, labe
     const commits = s3.pg.commits - s1.pg.commits - tail * (s1.pg.commits - s0.pg.commits);
     const tuples = s3.pg.tuples - s1.pg.tuples - tail * (s1.pg.tuples - s0.pg.tuples);
     const wal = s3.pg.walBytes - s1.pg.walBytes - tail * (s1.pg.walBytes - s0.pg.walBytes);
-    writes = { commits: per(commits), tuples: per(tuples), walBytes: per(wal), idleCommitsPerS: (s1.pg.commits - s0.pg.commits) / ((s1.at - s0.at) / 1000) };
+    writes = {
+      commits: per(commits),
+      tuples: per(tuples),
+      walBytes: per(wal),
+      idleCommitsPerS: (s1.pg.commits - s0.pg.commits) / ((s1.at - s0.at) / 1000),
+    };
   } else {
     const idle = minus(s1.io!, s0.io!);
     const run = minus(s3.io!, s1.io!);
-    writes = { syscw: per(run.syscw - tail * idle.syscw), wchar: per(run.wchar - tail * idle.wchar), writeBytes: per(run.writeBytes - tail * idle.writeBytes), idleSyscwPerS: idle.syscw / ((s1.at - s0.at) / 1000) };
+    writes = {
+      syscw: per(run.syscw - tail * idle.syscw),
+      wchar: per(run.wchar - tail * idle.wchar),
+      writeBytes: per(run.writeBytes - tail * idle.writeBytes),
+      idleSyscwPerS: idle.syscw / ((s1.at - s0.at) / 1000),
+    };
   }
   let events = 0;
   let leafEvents = 0;
@@ -154,8 +168,21 @@ async function measure(stack: Stack, workers: ChildProcess[], jobs: number, labe
   }
   const busy = (s2.server - s1.server + dbCpu.attributed + s2.workers - s1.workers + s2.client - s1.client) / seconds / CORES;
   return {
-    label, store: stack.store, shards: stack.shards || 'dev (1)', jobs, n, ok: !error, error, seconds, perSecond: error ? 0 : n / seconds, cpu, cpuBusy: busy,
-    serverIdleCores: (s1.server - s0.server) / ((s1.at - s0.at) / 1000), events: per(events), leafEvents: per(leafEvents), writes,
+    label,
+    store: stack.store,
+    shards: stack.shards || 'dev (1)',
+    jobs,
+    n,
+    ok: !error,
+    error,
+    seconds,
+    perSecond: error ? 0 : n / seconds,
+    cpu,
+    cpuBusy: busy,
+    serverIdleCores: (s1.server - s0.server) / ((s1.at - s0.at) / 1000),
+    events: per(events),
+    leafEvents: per(leafEvents),
+    writes,
   };
 }
 
@@ -179,7 +206,9 @@ async function onStack(stack: Stack, address: string, windows: { jobs: number; l
     const out: Result[] = [];
     for (const w of windows) {
       const r = await measure(stack, workers, w.jobs, w.label);
-      console.log(`${w.label}: ${r.ok ? `${round(r.seconds)} s, ${round(r.perSecond)} subtasks/s` : `FAILED ${r.error}`}, CPU ms/subtask server ${round(r.cpu.server * 1000, 2)} db ${round(r.cpu.db * 1000, 2)} workers ${round(r.cpu.workers * 1000, 2)}`);
+      console.log(
+        `${w.label}: ${r.ok ? `${round(r.seconds)} s, ${round(r.perSecond)} subtasks/s` : `FAILED ${r.error}`}, CPU ms/subtask server ${round(r.cpu.server * 1000, 2)} db ${round(r.cpu.db * 1000, 2)} workers ${round(r.cpu.workers * 1000, 2)}`,
+      );
       out.push(r);
     }
     return out;
@@ -203,18 +232,35 @@ async function dropWhenFree(adminUrl: string, db: string): Promise<void> {
 /** A cluster server with `shards` history shards on fresh databases; dropped after `body`. */
 async function withCluster<T>(shards: number, body: (stack: Stack, address: string) => Promise<T>): Promise<T & { startSeconds: number }> {
   const tag = `bench_${process.pid}_${shards}s`;
-  const settings: Record<string, string> = { ...temporalSettings({}), NUM_HISTORY_SHARDS: String(shards), DBNAME: tag, VISIBILITY_DBNAME: `${tag}_vis` };
+  const settings: Record<string, string> = {
+    ...temporalSettings({}),
+    NUM_HISTORY_SHARDS: String(shards),
+    DBNAME: tag,
+    VISIBILITY_DBNAME: `${tag}_vis`,
+  };
   const postgres = await machinePostgres([{ user: settings.POSTGRES_USER!, password: settings.POSTGRES_PWD!, createdb: true }]);
   const adminUrl = `postgres://${settings.POSTGRES_USER}:${settings.POSTGRES_PWD}@${postgres.host}:${postgres.port}/postgres`;
   const t0 = performance.now();
-  const server = await startTemporalServer({ postgres, settings, portOffset: await freePortOffset(), logFile: join(dir, `temporal-${shards}.log`) });
+  const server = await startTemporalServer({
+    postgres,
+    settings,
+    portOffset: await freePortOffset(),
+    logFile: join(dir, `temporal-${shards}.log`),
+  });
   const startSeconds = (performance.now() - t0) / 1000;
   const connection = await Connection.connect({ address: server.address });
   const pg = await PgProbe.open(adminUrl, [tag, `${tag}_vis`]);
   pgSettings ??= await pg.settings();
   if (shards === SHARDS[0]) console.log(`PostgreSQL :${postgres.port} (the machine's): ${JSON.stringify(pgSettings)}`);
   try {
-    const stack: Stack = { label: `cluster-${shards}`, store: 'PostgreSQL', shards, client: new Client({ connection }), serverPid: server.process.pid!, pg };
+    const stack: Stack = {
+      label: `cluster-${shards}`,
+      store: 'PostgreSQL',
+      shards,
+      client: new Client({ connection }),
+      serverPid: server.process.pid!,
+      pg,
+    };
     return { ...(await body(stack, server.address)), startSeconds };
   } finally {
     await pg.close();
@@ -242,7 +288,10 @@ try {
   }
   // (b) the cluster's server at each shard count; the first also with the whole N as one job
   for (const [i, shards] of SHARDS.entries()) {
-    const windows = [{ jobs: JOBS, label: `cluster-${shards}` }, ...(i === 0 && JOBS > 1 ? [{ jobs: 1, label: `cluster-${shards}-1job` }] : [])];
+    const windows = [
+      { jobs: JOBS, label: `cluster-${shards}` },
+      ...(i === 0 && JOBS > 1 ? [{ jobs: 1, label: `cluster-${shards}-1job` }] : []),
+    ];
     const { rs, startSeconds } = await withCluster(shards, async (stack, address) => ({ rs: await onStack(stack, address, windows) }));
     starts[shards] = startSeconds;
     results.push(...rs);
@@ -252,7 +301,9 @@ try {
       const target = SHARDS.find((s) => s !== 1 && s !== SHARDS[0]) ?? 4;
       const shardCeiling = target * r.perSecond;
       prediction = { cpuCeiling, shardCeiling, predicted: Math.min(cpuCeiling, shardCeiling), t1: r.perSecond, cpuPerSubtask: r.cpu.model };
-      console.log(`prediction for ${target} shards, before measuring it: min(CPU ceiling ${CORES} cores / ${round(r.cpu.model * 1000, 2)} ms = ${round(cpuCeiling)}/s, ${target} × T1 ${round(r.perSecond)}/s = ${round(shardCeiling)}/s) = ${round(prediction.predicted)} subtasks/s`);
+      console.log(
+        `prediction for ${target} shards, before measuring it: min(CPU ceiling ${CORES} cores / ${round(r.cpu.model * 1000, 2)} ms = ${round(cpuCeiling)}/s, ${target} × T1 ${round(r.perSecond)}/s = ${round(shardCeiling)}/s) = ${round(prediction.predicted)} subtasks/s`,
+      );
     }
   }
 } finally {
@@ -265,29 +316,93 @@ const writes = (r: Result) =>
     ? `${round(r.writes.tuples!, 1)} rows written, ${round(r.writes.walBytes! / 1024, 1)} KiB WAL, ${round(r.writes.commits!, 1)} transactions (reads too)`
     : `${round(r.writes.syscw!, 1)} write() calls, ${round(r.writes.wchar! / 1024, 1)} KiB through write(), ${round(r.writes.writeBytes! / 1024, 1)} KiB to storage (server process: SQLite + its log)`;
 const rows = results.map((r) => [
-  r.label, r.store, r.shards, `${r.jobs} × ${r.n / r.jobs}`, r.ok ? round(r.seconds, 1) : `failed: ${r.error}`, round(r.perSecond, 1),
-  ms(r.cpu.server), r.store === 'PostgreSQL' ? `${ms(r.cpu.db)} (${ms(r.cpu.dbOurBackends)})` : '–', ms(r.cpu.workers), ms(r.cpu.model), `${round(r.cpuBusy * 100, 0)}%`,
-  round(r.events, 2), writes(r),
+  r.label,
+  r.store,
+  r.shards,
+  `${r.jobs} × ${r.n / r.jobs}`,
+  r.ok ? round(r.seconds, 1) : `failed: ${r.error}`,
+  round(r.perSecond, 1),
+  ms(r.cpu.server),
+  r.store === 'PostgreSQL' ? `${ms(r.cpu.db)} (${ms(r.cpu.dbOurBackends)})` : '–',
+  ms(r.cpu.workers),
+  ms(r.cpu.model),
+  `${round(r.cpuBusy * 100, 0)}%`,
+  round(r.events, 2),
+  writes(r),
 ]);
 const dev = results.find((r) => r.label === 'dev');
 const main = results.find((r) => r.label === `cluster-${SHARDS[0]}`);
 const four = results.find((r) => r.shards === (SHARDS.find((s) => s !== 1 && s !== SHARDS[0]) ?? 4) && r.jobs === JOBS);
 const loadEnd = loadavg();
 console.log(`dev server log (counted in its writes): ${devLogBytes} bytes for the whole run`);
-console.log(`\nload average at start ${loadStart.map((x) => round(x, 2)).join(' ')}, at end ${loadEnd.map((x) => round(x, 2)).join(' ')}; cluster server cold starts (schema + server + namespace): ${Object.entries(starts).map(([s, t]) => `${s} shards ${round(t)} s`).join(', ')}`);
-if (dev?.ok && main?.ok) console.log(`throughput at N=${N}: dev server ${round(dev.perSecond, 1)}/s, cluster (${SHARDS[0]} shards) ${round(main.perSecond, 1)}/s: cluster / dev = ${round(main.perSecond / dev.perSecond, 2)}x`);
+console.log(
+  `\nload average at start ${loadStart.map((x) => round(x, 2)).join(' ')}, at end ${loadEnd.map((x) => round(x, 2)).join(' ')}; cluster server cold starts (schema + server + namespace): ${Object.entries(
+    starts,
+  )
+    .map(([s, t]) => `${s} shards ${round(t)} s`)
+    .join(', ')}`,
+);
+if (dev?.ok && main?.ok)
+  console.log(
+    `throughput at N=${N}: dev server ${round(dev.perSecond, 1)}/s, cluster (${SHARDS[0]} shards) ${round(main.perSecond, 1)}/s: cluster / dev = ${round(main.perSecond / dev.perSecond, 2)}x`,
+  );
 if (prediction && four) {
   console.log(`\nThe checked prediction (model: throughput = min(cores / (server + DB + worker CPU-s per subtask), shards × T1))\n`);
-  console.log(table(['shards', 'CPU ceiling /s', 'shard ceiling /s', 'predicted /s', 'measured /s', 'measured / predicted'], [
-    [1, round(prediction.cpuCeiling, 1), round(prediction.t1, 1), round(Math.min(prediction.cpuCeiling, prediction.t1), 1), round(prediction.t1, 1), '(measured: input)'],
-    [four.shards, round(prediction.cpuCeiling, 1), round(prediction.shardCeiling, 1), round(prediction.predicted, 1), round(four.perSecond, 1), `${round(four.perSecond / prediction.predicted, 2)}x`],
-  ]));
+  console.log(
+    table(
+      ['shards', 'CPU ceiling /s', 'shard ceiling /s', 'predicted /s', 'measured /s', 'measured / predicted'],
+      [
+        [
+          1,
+          round(prediction.cpuCeiling, 1),
+          round(prediction.t1, 1),
+          round(Math.min(prediction.cpuCeiling, prediction.t1), 1),
+          round(prediction.t1, 1),
+          '(measured: input)',
+        ],
+        [
+          four.shards,
+          round(prediction.cpuCeiling, 1),
+          round(prediction.shardCeiling, 1),
+          round(prediction.predicted, 1),
+          round(four.perSecond, 1),
+          `${round(four.perSecond / prediction.predicted, 2)}x`,
+        ],
+      ],
+    ),
+  );
 }
 report(
   'cluster',
   `Cost of one subtask and throughput, dev server vs cluster (N=${N} echo subtasks, ${JOBS} parallel jobs unless noted, 2 worker processes, ${CORES} cores; CPU in ms per subtask; DB CPU = every PostgreSQL process but the backends of other databases, in parentheses our databases' backends alone)`,
-  ['run', 'store', 'shards', 'jobs × subtasks', 'wall s', 'subtasks/s', 'server CPU ms', 'DB CPU ms', 'worker CPU ms', 'server+DB+worker ms', 'CPU busy', 'events', 'database writes per subtask'],
+  [
+    'run',
+    'store',
+    'shards',
+    'jobs × subtasks',
+    'wall s',
+    'subtasks/s',
+    'server CPU ms',
+    'DB CPU ms',
+    'worker CPU ms',
+    'server+DB+worker ms',
+    'CPU busy',
+    'events',
+    'database writes per subtask',
+  ],
   rows,
-  { n: N, jobs: JOBS, cores: CORES, devLogBytes, pgSettings, loadStart, loadEnd, minutes: (Date.now() - startedAt) / 60_000, clusterStartSeconds: starts, prediction, results },
+  {
+    n: N,
+    jobs: JOBS,
+    cores: CORES,
+    devLogBytes,
+    pgSettings,
+    loadStart,
+    loadEnd,
+    minutes: (Date.now() - startedAt) / 60_000,
+    clusterStartSeconds: starts,
+    prediction,
+    results,
+  },
 );
 process.exit(0);

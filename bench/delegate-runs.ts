@@ -41,12 +41,26 @@ export async function delegateRun(client: Client, n: number, opts: { resolve?: b
   const jobId = `${opts.prefix ?? 'orch'}-${n}-${++seq}`;
   const workflowId = `job/bench/${jobId}`;
   const started = performance.now();
-  const result = await patientResult(await client.workflow.start(delegationJob, {
-    taskQueue: opts.taskQueue ?? delegateQueue,
-    workflowId,
-    args: [{ spec: { jobId, pattern: 'fanout', maxParallel: Math.min(n, 1000), tasks: Array.from({ length: n }, (_, i) => ({ id: `t${i}`, question: `q${i}`, agent: 'echo' })) }, tenant: 'bench', ...(opts.resolve ? {} : { agents: { echo: echoManifest } }) }],
-  }));
-  if (result.status !== 'success' || result.metrics.subtasks !== n) throw new Error(`delegate ${n}: ${result.status}, ${result.metrics.subtasks} subtasks`);
+  const result = await patientResult(
+    await client.workflow.start(delegationJob, {
+      taskQueue: opts.taskQueue ?? delegateQueue,
+      workflowId,
+      args: [
+        {
+          spec: {
+            jobId,
+            pattern: 'fanout',
+            maxParallel: Math.min(n, 1000),
+            tasks: Array.from({ length: n }, (_, i) => ({ id: `t${i}`, question: `q${i}`, agent: 'echo' })),
+          },
+          tenant: 'bench',
+          ...(opts.resolve ? {} : { agents: { echo: echoManifest } }),
+        },
+      ],
+    }),
+  );
+  if (result.status !== 'success' || result.metrics.subtasks !== n)
+    throw new Error(`delegate ${n}: ${result.status}, ${result.metrics.subtasks} subtasks`);
   return { ms: performance.now() - started, workflowId };
 }
 
@@ -54,14 +68,18 @@ export async function delegateRun(client: Client, n: number, opts: { resolve?: b
 export async function bareRun(client: Client, n: number, prefix = 'baseline') {
   const workflowId = `${prefix}-${n}-${++seq}`;
   const started = performance.now();
-  const handle = n <= BARE_PER_PARENT
-    ? await client.workflow.start(baselineFanout, { taskQueue: baselineQueue, workflowId, args: [{ n }] })
-    : await client.workflow.start(baselineTree, { taskQueue: baselineQueue, workflowId, args: [{ n, per: BARE_PER_PARENT, parallel: 4 }] });
+  const handle =
+    n <= BARE_PER_PARENT
+      ? await client.workflow.start(baselineFanout, { taskQueue: baselineQueue, workflowId, args: [{ n }] })
+      : await client.workflow.start(baselineTree, {
+          taskQueue: baselineQueue,
+          workflowId,
+          args: [{ n, per: BARE_PER_PARENT, parallel: 4 }],
+        });
   const done = await patientResult(handle);
   if (done !== n) throw new Error(`baseline ${n}: ${String(done)}`);
   return { ms: performance.now() - started, workflowId };
 }
-
 
 /** Task queue of the "before" commit's worker. */
 export const BEFORE_QUEUE = 'bench-delegate-before';
@@ -85,8 +103,19 @@ export async function startBareWorker(connection: NativeConnection, tuning: Work
 }
 
 /** Both workers (Delegate's and the baseline's) in this process, on one connection. */
-export async function startBenchWorkers(connection: NativeConnection, tuning: WorkerTuning = {}, bundle?: Awaited<ReturnType<typeof bundleWorkflows>>) {
-  const delegate = await createWorker({ connection, namespace: 'default', taskQueue: delegateQueue, workflowBundle: bundle ?? (await bundleWorkflows()), tuning, record: await benchRecord() });
+export async function startBenchWorkers(
+  connection: NativeConnection,
+  tuning: WorkerTuning = {},
+  bundle?: Awaited<ReturnType<typeof bundleWorkflows>>,
+) {
+  const delegate = await createWorker({
+    connection,
+    namespace: 'default',
+    taskQueue: delegateQueue,
+    workflowBundle: bundle ?? (await bundleWorkflows()),
+    tuning,
+    record: await benchRecord(),
+  });
   const baseline = await startBareWorker(connection, tuning);
   const running = Promise.all([delegate.run(), baseline.run()]);
   return {

@@ -22,11 +22,17 @@ const t = await startTemporal('event-latency');
 const record = await benchRecord();
 const taskQueue = 'bench-events';
 // the API sends tenant default's steps to its own lane
-const workers = await createWorkers({ connection: t.workerConnection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows(), record }, [
-  { taskQueue: agentQueueFor(taskQueue, 'default'), slots: 200 },
-]);
+const workers = await createWorkers(
+  { connection: t.workerConnection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows(), record },
+  [{ taskQueue: agentQueueFor(taskQueue, 'default'), slots: 200 }],
+);
 const running = Promise.all(workers.map((w) => w.run()));
-const config = loadConfig({ TEMPORAL_ADDRESS: t.server.address, DELEGATE_TASK_QUEUE: taskQueue, DELEGATE_AUTH: 'off', LOG_LEVEL: 'silent' });
+const config = loadConfig({
+  TEMPORAL_ADDRESS: t.server.address,
+  DELEGATE_TASK_QUEUE: taskQueue,
+  DELEGATE_AUTH: 'off',
+  LOG_LEVEL: 'silent',
+});
 const app = await buildApp({ config, client: t.client, registry: loadRegistry(), tenants: loadTenants(config), record });
 await app.listen({ host: '127.0.0.1', port: 0 });
 const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
@@ -34,7 +40,12 @@ const arrived = new Map<string, number>();
 const counts = new Map<string, number>();
 try {
   const jobId = `latency-${Date.now()}`;
-  const tasks = Array.from({ length: N }, (_, i) => ({ id: `t${i}`, question: 'q', agent: 'sim', params: { latencyMs: Math.round((i * 5000) / N) } }));
+  const tasks = Array.from({ length: N }, (_, i) => ({
+    id: `t${i}`,
+    question: 'q',
+    agent: 'sim',
+    params: { latencyMs: Math.round((i * 5000) / N) },
+  }));
   const submitted = await app.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId, pattern: 'fanout', tasks } });
   if (submitted.statusCode !== 201) throw new Error(submitted.body);
   const res = await fetch(`${base}/v1/jobs/${jobId}/events`);
@@ -42,14 +53,17 @@ try {
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
   let buf = '';
-  for (let done = false; !done; ) {
+  for (let done = false; !done;) {
     const chunk = await reader.read();
     if (chunk.done) break;
     const now = Date.now();
     buf += decoder.decode(chunk.value, { stream: true });
     let at: number;
     while ((at = buf.indexOf('\n\n')) >= 0) {
-      const data = buf.slice(0, at).split('\n').find((l) => l.startsWith('data: '));
+      const data = buf
+        .slice(0, at)
+        .split('\n')
+        .find((l) => l.startsWith('data: '));
       buf = buf.slice(at + 2);
       if (!data) continue;
       const e = JSON.parse(data.slice(6)) as JobEvent;
@@ -64,8 +78,13 @@ try {
     const d = await t.client.workflow.getHandle(workflowId).describe();
     latencies.push(at - d.closeTime!.getTime());
   }
-  report('event-latency', `A subtask's finish to an SSE client: ${latencies.length} subtasks (ms)`, ['subtasks', 'p50', 'p90', 'p99', 'max'],
-    [[latencies.length, round(pct(latencies, 50)), round(pct(latencies, 90)), round(pct(latencies, 99)), round(Math.max(...latencies))]], { latencies });
+  report(
+    'event-latency',
+    `A subtask's finish to an SSE client: ${latencies.length} subtasks (ms)`,
+    ['subtasks', 'p50', 'p90', 'p99', 'max'],
+    [[latencies.length, round(pct(latencies, 50)), round(pct(latencies, 90)), round(pct(latencies, 99)), round(Math.max(...latencies))]],
+    { latencies },
+  );
 } finally {
   await app.close();
   for (const w of workers) w.shutdown();

@@ -29,14 +29,30 @@ async function scenario(mode: 'shared' | 'lanes') {
   const lane = (tenant: string) => (mode === 'lanes' ? { agentQueue: agentQueueFor(taskQueue, tenant) } : {});
   const hogId = `hog-${mode}`;
   // twice as many ten-minute steps as the whole worker has slots
-  const tasks = Array.from({ length: SLOTS * 2 }, (_, i) => ({ id: `h${i}`, question: 'hold a slot', agent: 'sim', params: { latencyMs: 600_000 } }));
-  const hog = await t.client.workflow.start(delegationJob, { taskQueue, workflowId: `job/hog/${hogId}`, args: [{ spec: { jobId: hogId, pattern: 'fanout', tasks }, tenant: 'hog', ...lane('hog') }] });
+  const tasks = Array.from({ length: SLOTS * 2 }, (_, i) => ({
+    id: `h${i}`,
+    question: 'hold a slot',
+    agent: 'sim',
+    params: { latencyMs: 600_000 },
+  }));
+  const hog = await t.client.workflow.start(delegationJob, {
+    taskQueue,
+    workflowId: `job/hog/${hogId}`,
+    args: [{ spec: { jobId: hogId, pattern: 'fanout', tasks }, tenant: 'hog', ...lane('hog') }],
+  });
   await sleep(3000);
   const victimId = `victim-${mode}`;
   const started = performance.now();
   const victim = await t.client.workflow.start(delegationJob, {
-    taskQueue, workflowId: `job/victim/${victimId}`,
-    args: [{ spec: { jobId: victimId, pattern: 'fanout', tasks: [{ id: 'e', question: 'hello', agent: 'echo' }] }, tenant: 'victim', ...lane('victim') }],
+    taskQueue,
+    workflowId: `job/victim/${victimId}`,
+    args: [
+      {
+        spec: { jobId: victimId, pattern: 'fanout', tasks: [{ id: 'e', question: 'hello', agent: 'echo' }] },
+        tenant: 'victim',
+        ...lane('victim'),
+      },
+    ],
   });
   const outcome = await Promise.race([victim.result(), sleep(CAP_S * 1000).then(() => undefined)]);
   const ms = outcome ? performance.now() - started : undefined;
@@ -50,10 +66,16 @@ try {
   const shared = await scenario('shared');
   const fair = await scenario('lanes');
   const fmt = (ms?: number) => (ms === undefined ? `> ${CAP_S * 1000} (blocked)` : round(ms, 0));
-  report('fairness', `Victim echo job while a hog holds long steps (${SLOTS} slots per worker)`, ['agent slots', 'victim ms', 'victim status'], [
-    [`shared pool of ${SLOTS}`, fmt(shared.ms), shared.status],
-    [`lane per tenant (${SLOTS / 2} each)`, fmt(fair.ms), fair.status],
-  ], { slots: SLOTS, capSeconds: CAP_S, shared, lanes: fair });
+  report(
+    'fairness',
+    `Victim echo job while a hog holds long steps (${SLOTS} slots per worker)`,
+    ['agent slots', 'victim ms', 'victim status'],
+    [
+      [`shared pool of ${SLOTS}`, fmt(shared.ms), shared.status],
+      [`lane per tenant (${SLOTS / 2} each)`, fmt(fair.ms), fair.status],
+    ],
+    { slots: SLOTS, capSeconds: CAP_S, shared, lanes: fair },
+  );
 } finally {
   for (const w of workers) w.shutdown();
   await running.catch((err) => console.error(err));

@@ -31,7 +31,11 @@ export async function treeCost(client: Client, rootId: string, concurrency = 16)
   const visit = async (workflowId: string) => {
     const history = await client.workflow.getHandle(workflowId).fetchHistory();
     const events = history.events ?? [];
-    const children = events.flatMap((e) => (e.eventType === EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED ? [e.childWorkflowExecutionStartedEventAttributes!.workflowExecution!.workflowId!] : []));
+    const children = events.flatMap((e) =>
+      e.eventType === EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED
+        ? [e.childWorkflowExecutionStartedEventAttributes!.workflowExecution!.workflowId!]
+        : [],
+    );
     const into = children.length > 0 ? cost.parents : cost.leaves;
     into.workflows += 1;
     into.events += events.length;

@@ -36,7 +36,13 @@ export interface BenchTemporal {
 /** Starts a dev server on a temp SQLite file and free port, with a client and a worker connection. */
 export async function startTemporal(name: string, settings?: Record<string, string>): Promise<BenchTemporal> {
   const dir = mkdtempSync(join(tmpdir(), `delegate-bench-${name}-`));
-  const server = await startDevServer({ dbFile: join(dir, 'temporal.sqlite'), port: await freePort(), headless: true, logFile: join(dir, 'server.log'), settings });
+  const server = await startDevServer({
+    dbFile: join(dir, 'temporal.sqlite'),
+    port: await freePort(),
+    headless: true,
+    logFile: join(dir, 'server.log'),
+    settings,
+  });
   const connection = await Connection.connect({ address: server.address });
   const workerConnection = await NativeConnection.connect({ address: server.address });
   const stopOnExit = () => server.process.kill('SIGKILL');
@@ -68,7 +74,11 @@ process.once('exit', () => children.forEach((c) => c.kill('SIGKILL')));
 
 /** Spawns `node --import tsx <entry>` with env; resolves when stdout shows `readyLine`. */
 export async function spawnTsx(entry: string, env: Record<string, string>, readyLine: string, cwd = root): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(cwd, entry)], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(cwd, entry)], {
+    cwd,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.add(child);
   child.once('exit', () => children.delete(child));
   let log = '';
@@ -174,7 +184,10 @@ export function beforeCheckout(): string | undefined {
   if (ref === 'none') return undefined;
   const dir = join(tmpdir(), `delegate-before-${ref.replace(/[^A-Za-z0-9]/g, '_')}`);
   try {
-    execSync(`git worktree prune && (test -d ${JSON.stringify(dir)} || git worktree add --detach ${JSON.stringify(dir)} ${JSON.stringify(ref)})`, { cwd: root, stdio: 'pipe' });
+    execSync(
+      `git worktree prune && (test -d ${JSON.stringify(dir)} || git worktree add --detach ${JSON.stringify(dir)} ${JSON.stringify(ref)})`,
+      { cwd: root, stdio: 'pipe' },
+    );
     execSync(`ln -sfn ${JSON.stringify(join(root, 'node_modules'))} ${JSON.stringify(join(dir, 'node_modules'))}`);
     return dir;
   } catch (err) {

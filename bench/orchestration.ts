@@ -53,15 +53,52 @@ try {
     const dCost = perSubtask(await treeCost(t.client, d[0].workflowId), n);
     const bCost = perSubtask(await treeCost(t.client, b[0].workflowId), n);
     const uCost = u.length ? perSubtask(await treeCost(t.client, u[0].workflowId), n) : undefined;
-    rows.push([n, round(best(d), 0), round(dRate), round(best(b), 0), round(bRate), `${round(dRate / bRate, 2)}x`, u.length ? `${round(uRate / bRate, 2)}x` : '–']);
-    const fmt = (c: { events: number; workflowTasks: number; activityTasks: number }) => `${c.events} / ${c.workflowTasks} / ${c.activityTasks}`;
-    costRows.push([n, fmt(dCost.subtask), fmt(bCost.subtask), uCost ? fmt(uCost.subtask) : '–', fmt(dCost.withParents), fmt(bCost.withParents), uCost ? fmt(uCost.withParents) : '–']);
-    data.push({ n, delegateMs: d.map((x) => x.ms), baselineMs: b.map((x) => x.ms), beforeMs: u.map((x) => x.ms), delegatePerSec: dRate, baselinePerSec: bRate, ratio: dRate / bRate, beforeRatio: uRate / bRate, delegateCost: dCost, baselineCost: bCost, beforeCost: uCost });
+    rows.push([
+      n,
+      round(best(d), 0),
+      round(dRate),
+      round(best(b), 0),
+      round(bRate),
+      `${round(dRate / bRate, 2)}x`,
+      u.length ? `${round(uRate / bRate, 2)}x` : '–',
+    ]);
+    const fmt = (c: { events: number; workflowTasks: number; activityTasks: number }) =>
+      `${c.events} / ${c.workflowTasks} / ${c.activityTasks}`;
+    costRows.push([
+      n,
+      fmt(dCost.subtask),
+      fmt(bCost.subtask),
+      uCost ? fmt(uCost.subtask) : '–',
+      fmt(dCost.withParents),
+      fmt(bCost.withParents),
+      uCost ? fmt(uCost.withParents) : '–',
+    ]);
+    data.push({
+      n,
+      delegateMs: d.map((x) => x.ms),
+      baselineMs: b.map((x) => x.ms),
+      beforeMs: u.map((x) => x.ms),
+      delegatePerSec: dRate,
+      baselinePerSec: bRate,
+      ratio: dRate / bRate,
+      beforeRatio: uRate / bRate,
+      delegateCost: dCost,
+      baselineCost: bCost,
+      beforeCost: uCost,
+    });
   }
   report(
     'orchestration',
     `Orchestration overhead: N no-op subtasks, Delegate fan-out vs bare child workflows (best of ${REPEAT})`,
-    ['N', 'Delegate ms', 'Delegate subtasks/s', 'bare ms', 'bare subtasks/s', 'Delegate/bare throughput', `before (${process.env.BENCH_BEFORE ?? DEFAULT_BEFORE_REF})/bare`],
+    [
+      'N',
+      'Delegate ms',
+      'Delegate subtasks/s',
+      'bare ms',
+      'bare subtasks/s',
+      'Delegate/bare throughput',
+      `before (${process.env.BENCH_BEFORE ?? DEFAULT_BEFORE_REF})/bare`,
+    ],
     rows,
     data,
   );

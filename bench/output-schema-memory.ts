@@ -19,8 +19,12 @@ function distinctSchema(n: number): Record<string, unknown> {
   const properties: Record<string, unknown> = {};
   for (let i = 0; i < 40; i++) {
     properties[`field_${n}_${i}`] = {
-      type: 'string', minLength: 1, maxLength: 100 + i, pattern: `^[a-z]{1,${(n % 50) + 1}}[0-9]*$`,
-      enum: Array.from({ length: 8 }, (_, k) => `v${n}_${i}_${k}`), description: `field ${i} of schema ${n} `.repeat(10),
+      type: 'string',
+      minLength: 1,
+      maxLength: 100 + i,
+      pattern: `^[a-z]{1,${(n % 50) + 1}}[0-9]*$`,
+      enum: Array.from({ length: 8 }, (_, k) => `v${n}_${i}_${k}`),
+      description: `field ${i} of schema ${n} `.repeat(10),
     };
   }
   return { type: 'object', properties, required: [`field_${n}_0`], additionalProperties: false };
@@ -45,8 +49,17 @@ for (let n = 0; n < count; n++) {
 }
 gc();
 const after = process.memoryUsage();
-console.log(JSON.stringify({
-  mode, count, schemaBytes: JSON.stringify(distinctSchema(0)).length, seconds: ((performance.now() - started) / 1000).toFixed(1),
-  heapBeforeMb: mb(before.heapUsed), heapAfterMb: mb(after.heapUsed), heapGrowthMb: mb(after.heapUsed - before.heapUsed),
-  rssBeforeMb: mb(before.rss), rssAfterMb: mb(after.rss), cache: mode === 'new' ? outputSchemas.stats() : undefined,
-}));
+console.log(
+  JSON.stringify({
+    mode,
+    count,
+    schemaBytes: JSON.stringify(distinctSchema(0)).length,
+    seconds: ((performance.now() - started) / 1000).toFixed(1),
+    heapBeforeMb: mb(before.heapUsed),
+    heapAfterMb: mb(after.heapUsed),
+    heapGrowthMb: mb(after.heapUsed - before.heapUsed),
+    rssBeforeMb: mb(before.rss),
+    rssAfterMb: mb(after.rss),
+    cache: mode === 'new' ? outputSchemas.stats() : undefined,
+  }),
+);

@@ -21,7 +21,6 @@ const PER_KIND = Number(process.env.BENCH_RECORD_SEARCHES ?? 40);
 const TENANT = 'bench';
 const LIMIT = 20;
 
-
 /** Searches of one kind: the i-th query of that kind (varied so no two are the same). */
 const KINDS: Record<string, (i: number) => Omit<ReportFilter, 'limit'>> = {
   'filter (status + pattern)': (i) => ({ status: JOB_STATUSES[i % 5], pattern: JOB_PATTERNS[i % 3] }),
@@ -74,7 +73,12 @@ async function benchStore(kind: string, loc: RecordLocation, dbSize: (r: RecordD
   for (let i = 0; i < PER_KIND; i++) {
     for (const [name, make] of Object.entries(KINDS)) await time(name, { ...make(i), limit: LIMIT });
     const first = await store.search(TENANT, { label: [`feature=${JOB_FEATURES[i % 3]}`], agent: JOB_AGENTS[i % 4], limit: LIMIT });
-    await time(SECOND_PAGE, { label: [`feature=${JOB_FEATURES[i % 3]}`], agent: JOB_AGENTS[i % 4], limit: LIMIT, cursor: first.nextCursor ?? undefined });
+    await time(SECOND_PAGE, {
+      label: [`feature=${JOB_FEATURES[i % 3]}`],
+      agent: JOB_AGENTS[i % 4],
+      limit: LIMIT,
+      cursor: first.nextCursor ?? undefined,
+    });
   }
   await db.close();
   return { kind, jobs: JOBS, subtasks, bytes, size, archiveTotal, archiveMs, searches, hits };
@@ -107,13 +111,24 @@ try {
     `| record bytes per subtask (archive's \`bytes\`) | ${results.map((r) => Math.round(r.bytes / r.subtasks)).join(' | ')} |`,
     `| database growth per subtask (file or pg_database_size) | ${results.map((r) => Math.round(r.size / r.subtasks)).join(' | ')} |`,
     `| database growth, total | ${results.map((r) => `${round(r.size / 2 ** 20)} MiB`).join(' | ')} |`,
-    ...kinds.map((k) => `| search p50 / p99: ${k} (hits/query) | ${results.map((r) => `${round(pct(r.searches[k], 50), 2)} / ${round(pct(r.searches[k], 99), 2)} ms (${round(r.hits[k] / r.searches[k].length)})`).join(' | ')} |`),
-    `| search p50 / p99: all ${kinds.length * PER_KIND} | ${results.map((r) => { const all = Object.values(r.searches).flat(); return `${round(pct(all, 50), 2)} / ${round(pct(all, 99), 2)} ms`; }).join(' | ')} |`,
+    ...kinds.map(
+      (k) =>
+        `| search p50 / p99: ${k} (hits/query) | ${results.map((r) => `${round(pct(r.searches[k], 50), 2)} / ${round(pct(r.searches[k], 99), 2)} ms (${round(r.hits[k] / r.searches[k].length)})`).join(' | ')} |`,
+    ),
+    `| search p50 / p99: all ${kinds.length * PER_KIND} | ${results
+      .map((r) => {
+        const all = Object.values(r.searches).flat();
+        return `${round(pct(all, 50), 2)} / ${round(pct(all, 99), 2)} ms`;
+      })
+      .join(' | ')} |`,
   ];
   console.log(`\n${lines.join('\n')}`);
   const out = join(root, 'bench', 'results');
   mkdirSync(out, { recursive: true });
-  writeFileSync(join(out, 'record.json'), `${JSON.stringify({ bench: 'record', machine: machine(), table: lines, results: results.map(({ archiveMs: _a, searches, ...r }) => ({ ...r, searches: Object.fromEntries(Object.entries(searches).map(([k, v]) => [k, { p50: pct(v, 50), p99: pct(v, 99), n: v.length }])) })) }, null, 2)}\n`);
+  writeFileSync(
+    join(out, 'record.json'),
+    `${JSON.stringify({ bench: 'record', machine: machine(), table: lines, results: results.map(({ archiveMs: _a, searches, ...r }) => ({ ...r, searches: Object.fromEntries(Object.entries(searches).map(([k, v]) => [k, { p50: pct(v, 50), p99: pct(v, 99), n: v.length }])) })) }, null, 2)}\n`,
+  );
   console.log('\n(written to bench/results/record.json)');
 } finally {
   await pg.stop();

@@ -7,7 +7,19 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { root } from './lib';
 
-const ALL = ['orchestration', 'width', 'api', 'vote', 'fairness', 'server-settings', 'archive-cost', 'record', 'event-latency', 'telemetry', 'cluster'];
+const ALL = [
+  'orchestration',
+  'width',
+  'api',
+  'vote',
+  'fairness',
+  'server-settings',
+  'archive-cost',
+  'record',
+  'event-latency',
+  'telemetry',
+  'cluster',
+];
 const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ALL;
 const failed: string[] = [];
 for (const name of chosen) {
@@ -15,7 +27,9 @@ for (const name of chosen) {
   console.log(`\n=== bench: ${name} ===`);
   const started = Date.now();
   const r = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'bench', `${name}.ts`)], { cwd: root, stdio: 'inherit' });
-  console.log(`=== ${name}: ${r.status === 0 ? 'done' : `FAILED (${r.signal ?? r.status})`} in ${Math.round((Date.now() - started) / 1000)}s ===`);
+  console.log(
+    `=== ${name}: ${r.status === 0 ? 'done' : `FAILED (${r.signal ?? r.status})`} in ${Math.round((Date.now() - started) / 1000)}s ===`,
+  );
   if (r.status !== 0) failed.push(name);
 }
 if (failed.length > 0) {

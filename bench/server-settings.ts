@@ -36,8 +36,15 @@ const ALL_VARIANTS: Variant[] = [
   { name: 'tuned server', settings: DEV_THROUGHPUT_SETTINGS },
   ...Object.entries(GROUPS).map(([name, keys]) => ({ name: `tuned − ${name}`, settings: without(keys) })),
   // the one setting that matters most, with the timeout it needs, alone on the stock server
-  { name: 'stock + transfer workers 32 + lock timeout 5s', settings: only([...GROUPS['transfer workers 32'], ...GROUPS['lock timeout 5s']]) },
-  { name: 'tuned + autoscaling pollers', settings: DEV_THROUGHPUT_SETTINGS, tuning: { workflowTaskPollerBehavior: { type: 'autoscaling' }, activityTaskPollerBehavior: { type: 'autoscaling' } } },
+  {
+    name: 'stock + transfer workers 32 + lock timeout 5s',
+    settings: only([...GROUPS['transfer workers 32'], ...GROUPS['lock timeout 5s']]),
+  },
+  {
+    name: 'tuned + autoscaling pollers',
+    settings: DEV_THROUGHPUT_SETTINGS,
+    tuning: { workflowTaskPollerBehavior: { type: 'autoscaling' }, activityTaskPollerBehavior: { type: 'autoscaling' } },
+  },
   { name: 'tuned + cache of 50 workflows', settings: DEV_THROUGHPUT_SETTINGS, tuning: { maxCachedWorkflows: 50 } },
   { name: 'tuned + 2 workflow threads', settings: DEV_THROUGHPUT_SETTINGS, tuning: { workflowThreadPoolSize: 2 } },
 ];
@@ -46,7 +53,9 @@ const variants = picked ? ALL_VARIANTS.filter((v) => picked.some((p) => v.name.i
 
 quietRuntime();
 const bundle = await bundleWorkflows();
-const times = new Map<string, { delegate: number[]; bare: number[]; failures: string[] }>(variants.map((v) => [v.name, { delegate: [], bare: [], failures: [] }]));
+const times = new Map<string, { delegate: number[]; bare: number[]; failures: string[] }>(
+  variants.map((v) => [v.name, { delegate: [], bare: [], failures: [] }]),
+);
 
 for (let r = 0; r < ROUNDS; r++) {
   // rotate the order each round
@@ -66,7 +75,9 @@ for (let r = 0; r < ROUNDS; r++) {
           slot.failures.push(`${side}: ${String(err).slice(0, 100)}`);
         }
       }
-      console.log(`round ${r + 1}, ${v.name}: delegate ${slot.delegate.map((x) => round(x / 1000)).join('/')} s, bare ${slot.bare.map((x) => round(x / 1000)).join('/')} s`);
+      console.log(
+        `round ${r + 1}, ${v.name}: delegate ${slot.delegate.map((x) => round(x / 1000)).join('/')} s, bare ${slot.bare.map((x) => round(x / 1000)).join('/')} s`,
+      );
     } finally {
       await workers.stop().catch((err) => console.error(err));
       await t.close();
@@ -80,7 +91,15 @@ const rows = variants.map((v) => {
   const s = times.get(v.name)!;
   const d = rate(s.delegate);
   const b = rate(s.bare);
-  return [v.name, round(d), round(b), `${round(d / b, 2)}x`, stock ? `${round(d / rate(stock.delegate), 2)}x` : '', stock ? `${round(b / rate(stock.bare), 2)}x` : '', s.failures.join('; ')];
+  return [
+    v.name,
+    round(d),
+    round(b),
+    `${round(d / b, 2)}x`,
+    stock ? `${round(d / rate(stock.delegate), 2)}x` : '',
+    stock ? `${round(b / rate(stock.bare), 2)}x` : '',
+    s.failures.join('; '),
+  ];
 });
 report(
   'server-settings',

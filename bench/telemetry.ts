@@ -40,20 +40,41 @@ const common = {
   DELEGATE_RECORD_FILE: join(dir, 'record.db'),
 };
 const metricsOnlyPort = await freePort();
-const metricsOnly = await spawnTsx('workers/main.ts', { ...common, DELEGATE_TASK_QUEUE: 'bench-telemetry-metrics', DELEGATE_WORKER_METRICS_PORT: String(metricsOnlyPort), HOST: '127.0.0.1', LOG_LEVEL: 'info' }, 'worker running');
-const off = await spawnTsx('workers/main.ts', { ...common, DELEGATE_TASK_QUEUE: 'bench-telemetry-off', DELEGATE_WORKER_METRICS_PORT: '0', LOG_LEVEL: 'info' }, 'worker running');
-const on = await spawnTsx('workers/main.ts', {
-  ...common,
-  DELEGATE_TASK_QUEUE: 'bench-telemetry-on',
-  DELEGATE_WORKER_METRICS_PORT: String(metricsPort),
-  HOST: '127.0.0.1',
-  OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl,
-  OTEL_SERVICE_NAME: 'delegate-bench',
-  LOG_LEVEL: 'info',
-}, 'worker running');
+const metricsOnly = await spawnTsx(
+  'workers/main.ts',
+  {
+    ...common,
+    DELEGATE_TASK_QUEUE: 'bench-telemetry-metrics',
+    DELEGATE_WORKER_METRICS_PORT: String(metricsOnlyPort),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+  },
+  'worker running',
+);
+const off = await spawnTsx(
+  'workers/main.ts',
+  { ...common, DELEGATE_TASK_QUEUE: 'bench-telemetry-off', DELEGATE_WORKER_METRICS_PORT: '0', LOG_LEVEL: 'info' },
+  'worker running',
+);
+const on = await spawnTsx(
+  'workers/main.ts',
+  {
+    ...common,
+    DELEGATE_TASK_QUEUE: 'bench-telemetry-on',
+    DELEGATE_WORKER_METRICS_PORT: String(metricsPort),
+    HOST: '127.0.0.1',
+    OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl,
+    OTEL_SERVICE_NAME: 'delegate-bench',
+    LOG_LEVEL: 'info',
+  },
+  'worker running',
+);
 // Prometheus' default: one scrape every 15 s, here every 5 s while the "on" side runs
 const scrapes = setInterval(() => {
-  for (const port of [metricsPort, metricsOnlyPort]) void fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text()).catch(() => undefined);
+  for (const port of [metricsPort, metricsOnlyPort])
+    void fetch(`http://127.0.0.1:${port}/metrics`)
+      .then((r) => r.text())
+      .catch(() => undefined);
 }, 5000);
 
 const rows: (string | number)[][] = [];
@@ -78,13 +99,31 @@ try {
     const best = (xs: number[]) => Math.min(...xs);
     const rate = (xs: number[]) => (n / best(xs)) * 1000;
     const [offRate, metricsRate, onRate] = [rate(offMs), rate(metricsMs), rate(onMs)];
-    rows.push([n, round(offRate), round(metricsRate), round(onRate), `${round(metricsRate / offRate, 2)}x`, `${round(onRate / offRate, 2)}x`]);
-    data.push({ n, offMs, metricsMs, onMs, offPerSec: offRate, metricsPerSec: metricsRate, onPerSec: onRate, metricsRatio: metricsRate / offRate, ratio: onRate / offRate });
+    rows.push([
+      n,
+      round(offRate),
+      round(metricsRate),
+      round(onRate),
+      `${round(metricsRate / offRate, 2)}x`,
+      `${round(onRate / offRate, 2)}x`,
+    ]);
+    data.push({
+      n,
+      offMs,
+      metricsMs,
+      onMs,
+      offPerSec: offRate,
+      metricsPerSec: metricsRate,
+      onPerSec: onRate,
+      metricsRatio: metricsRate / offRate,
+      ratio: onRate / offRate,
+    });
   }
   // the "on" side really traced and counted: spans reached the collector, /metrics has the jobs
   const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
   const jobs = [...metrics.matchAll(/^delegate_jobs_total\{[^}]*\} (\d+)/gm)].reduce((s, m) => s + Number(m[1]), 0);
-  if (exports === 0 || jobs === 0 || !metrics.includes('temporal_workflow_completed')) throw new Error(`the "on" worker did not trace or count: ${exports} exports, ${jobs} jobs counted`);
+  if (exports === 0 || jobs === 0 || !metrics.includes('temporal_workflow_completed'))
+    throw new Error(`the "on" worker did not trace or count: ${exports} exports, ${jobs} jobs counted`);
   report(
     'telemetry',
     `Tracing and metrics on vs off: N no-op subtasks per fan-out, worker processes as deployed (best of ${REPEAT}); on: ${exports} OTLP exports, ${round(spanBytes / 1024 / 1024, 1)} MiB of spans, ${jobs} jobs counted`,

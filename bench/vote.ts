@@ -15,23 +15,35 @@ const voters = Array.from({ length: 9 }, (_, i) => ({
   id: `v${i}`,
   question: 'Which option?',
   agent: 'sim',
-  params: i < 5
-    ? { answer: 'A', steps: 3, latencyMs: 100, costUsd: 0.01 }
-    : { answer: i % 2 ? 'A' : 'B', steps: 3, latencyMs: 1500, costUsd: 0.01 },
+  params:
+    i < 5
+      ? { answer: 'A', steps: 3, latencyMs: 100, costUsd: 0.01 }
+      : { answer: i % 2 ? 'A' : 'B', steps: 3, latencyMs: 1500, costUsd: 0.01 },
 }));
 
 quietRuntime();
 const t = await startTemporal('vote');
 const taskQueue = 'bench-vote';
-const worker = await createWorker({ connection: t.workerConnection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows(), record: await benchRecord() });
+const worker = await createWorker({
+  connection: t.workerConnection,
+  namespace: 'default',
+  taskQueue,
+  workflowBundle: await bundleWorkflows(),
+  record: await benchRecord(),
+});
 const running = worker.run();
 
 let seq = 0;
 async function run(pattern: 'vote' | 'fanout'): Promise<{ ms: number; result: JobResult }> {
   const jobId = `${pattern}-${++seq}`;
-  const spec = pattern === 'vote' ? { jobId, pattern, vote: { strategy: 'majority' as const }, tasks: voters } : { jobId, pattern, tasks: voters };
+  const spec =
+    pattern === 'vote' ? { jobId, pattern, vote: { strategy: 'majority' as const }, tasks: voters } : { jobId, pattern, tasks: voters };
   const started = performance.now();
-  const result = await t.client.workflow.execute(delegationJob, { taskQueue, workflowId: `job/bench/${jobId}`, args: [{ spec, tenant: 'bench' }] });
+  const result = await t.client.workflow.execute(delegationJob, {
+    taskQueue,
+    workflowId: `job/bench/${jobId}`,
+    args: [{ spec, tenant: 'bench' }],
+  });
   return { ms: performance.now() - started, result };
 }
 
@@ -43,7 +55,9 @@ try {
   } catch (err) {
     if (!(err instanceof WorkflowFailedError)) throw err;
     available = false;
-    console.log(`vote bench skipped: the vote pattern is not available yet (${String((err.cause as Error | undefined)?.message ?? err.message)})`);
+    console.log(
+      `vote bench skipped: the vote pattern is not available yet (${String((err.cause as Error | undefined)?.message ?? err.message)})`,
+    );
   }
   if (available) {
     const rows: (string | number)[][] = [];
@@ -61,13 +75,36 @@ try {
         round(result.metrics.savedUsd ?? 0, 3),
         result.metrics.steps,
         finished,
-        pattern === 'vote' ? `${String(result.vote?.winner)} (${result.vote?.decidedEarly ? 'early' : 'after all'}, ${result.vote?.cancelled ?? 0} cancelled)` : '-',
+        pattern === 'vote'
+          ? `${String(result.vote?.winner)} (${result.vote?.decidedEarly ? 'early' : 'after all'}, ${result.vote?.cancelled ?? 0} cancelled)`
+          : '-',
       ]);
-      data.push({ pattern, ms: runs.map((x) => x.ms), costUsd: result.metrics.costUsd, savedUsd: result.metrics.savedUsd, steps: result.metrics.steps, vote: result.vote });
+      data.push({
+        pattern,
+        ms: runs.map((x) => x.ms),
+        costUsd: result.metrics.costUsd,
+        savedUsd: result.metrics.savedUsd,
+        steps: result.metrics.steps,
+        vote: result.vote,
+      });
     }
     const [v, f] = data;
-    rows.push(['early / all', `${round(Math.min(...v.ms) / Math.min(...f.ms), 2)}x`, `${round(v.costUsd / f.costUsd, 2)}x`, '', '', '', '']);
-    report('vote', `Early decisions: 9 voters (5 fast agree, 4 slow), majority; best of ${REPEAT}`, ['run', 'ms', 'cost USD', 'saved USD', 'steps', 'voters finished', 'winner'], rows, data);
+    rows.push([
+      'early / all',
+      `${round(Math.min(...v.ms) / Math.min(...f.ms), 2)}x`,
+      `${round(v.costUsd / f.costUsd, 2)}x`,
+      '',
+      '',
+      '',
+      '',
+    ]);
+    report(
+      'vote',
+      `Early decisions: 9 voters (5 fast agree, 4 slow), majority; best of ${REPEAT}`,
+      ['run', 'ms', 'cost USD', 'saved USD', 'steps', 'voters finished', 'winner'],
+      rows,
+      data,
+    );
   }
 } finally {
   worker.shutdown();

@@ -39,14 +39,25 @@ type Outcome = { ok: true; seconds: number; rss: number; note: string } | { ok: 
 /** One N-wide job on a fresh worker process of `cwd`'s checkout. */
 async function delegateWidth(n: number, side: 'after' | 'before', cwd: string): Promise<Outcome> {
   const taskQueue = `bench-width-${side}`;
-  worker = await spawnTsx('workers/main.ts', { TEMPORAL_ADDRESS: t.server.address, DELEGATE_TASK_QUEUE: taskQueue, LOG_LEVEL: 'info' }, 'worker running', cwd);
+  worker = await spawnTsx(
+    'workers/main.ts',
+    { TEMPORAL_ADDRESS: t.server.address, DELEGATE_TASK_QUEUE: taskQueue, LOG_LEVEL: 'info' },
+    'worker running',
+    cwd,
+  );
   const jobId = `width-${side}-${n}`;
   const workflowId = `job/bench/${jobId}`;
   const started = performance.now();
   const handle = await t.client.workflow.start(delegationJob, {
     taskQueue,
     workflowId,
-    args: [{ spec: { jobId, pattern: 'fanout', tasks: Array.from({ length: n }, (_, i) => ({ id: `t${i}`, question: `q${i}`, agent: 'echo' })) }, tenant: 'bench', agents: { echo: echoManifest } }],
+    args: [
+      {
+        spec: { jobId, pattern: 'fanout', tasks: Array.from({ length: n }, (_, i) => ({ id: `t${i}`, question: `q${i}`, agent: 'echo' })) },
+        tenant: 'bench',
+        agents: { echo: echoManifest },
+      },
+    ],
   });
   let timer: NodeJS.Timeout | undefined;
   const outcome = await Promise.race([
@@ -63,9 +74,17 @@ async function delegateWidth(n: number, side: 'after' | 'before', cwd: string): 
   worker = undefined;
   if (outcome.kind === 'done') {
     const { status, metrics, batches } = outcome.r;
-    return { ok: status === 'success', seconds, rss, note: `${status}: ${metrics.subtasks} subtasks${batches ? `, ${batches.length} batches` : ''}` };
+    return {
+      ok: status === 'success',
+      seconds,
+      rss,
+      note: `${status}: ${metrics.subtasks} subtasks${batches ? `, ${batches.length} batches` : ''}`,
+    };
   }
-  const note = outcome.kind === 'timeout' ? `timeout after ${timeoutFor(n)}s: ${await progress(workflowId)}` : `failed: ${String((outcome.err as Error).cause ?? outcome.err).slice(0, 120)}`;
+  const note =
+    outcome.kind === 'timeout'
+      ? `timeout after ${timeoutFor(n)}s: ${await progress(workflowId)}`
+      : `failed: ${String((outcome.err as Error).cause ?? outcome.err).slice(0, 120)}`;
   await handle.terminate('bench timeout').catch(() => undefined);
   return { ok: false, seconds, rss, note };
 }
@@ -103,13 +122,35 @@ try {
     if (before) console.log(`${n} before: ${JSON.stringify(before)}`);
     const bare = after.ok ? await bareWidth(n) : NaN;
     const ratio = (s: number | undefined) => (s && bare ? `${round(bare / s, 2)}x` : '–');
-    rows.push([n, after.ok ? 'success' : 'failed', round(after.seconds), before ? round(before.seconds) : '–', round(bare), ratio(after.ok ? after.seconds : undefined), ratio(before?.ok ? before.seconds : undefined), after.rss, before?.rss ?? '–', `${after.note}${before ? `; before: ${before.note}` : ''}`]);
+    rows.push([
+      n,
+      after.ok ? 'success' : 'failed',
+      round(after.seconds),
+      before ? round(before.seconds) : '–',
+      round(bare),
+      ratio(after.ok ? after.seconds : undefined),
+      ratio(before?.ok ? before.seconds : undefined),
+      after.rss,
+      before?.rss ?? '–',
+      `${after.note}${before ? `; before: ${before.note}` : ''}`,
+    ]);
     data.push({ n, after, before, bareSeconds: bare });
   }
   report(
     'width',
     `Width: one fan-out job of N echo subtasks (timeout per run: ${SIZES.map((n) => `${n}: ${timeoutFor(n)}s`).join(', ')})`,
-    ['N', 'outcome', 'Delegate s', 'before s', 'bare s', 'Delegate/bare throughput', 'before/bare', 'peak worker RSS MiB', 'before RSS MiB', 'notes'],
+    [
+      'N',
+      'outcome',
+      'Delegate s',
+      'before s',
+      'bare s',
+      'Delegate/bare throughput',
+      'before/bare',
+      'peak worker RSS MiB',
+      'before RSS MiB',
+      'notes',
+    ],
     rows,
     data,
   );

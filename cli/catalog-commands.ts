@@ -27,25 +27,42 @@ export function registerCatalogCommands(program: Command): void {
   program
     .command('agents')
     .description('the agents this deployment can run')
-    .action(action(async (ctx) => {
-      const agents = await ctx.client.agents();
-      if (ctx.json) return printJson(agents);
-      printTable(['ID', 'KIND', 'VERSION', 'CAPABILITIES', 'DESCRIPTION'], agents.map((a) => [a.id, a.kind, a.version, a.capabilities.join(','), a.description.slice(0, 60)]));
-    }));
+    .action(
+      action(async (ctx) => {
+        const agents = await ctx.client.agents();
+        if (ctx.json) return printJson(agents);
+        printTable(
+          ['ID', 'KIND', 'VERSION', 'CAPABILITIES', 'DESCRIPTION'],
+          agents.map((a) => [a.id, a.kind, a.version, a.capabilities.join(','), a.description.slice(0, 60)]),
+        );
+      }),
+    );
 
   program
     .command('agent')
     .description("one agent's manifest and your tenant's circuit breaker on it (shared by every worker)")
     .argument('<id>', 'the agent id')
-    .action(action(async (ctx, id: string) => {
-      const agent = await ctx.client.agent(id);
-      if (ctx.json) return printJson(agent);
-      const b = agent.breaker;
-      printTable(['ID', 'KIND', 'CAPABILITIES', 'BREAKER', 'FAILURES', 'OPEN UNTIL', 'LAST FAILURE'], [[
-        agent.id, agent.kind, agent.capabilities.join(','), b ? b.state : 'none (builtin)', b ? `${b.consecutiveFailures}/${b.failureThreshold}` : '',
-        b?.openUntil ?? '', b?.lastFailure ? `${b.lastFailure.at} ${b.lastFailure.error ?? ''}`.slice(0, 80) : '',
-      ]]);
-    }));
+    .action(
+      action(async (ctx, id: string) => {
+        const agent = await ctx.client.agent(id);
+        if (ctx.json) return printJson(agent);
+        const b = agent.breaker;
+        printTable(
+          ['ID', 'KIND', 'CAPABILITIES', 'BREAKER', 'FAILURES', 'OPEN UNTIL', 'LAST FAILURE'],
+          [
+            [
+              agent.id,
+              agent.kind,
+              agent.capabilities.join(','),
+              b ? b.state : 'none (builtin)',
+              b ? `${b.consecutiveFailures}/${b.failureThreshold}` : '',
+              b?.openUntil ?? '',
+              b?.lastFailure ? `${b.lastFailure.at} ${b.lastFailure.error ?? ''}`.slice(0, 80) : '',
+            ],
+          ],
+        );
+      }),
+    );
 
   program
     .command('jobs')
@@ -56,12 +73,35 @@ export function registerCatalogCommands(program: Command): void {
     .option('--page-size <n>', 'at most this many', count)
     .option('--page-token <token>', 'the next page (as the previous one printed it)')
     .addOption(new Option('--limit <n>', 'deprecated: --page-size').argParser(count).hideHelp())
-    .action(action(async (ctx, o: { pattern?: Pattern; status?: 'running' | JobOutcome; label?: Record<string, string>; pageSize?: number; pageToken?: string; limit?: number }) => {
-      const page = await ctx.client.list({ pattern: o.pattern, status: o.status, labels: o.label, pageSize: o.pageSize ?? o.limit, nextPageToken: o.pageToken });
-      if (ctx.json) return printJson(page);
-      printTable(['JOB', 'PATTERN', 'STATE', 'STATUS', 'STARTED'], page.jobs.map((j) => [j.jobId, j.pattern, j.state, j.status, j.startedAt]));
-      if (page.nextPageToken) note(`more: --page-token ${page.nextPageToken}`);
-    }));
+    .action(
+      action(
+        async (
+          ctx,
+          o: {
+            pattern?: Pattern;
+            status?: 'running' | JobOutcome;
+            label?: Record<string, string>;
+            pageSize?: number;
+            pageToken?: string;
+            limit?: number;
+          },
+        ) => {
+          const page = await ctx.client.list({
+            pattern: o.pattern,
+            status: o.status,
+            labels: o.label,
+            pageSize: o.pageSize ?? o.limit,
+            nextPageToken: o.pageToken,
+          });
+          if (ctx.json) return printJson(page);
+          printTable(
+            ['JOB', 'PATTERN', 'STATE', 'STATUS', 'STARTED'],
+            page.jobs.map((j) => [j.jobId, j.pattern, j.state, j.status, j.startedAt]),
+          );
+          if (page.nextPageToken) note(`more: --page-token ${page.nextPageToken}`);
+        },
+      ),
+    );
 
   program
     .command('reports')
@@ -79,21 +119,73 @@ export function registerCatalogCommands(program: Command): void {
     .addOption(new Option('--cursor <cursor>', 'deprecated: --page-token').hideHelp())
     .addOption(new Option('--limit <n>', 'deprecated: --page-size').argParser(count).hideHelp())
     .option('--top <n>', 'with --summary: how many labels', count)
-    .action(action(async (ctx, o: { summary?: boolean; pattern?: Pattern; status?: JobOutcome; label?: Record<string, string>; agent?: string; from?: string; to?: string; query?: string; pageSize?: number; pageToken?: string; cursor?: string; limit?: number; top?: number }) => {
-      if (o.summary) {
-        const s = await ctx.client.reportsSummary({ from: o.from, to: o.to, top: o.top });
-        if (ctx.json) return printJson(s);
-        out(`${s.from} .. ${s.to}: ${s.jobs} jobs · ${s.subtasks} subtasks · ${usd(s.spend.costUsd)} · ${s.spend.tokens} tokens\n`);
-        printTable(['STATUS', 'JOBS', 'COST'], s.byStatus.map((b) => [b.status, b.jobs, usd(b.costUsd)]));
-        printTable(['AGENT', 'SUBTASKS', 'COST', 'TOKENS'], s.byAgent.map((b) => [b.agentId, b.subtasks, usd(b.costUsd), b.tokens]));
-        if (s.topLabels.length) printTable(['LABEL', 'JOBS'], s.topLabels.map((l) => [l.label, l.jobs]));
-        return;
-      }
-      const page = await ctx.client.reports({ pattern: o.pattern, status: o.status, labels: o.label, agent: o.agent, from: o.from, to: o.to, q: o.query, pageSize: o.pageSize ?? o.limit, nextPageToken: o.pageToken ?? o.cursor });
-      if (ctx.json) return printJson(page);
-      printTable(['JOB', 'PATTERN', 'STATUS', 'CLOSED', 'SUBTASKS', 'COST', 'OBJECTIVE'], page.reports.map((r) => [r.jobId, r.pattern, r.status, r.closedAt, r.subtasks, usd(r.spend.costUsd), (r.objective ?? r.digest).slice(0, 50)]));
-      if (page.nextPageToken) note(`more: --page-token ${page.nextPageToken}`);
-    }));
+    .action(
+      action(
+        async (
+          ctx,
+          o: {
+            summary?: boolean;
+            pattern?: Pattern;
+            status?: JobOutcome;
+            label?: Record<string, string>;
+            agent?: string;
+            from?: string;
+            to?: string;
+            query?: string;
+            pageSize?: number;
+            pageToken?: string;
+            cursor?: string;
+            limit?: number;
+            top?: number;
+          },
+        ) => {
+          if (o.summary) {
+            const s = await ctx.client.reportsSummary({ from: o.from, to: o.to, top: o.top });
+            if (ctx.json) return printJson(s);
+            out(`${s.from} .. ${s.to}: ${s.jobs} jobs · ${s.subtasks} subtasks · ${usd(s.spend.costUsd)} · ${s.spend.tokens} tokens\n`);
+            printTable(
+              ['STATUS', 'JOBS', 'COST'],
+              s.byStatus.map((b) => [b.status, b.jobs, usd(b.costUsd)]),
+            );
+            printTable(
+              ['AGENT', 'SUBTASKS', 'COST', 'TOKENS'],
+              s.byAgent.map((b) => [b.agentId, b.subtasks, usd(b.costUsd), b.tokens]),
+            );
+            if (s.topLabels.length)
+              printTable(
+                ['LABEL', 'JOBS'],
+                s.topLabels.map((l) => [l.label, l.jobs]),
+              );
+            return;
+          }
+          const page = await ctx.client.reports({
+            pattern: o.pattern,
+            status: o.status,
+            labels: o.label,
+            agent: o.agent,
+            from: o.from,
+            to: o.to,
+            q: o.query,
+            pageSize: o.pageSize ?? o.limit,
+            nextPageToken: o.pageToken ?? o.cursor,
+          });
+          if (ctx.json) return printJson(page);
+          printTable(
+            ['JOB', 'PATTERN', 'STATUS', 'CLOSED', 'SUBTASKS', 'COST', 'OBJECTIVE'],
+            page.reports.map((r) => [
+              r.jobId,
+              r.pattern,
+              r.status,
+              r.closedAt,
+              r.subtasks,
+              usd(r.spend.costUsd),
+              (r.objective ?? r.digest).slice(0, 50),
+            ]),
+          );
+          if (page.nextPageToken) note(`more: --page-token ${page.nextPageToken}`);
+        },
+      ),
+    );
 
   program
     .command('mcp')

@@ -42,9 +42,20 @@ const oneLine = (s: string | undefined, max = 60) => (s ?? '').replace(/\s+/g, '
 function printResult(r: JobResult): void {
   printTable(
     ['TASK', 'AGENT', 'STATUS', 'REASON', 'COST', 'STEPS', 'PRIORITY', 'SUMMARY'],
-    r.results.map((t) => [t.id, t.agentId, t.status, t.failureReason, usd(t.metrics.costUsd), t.metrics.steps, t.priority, oneLine(t.summary)]),
+    r.results.map((t) => [
+      t.id,
+      t.agentId,
+      t.status,
+      t.failureReason,
+      usd(t.metrics.costUsd),
+      t.metrics.steps,
+      t.priority,
+      oneLine(t.summary),
+    ]),
   );
-  out(`job ${r.jobId} (${r.pattern}) ${r.status} · ${r.metrics.subtasks} subtasks · ${usd(r.metrics.costUsd)} · ${r.metrics.tokens} tokens · ${r.metrics.latencyMs} ms\n`);
+  out(
+    `job ${r.jobId} (${r.pattern}) ${r.status} · ${r.metrics.subtasks} subtasks · ${usd(r.metrics.costUsd)} · ${r.metrics.tokens} tokens · ${r.metrics.latencyMs} ms\n`,
+  );
   if (r.vote) out(`vote winner: ${JSON.stringify(r.vote.winner)} (agreement ${r.vote.agreement})\n`);
 }
 
@@ -53,11 +64,24 @@ function printView(v: JobView): void {
   const p = v.progress;
   const cost = v.ledger?.costUsd;
   out(`job ${v.jobId}${v.pattern ? ` (${v.pattern})` : ''} ${v.status ?? v.state}\n`);
-  if (p) out(`progress ${p.completed}/${p.total} done · ${p.running} running · ${p.pending} pending · ${p.succeeded} ok · ${p.partial} partial · ${p.failed} failed\n`);
+  if (p)
+    out(
+      `progress ${p.completed}/${p.total} done · ${p.running} running · ${p.pending} pending · ${p.succeeded} ok · ${p.partial} partial · ${p.failed} failed\n`,
+    );
   if (cost) out(`spend ${usd(cost.spent)}${cost.limit === null ? '' : ` of ${usd(cost.limit)}`}\n`);
   else if (v.result) out(`spend ${usd(v.result.metrics.costUsd)} · ${v.result.metrics.tokens} tokens\n`);
   if (v.subtasks?.length) {
-    printTable(['TASK', 'STATE', 'AGENT', 'STATUS', 'COST', 'PRIORITY'], v.subtasks.map((s) => [s.id, s.state, s.agentId, s.status, s.metrics ? usd(s.metrics.costUsd) : s.ledger ? usd(s.ledger.costUsd.spent) : undefined, s.priority]));
+    printTable(
+      ['TASK', 'STATE', 'AGENT', 'STATUS', 'COST', 'PRIORITY'],
+      v.subtasks.map((s) => [
+        s.id,
+        s.state,
+        s.agentId,
+        s.status,
+        s.metrics ? usd(s.metrics.costUsd) : s.ledger ? usd(s.ledger.costUsd.spent) : undefined,
+        s.priority,
+      ]),
+    );
   }
   if (v.links.temporalUi) out(`temporal ui ${v.links.temporalUi}\n`);
 }
@@ -66,7 +90,8 @@ function printView(v: JobView): void {
 function eventLine(e: JobEvent): string {
   const d = e.data as Record<string, unknown>;
   const parts: string[] = [];
-  for (const k of ['taskId', 'agentId', 'status', 'failureReason', 'step', 'attempt', 'pattern', 'tasks']) if (d[k] !== undefined && d[k] !== null) parts.push(`${k}=${String(d[k])}`);
+  for (const k of ['taskId', 'agentId', 'status', 'failureReason', 'step', 'attempt', 'pattern', 'tasks'])
+    if (d[k] !== undefined && d[k] !== null) parts.push(`${k}=${String(d[k])}`);
   const cost = (d.usage as { costUsd?: number } | undefined)?.costUsd ?? (d.metrics as { costUsd?: number } | undefined)?.costUsd;
   if (cost !== undefined) parts.push(`cost=${usd(cost)}`);
   const limit = (d.ledger as { costUsd?: { limit: number | null; spent: number } } | undefined)?.costUsd;
@@ -82,7 +107,8 @@ async function submit(ctx: Context, path: string, o: { wait?: boolean; idempoten
   if (!o.wait) {
     if (ctx.json) printJson(accepted);
     else out(`${accepted.jobId}\n`);
-    if (!ctx.json) note(`job ${accepted.jobId} ${accepted.status}: delegate status ${accepted.jobId} · delegate result ${accepted.jobId} --wait`);
+    if (!ctx.json)
+      note(`job ${accepted.jobId} ${accepted.status}: delegate status ${accepted.jobId} · delegate result ${accepted.jobId} --wait`);
     return ExitCode.ok;
   }
   if (!ctx.json || !process.stderr.isTTY) note(`job ${accepted.jobId} ${accepted.status}`);
@@ -129,11 +155,13 @@ export function registerJobCommands(program: Command): void {
     .command('status')
     .description("a job's state, progress, spend and subtasks")
     .argument('<jobId>')
-    .action(action(async (ctx, jobId: string) => {
-      const v = await ctx.client.get(jobId);
-      if (ctx.json) printJson(v);
-      else printView(v);
-    }));
+    .action(
+      action(async (ctx, jobId: string) => {
+        const v = await ctx.client.get(jobId);
+        if (ctx.json) printJson(v);
+        else printView(v);
+      }),
+    );
 
   program
     .command('result')
@@ -152,23 +180,31 @@ export function registerJobCommands(program: Command): void {
       if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('an event seq (0 or more)');
       return n;
     })
-    .action(action(async (ctx, jobId: string, o: { after?: number }) => {
-      for await (const e of ctx.client.events(jobId, { after: o.after })) {
-        out(`${ctx.json ? JSON.stringify(e) : eventLine(e)}\n`);
-      }
-    }));
+    .action(
+      action(async (ctx, jobId: string, o: { after?: number }) => {
+        for await (const e of ctx.client.events(jobId, { after: o.after })) {
+          out(`${ctx.json ? JSON.stringify(e) : eventLine(e)}\n`);
+        }
+      }),
+    );
 
   for (const verb of ['stop', 'cancel'] as const) {
     program
       .command(verb)
-      .description(verb === 'stop' ? 'graceful stop: running subtasks finish their step and return partial results' : 'hard cancel: children are cancelled; finished results are kept')
+      .description(
+        verb === 'stop'
+          ? 'graceful stop: running subtasks finish their step and return partial results'
+          : 'hard cancel: children are cancelled; finished results are kept',
+      )
       .argument('<jobId>')
       .option('--reason <text>', 'why (kept in the log)')
-      .action(action(async (ctx, jobId: string, o: { reason?: string }) => {
-        const a = await ctx.client[verb](jobId, o.reason ? { reason: o.reason } : {});
-        if (ctx.json) printJson(a);
-        else out(`job ${a.jobId} ${a.status}\n`);
-      }));
+      .action(
+        action(async (ctx, jobId: string, o: { reason?: string }) => {
+          const a = await ctx.client[verb](jobId, o.reason ? { reason: o.reason } : {});
+          if (ctx.json) printJson(a);
+          else out(`job ${a.jobId} ${a.status}\n`);
+        }),
+      );
   }
 
   program
@@ -182,14 +218,18 @@ export function registerJobCommands(program: Command): void {
     .option('--tool-calls <n>', 'tool calls to add', positiveNumber)
     .option('--latency-seconds <n>', 'seconds of wall clock to add', positiveNumber)
     .option('--task <taskId>', "add to this subtask's budget, within what the job has left")
-    .action(action(async (ctx, jobId: string, o: BudgetAdd & { task?: string }) => {
-      const { task, ...add } = o;
-      if (Object.keys(add).length === 0) throw new UsageError('say what to add: --cost-usd, --tokens, --tool-calls or --latency-seconds');
-      const r = task ? await ctx.client.addSubtaskBudget(jobId, task, add) : await ctx.client.addBudget(jobId, add);
-      if (ctx.json) printJson(r);
-      else {
-        const c = r.ledger.costUsd;
-        out(`${task ? `subtask ${task} of ` : ''}job ${jobId}: cost ${usd(c.spent)} spent of ${c.limit === null ? 'unlimited' : usd(c.limit)} (${c.remaining === null ? 'unlimited' : usd(c.remaining)} left)\n`);
-      }
-    }));
+    .action(
+      action(async (ctx, jobId: string, o: BudgetAdd & { task?: string }) => {
+        const { task, ...add } = o;
+        if (Object.keys(add).length === 0) throw new UsageError('say what to add: --cost-usd, --tokens, --tool-calls or --latency-seconds');
+        const r = task ? await ctx.client.addSubtaskBudget(jobId, task, add) : await ctx.client.addBudget(jobId, add);
+        if (ctx.json) printJson(r);
+        else {
+          const c = r.ledger.costUsd;
+          out(
+            `${task ? `subtask ${task} of ` : ''}job ${jobId}: cost ${usd(c.spent)} spent of ${c.limit === null ? 'unlimited' : usd(c.limit)} (${c.remaining === null ? 'unlimited' : usd(c.remaining)} left)\n`,
+          );
+        }
+      }),
+    );
 }

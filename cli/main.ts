@@ -16,7 +16,9 @@ import { ExitCode } from './output';
 /** Builds the program (tests may parse with it without a process of their own). */
 export function buildProgram(): Command {
   const program = new Command('delegate')
-    .description('Delegate subtasks to subagents on Temporal: submit jobs, follow them, control them; run research-contract subtasks and code scouts.')
+    .description(
+      'Delegate subtasks to subagents on Temporal: submit jobs, follow them, control them; run research-contract subtasks and code scouts.',
+    )
     .option('--url <url>', `the API (env DELEGATE_URL, default ${DEFAULT_URL})`)
     .option('--key <key>', 'a bearer key (env DELEGATE_KEY)')
     .option('--json', 'machine output (JSON) on stdout only')

@@ -44,7 +44,9 @@ export function printJson(value: unknown): void {
 
 /** Prints rows as an aligned text table on stdout (`-` for empty cells). */
 export function printTable(headers: string[], rows: (string | number | undefined | null)[][]): void {
-  const cells = rows.map((r) => r.map((c) => (c === undefined || c === null || c === '' ? '-' : safeText(String(c)).replace(/[\n\t]/g, ' '))));
+  const cells = rows.map((r) =>
+    r.map((c) => (c === undefined || c === null || c === '' ? '-' : safeText(String(c)).replace(/[\n\t]/g, ' '))),
+  );
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]!.length)));
   const fmt = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
   process.stdout.write(`${[fmt(headers), ...cells.map(fmt)].join('\n')}\n`);
@@ -66,7 +68,10 @@ export function exitCodeOfStatus(status: string | undefined): number {
  * job was already dispatched; anything else is 1. With `json`, the problem goes to stdout
  * as `{ "error": problem }` for scripts; a human summary always goes to stderr.
  */
-export function reportError(err: unknown, { json, dispatched = false, keyMissing = false }: { json: boolean; dispatched?: boolean; keyMissing?: boolean }): number {
+export function reportError(
+  err: unknown,
+  { json, dispatched = false, keyMissing = false }: { json: boolean; dispatched?: boolean; keyMissing?: boolean },
+): number {
   if (err instanceof DelegateProblemError) {
     const p = err.problem;
     if (json) printJson({ error: p });

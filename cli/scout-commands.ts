@@ -31,13 +31,25 @@ const DEFAULT_PARENT_AGENT = 'delegate-cli';
 const DEFAULT_RUN_SECONDS = 300;
 
 /** `a,b` → `['a', 'b']`; repeated `--scope` flags add up. */
-const scopeList = (v: string, prev: string[] = []) => [...prev, ...v.split(',').map((s) => s.trim()).filter(Boolean)];
+const scopeList = (v: string, prev: string[] = []) => [
+  ...prev,
+  ...v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+];
 
 /** The request: the file's fields, then the flags, then the environment's session. */
 async function requestOf(o: RequestFlags): Promise<ScoutDispatchRequest> {
   const base = o.file ? await readSpec<Partial<ScoutDispatchRequest>>(o.file) : {};
   const flags: Partial<ScoutDispatchRequest> = {
-    question: o.question, scopePaths: o.scope, parentAgent: o.parentAgent, parentSessionId: o.session, featureSlug: o.feature, parentSessionExcerpt: o.excerpt, agent: o.agent,
+    question: o.question,
+    scopePaths: o.scope,
+    parentAgent: o.parentAgent,
+    parentSessionId: o.session,
+    featureSlug: o.feature,
+    parentSessionExcerpt: o.excerpt,
+    agent: o.agent,
   };
   const req: Partial<ScoutDispatchRequest> = { ...base };
   for (const [k, v] of Object.entries(flags)) if (v !== undefined) (req as Record<string, unknown>)[k] = v;
@@ -47,22 +59,31 @@ async function requestOf(o: RequestFlags): Promise<ScoutDispatchRequest> {
   return req as ScoutDispatchRequest;
 }
 
-const capsLine = (c: ScoutCaps) => `caps left: ${c.perSession.remaining} of ${c.perSession.limit} for this session · ${c.perScope.remaining} of ${c.perScope.limit} for this scope`;
+const capsLine = (c: ScoutCaps) =>
+  `caps left: ${c.perSession.remaining} of ${c.perSession.limit} for this session · ${c.perScope.remaining} of ${c.perScope.limit} for this scope`;
 const oneLine = (s: string, max: number) => s.replace(/\s+/g, ' ').slice(0, max);
 
 /** Prints a scout for people: its state, the report's findings, the recommendation. */
 function printScout(s: Scout): void {
   const r: ScoutReport | null = s.report;
-  out(`scout ${s.id} ${s.state}${r ? ` · ${r.status} · confidence ${r.confidence} · ${r.tokens} tokens${r.dropped_findings ? ` · ${r.dropped_findings} finding(s) dropped` : ''}` : ''}\n`);
+  out(
+    `scout ${s.id} ${s.state}${r ? ` · ${r.status} · confidence ${r.confidence} · ${r.tokens} tokens${r.dropped_findings ? ` · ${r.dropped_findings} finding(s) dropped` : ''}` : ''}\n`,
+  );
   out(`question: ${oneLine(s.question, 200)}\nscope: ${s.scopePaths.join(', ')}\n`);
   if (!r) return;
-  if (r.findings.length) printTable(['WHERE', 'RELEVANCE', 'EVIDENCE'], r.findings.map((f) => [`${f.file}:${f.line}`, f.relevance, oneLine(f.evidence, 80)]));
+  if (r.findings.length)
+    printTable(
+      ['WHERE', 'RELEVANCE', 'EVIDENCE'],
+      r.findings.map((f) => [`${f.file}:${f.line}`, f.relevance, oneLine(f.evidence, 80)]),
+    );
   out(`recommendation: ${r.recommendation}\nfiles inspected: ${r.files_inspected.length}\n`);
 }
 
 /** The exit code of a scout: 0 when it answered (success, or nothing in scope answers), else 1. */
 function exitOf(s: Scout): number {
-  return s.state !== 'dispatched' && (s.report?.status === 'success' || s.report?.status === 'no_findings') ? ExitCode.ok : ExitCode.failure;
+  return s.state !== 'dispatched' && (s.report?.status === 'success' || s.report?.status === 'no_findings')
+    ? ExitCode.ok
+    : ExitCode.failure;
 }
 
 async function run(ctx: Context, o: RequestFlags & { timeout?: number; commit: boolean }): Promise<number> {
@@ -71,7 +92,10 @@ async function run(ctx: Context, o: RequestFlags & { timeout?: number; commit: b
   ctx.dispatched = true;
   note(`scout ${d.id} dispatched (job ${d.jobId}) · ${capsLine(d.caps)}`);
   const s = await ctx.client.scouts.get(d.id, { waitSeconds: o.timeout ?? DEFAULT_RUN_SECONDS });
-  if (s.state === 'dispatched') note(`scout ${s.id} has no report yet${o.commit ? '' : ' (dispatched with --no-commit: delegate scout commit ' + s.id + ')'}: delegate scout show ${s.id} --wait`);
+  if (s.state === 'dispatched')
+    note(
+      `scout ${s.id} has no report yet${o.commit ? '' : ' (dispatched with --no-commit: delegate scout commit ' + s.id + ')'}: delegate scout show ${s.id} --wait`,
+    );
   // scripts get the report itself once there is one
   if (ctx.json) printJson(s.report ?? s);
   else printScout(s);
@@ -82,72 +106,106 @@ async function run(ctx: Context, o: RequestFlags & { timeout?: number; commit: b
 export function registerScoutCommands(program: Command): void {
   const scout = program
     .command('scout')
-    .description('read-only code scouts: a question about the code answered with file:line findings (read_file and grep only, inside the scout root)')
-    .addHelpText('after', [
-      '',
-      'A refusal before dispatch exits 2: over a cap (429 scout_cap_exceeded, with the caps left), a scope outside the root',
-      '(422 path_outside_root), an invalid request (400). --session defaults to DELEGATE_SESSION_ID, --parent-agent to',
-      `DELEGATE_PARENT_AGENT or "${DEFAULT_PARENT_AGENT}". Example:`,
-      '  delegate scout run --question "where is computeBackoff defined" --scope src,lib --session s-42 \\',
-      '    --feature retry-policy --excerpt "Changing the retry policy; need to know where the backoff delay is computed."',
-    ].join('\n'));
+    .description(
+      'read-only code scouts: a question about the code answered with file:line findings (read_file and grep only, inside the scout root)',
+    )
+    .addHelpText(
+      'after',
+      [
+        '',
+        'A refusal before dispatch exits 2: over a cap (429 scout_cap_exceeded, with the caps left), a scope outside the root',
+        '(422 path_outside_root), an invalid request (400). --session defaults to DELEGATE_SESSION_ID, --parent-agent to',
+        `DELEGATE_PARENT_AGENT or "${DEFAULT_PARENT_AGENT}". Example:`,
+        '  delegate scout run --question "where is computeBackoff defined" --scope src,lib --session s-42 \\',
+        '    --feature retry-policy --excerpt "Changing the retry policy; need to know where the backoff delay is computed."',
+      ].join('\n'),
+    );
 
-  const withRequest = (cmd: Command) => cmd
-    .option('--file <json>', 'the request as JSON ({ question, scopePaths, parentAgent, parentSessionId, featureSlug, parentSessionExcerpt }); flags override it')
-    .option('-q, --question <text>', 'what to find out, e.g. "where is the circuit breaker opened"')
-    .option('--scope <paths>', 'files and directories to inspect, comma-separated, relative to the scout root (repeatable)', scopeList)
-    .option('--parent-agent <name>', 'who dispatches it')
-    .option('--session <id>', 'the parent session (its caps)')
-    .option('--feature <slug>', 'the active feature: its scouts are listed together')
-    .option('--excerpt <text>', 'why the scout is sent, 50–1000 characters (required)');
+  const withRequest = (cmd: Command) =>
+    cmd
+      .option(
+        '--file <json>',
+        'the request as JSON ({ question, scopePaths, parentAgent, parentSessionId, featureSlug, parentSessionExcerpt }); flags override it',
+      )
+      .option('-q, --question <text>', 'what to find out, e.g. "where is the circuit breaker opened"')
+      .option('--scope <paths>', 'files and directories to inspect, comma-separated, relative to the scout root (repeatable)', scopeList)
+      .option('--parent-agent <name>', 'who dispatches it')
+      .option('--session <id>', 'the parent session (its caps)')
+      .option('--feature <slug>', 'the active feature: its scouts are listed together')
+      .option('--excerpt <text>', 'why the scout is sent, 50–1000 characters (required)');
 
   withRequest(scout.command('prep'))
     .description('check a scout without dispatching it: its id, the caps left and the standard prompt')
-    .action(action(async (ctx, o: RequestFlags) => {
-      const p = await ctx.client.scouts.prep(await requestOf(o));
-      if (ctx.json) return printJson(p);
-      out(`${p.id}\n${capsLine(p.caps)}\nscope: ${p.scopePaths.join(', ')} · tools: ${p.tools.join(', ')} · report ≤ ${p.maxTokens} tokens\n\n${p.prompt}\n`);
-    }));
+    .action(
+      action(async (ctx, o: RequestFlags) => {
+        const p = await ctx.client.scouts.prep(await requestOf(o));
+        if (ctx.json) return printJson(p);
+        out(
+          `${p.id}\n${capsLine(p.caps)}\nscope: ${p.scopePaths.join(', ')} · tools: ${p.tools.join(', ')} · report ≤ ${p.maxTokens} tokens\n\n${p.prompt}\n`,
+        );
+      }),
+    );
 
   withRequest(scout.command('run'))
     .description('dispatch a scout and wait for its report; prints it (--json: the report as JSON)')
     .option('--agent <id>', 'the scout agent (default: the deployment\'s, the offline "scout" unless configured)')
     .option('--no-commit', 'do not commit the report at the end: `delegate scout commit <id>` does')
-    .option('--timeout <seconds>', `give up waiting after this long (default ${DEFAULT_RUN_SECONDS}; exit 1, the scout keeps running)`, positiveNumber)
+    .option(
+      '--timeout <seconds>',
+      `give up waiting after this long (default ${DEFAULT_RUN_SECONDS}; exit 1, the scout keeps running)`,
+      positiveNumber,
+    )
     .action(action(run));
 
-  scout.command('show')
+  scout
+    .command('show')
     .description('a scout and, once settled, its report (--json: the scout with its report)')
     .argument('<id>')
     .addOption(new Option('-w, --wait [seconds]', 'wait for a dispatched scout to settle (default 60 s)').argParser(positiveNumber))
-    .action(action(async (ctx, id: string, o: { wait?: number | true }) => {
-      const s = await ctx.client.scouts.get(id, { waitSeconds: o.wait === undefined ? 0 : o.wait === true ? 60 : o.wait });
-      if (ctx.json) printJson(s);
-      else printScout(s);
-      // like `status` without a wait, like `result --wait` with one
-      return o.wait === undefined ? ExitCode.ok : exitOf(s);
-    }));
+    .action(
+      action(async (ctx, id: string, o: { wait?: number | true }) => {
+        const s = await ctx.client.scouts.get(id, { waitSeconds: o.wait === undefined ? 0 : o.wait === true ? 60 : o.wait });
+        if (ctx.json) printJson(s);
+        else printScout(s);
+        // like `status` without a wait, like `result --wait` with one
+        return o.wait === undefined ? ExitCode.ok : exitOf(s);
+      }),
+    );
 
-  scout.command('list')
+  scout
+    .command('list')
     .description("the tenant's scouts, newest first")
     .option('--feature <slug>', 'scouts of this feature')
     .option('--session <id>', 'scouts of this parent session')
     .option('--page-size <n>', 'at most this many', count)
     .option('--page-token <token>', 'the next page (as the previous one printed it)')
-    .action(action(async (ctx, o: { feature?: string; session?: string; pageSize?: number; pageToken?: string }) => {
-      const page = await ctx.client.scouts.list({ feature: o.feature, parentSessionId: o.session, pageSize: o.pageSize, nextPageToken: o.pageToken });
-      if (ctx.json) return printJson(page);
-      printTable(['SCOUT', 'STATE', 'STATUS', 'FEATURE', 'SESSION', 'CREATED', 'QUESTION'], page.scouts.map((s) => [s.id, s.state, s.report?.status, s.featureSlug, s.parentSessionId, s.createdAt, oneLine(s.question, 50)]));
-      if (page.nextPageToken) note(`more: --page-token ${page.nextPageToken}`);
-    }));
+    .action(
+      action(async (ctx, o: { feature?: string; session?: string; pageSize?: number; pageToken?: string }) => {
+        const page = await ctx.client.scouts.list({
+          feature: o.feature,
+          parentSessionId: o.session,
+          pageSize: o.pageSize,
+          nextPageToken: o.pageToken,
+        });
+        if (ctx.json) return printJson(page);
+        printTable(
+          ['SCOUT', 'STATE', 'STATUS', 'FEATURE', 'SESSION', 'CREATED', 'QUESTION'],
+          page.scouts.map((s) => [s.id, s.state, s.report?.status, s.featureSlug, s.parentSessionId, s.createdAt, oneLine(s.question, 50)]),
+        );
+        if (page.nextPageToken) note(`more: --page-token ${page.nextPageToken}`);
+      }),
+    );
 
-  scout.command('commit')
+  scout
+    .command('commit')
     .description('commit the report of a finished scout run with --no-commit')
     .argument('<id>')
-    .action(action(async (ctx, id: string) => {
-      const c = await ctx.client.scouts.commit(id);
-      if (ctx.json) printJson(c);
-      else out(`scout ${id} ${c.committed ? 'committed' : `not committed${c.reason ? `: ${c.reason}` : ''}`} · ${capsLine(c.caps)}\n`);
-      return c.committed ? ExitCode.ok : ExitCode.failure;
-    }));
+    .action(
+      action(async (ctx, id: string) => {
+        const c = await ctx.client.scouts.commit(id);
+        if (ctx.json) printJson(c);
+        else out(`scout ${id} ${c.committed ? 'committed' : `not committed${c.reason ? `: ${c.reason}` : ''}`} · ${capsLine(c.caps)}\n`);
+        return c.committed ? ExitCode.ok : ExitCode.failure;
+      }),
+    );
 }

@@ -97,10 +97,20 @@ export async function problemOf(res: Response): Promise<Problem> {
     const body = JSON.parse(text) as Partial<Problem>;
     if (body && typeof body === 'object' && typeof body.title === 'string') {
       // extension members (code, cap, caps, …) are part of the answer: keep them
-      return { ...body, type: body.type ?? 'about:blank', title: body.title, status: typeof body.status === 'number' ? body.status : res.status };
+      return {
+        ...body,
+        type: body.type ?? 'about:blank',
+        title: body.title,
+        status: typeof body.status === 'number' ? body.status : res.status,
+      };
     }
   } catch {
     // not JSON: a proxy's page, say
   }
-  return { type: 'about:blank', title: res.statusText || `HTTP ${res.status}`, status: res.status, ...(text ? { detail: text.slice(0, 500) } : {}) };
+  return {
+    type: 'about:blank',
+    title: res.statusText || `HTTP ${res.status}`,
+    status: res.status,
+    ...(text ? { detail: text.slice(0, 500) } : {}),
+  };
 }

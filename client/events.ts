@@ -34,7 +34,11 @@ function eventOf(m: EventSourceMessage): JobEvent | undefined {
 }
 
 /** The live events of a job from `after` on, reconnecting until `job.finished`. */
-export async function* streamEvents(t: TransportOptions, jobId: string, { after = 0, signal }: EventsOptions = {}): AsyncGenerator<JobEvent, void, undefined> {
+export async function* streamEvents(
+  t: TransportOptions,
+  jobId: string,
+  { after = 0, signal }: EventsOptions = {},
+): AsyncGenerator<JobEvent, void, undefined> {
   const fetchImpl = t.fetch ?? globalThis.fetch;
   const path = `/v1/jobs/${encodeURIComponent(jobId)}/events`;
   const what = `GET ${path}`;
@@ -89,7 +93,9 @@ export async function* streamEvents(t: TransportOptions, jobId: string, { after 
     if (++failures > retries) {
       throw problem instanceof DelegateProblemError || problem instanceof DelegateNetworkError
         ? problem
-        : new DelegateNetworkError(`event stream of "${jobId}" failed: ${(problem as Error)?.message ?? String(problem)}`, what, { cause: problem });
+        : new DelegateNetworkError(`event stream of "${jobId}" failed: ${(problem as Error)?.message ?? String(problem)}`, what, {
+            cause: problem,
+          });
     }
     await sleep(backoffMs(failures - 1), signal);
   }

@@ -20,7 +20,23 @@ import { allPages } from './pages';
 import { scoutMethods } from './scouts';
 import { subtaskMethods } from './subtasks';
 import type {
-  Accepted, AgentDetail, AgentManifest, BudgetAdd, JobListItem, JobModel, JobPage, JobResult, JobSpecInput, JobTopUp, JobView, ListFilters, ReportFilters, ReportPage, ReportPeriod, ReportSummary, SubtaskTopUp,
+  Accepted,
+  AgentDetail,
+  AgentManifest,
+  BudgetAdd,
+  JobListItem,
+  JobModel,
+  JobPage,
+  JobResult,
+  JobSpecInput,
+  JobTopUp,
+  JobView,
+  ListFilters,
+  ReportFilters,
+  ReportPage,
+  ReportPeriod,
+  ReportSummary,
+  SubtaskTopUp,
 } from './types';
 
 export * from './errors';
@@ -72,7 +88,11 @@ export function createDelegateClient(options: DelegateClientOptions) {
       for (;;) {
         const left = Math.max(0, (deadline - Date.now()) / 1000);
         const waitSeconds = Math.min(MAX_WAIT_SECONDS, left);
-        const res = await request<JobResult | JobView>('GET', `${job(jobId)}/result`, { query: { waitSeconds: Math.round(waitSeconds * 10) / 10 }, idempotent: true, signal: opts.signal });
+        const res = await request<JobResult | JobView>('GET', `${job(jobId)}/result`, {
+          query: { waitSeconds: Math.round(waitSeconds * 10) / 10 },
+          idempotent: true,
+          signal: opts.signal,
+        });
         if (res.status === 200) return res.body as JobResult;
         if (Date.now() >= deadline) throw new DelegateTimeoutError(jobId, res.body as JobView);
       }
@@ -86,7 +106,10 @@ export function createDelegateClient(options: DelegateClientOptions) {
 
     /** Every job of the listing, page after page (`pageSize` each), newest start first. */
     listAll(filters: Omit<ListFilters, 'nextPageToken'> = {}): AsyncGenerator<JobListItem> {
-      return allPages((nextPageToken) => client.list({ ...filters, nextPageToken }), (page) => page.jobs);
+      return allPages(
+        (nextPageToken) => client.list({ ...filters, nextPageToken }),
+        (page) => page.jobs,
+      );
     },
 
     /** The job's live events (async iterator): replays from the start (or after `after`), follows, ends after `job.finished`. */
@@ -111,7 +134,12 @@ export function createDelegateClient(options: DelegateClientOptions) {
 
     /** Adds to one running subtask's budget, within what its job has left. Sent once. */
     async addSubtaskBudget(jobId: string, taskId: string, add: BudgetAdd): Promise<SubtaskTopUp> {
-      return (await request<SubtaskTopUp>('POST', `${job(jobId)}/subtasks/${encodeURIComponent(taskId)}/budget`, { body: { add }, idempotent: false })).body;
+      return (
+        await request<SubtaskTopUp>('POST', `${job(jobId)}/subtasks/${encodeURIComponent(taskId)}/budget`, {
+          body: { add },
+          idempotent: false,
+        })
+      ).body;
     },
 
     /** Switches a running job's model (and output cap): children it starts from now on use it, running ones keep theirs. */
@@ -132,12 +160,22 @@ export function createDelegateClient(options: DelegateClientOptions) {
     /** Searches the record of finished jobs (survives Temporal's retention), newest finish first; pass its `nextPageToken` back for the next page. */
     async reports(filters: ReportFilters = {}): Promise<ReportPage> {
       const { labels, from, to, ...rest } = filters;
-      return (await request<ReportPage>('GET', '/v1/reports', { query: { ...rest, label: labelQuery(labels), from: iso(from), to: iso(to) }, idempotent: true })).body;
+      return (
+        await request<ReportPage>('GET', '/v1/reports', {
+          query: { ...rest, label: labelQuery(labels), from: iso(from), to: iso(to) },
+          idempotent: true,
+        })
+      ).body;
     },
 
     /** Counts and spend of the jobs finished in a period (default: the last 30 days). */
     async reportsSummary(period: ReportPeriod = {}): Promise<ReportSummary> {
-      return (await request<ReportSummary>('GET', '/v1/reports/summary', { query: { from: iso(period.from), to: iso(period.to), top: period.top }, idempotent: true })).body;
+      return (
+        await request<ReportSummary>('GET', '/v1/reports/summary', {
+          query: { from: iso(period.from), to: iso(period.to), top: period.top },
+          idempotent: true,
+        })
+      ).body;
     },
 
     /** Subtasks in the research-subtask contract (snake_case in, the contract's output back). */

@@ -29,7 +29,8 @@ export function scoutMethods(request: ReturnType<typeof createTransport>) {
     async get(id: string, opts: { waitSeconds?: number; signal?: AbortSignal } = {}): Promise<Scout> {
       return longPoll(
         opts.waitSeconds ?? 0,
-        async (waitSeconds) => (await request<Scout>('GET', path(id), { query: { waitSeconds }, idempotent: true, signal: opts.signal })).body,
+        async (waitSeconds) =>
+          (await request<Scout>('GET', path(id), { query: { waitSeconds }, idempotent: true, signal: opts.signal })).body,
         (s) => s.state !== 'dispatched',
       );
     },
@@ -52,7 +53,10 @@ export function scoutMethods(request: ReturnType<typeof createTransport>) {
 
     /** Every scout of the listing, page after page, newest first. */
     listAll(filters: Omit<ScoutFilters, 'nextPageToken'> = {}): AsyncGenerator<Scout> {
-      return allPages((nextPageToken) => methods.list({ ...filters, nextPageToken }), (page) => page.scouts);
+      return allPages(
+        (nextPageToken) => methods.list({ ...filters, nextPageToken }),
+        (page) => page.scouts,
+      );
     },
   };
   return methods;

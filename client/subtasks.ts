@@ -30,7 +30,11 @@ export function subtaskMethods(request: ReturnType<typeof createTransport>) {
       const headers = opts.idempotencyKey ? { 'idempotency-key': opts.idempotencyKey } : undefined;
       const began = Date.now();
       const first = await request<ResearchSubtaskAnswer>('POST', '/v1/subtasks', {
-        query: { waitSeconds: Math.min(wait, MAX_WAIT_SECONDS) }, body: input, headers, idempotent: Boolean(opts.idempotencyKey), signal: opts.signal,
+        query: { waitSeconds: Math.min(wait, MAX_WAIT_SECONDS) },
+        body: input,
+        headers,
+        idempotent: Boolean(opts.idempotencyKey),
+        signal: opts.signal,
       });
       const left = wait - (Date.now() - began) / 1000;
       if (first.body.status !== 'running' || left <= 0) return first.body;
@@ -41,7 +45,9 @@ export function subtaskMethods(request: ReturnType<typeof createTransport>) {
     async get(jobId: string, opts: { waitSeconds?: number; signal?: AbortSignal } = {}): Promise<ResearchSubtaskAnswer> {
       return longPoll(
         opts.waitSeconds ?? 0,
-        async (waitSeconds) => (await request<ResearchSubtaskAnswer>('GET', path(jobId), { query: { waitSeconds }, idempotent: true, signal: opts.signal })).body,
+        async (waitSeconds) =>
+          (await request<ResearchSubtaskAnswer>('GET', path(jobId), { query: { waitSeconds }, idempotent: true, signal: opts.signal }))
+            .body,
         (a) => a.status !== 'running',
       );
     },

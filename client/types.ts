@@ -3,7 +3,23 @@
  * the client loads no zod at run time).
  */
 import type { z } from 'zod';
-import type { AgentDetail, AgentManifest, BudgetSchema, BudgetTopUp, JobEvent, JobListItem, JobOutcome, JobPage, JobResult, JobSpecSchema, JobView, Ledger, Pattern, ReportPageSchema, ReportSummary } from '../schemas';
+import type {
+  AgentDetail,
+  AgentManifest,
+  BudgetSchema,
+  BudgetTopUp,
+  JobEvent,
+  JobListItem,
+  JobOutcome,
+  JobPage,
+  JobResult,
+  JobSpecSchema,
+  JobView,
+  Ledger,
+  Pattern,
+  ReportPageSchema,
+  ReportSummary,
+} from '../schemas';
 import type { ResearchSubtaskInputSchema, ResearchSubtaskOutput } from '../schemas/research-contract';
 import type { ScoutReport, ScoutRequestSchema } from '../schemas/scout';
 import type { ScoutCaps } from './errors';

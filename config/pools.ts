@@ -16,7 +16,9 @@ export function hostedPools(configured: PoolSlots | undefined, agents: AgentMani
   if (configured === undefined) return Object.fromEntries(declared.map((p) => [p, DEFAULT_POOL_SLOTS]));
   for (const pool of Object.keys(configured)) {
     if (!declared.includes(pool)) {
-      throw new Error(`DELEGATE_POOLS: pool "${pool}" is not declared by any agent (pools of the agents: ${declared.join(', ') || 'none'})`);
+      throw new Error(
+        `DELEGATE_POOLS: pool "${pool}" is not declared by any agent (pools of the agents: ${declared.join(', ') || 'none'})`,
+      );
     }
   }
   return { ...configured };

@@ -42,7 +42,6 @@ export function hashKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
-
 function defaults(config: Config): TenantQuotas {
   return {
     requestsPerMinute: config.DELEGATE_QUOTA_REQUESTS_PER_MINUTE,
@@ -76,7 +75,10 @@ function parseKeyPairs(text: string): { tenant: string; hash: string }[] {
     const key = pair.slice(at + 1).trim();
     if (!TenantIdSchema.safeParse(tenant).success) throw new Error(`DELEGATE_API_KEYS: pair ${i + 1} has an invalid tenant id "${tenant}"`);
     if (key.length < 16) throw new Error(`DELEGATE_API_KEYS: the key of tenant "${tenant}" is shorter than 16 characters`);
-    if (!/^[\x21-\x7e]+$/.test(key)) throw new Error(`DELEGATE_API_KEYS: the key of tenant "${tenant}" has characters outside printable ASCII (a bearer header cannot carry them)`);
+    if (!/^[\x21-\x7e]+$/.test(key))
+      throw new Error(
+        `DELEGATE_API_KEYS: the key of tenant "${tenant}" has characters outside printable ASCII (a bearer header cannot carry them)`,
+      );
     return { tenant, hash: hashKey(key) };
   });
 }
@@ -89,7 +91,8 @@ export function loadTenants(config: Config): TenantDirectory {
   const addKey = (hash: string, tenant: string, where: string) => {
     const owner = byHash.get(hash);
     // one key, two tenants: which tenant a caller is would depend on load order
-    if (owner !== undefined && owner !== tenant) throw new Error(`${where}: a key of tenant "${tenant}" is also a key of tenant "${owner}"`);
+    if (owner !== undefined && owner !== tenant)
+      throw new Error(`${where}: a key of tenant "${tenant}" is also a key of tenant "${owner}"`);
     byHash.set(hash, tenant);
   };
   const add = (tenant: string, quotas: Quotas = {}) => {
@@ -131,7 +134,11 @@ export interface WatchFileOptions {
  * deploy tool replaces the file by renaming another over it, which a watch of the file itself
  * stops seeing), and a periodic stat as the fallback where fs.watch says nothing.
  */
-export function watchFile(path: string, onChange: () => void, { intervalMs = 2000, settleMs = 200, fsWatch = true }: WatchFileOptions = {}): { close(): void } {
+export function watchFile(
+  path: string,
+  onChange: () => void,
+  { intervalMs = 2000, settleMs = 200, fsWatch = true }: WatchFileOptions = {},
+): { close(): void } {
   const signature = () => {
     try {
       const st = statSync(path);
@@ -180,16 +187,25 @@ export function watchFile(path: string, onChange: () => void, { intervalMs = 200
  * that does not load (half written, invalid) goes to `onError` and the previous tenants stay.
  * Nothing to follow without a keys file (the tenants of DELEGATE_API_KEYS are fixed).
  */
-export function watchTenants(config: Config, onChange: (tenants: TenantDirectory) => void, onError: (err: Error) => void, opts?: WatchFileOptions): { close(): void } {
+export function watchTenants(
+  config: Config,
+  onChange: (tenants: TenantDirectory) => void,
+  onError: (err: Error) => void,
+  opts?: WatchFileOptions,
+): { close(): void } {
   if (!config.DELEGATE_API_KEYS_FILE || config.DELEGATE_AUTH === 'off') return { close() {} };
-  return watchFile(config.DELEGATE_API_KEYS_FILE, () => {
-    let tenants: TenantDirectory;
-    try {
-      tenants = loadTenants(config);
-    } catch (err) {
-      onError(err as Error);
-      return;
-    }
-    onChange(tenants);
-  }, opts);
+  return watchFile(
+    config.DELEGATE_API_KEYS_FILE,
+    () => {
+      let tenants: TenantDirectory;
+      try {
+        tenants = loadTenants(config);
+      } catch (err) {
+        onError(err as Error);
+        return;
+      }
+      onChange(tenants);
+    },
+    opts,
+  );
 }

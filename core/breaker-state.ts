@@ -76,9 +76,19 @@ export function applyOutcome(s: BreakerState, o: StepOutcome, now: number): Brea
   const phase = phaseAt(base, now);
   if (o.ok) {
     if (phase === 'open') return base;
-    return { state: 'closed', consecutiveFailures: 0, settings: base.settings, outcomes: base.outcomes, ...(s.lastFailure ? { lastFailure: s.lastFailure } : {}) };
+    return {
+      state: 'closed',
+      consecutiveFailures: 0,
+      settings: base.settings,
+      outcomes: base.outcomes,
+      ...(s.lastFailure ? { lastFailure: s.lastFailure } : {}),
+    };
   }
-  const failed: BreakerState = { ...base, consecutiveFailures: s.consecutiveFailures + 1, lastFailure: { at: o.at, ...(o.error ? { error: o.error } : {}) } };
+  const failed: BreakerState = {
+    ...base,
+    consecutiveFailures: s.consecutiveFailures + 1,
+    lastFailure: { at: o.at, ...(o.error ? { error: o.error } : {}) },
+  };
   if (phase === 'half_open') return open(failed, now);
   if (phase === 'closed' && failed.consecutiveFailures >= failed.settings.failures) return open(failed, now);
   return failed;
@@ -116,6 +126,8 @@ export function breakerView(s: BreakerState | undefined, settings: BreakerSettin
     cooldownSeconds: st.settings.cooldownMs / 1000,
     ...(phase !== 'closed' && st.openedAt !== undefined ? { openedAt: iso(st.openedAt) } : {}),
     ...(phase !== 'closed' && st.openUntil !== undefined ? { openUntil: iso(st.openUntil) } : {}),
-    ...(st.lastFailure ? { lastFailure: { at: iso(st.lastFailure.at), ...(st.lastFailure.error ? { error: st.lastFailure.error } : {}) } } : {}),
+    ...(st.lastFailure
+      ? { lastFailure: { at: iso(st.lastFailure.at), ...(st.lastFailure.error ? { error: st.lastFailure.error } : {}) } }
+      : {}),
   };
 }

@@ -32,7 +32,13 @@ export const AXES = {
   costUsd: { kind: 'money', accumulates: true, max: 1e9, description: 'US dollars', label: 'cost' },
   tokens: { kind: 'integer', accumulates: true, max: 1e12, label: 'tokens' },
   toolCalls: { kind: 'integer', accumulates: true, max: 1e9, label: 'tool calls' },
-  latencySeconds: { kind: 'wallClock', accumulates: false, max: 31_536_000, description: 'wall clock of the whole subtask', label: 'latency' },
+  latencySeconds: {
+    kind: 'wallClock',
+    accumulates: false,
+    max: 31_536_000,
+    description: 'wall clock of the whole subtask',
+    label: 'latency',
+  },
 } as const satisfies Record<string, AxisRow>;
 
 type Table = typeof AXES;
@@ -48,7 +54,8 @@ export const SPEND_AXES = BUDGET_AXES.filter((a) => AXES[a].accumulates) as Spen
 
 type Shape<K extends string, T> = { [P in K]: T };
 /** An object with one entry per key, each from `f`. */
-export const shapeOf = <K extends BudgetAxis, T>(keys: readonly K[], f: (axis: K) => T) => Object.fromEntries(keys.map((k) => [k, f(k)])) as Shape<K, T>;
+export const shapeOf = <K extends BudgetAxis, T>(keys: readonly K[], f: (axis: K) => T) =>
+  Object.fromEntries(keys.map((k) => [k, f(k)])) as Shape<K, T>;
 
 /** The same value under every axis (a ledger's rows). */
 export function perAxis<T>(f: (axis: BudgetAxis) => T): Shape<BudgetAxis, T> {

@@ -34,7 +34,11 @@ export function remaining(l: LedgerState, elapsedSeconds = 0): Budget {
   const out: Budget = {};
   for (const axis of BUDGET_AXES) {
     const cap = l.limit[axis];
-    if (cap !== undefined) out[axis] = Math.max(0, isSpend(axis) ? subOn(axis, subOn(axis, cap, l.spent[axis] ?? 0), l.reserved[axis] ?? 0) : cap - elapsedSeconds);
+    if (cap !== undefined)
+      out[axis] = Math.max(
+        0,
+        isSpend(axis) ? subOn(axis, subOn(axis, cap, l.spent[axis] ?? 0), l.reserved[axis] ?? 0) : cap - elapsedSeconds,
+      );
   }
   return out;
 }

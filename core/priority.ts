@@ -51,7 +51,10 @@ export function taskPriority(task: PrioritizedTask, level: number | undefined): 
  * The job's tasks with their priorities resolved (same objects when nothing sets a priority,
  * so jobs without one run exactly as before).
  */
-export function withTaskPriorities<S extends { priority?: number | undefined; tasks: T[] }, T extends PrioritizedTask>(spec: S, started: number | undefined): S {
+export function withTaskPriorities<S extends { priority?: number | undefined; tasks: T[] }, T extends PrioritizedTask>(
+  spec: S,
+  started: number | undefined,
+): S {
   const level = jobPriority(spec, started);
   let changed = false;
   const tasks = spec.tasks.map((t) => {

@@ -41,7 +41,12 @@ export function withoutSeed(seed: readonly Evidence[], evidence: readonly Eviden
  * are dropped and counted. Duplicates are kept once. `also` (items dropped as seed duplicates)
  * only lend their ids: a citation of one resolves to the seed's url.
  */
-export function matchCitations(citations: readonly string[], evidence: readonly Evidence[], seed: readonly Evidence[] = [], also: readonly Evidence[] = []): { citations: string[]; dropped: number } {
+export function matchCitations(
+  citations: readonly string[],
+  evidence: readonly Evidence[],
+  seed: readonly Evidence[] = [],
+  also: readonly Evidence[] = [],
+): { citations: string[]; dropped: number } {
   const byUrl = new Map<string, string>();
   const byId = new Map<string, string>();
   for (const e of [...evidence, ...seed]) {

@@ -22,7 +22,7 @@ export interface JobModelState {
 /** The state after an update: a field the update leaves out keeps its value. */
 export function applyModelUpdate(state: JobModelState, update: JobModelState): JobModelState {
   return {
-    ...(update.model ?? state.model ? { model: update.model ?? state.model } : {}),
-    ...(update.maxOutputTokens ?? state.maxOutputTokens ? { maxOutputTokens: update.maxOutputTokens ?? state.maxOutputTokens } : {}),
+    ...((update.model ?? state.model) ? { model: update.model ?? state.model } : {}),
+    ...((update.maxOutputTokens ?? state.maxOutputTokens) ? { maxOutputTokens: update.maxOutputTokens ?? state.maxOutputTokens } : {}),
   };
 }

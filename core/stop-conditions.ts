@@ -102,11 +102,16 @@ export interface StopHit {
 /** a op b. */
 export function compare(a: number, op: StopOp, b: number): boolean {
   switch (op) {
-    case '>=': return a >= b;
-    case '>': return a > b;
-    case '<=': return a <= b;
-    case '<': return a < b;
-    case '==': return a === b;
+    case '>=':
+      return a >= b;
+    case '>':
+      return a > b;
+    case '<=':
+      return a <= b;
+    case '<':
+      return a < b;
+    case '==':
+      return a === b;
   }
 }
 
@@ -115,9 +120,12 @@ export function holds(c: StopCondition, state: StopState): boolean {
   if (c.kind === 'budget_exhausted') return state.exhaustedAxes.length > 0;
   if (state.steps < 1) return false;
   switch (c.kind) {
-    case 'threshold': return compare(c.metric === 'confidence' ? state.confidence : state.evidence, c.op, c.value);
-    case 'schema_match': return state.schemaValid === true;
-    case 'rubric': return state.rubricVerdicts?.[c.text] === true;
+    case 'threshold':
+      return compare(c.metric === 'confidence' ? state.confidence : state.evidence, c.op, c.value);
+    case 'schema_match':
+      return state.schemaValid === true;
+    case 'rubric':
+      return state.rubricVerdicts?.[c.text] === true;
   }
 }
 

@@ -53,7 +53,9 @@ export function checkSummary(text: string): { sentences: number; ok: boolean; re
   return {
     sentences: n,
     ok,
-    reprompt: ok ? null : `Your summary has ${n} sentence${n === 1 ? '' : 's'}; write ${MIN_SUMMARY_SENTENCES} to ${MAX_SUMMARY_SENTENCES} sentences on what was found.`,
+    reprompt: ok
+      ? null
+      : `Your summary has ${n} sentence${n === 1 ? '' : 's'}; write ${MIN_SUMMARY_SENTENCES} to ${MAX_SUMMARY_SENTENCES} sentences on what was found.`,
   };
 }
 
@@ -70,6 +72,9 @@ export function fitSummary(text: string): { summary: string; sentences: number; 
       note: `summary trimmed from ${parts.length} to ${MAX_SUMMARY_SENTENCES} sentences`,
     };
   }
-  const note = parts.length < MIN_SUMMARY_SENTENCES ? `summary has ${parts.length} sentence${parts.length === 1 ? '' : 's'}, fewer than ${MIN_SUMMARY_SENTENCES}` : null;
+  const note =
+    parts.length < MIN_SUMMARY_SENTENCES
+      ? `summary has ${parts.length} sentence${parts.length === 1 ? '' : 's'}, fewer than ${MIN_SUMMARY_SENTENCES}`
+      : null;
   return { summary: text.trim(), sentences: parts.length, note };
 }

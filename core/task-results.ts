@@ -94,7 +94,11 @@ export function jobAsTaskResult(task: TaskSpec, job: JobResult): TaskResult {
     evidence: job.evidence,
     citations: dedupe(job.results.flatMap((r) => r.citations)),
     followUps: job.followUps,
-    confidence: job.results.length ? job.results.reduce((s, r) => s + r.confidence, 0) / job.results.length : job.status === 'success' ? 1 : 0,
+    confidence: job.results.length
+      ? job.results.reduce((s, r) => s + r.confidence, 0) / job.results.length
+      : job.status === 'success'
+        ? 1
+        : 0,
     metrics: {
       latencyMs: job.metrics.latencyMs,
       ...usageOf(job.metrics),

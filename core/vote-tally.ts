@@ -68,7 +68,9 @@ export function canonicalJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
   if (v !== null && typeof v === 'object') {
     const o = v as Record<string, unknown>;
-    const keys = Object.keys(o).filter((k) => o[k] !== undefined).sort();
+    const keys = Object.keys(o)
+      .filter((k) => o[k] !== undefined)
+      .sort();
     return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
   }
   return JSON.stringify(v) ?? 'null';
@@ -106,7 +108,13 @@ export function tally(ballots: Ballot[]): TallyEntry[] {
  * The decision after the ballots so far, with `voters` in all and `pending` of them still
  * to answer (each pending voter could add one vote of weight 1 to any ballot).
  */
-export function decide(ballots: Ballot[], strategy: VoteStrategy, voters: number, pending: number, opts: { shareOfCast?: boolean; threshold?: number } = {}): VoteDecision {
+export function decide(
+  ballots: Ballot[],
+  strategy: VoteStrategy,
+  voters: number,
+  pending: number,
+  opts: { shareOfCast?: boolean; threshold?: number } = {},
+): VoteDecision {
   const entries = tally(ballots);
   if (strategy === 'weighted' && opts.shareOfCast) return decideByShare(entries, pending, opts.threshold ?? 0.5);
   if (strategy === 'unanimous') {

@@ -59,11 +59,13 @@ export class DelegateError extends Error {
     /** The problem's extension members, e.g. `{ code: 'scout_cap_exceeded', cap, caps }`: a model acts on them. */
     readonly extensions?: Record<string, unknown>,
   ) {
-    super([
-      `${title} (${status})${detail ? `: ${detail}` : ''}`,
-      ...(errors ?? []).map((e) => `  ${e.path}: ${e.message}`),
-      ...Object.entries(extensions ?? {}).map(([k, v]) => `  ${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`),
-    ].join('\n'));
+    super(
+      [
+        `${title} (${status})${detail ? `: ${detail}` : ''}`,
+        ...(errors ?? []).map((e) => `  ${e.path}: ${e.message}`),
+        ...Object.entries(extensions ?? {}).map(([k, v]) => `  ${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`),
+      ].join('\n'),
+    );
     this.name = 'DelegateError';
   }
 }

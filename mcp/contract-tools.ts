@@ -21,13 +21,20 @@ const waitSeconds = (dflt: number, max: number, what: string) =>
   z.number().min(0).max(max).default(dflt).describe(`longest wait for ${what} (default ${dflt}, at most ${max}); 0 answers at once`);
 
 /** The tool error of an input its zod schema refused, one field per line. */
-const invalid = (what: string, issues: z.core.$ZodIssue[]) => failed([`Invalid ${what}:`, ...issues.map((i) => `  ${i.path.join('.') || '(root)'}: ${i.message}`)].join('\n'));
+const invalid = (what: string, issues: z.core.$ZodIssue[]) =>
+  failed([`Invalid ${what}:`, ...issues.map((i) => `  ${i.path.join('.') || '(root)'}: ${i.message}`)].join('\n'));
 
 /**
  * Polls `next` (long polls of POLL_SECONDS) from `first` until it is final, the wait has passed
  * or the call is cancelled; a poll answered well before its wait means nothing is left to wait for.
  */
-async function waitFor<T>(first: T, next: (seconds: number) => Promise<T>, final: (t: T) => boolean, deadline: number, extra: ToolExtra): Promise<T> {
+async function waitFor<T>(
+  first: T,
+  next: (seconds: number) => Promise<T>,
+  final: (t: T) => boolean,
+  deadline: number,
+  extra: ToolExtra,
+): Promise<T> {
   let answer = first;
   while (!final(answer) && Date.now() < deadline && !extra.signal.aborted) {
     const asked = Math.min(POLL_SECONDS, (deadline - Date.now()) / 1000);
@@ -53,46 +60,82 @@ function scoutAnswer(s: Scout): CallToolResult {
 
 /** Registers delegate_research_subtask, research_subtask_result, delegate_scout and scout_report. */
 export function registerContractTools(server: McpServer, backend: DelegateBackend): void {
-  server.registerTool('delegate_research_subtask', {
-    description: TOOL_DOCS.delegate_research_subtask,
-    inputSchema: { ...ResearchInputObject.shape, waitSeconds: waitSeconds(45, 3600, 'the output') },
-  }, tool(async (args: Record<string, unknown>, extra) => {
-    const { waitSeconds: wait, ...rest } = args as { waitSeconds: number };
-    // the contract's cross-field rules (stop conditions, output_schema, params) on top of the per-field ones
-    const parsed = ResearchSubtaskInputSchema.safeParse(rest);
-    if (!parsed.success) return invalid('research subtask', parsed.error.issues);
-    const deadline = Date.now() + wait * 1000;
-    const first = await backend.runResearchSubtask(parsed.data, Math.min(wait, POLL_SECONDS));
-    const answer = first.status === 'running'
-      ? await waitFor(first, (s) => backend.researchSubtask(first.job_id, s), (a) => a.status !== 'running', deadline, extra)
-      : first;
-    return subtaskAnswer(answer);
-  }));
-
-  server.registerTool('research_subtask_result', {
-    description: TOOL_DOCS.research_subtask_result,
-    inputSchema: { jobId: IdSchema.describe('the job_id delegate_research_subtask returned'), waitSeconds: waitSeconds(0, 60, 'the output') },
-  }, tool(async ({ jobId, waitSeconds: wait }: { jobId: string; waitSeconds: number }) => subtaskAnswer(await backend.researchSubtask(jobId, wait))));
-
-  server.registerTool('delegate_scout', {
-    description: TOOL_DOCS.delegate_scout,
-    inputSchema: {
-      ...ScoutRequestSchema.shape,
-      agent: z.string().min(1).max(128).optional().describe("Delegate extension: the scout agent (default: the deployment's)"),
-      waitSeconds: waitSeconds(45, 3600, 'the report'),
+  server.registerTool(
+    'delegate_research_subtask',
+    {
+      description: TOOL_DOCS.delegate_research_subtask,
+      inputSchema: { ...ResearchInputObject.shape, waitSeconds: waitSeconds(45, 3600, 'the output') },
     },
-  }, tool(async (args: Record<string, unknown>, extra) => {
-    const { waitSeconds: wait, agent, ...rest } = args as { waitSeconds: number; agent?: string };
-    const parsed = ScoutRequestSchema.safeParse(rest);
-    if (!parsed.success) return invalid('scout request', parsed.error.issues);
-    const deadline = Date.now() + wait * 1000;
-    const d = await backend.dispatchScout({ ...parsed.data, ...(agent ? { agent } : {}) });
-    const first = await backend.scout(d.id, Math.min(wait, POLL_SECONDS));
-    return scoutAnswer(await waitFor(first, (s) => backend.scout(d.id, s), (s) => s.state !== 'dispatched', deadline, extra));
-  }));
+    tool(async (args: Record<string, unknown>, extra) => {
+      const { waitSeconds: wait, ...rest } = args as { waitSeconds: number };
+      // the contract's cross-field rules (stop conditions, output_schema, params) on top of the per-field ones
+      const parsed = ResearchSubtaskInputSchema.safeParse(rest);
+      if (!parsed.success) return invalid('research subtask', parsed.error.issues);
+      const deadline = Date.now() + wait * 1000;
+      const first = await backend.runResearchSubtask(parsed.data, Math.min(wait, POLL_SECONDS));
+      const answer =
+        first.status === 'running'
+          ? await waitFor(
+              first,
+              (s) => backend.researchSubtask(first.job_id, s),
+              (a) => a.status !== 'running',
+              deadline,
+              extra,
+            )
+          : first;
+      return subtaskAnswer(answer);
+    }),
+  );
 
-  server.registerTool('scout_report', {
-    description: TOOL_DOCS.scout_report,
-    inputSchema: { id: ScoutIdSchema.describe('the scout id delegate_scout returned'), waitSeconds: waitSeconds(0, 60, 'the report') },
-  }, tool(async ({ id, waitSeconds: wait }: { id: string; waitSeconds: number }) => scoutAnswer(await backend.scout(id, wait))));
+  server.registerTool(
+    'research_subtask_result',
+    {
+      description: TOOL_DOCS.research_subtask_result,
+      inputSchema: {
+        jobId: IdSchema.describe('the job_id delegate_research_subtask returned'),
+        waitSeconds: waitSeconds(0, 60, 'the output'),
+      },
+    },
+    tool(async ({ jobId, waitSeconds: wait }: { jobId: string; waitSeconds: number }) =>
+      subtaskAnswer(await backend.researchSubtask(jobId, wait)),
+    ),
+  );
+
+  server.registerTool(
+    'delegate_scout',
+    {
+      description: TOOL_DOCS.delegate_scout,
+      inputSchema: {
+        ...ScoutRequestSchema.shape,
+        agent: z.string().min(1).max(128).optional().describe("Delegate extension: the scout agent (default: the deployment's)"),
+        waitSeconds: waitSeconds(45, 3600, 'the report'),
+      },
+    },
+    tool(async (args: Record<string, unknown>, extra) => {
+      const { waitSeconds: wait, agent, ...rest } = args as { waitSeconds: number; agent?: string };
+      const parsed = ScoutRequestSchema.safeParse(rest);
+      if (!parsed.success) return invalid('scout request', parsed.error.issues);
+      const deadline = Date.now() + wait * 1000;
+      const d = await backend.dispatchScout({ ...parsed.data, ...(agent ? { agent } : {}) });
+      const first = await backend.scout(d.id, Math.min(wait, POLL_SECONDS));
+      return scoutAnswer(
+        await waitFor(
+          first,
+          (s) => backend.scout(d.id, s),
+          (s) => s.state !== 'dispatched',
+          deadline,
+          extra,
+        ),
+      );
+    }),
+  );
+
+  server.registerTool(
+    'scout_report',
+    {
+      description: TOOL_DOCS.scout_report,
+      inputSchema: { id: ScoutIdSchema.describe('the scout id delegate_scout returned'), waitSeconds: waitSeconds(0, 60, 'the report') },
+    },
+    tool(async ({ id, waitSeconds: wait }: { id: string; waitSeconds: number }) => scoutAnswer(await backend.scout(id, wait))),
+  );
 }

@@ -20,7 +20,13 @@ function asDelegateError(err: unknown): unknown {
   if (!(err instanceof DelegateProblemError)) return err;
   const hint = err.status === 401 ? ' (check DELEGATE_KEY)' : '';
   const { type: _type, title: _title, status: _status, detail: _detail, errors: _errors, ...extensions } = err.problem;
-  return new DelegateError(err.status, err.title, `${err.detail ?? err.request}${hint}`, err.errors, Object.keys(extensions).length ? extensions : undefined);
+  return new DelegateError(
+    err.status,
+    err.title,
+    `${err.detail ?? err.request}${hint}`,
+    err.errors,
+    Object.keys(extensions).length ? extensions : undefined,
+  );
 }
 
 /** Creates the backend that calls the API at `url` with `key`. */
@@ -35,22 +41,30 @@ export function createHttpBackend({ url, key }: HttpBackendOptions): DelegateBac
     }
   };
   return {
-    submit: (spec) => guard(async () => {
-      const accepted = await client.submit(spec);
-      return { jobId: accepted.jobId, created: accepted.status === 'running' };
-    }),
+    submit: (spec) =>
+      guard(async () => {
+        const accepted = await client.submit(spec);
+        return { jobId: accepted.jobId, created: accepted.status === 'running' };
+      }),
     view: (jobId) => guard(() => client.get(jobId)),
-    result: (jobId, waitSeconds) => guard(() => client.waitForResult(jobId, { timeoutSeconds: waitSeconds }).catch((err: unknown) => {
-      if (err instanceof DelegateTimeoutError) return undefined;
-      throw err;
-    })),
+    result: (jobId, waitSeconds) =>
+      guard(() =>
+        client.waitForResult(jobId, { timeoutSeconds: waitSeconds }).catch((err: unknown) => {
+          if (err instanceof DelegateTimeoutError) return undefined;
+          throw err;
+        }),
+      ),
     stop: (jobId) => guard(async () => void (await client.stop(jobId))),
     cancel: (jobId) => guard(async () => void (await client.cancel(jobId))),
-    topUp: (jobId, add, taskId) => guard(async () => (taskId === undefined ? client.addBudget(jobId, add) : client.addSubtaskBudget(jobId, taskId, add)).then((r) => r.ledger)),
+    topUp: (jobId, add, taskId) =>
+      guard(async () =>
+        (taskId === undefined ? client.addBudget(jobId, add) : client.addSubtaskBudget(jobId, taskId, add)).then((r) => r.ledger),
+      ),
     agents: () => guard(() => client.agents()),
     // a stream that fails (an API without the route, a network loss) ends the feed: the view reports progress instead
     events: (jobId, afterSeq, signal) => client.events(jobId, { after: afterSeq, signal }),
-    list: ({ status, limit }) => guard(async () => (await client.list({ status: status as 'running' | JobOutcome | undefined, pageSize: limit })).jobs),
+    list: ({ status, limit }) =>
+      guard(async () => (await client.list({ status: status as 'running' | JobOutcome | undefined, pageSize: limit })).jobs),
     runResearchSubtask: (input, waitSeconds) => guard(() => client.subtasks.run(input, { waitSeconds })),
     researchSubtask: (jobId, waitSeconds) => guard(() => client.subtasks.get(jobId, { waitSeconds })),
     dispatchScout: (req) => guard(() => client.scouts.dispatch(req)),

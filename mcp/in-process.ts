@@ -27,7 +27,11 @@ export function createInProcessBackend(app: FastifyInstance, tenant: string): De
     const self = `${app.publicUrl}/v1/jobs/${encodeURIComponent(jobId)}`;
     return { self, result: `${self}/result`, temporalUi: svc.uiLink(svc.workflowIdOf(tenant, jobId)) };
   };
-  const subtaskLinks = (jobId: string) => ({ self: `${app.publicUrl}/v1/subtasks/${encodeURIComponent(jobId)}`, job: links(jobId).self, temporalUi: links(jobId).temporalUi });
+  const subtaskLinks = (jobId: string) => ({
+    self: `${app.publicUrl}/v1/subtasks/${encodeURIComponent(jobId)}`,
+    job: links(jobId).self,
+    temporalUi: links(jobId).temporalUi,
+  });
   const { scouts } = app;
   // every operation maps its errors the same way
   const guard = async <T>(run: () => Promise<T>): Promise<T> => {
@@ -38,35 +42,54 @@ export function createInProcessBackend(app: FastifyInstance, tenant: string): De
     }
   };
   return {
-    submit: (spec) => guard(async () => {
-      const sub = await svc.submit(tenant, spec);
-      return { jobId: sub.jobId, created: sub.created };
-    }),
+    submit: (spec) =>
+      guard(async () => {
+        const sub = await svc.submit(tenant, spec);
+        return { jobId: sub.jobId, created: sub.created };
+      }),
     view: (jobId) => guard(() => svc.view(tenant, jobId, links(jobId))),
     result: (jobId, waitSeconds) => guard(() => svc.result(tenant, jobId, waitSeconds)),
     stop: (jobId) => guard(() => svc.stop(tenant, jobId)),
     cancel: (jobId) => guard(() => svc.cancel(tenant, jobId)),
-    topUp: (jobId, add, taskId) => guard(async () => (taskId === undefined ? svc.topUp(tenant, jobId, add) : (await svc.topUpSubtask(tenant, jobId, taskId, add)).ledger)),
+    topUp: (jobId, add, taskId) =>
+      guard(async () =>
+        taskId === undefined ? svc.topUp(tenant, jobId, add) : (await svc.topUpSubtask(tenant, jobId, taskId, add)).ledger,
+      ),
     agents: async () => app.registry.list(),
-    events: (jobId, afterSeq, signal) => app.record.events.follow(tenant, jobId, afterSeq, {
-      signal,
-      // a job that ended without a result writes no job.finished
-      ended: async () => (await svc.view(tenant, jobId, links(jobId)).catch(() => undefined))?.state !== 'running',
-    }),
-    list: ({ status, limit }) => guard(async () => (await svc.list(tenant, { status: status as 'running' | JobOutcome | undefined, label: [], pageSize: limit })).jobs.map(({ workflowId: _w, ...j }) => j)),
-    runResearchSubtask: (input, waitSeconds) => guard(async () => {
-      const run = await runResearchSubtask(svc, tenant, input, waitSeconds, undefined, researchRoutingOf(app));
-      return run.output ?? { id: input.id, job_id: run.jobId, status: 'running' as const, links: subtaskLinks(run.jobId) };
-    }),
-    researchSubtask: (jobId, waitSeconds) => guard(async () => {
-      const read = await readResearchSubtask(svc, tenant, jobId, waitSeconds);
-      return 'output' in read ? read.output : { id: read.id, job_id: jobId, status: 'running' as const, links: subtaskLinks(jobId) };
-    }),
-    dispatchScout: (req) => guard(async () => {
-      const d = await scouts.dispatch(tenant, req);
-      const self = `${app.publicUrl}/v1/scouts/${d.id}`;
-      return { id: d.id, jobId: d.jobId, status: 'dispatched' as const, caps: d.caps, links: { self, job: `${app.publicUrl}/v1/jobs/${d.jobId}` } };
-    }),
+    events: (jobId, afterSeq, signal) =>
+      app.record.events.follow(tenant, jobId, afterSeq, {
+        signal,
+        // a job that ended without a result writes no job.finished
+        ended: async () => (await svc.view(tenant, jobId, links(jobId)).catch(() => undefined))?.state !== 'running',
+      }),
+    list: ({ status, limit }) =>
+      guard(async () =>
+        (await svc.list(tenant, { status: status as 'running' | JobOutcome | undefined, label: [], pageSize: limit })).jobs.map(
+          ({ workflowId: _w, ...j }) => j,
+        ),
+      ),
+    runResearchSubtask: (input, waitSeconds) =>
+      guard(async () => {
+        const run = await runResearchSubtask(svc, tenant, input, waitSeconds, undefined, researchRoutingOf(app));
+        return run.output ?? { id: input.id, job_id: run.jobId, status: 'running' as const, links: subtaskLinks(run.jobId) };
+      }),
+    researchSubtask: (jobId, waitSeconds) =>
+      guard(async () => {
+        const read = await readResearchSubtask(svc, tenant, jobId, waitSeconds);
+        return 'output' in read ? read.output : { id: read.id, job_id: jobId, status: 'running' as const, links: subtaskLinks(jobId) };
+      }),
+    dispatchScout: (req) =>
+      guard(async () => {
+        const d = await scouts.dispatch(tenant, req);
+        const self = `${app.publicUrl}/v1/scouts/${d.id}`;
+        return {
+          id: d.id,
+          jobId: d.jobId,
+          status: 'dispatched' as const,
+          caps: d.caps,
+          links: { self, job: `${app.publicUrl}/v1/jobs/${d.jobId}` },
+        };
+      }),
     scout: (id, waitSeconds) => guard(async () => viewOf(await scouts.get(tenant, id, waitSeconds))),
   };
 }

@@ -43,7 +43,13 @@ function describe(e: JobEvent): string {
  * Sends progress for `jobId` until `signal` aborts; resolves once it has stopped. Call
  * `finish` after the result to send the last step (all done) if it was not sent yet.
  */
-export function followProgress(backend: DelegateBackend, jobId: string, total: number, send: (p: Progress) => Promise<void>, signal: AbortSignal) {
+export function followProgress(
+  backend: DelegateBackend,
+  jobId: string,
+  total: number,
+  send: (p: Progress) => Promise<void>,
+  signal: AbortSignal,
+) {
   const finished = new FinishedSubtasks();
   let sent = -1;
   let lastNews = Date.now();
@@ -59,7 +65,8 @@ export function followProgress(backend: DelegateBackend, jobId: string, total: n
         lastNews = Date.now();
         if (e.type === 'job.started') await report(0, 'job started');
         finished.add(e);
-        if (e.type === 'subtask.finished' || e.type === 'job.finished') await report(finished.done, `${describe(e)}: ${finished.done}/${total} finished`);
+        if (e.type === 'subtask.finished' || e.type === 'job.finished')
+          await report(finished.done, `${describe(e)}: ${finished.done}/${total} finished`);
       }
     } catch {
       // no event stream (an older API, a network hiccup): the view still reports

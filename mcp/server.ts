@@ -28,13 +28,23 @@ const resultUri = (jobId: string) => `delegate://jobs/${encodeURIComponent(jobId
 const { pattern: _pattern, aggregation, vote, pipeline, ...common } = JobSpecSchema.shape;
 const waitShape = {
   wait: z.boolean().default(true).describe('wait for the result (default true); false returns the jobId at once'),
-  waitSeconds: z.number().min(0).max(3600).default(45).describe('longest wait for the result (default 45); a job still running then keeps running'),
+  waitSeconds: z
+    .number()
+    .min(0)
+    .max(3600)
+    .default(45)
+    .describe('longest wait for the result (default 45); a job still running then keeps running'),
 };
 const JobIdShape = { jobId: IdSchema.describe('the jobId a delegate_* tool returned') };
 
-
 /** Waits for a job's result up to `waitSeconds`, sending progress when the caller asked for it. */
-async function awaitResult(backend: DelegateBackend, jobId: string, total: number, waitSeconds: number, extra: ToolExtra): Promise<CallToolResult> {
+async function awaitResult(
+  backend: DelegateBackend,
+  jobId: string,
+  total: number,
+  waitSeconds: number,
+  extra: ToolExtra,
+): Promise<CallToolResult> {
   const token = extra._meta?.progressToken;
   const stop = new AbortController();
   const onAbort = () => stop.abort();
@@ -58,7 +68,12 @@ async function awaitResult(backend: DelegateBackend, jobId: string, total: numbe
       if (left <= POLL_SECONDS || extra.signal.aborted) break;
     }
     const view = await backend.view(jobId);
-    return json({ jobId, state: view.state, progress: view.progress, note: 'still running: call job_result (waitSeconds) or job_status with this jobId' });
+    return json({
+      jobId,
+      state: view.state,
+      progress: view.progress,
+      note: 'still running: call job_result (waitSeconds) or job_status with this jobId',
+    });
   } finally {
     extra.signal.removeEventListener('abort', onAbort);
     stop.abort();
@@ -76,70 +91,113 @@ export function createDelegateMcpServer(backend: DelegateBackend): McpServer {
     ['delegate_vote', 'vote', { vote }],
   ];
   for (const [name, pattern, options] of patterns) {
-    server.registerTool(name, { description: TOOL_DOCS[name], inputSchema: { ...common, ...options, ...waitShape } },
+    server.registerTool(
+      name,
+      { description: TOOL_DOCS[name], inputSchema: { ...common, ...options, ...waitShape } },
       tool(async (args: Record<string, unknown>, extra) => {
         const { wait, waitSeconds, ...rest } = args as { wait: boolean; waitSeconds: number };
         // the whole spec's rules (unique task ids, agent or job, caps) on top of the per-field ones
         const parsed = JobSpecSchema.safeParse({ ...rest, pattern });
         if (!parsed.success) {
-          return failed(['Invalid job spec:', ...parsed.error.issues.map((i) => `  ${i.path.join('.') || '(root)'}: ${i.message}`)].join('\n'));
+          return failed(
+            ['Invalid job spec:', ...parsed.error.issues.map((i) => `  ${i.path.join('.') || '(root)'}: ${i.message}`)].join('\n'),
+          );
         }
         const spec: JobSpec = parsed.data;
         const sub = await backend.submit(spec);
         if (!wait) return json({ jobId: sub.jobId, created: sub.created, state: 'running' });
         return awaitResult(backend, sub.jobId, countSubtasks(spec), waitSeconds, extra);
-      }));
+      }),
+    );
   }
 
-  server.registerTool('job_status', { description: TOOL_DOCS.job_status, inputSchema: JobIdShape },
-    tool(async ({ jobId }: { jobId: string }) => json(await backend.view(jobId))));
+  server.registerTool(
+    'job_status',
+    { description: TOOL_DOCS.job_status, inputSchema: JobIdShape },
+    tool(async ({ jobId }: { jobId: string }) => json(await backend.view(jobId))),
+  );
 
-  server.registerTool('job_result', {
-    description: TOOL_DOCS.job_result,
-    inputSchema: { ...JobIdShape, waitSeconds: z.number().min(0).max(60).default(0).describe('wait this long for a running job (default 0)') },
-  }, tool(async ({ jobId, waitSeconds }: { jobId: string; waitSeconds: number }) => {
-    const result = await backend.result(jobId, waitSeconds);
-    if (result) return json({ jobId, status: result.status, result });
-    const view = await backend.view(jobId);
-    return json({ jobId, state: view.state, progress: view.progress, note: 'still running' });
-  }));
+  server.registerTool(
+    'job_result',
+    {
+      description: TOOL_DOCS.job_result,
+      inputSchema: {
+        ...JobIdShape,
+        waitSeconds: z.number().min(0).max(60).default(0).describe('wait this long for a running job (default 0)'),
+      },
+    },
+    tool(async ({ jobId, waitSeconds }: { jobId: string; waitSeconds: number }) => {
+      const result = await backend.result(jobId, waitSeconds);
+      if (result) return json({ jobId, status: result.status, result });
+      const view = await backend.view(jobId);
+      return json({ jobId, state: view.state, progress: view.progress, note: 'still running' });
+    }),
+  );
 
-  const controls = [['job_stop', 'stop', 'stopping'], ['job_cancel', 'cancel', 'cancelling']] as const;
+  const controls = [
+    ['job_stop', 'stop', 'stopping'],
+    ['job_cancel', 'cancel', 'cancelling'],
+  ] as const;
   for (const [name, verb, state] of controls) {
-    server.registerTool(name, { description: TOOL_DOCS[name], inputSchema: { ...JobIdShape, reason: z.string().max(500).optional() } },
+    server.registerTool(
+      name,
+      { description: TOOL_DOCS[name], inputSchema: { ...JobIdShape, reason: z.string().max(500).optional() } },
       tool(async ({ jobId }: { jobId: string }) => {
         await backend[verb](jobId);
         return json({ jobId, state });
-      }));
+      }),
+    );
   }
 
-  server.registerTool('job_add_budget', {
-    description: TOOL_DOCS.job_add_budget,
-    inputSchema: { ...JobIdShape, add: BudgetTopUpSchema.shape.add, taskId: IdSchema.optional().describe("a running subtask's id: top up that subtask only") },
-  }, tool(async ({ jobId, add, taskId }: { jobId: string; add: Record<string, number>; taskId?: string }) =>
-    json({ jobId, ...(taskId ? { taskId } : {}), ledger: await backend.topUp(jobId, add, taskId) })));
+  server.registerTool(
+    'job_add_budget',
+    {
+      description: TOOL_DOCS.job_add_budget,
+      inputSchema: {
+        ...JobIdShape,
+        add: BudgetTopUpSchema.shape.add,
+        taskId: IdSchema.optional().describe("a running subtask's id: top up that subtask only"),
+      },
+    },
+    tool(async ({ jobId, add, taskId }: { jobId: string; add: Record<string, number>; taskId?: string }) =>
+      json({ jobId, ...(taskId ? { taskId } : {}), ledger: await backend.topUp(jobId, add, taskId) }),
+    ),
+  );
 
-  server.registerTool('list_agents', { description: TOOL_DOCS.list_agents, inputSchema: {} },
-    tool(async () => json({ agents: await backend.agents() })));
+  server.registerTool(
+    'list_agents',
+    { description: TOOL_DOCS.list_agents, inputSchema: {} },
+    tool(async () => json({ agents: await backend.agents() })),
+  );
 
   registerContractTools(server, backend);
 
-  server.registerResource('job-result', new ResourceTemplate('delegate://jobs/{jobId}/result', {
-    list: async () => ({
-      resources: (await backend.list({ limit: 100 }))
-        .filter((j) => j.state === 'completed')
-        .map((j) => ({ uri: resultUri(j.jobId), name: `${j.jobId} result`, mimeType: 'application/json', description: `${j.pattern ?? 'job'} ${j.status ?? ''}, started ${j.startedAt}` })),
+  server.registerResource(
+    'job-result',
+    new ResourceTemplate('delegate://jobs/{jobId}/result', {
+      list: async () => ({
+        resources: (await backend.list({ limit: 100 }))
+          .filter((j) => j.state === 'completed')
+          .map((j) => ({
+            uri: resultUri(j.jobId),
+            name: `${j.jobId} result`,
+            mimeType: 'application/json',
+            description: `${j.pattern ?? 'job'} ${j.status ?? ''}, started ${j.startedAt}`,
+          })),
+      }),
     }),
-  }), {
-    title: 'Job result',
-    description: "A finished job's JobResult (status, output, every subtask's answer, evidence, spend) as JSON",
-    mimeType: 'application/json',
-  }, async (uri, vars) => {
-    const jobId = decodeURIComponent(String(vars.jobId));
-    const result = await backend.result(jobId, 0);
-    if (!result) throw new DelegateError(409, 'Conflict', `job "${jobId}" is still running`);
-    return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(result, null, 2) }] };
-  });
+    {
+      title: 'Job result',
+      description: "A finished job's JobResult (status, output, every subtask's answer, evidence, spend) as JSON",
+      mimeType: 'application/json',
+    },
+    async (uri, vars) => {
+      const jobId = decodeURIComponent(String(vars.jobId));
+      const result = await backend.result(jobId, 0);
+      if (!result) throw new DelegateError(409, 'Conflict', `job "${jobId}" is still running`);
+      return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(result, null, 2) }] };
+    },
+  );
 
   return server;
 }

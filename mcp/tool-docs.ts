@@ -22,7 +22,7 @@ export const TOOL_DOCS = {
     '{"id":"ch","question":"Strengths of ClickHouse for analytics?","agent":"researcher"},{"id":"duck","question":"Strengths of DuckDB for analytics?","agent":"researcher"}],' +
     '"budget":{"costUsd":2}}',
   delegate_pipeline:
-    'Pipeline: run subtasks one after another, each stage receiving the previous stages\' results as context. ' +
+    "Pipeline: run subtasks one after another, each stage receiving the previous stages' results as context. " +
     'Use it when each step needs the one before (gather → analyse → write; extract → check → summarise). ' +
     'pipeline.onStageFailure: "stop" (default) or "continue". ' +
     WAITING +

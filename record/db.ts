@@ -6,7 +6,17 @@
  *   unset                               → SQLite file (better-sqlite3, WAL: the API and the workers open it at once)
  */
 import SQLite from 'better-sqlite3';
-import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type Generated, type SqliteDialectConfig } from 'kysely';
+import {
+  CompiledQuery,
+  Kysely,
+  PostgresDialect,
+  SqliteDialect,
+  SqliteDriver,
+  type DatabaseConnection,
+  type Driver,
+  type Generated,
+  type SqliteDialectConfig,
+} from 'kysely';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -232,7 +242,9 @@ export async function openRecordDb(loc: RecordLocation): Promise<RecordDb> {
     const pool = new pg.Pool({ connectionString: loc.databaseUrl, max: 10 });
     // an idle connection the server ends (a restart, an operator's terminate) is dropped and
     // replaced on the next query; unheard, its error would end the whole process
-    pool.on('error', (err) => console.warn(`record: an idle PostgreSQL connection ended (${err.message}); it is replaced on the next query`));
+    pool.on('error', (err) =>
+      console.warn(`record: an idle PostgreSQL connection ended (${err.message}); it is replaced on the next query`),
+    );
     const db = await migrated(new Kysely<RecordTables>({ dialect: new PostgresDialect({ pool }) }), 'postgres');
     return { db, dialect: 'postgres', where: `postgres://${url.host}${url.pathname}`, close: () => db.destroy() };
   }

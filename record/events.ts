@@ -24,17 +24,42 @@ export function createJobEvents({ db, dialect }: RecordDb) {
         if (dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock(hashtext(${`${tenant}/${jobId}`}))`.execute(trx);
         const keys = [...new Set(events.map((e) => e.key))];
         const seen = new Set(
-          (await trx.selectFrom('job_events').select('key').where('tenant', '=', tenant).where('job_id', '=', jobId).where('key', 'in', keys).execute()).map((r) => r.key),
+          (
+            await trx
+              .selectFrom('job_events')
+              .select('key')
+              .where('tenant', '=', tenant)
+              .where('job_id', '=', jobId)
+              .where('key', 'in', keys)
+              .execute()
+          ).map((r) => r.key),
         );
-        const last = await trx.selectFrom('job_events').select((eb) => eb.fn.max('seq').as('seq')).where('tenant', '=', tenant).where('job_id', '=', jobId).executeTakeFirst();
+        const last = await trx
+          .selectFrom('job_events')
+          .select((eb) => eb.fn.max('seq').as('seq'))
+          .where('tenant', '=', tenant)
+          .where('job_id', '=', jobId)
+          .executeTakeFirst();
         let seq = Number(last?.seq ?? 0);
         const rows = [];
         for (const e of events) {
           if (seen.has(e.key)) continue;
           seen.add(e.key);
-          rows.push({ tenant, job_id: jobId, seq: ++seq, key: e.key, type: e.type, data: JSON.stringify(e.data), at: Math.floor(e.at ?? Date.now()) });
+          rows.push({
+            tenant,
+            job_id: jobId,
+            seq: ++seq,
+            key: e.key,
+            type: e.type,
+            data: JSON.stringify(e.data),
+            at: Math.floor(e.at ?? Date.now()),
+          });
         }
-        for (let i = 0; i < rows.length; i += PAGE) await trx.insertInto('job_events').values(rows.slice(i, i + PAGE)).execute();
+        for (let i = 0; i < rows.length; i += PAGE)
+          await trx
+            .insertInto('job_events')
+            .values(rows.slice(i, i + PAGE))
+            .execute();
         return rows.map((r) => r.seq);
       });
     },
@@ -50,14 +75,24 @@ export function createJobEvents({ db, dialect }: RecordDb) {
         .orderBy('seq')
         .limit(limit)
         .execute();
-      return rows.map((r) => ({ seq: r.seq, type: r.type as JobEventType, at: new Date(r.at).toISOString(), data: JSON.parse(r.data) as Record<string, unknown> }));
+      return rows.map((r) => ({
+        seq: r.seq,
+        type: r.type as JobEventType,
+        at: new Date(r.at).toISOString(),
+        data: JSON.parse(r.data) as Record<string, unknown>,
+      }));
     },
 
     /**
      * Follows a job's events after `seq` until its `job.finished` (or `ended()` says the job is
      * over with nothing more to come, or `signal` aborts), polling every `pollMs`.
      */
-    async *follow(tenant: string, jobId: string, seq: number, o: { signal?: AbortSignal; pollMs?: number; ended?: () => Promise<boolean> } = {}): AsyncGenerator<JobEvent> {
+    async *follow(
+      tenant: string,
+      jobId: string,
+      seq: number,
+      o: { signal?: AbortSignal; pollMs?: number; ended?: () => Promise<boolean> } = {},
+    ): AsyncGenerator<JobEvent> {
       const pollMs = o.pollMs ?? 200;
       let last = seq;
       let polls = 0;

@@ -5,11 +5,32 @@ import { createRecordStore, type RecordStore } from './store';
 
 export { createJobEvents, type JobEvents } from './events';
 export {
-  createScoutStore, decodeScoutCursor, SCOUT_RETENTION_DAYS, scopeKey, scoutSummaryLine, topicOf,
-  type ReserveOutcome, type ScoutCaps, type ScoutRecord, type ScoutRemaining, type ScoutReportStatus, type ScoutReservation, type ScoutState, type ScoutStore, type ScoutSummary,
+  createScoutStore,
+  decodeScoutCursor,
+  SCOUT_RETENTION_DAYS,
+  scopeKey,
+  scoutSummaryLine,
+  topicOf,
+  type ReserveOutcome,
+  type ScoutCaps,
+  type ScoutRecord,
+  type ScoutRemaining,
+  type ScoutReportStatus,
+  type ScoutReservation,
+  type ScoutState,
+  type ScoutStore,
+  type ScoutSummary,
 } from './scouts';
 export { dialectOf, openRecordDb, type Dialect, type RecordDb, type RecordLocation } from './db';
-export { createRecordStore, decodeCursor, type ArchiveInput, type JobRecord, type PruneOutcome, type ReportFilter, type RecordStore } from './store';
+export {
+  createRecordStore,
+  decodeCursor,
+  type ArchiveInput,
+  type JobRecord,
+  type PruneOutcome,
+  type ReportFilter,
+  type RecordStore,
+} from './store';
 
 /** Where the configuration puts the record. */
 export function recordLocation(config: Pick<Config, 'DELEGATE_DATABASE_URL' | 'DELEGATE_RECORD_FILE'>): RecordLocation {

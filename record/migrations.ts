@@ -119,7 +119,10 @@ export async function migrate<DB>(db: Kysely<DB>, dialect: Dialect, migrations: 
       await sql.raw('COMMIT').execute(conn);
       return applied;
     } catch (err) {
-      await sql.raw('ROLLBACK').execute(conn).catch(() => undefined);
+      await sql
+        .raw('ROLLBACK')
+        .execute(conn)
+        .catch(() => undefined);
       throw err;
     }
   });

@@ -48,10 +48,15 @@ const CODE_LIKE = /[a-z][A-Z]|\w_\w|\w\.\w|\w\/\w|^\/\w/;
  * "How does the retry policy work for webhooks?" → `retry policy`.
  */
 export function topicOf(question: string): string {
-  const tokens = question.split(/\s+/).map((t) => t.replace(/^[^\w/]+|\W+$/g, '')).filter(Boolean);
+  const tokens = question
+    .split(/\s+/)
+    .map((t) => t.replace(/^[^\w/]+|\W+$/g, ''))
+    .filter(Boolean);
   const code = tokens.find((t) => t.length >= 4 && CODE_LIKE.test(t));
   if (code) return code.slice(0, TOPIC_CHARS);
-  const words = tokens.flatMap((t) => t.toLowerCase().split(/[^\p{L}\p{N}-]+/u)).filter((w) => /\p{L}/u.test(w) && w.length >= 3 && !STOP.has(w));
+  const words = tokens
+    .flatMap((t) => t.toLowerCase().split(/[^\p{L}\p{N}-]+/u))
+    .filter((w) => /\p{L}/u.test(w) && w.length >= 3 && !STOP.has(w));
   return words.length ? words.slice(0, 2).join(' ').slice(0, TOPIC_CHARS) : 'other';
 }
 

@@ -92,7 +92,8 @@ export function encodeScoutCursor(createdAt: number, id: string): string {
 export function decodeScoutCursor(cursor: string): { createdAt: number; id: string } | undefined {
   try {
     const v: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString());
-    if (Array.isArray(v) && v.length === 2 && Number.isSafeInteger(v[0]) && typeof v[1] === 'string') return { createdAt: v[0] as number, id: v[1] };
+    if (Array.isArray(v) && v.length === 2 && Number.isSafeInteger(v[0]) && typeof v[1] === 'string')
+      return { createdAt: v[0] as number, id: v[1] };
   } catch {
     // not JSON: not ours
   }
@@ -100,11 +101,23 @@ export function decodeScoutCursor(cursor: string): { createdAt: number; id: stri
 }
 
 const toRecord = (r: ScoutsTable): ScoutRecord => ({
-  tenant: r.tenant, id: r.id, parentAgent: r.parent_agent, parentSessionId: r.parent_session_id, featureSlug: r.feature_slug,
-  question: r.question, scopePaths: JSON.parse(r.scope) as string[], scopeKey: r.scope_key, excerpt: r.excerpt, jobId: r.job_id,
-  state: r.state as ScoutState, report: r.report === null ? null : (JSON.parse(r.report) as unknown), reportStatus: r.report_status as ScoutReportStatus | null,
-  tokens: r.tokens === null ? null : Number(r.tokens), createdAt: Number(r.created_at),
-  committedAt: r.committed_at === null ? null : Number(r.committed_at), failedAt: r.failed_at === null ? null : Number(r.failed_at),
+  tenant: r.tenant,
+  id: r.id,
+  parentAgent: r.parent_agent,
+  parentSessionId: r.parent_session_id,
+  featureSlug: r.feature_slug,
+  question: r.question,
+  scopePaths: JSON.parse(r.scope) as string[],
+  scopeKey: r.scope_key,
+  excerpt: r.excerpt,
+  jobId: r.job_id,
+  state: r.state as ScoutState,
+  report: r.report === null ? null : (JSON.parse(r.report) as unknown),
+  reportStatus: r.report_status as ScoutReportStatus | null,
+  tokens: r.tokens === null ? null : Number(r.tokens),
+  createdAt: Number(r.created_at),
+  committedAt: r.committed_at === null ? null : Number(r.committed_at),
+  failedAt: r.failed_at === null ? null : Number(r.failed_at),
 });
 
 /** The scouts part of the record, over the same database as `createRecordStore`. */
@@ -128,7 +141,10 @@ export function createScoutStore({ db, dialect }: RecordDb) {
         await sql.raw('COMMIT').execute(conn);
         return out;
       } catch (err) {
-        await sql.raw('ROLLBACK').execute(conn).catch(() => undefined);
+        await sql
+          .raw('ROLLBACK')
+          .execute(conn)
+          .catch(() => undefined);
         throw err;
       }
     });
@@ -139,8 +155,11 @@ export function createScoutStore({ db, dialect }: RecordDb) {
     const rows = await q
       .selectFrom('scouts')
       .select((eb) => ['scope_key', eb.fn.countAll<number>().as('n')])
-      .where('tenant', '=', tenant).where('parent_session_id', '=', session).where('state', 'in', HOLDING)
-      .groupBy('scope_key').execute();
+      .where('tenant', '=', tenant)
+      .where('parent_session_id', '=', session)
+      .where('state', 'in', HOLDING)
+      .groupBy('scope_key')
+      .execute();
     return { session: rows.reduce((a, r) => a + Number(r.n), 0), scope: Number(rows.find((r) => r.scope_key === key)?.n ?? 0) };
   }
 
@@ -150,8 +169,18 @@ export function createScoutStore({ db, dialect }: RecordDb) {
   });
 
   /** Moves a dispatched scout to `state`; why not when it was not dispatched. */
-  async function settle(tenant: string, id: string, set: Partial<ScoutsTable>): Promise<{ done: true } | { done: false; reason: 'not_found' | 'already_committed' | 'failed' }> {
-    const r = await db.updateTable('scouts').set(set).where('tenant', '=', tenant).where('id', '=', id).where('state', '=', 'dispatched').executeTakeFirst();
+  async function settle(
+    tenant: string,
+    id: string,
+    set: Partial<ScoutsTable>,
+  ): Promise<{ done: true } | { done: false; reason: 'not_found' | 'already_committed' | 'failed' }> {
+    const r = await db
+      .updateTable('scouts')
+      .set(set)
+      .where('tenant', '=', tenant)
+      .where('id', '=', id)
+      .where('state', '=', 'dispatched')
+      .executeTakeFirst();
     if (Number(r.numUpdatedRows) > 0) return { done: true };
     const row = await db.selectFrom('scouts').select('state').where('tenant', '=', tenant).where('id', '=', id).executeTakeFirst();
     return { done: false, reason: !row ? 'not_found' : row.state === 'committed' ? 'already_committed' : 'failed' };
@@ -165,12 +194,28 @@ export function createScoutStore({ db, dialect }: RecordDb) {
         const t = await taken(q, tenant, row.parentSessionId, key);
         if (t.session >= caps.perSession) return { ok: false, cap: 'session', remaining: left(caps, t) };
         if (t.scope >= caps.perScope) return { ok: false, cap: 'scope', remaining: left(caps, t) };
-        await q.insertInto('scouts').values({
-          tenant, id: row.id, parent_agent: row.parentAgent, parent_session_id: row.parentSessionId, feature_slug: row.featureSlug,
-          question: noNul(row.question), scope_key: key, scope: JSON.stringify(row.scopePaths), excerpt: noNul(row.excerpt),
-          job_id: row.jobId ?? null, state: 'dispatched', report: null, report_status: null, tokens: null,
-          created_at: Math.floor(row.createdAt), committed_at: null, failed_at: null,
-        }).execute();
+        await q
+          .insertInto('scouts')
+          .values({
+            tenant,
+            id: row.id,
+            parent_agent: row.parentAgent,
+            parent_session_id: row.parentSessionId,
+            feature_slug: row.featureSlug,
+            question: noNul(row.question),
+            scope_key: key,
+            scope: JSON.stringify(row.scopePaths),
+            excerpt: noNul(row.excerpt),
+            job_id: row.jobId ?? null,
+            state: 'dispatched',
+            report: null,
+            report_status: null,
+            tokens: null,
+            created_at: Math.floor(row.createdAt),
+            committed_at: null,
+            failed_at: null,
+          })
+          .execute();
         return { ok: true, remaining: left(caps, { session: t.session + 1, scope: t.scope + 1 }) };
       });
     },
@@ -186,16 +231,37 @@ export function createScoutStore({ db, dialect }: RecordDb) {
     },
 
     /** Stores a dispatched scout's report, once: a second commit (or one after `fail`) changes nothing and says why. */
-    async commit(tenant: string, id: string, report: unknown, reportStatus: ScoutReportStatus, tokens: number | null, at: number)
-      : Promise<{ committed: true } | { committed: false; reason: 'not_found' | 'already_committed' | 'failed' }> {
-      const r = await settle(tenant, id, { state: 'committed', report: JSON.stringify(report ?? null), report_status: reportStatus, tokens, committed_at: Math.floor(at) });
+    async commit(
+      tenant: string,
+      id: string,
+      report: unknown,
+      reportStatus: ScoutReportStatus,
+      tokens: number | null,
+      at: number,
+    ): Promise<{ committed: true } | { committed: false; reason: 'not_found' | 'already_committed' | 'failed' }> {
+      const r = await settle(tenant, id, {
+        state: 'committed',
+        report: JSON.stringify(report ?? null),
+        report_status: reportStatus,
+        tokens,
+        committed_at: Math.floor(at),
+      });
       return r.done ? { committed: true } : { committed: false, reason: r.reason };
     },
 
     /** Marks a dispatched scout `error` (with its last report, if any): its place under the caps is freed. */
-    async fail(tenant: string, id: string, report: unknown, at: number)
-      : Promise<{ failed: true } | { failed: false; reason: 'not_found' | 'already_committed' | 'failed' }> {
-      const r = await settle(tenant, id, { state: 'error', report: report == null ? null : JSON.stringify(report), report_status: 'error', failed_at: Math.floor(at) });
+    async fail(
+      tenant: string,
+      id: string,
+      report: unknown,
+      at: number,
+    ): Promise<{ failed: true } | { failed: false; reason: 'not_found' | 'already_committed' | 'failed' }> {
+      const r = await settle(tenant, id, {
+        state: 'error',
+        report: report == null ? null : JSON.stringify(report),
+        report_status: 'error',
+        failed_at: Math.floor(at),
+      });
       return r.done ? { failed: true } : { failed: false, reason: r.reason };
     },
 
@@ -206,7 +272,10 @@ export function createScoutStore({ db, dialect }: RecordDb) {
     },
 
     /** A page of a tenant's scouts, newest first (ties by id, bytewise); `nextCursor` while more match. Throws on a cursor not ours. */
-    async list(tenant: string, f: { feature?: string; parentSessionId?: string; state?: ScoutState; limit: number; cursor?: string }): Promise<{ scouts: ScoutRecord[]; nextCursor: string | null }> {
+    async list(
+      tenant: string,
+      f: { feature?: string; parentSessionId?: string; state?: ScoutState; limit: number; cursor?: string },
+    ): Promise<{ scouts: ScoutRecord[]; nextCursor: string | null }> {
       let q = db.selectFrom('scouts').selectAll().where('tenant', '=', tenant);
       if (f.feature !== undefined) q = q.where('feature_slug', '=', f.feature);
       if (f.parentSessionId !== undefined) q = q.where('parent_session_id', '=', f.parentSessionId);
@@ -214,12 +283,21 @@ export function createScoutStore({ db, dialect }: RecordDb) {
       if (f.cursor !== undefined) {
         const at = decodeScoutCursor(f.cursor);
         if (!at) throw new TypeError('not a scout page cursor');
-        q = q.where((eb) => eb.or([eb('created_at', '<', at.createdAt), eb.and([eb('created_at', '=', at.createdAt), eb(idBytes, '<', at.id)])]));
+        q = q.where((eb) =>
+          eb.or([eb('created_at', '<', at.createdAt), eb.and([eb('created_at', '=', at.createdAt), eb(idBytes, '<', at.id)])]),
+        );
       }
-      const rows = await q.orderBy('created_at', 'desc').orderBy(idBytes, 'desc').limit(f.limit + 1).execute();
+      const rows = await q
+        .orderBy('created_at', 'desc')
+        .orderBy(idBytes, 'desc')
+        .limit(f.limit + 1)
+        .execute();
       const page = rows.slice(0, f.limit);
       const last = page.at(-1);
-      return { scouts: page.map(toRecord), nextCursor: rows.length > f.limit && last ? encodeScoutCursor(Number(last.created_at), last.id) : null };
+      return {
+        scouts: page.map(toRecord),
+        nextCursor: rows.length > f.limit && last ? encodeScoutCursor(Number(last.created_at), last.id) : null,
+      };
     },
 
     /** Counts of the tenant's scouts created in [from, to): dispatched, committed, per parent session, top topics. */
@@ -227,9 +305,20 @@ export function createScoutStore({ db, dialect }: RecordDb) {
       const period = db.selectFrom('scouts').where('tenant', '=', tenant).where('created_at', '>=', from).where('created_at', '<', to);
       const sessions = await period
         .select((eb) => ['parent_session_id', 'parent_agent', eb.fn.countAll<number>().as('n')])
-        .groupBy(['parent_session_id', 'parent_agent']).orderBy('n', 'desc').orderBy('parent_session_id').orderBy('parent_agent').execute();
-      const committed = await period.select((eb) => eb.fn.countAll<number>().as('n')).where('state', '=', 'committed').executeTakeFirstOrThrow();
-      const features = await period.select((eb) => ['feature_slug', eb.fn.countAll<number>().as('n')]).where('feature_slug', 'is not', null).groupBy('feature_slug').execute();
+        .groupBy(['parent_session_id', 'parent_agent'])
+        .orderBy('n', 'desc')
+        .orderBy('parent_session_id')
+        .orderBy('parent_agent')
+        .execute();
+      const committed = await period
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('state', '=', 'committed')
+        .executeTakeFirstOrThrow();
+      const features = await period
+        .select((eb) => ['feature_slug', eb.fn.countAll<number>().as('n')])
+        .where('feature_slug', 'is not', null)
+        .groupBy('feature_slug')
+        .execute();
       // a question's topic is computed here, not in SQL: the rule (scout-text.ts) is the same on both stores
       const questions = await period.select('question').where('feature_slug', 'is', null).execute();
       const topics = new Map<string, number>();
@@ -239,14 +328,21 @@ export function createScoutStore({ db, dialect }: RecordDb) {
         dispatched: sessions.reduce((a, r) => a + Number(r.n), 0),
         committed: Number(committed.n),
         perSession: sessions.map((r) => ({ parentSessionId: r.parent_session_id, parentAgent: r.parent_agent, count: Number(r.n) })),
-        topTopics: [...topics].map(([topic, count]) => ({ topic, count })).sort((a, b) => b.count - a.count || (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : 0)).slice(0, topTopics),
+        topTopics: [...topics]
+          .map(([topic, count]) => ({ topic, count }))
+          .sort((a, b) => b.count - a.count || (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : 0))
+          .slice(0, topTopics),
       };
     },
 
     /** Deletes (or, dry, counts) every tenant's scouts without a feature created before `before`; scouts with a feature are never pruned. */
     async prune(o: { before: number; dryRun: boolean }): Promise<{ dryRun: boolean; scouts: number }> {
       const doomed = db.selectFrom('scouts').where('feature_slug', 'is', null).where('created_at', '<', o.before);
-      if (o.dryRun) return { dryRun: true, scouts: Number((await doomed.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n) };
+      if (o.dryRun)
+        return {
+          dryRun: true,
+          scouts: Number((await doomed.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n),
+        };
       const r = await db.deleteFrom('scouts').where('feature_slug', 'is', null).where('created_at', '<', o.before).executeTakeFirst();
       return { dryRun: false, scouts: Number(r.numDeletedRows) };
     },

@@ -33,7 +33,9 @@ export interface ArchiveInput {
 }
 
 /** One archived job as the API reads it back: what was archived, its labels always present. */
-export type JobRecord = Pick<ArchiveInput, 'tenant' | 'jobId' | 'workflowId' | 'specHash' | 'startedAt' | 'closedAt' | 'result'> & { labels: Record<string, string> };
+export type JobRecord = Pick<ArchiveInput, 'tenant' | 'jobId' | 'workflowId' | 'specHash' | 'startedAt' | 'closedAt' | 'result'> & {
+  labels: Record<string, string>;
+};
 
 /** Filters of a search of one tenant's record. */
 export interface ReportFilter {
@@ -94,7 +96,14 @@ const hasLabels = (labels: string[]) => (eb: ExpressionBuilder<RecordTables, 'jo
   eb.and(
     labels.map((l) => {
       const at = l.indexOf('=');
-      return eb.exists(eb.selectFrom('job_labels').select('job').whereRef('job_labels.job', '=', 'jobs.id').where('key', '=', l.slice(0, at)).where('value', '=', l.slice(at + 1)));
+      return eb.exists(
+        eb
+          .selectFrom('job_labels')
+          .select('job')
+          .whereRef('job_labels.job', '=', 'jobs.id')
+          .where('key', '=', l.slice(0, at))
+          .where('value', '=', l.slice(at + 1)),
+      );
     }),
   );
 
@@ -147,18 +156,44 @@ export function createRecordStore(rdb: RecordDb, { sparseText = SPARSE }: { spar
     async archive(input: ArchiveInput, beforeCommit?: () => Promise<void>): Promise<{ created: boolean; bytes: number }> {
       const { result } = input;
       const stored = JSON.stringify({ ...result, results: [] });
-      const subtasks = result.results.map((r, idx) => ({ idx, task_id: r.id, agent_id: r.agentId, status: r.status, result: JSON.stringify(r) }));
-      const digest = noNul(result.results.map((r) => r.summary.trim()).filter(Boolean).join(' · ').slice(0, DIGEST_CHARS));
+      const subtasks = result.results.map((r, idx) => ({
+        idx,
+        task_id: r.id,
+        agent_id: r.agentId,
+        status: r.status,
+        result: JSON.stringify(r),
+      }));
+      const digest = noNul(
+        result.results
+          .map((r) => r.summary.trim())
+          .filter(Boolean)
+          .join(' · ')
+          .slice(0, DIGEST_CHARS),
+      );
       const text = searchText([input.objective, ...(input.questions ?? []), ...result.results.map((r) => r.summary)]);
       const m = result.metrics;
       return db.transaction().execute(async (trx) => {
         const row = await trx
           .insertInto('jobs')
           .values({
-            tenant: input.tenant, job_id: input.jobId, workflow_id: input.workflowId, spec_hash: input.specHash,
-            pattern: result.pattern, status: result.status, started_at: input.startedAt, closed_at: input.closedAt, archived_at: Date.now(),
-            objective: input.objective === undefined ? null : noNul(input.objective), labels: JSON.stringify(input.labels ?? {}), subtasks: result.results.length,
-            cost_micros: toMicros(m.costUsd), tokens: m.tokens, tool_calls: m.toolCalls, digest, result: stored, search_text: text,
+            tenant: input.tenant,
+            job_id: input.jobId,
+            workflow_id: input.workflowId,
+            spec_hash: input.specHash,
+            pattern: result.pattern,
+            status: result.status,
+            started_at: input.startedAt,
+            closed_at: input.closedAt,
+            archived_at: Date.now(),
+            objective: input.objective === undefined ? null : noNul(input.objective),
+            labels: JSON.stringify(input.labels ?? {}),
+            subtasks: result.results.length,
+            cost_micros: toMicros(m.costUsd),
+            tokens: m.tokens,
+            tool_calls: m.toolCalls,
+            digest,
+            result: stored,
+            search_text: text,
           })
           .onConflict((oc) => oc.columns(['tenant', 'job_id']).doNothing())
           .returning('id')
@@ -168,9 +203,23 @@ export function createRecordStore(rdb: RecordDb, { sparseText = SPARSE }: { spar
         const common = { job, tenant: input.tenant, closed_at: input.closedAt };
         const labels = Object.entries(input.labels ?? {}).map(([key, value]) => ({ ...common, key, value }));
         if (labels.length) await trx.insertInto('job_labels').values(labels).execute();
-        const agents = [...spendByAgent(result.results)].map(([agent_id, a]) => ({ ...common, agent_id, subtasks: a.subtasks, cost_micros: a.micros, tokens: a.tokens }));
-        for (let i = 0; i < agents.length; i += CHUNK) await trx.insertInto('job_agents').values(agents.slice(i, i + CHUNK)).execute();
-        for (let i = 0; i < subtasks.length; i += CHUNK) await trx.insertInto('job_subtasks').values(subtasks.slice(i, i + CHUNK).map((s) => ({ job, ...s }))).execute();
+        const agents = [...spendByAgent(result.results)].map(([agent_id, a]) => ({
+          ...common,
+          agent_id,
+          subtasks: a.subtasks,
+          cost_micros: a.micros,
+          tokens: a.tokens,
+        }));
+        for (let i = 0; i < agents.length; i += CHUNK)
+          await trx
+            .insertInto('job_agents')
+            .values(agents.slice(i, i + CHUNK))
+            .execute();
+        for (let i = 0; i < subtasks.length; i += CHUNK)
+          await trx
+            .insertInto('job_subtasks')
+            .values(subtasks.slice(i, i + CHUNK).map((s) => ({ job, ...s })))
+            .execute();
         await beforeCommit?.();
         const bytes = [stored, text, digest, ...subtasks.map((s) => s.result)].reduce((n, s) => n + Buffer.byteLength(s), 0);
         return { created: true, bytes };
@@ -179,7 +228,12 @@ export function createRecordStore(rdb: RecordDb, { sparseText = SPARSE }: { spar
 
     /** The spec hash of an archived job (idempotency), without reading its result. */
     async specHashOf(tenant: string, jobId: string): Promise<{ specHash: string | null } | undefined> {
-      const row = await db.selectFrom('jobs').select('spec_hash').where('tenant', '=', tenant).where('job_id', '=', jobId).executeTakeFirst();
+      const row = await db
+        .selectFrom('jobs')
+        .select('spec_hash')
+        .where('tenant', '=', tenant)
+        .where('job_id', '=', jobId)
+        .executeTakeFirst();
       return row && { specHash: row.spec_hash };
     },
 
@@ -196,8 +250,14 @@ export function createRecordStore(rdb: RecordDb, { sparseText = SPARSE }: { spar
       // `results` was stored empty in its place: the spread keeps the result's key order
       const result = { ...(JSON.parse(row.result) as JobResult), results: subs.map((s) => JSON.parse(s.result) as TaskResult) };
       return {
-        tenant, jobId, workflowId: row.workflow_id, specHash: row.spec_hash, startedAt: row.started_at, closedAt: row.closed_at,
-        labels: JSON.parse(row.labels) as Record<string, string>, result,
+        tenant,
+        jobId,
+        workflowId: row.workflow_id,
+        specHash: row.spec_hash,
+        startedAt: row.started_at,
+        closedAt: row.closed_at,
+        labels: JSON.parse(row.labels) as Record<string, string>,
+        result,
       };
     },
 
@@ -205,13 +265,22 @@ export function createRecordStore(rdb: RecordDb, { sparseText = SPARSE }: { spar
      * Finished jobs of a tenant, newest start first, ties by job id (bytewise, as the API
      * compares them): the job list's finished half, from after `after` on.
      */
-    async listFinished(tenant: string, f: { pattern?: string; status?: string; label?: string[]; after?: { startedAt: number; jobId: string }; limit: number }) {
+    async listFinished(
+      tenant: string,
+      f: { pattern?: string; status?: string; label?: string[]; after?: { startedAt: number; jobId: string }; limit: number },
+    ) {
       let q = db.selectFrom('jobs').select(['job_id', 'workflow_id', 'status', 'pattern', 'started_at']).where('tenant', '=', tenant);
       if (f.pattern) q = q.where('pattern', '=', f.pattern);
       if (f.status) q = q.where('status', '=', f.status);
       if (f.label?.length) q = q.where(hasLabels(f.label));
       const after = f.after;
-      if (after) q = q.where((eb) => eb.or([eb('started_at', '<', after.startedAt), eb.and([eb('started_at', '=', after.startedAt), eb(jobIdBytes, '<', after.jobId)])]));
+      if (after)
+        q = q.where((eb) =>
+          eb.or([
+            eb('started_at', '<', after.startedAt),
+            eb.and([eb('started_at', '=', after.startedAt), eb(jobIdBytes, '<', after.jobId)]),
+          ]),
+        );
       return q.orderBy('started_at', 'desc').orderBy(jobIdBytes, 'desc').limit(f.limit).execute();
     },
 
@@ -226,7 +295,22 @@ export function createRecordStore(rdb: RecordDb, { sparseText = SPARSE }: { spar
     async search(tenant: string, f: ReportFilter): Promise<{ reports: Report[]; nextCursor: string | null }> {
       let q = db
         .selectFrom('jobs')
-        .select(['id', 'job_id', 'workflow_id', 'pattern', 'status', 'labels', 'objective', 'started_at', 'closed_at', 'subtasks', 'cost_micros', 'tokens', 'tool_calls', 'digest'])
+        .select([
+          'id',
+          'job_id',
+          'workflow_id',
+          'pattern',
+          'status',
+          'labels',
+          'objective',
+          'started_at',
+          'closed_at',
+          'subtasks',
+          'cost_micros',
+          'tokens',
+          'tool_calls',
+          'digest',
+        ])
         .where('tenant', '=', tenant);
       if (f.pattern) q = q.where('pattern', '=', f.pattern);
       if (f.status) q = q.where('status', '=', f.status);
@@ -235,23 +319,46 @@ export function createRecordStore(rdb: RecordDb, { sparseText = SPARSE }: { spar
       if (f.label?.length) q = q.where(hasLabels(f.label));
       if (f.agent) {
         const agent = f.agent;
-        q = q.where((eb) => eb.exists(eb.selectFrom('job_agents').select('job').whereRef('job_agents.job', '=', 'jobs.id').where('agent_id', '=', agent)));
+        q = q.where((eb) =>
+          eb.exists(eb.selectFrom('job_agents').select('job').whereRef('job_agents.job', '=', 'jobs.id').where('agent_id', '=', agent)),
+        );
       }
       const words = f.text ? tokens(f.text) : [];
       if (words.length) q = q.where(await textMatch(tenant, words));
       const at = f.cursor ? decodeCursor(f.cursor) : undefined;
-      if (at) q = q.where((eb) => eb.or([eb('closed_at', '<', at.closedAt), eb.and([eb('closed_at', '=', at.closedAt), eb('id', '<', at.id)])]));
-      const rows = await q.orderBy('closed_at', 'desc').orderBy('id', 'desc').limit(f.limit + 1).execute();
+      if (at)
+        q = q.where((eb) => eb.or([eb('closed_at', '<', at.closedAt), eb.and([eb('closed_at', '=', at.closedAt), eb('id', '<', at.id)])]));
+      const rows = await q
+        .orderBy('closed_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(f.limit + 1)
+        .execute();
       const page = rows.slice(0, f.limit);
       const agentRows = page.length
-        ? await db.selectFrom('job_agents').select(['job', 'agent_id']).where('job', 'in', page.map((r) => r.id)).orderBy('agent_id').execute()
+        ? await db
+            .selectFrom('job_agents')
+            .select(['job', 'agent_id'])
+            .where(
+              'job',
+              'in',
+              page.map((r) => r.id),
+            )
+            .orderBy('agent_id')
+            .execute()
         : [];
       const reports = page.map((r): Report => ({
-        jobId: r.job_id, workflowId: r.workflow_id, pattern: r.pattern as Pattern, status: r.status as JobOutcome,
-        labels: JSON.parse(r.labels) as Record<string, string>, ...(r.objective ? { objective: r.objective } : {}),
-        startedAt: new Date(r.started_at).toISOString(), closedAt: new Date(r.closed_at).toISOString(), subtasks: r.subtasks,
+        jobId: r.job_id,
+        workflowId: r.workflow_id,
+        pattern: r.pattern as Pattern,
+        status: r.status as JobOutcome,
+        labels: JSON.parse(r.labels) as Record<string, string>,
+        ...(r.objective ? { objective: r.objective } : {}),
+        startedAt: new Date(r.started_at).toISOString(),
+        closedAt: new Date(r.closed_at).toISOString(),
+        subtasks: r.subtasks,
         agents: agentRows.filter((a) => a.job === r.id).map((a) => a.agent_id),
-        spend: { costUsd: fromMicros(r.cost_micros), tokens: r.tokens, toolCalls: r.tool_calls }, digest: r.digest,
+        spend: { costUsd: fromMicros(r.cost_micros), tokens: r.tokens, toolCalls: r.tool_calls },
+        digest: r.digest,
       }));
       const last = page.at(-1);
       return { reports, nextCursor: rows.length > f.limit && last ? encodeCursor(last.closed_at, last.id) : null };
@@ -261,20 +368,47 @@ export function createRecordStore(rdb: RecordDb, { sparseText = SPARSE }: { spar
     async summary(tenant: string, from: number, to: number, topLabels = 10): Promise<ReportSummary> {
       const byStatus = await db
         .selectFrom('jobs')
-        .select((eb) => ['status', eb.fn.countAll<number>().as('jobs'), eb.fn.sum<number>('subtasks').as('subtasks'), eb.fn.sum<number>('cost_micros').as('micros'),
-          eb.fn.sum<number>('tokens').as('tokens'), eb.fn.sum<number>('tool_calls').as('tool_calls')])
-        .where('tenant', '=', tenant).where('closed_at', '>=', from).where('closed_at', '<', to)
-        .groupBy('status').orderBy('status').execute();
+        .select((eb) => [
+          'status',
+          eb.fn.countAll<number>().as('jobs'),
+          eb.fn.sum<number>('subtasks').as('subtasks'),
+          eb.fn.sum<number>('cost_micros').as('micros'),
+          eb.fn.sum<number>('tokens').as('tokens'),
+          eb.fn.sum<number>('tool_calls').as('tool_calls'),
+        ])
+        .where('tenant', '=', tenant)
+        .where('closed_at', '>=', from)
+        .where('closed_at', '<', to)
+        .groupBy('status')
+        .orderBy('status')
+        .execute();
       const byAgent = await db
         .selectFrom('job_agents')
-        .select((eb) => ['agent_id', eb.fn.sum<number>('subtasks').as('subtasks'), eb.fn.sum<number>('cost_micros').as('micros'), eb.fn.sum<number>('tokens').as('tokens')])
-        .where('tenant', '=', tenant).where('closed_at', '>=', from).where('closed_at', '<', to)
-        .groupBy('agent_id').orderBy('micros', 'desc').orderBy('agent_id').execute();
+        .select((eb) => [
+          'agent_id',
+          eb.fn.sum<number>('subtasks').as('subtasks'),
+          eb.fn.sum<number>('cost_micros').as('micros'),
+          eb.fn.sum<number>('tokens').as('tokens'),
+        ])
+        .where('tenant', '=', tenant)
+        .where('closed_at', '>=', from)
+        .where('closed_at', '<', to)
+        .groupBy('agent_id')
+        .orderBy('micros', 'desc')
+        .orderBy('agent_id')
+        .execute();
       const labels = await db
         .selectFrom('job_labels')
         .select((eb) => ['key', 'value', eb.fn.countAll<number>().as('jobs')])
-        .where('tenant', '=', tenant).where('closed_at', '>=', from).where('closed_at', '<', to)
-        .groupBy(['key', 'value']).orderBy('jobs', 'desc').orderBy('key').orderBy('value').limit(topLabels).execute();
+        .where('tenant', '=', tenant)
+        .where('closed_at', '>=', from)
+        .where('closed_at', '<', to)
+        .groupBy(['key', 'value'])
+        .orderBy('jobs', 'desc')
+        .orderBy('key')
+        .orderBy('value')
+        .limit(topLabels)
+        .execute();
       // PostgreSQL sums and counts bigints as numeric/int8: strings or numbers, made numbers here
       const n = (v: unknown) => Number(v ?? 0);
       const sum = (k: 'jobs' | 'subtasks' | 'micros' | 'tokens' | 'tool_calls') => byStatus.reduce((a, r) => a + n(r[k]), 0);
@@ -285,7 +419,12 @@ export function createRecordStore(rdb: RecordDb, { sparseText = SPARSE }: { spar
         subtasks: sum('subtasks'),
         spend: { costUsd: fromMicros(sum('micros')), tokens: sum('tokens'), toolCalls: sum('tool_calls') },
         byStatus: byStatus.map((r) => ({ status: r.status as JobOutcome, jobs: n(r.jobs), costUsd: fromMicros(n(r.micros)) })),
-        byAgent: byAgent.map((r) => ({ agentId: r.agent_id, subtasks: n(r.subtasks), costUsd: fromMicros(n(r.micros)), tokens: n(r.tokens) })),
+        byAgent: byAgent.map((r) => ({
+          agentId: r.agent_id,
+          subtasks: n(r.subtasks),
+          costUsd: fromMicros(n(r.micros)),
+          tokens: n(r.tokens),
+        })),
         topLabels: labels.map((r) => ({ label: `${r.key}=${r.value}`, jobs: n(r.jobs) })),
       };
     },
@@ -294,12 +433,24 @@ export function createRecordStore(rdb: RecordDb, { sparseText = SPARSE }: { spar
      * Deletes (or, dry, lists) every tenant's jobs finished before `before`, except those
      * with a label key in `keepLabels`; in batches, each its own transaction, `onBatch` after each.
      */
-    async prune(o: { before: number; keepLabels: string[]; dryRun: boolean; batch?: number; onBatch?: (deleted: number) => void }): Promise<PruneOutcome> {
+    async prune(o: {
+      before: number;
+      keepLabels: string[];
+      dryRun: boolean;
+      batch?: number;
+      onBatch?: (deleted: number) => void;
+    }): Promise<PruneOutcome> {
       const batch = o.batch ?? 500;
       const doomed = () => {
         let q = db.selectFrom('jobs').where('closed_at', '<', o.before);
         if (o.keepLabels.length) {
-          q = q.where((eb) => eb.not(eb.exists(eb.selectFrom('job_labels').select('job').whereRef('job_labels.job', '=', 'jobs.id').where('key', 'in', o.keepLabels))));
+          q = q.where((eb) =>
+            eb.not(
+              eb.exists(
+                eb.selectFrom('job_labels').select('job').whereRef('job_labels.job', '=', 'jobs.id').where('key', 'in', o.keepLabels),
+              ),
+            ),
+          );
         }
         return q;
       };
@@ -307,7 +458,9 @@ export function createRecordStore(rdb: RecordDb, { sparseText = SPARSE }: { spar
         await doomed().select(['tenant', 'job_id', 'closed_at']).orderBy('closed_at').orderBy('id').limit(PRUNE_LISTED).execute()
       ).map((r) => ({ tenant: r.tenant, jobId: r.job_id, closedAt: new Date(r.closed_at).toISOString() }));
       if (o.dryRun) {
-        const { jobs } = await doomed().select((eb) => eb.fn.countAll<number>().as('jobs')).executeTakeFirstOrThrow();
+        const { jobs } = await doomed()
+          .select((eb) => eb.fn.countAll<number>().as('jobs'))
+          .executeTakeFirstOrThrow();
         return { dryRun: true, jobs: Number(jobs), listed };
       }
       let deleted = 0;
@@ -317,7 +470,10 @@ export function createRecordStore(rdb: RecordDb, { sparseText = SPARSE }: { spar
         if (!ids.length) break;
         // child rows go with their job (ON DELETE CASCADE), the FTS index through its trigger, its live events here
         await db.transaction().execute(async (trx) => {
-          await trx.deleteFrom('job_events').where((eb) => eb.or(rows.map((r) => eb.and([eb('tenant', '=', r.tenant), eb('job_id', '=', r.job_id)])))).execute();
+          await trx
+            .deleteFrom('job_events')
+            .where((eb) => eb.or(rows.map((r) => eb.and([eb('tenant', '=', r.tenant), eb('job_id', '=', r.job_id)]))))
+            .execute();
           await trx.deleteFrom('jobs').where('id', 'in', ids).execute();
         });
         deleted += ids.length;

@@ -12,11 +12,12 @@ export const TOKEN_MAX = 200;
 
 /** Lower-case words of letters and digits, accents folded ("Café-v2.1" → cafe, v2, 1), each at most `TOKEN_MAX` characters. */
 export function tokens(text: string): string[] {
-  const words = text
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
-    .toLowerCase()
-    .match(/[\p{L}\p{N}]+/gu) ?? [];
+  const words =
+    text
+      .normalize('NFKD')
+      .replace(/\p{M}/gu, '')
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? [];
   // by code point: a cut never splits a surrogate pair
   return words.map((w) => (w.length > TOKEN_MAX ? Array.from(w).slice(0, TOKEN_MAX).join('') : w));
 }

@@ -22,7 +22,11 @@ export async function wholeResult(client: Client, r: JobResult, onFetched?: () =
     await Promise.all(
       todo.slice(i, i + FETCH_AT_ONCE).map(async (b) => {
         if (b.kind === 'subtask') tasks.set(b.id, await client.workflow.getHandle<typeof subtask>(b.workflowId).result());
-        else jobs.set(b.id, await wholeResult(client, await client.workflow.getHandle<typeof delegationJob>(b.workflowId).result(), onFetched));
+        else
+          jobs.set(
+            b.id,
+            await wholeResult(client, await client.workflow.getHandle<typeof delegationJob>(b.workflowId).result(), onFetched),
+          );
       }),
     );
     onFetched?.();

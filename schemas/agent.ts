@@ -36,7 +36,9 @@ export const HttpAgentConfigSchema = z
     url: z.url({ protocol: /^https?$/ }),
     headers: z.record(z.string(), z.string()).default({}).describe('sent with every step; "${VAR}" is read from the environment'),
     capabilities: z.array(z.string()).default([]),
-    pool: PoolNameSchema.optional().describe("its steps run on this pool's own task queue, served by the workers that host the pool (DELEGATE_POOLS)"),
+    pool: PoolNameSchema.optional().describe(
+      "its steps run on this pool's own task queue, served by the workers that host the pool (DELEGATE_POOLS)",
+    ),
     inputSchema: z.record(z.string(), z.unknown()).default({ type: 'object' }).describe('JSON Schema of params'),
     outputSchema: z.record(z.string(), z.unknown()).optional(),
     timeoutSeconds: z.number().positive().max(86_400).default(60),
@@ -67,15 +69,21 @@ export const LlmAgentConfigSchema = z
     apiKey: z.string().optional().describe('"${VAR}" is read from the environment'),
     systemPrompt: z.string().default('You are a careful research agent. Answer the question; use the tools you are given when they help.'),
     maxTokensPerStep: z.number().int().positive().default(1024),
-    pricing: z.strictObject({ inputPerMTok: z.number().nonnegative().default(0), outputPerMTok: z.number().nonnegative().default(0) }).default({ inputPerMTok: 0, outputPerMTok: 0 }),
+    pricing: z
+      .strictObject({ inputPerMTok: z.number().nonnegative().default(0), outputPerMTok: z.number().nonnegative().default(0) })
+      .default({ inputPerMTok: 0, outputPerMTok: 0 }),
     capabilities: z.array(z.string()).default([]),
-    pool: PoolNameSchema.optional().describe("its steps run on this pool's own task queue, served by the workers that host the pool (DELEGATE_POOLS)"),
+    pool: PoolNameSchema.optional().describe(
+      "its steps run on this pool's own task queue, served by the workers that host the pool (DELEGATE_POOLS)",
+    ),
     tools: z.array(LlmToolSchema).default([]).describe('offered to the model only when the task scope allows them'),
     hostTools: z
       .array(z.enum(['read_file', 'grep']))
       .max(2)
       .default([])
-      .describe('the code scout\'s tools, run by the worker on the files of params.paths under its scout root; offered only when the task scope allows them'),
+      .describe(
+        "the code scout's tools, run by the worker on the files of params.paths under its scout root; offered only when the task scope allows them",
+      ),
     inputSchema: z.record(z.string(), z.unknown()).default({ type: 'object' }),
     outputSchema: z.record(z.string(), z.unknown()).optional(),
     timeoutSeconds: z.number().positive().max(86_400).default(120),

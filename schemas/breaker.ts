@@ -40,7 +40,10 @@ export type BreakerSettings = z.infer<typeof BreakerSettingsSchema>;
 export const DEFAULT_BREAKER_SETTINGS: BreakerSettings = { failures: 5, cooldownMs: 30_000 };
 
 /** The breaker's settings as the deployment's configuration gives them (the API and the workers must agree). */
-export function breakerSettingsOf(config: { DELEGATE_BREAKER_FAILURES: number; DELEGATE_BREAKER_COOLDOWN_SECONDS: number }): BreakerSettings {
+export function breakerSettingsOf(config: {
+  DELEGATE_BREAKER_FAILURES: number;
+  DELEGATE_BREAKER_COOLDOWN_SECONDS: number;
+}): BreakerSettings {
   return { failures: config.DELEGATE_BREAKER_FAILURES, cooldownMs: Math.round(config.DELEGATE_BREAKER_COOLDOWN_SECONDS * 1000) };
 }
 

@@ -13,7 +13,6 @@ function amount(axis: BudgetAxis, positive: boolean): z.ZodNumber {
   return n.max(row.max);
 }
 
-
 /** A budget's shape: each axis optional (absent = unlimited), described as the table says. */
 export function budgetShape() {
   return shapeOf(BUDGET_AXES, (a) => {

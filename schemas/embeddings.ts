@@ -9,8 +9,6 @@ export type EmbeddingsRequest = z.infer<typeof EmbeddingsRequestSchema>;
 
 /** What such an endpoint answers: one vector per input, `index` saying which. */
 export const EmbeddingsResponseSchema = z.object({
-  data: z
-    .array(z.object({ index: z.number().int().min(0), embedding: z.array(z.number()).min(1) }))
-    .min(1),
+  data: z.array(z.object({ index: z.number().int().min(0), embedding: z.array(z.number()).min(1) })).min(1),
 });
 export type EmbeddingsResponse = z.infer<typeof EmbeddingsResponseSchema>;

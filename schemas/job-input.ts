@@ -19,7 +19,12 @@ export const JobInputSchema = z.object({
   depth: z.number().int().min(0).max(10).optional(),
   maxDepth: z.number().int().min(0).max(10).optional(),
   allocation: BudgetSchema.optional(),
-  agentQueue: z.string().min(1).max(200).regex(/^[A-Za-z0-9_.:@-]+$/, 'a task queue name').optional(),
+  agentQueue: z
+    .string()
+    .min(1)
+    .max(200)
+    .regex(/^[A-Za-z0-9_.:@-]+$/, 'a task queue name')
+    .optional(),
 });
 
 /** Field paths and messages of an invalid job input (empty when valid). */

@@ -9,7 +9,10 @@ export const JobListItemSchema = z
     jobId: z.string(),
     workflowId: z.string(),
     state: JobStateSchema,
-    status: z.union([z.literal('running'), JobOutcomeSchema]).optional().describe('`running`, then the outcome'),
+    status: z
+      .union([z.literal('running'), JobOutcomeSchema])
+      .optional()
+      .describe('`running`, then the outcome'),
     pattern: PatternSchema.optional(),
     startedAt: z.string().describe('ISO 8601; the listing is ordered by it, newest first'),
   })

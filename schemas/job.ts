@@ -15,7 +15,7 @@ const StringList = z.array(z.string().max(4000)).max(100);
 /** A task dispatched to a specialist role: the role and task type, and the dynamic task the host holds back until bootstrap. */
 const roleTaskShape = {
   role: z.string().min(1).max(64).optional().describe('dispatch to this role (agents file `roles`) instead of naming an agent'),
-  taskType: z.string().min(1).max(64).optional().describe('with role: one of the role\'s task types (its outputKinds keys)'),
+  taskType: z.string().min(1).max(64).optional().describe("with role: one of the role's task types (its outputKinds keys)"),
   completionCriteria: StringList.optional().describe('with role: when the child is done'),
   authority: z.string().min(1).max(1000).optional().describe('with role: what the child may decide or change'),
   subject: z.string().min(1).max(500).optional().describe('with role: what a review reviews; the host checks the review names it'),
@@ -26,7 +26,7 @@ export const MAX_FALLBACKS = 8;
 /** The subtask contract: one specific question handed to one agent (or a nested job). */
 export const TaskSpecSchema = z
   .strictObject({
-    contract: z.literal('delegate').optional().describe('the contract this task is written in: Delegate\'s own (the default)'),
+    contract: z.literal('delegate').optional().describe("the contract this task is written in: Delegate's own (the default)"),
     id: IdSchema.describe('unique in the job, e.g. "sub_1"'),
     question: z.string().trim().min(1).max(50_000),
     rationale: z.string().max(10_000).optional(),
@@ -36,7 +36,9 @@ export const TaskSpecSchema = z
       .array(z.string().min(1).max(128))
       .max(MAX_FALLBACKS)
       .optional()
-      .describe('agent ids tried in order when the agent\'s circuit is open or it fails for good, within the same budget; a { capability } task without it falls back on the capability\'s other agents'),
+      .describe(
+        "agent ids tried in order when the agent's circuit is open or it fails for good, within the same budget; a { capability } task without it falls back on the capability's other agents",
+      ),
     scope: z.array(z.string().min(1).max(128)).max(100).optional().describe('tool allowlist; default none'),
     contextSeed: z.array(EvidenceSchema).max(1000).optional(),
     constraints: StringList.optional(),
@@ -52,8 +54,10 @@ export const TaskSpecSchema = z
       .describe('when the budget runs out before the agent is done, wait this long for a top-up before halting (default 0)'),
     retry: RetrySchema.optional(),
     outputSchema: OutputSchemaSchema.optional(),
-    priority: PrioritySchema.optional().describe('1 (most urgent) to 5 (bulk); default: the job\'s'),
-    research: ResearchMarkerSchema.optional().describe('set for a task written in the research-subtask contract: its result carries the contract\'s output'),
+    priority: PrioritySchema.optional().describe("1 (most urgent) to 5 (bulk); default: the job's"),
+    research: ResearchMarkerSchema.optional().describe(
+      "set for a task written in the research-subtask contract: its result carries the contract's output",
+    ),
     ...roleTaskShape,
     get job(): z.ZodOptional<typeof JobSpecObject> {
       return JobSpecObject.optional();
@@ -80,8 +84,17 @@ export type Aggregation = z.infer<typeof AggregationSchema>;
 /** Vote options. */
 export const VoteOptionsSchema = z.strictObject({
   strategy: z.enum(['majority', 'weighted', 'unanimous']).default('majority'),
-  key: z.string().max(1000).regex(/^(\/.*)?$/, 'a JSON pointer ("" or starting with "/")').optional(),
-  threshold: z.number().min(0.5).lt(1).optional().describe('weighted: the share of the weight cast a winner must pass (default 0.5: more than half)'),
+  key: z
+    .string()
+    .max(1000)
+    .regex(/^(\/.*)?$/, 'a JSON pointer ("" or starting with "/")')
+    .optional(),
+  threshold: z
+    .number()
+    .min(0.5)
+    .lt(1)
+    .optional()
+    .describe('weighted: the share of the weight cast a winner must pass (default 0.5: more than half)'),
 });
 export type VoteOptions = z.infer<typeof VoteOptionsSchema>;
 
@@ -102,14 +115,28 @@ const JobSpecObject = z.strictObject({
   vote: VoteOptionsSchema.optional(),
   pipeline: PipelineOptionsSchema.optional(),
   budget: BudgetSchema.optional(),
-  priority: PrioritySchema.optional().describe('1 (most urgent) to 5 (bulk), the default of its tasks; default: the parent task\'s, else 3'),
+  priority: PrioritySchema.optional().describe("1 (most urgent) to 5 (bulk), the default of its tasks; default: the parent task's, else 3"),
   maxParallel: z.number().int().min(1).max(1000).optional(),
   // https, or http to loopback where a deployment allows it: the API checks the policy at
   // submission, the webhook sender again at connect time
-  callbackUrl: z.url({ protocol: /^https?$/ }).max(2048).optional(),
+  callbackUrl: z
+    .url({ protocol: /^https?$/ })
+    .max(2048)
+    .optional(),
   labels: z.record(LabelKeySchema, LabelValueSchema).optional(),
-  model: z.string().min(1).max(200).optional().describe('the job\'s current model: its llm children run on it (POST /v1/jobs/:jobId/model changes it mid-run)'),
-  maxOutputTokens: z.number().int().positive().max(1_000_000).optional().describe('output-token cap of one model turn of any llm child; a role\'s lower cap stays'),
+  model: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe("the job's current model: its llm children run on it (POST /v1/jobs/:jobId/model changes it mid-run)"),
+  maxOutputTokens: z
+    .number()
+    .int()
+    .positive()
+    .max(1_000_000)
+    .optional()
+    .describe("output-token cap of one model turn of any llm child; a role's lower cap stays"),
 });
 type JobSpecShape = z.infer<typeof JobSpecObject>;
 
@@ -130,12 +157,14 @@ export const PATTERN_TASK_CAPS = { fanout: 10_000, pipeline: 1000, vote: 1000 } 
 function checkRoleTask(t: z.infer<typeof TaskSpecSchema>, ctx: z.RefinementCtx, at: (string | number)[]): void {
   if (t.role === undefined) {
     for (const key of ['taskType', 'completionCriteria', 'authority', 'subject'] as const) {
-      if (t[key] !== undefined) ctx.addIssue({ code: 'custom', path: [...at, key], message: `${key} belongs to a role task: set role too` });
+      if (t[key] !== undefined)
+        ctx.addIssue({ code: 'custom', path: [...at, key], message: `${key} belongs to a role task: set role too` });
     }
     return;
   }
   if (t.taskType === undefined) ctx.addIssue({ code: 'custom', path: [...at, 'taskType'], message: 'a role task needs a taskType' });
-  if (t.agent !== undefined) ctx.addIssue({ code: 'custom', path: [...at, 'agent'], message: 'a role task takes its agent from the role: drop agent' });
+  if (t.agent !== undefined)
+    ctx.addIssue({ code: 'custom', path: [...at, 'agent'], message: 'a role task takes its agent from the role: drop agent' });
   if (t.job !== undefined) ctx.addIssue({ code: 'custom', path: [...at, 'job'], message: 'a role task runs one child, not a job' });
 }
 
@@ -184,7 +213,11 @@ export const JobSpecSchema = JobSpecObject.superRefine((job, ctx) => {
   checkJob(job, ctx, []);
   const n = countSubtasks(job);
   if (n > MAX_SUBTASKS_PER_JOB) {
-    ctx.addIssue({ code: 'custom', path: ['tasks'], message: `${n} subtasks across every level of nesting; a job takes at most ${MAX_SUBTASKS_PER_JOB}` });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['tasks'],
+      message: `${n} subtasks across every level of nesting; a job takes at most ${MAX_SUBTASKS_PER_JOB}`,
+    });
   }
 }).meta({ id: 'JobSpec' });
 export type JobSpec = z.infer<typeof JobSpecSchema>;

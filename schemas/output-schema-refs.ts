@@ -29,7 +29,15 @@ const REF_KEYWORDS = ['$ref', '$dynamicRef', '$recursiveRef'];
 const IN_PLACE_ONE = ['not', 'if', 'then', 'else'];
 const IN_PLACE_LIST = ['allOf', 'anyOf', 'oneOf'];
 const IN_PLACE_MAP = ['dependencies', 'dependentSchemas'];
-const STEP_ONE = ['items', 'additionalItems', 'additionalProperties', 'contains', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties'];
+const STEP_ONE = [
+  'items',
+  'additionalItems',
+  'additionalProperties',
+  'contains',
+  'propertyNames',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+];
 const STEP_LIST = ['items', 'prefixItems'];
 const STEP_MAP = ['properties', 'patternProperties'];
 
@@ -43,7 +51,8 @@ function resolver(root: Node) {
     if (v === null || typeof v !== 'object' || path.length > MAX_OUTPUT_SCHEMA_REF_DEPTH) return;
     if (Array.isArray(v)) return v.forEach((c, i) => collect(c, [...path, i]));
     paths.set(v as Node, path);
-    for (const k of ['$anchor', '$dynamicAnchor']) if (typeof v[k as keyof typeof v] === 'string') anchors.set(v[k as keyof typeof v] as string, v as Node);
+    for (const k of ['$anchor', '$dynamicAnchor'])
+      if (typeof v[k as keyof typeof v] === 'string') anchors.set(v[k as keyof typeof v] as string, v as Node);
     for (const [k, c] of Object.entries(v)) collect(c, [...path, k]);
   };
   collect(root, []);
@@ -132,7 +141,12 @@ export function refGraphProblems(schema: unknown): { path: Path; message: string
   const total = expand(schema, 0);
   if (deep) return [tooDeep];
   if (total > MAX_OUTPUT_SCHEMA_EXPANSION) {
-    return [{ path: [], message: `expands to more than ${MAX_OUTPUT_SCHEMA_EXPANSION} subschemas once its $refs are followed (each path through a $ref counts): a definition reached through several references that each multiply; reference shared definitions from fewer places` }];
+    return [
+      {
+        path: [],
+        message: `expands to more than ${MAX_OUTPUT_SCHEMA_EXPANSION} subschemas once its $refs are followed (each path through a $ref counts): a definition reached through several references that each multiply; reference shared definitions from fewer places`,
+      },
+    ];
   }
 
   // a cycle of in-place edges (allOf/anyOf/oneOf/not/if/then/else/dependencies/$ref) among the reachable schemas

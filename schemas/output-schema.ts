@@ -29,7 +29,13 @@ const ID_KEYWORDS = ['$id'] as const;
 type Path = (string | number)[];
 
 /** A path inside a schema as text, e.g. `properties.name.pattern` or `(root)`. */
-export const schemaPathText = (path: Path): string => (path.length === 0 ? '(root)' : path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join('').replace(/^\./, ''));
+export const schemaPathText = (path: Path): string =>
+  path.length === 0
+    ? '(root)'
+    : path
+        .map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`))
+        .join('')
+        .replace(/^\./, '');
 
 /**
  * Every rule broken, as (path inside the schema, message). Keys are checked wherever they occur,
@@ -40,12 +46,17 @@ export function outputSchemaProblems(schema: unknown): { path: Path; message: st
   let tooDeep = false;
   let patterns = 0;
   const checkPattern = (pattern: string, at: Path) => {
-    if (++patterns === MAX_OUTPUT_SCHEMA_PATTERNS + 1) problems.push({ path: at, message: `more than ${MAX_OUTPUT_SCHEMA_PATTERNS} patterns in one outputSchema` });
-    if (pattern.length > MAX_PATTERN_LENGTH) problems.push({ path: at, message: `pattern of ${pattern.length} characters exceeds ${MAX_PATTERN_LENGTH}` });
+    if (++patterns === MAX_OUTPUT_SCHEMA_PATTERNS + 1)
+      problems.push({ path: at, message: `more than ${MAX_OUTPUT_SCHEMA_PATTERNS} patterns in one outputSchema` });
+    if (pattern.length > MAX_PATTERN_LENGTH)
+      problems.push({ path: at, message: `pattern of ${pattern.length} characters exceeds ${MAX_PATTERN_LENGTH}` });
     let repeats = 0;
     for (const m of pattern.matchAll(/\{(\d+)(?:,(\d*))?\}/g)) repeats += Math.max(Number(m[1]), Number(m[2] || 0));
     if (repeats > MAX_PATTERN_REPEAT) {
-      problems.push({ path: at, message: `repeat counts add up to ${repeats}, over ${MAX_PATTERN_REPEAT} (bound lengths with minLength/maxLength instead)` });
+      problems.push({
+        path: at,
+        message: `repeat counts add up to ${repeats}, over ${MAX_PATTERN_REPEAT} (bound lengths with minLength/maxLength instead)`,
+      });
     }
   };
   const walk = (node: unknown, path: Path, depth: number): void => {
@@ -69,7 +80,10 @@ export function outputSchemaProblems(schema: unknown): { path: Path; message: st
         for (const p of Object.keys(value)) checkPattern(p, [...path, key, p]);
       }
       if ((ID_KEYWORDS as readonly string[]).includes(key) && typeof value === 'string') {
-        problems.push({ path: [...path, key], message: `"${key}" is not allowed in an outputSchema (schemas are anonymous; use "$defs" and "#/$defs/..." references)` });
+        problems.push({
+          path: [...path, key],
+          message: `"${key}" is not allowed in an outputSchema (schemas are anonymous; use "$defs" and "#/$defs/..." references)`,
+        });
       } else if ((REF_KEYWORDS as readonly string[]).includes(key) && typeof value === 'string' && !value.startsWith('#')) {
         problems.push({ path: [...path, key], message: `"${key}" must be local (start with "#"), got "${value.slice(0, 100)}"` });
       }

@@ -8,7 +8,9 @@
 import { z } from 'zod';
 
 /** A pool's name: like an agent id (it ends up in task queue names). */
-export const PoolNameSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'a pool name: letters, digits, "_", "." or "-", at most 64, starting with a letter or digit');
+export const PoolNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'a pool name: letters, digits, "_", "." or "-", at most 64, starting with a letter or digit');
 
 /** Most concurrent steps one pool may be given on one lane of one worker. */
 export const MAX_POOL_SLOTS = 10_000;
@@ -47,9 +49,9 @@ export const PoolsEnvSchema = z.string().transform((text, ctx): PoolSlots => {
       if (problem) {
         bad++;
         ctx.addIssue({ code: 'custom', message: problem });
-      }
-      else pools[name] = +slots;
+      } else pools[name] = +slots;
     });
-  if (Object.keys(pools).length === 0 && bad === 0) ctx.addIssue({ code: 'custom', message: 'lists no pool: unset it to host every pool of the agents file' });
+  if (Object.keys(pools).length === 0 && bad === 0)
+    ctx.addIssue({ code: 'custom', message: 'lists no pool: unset it to host every pool of the agents file' });
   return pools;
 });

@@ -8,6 +8,6 @@ export const PrioritySchema = z
   .int()
   .min(PRIORITY.mostUrgent)
   .max(PRIORITY.leastUrgent)
-  .describe('1 (most urgent) to 5 (bulk); lower runs sooner on a busy worker. Default: the job\'s, else 3')
+  .describe("1 (most urgent) to 5 (bulk); lower runs sooner on a busy worker. Default: the job's, else 3")
   .meta({ id: 'Priority' });
 export type Priority = z.infer<typeof PrioritySchema>;

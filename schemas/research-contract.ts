@@ -57,7 +57,11 @@ export type ResearchEvidence = z.infer<typeof ResearchEvidenceSchema>;
  * `source` reads as "web" when it has a url, "context" otherwise (research-mapping.ts).
  */
 export const ResearchSeedItemSchema = ResearchEvidenceSchema.partial({ url: true, title: true, fetched_at: true, score: true })
-  .extend({ source: ResearchEvidenceSchema.shape.source.optional().describe('the channel it came from; absent: "web" with a url, "context" without') })
+  .extend({
+    source: ResearchEvidenceSchema.shape.source
+      .optional()
+      .describe('the channel it came from; absent: "web" with a url, "context" without'),
+  })
   .meta({ id: 'ResearchSeedItem' });
 export type ResearchSeedItem = z.infer<typeof ResearchSeedItemSchema>;
 
@@ -67,19 +71,33 @@ export const ResearchInputObject = z.strictObject({
   parent_id: LabelValueSchema.min(1)
     .nullable()
     .default(null)
-    .describe('the planner output this subtask came from; kept as the job label `parent_id` (so its characters are a label value\'s)'),
+    .describe("the planner output this subtask came from; kept as the job label `parent_id` (so its characters are a label value's)"),
   question: z.string().trim().min(1).max(50_000),
   rationale: Str(10_000).optional(),
   scope: z.array(z.string().min(1).max(128)).max(100).optional().describe('channels or tools it may touch; routing reads them'),
   budget: ResearchBudgetSchema,
   context_seed: z.array(ResearchSeedItemSchema).max(1000).default([]).describe('evidence the parent holds: read, never re-fetched'),
-  stop_conditions: StringList.default([]).describe('"budget exhausted", "confidence >= 0.8", "evidence >= 5", "answer matches schema", or free text'),
+  stop_conditions: StringList.default([]).describe(
+    '"budget exhausted", "confidence >= 0.8", "evidence >= 5", "answer matches schema", or free text',
+  ),
   // Delegator harness fields
   constraints: StringList.optional(),
   priority: z.number().int().min(1).max(1000).default(1),
   output_format: z.enum(['json', 'text', 'structured']).optional(),
-  timeout_seconds: z.number().finite().positive().max(86_400).optional().describe('per-attempt limit of one step (the whole subtask: budget.latency_seconds)'),
-  retry_limit: z.number().int().min(0).max(99).optional().describe('retries of a failed step after the first attempt (absent: the agent\'s own policy)'),
+  timeout_seconds: z
+    .number()
+    .finite()
+    .positive()
+    .max(86_400)
+    .optional()
+    .describe('per-attempt limit of one step (the whole subtask: budget.latency_seconds)'),
+  retry_limit: z
+    .number()
+    .int()
+    .min(0)
+    .max(99)
+    .optional()
+    .describe("retries of a failed step after the first attempt (absent: the agent's own policy)"),
   // Delegate extensions
   agent: AgentRefSchema.optional().describe('Delegate extension: the agent; absent, routing picks one from scope and question'),
   params: z.record(z.string(), z.unknown()).optional().describe('Delegate extension: agent input, validated against its manifest'),
@@ -140,7 +158,7 @@ export const ResearchMetricsSchema = z.strictObject({
 /** Delegate's extension block: where the host's counts and notes go, the contract's own fields staying as written. */
 export const ResearchDelegateBlockSchema = z
   .strictObject({
-    parent_id: z.string().nullable().describe('the input\'s parent_id, echoed'),
+    parent_id: z.string().nullable().describe("the input's parent_id, echoed"),
     job_id: z.string().optional().describe('the Delegate job that ran it: GET /v1/jobs/{job_id}'),
     agent_id: z.string(),
     confidence: z.number().min(0).max(1),

@@ -27,7 +27,8 @@ export interface ResearchTaskPlan {
 }
 
 /** The channel of a seed item that names none: the web when it has a url, the parent's context otherwise. */
-export const seedSourceOf = (item: { source?: string; url?: string | null }): string => item.source ?? (item.url != null ? 'web' : 'context');
+export const seedSourceOf = (item: { source?: string; url?: string | null }): string =>
+  item.source ?? (item.url != null ? 'web' : 'context');
 
 /** The seed as Delegate evidence: ids `seed_1`, `seed_2`… (the contract's items carry none). */
 export function seedEvidence(input: Pick<ResearchSubtaskInput, 'context_seed'>): Evidence[] {
@@ -75,7 +76,11 @@ export function toTaskPlan(input: ResearchSubtaskInput): ResearchTaskPlan {
     // retry_limit counts retries; maxAttempts counts the first attempt too
     retry: input.retry_limit !== undefined ? RetrySchema.parse({ maxAttempts: input.retry_limit + 1 }) : undefined,
     outputSchema: input.output_schema,
-    research: { parentId: input.parent_id, priority: input.priority, ...(input.output_format ? { outputFormat: input.output_format } : {}) },
+    research: {
+      parentId: input.parent_id,
+      priority: input.priority,
+      ...(input.output_format ? { outputFormat: input.output_format } : {}),
+    },
   });
   return { task, labels: researchJobLabels([task]) };
 }

@@ -71,8 +71,12 @@ export const TaskResultSchema = z
     routing: z
       .object({ agent: z.string(), reason: z.string() })
       .optional()
-      .describe('which agent the task went to and why: `named`, `only agent with capability x`, or the load figures capability routing chose by'),
-    research: ResearchSubtaskOutputSchema.optional().describe('a task written in the research-subtask contract: its output, as the contract shapes it'),
+      .describe(
+        'which agent the task went to and why: `named`, `only agent with capability x`, or the load figures capability routing chose by',
+      ),
+    research: ResearchSubtaskOutputSchema.optional().describe(
+      'a task written in the research-subtask contract: its output, as the contract shapes it',
+    ),
     role: RoleReportSchema.optional().describe('a role task: the bootstrap protocol as the host observed it'),
     agentsTried: z.array(AgentTrySchema).optional().describe('a task with fallback agents: every agent tried, in order'),
   })
@@ -108,9 +112,15 @@ export const JobBatchSchema = z
     id: z.string(),
     workflowId: z.string(),
     tasks: z.number(),
-    kind: z.enum(['batch', 'subtask', 'nested']).default('batch').describe('what the workflow returns: a batch JobResult, a TaskResult, or a nested JobResult'),
+    kind: z
+      .enum(['batch', 'subtask', 'nested'])
+      .default('batch')
+      .describe('what the workflow returns: a batch JobResult, a TaskResult, or a nested JobResult'),
     status: JobOutcomeSchema,
-    notRun: z.object({ reason: FailureReasonSchema, taskIds: z.array(z.string()) }).optional().describe('set when the batch never started'),
+    notRun: z
+      .object({ reason: FailureReasonSchema, taskIds: z.array(z.string()) })
+      .optional()
+      .describe('set when the batch never started'),
   })
   .meta({ id: 'JobBatch' });
 export type JobBatch = z.infer<typeof JobBatchSchema>;

@@ -15,7 +15,7 @@ export const OUTPUT_KIND_SCHEMAS = {
   report: z.strictObject({ kind: z.literal('report'), summary: z.string().min(1).max(4000), findings: Findings }),
   review: z.strictObject({
     kind: z.literal('review'),
-    subject: z.string().min(1).max(500).describe('what was reviewed: must be the task\'s subject'),
+    subject: z.string().min(1).max(500).describe("what was reviewed: must be the task's subject"),
     verdict: z.enum(['approve', 'request_changes', 'comment']),
     summary: z.string().min(1).max(4000),
     findings: Findings,
@@ -73,10 +73,16 @@ export function checkRoleOutput(raw: unknown, rules: RoleOutputRules): { ok: tru
   if (typeof result !== 'object' || result === null) return { ok: false, error: 'the output needs an object root {"result": …}' };
   const kind = (result as { kind?: unknown }).kind;
   if (kind !== undefined && !(rules.allowedKinds as unknown[]).includes(kind)) {
-    return { ok: false, error: `output kind ${JSON.stringify(kind)} is not allowed for this task (allowed: ${rules.allowedKinds.join(', ')}, or a decision)` };
+    return {
+      ok: false,
+      error: `output kind ${JSON.stringify(kind)} is not allowed for this task (allowed: ${rules.allowedKinds.join(', ')}, or a decision)`,
+    };
   }
   // the branch the candidate claims, parsed alone: its issues name exact fields (a union's would not)
-  const branch = kind === undefined ? z.strictObject({ result: RoleDecisionSchema }) : z.strictObject({ result: OUTPUT_KIND_SCHEMAS[kind as OutputKind] });
+  const branch =
+    kind === undefined
+      ? z.strictObject({ result: RoleDecisionSchema })
+      : z.strictObject({ result: OUTPUT_KIND_SCHEMAS[kind as OutputKind] });
   const parsed = branch.safeParse(value);
   if (!parsed.success) {
     const issues = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
@@ -85,7 +91,10 @@ export function checkRoleOutput(raw: unknown, rules: RoleOutputRules): { ok: tru
   const output = parsed.data as RoleOutput;
   const r = output.result as Record<string, unknown>;
   if (r.kind === 'review' && rules.subject !== undefined && r.subject !== rules.subject) {
-    return { ok: false, error: `the review's subject ${JSON.stringify(r.subject)} is not the task's subject ${JSON.stringify(rules.subject)}` };
+    return {
+      ok: false,
+      error: `the review's subject ${JSON.stringify(r.subject)} is not the task's subject ${JSON.stringify(rules.subject)}`,
+    };
   }
   return { ok: true, output };
 }

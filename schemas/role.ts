@@ -22,13 +22,25 @@ export const RoleSchema = z
     persona: z.string().min(1).max(20_000).describe('the stable role policy at the head of every request'),
     agent: z.string().min(1).describe('the id of the llm agent that plays the role'),
     requiredSkills: z.array(z.string().min(1)).max(20).default([]).describe('skill ids the child must load before any role tool or output'),
-    tools: z.array(z.string().min(1)).max(50).default([]).describe('the role\'s tool allowlist (tools of its agent)'),
+    tools: z.array(z.string().min(1)).max(50).default([]).describe("the role's tool allowlist (tools of its agent)"),
     outputKinds: z
       .record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/), z.array(OutputKindSchema).min(1).max(4))
       .refine((m) => Object.keys(m).length > 0, 'at least one task type')
       .describe('task type → the completed output kinds allowed for it'),
-    maxOutputTokens: z.number().int().positive().max(1_000_000).default(16_384).describe('output-token cap of one model turn, applied after routing'),
-    maxDepth: z.number().int().min(0).max(10).default(1).describe('deepest nesting level a task of this role may run at (0 = only in a root job)'),
+    maxOutputTokens: z
+      .number()
+      .int()
+      .positive()
+      .max(1_000_000)
+      .default(16_384)
+      .describe('output-token cap of one model turn, applied after routing'),
+    maxDepth: z
+      .number()
+      .int()
+      .min(0)
+      .max(10)
+      .default(1)
+      .describe('deepest nesting level a task of this role may run at (0 = only in a root job)'),
   })
   .meta({ id: 'Role' });
 export type Role = z.infer<typeof RoleSchema>;

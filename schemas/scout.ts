@@ -21,7 +21,9 @@ export type ScoutTool = (typeof SCOUT_TOOLS)[number];
 const EXCERPT_RULE = 'parentSessionExcerpt is required: 50–1000 characters saying why the scout was sent';
 
 /** The active feature's slug: lower-case letters, digits and "-". */
-export const FeatureSlugSchema = z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, 'lower-case letters, digits and "-", at most 64, starting with a letter or digit');
+export const FeatureSlugSchema = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9-]{0,63}$/, 'lower-case letters, digits and "-", at most 64, starting with a letter or digit');
 
 /** What `POST /v1/scouts` and `POST /v1/scouts/prep` take. */
 export const ScoutRequestSchema = z
@@ -84,7 +86,9 @@ export type ScoutAnswer = z.infer<typeof ScoutAnswerSchema>;
  * validation and its one re-prompt apply as to any task.
  */
 export const SCOUT_ANSWER_JSON_SCHEMA: Record<string, unknown> = (() => {
-  const { definitions = {}, ...root } = z.toJSONSchema(ScoutAnswerSchema, { target: 'draft-7' }) as Record<string, unknown> & { definitions?: Record<string, unknown> };
+  const { definitions = {}, ...root } = z.toJSONSchema(ScoutAnswerSchema, { target: 'draft-7' }) as Record<string, unknown> & {
+    definitions?: Record<string, unknown>;
+  };
   // inlined: a model reads it in its prompt, and "#/definitions/…" hops help no reader
   const inline = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(inline);
@@ -119,12 +123,18 @@ export const ScoutReportSchema = z
 export type ScoutReport = z.infer<typeof ScoutReportSchema>;
 
 const STOP_WORDS = new Set(
-  'a an and are as at be by can do does for from how i in into is it its of on or so that the their this to was what when where which who whom why will with'.split(' '),
+  'a an and are as at be by can do does for from how i in into is it its of on or so that the their this to was what when where which who whom why will with'.split(
+    ' ',
+  ),
 );
 
 /** The id's slug: the feature slug, else the question's words (stop words left out), lower-case, at most 40 characters. */
 export function scoutSlug(input: { featureSlug?: string | null; question: string }): string {
-  const words = (s: string) => s.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+  const words = (s: string) =>
+    s
+      .toLowerCase()
+      .split(/[^a-z0-9]+/)
+      .filter(Boolean);
   let parts = input.featureSlug ? words(input.featureSlug) : words(input.question).filter((w) => !STOP_WORDS.has(w));
   if (parts.length === 0) parts = words(input.question);
   let slug = '';
@@ -165,7 +175,10 @@ const QUESTION_CLOSE = '</question>';
  * The standard scout prompt: the task's question when an LLM scout runs. The offline scout
  * reads the question back out of it (`scoutQuestion`), so either form may be sent.
  */
-export function scoutPrompt(request: Pick<ScoutRequest, 'question' | 'scopePaths' | 'parentSessionExcerpt'>, maxTokens = SCOUT_REPORT_MAX_TOKENS): string {
+export function scoutPrompt(
+  request: Pick<ScoutRequest, 'question' | 'scopePaths' | 'parentSessionExcerpt'>,
+  maxTokens = SCOUT_REPORT_MAX_TOKENS,
+): string {
   return [
     'You are a read-only code scout. Survey the code below and answer the question for a parent agent that will not read these files itself.',
     `${QUESTION_OPEN}\n${request.question}\n${QUESTION_CLOSE}`,

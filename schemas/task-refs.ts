@@ -13,7 +13,9 @@ export const IdSchema = z
 /** Label keys: letters, digits, "_", ".", "-", at most 64. */
 export const LabelKeySchema = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'label keys: letters, digits, "_", ".", "-", at most 64');
 /** Label values: letters, digits, space and `_ . : / @ + -`, at most 256 (they end up in visibility queries). */
-export const LabelValueSchema = z.string().regex(/^[A-Za-z0-9 _.:/@+-]{0,256}$/, 'label values: letters, digits, space and "_.:/@+-", at most 256');
+export const LabelValueSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9 _.:/@+-]{0,256}$/, 'label values: letters, digits, space and "_.:/@+-", at most 256');
 
 /** Who works on a subtask: an agent id, any agent with a capability, or semantic routing. */
 export const AgentRefSchema = z.union([

@@ -10,7 +10,13 @@ export type TenantId = z.infer<typeof TenantIdSchema>;
 export const QuotasSchema = z.strictObject({
   requestsPerMinute: z.number().int().positive().max(1_000_000).optional().describe('API requests per minute'),
   runningJobs: z.number().int().positive().max(1_000_000).optional().describe('root jobs running at once'),
-  tasksPerJob: z.number().int().positive().max(10_000).optional().describe('subtasks in one request, counted across every level of nesting'),
+  tasksPerJob: z
+    .number()
+    .int()
+    .positive()
+    .max(10_000)
+    .optional()
+    .describe('subtasks in one request, counted across every level of nesting'),
   agentSlots: z.number().int().positive().max(10_000).optional().describe("concurrent agent steps per worker (the tenant's lane)"),
 });
 export type Quotas = z.infer<typeof QuotasSchema>;

@@ -40,5 +40,7 @@ export function keyNotice(root: string, api: string, key: string | undefined, co
   curl -s ${api}/v1/agents -H "authorization: Bearer $(cat .data/api-key)"
 `;
   }
-  return config.DELEGATE_AUTH === 'off' ? '*** DELEGATE_AUTH=off: the API has no authentication; every caller is tenant "default". ***\n' : '';
+  return config.DELEGATE_AUTH === 'off'
+    ? '*** DELEGATE_AUTH=off: the API has no authentication; every caller is tenant "default". ***\n'
+    : '';
 }

@@ -29,19 +29,25 @@ const offset = Number(process.env.DELEGATE_CLUSTER_PORT_OFFSET ?? 0);
 const workerCount = Number(process.env.DELEGATE_CLUSTER_WORKERS ?? 2);
 // Temporal keeps membership ports (6933 + offset…) in a smallint column: at most 32767
 if (!Number.isInteger(offset) || offset < 0 || offset > 25_000) throw new Error('DELEGATE_CLUSTER_PORT_OFFSET: an integer from 0 to 25000');
-if (!Number.isInteger(workerCount) || workerCount < 1 || workerCount > 16) throw new Error('DELEGATE_CLUSTER_WORKERS: an integer from 1 to 16');
+if (!Number.isInteger(workerCount) || workerCount < 1 || workerCount > 16)
+  throw new Error('DELEGATE_CLUSTER_WORKERS: an integer from 1 to 16');
 
 /** Delegate's own record (compose's record-db): a database of its own on the same PostgreSQL. */
 const RECORD = { user: 'delegate', password: 'delegate', database: 'delegate' };
 
 const settings = temporalSettings();
 console.log('Starting PostgreSQL...');
-const postgres = await machinePostgres(
-  [{ user: settings.POSTGRES_USER, password: settings.POSTGRES_PWD, createdb: true }, RECORD],
-  { log: (line) => console.log(line) },
-);
+const postgres = await machinePostgres([{ user: settings.POSTGRES_USER, password: settings.POSTGRES_PWD, createdb: true }, RECORD], {
+  log: (line) => console.log(line),
+});
 console.log(`Starting the Temporal server (${settings.NUM_HISTORY_SHARDS} history shards, PostgreSQL :${postgres.port})...`);
-const serverOptions = { postgres, settings, portOffset: offset, logFile: join(dataDir, 'temporal.log'), log: (line: string) => console.log(line) };
+const serverOptions = {
+  postgres,
+  settings,
+  portOffset: offset,
+  logFile: join(dataDir, 'temporal.log'),
+  log: (line: string) => console.log(line),
+};
 const server = await startTemporalServer(serverOptions).catch((err: Error) => {
   console.error(`Could not start Temporal: ${err.message}`);
   console.error(`Is something already listening on :${7233 + offset}? DELEGATE_CLUSTER_PORT_OFFSET moves every port.`);
@@ -49,11 +55,21 @@ const server = await startTemporalServer(serverOptions).catch((err: Error) => {
 });
 // started again on the same ports and databases when it dies
 const withLog = <T extends object>(s: T, logFile: string) => ({ ...s, logFile });
-await stack.keep('temporal-server', async () => withLog(await startTemporalServer(serverOptions), serverOptions.logFile), withLog(server, serverOptions.logFile));
+await stack.keep(
+  'temporal-server',
+  async () => withLog(await startTemporalServer(serverOptions), serverOptions.logFile),
+  withLog(server, serverOptions.logFile),
+);
 
 const apiPort = process.env.PORT ? Number(process.env.PORT) : 3000 + offset;
 const api = process.env.PUBLIC_URL ?? `http://localhost:${apiPort}`;
-const uiOptions = { temporalAddress: server.address, port: 8080 + offset, logFile: join(dataDir, 'temporal-ui.log'), corsOrigins: [api], log: (line: string) => console.log(line) };
+const uiOptions = {
+  temporalAddress: server.address,
+  port: 8080 + offset,
+  logFile: join(dataDir, 'temporal-ui.log'),
+  corsOrigins: [api],
+  log: (line: string) => console.log(line),
+};
 const ui = await startTemporalUi(uiOptions).catch((err: Error) => {
   console.error(`Could not start the Temporal UI: ${err.message}`);
   return stack.shutdown(1);
@@ -64,7 +80,8 @@ await stack.keep('temporal-ui', async () => withLog(await startTemporalUi(uiOpti
 const envFiles = { worker: readEnvFile(join(DEPLOY_DIR, 'worker.env')), api: readEnvFile(join(DEPLOY_DIR, 'api.env')) };
 const generatedKey = developmentKey(root, config);
 const uiUrl = process.env.TEMPORAL_UI_URL ?? ui.url;
-const recordUrl = process.env.DELEGATE_DATABASE_URL ?? `postgres://${RECORD.user}:${RECORD.password}@${postgres.host}:${postgres.port}/${RECORD.database}`;
+const recordUrl =
+  process.env.DELEGATE_DATABASE_URL ?? `postgres://${RECORD.user}:${RECORD.password}@${postgres.host}:${postgres.port}/${RECORD.database}`;
 const hostEnv = {
   TEMPORAL_ADDRESS: server.address,
   TEMPORAL_UI_URL: uiUrl,
@@ -77,7 +94,12 @@ const envFor = (file: Record<string, string>, own: Record<string, string>) => ({
 for (let i = 0; i < workerCount; i++) {
   // one metrics port each (compose's replicas each have their own host); 0 keeps them off
   const metricsPort = process.env.DELEGATE_WORKER_METRICS_PORT === '0' ? '0' : String(9464 + offset + i);
-  await stack.launch(`worker ${i + 1}`, 'workers/main.ts', envFor(envFiles.worker, { DELEGATE_WORKER_METRICS_PORT: metricsPort }), `worker ${i + 1}`);
+  await stack.launch(
+    `worker ${i + 1}`,
+    'workers/main.ts',
+    envFor(envFiles.worker, { DELEGATE_WORKER_METRICS_PORT: metricsPort }),
+    `worker ${i + 1}`,
+  );
 }
 await stack.launch('api', 'api/server.ts', envFor(envFiles.api, { PORT: String(apiPort) }));
 await stack.waitForHttp(`http://127.0.0.1:${apiPort}/readyz`, 'The API', 90_000);

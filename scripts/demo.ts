@@ -31,7 +31,13 @@ const spec = {
       },
       budget: { costUsd: 0.1 },
     },
-    { id: 'flaky', question: 'A step that fails twice, then succeeds', agent: 'sim', params: { failAttempts: 2, answer: 'third time lucky' }, retry: { maxAttempts: 3, initialIntervalSeconds: 0.5 } },
+    {
+      id: 'flaky',
+      question: 'A step that fails twice, then succeeds',
+      agent: 'sim',
+      params: { failAttempts: 2, answer: 'third time lucky' },
+      retry: { maxAttempts: 3, initialIntervalSeconds: 0.5 },
+    },
   ],
 };
 
@@ -67,10 +73,18 @@ for (;;) {
   }
   console.log(`  still running: ${JSON.stringify(r.body.progress ?? {})}`);
 }
-console.log(`\nJob ${jobId}: ${result.status} in ${result.metrics.latencyMs} ms, $${result.metrics.costUsd.toFixed(4)}, ${result.metrics.attempts} attempts`);
+console.log(
+  `\nJob ${jobId}: ${result.status} in ${result.metrics.latencyMs} ms, $${result.metrics.costUsd.toFixed(4)}, ${result.metrics.attempts} attempts`,
+);
 console.table(
   result.results.map((t) => ({
-    task: t.id, agent: t.agentId, status: t.status, steps: t.metrics.steps, attempts: t.metrics.attempts, costUsd: t.metrics.costUsd, ms: t.metrics.latencyMs,
+    task: t.id,
+    agent: t.agentId,
+    status: t.status,
+    steps: t.metrics.steps,
+    attempts: t.metrics.attempts,
+    costUsd: t.metrics.costUsd,
+    ms: t.metrics.latencyMs,
   })),
 );
 console.log('Output:', JSON.stringify(result.output, null, 2));

@@ -38,7 +38,11 @@ export async function startExampleAgent(port = 0): Promise<{ server: Server; url
       if (req.url === '/forbidden') return send(403, { error: 'not for you' });
       if (req.url === '/broken') return send(200, { hello: 'this is not a step reply' });
       if (req.url === '/bulky') {
-        const evidence = Array.from({ length: 12 }, (_, k) => ({ id: `${step.stepKey}#${k}`, source: 'bulky', snippet: 'e'.repeat(19_000) }));
+        const evidence = Array.from({ length: 12 }, (_, k) => ({
+          id: `${step.stepKey}#${k}`,
+          source: 'bulky',
+          snippet: 'e'.repeat(19_000),
+        }));
         return send(200, { done: true, summary: 'bulky', data: { items: evidence.length }, evidence });
       }
       if (req.url === '/flaky' && step.attempt === 1) return send(503, { error: 'warming up' });

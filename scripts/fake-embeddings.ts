@@ -48,8 +48,10 @@ export async function startFakeEmbeddings(port = 0): Promise<FakeEmbeddings> {
     let raw = '';
     req.on('data', (c) => (raw += c));
     req.on('end', () => {
-      const send = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-      if (req.method !== 'POST' || req.url !== '/v1/embeddings') return send(404, { error: { message: `no route ${req.method} ${req.url}` } });
+      const send = (status: number, body: unknown) =>
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      if (req.method !== 'POST' || req.url !== '/v1/embeddings')
+        return send(404, { error: { message: `no route ${req.method} ${req.url}` } });
       let body: { model?: unknown; input?: unknown };
       try {
         body = JSON.parse(raw || '{}');

@@ -32,12 +32,15 @@ function judge(prompt: string): { verdicts: { rubric: string; satisfied: boolean
   const rubricsBlock = /Rubrics:\n((?:- .*\n?)+)/.exec(prompt)?.[1] ?? '';
   const answer = /Answer: ([\s\S]*)/.exec(prompt)?.[1] ?? '';
   return {
-    verdicts: rubricsBlock.split('\n').filter((l) => l.startsWith('- ')).map((l) => {
-      const rubric = l.slice(2);
-      const word = /"([^"]+)"/.exec(rubric)?.[1];
-      const satisfied = word !== undefined && answer.includes(word);
-      return { rubric, satisfied, why: satisfied ? `the answer mentions ${word}` : 'the answer does not show it' };
-    }),
+    verdicts: rubricsBlock
+      .split('\n')
+      .filter((l) => l.startsWith('- '))
+      .map((l) => {
+        const rubric = l.slice(2);
+        const word = /"([^"]+)"/.exec(rubric)?.[1];
+        const satisfied = word !== undefined && answer.includes(word);
+        return { rubric, satisfied, why: satisfied ? `the answer mentions ${word}` : 'the answer does not show it' };
+      }),
   };
 }
 
@@ -49,10 +52,14 @@ export async function startFakeLlm(port = 0): Promise<FakeLlm> {
     let raw = '';
     req.on('data', (c) => (raw += c));
     req.on('end', () => {
-      const send = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      const send = (status: number, body: unknown) =>
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
       if (req.method === 'GET' && req.url?.startsWith('/v1/_captured')) {
         const model = new URL(req.url, 'http://x').searchParams.get('model');
-        return send(200, captured.filter((c) => model === null || c.model === model));
+        return send(
+          200,
+          captured.filter((c) => model === null || c.model === model),
+        );
       }
       let body: Record<string, unknown>;
       try {
@@ -60,7 +67,8 @@ export async function startFakeLlm(port = 0): Promise<FakeLlm> {
       } catch {
         return send(400, { error: { message: 'invalid JSON' } });
       }
-      if (req.url === '/tools/search') return res.writeHead(200, { 'content-type': 'text/plain' }).end(`results for ${String(body.query ?? '')}`);
+      if (req.url === '/tools/search')
+        return res.writeHead(200, { 'content-type': 'text/plain' }).end(`results for ${String(body.query ?? '')}`);
       if (req.url !== '/v1/chat/completions') return send(404, { error: { message: `no route ${req.url}` } });
       const r = body as unknown as FakeLlm['requests'][number];
       requests.push(r);
@@ -81,16 +89,37 @@ export async function startFakeLlm(port = 0): Promise<FakeLlm> {
       });
       let message: object;
       if (ROLE_SCRIPTS.includes(script)) {
-        const turn = roleTurn(script, r.messages, (r.tools ?? []).map((t) => t.function.name));
-        message = 'content' in turn
-          ? { role: 'assistant', content: turn.content }
-          : { role: 'assistant', content: null, tool_calls: turn.tool_calls.map((c, i) => ({ id: `call_${requests.length}_${i}`, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.args) } })) };
+        const turn = roleTurn(
+          script,
+          r.messages,
+          (r.tools ?? []).map((t) => t.function.name),
+        );
+        message =
+          'content' in turn
+            ? { role: 'assistant', content: turn.content }
+            : {
+                role: 'assistant',
+                content: null,
+                tool_calls: turn.tool_calls.map((c, i) => ({
+                  id: `call_${requests.length}_${i}`,
+                  type: 'function',
+                  function: { name: c.name, arguments: JSON.stringify(c.args) },
+                })),
+              };
       } else if (script === 'rogue') message = toolCall('shell', { cmd: 'cat /etc/passwd' });
-      else if (r.model === 'judge') message = { role: 'assistant', content: JSON.stringify(judge(r.messages.find((m) => m.role === 'user')?.content ?? '')) };
+      else if (r.model === 'judge')
+        message = { role: 'assistant', content: JSON.stringify(judge(r.messages.find((m) => m.role === 'user')?.content ?? '')) };
       else if (last.role === 'tool') message = { role: 'assistant', content: JSON.stringify({ answer: last.content }) };
       else if (r.tools?.length) message = toolCall(r.tools[0].function.name, { query: question });
       else message = { role: 'assistant', content: JSON.stringify({ answer: `direct: ${question}` }) };
-      const reply = () => send(200, { id: `chatcmpl-${requests.length}`, object: 'chat.completion', model: r.model, choices: [{ index: 0, message, finish_reason: 'stop' }], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } });
+      const reply = () =>
+        send(200, {
+          id: `chatcmpl-${requests.length}`,
+          object: 'chat.completion',
+          model: r.model,
+          choices: [{ index: 0, message, finish_reason: 'stop' }],
+          usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+        });
       if (slow) setTimeout(reply, 1000);
       else reply();
     });
@@ -101,5 +130,7 @@ export async function startFakeLlm(port = 0): Promise<FakeLlm> {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { url } = await startFakeLlm(Number(process.env.PORT ?? 8082));
-  console.log(`fake LLM provider at ${url}/v1 (models "scripted", "rogue", "judge", "role", "role-twice", "role-skip", "role-wrongkind", "role-ask"; "#tag" and "+slow" suffixes); tool at ${url}/tools/search`);
+  console.log(
+    `fake LLM provider at ${url}/v1 (models "scripted", "rogue", "judge", "role", "role-twice", "role-skip", "role-wrongkind", "role-ask"; "#tag" and "+slow" suffixes); tool at ${url}/tools/search`,
+  );
 }

@@ -24,9 +24,13 @@ interface ProtoJson {
 const requireFromCommon = createRequire(createRequire(import.meta.url).resolve('@temporalio/common'));
 const protoPath = requireFromCommon.resolve('@temporalio/proto');
 const proto = requireFromCommon(protoPath) as typeof import('@temporalio/proto');
-const { patchProtobufRoot } = requireFromCommon('@temporalio/proto/lib/patch-protobuf-root') as typeof import('@temporalio/proto/lib/patch-protobuf-root');
+const { patchProtobufRoot } = requireFromCommon(
+  '@temporalio/proto/lib/patch-protobuf-root',
+) as typeof import('@temporalio/proto/lib/patch-protobuf-root');
 const protojson = createRequire(protoPath)('protobufjs/ext/protojson') as ProtoJson;
-const historyType = (patchProtobufRoot(proto) as unknown as { lookupType(name: string): unknown }).lookupType('temporal.api.history.v1.History');
+const historyType = (patchProtobufRoot(proto) as unknown as { lookupType(name: string): unknown }).lookupType(
+  'temporal.api.history.v1.History',
+);
 const { History } = proto.temporal.api.history.v1;
 
 /** A History (as `fetchHistory()` returns it) in proto JSON. */

@@ -65,7 +65,9 @@ async function ensureRoles(query: (sql: string) => Promise<string>, roles: Postg
   for (const role of roles) {
     const exists = await query(`SELECT 1 FROM pg_roles WHERE rolname = ${quoteLiteral(role.user)}`);
     const verb = exists ? 'ALTER' : 'CREATE';
-    await query(`${verb} ROLE ${quoteIdent(role.user)} LOGIN ${role.createdb ? 'CREATEDB' : 'NOCREATEDB'} PASSWORD ${quoteLiteral(role.password)}`);
+    await query(
+      `${verb} ROLE ${quoteIdent(role.user)} LOGIN ${role.createdb ? 'CREATEDB' : 'NOCREATEDB'} PASSWORD ${quoteLiteral(role.password)}`,
+    );
     if (role.database) {
       const has = await query(`SELECT 1 FROM pg_database WHERE datname = ${quoteLiteral(role.database)}`);
       if (!has) await query(`CREATE DATABASE ${quoteIdent(role.database)} OWNER ${quoteIdent(role.user)}`);
@@ -99,13 +101,15 @@ export async function machinePostgres(roles: PostgresRole[], opts: MachinePostgr
     return { host: url.hostname || '127.0.0.1', port: Number(url.port || 5432) };
   }
   if (!isRoot()) {
-    throw new Error('Starting the machine\'s PostgreSQL needs root (pg_ctlcluster); or set DELEGATE_PG_ADMIN_URL=postgres://superuser:password@host:port/postgres');
+    throw new Error(
+      "Starting the machine's PostgreSQL needs root (pg_ctlcluster); or set DELEGATE_PG_ADMIN_URL=postgres://superuser:password@host:port/postgres",
+    );
   }
   let clusters: DebianCluster[];
   try {
     clusters = await debianClusters();
   } catch {
-    throw new Error("PostgreSQL is not installed (no pg_lsclusters): apt-get install postgresql, or set DELEGATE_PG_ADMIN_URL");
+    throw new Error('PostgreSQL is not installed (no pg_lsclusters): apt-get install postgresql, or set DELEGATE_PG_ADMIN_URL');
   }
   let cluster = clusters.sort((a, b) => Number(b.version) - Number(a.version))[0];
   if (!cluster) {

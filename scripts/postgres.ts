@@ -29,10 +29,14 @@ export interface Postgres {
 /** The newest installed server's bin folder; throws saying how to install one. */
 export function postgresBin(): string {
   const versions = existsSync(DEBIAN_ROOT)
-    ? readdirSync(DEBIAN_ROOT).filter((v) => existsSync(join(DEBIAN_ROOT, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a))
+    ? readdirSync(DEBIAN_ROOT)
+        .filter((v) => existsSync(join(DEBIAN_ROOT, v, 'bin', 'initdb')))
+        .sort((a, b) => Number(b) - Number(a))
     : [];
   if (!versions.length) {
-    throw new Error(`PostgreSQL is not installed (no ${DEBIAN_ROOT}/*/bin/initdb): apt-get install postgresql, or set DELEGATE_TEST_PG_URL to a server of yours`);
+    throw new Error(
+      `PostgreSQL is not installed (no ${DEBIAN_ROOT}/*/bin/initdb): apt-get install postgresql, or set DELEGATE_TEST_PG_URL to a server of yours`,
+    );
   }
   return join(DEBIAN_ROOT, versions[0], 'bin');
 }
@@ -40,7 +44,8 @@ export function postgresBin(): string {
 /** Root may not run initdb or the server: it administers PostgreSQL as Debian's `postgres` user. */
 export const isRoot = () => process.getuid?.() === 0;
 /** initdb and the server refuse to run as root: as root, run them as Debian's `postgres` user. */
-const asOwner = (cmd: string, args: string[]): [string, string[]] => (isRoot() ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args]);
+const asOwner = (cmd: string, args: string[]): [string, string[]] =>
+  isRoot() ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args];
 
 /** Starts a cluster on a free port of 127.0.0.1; `stop()` (or this process exiting) stops it and deletes its files. */
 export async function startPostgres(): Promise<Postgres> {
@@ -57,7 +62,11 @@ export async function startPostgres(): Promise<Postgres> {
   const stopNow = () => {
     // immediate: a process on its way out cannot wait for a clean checkpoint, and the files go anyway
     const [cmd, args] = pgCtl('-m', 'immediate', '-w', 'stop');
-    try { execFileSync(cmd, args, { stdio: 'ignore' }); } catch { /* not running */ }
+    try {
+      execFileSync(cmd, args, { stdio: 'ignore' });
+    } catch {
+      /* not running */
+    }
     rmSync(dir, { recursive: true, force: true });
   };
   process.once('exit', stopNow);
@@ -87,7 +96,9 @@ export async function startPostgres(): Promise<Postgres> {
     const tail = existsSync(log) ? readFileSync(log, 'utf8').split('\n').slice(-15).join('\n') : '';
     process.removeListener('exit', stopNow);
     stopNow();
-    throw new Error(`could not start PostgreSQL from ${bin}: ${err instanceof Error ? err.message : String(err)}${tail ? `\nserver log:\n${tail}` : ''}`);
+    throw new Error(
+      `could not start PostgreSQL from ${bin}: ${err instanceof Error ? err.message : String(err)}${tail ? `\nserver log:\n${tail}` : ''}`,
+    );
   }
 }
 
@@ -126,7 +137,11 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   console.log(`  DELEGATE_DATABASE_URL=${server.url} npm start`);
   // the server runs detached: keep this process (and so the cluster) alive until asked to stop
   const alive = setInterval(() => undefined, 1 << 30);
-  const quit = () => void server.stop().then(() => { clearInterval(alive); process.exit(0); });
+  const quit = () =>
+    void server.stop().then(() => {
+      clearInterval(alive);
+      process.exit(0);
+    });
   process.once('SIGINT', quit);
   process.once('SIGTERM', quit);
 }

@@ -48,9 +48,16 @@ async function collectRuns(client: Client, root: string, keep: (wf: string, root
 
 async function main(only: string[]): Promise<void> {
   const quiet = () => {};
-  Runtime.install({ logger: { log: quiet, trace: quiet, debug: quiet, info: quiet, warn: quiet, error: (m: string) => console.error(m) } as never });
+  Runtime.install({
+    logger: { log: quiet, trace: quiet, debug: quiet, info: quiet, warn: quiet, error: (m: string) => console.error(m) } as never,
+  });
   const dir = mkdtempSync(join(tmpdir(), 'delegate-histories-'));
-  const server = await startDevServer({ dbFile: join(dir, 'temporal.sqlite'), port: await freePort(), headless: true, logFile: join(dir, 'server.log') });
+  const server = await startDevServer({
+    dbFile: join(dir, 'temporal.sqlite'),
+    port: await freePort(),
+    headless: true,
+    logFile: join(dir, 'server.log'),
+  });
   const receiver = createServer((req, res) => req.resume().on('end', () => res.writeHead(200).end()));
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
   const workerConnection = await NativeConnection.connect({ address: server.address });
@@ -62,7 +69,15 @@ async function main(only: string[]): Promise<void> {
   const agentsFile = join(dir, 'agents.json');
   writeFileSync(agentsFile, JSON.stringify(scenarioAgents(llm.url)));
   // agent steps run on this one queue too: no agentQueue is passed
-  const worker = await createWorker({ connection: workerConnection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows(), registry: loadRegistry(agentsFile), webhook: { policy: { allowLoopback: true } }, record: (await openRecord({ sqliteFile: join(dir, 'record.db') })).store });
+  const worker = await createWorker({
+    connection: workerConnection,
+    namespace: 'default',
+    taskQueue,
+    workflowBundle: await bundleWorkflows(),
+    registry: loadRegistry(agentsFile),
+    webhook: { policy: { allowLoopback: true } },
+    record: (await openRecord({ sqliteFile: join(dir, 'record.db') })).store,
+  });
   const running = worker.run();
   try {
     const ctx: ScenarioContext = { client, taskQueue, webhookUrl: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` };
@@ -91,7 +106,11 @@ async function main(only: string[]): Promise<void> {
     if (chosen.some((s) => s.name === 'fanout')) {
       // the CLI's own JSON form: what an operator exports from production to reproduce a failure
       const cli = await ensureTemporalCli();
-      const { stdout } = await promisify(execFile)(cli, ['workflow', 'show', '--workflow-id', rootOf('fanout'), '--output', 'json', '--address', server.address], { maxBuffer: 64 << 20 });
+      const { stdout } = await promisify(execFile)(
+        cli,
+        ['workflow', 'show', '--workflow-id', rootOf('fanout'), '--output', 'json', '--address', server.address],
+        { maxBuffer: 64 << 20 },
+      );
       writeFileSync(join(FIXTURES_DIR, 'fanout.cli.json.gz'), gzipSync(stdout, { level: 9 }));
       console.log(`fanout.cli: ${(stdout.length / 1024).toFixed(1)} KiB of CLI JSON`);
     }

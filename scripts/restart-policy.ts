@@ -24,7 +24,14 @@ export interface RestartPolicy {
 }
 
 /** The defaults of `RestartPolicy`. */
-export const DEFAULT_RESTART_POLICY: RestartPolicy = { initialMs: 1000, maxMs: 30_000, factor: 2, stableMs: 60_000, quickMs: 15_000, maxQuickFailures: 5 };
+export const DEFAULT_RESTART_POLICY: RestartPolicy = {
+  initialMs: 1000,
+  maxMs: 30_000,
+  factor: 2,
+  stableMs: 60_000,
+  quickMs: 15_000,
+  maxQuickFailures: 5,
+};
 
 /** What the supervisor remembers of one child's restarts. */
 export interface RestartState {
@@ -38,7 +45,11 @@ export interface RestartState {
 export const FRESH: RestartState = { restarts: 0, quickFailures: 0 };
 
 /** What to do after a child died having been up `upMs`: wait `delayMs` and start it again, or give up. */
-export function afterExit(policy: RestartPolicy, state: RestartState, upMs: number): { state: RestartState; delayMs: number; giveUp: boolean } {
+export function afterExit(
+  policy: RestartPolicy,
+  state: RestartState,
+  upMs: number,
+): { state: RestartState; delayMs: number; giveUp: boolean } {
   const base = upMs >= policy.stableMs ? FRESH : state;
   const quickFailures = upMs < policy.quickMs ? base.quickFailures + 1 : 0;
   const delayMs = Math.min(policy.maxMs, policy.initialMs * policy.factor ** base.restarts);

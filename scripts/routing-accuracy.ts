@@ -27,7 +27,9 @@ export interface RoutingFixture {
 
 /** Reads the test set. */
 export function loadRoutingFixture(): RoutingFixture {
-  return JSON.parse(readFileSync(fileURLToPath(new URL('../test/fixtures/routing/agents-and-questions.json', import.meta.url)), 'utf8')) as RoutingFixture;
+  return JSON.parse(
+    readFileSync(fileURLToPath(new URL('../test/fixtures/routing/agents-and-questions.json', import.meta.url)), 'utf8'),
+  ) as RoutingFixture;
 }
 
 /** A router under test: the agent id it picks for a text, or undefined for none. */
@@ -61,7 +63,13 @@ export async function accuracyOf(route: RouteFn, fixture: RoutingFixture): Promi
  * the first agent by id with the highest count above 0 wins.
  */
 export function wordOverlapRoute(agents: AgentProfile[]): RouteFn {
-  const words = (s: string) => new Set(s.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 2));
+  const words = (s: string) =>
+    new Set(
+      s
+        .toLowerCase()
+        .split(/[^a-z0-9]+/)
+        .filter((w) => w.length > 2),
+    );
   const sorted = [...agents].sort((a, b) => a.id.localeCompare(b.id));
   return (text) => {
     const want = words(text);
@@ -105,7 +113,10 @@ export async function accuracyTable(fixture: RoutingFixture, embeddingsUrl?: str
     ...[0, 0.2, 0.4, 0.5].map((t): [string, RouteFn] => [`BM25, threshold ${t}`, bm25Route(agents, t)]),
   ];
   if (embeddingsUrl) {
-    rows.push([`embeddings (fake hashed bag of words), cosine ≥ ${FAKE_MIN_SIMILARITY}`, semanticRoute(agents, { embedder: createEmbedder({ url: embeddingsUrl, model: 'fake' }), minSimilarity: FAKE_MIN_SIMILARITY })]);
+    rows.push([
+      `embeddings (fake hashed bag of words), cosine ≥ ${FAKE_MIN_SIMILARITY}`,
+      semanticRoute(agents, { embedder: createEmbedder({ url: embeddingsUrl, model: 'fake' }), minSimilarity: FAKE_MIN_SIMILARITY }),
+    ]);
   }
   const out: { name: string; acc: Accuracy }[] = [];
   for (const [name, route] of rows) out.push({ name, acc: await accuracyOf(route, fixture) });
@@ -115,7 +126,11 @@ export async function accuracyTable(fixture: RoutingFixture, embeddingsUrl?: str
 /** The table as markdown. */
 export function formatTable(rows: { name: string; acc: Accuracy }[]): string {
   const pct = (n: number, d: number) => `${n}/${d} (${Math.round((100 * n) / d)}%)`;
-  return ['| router | right agent | off-topic refused |', '| --- | --- | --- |', ...rows.map(({ name, acc }) => `| ${name} | ${pct(acc.correct, acc.total)} | ${pct(acc.refused, acc.offTopic)} |`)].join('\n');
+  return [
+    '| router | right agent | off-topic refused |',
+    '| --- | --- | --- |',
+    ...rows.map(({ name, acc }) => `| ${name} | ${pct(acc.correct, acc.total)} | ${pct(acc.refused, acc.offTopic)} |`),
+  ].join('\n');
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

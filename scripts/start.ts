@@ -30,7 +30,12 @@ let address = config.TEMPORAL_ADDRESS;
 let uiUrl = config.TEMPORAL_UI_URL;
 if (!external) {
   const port = portOf('DELEGATE_TEMPORAL_PORT', 7233);
-  const options = { dbFile: join(dataDir, 'temporal.sqlite'), port, uiPort: portOf('DELEGATE_TEMPORAL_UI_PORT', 8233), logFile: join(dataDir, 'temporal.log') };
+  const options = {
+    dbFile: join(dataDir, 'temporal.sqlite'),
+    port,
+    uiPort: portOf('DELEGATE_TEMPORAL_UI_PORT', 8233),
+    logFile: join(dataDir, 'temporal.log'),
+  };
   console.log(`Starting the Temporal dev server (SQLite in ${dataDir})...`);
   const server = await startDevServer(options).catch((err: Error) => {
     console.error(`Could not start Temporal: ${err.message}`);
@@ -38,7 +43,10 @@ if (!external) {
     process.exit(1);
   });
   // the same files and ports when it is started again: its jobs are in the SQLite file
-  await stack.keep('temporal', async () => ({ ...(await startDevServer(options)), logFile: options.logFile }), { ...server, logFile: options.logFile });
+  await stack.keep('temporal', async () => ({ ...(await startDevServer(options)), logFile: options.logFile }), {
+    ...server,
+    logFile: options.logFile,
+  });
   address = server.address;
   uiUrl = server.uiUrl ?? uiUrl;
 } else {

@@ -102,7 +102,9 @@ export class Supervisor {
       state = next.state;
       this.setStatus(name, { state: 'restarting', restarts: state.restarts, lastExit: how });
       if (next.giveUp) return this.giveUp(name, how, child);
-      console.error(`${name} exited (${how}) after ${Math.round(upMs / 100) / 10} s; starting it again in ${next.delayMs / 1000} s (restart ${state.restarts}).`);
+      console.error(
+        `${name} exited (${how}) after ${Math.round(upMs / 100) / 10} s; starting it again in ${next.delayMs / 1000} s (restart ${state.restarts}).`,
+      );
       await new Promise((r) => setTimeout(r, next.delayMs));
       if (this.stopping) return;
       let again: Running;

@@ -48,7 +48,10 @@ export async function ensureTemporalServer(log?: (line: string) => void): Promis
     {
       label: `the Temporal server ${TEMPORAL_SERVER_VERSION}`,
       dir: toolFolder(`temporal-server-${TEMPORAL_SERVER_VERSION}`),
-      packages: [`go.temporal.io/server/cmd/server@${TEMPORAL_SERVER_VERSION}`, `go.temporal.io/server/cmd/tools/sql@${TEMPORAL_SERVER_VERSION}`],
+      packages: [
+        `go.temporal.io/server/cmd/server@${TEMPORAL_SERVER_VERSION}`,
+        `go.temporal.io/server/cmd/tools/sql@${TEMPORAL_SERVER_VERSION}`,
+      ],
       binaries: { server: 'temporal-server', sql: 'temporal-sql-tool' },
       withoutGo: '  Install Go >= 1.23 (https://go.dev/dl), or run Temporal yourself and point TEMPORAL_ADDRESS at it.',
     },

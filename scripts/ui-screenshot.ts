@@ -44,9 +44,17 @@ async function shoot(page: Page, url: string, file: string, ready: (page: Page) 
 async function main(): Promise<void> {
   const quiet = () => {};
   // no shutdown signals: the SDK would re-raise Ctrl-C before the dev server is stopped
-  Runtime.install({ shutdownSignals: [], logger: { log: quiet, trace: quiet, debug: quiet, info: quiet, warn: quiet, error: (m: string) => console.error(m) } as never });
+  Runtime.install({
+    shutdownSignals: [],
+    logger: { log: quiet, trace: quiet, debug: quiet, info: quiet, warn: quiet, error: (m: string) => console.error(m) } as never,
+  });
   const dir = mkdtempSync(join(tmpdir(), 'delegate-ui-'));
-  const server = await startDevServer({ dbFile: join(dir, 'temporal.sqlite'), port: await freePort(), uiPort: await freePort(), logFile: join(dir, 'server.log') });
+  const server = await startDevServer({
+    dbFile: join(dir, 'temporal.sqlite'),
+    port: await freePort(),
+    uiPort: await freePort(),
+    logFile: join(dir, 'server.log'),
+  });
   const key = `ui-screenshot-${Date.now()}`;
   const config = loadConfig({
     TEMPORAL_ADDRESS: server.address,
@@ -63,7 +71,16 @@ async function main(): Promise<void> {
   const client = new Client({ connection, namespace: NAMESPACE });
   // the shared queue and acme's agent lane, as workers/main.ts serves them
   const lanes = tenants.list().map((t) => ({ taskQueue: agentQueueFor(config.DELEGATE_TASK_QUEUE, t.tenant), slots: t.quotas.agentSlots }));
-  const workers = await createWorkers({ connection: workerConnection, namespace: NAMESPACE, taskQueue: config.DELEGATE_TASK_QUEUE, workflowBundle: await bundleWorkflows(), record: record.store }, lanes);
+  const workers = await createWorkers(
+    {
+      connection: workerConnection,
+      namespace: NAMESPACE,
+      taskQueue: config.DELEGATE_TASK_QUEUE,
+      workflowBundle: await bundleWorkflows(),
+      record: record.store,
+    },
+    lanes,
+  );
   const running = Promise.all(workers.map((w) => w.run()));
   const app = await buildApp({ config, client, registry: createAgentRegistry(builtinAgents), tenants, record: record.store });
   const browser = await puppeteer.launch({
@@ -93,13 +110,19 @@ async function main(): Promise<void> {
     // Page scripts are strings: this project compiles without the DOM's types.
     const columns = JSON.stringify({ [NAMESPACE]: LIST_COLUMNS.map((label) => ({ label })) });
     await page.evaluateOnNewDocument(`localStorage.setItem('namespace-workflow-table-columns', ${JSON.stringify(columns)})`);
-    const shows = (text: string) => (p: Page) => p.waitForFunction(`document.body.innerText.includes(${JSON.stringify(text)})`, { timeout: 30_000 });
+    const shows = (text: string) => (p: Page) =>
+      p.waitForFunction(`document.body.innerText.includes(${JSON.stringify(text)})`, { timeout: 30_000 });
     const tree = readmeQueries(root)[0].query;
-    await shoot(page, `${server.uiUrl}/namespaces/${NAMESPACE}/workflows?query=${encodeURIComponent(tree)}`, 'temporal-ui-list.png', async (p) => {
-      await shows(`${root}/crawl-pricing`)(p);
-      // the saved-views panel takes 230 px the columns need
-      await p.click('button[aria-label="Collapse saved views"]');
-    });
+    await shoot(
+      page,
+      `${server.uiUrl}/namespaces/${NAMESPACE}/workflows?query=${encodeURIComponent(tree)}`,
+      'temporal-ui-list.png',
+      async (p) => {
+        await shows(`${root}/crawl-pricing`)(p);
+        // the saved-views panel takes 230 px the columns need
+        await p.click('button[aria-label="Collapse saved views"]');
+      },
+    );
     // the API's own link to the job, then its "User Metadata" tab: summary, current details and the children with their status
     await shoot(page, links.temporalUi, 'temporal-ui-job.png', async (p) => {
       await p.waitForSelector('a[href$="/user-metadata"]', { timeout: 30_000 });

@@ -8,13 +8,27 @@ import type { Client } from '@temporalio/client';
 import type { JobSpec } from '../schemas';
 
 type Task = JobSpec['tasks'][number];
-const sim = (id: string, question: string, params: Record<string, unknown>, extra: Partial<Task> = {}): Task => ({ id, question, agent: 'sim', params, ...extra });
+const sim = (id: string, question: string, params: Record<string, unknown>, extra: Partial<Task> = {}): Task => ({
+  id,
+  question,
+  agent: 'sim',
+  params,
+  ...extra,
+});
 
 /**
  * The workflow list's columns in the pictures, and the ones the README suggests: Delegate's
  * search attributes but the tenant (it is in every workflow id), after the UI's status and id.
  */
-export const LIST_COLUMNS = ['Status', 'Workflow ID', 'DelegateStatus', 'DelegateFailureReason', 'DelegateAgent', 'DelegatePattern', 'DelegateLabels'];
+export const LIST_COLUMNS = [
+  'Status',
+  'Workflow ID',
+  'DelegateStatus',
+  'DelegateFailureReason',
+  'DelegateAgent',
+  'DelegatePattern',
+  'DelegateLabels',
+];
 
 /** The tenant and the job id of the story. */
 export const STORY_TENANT = 'acme';
@@ -66,17 +80,29 @@ export function storyIds(root: string) {
 export function readmeQueries(root: string): { what: string; query: string; finds: string[] }[] {
   const ids = storyIds(root);
   return [
-    { what: "one job's tree", query: `RootWorkflowId = "${root}"`, finds: [root, ids.ok, ids.failed, ids.halted, ids.running, ids.vote, ...ids.voters] },
+    {
+      what: "one job's tree",
+      query: `RootWorkflowId = "${root}"`,
+      finds: [root, ids.ok, ids.failed, ids.halted, ids.running, ids.vote, ...ids.voters],
+    },
     { what: 'failed subtasks', query: 'WorkflowType = "subtask" AND DelegateStatus = "failure"', finds: [ids.failed] },
     { what: 'budget halts', query: 'DelegateFailureReason = "budget_exhausted"', finds: [ids.halted] },
     // a nested job is a delegationJob too: while the vote ran, the first query found it as well
-    { what: "one tenant's running jobs", query: `WorkflowType = "delegationJob" AND DelegateTenant = "${STORY_TENANT}" AND ExecutionStatus = "Running"`, finds: [root] },
+    {
+      what: "one tenant's running jobs",
+      query: `WorkflowType = "delegationJob" AND DelegateTenant = "${STORY_TENANT}" AND ExecutionStatus = "Running"`,
+      finds: [root],
+    },
     {
       what: "one tenant's running top-level jobs",
       query: `WorkflowType = "delegationJob" AND DelegateTenant = "${STORY_TENANT}" AND ExecutionStatus = "Running" AND ParentWorkflowId IS NULL`,
       finds: [root],
     },
-    { what: 'voters cancelled by an early decision', query: 'DelegatePattern = "vote" AND DelegateStatus = "cancelled"', finds: ids.voters.slice(3) },
+    {
+      what: 'voters cancelled by an early decision',
+      query: 'DelegatePattern = "vote" AND DelegateStatus = "cancelled"',
+      finds: ids.voters.slice(3),
+    },
     { what: 'by label', query: 'DelegateLabels = "team=research" AND WorkflowType = "delegationJob"', finds: [root, ids.vote] },
   ];
 }
@@ -101,7 +127,12 @@ export async function expectQuery(client: Client, query: string, ids: string[], 
 /** Waits until the story is what the pictures show: every subtask but the slow one over, the slow one a few steps in. */
 export async function storyReady(client: Client, root: string): Promise<void> {
   const ids = storyIds(root);
-  await expectQuery(client, `RootWorkflowId = "${root}" AND WorkflowId != "${root}" AND ExecutionStatus != "Running"`, [ids.ok, ids.failed, ids.halted, ids.vote, ...ids.voters], 120_000);
+  await expectQuery(
+    client,
+    `RootWorkflowId = "${root}" AND WorkflowId != "${root}" AND ExecutionStatus != "Running"`,
+    [ids.ok, ids.failed, ids.halted, ids.vote, ...ids.voters],
+    120_000,
+  );
   const deadline = Date.now() + 60_000;
   while ((await client.workflow.getHandle(ids.running).query<{ steps: number }>('status')).steps < 3) {
     if (Date.now() > deadline) throw new Error(`${ids.running} did not take 3 steps in a minute`);

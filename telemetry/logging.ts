@@ -83,7 +83,13 @@ export function sdkLogger(log: Logger): SdkLogger {
 /** The ids an activity's input names: agent steps carry the task, the agent and the job's event target; webhooks and archives the tenant and job. */
 function idsFromInput(input: unknown): LogIds {
   if (typeof input !== 'object' || input === null) return {};
-  const i = input as { tenant?: unknown; jobId?: unknown; agentId?: unknown; task?: { id?: unknown }; events?: { tenant?: unknown; jobId?: unknown } };
+  const i = input as {
+    tenant?: unknown;
+    jobId?: unknown;
+    agentId?: unknown;
+    task?: { id?: unknown };
+    events?: { tenant?: unknown; jobId?: unknown };
+  };
   const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
   const ids: LogIds = {
     tenant: str(i.events?.tenant) ?? str(i.tenant),

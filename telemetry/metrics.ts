@@ -29,24 +29,75 @@ const SPEND: Record<BudgetAxis, { name: string; help: string; of: (o: SubtaskOut
   costUsd: { name: 'delegate_spend_usd_total', help: 'Money finished subtasks spent, in US dollars', of: (o) => o.costUsd },
   tokens: { name: 'delegate_spend_tokens_total', help: 'Tokens finished subtasks spent', of: (o) => o.tokens },
   toolCalls: { name: 'delegate_spend_tool_calls_total', help: 'Tool calls finished subtasks made', of: (o) => o.toolCalls },
-  latencySeconds: { name: 'delegate_spend_latency_seconds_total', help: 'Wall clock finished subtasks ran, in seconds', of: (o) => o.latencyMs / 1000 },
+  latencySeconds: {
+    name: 'delegate_spend_latency_seconds_total',
+    help: 'Wall clock finished subtasks ran, in seconds',
+    of: (o) => o.latencyMs / 1000,
+  },
 };
 
 /** The worker's metrics: what workflows report through the sink, what steps and the breaker say. */
 export function createWorkerMetrics(registry: Registry = processRegistry()) {
   const registers = [registry];
-  const subtasks = new Counter({ name: 'delegate_subtasks_total', help: 'Subtasks finished, by tenant, agent, status and failure reason ("none" on success)', labelNames: ['tenant', 'agent', 'status', 'failure_reason'], registers });
+  const subtasks = new Counter({
+    name: 'delegate_subtasks_total',
+    help: 'Subtasks finished, by tenant, agent, status and failure reason ("none" on success)',
+    labelNames: ['tenant', 'agent', 'status', 'failure_reason'],
+    registers,
+  });
   const spend = Object.fromEntries(
-    Object.entries(SPEND).map(([axis, s]) => [axis, new Counter({ name: s.name, help: `${s.help}, by tenant and agent`, labelNames: ['tenant', 'agent'], registers })]),
+    Object.entries(SPEND).map(([axis, s]) => [
+      axis,
+      new Counter({ name: s.name, help: `${s.help}, by tenant and agent`, labelNames: ['tenant', 'agent'], registers }),
+    ]),
   ) as Record<BudgetAxis, Counter<'tenant' | 'agent'>>;
-  const budgetHalts = new Counter({ name: 'delegate_budget_halts_total', help: 'Subtasks halted by a spent budget axis (partial or failure), by tenant and agent', labelNames: ['tenant', 'agent'], registers });
-  const steps = new Counter({ name: 'delegate_steps_total', help: 'Agent step calls, by agent and outcome (ok | error)', labelNames: ['agent', 'outcome'], registers });
-  const stepSeconds = new Histogram({ name: 'delegate_step_duration_seconds', help: "Duration of agents' step calls, by agent", labelNames: ['agent'], buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300], registers });
-  const retries = new Counter({ name: 'delegate_step_retries_total', help: 'Step attempts after the first (Temporal retries of a failed step), by agent', labelNames: ['agent'], registers });
-  const jobs = new Counter({ name: 'delegate_jobs_total', help: 'Jobs finished, by pattern, status and level (root | nested)', labelNames: ['pattern', 'status', 'level'], registers });
-  const votes = new Counter({ name: 'delegate_vote_decisions_total', help: 'Votes decided, early (before every voter answered) or not', labelNames: ['early'], registers });
-  const votersCancelled = new Counter({ name: 'delegate_vote_cancelled_voters_total', help: 'Voters cancelled by an early vote decision', registers });
-  const savedUsd = new Counter({ name: 'delegate_vote_saved_usd_total', help: 'Money early vote decisions saved (unspent allocations of cancelled voters), in US dollars', registers });
+  const budgetHalts = new Counter({
+    name: 'delegate_budget_halts_total',
+    help: 'Subtasks halted by a spent budget axis (partial or failure), by tenant and agent',
+    labelNames: ['tenant', 'agent'],
+    registers,
+  });
+  const steps = new Counter({
+    name: 'delegate_steps_total',
+    help: 'Agent step calls, by agent and outcome (ok | error)',
+    labelNames: ['agent', 'outcome'],
+    registers,
+  });
+  const stepSeconds = new Histogram({
+    name: 'delegate_step_duration_seconds',
+    help: "Duration of agents' step calls, by agent",
+    labelNames: ['agent'],
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+    registers,
+  });
+  const retries = new Counter({
+    name: 'delegate_step_retries_total',
+    help: 'Step attempts after the first (Temporal retries of a failed step), by agent',
+    labelNames: ['agent'],
+    registers,
+  });
+  const jobs = new Counter({
+    name: 'delegate_jobs_total',
+    help: 'Jobs finished, by pattern, status and level (root | nested)',
+    labelNames: ['pattern', 'status', 'level'],
+    registers,
+  });
+  const votes = new Counter({
+    name: 'delegate_vote_decisions_total',
+    help: 'Votes decided, early (before every voter answered) or not',
+    labelNames: ['early'],
+    registers,
+  });
+  const votersCancelled = new Counter({
+    name: 'delegate_vote_cancelled_voters_total',
+    help: 'Voters cancelled by an early vote decision',
+    registers,
+  });
+  const savedUsd = new Counter({
+    name: 'delegate_vote_saved_usd_total',
+    help: 'Money early vote decisions saved (unspent allocations of cancelled voters), in US dollars',
+    registers,
+  });
   const breakers: CircuitBreaker[] = [];
   new Gauge({
     name: 'delegate_circuit_breaker_state',

@@ -14,9 +14,23 @@ import { context, propagation, SpanKind, SpanStatusCode, trace, type Attributes,
 import { CompositePropagator, ExportResultCode, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { Resource } from '@opentelemetry/resources';
-import { BatchSpanProcessor, ConsoleSpanExporter, SimpleSpanProcessor, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  BatchSpanProcessor,
+  ConsoleSpanExporter,
+  SimpleSpanProcessor,
+  type SpanExporter,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { ATTR_ERROR_TYPE, ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_SERVER_ADDRESS, ATTR_SERVER_PORT, ATTR_SERVICE_NAME, ATTR_URL_FULL } from '@opentelemetry/semantic-conventions';
+import {
+  ATTR_ERROR_TYPE,
+  ATTR_HTTP_REQUEST_METHOD,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_SERVER_ADDRESS,
+  ATTR_SERVER_PORT,
+  ATTR_SERVICE_NAME,
+  ATTR_URL_FULL,
+} from '@opentelemetry/semantic-conventions';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import type { ClientInterceptors } from '@temporalio/client';
 
@@ -65,10 +79,14 @@ export function tracingSettings(env: NodeJS.ProcessEnv, defaultServiceName: stri
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
   const tracesEndpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
   const endpoint = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
-  const named = (env.OTEL_TRACES_EXPORTER ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const named = (env.OTEL_TRACES_EXPORTER ?? '')
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
   if (named.includes('none')) return undefined;
   const unknown = named.filter((n) => n !== 'otlp' && n !== 'console');
-  if (unknown.length > 0) throw new Error(`OTEL_TRACES_EXPORTER=${env.OTEL_TRACES_EXPORTER}: this service exports traces with otlp (HTTP), console or none`);
+  if (unknown.length > 0)
+    throw new Error(`OTEL_TRACES_EXPORTER=${env.OTEL_TRACES_EXPORTER}: this service exports traces with otlp (HTTP), console or none`);
   const exporter = (named[0] as 'otlp' | 'console' | undefined) ?? (tracesEndpoint || endpoint ? 'otlp' : undefined);
   if (!exporter) return undefined;
   const resourceAttributes = parseResourceAttributes(env.OTEL_RESOURCE_ATTRIBUTES);
@@ -119,9 +137,13 @@ export function startTracing({ serviceName, env = process.env, exporter, batch }
   if (current) throw new Error('tracing is already started in this process');
   const sink = exporter ?? (settings?.exporter === 'console' ? new ConsoleSpanExporter() : new OTLPTraceExporter({ url: settings?.url }));
   const processor = (batch ?? !exporter) ? new BatchSpanProcessor(sink) : new SimpleSpanProcessor(sink);
-  const resource = Resource.default().merge(new Resource({ ...settings?.resourceAttributes, [ATTR_SERVICE_NAME]: settings?.serviceName ?? serviceName }));
+  const resource = Resource.default().merge(
+    new Resource({ ...settings?.resourceAttributes, [ATTR_SERVICE_NAME]: settings?.serviceName ?? serviceName }),
+  );
   const provider = new NodeTracerProvider({ resource, spanProcessors: [processor] });
-  provider.register({ propagator: new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }) });
+  provider.register({
+    propagator: new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }),
+  });
   const handle: Tracing = {
     resource,
     processor,

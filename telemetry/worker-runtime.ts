@@ -37,14 +37,21 @@ function freeLoopbackPort(): Promise<number> {
  * Installs the Runtime; call once per process, before any `NativeConnection`. Returns the URL
  * of core's metrics (the SDK's `temporal_*` series), for `serveMetrics`.
  */
-export async function installWorkerRuntime({ log, coreMetricsPort, coreMetrics = true }: WorkerRuntimeOptions): Promise<{ coreMetricsUrl?: string }> {
+export async function installWorkerRuntime({
+  log,
+  coreMetricsPort,
+  coreMetrics = true,
+}: WorkerRuntimeOptions): Promise<{ coreMetricsUrl?: string }> {
   const port = coreMetrics ? (coreMetricsPort ?? (await freeLoopbackPort())) : undefined;
   // core's debug lines are many per workflow task: only at trace
   Runtime.install({
     logger: sdkLogger(log),
     telemetryOptions: {
       // forward, not console: core's own format would interleave non-JSON lines with pino's
-      logging: { forward: {}, filter: { core: log.isLevelEnabled('trace') ? 'DEBUG' : log.isLevelEnabled('debug') ? 'INFO' : 'WARN', other: 'ERROR' } },
+      logging: {
+        forward: {},
+        filter: { core: log.isLevelEnabled('trace') ? 'DEBUG' : log.isLevelEnabled('debug') ? 'INFO' : 'WARN', other: 'ERROR' },
+      },
       ...(port !== undefined ? { metrics: { prometheus: { bindAddress: `127.0.0.1:${port}` } } } : {}),
     },
   });

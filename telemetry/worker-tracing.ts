@@ -4,7 +4,11 @@
  * which may do no I/O) reach the process's span processor. Sinks are not called on replay,
  * so a replayed workflow exports no span twice.
  */
-import { makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } from '@temporalio/interceptors-opentelemetry';
+import {
+  makeWorkflowExporter,
+  OpenTelemetryActivityInboundInterceptor,
+  OpenTelemetryActivityOutboundInterceptor,
+} from '@temporalio/interceptors-opentelemetry';
 import type { WorkerInterceptors } from '@temporalio/worker';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -28,7 +32,12 @@ export interface WorkerTracingOptions {
 export function workerTracing(tracing: Tracing): WorkerTracingOptions {
   return {
     interceptors: {
-      activity: [(ctx) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx), outbound: new OpenTelemetryActivityOutboundInterceptor(ctx) })],
+      activity: [
+        (ctx) => ({
+          inbound: new OpenTelemetryActivityInboundInterceptor(ctx),
+          outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
+        }),
+      ],
     },
     sinks: { exporter: makeWorkflowExporter(tracing.processor, tracing.resource) },
   };

@@ -4,7 +4,13 @@
  * Workflow code: deterministic, no I/O; attributes change no command, so replay is untouched.
  */
 import { trace, type Attributes } from '@opentelemetry/api';
-import { workflowInfo, type Next, type WorkflowExecuteInput, type WorkflowInboundCallsInterceptor, type WorkflowInterceptorsFactory } from '@temporalio/workflow';
+import {
+  workflowInfo,
+  type Next,
+  type WorkflowExecuteInput,
+  type WorkflowInboundCallsInterceptor,
+  type WorkflowInterceptorsFactory,
+} from '@temporalio/workflow';
 import type { JobResult, TaskResult } from '../schemas';
 import type { JobInput } from '../workflows/job/runtime';
 import type { SubtaskInput } from '../workflows/subtask';
@@ -13,7 +19,12 @@ import type { SubtaskInput } from '../workflows/subtask';
 function idsOf(type: string, arg: unknown): Attributes {
   if (type === 'delegationJob') {
     const input = arg as Partial<JobInput> | undefined;
-    return { 'delegate.job_id': input?.spec?.jobId, 'delegate.tenant': input?.tenant, 'delegate.pattern': input?.spec?.pattern, 'delegate.depth': input?.depth ?? 0 };
+    return {
+      'delegate.job_id': input?.spec?.jobId,
+      'delegate.tenant': input?.tenant,
+      'delegate.pattern': input?.spec?.pattern,
+      'delegate.depth': input?.depth ?? 0,
+    };
   }
   if (type === 'subtask') {
     const input = arg as Partial<SubtaskInput> | undefined;
@@ -46,7 +57,9 @@ const definedOnly = (a: Attributes): Attributes => Object.fromEntries(Object.ent
 class SpanAttributesInterceptor implements WorkflowInboundCallsInterceptor {
   async execute(input: WorkflowExecuteInput, next: Next<WorkflowInboundCallsInterceptor, 'execute'>): Promise<unknown> {
     const span = trace.getActiveSpan();
-    span?.setAttributes(definedOnly({ ...idsOf(workflowInfo().workflowType, input.args[0]), 'delegate.workflow_id': workflowInfo().workflowId }));
+    span?.setAttributes(
+      definedOnly({ ...idsOf(workflowInfo().workflowType, input.args[0]), 'delegate.workflow_id': workflowInfo().workflowId }),
+    );
     const result = await next(input);
     span?.setAttributes(definedOnly(outcomeOf(result)));
     return result;

@@ -16,9 +16,11 @@ export async function startAgentUpstream() {
     req.on('end', () => {
       const path = req.url ?? '/';
       calls.set(path, (calls.get(path) ?? 0) + 1);
-      const send = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      const send = (status: number, body: unknown) =>
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
       const { step } = JSON.parse(raw) as { step: number };
-      const answer = () => send(200, { done: true, summary: `answered at ${path}`, data: { path }, confidence: 0.9, usage: { costUsd: 0.1 } });
+      const answer = () =>
+        send(200, { done: true, summary: `answered at ${path}`, data: { path }, confidence: 0.9, usage: { costUsd: 0.1 } });
       const spend = () => send(200, { done: false, summary: `step ${step}`, usage: { costUsd: 0.3 } });
       if (path === '/ok') return answer();
       if (path === '/switch') return state.healthy ? answer() : send(500, { error: 'down' });

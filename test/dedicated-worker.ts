@@ -19,7 +19,15 @@ export async function startDedicatedWorker({ lanes = [], taskQueue = uniqueId('o
   const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
   const workers = await createWorkers(
     // breaker workflows run on the shared test worker's queue: it outlives this worker
-    { connection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows({ tracing: opts.tracing !== undefined }), record: await testRecord(), ...opts, breaker: { taskQueue: inject('taskQueue'), ...opts.breaker } },
+    {
+      connection,
+      namespace: 'default',
+      taskQueue,
+      workflowBundle: await bundleWorkflows({ tracing: opts.tracing !== undefined }),
+      record: await testRecord(),
+      ...opts,
+      breaker: { taskQueue: inject('taskQueue'), ...opts.breaker },
+    },
     lanes.map((tenant) => ({ taskQueue: agentQueueFor(taskQueue, tenant), slots: 20 })),
   );
   const running = Promise.all(workers.map((w) => w.run()));

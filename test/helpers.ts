@@ -56,9 +56,19 @@ export function testConfig(extra: Record<string, string | undefined> = {}) {
  * header; `as: null` sends none. It reads the run's record unless given another. The caller
  * closes it: prefer `useApp` or `appForTest`.
  */
-export async function testApp(extra: Record<string, string | undefined> = {}, as: TestTenant | null = 'default', record?: RecordStore): Promise<FastifyInstance> {
+export async function testApp(
+  extra: Record<string, string | undefined> = {},
+  as: TestTenant | null = 'default',
+  record?: RecordStore,
+): Promise<FastifyInstance> {
   const config = testConfig(extra);
-  const app = await buildApp({ config, client: await testClient(), registry: loadRegistry(inject('agentsFile')), tenants: loadTenants(config), record: record ?? (await testRecord()) });
+  const app = await buildApp({
+    config,
+    client: await testClient(),
+    registry: loadRegistry(inject('agentsFile')),
+    tenants: loadTenants(config),
+    record: record ?? (await testRecord()),
+  });
   await app.ready();
   if (as !== null) {
     const inject = app.inject.bind(app) as (opts: InjectOptions) => Promise<LightMyRequestResponse>;
@@ -75,7 +85,11 @@ export async function testApp(extra: Record<string, string | undefined> = {}, as
  * The API app (see `testApp`) listening on a free loopback port, for what needs a real socket
  * (SSE, HTTP clients, the CLI and MCP in other processes); its base URL. The caller closes it.
  */
-export async function listeningApp(extra: Record<string, string> = {}, as: TestTenant | null = 'default', record?: RecordStore): Promise<{ app: FastifyInstance; url: string }> {
+export async function listeningApp(
+  extra: Record<string, string> = {},
+  as: TestTenant | null = 'default',
+  record?: RecordStore,
+): Promise<{ app: FastifyInstance; url: string }> {
   const app = await testApp(extra, as, record);
   await app.listen({ host: '127.0.0.1', port: 0 });
   return { app, url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}` };
@@ -103,7 +117,11 @@ export function useApp(extra: Record<string, string> = {}, as: TestTenant | null
 }
 
 /** An API app for one test (its own config or tenant), closed when that test finishes, pass or fail. */
-export async function appForTest(extra: Record<string, string> = {}, as: TestTenant | null = 'default', record?: RecordStore): Promise<FastifyInstance> {
+export async function appForTest(
+  extra: Record<string, string> = {},
+  as: TestTenant | null = 'default',
+  record?: RecordStore,
+): Promise<FastifyInstance> {
   const app = await testApp(extra, as, record);
   onTestFinished(() => app.close());
   return app;
@@ -155,10 +173,18 @@ export async function pollUntil(check: () => Promise<boolean>, what: string | ((
 export async function waitForSubtask(jobId: string, taskId: string, phase: string): Promise<void> {
   const client = await testClient();
   let seen: string | undefined;
-  await pollUntil(async () => {
-    seen = (await client.workflow.getHandle(`job/default/${jobId}/${taskId}`).query(subtaskStatusQuery).catch(() => undefined))?.phase;
-    return seen === phase;
-  }, () => `${taskId} never ${phase} (last phase: ${seen ?? 'no answer to the status query'})`);
+  await pollUntil(
+    async () => {
+      seen = (
+        await client.workflow
+          .getHandle(`job/default/${jobId}/${taskId}`)
+          .query(subtaskStatusQuery)
+          .catch(() => undefined)
+      )?.phase;
+      return seen === phase;
+    },
+    () => `${taskId} never ${phase} (last phase: ${seen ?? 'no answer to the status query'})`,
+  );
 }
 
 /**
@@ -170,10 +196,15 @@ const RESULT_WAIT_MS = Number(process.env.DELEGATE_TEST_RESULT_WAIT_MS ?? 170_00
 /** `GET /v1/jobs/:jobId/result`, waiting as long as the job runs (up to `timeoutMs`, then it throws with the last status); the final response. */
 export async function finalResult(app: FastifyInstance, jobId: string, timeoutMs = RESULT_WAIT_MS) {
   const deadline = Date.now() + timeoutMs;
-  const get = () => app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=${Math.max(1, Math.min(60, Math.ceil((deadline - Date.now()) / 1000)))}` });
+  const get = () =>
+    app.inject({
+      method: 'GET',
+      url: `/v1/jobs/${jobId}/result?waitSeconds=${Math.max(1, Math.min(60, Math.ceil((deadline - Date.now()) / 1000)))}`,
+    });
   let res = await get();
   while (res.statusCode === 202) {
-    if (Date.now() >= deadline) throw new Error(`job ${jobId} still running after ${(timeoutMs / 1000).toFixed(0)} s; its last status: ${res.body.slice(0, 2000)}`);
+    if (Date.now() >= deadline)
+      throw new Error(`job ${jobId} still running after ${(timeoutMs / 1000).toFixed(0)} s; its last status: ${res.body.slice(0, 2000)}`);
     res = await get();
   }
   return res;
@@ -205,7 +236,14 @@ export async function deleteLikeRetention(workflowIds: string[]): Promise<void> 
   }
   for (const workflowId of workflowIds) {
     await pollUntil(
-      () => client.workflow.getHandle(workflowId).describe().then(() => false, (err: Error) => err.name === 'WorkflowNotFoundError'),
+      () =>
+        client.workflow
+          .getHandle(workflowId)
+          .describe()
+          .then(
+            () => false,
+            (err: Error) => err.name === 'WorkflowNotFoundError',
+          ),
       `workflow ${workflowId} still exists after its deletion`,
       60_000,
     );

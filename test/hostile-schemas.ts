@@ -15,7 +15,10 @@ export function exponentialSchema(kind: 'allOf' | 'anyOf', k: number): Record<st
 export const SELF_REF = { $ref: '#' };
 
 /** A → B → A through in-place keywords only (allOf, not): never terminates either. */
-export const MUTUAL_REF = { definitions: { a: { allOf: [{ $ref: '#/definitions/b' }] }, b: { not: { $ref: '#/definitions/a' } } }, $ref: '#/definitions/a' };
+export const MUTUAL_REF = {
+  definitions: { a: { allOf: [{ $ref: '#/definitions/b' }] }, b: { not: { $ref: '#/definitions/a' } } },
+  $ref: '#/definitions/a',
+};
 
 /**
  * Passes every static rule (the recursion steps into a property each time) yet applies itself
@@ -34,6 +37,7 @@ export function nested(depth: number): Record<string, unknown> {
 /** A distinct schema of about `bytes` JSON bytes that is slow to compile (many small properties). */
 export function heavySchema(seed: number, bytes = 40_000): Record<string, unknown> {
   const properties: Record<string, unknown> = {};
-  for (let i = 0; JSON.stringify(properties).length < bytes - 200; i++) properties[`s${seed}p${i}`] = { type: 'string', maxLength: 40 + (i % 7), description: `field ${i} of schema ${seed}`.padEnd(60, '.') };
+  for (let i = 0; JSON.stringify(properties).length < bytes - 200; i++)
+    properties[`s${seed}p${i}`] = { type: 'string', maxLength: 40 + (i % 7), description: `field ${i} of schema ${seed}`.padEnd(60, '.') };
   return { type: 'object', properties };
 }

@@ -20,9 +20,39 @@ export const JOB_EPOCH = Date.UTC(2025, 0, 6, 9, 0, 0);
 export const HOUR = 3_600_000;
 
 const WORDS = [
-  'payment', 'payments', 'payout', 'refund', 'invoice', 'latency', 'retry', 'timeout', 'checkout', 'cart', 'ledger',
-  'customer', 'merchant', 'webhook', 'settlement', 'dispute', 'currency', 'fraud', 'score', 'review', 'report',
-  'found', 'three', 'sources', 'agree', 'that', 'the', 'service', 'handles', 'errors', 'gracefully', 'under', 'load',
+  'payment',
+  'payments',
+  'payout',
+  'refund',
+  'invoice',
+  'latency',
+  'retry',
+  'timeout',
+  'checkout',
+  'cart',
+  'ledger',
+  'customer',
+  'merchant',
+  'webhook',
+  'settlement',
+  'dispute',
+  'currency',
+  'fraud',
+  'score',
+  'review',
+  'report',
+  'found',
+  'three',
+  'sources',
+  'agree',
+  'that',
+  'the',
+  'service',
+  'handles',
+  'errors',
+  'gracefully',
+  'under',
+  'load',
 ];
 
 /** Options of `recordJob`. */
@@ -75,32 +105,76 @@ export function recordJob(tenant: string, i: number, o: RecordJobOptions = {}): 
     // odd micro-dollar amounts: their float sum would show dust, the record's must not
     const costUsd = fromMicros(((i * 131 + k * 17) % 9973) * 7 + 1);
     const ok = k === 0 ? taskStatus : 'success';
-    results.push(taskResult(`t${k}`, { answer: `finding ${i}.${k}`, score: k / 10, tags: ['a', 'b'] }, {
-      agentId,
-      status: ok,
-      summary: summaryOf(i, k, o.summaryChars ?? 60, rand),
-      evidence: k % 2 ? [] : [{ id: `e${i}-${k}`, source: 'web', title: `Source ${k}`, url: `https://example.com/${i}/${k}`, snippet: 'a quoted passage' }],
-      citations: k % 2 ? [] : [`e${i}-${k}`],
-      confidence: 0.5 + (k % 5) / 10,
-      metrics: { latencyMs: 800 + k, costUsd, tokens: 100 + i + k, toolCalls: k % 3, steps: 1 + (k % 2), attempts: 1, channelsHit: k % 2 ? ['llm'] : [] },
-      failureReason: ok === 'success' ? null : ok === 'partial' ? 'budget_exhausted' : 'agent_error',
-      errors: ok === 'failure' ? ['agent answered 500'] : [],
-    }));
+    results.push(
+      taskResult(
+        `t${k}`,
+        { answer: `finding ${i}.${k}`, score: k / 10, tags: ['a', 'b'] },
+        {
+          agentId,
+          status: ok,
+          summary: summaryOf(i, k, o.summaryChars ?? 60, rand),
+          evidence:
+            k % 2
+              ? []
+              : [
+                  {
+                    id: `e${i}-${k}`,
+                    source: 'web',
+                    title: `Source ${k}`,
+                    url: `https://example.com/${i}/${k}`,
+                    snippet: 'a quoted passage',
+                  },
+                ],
+          citations: k % 2 ? [] : [`e${i}-${k}`],
+          confidence: 0.5 + (k % 5) / 10,
+          metrics: {
+            latencyMs: 800 + k,
+            costUsd,
+            tokens: 100 + i + k,
+            toolCalls: k % 3,
+            steps: 1 + (k % 2),
+            attempts: 1,
+            channelsHit: k % 2 ? ['llm'] : [],
+          },
+          failureReason: ok === 'success' ? null : ok === 'partial' ? 'budget_exhausted' : 'agent_error',
+          errors: ok === 'failure' ? ['agent answered 500'] : [],
+        },
+      ),
+    );
   }
   const sum = (f: (r: TaskResult) => number) => results.reduce((s, r) => s + f(r), 0);
-  const ledger = Object.fromEntries(BUDGET_AXES.map((a) => [a, { limit: a === 'costUsd' ? 5 : null, spent: 0, reserved: 0, remaining: a === 'costUsd' ? 5 : null }])) as Ledger;
+  const ledger = Object.fromEntries(
+    BUDGET_AXES.map((a) => [a, { limit: a === 'costUsd' ? 5 : null, spent: 0, reserved: 0, remaining: a === 'costUsd' ? 5 : null }]),
+  ) as Ledger;
   const result: JobResult = {
     jobId: `job-${i}`,
     pattern,
     status,
     output: { answer: `answer of job ${i}`, zeta: 1, alpha: [i, { nested: true }] },
     results,
-    ...(pattern === 'vote' ? { vote: { winner: 'yes', tally: [{ ballot: 'yes', key: '"yes"', count: n, weight: n }], agreement: 1, decidedEarly: false, cancelled: 0 } } : {}),
+    ...(pattern === 'vote'
+      ? {
+          vote: {
+            winner: 'yes',
+            tally: [{ ballot: 'yes', key: '"yes"', count: n, weight: n }],
+            agreement: 1,
+            decidedEarly: false,
+            cancelled: 0,
+          },
+        }
+      : {}),
     evidence: results.flatMap((r) => r.evidence),
     followUps: i % 3 ? [] : [`check ${JOB_FEATURES[i % 3]} again`],
     metrics: {
-      latencyMs: sum((r) => r.metrics.latencyMs), costUsd: fromMicros(sum((r) => toMicros(r.metrics.costUsd))), tokens: sum((r) => r.metrics.tokens),
-      toolCalls: sum((r) => r.metrics.toolCalls), steps: sum((r) => r.metrics.steps), attempts: n, channelsHit: [], subtasks: n, savedUsd: 0,
+      latencyMs: sum((r) => r.metrics.latencyMs),
+      costUsd: fromMicros(sum((r) => toMicros(r.metrics.costUsd))),
+      tokens: sum((r) => r.metrics.tokens),
+      toolCalls: sum((r) => r.metrics.toolCalls),
+      steps: sum((r) => r.metrics.steps),
+      attempts: n,
+      channelsHit: [],
+      subtasks: n,
+      savedUsd: 0,
     },
     ...(i % 2 ? { budget: { ledger, clipped: [], refused: [] } } : {}),
   };
@@ -108,7 +182,7 @@ export function recordJob(tenant: string, i: number, o: RecordJobOptions = {}): 
     tenant,
     jobId: `job-${i}`,
     workflowId: `${tenant}/job-${i}`,
-    specHash: i % 4 === 3 ? null : `sha256:${(i * 2654435761 >>> 0).toString(16)}`,
+    specHash: i % 4 === 3 ? null : `sha256:${((i * 2654435761) >>> 0).toString(16)}`,
     startedAt,
     closedAt,
     ...(i % 2 ? {} : { objective: `Audit the ${JOB_FEATURES[i % 3]} flow, round ${i}` }),

@@ -67,8 +67,14 @@ export function openFreshRecord(kind: Dialect): FreshRecord {
   };
   return {
     kind,
-    get location() { return get().location; },
-    get store() { return get().store; },
-    get db() { return get().db; },
+    get location() {
+      return get().location;
+    },
+    get store() {
+      return get().store;
+    },
+    get db() {
+      return get().db;
+    },
   };
 }

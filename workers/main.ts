@@ -23,7 +23,14 @@ const log = createLogger({ level: config.LOG_LEVEL, proc: 'worker' });
 const { coreMetricsUrl } = await installWorkerRuntime({ log, coreMetrics: config.DELEGATE_WORKER_METRICS_PORT !== 0 });
 const metrics = createWorkerMetrics();
 const metricsServer = config.DELEGATE_WORKER_METRICS_PORT
-  ? await serveMetrics({ registry: metrics.registry, host: config.HOST, port: config.DELEGATE_WORKER_METRICS_PORT, coreMetricsUrl, token: config.DELEGATE_METRICS_TOKEN, log }).catch((err: Error) => {
+  ? await serveMetrics({
+      registry: metrics.registry,
+      host: config.HOST,
+      port: config.DELEGATE_WORKER_METRICS_PORT,
+      coreMetricsUrl,
+      token: config.DELEGATE_METRICS_TOKEN,
+      log,
+    }).catch((err: Error) => {
       // a second worker on one host (npm start plus another, the chaos tests) finds the port taken: it still works, unscraped
       log.error({ err: err.message }, 'cannot serve /metrics: set DELEGATE_WORKER_METRICS_PORT to a free port, or 0 to turn it off');
       return undefined;
@@ -43,17 +50,35 @@ log.info({ record: record.where }, 'job record open');
   // before any job can start a child with them: an upgrade may add attributes the namespace lacks
   await ensureSearchAttributes(clientConnection, config.TEMPORAL_NAMESPACE).then(
     (added) => added.length > 0 && log.info({ added }, 'search attributes registered'),
-    (err: Error) => log.error({ err: err.message, register: registerCommand(config.TEMPORAL_NAMESPACE) }, 'cannot check or register the search attributes: register them, or jobs fail to start their children'),
+    (err: Error) =>
+      log.error(
+        { err: err.message, register: registerCommand(config.TEMPORAL_NAMESPACE) },
+        'cannot check or register the search attributes: register them, or jobs fail to start their children',
+      ),
   );
   const schedule = await ensurePruneSchedule(new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE }), config);
-  log.info({ schedule, every: config.DELEGATE_RECORD_PRUNE_EVERY, maxAgeDays: config.DELEGATE_RECORD_MAX_AGE_DAYS, keepLabels: config.DELEGATE_RECORD_KEEP_LABELS, dryRun: config.DELEGATE_RECORD_PRUNE_DRY_RUN }, 'record prune schedule');
+  log.info(
+    {
+      schedule,
+      every: config.DELEGATE_RECORD_PRUNE_EVERY,
+      maxAgeDays: config.DELEGATE_RECORD_MAX_AGE_DAYS,
+      keepLabels: config.DELEGATE_RECORD_KEEP_LABELS,
+      dryRun: config.DELEGATE_RECORD_PRUNE_DRY_RUN,
+    },
+    'record prune schedule',
+  );
   await clientConnection.close();
 }
 const lanes = tenants.list().map((t) => ({ taskQueue: agentQueueFor(config.DELEGATE_TASK_QUEUE, t.tenant), slots: t.quotas.agentSlots }));
 const registry = loadRegistry(config.DELEGATE_AGENTS_FILE, semanticOptionsFromConfig(config));
 log.info({ method: registry.semantic.method, model: config.DELEGATE_EMBEDDINGS_MODEL }, 'semantic routing');
 if (config.DELEGATE_JUDGE_AGENT && !registry.get(config.DELEGATE_JUDGE_AGENT)) {
-  throw new Error(`DELEGATE_JUDGE_AGENT: no agent "${config.DELEGATE_JUDGE_AGENT}" (agents: ${registry.list().map((m) => m.id).join(', ')})`);
+  throw new Error(
+    `DELEGATE_JUDGE_AGENT: no agent "${config.DELEGATE_JUDGE_AGENT}" (agents: ${registry
+      .list()
+      .map((m) => m.id)
+      .join(', ')})`,
+  );
 }
 // the pools this worker hosts on every lane: DELEGATE_POOLS, or every pool of the agents file
 const pools = hostedPools(config.DELEGATE_POOLS, registry.list());
@@ -71,7 +96,10 @@ const set = await createWorkerSet(
     tracing,
     maxConcurrentActivities: config.DELEGATE_WORKER_SLOTS,
     record: record.store,
-    archive: { pauseBeforeCommitMs: config.DELEGATE_CHAOS_ARCHIVE_HOLD_MS, pauseAfterCommitMs: config.DELEGATE_CHAOS_ARCHIVE_HOLD_AFTER_MS },
+    archive: {
+      pauseBeforeCommitMs: config.DELEGATE_CHAOS_ARCHIVE_HOLD_MS,
+      pauseAfterCommitMs: config.DELEGATE_CHAOS_ARCHIVE_HOLD_AFTER_MS,
+    },
     metrics,
     breaker: breakerSettingsOf(config),
     pools,
@@ -90,7 +118,16 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
     fleet.shutdown();
   });
 }
-log.info({ address: config.TEMPORAL_ADDRESS, taskQueue: config.DELEGATE_TASK_QUEUE, tracing: tracing !== undefined, lanes: lanes.map((l) => `${l.taskQueue}×${l.slots}`), pools: Object.entries(pools).map(([p, n]) => `${p}×${n}`) }, 'worker running');
+log.info(
+  {
+    address: config.TEMPORAL_ADDRESS,
+    taskQueue: config.DELEGATE_TASK_QUEUE,
+    tracing: tracing !== undefined,
+    lanes: lanes.map((l) => `${l.taskQueue}×${l.slots}`),
+    pools: Object.entries(pools).map(([p, n]) => `${p}×${n}`),
+  },
+  'worker running',
+);
 await fleet.done;
 await connection.close();
 await record.close();

@@ -12,8 +12,14 @@ import type { pruneArchive } from '../workflows/prune-archive';
 export const PRUNE_SCHEDULE_ID = 'delegate-record-prune';
 
 /** The prune run the configuration asks for. */
-export function pruneInputOf(config: Pick<Config, 'DELEGATE_RECORD_MAX_AGE_DAYS' | 'DELEGATE_RECORD_KEEP_LABELS' | 'DELEGATE_RECORD_PRUNE_DRY_RUN'>): PruneInput {
-  return { maxAgeDays: config.DELEGATE_RECORD_MAX_AGE_DAYS, keepLabels: config.DELEGATE_RECORD_KEEP_LABELS, dryRun: config.DELEGATE_RECORD_PRUNE_DRY_RUN };
+export function pruneInputOf(
+  config: Pick<Config, 'DELEGATE_RECORD_MAX_AGE_DAYS' | 'DELEGATE_RECORD_KEEP_LABELS' | 'DELEGATE_RECORD_PRUNE_DRY_RUN'>,
+): PruneInput {
+  return {
+    maxAgeDays: config.DELEGATE_RECORD_MAX_AGE_DAYS,
+    keepLabels: config.DELEGATE_RECORD_KEEP_LABELS,
+    dryRun: config.DELEGATE_RECORD_PRUNE_DRY_RUN,
+  };
 }
 
 /** Creates the prune schedule, or brings an existing one to this configuration. */
@@ -37,7 +43,9 @@ export async function ensurePruneSchedule(client: Client, config: Config): Promi
     return 'created';
   } catch (err) {
     if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-    await client.schedule.getHandle(PRUNE_SCHEDULE_ID).update((prev) => ({ ...prev, spec: options.spec, action: options.action, policies: options.policies }));
+    await client.schedule
+      .getHandle(PRUNE_SCHEDULE_ID)
+      .update((prev) => ({ ...prev, spec: options.spec, action: options.action, policies: options.policies }));
     return 'updated';
   }
 }

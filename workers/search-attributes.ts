@@ -20,7 +20,10 @@ export async function ensureSearchAttributes(connection: Connection, namespace: 
   const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
   const missing = Object.entries(SEARCH_ATTRIBUTE_DEFINITIONS).filter(([name]) => !customAttributes?.[name]);
   if (missing.length === 0) return [];
-  await connection.operatorService.addSearchAttributes({ namespace, searchAttributes: Object.fromEntries(missing.map(([name, type]) => [name, TYPES[type]])) });
+  await connection.operatorService.addSearchAttributes({
+    namespace,
+    searchAttributes: Object.fromEntries(missing.map(([name, type]) => [name, TYPES[type]])),
+  });
   return missing.map(([name]) => name);
 }
 

@@ -79,12 +79,18 @@ export function followTenantLanes({ config, set, fleet, served, log, watch }: Fo
       queue = queue.then(async () => {
         const fresh = tenants.list().filter((t) => !known.has(t.tenant));
         if (fresh.length === 0) return;
-        const lanes: AgentLane[] = fresh.map((t) => ({ taskQueue: agentQueueFor(config.DELEGATE_TASK_QUEUE, t.tenant), slots: t.quotas.agentSlots }));
+        const lanes: AgentLane[] = fresh.map((t) => ({
+          taskQueue: agentQueueFor(config.DELEGATE_TASK_QUEUE, t.tenant),
+          slots: t.quotas.agentSlots,
+        }));
         try {
           const workers = await set.addLanes(lanes);
           for (const t of fresh) known.add(t.tenant);
           const started = workers.filter((w) => fleet.run(w)).length;
-          log.info({ tenants: fresh.map((t) => t.tenant), lanes: lanes.map((l) => `${l.taskQueue}×${l.slots}`), workers: started }, 'keys file changed: serving new tenants');
+          log.info(
+            { tenants: fresh.map((t) => t.tenant), lanes: lanes.map((l) => `${l.taskQueue}×${l.slots}`), workers: started },
+            'keys file changed: serving new tenants',
+          );
         } catch (err) {
           // the next change tries again
           log.error({ err: (err as Error).message, tenants: fresh.map((t) => t.tenant) }, 'cannot start the lanes of new tenants');

@@ -4,7 +4,17 @@ import { bundleWorkflowCode, Worker, type NativeConnection, type WorkerOptions, 
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { builtinAgents, createActivities, createAgentRegistry, createCircuitBreaker, createLoadRouter, describeWithClient, type AgentRegistry, type ArchiveDeps, type WebhookDeps } from '../activities';
+import {
+  builtinAgents,
+  createActivities,
+  createAgentRegistry,
+  createCircuitBreaker,
+  createLoadRouter,
+  describeWithClient,
+  type AgentRegistry,
+  type ArchiveDeps,
+  type WebhookDeps,
+} from '../activities';
 import { Context } from '@temporalio/activity';
 import { DEFAULT_POOL_SLOTS, type PoolSlots } from '../schemas/pools';
 import { stepQueueFor } from '../core/names';
@@ -69,7 +79,14 @@ export interface WorkerBreakerOptions {
 }
 
 /** The worker settings a deployment (or the bench's A/B) may change. */
-export type WorkerTuning = Pick<WorkerOptions, 'maxCachedWorkflows' | 'workflowThreadPoolSize' | 'maxConcurrentWorkflowTaskExecutions' | 'workflowTaskPollerBehavior' | 'activityTaskPollerBehavior'>;
+export type WorkerTuning = Pick<
+  WorkerOptions,
+  | 'maxCachedWorkflows'
+  | 'workflowThreadPoolSize'
+  | 'maxConcurrentWorkflowTaskExecutions'
+  | 'workflowTaskPollerBehavior'
+  | 'activityTaskPollerBehavior'
+>;
 
 /** One tenant's agent lane: an activity task queue and how many steps a worker runs from it at once. */
 export interface AgentLane {
@@ -91,7 +108,10 @@ export const interceptorModules = (tracing: boolean) => [...workflowInterceptorM
  */
 export function preloadModules(): string[] {
   const dir = fileURLToPath(new URL('../core/', import.meta.url));
-  return readdirSync(dir).filter((f) => f.endsWith('.ts')).sort().map((f) => join(dir, f));
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.ts'))
+    .sort()
+    .map((f) => join(dir, f));
 }
 
 /**
@@ -145,25 +165,49 @@ export async function createWorkerSet(opts: DelegateWorkerOptions, lanes: AgentL
   });
   metrics.watchBreaker(breaker);
   // every agent pool on every lane (and on the shared queue, for jobs started without a lane)
-  const poolLanesOf = (queues: string[]) => Object.entries(opts.pools ?? {}).flatMap(([pool, slots]) => queues.map((lane) => ({ taskQueue: stepQueueFor(lane, pool), slots })));
+  const poolLanesOf = (queues: string[]) =>
+    Object.entries(opts.pools ?? {}).flatMap(([pool, slots]) => queues.map((lane) => ({ taskQueue: stepQueueFor(lane, pool), slots })));
   const poolLanes = poolLanesOf([opts.taskQueue, ...lanes.map((l) => l.taskQueue)]);
-  if (opts.poolsOnly && poolLanes.length === 0) throw new Error('DELEGATE_POOLS_ONLY: this worker would poll nothing: no agent declares a pool, or DELEGATE_POOLS lists none');
+  if (opts.poolsOnly && poolLanes.length === 0)
+    throw new Error('DELEGATE_POOLS_ONLY: this worker would poll nothing: no agent declares a pool, or DELEGATE_POOLS lists none');
   // the load router sizes a queue by this worker's own slots; a pool it does not host, by the default
-  const slotsByQueue = new Map([[opts.taskQueue, opts.maxConcurrentActivities ?? 200], ...[...lanes, ...poolLanes].map((l): [string, number] => [l.taskQueue, l.slots])]);
+  const slotsByQueue = new Map([
+    [opts.taskQueue, opts.maxConcurrentActivities ?? 200],
+    ...[...lanes, ...poolLanes].map((l): [string, number] => [l.taskQueue, l.slots]),
+  ]);
   const router = createLoadRouter({
     describe: (queue) => describeWithClient(Context.current().client)(queue),
     slotsOf: (queue) => slotsByQueue.get(queue) ?? DEFAULT_POOL_SLOTS,
   });
-  const activities = createActivities({ registry, stepLogPath: opts.stepLogPath, events: opts.record.events, webhook: { ...opts.webhook, secret: opts.webhookSecret }, archive: { ...opts.archive, record: opts.record }, breaker, observer: metrics.observer, judgeAgent: opts.judgeAgent, router });
+  const activities = createActivities({
+    registry,
+    stepLogPath: opts.stepLogPath,
+    events: opts.record.events,
+    webhook: { ...opts.webhook, secret: opts.webhookSecret },
+    archive: { ...opts.archive, record: opts.record },
+    breaker,
+    observer: metrics.observer,
+    judgeAgent: opts.judgeAgent,
+    router,
+  });
   if (opts.workflowBundle && tracedBundles.has(opts.workflowBundle) !== (opts.tracing !== undefined)) {
     // a traced bundle without the sink logs an error per workflow task; an untraced one with it loses the workflow spans
-    throw new Error(`the workflow bundle was built with tracing ${opts.tracing ? 'off' : 'on'}: bundleWorkflows({ tracing: ${opts.tracing !== undefined} })`);
+    throw new Error(
+      `the workflow bundle was built with tracing ${opts.tracing ? 'off' : 'on'}: bundleWorkflows({ tracing: ${opts.tracing !== undefined} })`,
+    );
   }
   const traced = opts.tracing && workerTracing(opts.tracing);
   // every line an activity logs names its job, task, agent and tenant; traced workers add spans
   const activityInterceptors = [activityLogIds, ...(traced ? traced.interceptors.activity : [])];
-  const common = { connection: opts.connection, namespace: opts.namespace, activities, shutdownGraceTime: '5 seconds', interceptors: { activity: activityInterceptors } } as const;
-  const activityWorkers = (of: AgentLane[]) => Promise.all(of.map((lane) => Worker.create({ ...common, taskQueue: lane.taskQueue, maxConcurrentActivityTaskExecutions: lane.slots })));
+  const common = {
+    connection: opts.connection,
+    namespace: opts.namespace,
+    activities,
+    shutdownGraceTime: '5 seconds',
+    interceptors: { activity: activityInterceptors },
+  } as const;
+  const activityWorkers = (of: AgentLane[]) =>
+    Promise.all(of.map((lane) => Worker.create({ ...common, taskQueue: lane.taskQueue, maxConcurrentActivityTaskExecutions: lane.slots })));
   /** A later lane gets what a first one gets: itself (unless pools only) and the hosted pools on it. */
   const addLanes = async (more: AgentLane[]) => {
     const added = [...(opts.poolsOnly ? [] : more), ...poolLanesOf(more.map((l) => l.taskQueue))];

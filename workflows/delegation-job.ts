@@ -46,7 +46,6 @@ import { webhookDelivery, webhookWorkflowId } from './webhook-delivery';
 export type { JobInput } from './job/runtime';
 export * from './messages';
 
-
 /** After the deadline, children get this long to return their own `timeout` result before they are cancelled. */
 const DEADLINE_GRACE_MS = 30_000;
 
@@ -69,7 +68,11 @@ export async function delegationJob(input: JobInput): Promise<JobResult> {
   const { jobInputProblems } = await import(/* webpackMode: "eager" */ '../schemas/job-input');
   const problems = jobInputProblems(input);
   if (problems.length > 0) {
-    throw ApplicationFailure.create({ type: ErrorType.InvalidInput, nonRetryable: true, message: `invalid job input: ${problems.join('; ')}` });
+    throw ApplicationFailure.create({
+      type: ErrorType.InvalidInput,
+      nonRetryable: true,
+      message: `invalid job input: ${problems.join('; ')}`,
+    });
   }
   // every task's priority, resolved once (its own, else the job's): children and their steps run at it
   const spec = withTaskPriorities(input.spec, workflowInfo().priority?.priorityKey);
@@ -77,8 +80,14 @@ export async function delegationJob(input: JobInput): Promise<JobResult> {
   const rt = new JobRuntime(plan ? { ...input, spec: plan.spec } : spec === input.spec ? input : { ...input, spec }, plan?.batchIds);
   if (input.carry) restoreCarry(rt, input.carry);
   let done = false;
-  const phase = (): JobProgress['phase'] => (done ? 'done' : rt.children.cancelling ? 'cancelling' : rt.children.stopping ? 'stopping' : 'running');
-  if (!workflowInfo().parent) rt.events.emit('job.started', 'job.started', { pattern: input.spec.pattern, tasks: input.spec.tasks.length, ...(input.spec.labels ? { labels: input.spec.labels } : {}) });
+  const phase = (): JobProgress['phase'] =>
+    done ? 'done' : rt.children.cancelling ? 'cancelling' : rt.children.stopping ? 'stopping' : 'running';
+  if (!workflowInfo().parent)
+    rt.events.emit('job.started', 'job.started', {
+      pattern: input.spec.pattern,
+      tasks: input.spec.tasks.length,
+      ...(input.spec.labels ? { labels: input.spec.labels } : {}),
+    });
   // rendered once per burst of changes, not per change: an activation that starts or settles a
   // hundred children renders the details table (a walk over every task) once, not a hundred times
   let detailsDue = false;
@@ -94,14 +103,18 @@ export async function delegationJob(input: JobInput): Promise<JobResult> {
 
   setHandler(stopSignal, () => rt.children.stopAll(), { description: jobMessages.stop });
   setHandler(cancelJobSignal, () => rt.children.cancelAll(), { description: jobMessages.cancelJob });
-  setHandler(jobStatusQuery, () => ({
-    jobId: rt.spec.jobId,
-    pattern: rt.spec.pattern,
-    phase: phase(),
-    progress: rt.records.counts(),
-    subtasks: rt.records.subtasks(),
-    ledger: rt.ledgerSnapshot(),
-  }), { description: jobMessages.status });
+  setHandler(
+    jobStatusQuery,
+    () => ({
+      jobId: rt.spec.jobId,
+      pattern: rt.spec.pattern,
+      phase: phase(),
+      progress: rt.records.counts(),
+      subtasks: rt.records.subtasks(),
+      ledger: rt.ledgerSnapshot(),
+    }),
+    { description: jobMessages.status },
+  );
   installBudgetHandlers(rt);
   installModelHandler(rt.input, rt.depth);
 
@@ -131,7 +144,12 @@ export async function delegationJob(input: JobInput): Promise<JobResult> {
   const result = buildJobResult(rt, outcome);
   if (!input.batch) {
     proxySinks<DelegateMetricsSinks>().delegateMetrics.jobFinished({
-      tenant: rt.tenant, pattern: result.pattern, status: result.status, root: !workflowInfo().parent, costUsd: result.metrics.costUsd, savedUsd: result.metrics.savedUsd,
+      tenant: rt.tenant,
+      pattern: result.pattern,
+      status: result.status,
+      root: !workflowInfo().parent,
+      costUsd: result.metrics.costUsd,
+      savedUsd: result.metrics.savedUsd,
     });
   }
   // let a top-up in progress answer before the run closes

@@ -70,12 +70,12 @@ export const subtaskMessages = {
 export const jobMessages = {
   stop: 'Graceful stop: running subtasks finish their step, nothing new starts; the result keeps all finished work',
   cancelJob: 'From the parent job: hard-stop this nested job (a root job is cancelled through Temporal)',
-  grant: 'From the parent job: raise this nested job or batch\'s budget by `add`, already reserved there',
+  grant: "From the parent job: raise this nested job or batch's budget by `add`, already reserved there",
   grantTask: 'From the parent job: raise the limit by `add` and hand it all to running task `taskId`',
-  status: 'Phase, progress counts, every subtask\'s state and the job ledger',
+  status: "Phase, progress counts, every subtask's state and the job ledger",
   budget: 'Top up the job budget: `{ add: { costUsd?, tokens?, toolCalls?, latencySeconds? } }`; returns the ledger',
   subtaskBudget: 'Top up one running subtask within what the job has left: `{ taskId, add }`; returns what was granted',
-  model: 'Switch the job\'s model: `{ model?, maxOutputTokens? }`; children started from now on use it, running ones keep theirs',
+  model: "Switch the job's model: `{ model?, maxOutputTokens? }`; children started from now on use it, running ones keep theirs",
 } as const;
 
 // the agent breaker's (workflows/agent-breaker.ts); the workers' breaker client sends them

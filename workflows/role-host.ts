@@ -10,7 +10,15 @@ import type { Activities, AgentStepOutput, PreviousStage } from '../activities';
 import type { PendingToolCall, RoleStepContext, ToolAnswer } from '../activities/role-protocol-tools';
 import type { AgentManifest, Role, RoleReport, TaskResult, TaskSpec } from '../schemas';
 import { NON_RETRYABLE_ERROR_TYPES } from '../core/errors';
-import { allowedKinds, dynamicTask, judgeCall, judgeFinal, newProtocolState, type ProtocolRules, type ProtocolState } from './role-protocol';
+import {
+  allowedKinds,
+  dynamicTask,
+  judgeCall,
+  judgeFinal,
+  newProtocolState,
+  type ProtocolRules,
+  type ProtocolState,
+} from './role-protocol';
 import { lowestCap } from '../core/role-limits';
 
 const { resolveRole, loadSkills } = proxyActivities<Activities>({
@@ -28,9 +36,7 @@ export interface RoleHostCarry {
 
 /** What the loop does after a role step. */
 export type RoleNext =
-  | { kind: 'go' }
-  | { kind: 'reprompt'; message: string }
-  | { kind: 'fail'; reason: 'tool_denied' | 'invalid_output'; message: string };
+  { kind: 'go' } | { kind: 'reprompt'; message: string } | { kind: 'fail'; reason: 'tool_denied' | 'invalid_output'; message: string };
 
 /** The model and cap the job handed the subtask at its start, and a pipeline's previous stage. */
 export interface RoleRouting {
@@ -46,7 +52,13 @@ export class RoleHost {
   private readonly protocol: ProtocolState;
   private readonly rules: ProtocolRules;
 
-  private constructor(private readonly task: TaskSpec, readonly role: Role, private readonly routing: RoleRouting, carry?: RoleHostCarry, readonly manifest?: AgentManifest) {
+  private constructor(
+    private readonly task: TaskSpec,
+    readonly role: Role,
+    private readonly routing: RoleRouting,
+    carry?: RoleHostCarry,
+    readonly manifest?: AgentManifest,
+  ) {
     this.protocol = carry?.protocol ?? newProtocolState();
     this.answers = carry?.answers;
     this.finalReprompted = carry?.finalReprompted ?? false;
@@ -68,7 +80,10 @@ export class RoleHost {
   /** What the next step carries: the stable role policy, the output rules, the answers. */
   stepFields(): { role: RoleStepContext; model?: string; maxOutputTokens: number } {
     const role: RoleStepContext = {
-      id: this.role.id, persona: this.role.persona, tools: this.role.tools, allowedKinds: allowedKinds(this.task, this.role),
+      id: this.role.id,
+      persona: this.role.persona,
+      tools: this.role.tools,
+      allowedKinds: allowedKinds(this.task, this.role),
       ...(this.task.subject ? { subject: this.task.subject } : {}),
       ...(this.answers ? { answers: this.answers } : {}),
     };
@@ -91,7 +106,8 @@ export class RoleHost {
     for (const call of pending) {
       const v = judgeCall(this.protocol, call, this.rules);
       if (v.kind === 'denied') return { kind: 'fail', reason: 'tool_denied', message: `role "${this.role.id}": ${v.message}` };
-      if (v.kind === 'bootstrap') answers.set(call.id, { id: call.id, content: JSON.stringify(dynamicTask(this.task, this.role, this.routing.previous)) });
+      if (v.kind === 'bootstrap')
+        answers.set(call.id, { id: call.id, content: JSON.stringify(dynamicTask(this.task, this.role, this.routing.previous)) });
       else if (v.kind === 'skill') skills.push({ call, skill: v.skill });
       else if (v.kind === 'run') answers.set(call.id, { id: call.id, run: true });
       else answers.set(call.id, { id: call.id, content: `error: ${v.message}` });
@@ -115,7 +131,12 @@ export class RoleHost {
 
   /** The loop state to carry into the next run. */
   carry(): RoleHostCarry {
-    return { role: this.role, protocol: this.protocol, finalReprompted: this.finalReprompted, ...(this.answers ? { answers: this.answers } : {}) };
+    return {
+      role: this.role,
+      protocol: this.protocol,
+      finalReprompted: this.finalReprompted,
+      ...(this.answers ? { answers: this.answers } : {}),
+    };
   }
 
   /** Adds the protocol report to the result; a decision (decline, need more information) is partial, not success. */

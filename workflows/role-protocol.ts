@@ -80,7 +80,8 @@ export function judgeCall(state: ProtocolState, call: PendingToolCall, rules: Pr
     if (!state.bootstrapped) return error(`call ${BOOTSTRAP} first`);
     const skill = skillOf(call);
     if (skill === undefined) return error('name the skill: {"skill": "<id>"}');
-    if (!rules.requiredSkills.includes(skill)) return error(`"${skill}" is not a skill of this task (required: ${rules.requiredSkills.join(', ') || 'none'})`);
+    if (!rules.requiredSkills.includes(skill))
+      return error(`"${skill}" is not a skill of this task (required: ${rules.requiredSkills.join(', ') || 'none'})`);
     if (!state.loaded.includes(skill)) state.loaded.push(skill);
     return { kind: 'skill', skill };
   }
@@ -98,7 +99,8 @@ export function judgeCall(state: ProtocolState, call: PendingToolCall, rules: Pr
 export function judgeFinal(state: ProtocolState, rules: ProtocolRules): string | null {
   let message: string | null = null;
   if (!state.bootstrapped) message = `the final output came before ${BOOTSTRAP}`;
-  else if (missingSkills(state, rules).length) message = `the final output came before ${LOAD_SKILL} of ${missingSkills(state, rules).join(', ')}`;
+  else if (missingSkills(state, rules).length)
+    message = `the final output came before ${LOAD_SKILL} of ${missingSkills(state, rules).join(', ')}`;
   if (message) state.errors.push(`final output: ${message}`);
   return message;
 }
@@ -150,8 +152,12 @@ export function dynamicTask(task: TaskSpec, role: Role, previous?: PreviousStage
     allowedOutputKinds: kinds,
     authority: task.authority ?? 'advise only: report back, change nothing',
     requiredSkills: role.requiredSkills,
-    ...(task.contextSeed?.length ? { contextSeed: task.contextSeed.map((e) => ({ id: e.id, snippet: e.snippet, ...(e.url ? { url: e.url } : {}) })) } : {}),
-    ...(previous ? { previous: { id: previous.id, summary: previous.summary, ...(previous.data !== undefined ? { data: previous.data } : {}) } } : {}),
+    ...(task.contextSeed?.length
+      ? { contextSeed: task.contextSeed.map((e) => ({ id: e.id, snippet: e.snippet, ...(e.url ? { url: e.url } : {}) })) }
+      : {}),
+    ...(previous
+      ? { previous: { id: previous.id, summary: previous.summary, ...(previous.data !== undefined ? { data: previous.data } : {}) } }
+      : {}),
     output: `JSON only: {"result": ${kinds.map((k) => KIND_SHAPES[k]).join(' | ')}} or {"result": {"decision": "decline" | "need_more_information", "reason": "…"}}`,
     hostConstraints: [
       'answer within your output-token cap',

@@ -17,7 +17,13 @@ const { sendWebhook } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   summary: 'completion webhook',
   // about four minutes of tries: long enough for a receiver to restart, short enough to be done with
-  retry: { maximumAttempts: 8, initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: FINAL_TYPES },
+  retry: {
+    maximumAttempts: 8,
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    nonRetryableErrorTypes: FINAL_TYPES,
+  },
 });
 
 /** Workflow id of a job's webhook delivery ("~" never occurs in task ids, so no subtask can take it). */
@@ -39,7 +45,15 @@ export async function webhookDelivery(input: WebhookInput): Promise<WebhookDeliv
   } catch (err) {
     // the activity's messages name only the receiver's origin, never its path or query
     const cause = (err as { cause?: { message?: string; type?: string } }).cause;
-    log.warn('webhook not delivered', { jobId: input.jobId, tenant: input.tenant, type: cause?.type, error: cause?.message ?? String(err) });
-    throw ApplicationFailure.nonRetryable(`webhook not delivered: ${cause?.message ?? 'unknown error'}`, cause?.type ?? ErrorType.WebhookError);
+    log.warn('webhook not delivered', {
+      jobId: input.jobId,
+      tenant: input.tenant,
+      type: cause?.type,
+      error: cause?.message ?? String(err),
+    });
+    throw ApplicationFailure.nonRetryable(
+      `webhook not delivered: ${cause?.message ?? 'unknown error'}`,
+      cause?.type ?? ErrorType.WebhookError,
+    );
   }
 }

@@ -24,7 +24,12 @@ export interface AgentProfile {
 
 /** The profile of a manifest (tool names only: the manifest has no tool descriptions). */
 export function profileOf(m: AgentManifest, toolDescriptions: Record<string, string> = {}): AgentProfile {
-  return { id: m.id, description: m.description, capabilities: m.capabilities, tools: m.tools.map((name) => ({ name, description: toolDescriptions[name] })) };
+  return {
+    id: m.id,
+    description: m.description,
+    capabilities: m.capabilities,
+    tools: m.tools.map((name) => ({ name, description: toolDescriptions[name] })),
+  };
 }
 
 /** One ranked agent. */

@@ -33,14 +33,23 @@ export function roleStartMessages(role: RoleStepContext): RoleChatMessage[] {
 /** The tools offered to a role child: the protocol tools, then the role's tools in the role's order. */
 export function roleToolDefs(cfg: LlmAgentConfig, role: RoleStepContext) {
   const own = role.tools.flatMap((name) => cfg.tools.filter((t) => t.name === name));
-  return [...PROTOCOL_TOOL_DEFS, ...own.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }))];
+  return [
+    ...PROTOCOL_TOOL_DEFS,
+    ...own.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } })),
+  ];
 }
 
 /**
  * Appends the answers to the previous step's pending calls (the tool messages must follow
  * the assistant message that made the calls); approved role tools run here. Returns the tools run.
  */
-export async function applyHostAnswers(cfg: LlmAgentConfig, role: RoleStepContext, pending: PendingToolCall[], messages: RoleChatMessage[], signal: AbortSignal): Promise<number> {
+export async function applyHostAnswers(
+  cfg: LlmAgentConfig,
+  role: RoleStepContext,
+  pending: PendingToolCall[],
+  messages: RoleChatMessage[],
+  signal: AbortSignal,
+): Promise<number> {
   let ran = 0;
   for (const call of pending) {
     const answer = role.answers?.find((a) => a.id === call.id);
@@ -64,7 +73,12 @@ export async function applyHostAnswers(cfg: LlmAgentConfig, role: RoleStepContex
 }
 
 /** The host's check of a role child's final answer: the parsed `{result}`, or an InvalidOutput failure (one re-prompt follows). */
-export function checkedRoleAnswer(content: string, role: RoleStepContext, attempt: number, usage: { tokens: number; costUsd: number; toolCalls: number }) {
+export function checkedRoleAnswer(
+  content: string,
+  role: RoleStepContext,
+  attempt: number,
+  usage: { tokens: number; costUsd: number; toolCalls: number },
+) {
   const checked = checkRoleOutput(content, { allowedKinds: role.allowedKinds, subject: role.subject });
   if (!checked.ok) throw fatal(ErrorType.InvalidOutput, checked.error, attempt, { usage });
   const r = checked.output.result as Record<string, unknown>;

@@ -29,7 +29,10 @@ interface ChatMessage {
 function brief(req: StepRequest): string {
   const parts = [req.task.question];
   if (req.task.constraints?.length) parts.push(`Constraints:\n- ${req.task.constraints.join('\n- ')}`);
-  if (req.task.contextSeed?.length) parts.push(`Evidence already gathered (do not search for it again):\n${req.task.contextSeed.map((e) => `[${e.id}] ${e.snippet}`).join('\n')}`);
+  if (req.task.contextSeed?.length)
+    parts.push(
+      `Evidence already gathered (do not search for it again):\n${req.task.contextSeed.map((e) => `[${e.id}] ${e.snippet}`).join('\n')}`,
+    );
   if (req.previous) parts.push(`Result of the previous stage:\n${JSON.stringify(req.previous.data)}`);
   if (req.task.outputSchema) parts.push(`Answer with JSON only, satisfying this JSON Schema:\n${JSON.stringify(req.task.outputSchema)}`);
   else if (req.task.research?.outputFormat === 'json') parts.push('Answer with JSON only.');
@@ -45,7 +48,11 @@ export interface LlmAgentOptions {
 }
 
 /** An agent definition for a model behind an OpenAI-compatible endpoint. */
-export function createLlmAgent(input: z.input<typeof LlmAgentConfigSchema>, env: NodeJS.ProcessEnv = process.env, opts: LlmAgentOptions = {}): AgentDefinition {
+export function createLlmAgent(
+  input: z.input<typeof LlmAgentConfigSchema>,
+  env: NodeJS.ProcessEnv = process.env,
+  opts: LlmAgentOptions = {},
+): AgentDefinition {
   const cfg: LlmAgentConfig = LlmAgentConfigSchema.parse(input);
   const auth: Record<string, string> = cfg.apiKey ? { authorization: `Bearer ${expandEnv(cfg.apiKey, env)}` } : {};
   return {
@@ -55,12 +62,17 @@ export function createLlmAgent(input: z.input<typeof LlmAgentConfigSchema>, env:
     async step(req): Promise<StepReply> {
       const { role } = req;
       const prior = req.state as { messages?: ChatMessage[]; pendingToolCalls?: PendingToolCall[] } | undefined;
-      const messages: ChatMessage[] = prior?.messages ?? (role ? roleStartMessages(role) : [
-        { role: 'system', content: cfg.systemPrompt },
-        { role: 'user', content: brief(req) },
-      ]);
+      const messages: ChatMessage[] =
+        prior?.messages ??
+        (role
+          ? roleStartMessages(role)
+          : [
+              { role: 'system', content: cfg.systemPrompt },
+              { role: 'user', content: brief(req) },
+            ]);
       // role mode: the host's answers to the last step's calls come first, right after the calls
-      const roleToolsRun = role && prior?.pendingToolCalls?.length ? await applyHostAnswers(cfg, role, prior.pendingToolCalls, messages, req.signal) : 0;
+      const roleToolsRun =
+        role && prior?.pendingToolCalls?.length ? await applyHostAnswers(cfg, role, prior.pendingToolCalls, messages, req.signal) : 0;
       if (req.reprompt) messages.push({ role: 'user', content: req.reprompt });
       const hostOffered = cfg.hostTools.filter((t) => (req.task.scope ?? []).includes(t));
       const offered = cfg.tools.filter((t) => (req.task.scope ?? []).includes(t.name) && !(hostOffered as string[]).includes(t.name));
@@ -80,31 +92,55 @@ export function createLlmAgent(input: z.input<typeof LlmAgentConfigSchema>, env:
           ...(role
             ? { tools: roleToolDefs(cfg, role) }
             : offered.length + hostOffered.length
-            ? {
-                tools: [
-                  ...hostOffered.map((name) => ({ type: 'function', function: { name, ...HOST_TOOL_SPECS[name] } })),
-                  ...offered.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } })),
-                ],
-              }
-            : {}),
+              ? {
+                  tools: [
+                    ...hostOffered.map((name) => ({ type: 'function', function: { name, ...HOST_TOOL_SPECS[name] } })),
+                    ...offered.map((t) => ({
+                      type: 'function',
+                      function: { name: t.name, description: t.description, parameters: t.parameters },
+                    })),
+                  ],
+                }
+              : {}),
         },
         auth,
         req.signal,
         what,
       );
-      const reply = parseReply(answer, what) as { choices?: { message?: ChatMessage }[]; usage?: { prompt_tokens?: number; completion_tokens?: number } };
+      const reply = parseReply(answer, what) as {
+        choices?: { message?: ChatMessage }[];
+        usage?: { prompt_tokens?: number; completion_tokens?: number };
+      };
       const message = reply.choices?.[0]?.message;
       if (!message) throw new AgentRetryableError(`${what} (model ${model}) sent no message`);
       const prompt = reply.usage?.prompt_tokens ?? 0;
       const completion = reply.usage?.completion_tokens ?? 0;
-      const usage = { tokens: prompt + completion, costUsd: (prompt * cfg.pricing.inputPerMTok + completion * cfg.pricing.outputPerMTok) / 1e6, toolCalls: roleToolsRun };
-      messages.push({ role: 'assistant', content: message.content ?? null, ...(message.tool_calls ? { tool_calls: message.tool_calls } : {}) });
+      const usage = {
+        tokens: prompt + completion,
+        costUsd: (prompt * cfg.pricing.inputPerMTok + completion * cfg.pricing.outputPerMTok) / 1e6,
+        toolCalls: roleToolsRun,
+      };
+      messages.push({
+        role: 'assistant',
+        content: message.content ?? null,
+        ...(message.tool_calls ? { tool_calls: message.tool_calls } : {}),
+      });
       if (role) {
         // the host, not the model, decides each call: every one goes back to the workflow
         const calls = message.tool_calls ?? [];
         if (calls.length) {
-          const pendingToolCalls: PendingToolCall[] = calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments ?? '' }));
-          return { done: false, usage, summary: `called ${calls.map((c) => c.function.name).join(', ')}`, state: { messages, pendingToolCalls }, channelsHit: [model] };
+          const pendingToolCalls: PendingToolCall[] = calls.map((c) => ({
+            id: c.id,
+            name: c.function.name,
+            arguments: c.function.arguments ?? '',
+          }));
+          return {
+            done: false,
+            usage,
+            summary: `called ${calls.map((c) => c.function.name).join(', ')}`,
+            state: { messages, pendingToolCalls },
+            channelsHit: [model],
+          };
         }
         const { data, summary } = checkedRoleAnswer(message.content ?? '', role, req.attempt, usage);
         return { done: true, usage, summary, data, confidence: 0.8, state: { messages }, channelsHit: [model] };
@@ -114,7 +150,12 @@ export function createLlmAgent(input: z.input<typeof LlmAgentConfigSchema>, env:
           const host = hostOffered.find((t) => t === call.function.name);
           const tool = offered.find((t) => t.name === call.function.name);
           // the host checks, not the model: a tool outside the task's scope is never called
-          if (!tool && !host) throw fatal(ErrorType.ToolDenied, `model asked for tool "${call.function.name}", which the task's scope does not allow`, req.attempt);
+          if (!tool && !host)
+            throw fatal(
+              ErrorType.ToolDenied,
+              `model asked for tool "${call.function.name}", which the task's scope does not allow`,
+              req.attempt,
+            );
           let args: unknown;
           try {
             args = JSON.parse(call.function.arguments || '{}');
@@ -123,7 +164,9 @@ export function createLlmAgent(input: z.input<typeof LlmAgentConfigSchema>, env:
           }
           let text: string;
           if (host) {
-            text = paths.length ? await runHostTool((sandbox ??= createSandbox(opts.scoutRoot ?? scoutRoot(env, req.tenant), paths)), host, args) : `error: ${host} has no scope (the task's params.paths is empty)`;
+            text = paths.length
+              ? await runHostTool((sandbox ??= createSandbox(opts.scoutRoot ?? scoutRoot(env, req.tenant), paths)), host, args)
+              : `error: ${host} has no scope (the task's params.paths is empty)`;
           } else {
             text = (await postJson(tool!.url, args, {}, req.signal, `tool ${tool!.name} of ${what}`)).text;
           }

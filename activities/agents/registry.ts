@@ -38,7 +38,10 @@ export function createAgentRegistry(defs: AgentDefinition[], opts: AgentRegistry
     byId.set(d.manifest.id, d);
   }
   const sorted = [...byId.values()].sort((a, b) => a.manifest.id.localeCompare(b.manifest.id));
-  const semantic = createSemanticRouter(sorted.map((d) => profileOf(d.manifest, d.toolDescriptions)), opts.semantic);
+  const semantic = createSemanticRouter(
+    sorted.map((d) => profileOf(d.manifest, d.toolDescriptions)),
+    opts.semantic,
+  );
   const routeSemantic = (ref: Extract<AgentRef, { route: 'semantic' }>, question: string) => {
     const routed = semantic.routeLexical(semanticText(ref, question));
     const def = routed.id === undefined ? undefined : byId.get(routed.id);
@@ -72,9 +75,14 @@ export const builtinAgents: AgentDefinition[] = [
 ];
 
 /** Why `def` cannot take a task with these params and scope: it refuses the params, or would use tools outside the scope (undefined: it can). */
-export function refusal(def: AgentDefinition, params: Record<string, unknown> | undefined, scope: string[] | undefined): string | undefined {
+export function refusal(
+  def: AgentDefinition,
+  params: Record<string, unknown> | undefined,
+  scope: string[] | undefined,
+): string | undefined {
   const parsed = def.params.safeParse(params ?? {});
-  if (!parsed.success) return `agent "${def.manifest.id}" does not take the task's params: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`;
+  if (!parsed.success)
+    return `agent "${def.manifest.id}" does not take the task's params: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`;
   const denied = (def.toolsFor?.(parsed.data) ?? []).filter((t) => !(scope ?? []).includes(t));
   if (denied.length > 0) return `agent "${def.manifest.id}" would use tools outside the scope: ${denied.join(', ')}`;
   return undefined;

@@ -21,7 +21,10 @@ export function jsonSchemaParams(schema: Record<string, unknown>) {
 /** The manifest of a configured remote agent. */
 export function remoteManifest(
   kind: 'http' | 'llm',
-  cfg: Pick<AgentManifest, 'id' | 'version' | 'description' | 'capabilities' | 'inputSchema' | 'outputSchema' | 'retry' | 'tools' | 'pool'> & { timeoutSeconds: number; maxSteps: number },
+  cfg: Pick<
+    AgentManifest,
+    'id' | 'version' | 'description' | 'capabilities' | 'inputSchema' | 'outputSchema' | 'retry' | 'tools' | 'pool'
+  > & { timeoutSeconds: number; maxSteps: number },
 ): AgentManifest {
   return {
     id: cfg.id,
@@ -56,12 +59,24 @@ function networkCode(err: unknown): string {
  * Messages name `what` (the agent) and the status only: the URL, its query and the upstream
  * body (which may echo a key) never reach results, histories or logs.
  */
-export async function postJson(url: string, body: unknown, headers: Record<string, string>, signal: AbortSignal, what: string): Promise<RemoteReply> {
+export async function postJson(
+  url: string,
+  body: unknown,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+  what: string,
+): Promise<RemoteReply> {
   let res: Response;
   // a client span under the step's, and its traceparent for the agent
   const call = startHttpCall('POST', url, what);
   try {
-    res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers, ...call.headers }, body: JSON.stringify(body), signal, redirect: 'manual' });
+    res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers, ...call.headers },
+      body: JSON.stringify(body),
+      signal,
+      redirect: 'manual',
+    });
   } catch (err) {
     call.end(undefined, err);
     throw new AgentRetryableError(`${what} unreachable (${networkCode(err)})`);

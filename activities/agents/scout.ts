@@ -8,11 +8,30 @@
 import { z } from 'zod';
 import { ErrorType } from '../../core/errors';
 import type { Evidence } from '../../schemas/evidence';
-import { SCOUT_ANSWER_JSON_SCHEMA, SCOUT_MAX_FINDINGS, SCOUT_TOOLS, scoutQuestion, type ScoutAnswer, type ScoutFinding, type ScoutRelevance } from '../../schemas/scout';
+import {
+  SCOUT_ANSWER_JSON_SCHEMA,
+  SCOUT_MAX_FINDINGS,
+  SCOUT_TOOLS,
+  scoutQuestion,
+  type ScoutAnswer,
+  type ScoutFinding,
+  type ScoutRelevance,
+} from '../../schemas/scout';
 import { fatal } from '../errors';
 import { createSandbox, ScoutToolError, type GrepMatch } from '../scout/sandbox';
 import { countTokens } from '../scout/verify';
-import { assignsTo, callsName, definedName, definitionRegex, isComment, isImport, matchedIdentifier, questionKind, searchTerms, type SearchTerm } from '../scout/terms';
+import {
+  assignsTo,
+  callsName,
+  definedName,
+  definitionRegex,
+  isComment,
+  isImport,
+  matchedIdentifier,
+  questionKind,
+  searchTerms,
+  type SearchTerm,
+} from '../scout/terms';
 import type { AgentDefinition, StepReply } from './types';
 
 /** Options of the offline scout. */
@@ -40,7 +59,13 @@ interface Hit extends GrepMatch {
 }
 
 /** Scores each matched line: rarer terms, definitions (or calls, for "who calls"), assignments and file names weigh more; comments and tests less. */
-function rank(matches: Map<string, GrepMatch>, terms: SearchTerm[], counts: number[], kind: ReturnType<typeof questionKind>, question: string): Hit[] {
+function rank(
+  matches: Map<string, GrepMatch>,
+  terms: SearchTerm[],
+  counts: number[],
+  kind: ReturnType<typeof questionKind>,
+  question: string,
+): Hit[] {
   const weight = terms.map((t, i) => ((t.strong ? 4 : 1) * (t.pair ? 2 : 1)) / Math.log2(2 + counts[i]));
   const testsAsked = /\btests?\b|\bspec\b/i.test(question);
   const re = terms.map((t) => new RegExp(t.pattern, t.ignoreCase ? 'i' : ''));
@@ -57,12 +82,12 @@ function rank(matches: Map<string, GrepMatch>, terms: SearchTerm[], counts: numb
       const role: Hit['role'] = isImport(m.text)
         ? 'mentions'
         : definedName(m.text, definitionRegex(t.pattern, t.ignoreCase))
-        ? 'defines'
-        : callsName(m.text, t.pattern, t.ignoreCase)
-          ? 'calls'
-          : assignsTo(m.text, t.pattern, t.ignoreCase)
-            ? 'assigns'
-            : 'mentions';
+          ? 'defines'
+          : callsName(m.text, t.pattern, t.ignoreCase)
+            ? 'calls'
+            : assignsTo(m.text, t.pattern, t.ignoreCase)
+              ? 'assigns'
+              : 'mentions';
       const bonus = { defines: kind === 'callers' ? 1 : 3, calls: kind === 'callers' ? 3 : 0.5, assigns: 1, mentions: 0 }[role];
       const w = weight[i] * (1 + bonus);
       score += w;
@@ -76,7 +101,14 @@ function rank(matches: Map<string, GrepMatch>, terms: SearchTerm[], counts: numb
     if (words.length > 1) score *= (words.filter((i) => re[i].test(m.text) || re[i].test(m.file)).length / words.length) ** 2;
     if (actionFound && !terms.some((t, i) => t.action && re[i].test(m.text))) score *= 0.35;
     // "where is X opened": a line that does the action (assigns or calls what the verb names) beats one that only names it
-    if (actionFound && terms.some((t, i) => t.action && re[i].test(m.text) && (assignsTo(m.text, t.pattern, t.ignoreCase) || callsName(m.text, t.pattern, t.ignoreCase)))) score *= 2;
+    if (
+      actionFound &&
+      terms.some(
+        (t, i) =>
+          t.action && re[i].test(m.text) && (assignsTo(m.text, t.pattern, t.ignoreCase) || callsName(m.text, t.pattern, t.ignoreCase)),
+      )
+    )
+      score *= 2;
     if (isComment(m.text)) score *= 0.4;
     if (isImport(m.text)) score *= 0.3;
     if (!testsAsked && /(^|\/)(test|tests|__tests__|spec)\/|\.(test|spec)\.[a-z]+$/.test(m.file)) score *= 0.3;
@@ -92,7 +124,10 @@ const pad = (s: string, min: number, tail: string) => (s.length >= min ? s : `${
 /** One ranked line as a finding: its role and enclosing definition make the explanation. */
 function toFinding(h: Hit, top: number, inFn: string | undefined, compact: boolean): ScoutFinding {
   const where = inFn ? ` inside \`${inFn}\`` : '';
-  const name = h.role === 'defines' ? definedName(h.text, definitionRegex(h.term.pattern, h.term.ignoreCase)) : matchedIdentifier(h.text, h.term.pattern, h.term.ignoreCase);
+  const name =
+    h.role === 'defines'
+      ? definedName(h.text, definitionRegex(h.term.pattern, h.term.ignoreCase))
+      : matchedIdentifier(h.text, h.term.pattern, h.term.ignoreCase);
   const id = name && /^[\w$]+$/.test(name) ? `\`${name}\`` : `"${h.term.label}"`;
   const what = {
     defines: h.term.strong ? `Defines ${id}: the definition asked about` : `Defines ${id}, named after the subject`,
@@ -116,7 +151,8 @@ export function createScoutAgent({ rootFor }: ScoutAgentOptions): AgentDefinitio
     manifest: {
       id: 'scout',
       version: '1.0.0',
-      description: 'Read-only code scout: finds where a symbol is defined, called or set in the project files, with grep and read_file only (offline, no model).',
+      description:
+        'Read-only code scout: finds where a symbol is defined, called or set in the project files, with grep and read_file only (offline, no model).',
       kind: 'builtin',
       capabilities: ['scout', 'code-search'],
       inputSchema: z.toJSONSchema(ScoutParams) as Record<string, unknown>,
@@ -158,13 +194,15 @@ export function createScoutAgent({ rootFor }: ScoutAgentOptions): AgentDefinitio
       const ranked = rank(matches, searched, counts, kind, question);
       // far below the best is noise (a comment that shares one word): left out
       const floor = 0.1 * (ranked[0]?.score ?? 0);
-      const chosen = ranked.filter((h) => {
-        if (h.score < floor) return false;
-        const n = perFile.get(h.file) ?? 0;
-        if (n >= 2) return false;
-        perFile.set(h.file, n + 1);
-        return true;
-      }).slice(0, limit);
+      const chosen = ranked
+        .filter((h) => {
+          if (h.score < floor) return false;
+          const n = perFile.get(h.file) ?? 0;
+          if (n >= 2) return false;
+          perFile.set(h.file, n + 1);
+          return true;
+        })
+        .slice(0, limit);
 
       // read around the best hits, one window per file: the enclosing definition names the place
       const enclosing = new Map<string, string>();
@@ -191,7 +229,13 @@ export function createScoutAgent({ rootFor }: ScoutAgentOptions): AgentDefinitio
       const labels = searched.map((t) => `"${t.label}"`).join(', ') || 'nothing (no searchable words in the question)';
       const best = chosen[0];
       const strongDef = best && best.role === 'defines' && (best.term.strong || best.term.pair);
-      const confidence = !best ? 'low' : strongDef || (best.term.strong && chosen.length <= 3) ? 'high' : best.term.strong || best.term.pair ? 'medium' : 'low';
+      const confidence = !best
+        ? 'low'
+        : strongDef || (best.term.strong && chosen.length <= 3)
+          ? 'high'
+          : best.term.strong || best.term.pair
+            ? 'medium'
+            : 'low';
       const status: ScoutAnswer['status'] = findings.length === 0 ? (ranOut ? 'partial' : 'no_findings') : ranOut ? 'partial' : 'success';
       const compose = (kept: ScoutFinding[]): ScoutAnswer => {
         const others = kept.slice(1, compact ? 2 : 4).map((f) => `${f.file}:${f.line}`);
@@ -199,12 +243,26 @@ export function createScoutAgent({ rootFor }: ScoutAgentOptions): AgentDefinitio
         const recommendation = best
           ? `Start at ${best.file}:${best.line}${inBest ? ` (in ${inBest})` : ''}${others.length ? `, then ${others.join(', ')}` : ''}. Read those lines, not whole files.${confidence === 'low' ? ' The match is by words only: ask again with the identifier in backticks to confirm.' : ''}`
           : `Nothing in ${scope.join(', ')} matches ${labels}. Check the spelling, widen scopePaths, or ask with the exact identifier in backticks (e.g. \`functionName\`).${ranOut ? ' The tool-call budget ran out before every term was searched.' : ''}`;
-        return { findings: kept, confidence, recommendation: cut(pad(recommendation, 30, '(offline scout)'), 1000), files_inspected: sandbox.inspected(), status };
+        return {
+          findings: kept,
+          confidence,
+          recommendation: cut(pad(recommendation, 30, '(offline scout)'), 1000),
+          files_inspected: sandbox.inspected(),
+          status,
+        };
       };
       // leave room in the report for the parent's own fields: the last (weakest) findings go first
       let answer = compose(findings);
-      while (answer.findings.length > 1 && countTokens(JSON.stringify(answer)) > ANSWER_TOKENS) answer = compose(answer.findings.slice(0, -1));
-      const evidence: Evidence[] = answer.findings.map((f) => ({ id: `${f.file}:${f.line}`, source: 'code', title: `${f.file}:${f.line}`, url: `file://${f.file}#L${f.line}`, snippet: f.evidence, score: SCORE[f.relevance] }));
+      while (answer.findings.length > 1 && countTokens(JSON.stringify(answer)) > ANSWER_TOKENS)
+        answer = compose(answer.findings.slice(0, -1));
+      const evidence: Evidence[] = answer.findings.map((f) => ({
+        id: `${f.file}:${f.line}`,
+        source: 'code',
+        title: `${f.file}:${f.line}`,
+        url: `file://${f.file}#L${f.line}`,
+        snippet: f.evidence,
+        score: SCORE[f.relevance],
+      }));
       return {
         done: true,
         usage: { toolCalls: calls },

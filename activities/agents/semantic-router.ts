@@ -61,7 +61,12 @@ export function semanticText(ref: Extract<AgentRef, { route: 'semantic' }>, ques
 /** The text an agent is embedded as. */
 export function profileText(p: AgentProfile): string {
   const tools = p.tools.map((t) => (t.description ? `${t.name}: ${t.description}` : t.name)).join('; ');
-  return [`${p.id.replace(/[-_.]+/g, ' ')}.`, p.description, p.capabilities.length ? `Capabilities: ${p.capabilities.join(', ')}.` : '', tools ? `Tools: ${tools}.` : '']
+  return [
+    `${p.id.replace(/[-_.]+/g, ' ')}.`,
+    p.description,
+    p.capabilities.length ? `Capabilities: ${p.capabilities.join(', ')}.` : '',
+    tools ? `Tools: ${tools}.` : '',
+  ]
     .filter(Boolean)
     .join(' ');
 }
@@ -90,7 +95,8 @@ export function createSemanticRouter(profiles: AgentProfile[], opts: SemanticRou
       throw err;
     });
     const [vectors, [query]] = await Promise.all([agentVectors, embed([text])]);
-    if (query.length !== vectors[0]?.length) throw new Error(`embeddings of ${query.length} and ${vectors[0]?.length} dimensions: did the model change?`);
+    if (query.length !== vectors[0]?.length)
+      throw new Error(`embeddings of ${query.length} and ${vectors[0]?.length} dimensions: did the model change?`);
     let best: { id: string; score: number } | undefined;
     profiles.forEach((p, i) => {
       const score = cosine(query, vectors[i]);
@@ -116,7 +122,16 @@ export function createSemanticRouter(profiles: AgentProfile[], opts: SemanticRou
 }
 
 /** The router options the configuration asks for (DELEGATE_EMBEDDINGS_*, DELEGATE_SEMANTIC_*). */
-export function semanticOptionsFromConfig(config: Pick<Config, 'DELEGATE_EMBEDDINGS_URL' | 'DELEGATE_EMBEDDINGS_MODEL' | 'DELEGATE_EMBEDDINGS_API_KEY' | 'DELEGATE_SEMANTIC_MIN_SCORE' | 'DELEGATE_SEMANTIC_MIN_SIMILARITY'>): SemanticRouterOptions {
+export function semanticOptionsFromConfig(
+  config: Pick<
+    Config,
+    | 'DELEGATE_EMBEDDINGS_URL'
+    | 'DELEGATE_EMBEDDINGS_MODEL'
+    | 'DELEGATE_EMBEDDINGS_API_KEY'
+    | 'DELEGATE_SEMANTIC_MIN_SCORE'
+    | 'DELEGATE_SEMANTIC_MIN_SIMILARITY'
+  >,
+): SemanticRouterOptions {
   const { DELEGATE_EMBEDDINGS_URL: url, DELEGATE_EMBEDDINGS_MODEL: model, DELEGATE_EMBEDDINGS_API_KEY: apiKey } = config;
   return {
     minScore: config.DELEGATE_SEMANTIC_MIN_SCORE,

@@ -66,7 +66,8 @@ export const simAgent: AgentDefinition<SimParams> = {
   toolsFor: (p) => p.tools,
   async step({ task, params: p, step, attempt, budgetLeft, stepKey, previous, sleep, reprompt }) {
     if (p.fatal) throw new AgentFatalError(`sim: fatal error at step ${step}`);
-    if (attempt <= p.failAttempts) throw new AgentRetryableError(`sim: attempt ${attempt} of step ${step} fails (failAttempts ${p.failAttempts})`);
+    if (attempt <= p.failAttempts)
+      throw new AgentRetryableError(`sim: attempt ${attempt} of step ${step} fails (failAttempts ${p.failAttempts})`);
     if (p.failRate > 0 && seededRandom(`${p.seed}|${stepKey}|${attempt}`) < p.failRate) {
       throw new AgentRetryableError(`sim: random failure at step ${step}, attempt ${attempt} (failRate ${p.failRate})`);
     }
@@ -77,9 +78,16 @@ export const simAgent: AgentDefinition<SimParams> = {
     const honour = !p.ignoreBudget;
     const usage = Object.fromEntries(SPEND_AXES.map((a) => [a, clamp(p[a], budgetLeft[a], honour)]));
     const done = step + 1 >= p.steps;
-    const answer = reprompt !== undefined && p.repromptAnswer !== undefined ? p.repromptAnswer : p.echoSeed
-      ? (task.contextSeed ?? []).map((e) => ({ id: e.id, url: e.url }))
-      : p.echoPrevious ? previous?.data : p.answer !== undefined ? p.answer : task.question;
+    const answer =
+      reprompt !== undefined && p.repromptAnswer !== undefined
+        ? p.repromptAnswer
+        : p.echoSeed
+          ? (task.contextSeed ?? []).map((e) => ({ id: e.id, url: e.url }))
+          : p.echoPrevious
+            ? previous?.data
+            : p.answer !== undefined
+              ? p.answer
+              : task.question;
     return {
       done,
       usage,

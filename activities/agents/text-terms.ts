@@ -18,11 +18,33 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
 
 /** Suffixes cut from a word's end (longest first), each with its replacement; the stem keeps at least 3 letters (4 for `ly`: reply, early). */
 const SUFFIXES: [string, string][] = [
-  ['izations', 'ize'], ['ization', 'ize'], ['isations', 'ize'], ['isation', 'ize'],
-  ['ational', 'ate'], ['ations', 'ate'], ['ation', 'ate'], ['ators', 'ate'], ['ator', 'ate'],
-  ['fulness', 'ful'], ['iveness', 'ive'], ['ousness', 'ous'], ['ments', ''], ['ment', ''], ['ness', ''],
-  ['ities', ''], ['ity', ''], ['ings', ''], ['ing', ''], ['ers', ''], ['er', ''], ['ied', 'y'], ['ies', 'y'],
-  ['ed', ''], ['ly', ''], ['es', ''], ['s', ''],
+  ['izations', 'ize'],
+  ['ization', 'ize'],
+  ['isations', 'ize'],
+  ['isation', 'ize'],
+  ['ational', 'ate'],
+  ['ations', 'ate'],
+  ['ation', 'ate'],
+  ['ators', 'ate'],
+  ['ator', 'ate'],
+  ['fulness', 'ful'],
+  ['iveness', 'ive'],
+  ['ousness', 'ous'],
+  ['ments', ''],
+  ['ment', ''],
+  ['ness', ''],
+  ['ities', ''],
+  ['ity', ''],
+  ['ings', ''],
+  ['ing', ''],
+  ['ers', ''],
+  ['er', ''],
+  ['ied', 'y'],
+  ['ies', 'y'],
+  ['ed', ''],
+  ['ly', ''],
+  ['es', ''],
+  ['s', ''],
 ];
 
 /** Cuts a word to its stem: a few English suffixes, then a final `e`, `ise` → `ize`, and a doubled final consonant. */
@@ -53,7 +75,10 @@ export interface TermOptions {
 
 /** The words of a text (letters and digits, any script), lowercase, in order. */
 export function words(text: string): string[] {
-  return text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 1);
+  return text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w.length > 1);
 }
 
 /** The routing terms of a text, in order (duplicates kept: term frequency counts). */

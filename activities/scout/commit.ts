@@ -44,39 +44,95 @@ function failureAdvice(result: TaskResult | undefined): string {
 }
 
 /** The report of a scout from its subtask's result. */
-export async function buildScoutReport(deps: { root: string | undefined }, row: ScoutRecord, result: TaskResult | undefined, job: Pick<ScoutJobInput, 'maxTokens' | 'tokenizer'>, at: Date): Promise<BuiltReport> {
+export async function buildScoutReport(
+  deps: { root: string | undefined },
+  row: ScoutRecord,
+  result: TaskResult | undefined,
+  job: Pick<ScoutJobInput, 'maxTokens' | 'tokenizer'>,
+  at: Date,
+): Promise<BuiltReport> {
   const head = {
-    id: row.id, parent_agent: row.parentAgent, parent_session_id: row.parentSessionId, parent_session_excerpt: row.excerpt,
-    feature_slug: row.featureSlug, question: row.question, scope: { paths: row.scopePaths }, completed_at: at.toISOString(),
+    id: row.id,
+    parent_agent: row.parentAgent,
+    parent_session_id: row.parentSessionId,
+    parent_session_excerpt: row.excerpt,
+    feature_slug: row.featureSlug,
+    question: row.question,
+    scope: { paths: row.scopePaths },
+    completed_at: at.toISOString(),
   };
   const answer = result?.status === 'success' ? ScoutAnswerSchema.safeParse(result.data) : undefined;
   if (!answer?.success) {
-    const report: ScoutReport = { ...head, findings: [], confidence: 'low', recommendation: failureAdvice(result), files_inspected: [], status: 'error', dropped_findings: 0, tokens: 0 };
+    const report: ScoutReport = {
+      ...head,
+      findings: [],
+      confidence: 'low',
+      recommendation: failureAdvice(result),
+      files_inspected: [],
+      status: 'error',
+      dropped_findings: 0,
+      tokens: 0,
+    };
     const fitted = fitReport(ScoutReportSchema.parse(report), job.maxTokens, job.tokenizer);
     return { report: fitted.report, valid: false, cut: fitted.cut };
   }
   const checked = await verifyFindings(deps.root, row.scopePaths, answer.data.findings);
   // an answer whose every finding was made up has found nothing
   const status = checked.kept.length === 0 && answer.data.status === 'success' ? 'no_findings' : answer.data.status;
-  const report = ScoutReportSchema.parse({ ...head, ...answer.data, findings: checked.kept, status, dropped_findings: checked.dropped.length, tokens: 0 });
+  const report = ScoutReportSchema.parse({
+    ...head,
+    ...answer.data,
+    findings: checked.kept,
+    status,
+    dropped_findings: checked.dropped.length,
+    tokens: 0,
+  });
   const fitted = fitReport(report, job.maxTokens, job.tokenizer);
-  return { report: fitted.report, valid: true, cut: [...checked.dropped.map((d) => `dropped finding ${d.finding.file}:${d.finding.line} (${d.why})`), ...fitted.cut] };
+  return {
+    report: fitted.report,
+    valid: true,
+    cut: [...checked.dropped.map((d) => `dropped finding ${d.finding.file}:${d.finding.line} (${d.why})`), ...fitted.cut],
+  };
 }
 
 /** The outcome of a commit attempt. */
-export type CommitOutcome = { committed: true; report: ScoutReport } | { committed: false; reason: 'not_found' | 'already_committed' | 'failed' | 'invalid'; report?: ScoutReport };
+export type CommitOutcome =
+  | { committed: true; report: ScoutReport }
+  | { committed: false; reason: 'not_found' | 'already_committed' | 'failed' | 'invalid'; report?: ScoutReport };
 
 /**
  * Builds the report and settles the scout in the record: committed when valid, failed (its place
  * freed) when not; the job's stream hears which. Idempotent: a settled scout stays as it is.
  */
-export async function settleScout(deps: ScoutCommitDeps, tenant: string, id: string, result: TaskResult | undefined, job: Pick<ScoutJobInput, 'maxTokens' | 'tokenizer'>, at = new Date()): Promise<CommitOutcome> {
+export async function settleScout(
+  deps: ScoutCommitDeps,
+  tenant: string,
+  id: string,
+  result: TaskResult | undefined,
+  job: Pick<ScoutJobInput, 'maxTokens' | 'tokenizer'>,
+  at = new Date(),
+): Promise<CommitOutcome> {
   const row = await deps.scouts.get(tenant, id);
   if (!row) return { committed: false, reason: 'not_found' };
-  if (row.state !== 'dispatched') return { committed: false, reason: row.state === 'committed' ? 'already_committed' : 'failed', report: row.report as ScoutReport };
+  if (row.state !== 'dispatched')
+    return { committed: false, reason: row.state === 'committed' ? 'already_committed' : 'failed', report: row.report as ScoutReport };
   const built = await buildScoutReport({ root: deps.rootFor(tenant) }, row, result, job, at);
   const event = (type: 'scout.committed' | 'scout.failed') =>
-    row.jobId && deps.events?.append(tenant, row.jobId, [{ key: `${type}:${id}`, type, data: { scoutId: id, status: built.report.status, tokens: built.report.tokens, findings: built.report.findings.length, dropped: built.report.dropped_findings, cut: built.cut } }]);
+    row.jobId &&
+    deps.events?.append(tenant, row.jobId, [
+      {
+        key: `${type}:${id}`,
+        type,
+        data: {
+          scoutId: id,
+          status: built.report.status,
+          tokens: built.report.tokens,
+          findings: built.report.findings.length,
+          dropped: built.report.dropped_findings,
+          cut: built.cut,
+        },
+      },
+    ]);
   if (!built.valid) {
     const failed = await deps.scouts.fail(tenant, id, built.report, at.getTime());
     if (failed.failed) await event('scout.failed');
@@ -92,7 +148,15 @@ export async function settleScout(deps: ScoutCommitDeps, tenant: string, id: str
 export function createScoutActivities(deps: ScoutCommitDeps) {
   return {
     /** Settles a finished scout job: commits its report, or records why there is none; with autoCommit off, only a failure. */
-    async finishScout({ tenant, scout, result }: { tenant: string; scout: ScoutJobInput; result?: TaskResult }): Promise<{ state: string; status: string | null }> {
+    async finishScout({
+      tenant,
+      scout,
+      result,
+    }: {
+      tenant: string;
+      scout: ScoutJobInput;
+      result?: TaskResult;
+    }): Promise<{ state: string; status: string | null }> {
       if (!scout.autoCommit && result?.status === 'success') return { state: 'dispatched', status: null };
       const out = await settleScout(deps, tenant, scout.id, result, scout);
       return { state: out.committed ? 'committed' : out.reason, status: out.report?.status ?? null };

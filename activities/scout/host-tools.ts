@@ -56,12 +56,19 @@ export async function runHostTool(sandbox: ScoutSandbox, name: ScoutTool, args: 
       const r = await sandbox.readFile(path, { offset: int(a.offset) ?? 1, limit: Math.min(int(a.limit) ?? 400, 2000) });
       const width = String(r.startLine + r.lines.length).length;
       const body = r.lines.map((l, i) => `${String(r.startLine + i).padStart(width)}\t${l}`).join('\n');
-      const more = r.truncated ? `\n(lines ${r.startLine}–${r.startLine + r.lines.length - 1} of ${r.totalLines}; pass offset to read on)` : '';
+      const more = r.truncated
+        ? `\n(lines ${r.startLine}–${r.startLine + r.lines.length - 1} of ${r.totalLines}; pass offset to read on)`
+        : '';
       return `${r.file}\n${body}${more}`;
     }
     const pattern = str(a.pattern);
     if (!pattern) throw new ScoutToolError('bad_arguments', 'grep needs "pattern"');
-    const r = await sandbox.grep(pattern, { path: str(a.path), ignoreCase: a.ignore_case === true, literal: a.literal === true, maxResults: int(a.max_results) ?? 50 });
+    const r = await sandbox.grep(pattern, {
+      path: str(a.path),
+      ignoreCase: a.ignore_case === true,
+      literal: a.literal === true,
+      maxResults: int(a.max_results) ?? 50,
+    });
     if (r.matches.length === 0) return 'no matches';
     return `${r.matches.map((m) => `${m.file}:${m.line}: ${m.text}`).join('\n')}${r.truncated ? '\n(more matches not shown: narrow the pattern or the path)' : ''}`;
   } catch (err) {

@@ -37,7 +37,8 @@ export type ScopeRefusal = 'path_outside_root' | 'not_found' | 'path_denied';
 export type ScopeResolution = { ok: true; paths: string[] } | { ok: false; index: number; path: string; reason: ScopeRefusal };
 
 /** Why a tool call is refused. */
-export type ScoutToolErrorCode = 'outside_scope' | 'denied' | 'no_root' | 'not_found' | 'not_a_file' | 'binary_file' | 'too_large' | 'bad_arguments';
+export type ScoutToolErrorCode =
+  'outside_scope' | 'denied' | 'no_root' | 'not_found' | 'not_a_file' | 'binary_file' | 'too_large' | 'bad_arguments';
 
 /** A refused `read_file`/`grep` call; its message is safe to show the model (paths relative to the root). */
 export class ScoutToolError extends Error {
@@ -62,7 +63,11 @@ export interface ScoutRootEnv {
 /** Parses `DELEGATE_SCOUT_ROOTS` (`tenant=/abs/dir,tenant2=/other`); throws naming the variable. */
 export function parseScoutRoots(text: string | undefined): Map<string, string> {
   const roots = new Map<string, string>();
-  for (const [i, pair] of (text ?? '').split(',').map((p) => p.trim()).filter(Boolean).entries()) {
+  for (const [i, pair] of (text ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)
+    .entries()) {
     const at = pair.indexOf('=');
     const tenant = pair.slice(0, at).trim();
     const dir = pair.slice(at + 1).trim();
@@ -82,13 +87,19 @@ export function scoutRoot(env: ScoutRootEnv = process.env, tenant?: string): str
 }
 
 /** The message a scout without a root answers with: what to configure. */
-export const NO_SCOUT_ROOT = 'no scout root is configured: set DELEGATE_SCOUT_ROOT (or DELEGATE_SCOUT_ROOTS per tenant) to the source tree scouts may read';
+export const NO_SCOUT_ROOT =
+  'no scout root is configured: set DELEGATE_SCOUT_ROOT (or DELEGATE_SCOUT_ROOTS per tenant) to the source tree scouts may read';
 
 /** File names that carry secrets or other tenants' data, denied whatever the root. */
 const SECRET_NAMES = [
-  /^api-key$/i, /^keys(\..*)?\.json$/i, /^agents(\..*)?\.json$/i, /\.env$/i,
-  /\.(pem|key|p12|pfx|jks|keystore|kdbx)$/i, /^id_(rsa|dsa|ecdsa|ed25519)/i,
-  /^(credentials?|secrets?)(\..*)?$/i, /\.(sqlite|sqlite3|db)(-wal|-shm|-journal)?$/i,
+  /^api-key$/i,
+  /^keys(\..*)?\.json$/i,
+  /^agents(\..*)?\.json$/i,
+  /\.env$/i,
+  /\.(pem|key|p12|pfx|jks|keystore|kdbx)$/i,
+  /^id_(rsa|dsa|ecdsa|ed25519)/i,
+  /^(credentials?|secrets?)(\..*)?$/i,
+  /\.(sqlite|sqlite3|db)(-wal|-shm|-journal)?$/i,
 ];
 
 /**
@@ -107,9 +118,11 @@ export async function resolveScope(root: string, paths: string[]): Promise<Scope
   for (const [index, path] of paths.entries()) {
     const lexical = resolve(realRoot, path);
     // refused before touching the disk: a path outside does not learn whether it exists
-    if (path.includes('\0') || !(inside(realRoot, lexical) || inside(resolve(root), resolve(root, path)))) return { ok: false, index, path, reason: 'path_outside_root' };
+    if (path.includes('\0') || !(inside(realRoot, lexical) || inside(resolve(root), resolve(root, path))))
+      return { ok: false, index, path, reason: 'path_outside_root' };
     // denied by name before the disk is touched: a denied path does not learn whether it exists
-    if (isDeniedPath(posix(relative(realRoot, lexical))) || isDeniedPath(posix(relative(resolve(root), resolve(root, path))))) return { ok: false, index, path, reason: 'path_denied' };
+    if (isDeniedPath(posix(relative(realRoot, lexical))) || isDeniedPath(posix(relative(resolve(root), resolve(root, path)))))
+      return { ok: false, index, path, reason: 'path_denied' };
     let real: string;
     try {
       real = await realpath(isAbsolute(path) ? path : resolve(realRoot, path));
@@ -152,7 +165,10 @@ export interface ScoutSandbox {
   /** Reads lines of a file in scope: `offset` is the 1-based first line (default 1), `limit` the count (default 2000). */
   readFile(path: string, opts?: { offset?: number; limit?: number }): Promise<ReadResult>;
   /** Searches files in scope (or under `path`) for an RE2 regex, or the literal text when it is not one (or `literal`). */
-  grep(pattern: string, opts?: { path?: string; ignoreCase?: boolean; maxResults?: number; literal?: boolean }): Promise<{ matches: GrepMatch[]; truncated: boolean }>;
+  grep(
+    pattern: string,
+    opts?: { path?: string; ignoreCase?: boolean; maxResults?: number; literal?: boolean },
+  ): Promise<{ matches: GrepMatch[]; truncated: boolean }>;
   /** The files `readFile` read, relative, in order of first reading. */
   inspected(): string[];
   /** The scope as resolved (relative paths). */
@@ -177,7 +193,8 @@ export function createSandbox(root: string | undefined, scopePaths: string[]): S
   /** The real path of a requested path, when it is inside the scope; refuses otherwise. */
   async function confine(path: string): Promise<{ real: string; rel: string }> {
     const { realRoot, abs } = await setup;
-    if (typeof path !== 'string' || path.length === 0 || path.includes('\0')) throw new ScoutToolError('bad_arguments', 'path must be a non-empty string');
+    if (typeof path !== 'string' || path.length === 0 || path.includes('\0'))
+      throw new ScoutToolError('bad_arguments', 'path must be a non-empty string');
     const lexical = resolve(realRoot, path);
     if (!inside(realRoot, lexical)) throw new ScoutToolError('outside_scope', `${JSON.stringify(path)} is outside the scope`);
     let real: string;
@@ -188,7 +205,8 @@ export function createSandbox(root: string | undefined, scopePaths: string[]): S
     }
     if (!abs.some((a) => inside(a, real))) throw new ScoutToolError('outside_scope', `${JSON.stringify(path)} is outside the scope`);
     const rel = posix(relative(realRoot, real));
-    if (isDeniedPath(posix(relative(realRoot, lexical))) || isDeniedPath(rel)) throw new ScoutToolError('denied', `${JSON.stringify(path)} is a dot-entry or a secret-bearing file`);
+    if (isDeniedPath(posix(relative(realRoot, lexical))) || isDeniedPath(rel))
+      throw new ScoutToolError('denied', `${JSON.stringify(path)} is a dot-entry or a secret-bearing file`);
     return { real, rel };
   }
 
@@ -223,7 +241,8 @@ export function createSandbox(root: string | undefined, scopePaths: string[]): S
     },
 
     async grep(pattern, { path, ignoreCase = false, maxResults = 50, literal = false } = {}) {
-      if (typeof pattern !== 'string' || pattern.length === 0 || pattern.length > 1000) throw new ScoutToolError('bad_arguments', 'pattern must be 1–1000 characters');
+      if (typeof pattern !== 'string' || pattern.length === 0 || pattern.length > 1000)
+        throw new ScoutToolError('bad_arguments', 'pattern must be 1–1000 characters');
       const { realRoot, abs } = await setup;
       const flags = ignoreCase ? RE2JS.CASE_INSENSITIVE : 0;
       let re: RE2JS;
@@ -270,7 +289,11 @@ export function createSandbox(root: string | undefined, scopePaths: string[]): S
             truncated = true;
             return;
           }
-          matches.push({ file: rel, line: i + 1, text: lines[i].length > MAX_MATCH_CHARS ? `${lines[i].slice(0, MAX_MATCH_CHARS)}…` : lines[i] });
+          matches.push({
+            file: rel,
+            line: i + 1,
+            text: lines[i].length > MAX_MATCH_CHARS ? `${lines[i].slice(0, MAX_MATCH_CHARS)}…` : lines[i],
+          });
         }
       };
       for (const s of starts) await visit(s);

@@ -24,12 +24,13 @@ export interface SearchTerm {
 export type QuestionKind = 'where' | 'callers' | 'how';
 
 const STOP = new Set(
-  ('a about after all also an and any are as at be been before being both but by can code could did do does doing done each find for from get gets ' +
+  (
+    'a about after all also an and any are as at be been before being both but by can code could did do does doing done each find for from get gets ' +
     'happen happens has have here how i if in into is it its just like look make many may me more most much must my need no not of on once one only or ' +
     'other our out over same see set should show so some such than that the their them then there these they thing this those through to under up use ' +
     'used uses using very was way we what when where which while who whom why will with work works would you your file files function method class ' +
-    'called calls call caller callers defined define definition implemented implement implementation handled handle logic part project code')
-    .split(' '),
+    'called calls call caller callers defined define definition implemented implement implementation handled handle logic part project code'
+  ).split(' '),
 );
 
 const escape = (s: string) => s.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
@@ -44,7 +45,25 @@ export function stem(w: string): string {
 }
 
 /** Words that say what happens to the subject ("where is the circuit opened"): the lines that do it are the answer. */
-const isAction = (w: string) => /[^e]ed$|[^aeiou]en$/.test(w) || ['set', 'thrown', 'sent', 'built', 'run', 'made', 'read', 'written', 'hit', 'reset', 'closed', 'created', 'freed', 'stored', 'saved'].includes(w);
+const isAction = (w: string) =>
+  /[^e]ed$|[^aeiou]en$/.test(w) ||
+  [
+    'set',
+    'thrown',
+    'sent',
+    'built',
+    'run',
+    'made',
+    'read',
+    'written',
+    'hit',
+    'reset',
+    'closed',
+    'created',
+    'freed',
+    'stored',
+    'saved',
+  ].includes(w);
 
 /** Identifier-looking tokens worth searching verbatim. */
 function identifiers(question: string): string[] {
@@ -58,7 +77,8 @@ function identifiers(question: string): string[] {
   const rest = question.replace(/`[^`]*`|"[^"]*"/g, ' ');
   for (const m of rest.matchAll(/[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?:\(\))?/g)) {
     const t = m[0];
-    if (/[a-z][A-Z]/.test(t) || /^[A-Z][a-z0-9]+[A-Z]/.test(t) || /[A-Za-z0-9]_[A-Za-z0-9]/.test(t) || /\w\.\w/.test(t) || /\(\)$/.test(t)) add(t);
+    if (/[a-z][A-Z]/.test(t) || /^[A-Z][a-z0-9]+[A-Z]/.test(t) || /[A-Za-z0-9]_[A-Za-z0-9]/.test(t) || /\w\.\w/.test(t) || /\(\)$/.test(t))
+      add(t);
   }
   return found;
 }
@@ -69,7 +89,14 @@ export function searchTerms(question: string, max = 6): SearchTerm[] {
   for (const id of identifiers(question)) {
     // a dotted name is searched by its last part: `breaker.failed` is defined as `failed`
     const last = /^[\w$.]+$/.test(id) && id.includes('.') ? id.slice(id.lastIndexOf('.') + 1) : id;
-    terms.push({ label: last, pattern: /^[\w$]+$/.test(last) ? `\\b${escape(last)}\\b` : escape(last), ignoreCase: false, strong: true, pair: false, action: false });
+    terms.push({
+      label: last,
+      pattern: /^[\w$]+$/.test(last) ? `\\b${escape(last)}\\b` : escape(last),
+      ignoreCase: false,
+      strong: true,
+      pair: false,
+      action: false,
+    });
   }
   if (terms.length > 0) return terms.slice(0, max);
   const words = question
@@ -78,10 +105,18 @@ export function searchTerms(question: string, max = 6): SearchTerm[] {
     .filter((w) => w.length >= 3 && !STOP.has(w));
   const singles: SearchTerm[] = [];
   for (const w of words) {
-    if (!singles.some((t) => t.label === w)) singles.push({ label: w, pattern: escape(stem(w)), ignoreCase: true, strong: false, pair: false, action: isAction(w) });
+    if (!singles.some((t) => t.label === w))
+      singles.push({ label: w, pattern: escape(stem(w)), ignoreCase: true, strong: false, pair: false, action: isAction(w) });
   }
   for (let i = 0; i + 1 < words.length && terms.length < 2; i++) {
-    terms.push({ label: `${words[i]} ${words[i + 1]}`, pattern: `${escape(words[i])}[\\s_-]?${escape(stem(words[i + 1]))}`, ignoreCase: true, strong: false, pair: true, action: false });
+    terms.push({
+      label: `${words[i]} ${words[i + 1]}`,
+      pattern: `${escape(words[i])}[\\s_-]?${escape(stem(words[i + 1]))}`,
+      ignoreCase: true,
+      strong: false,
+      pair: true,
+      action: false,
+    });
   }
   // what happens first: it must survive the cap
   terms.push(...singles.filter((t) => t.action), ...singles.filter((t) => !t.action));
@@ -91,7 +126,8 @@ export function searchTerms(question: string, max = 6): SearchTerm[] {
 /** What the question asks for. */
 export function questionKind(question: string): QuestionKind {
   const q = question.toLowerCase();
-  if (/\b(who|what)\s+(calls|uses|invokes)\b|\bcallers?\b|\bcalled\s+from\b|\bwhere\s+.*\b(called|used|invoked)\b|\busages?\b/.test(q)) return 'callers';
+  if (/\b(who|what)\s+(calls|uses|invokes)\b|\bcallers?\b|\bcalled\s+from\b|\bwhere\s+.*\b(called|used|invoked)\b|\busages?\b/.test(q))
+    return 'callers';
   if (/\bhow\s+(does|do|is|are)\b|\bexplain\b|\bflow\b|\bwork/.test(q)) return 'how';
   return 'where';
 }
@@ -127,7 +163,8 @@ export function definedName(line: string, re: RegExp = ENCLOSING_DEFINITION): st
 export const isComment = (line: string) => /^\s*(?:\/\/|\/?\*|#(?!!)|--|<!--)/.test(line);
 
 /** True for a line that assigns to a name matching `name` (`x.openUntil = …`, not `==` or `=>`). */
-export const assignsTo = (line: string, name: string, ignoreCase: boolean) => new RegExp(`[\\w$]*(?:${name})[\\w$]*\\s*(?:[-+*/|&]?=)(?![=>])`, ignoreCase ? 'i' : '').test(line);
+export const assignsTo = (line: string, name: string, ignoreCase: boolean) =>
+  new RegExp(`[\\w$]*(?:${name})[\\w$]*\\s*(?:[-+*/|&]?=)(?![=>])`, ignoreCase ? 'i' : '').test(line);
 
 /** The identifier on a line that contains a match of `name` (e.g. `openUntil` for `open`), or undefined. */
 export function matchedIdentifier(line: string, name: string, ignoreCase: boolean): string | undefined {
@@ -135,7 +172,9 @@ export function matchedIdentifier(line: string, name: string, ignoreCase: boolea
 }
 
 /** True for an import or require line: it names a symbol without saying anything about it. */
-export const isImport = (line: string) => /^\s*(?:import\b|export\s+(?:\*|\{[^}]*\})\s+from\b|(?:const|let|var)\s+.*=\s*require\(|from\s+\S+\s+import\b)/.test(line);
+export const isImport = (line: string) =>
+  /^\s*(?:import\b|export\s+(?:\*|\{[^}]*\})\s+from\b|(?:const|let|var)\s+.*=\s*require\(|from\s+\S+\s+import\b)/.test(line);
 
 /** True for a line that calls a name matching `name`. */
-export const callsName = (line: string, name: string, ignoreCase: boolean) => new RegExp(`[\\w$]*(?:${name})[\\w$]*\\s*\\(`, ignoreCase ? 'i' : '').test(line);
+export const callsName = (line: string, name: string, ignoreCase: boolean) =>
+  new RegExp(`[\\w$]*(?:${name})[\\w$]*\\s*\\(`, ignoreCase ? 'i' : '').test(line);

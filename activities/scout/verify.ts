@@ -39,7 +39,11 @@ export function evidenceMatches(evidence: string, line: string): boolean {
 /** Why the sandbox refused to read a cited file, as a drop reason. */
 function dropReason(err: unknown): DropReason {
   const code = err instanceof ScoutToolError ? err.code : 'not_found';
-  return code === 'outside_scope' || code === 'bad_arguments' ? 'outside_scope' : code === 'not_found' ? 'file_not_found' : 'not_a_text_file';
+  return code === 'outside_scope' || code === 'bad_arguments'
+    ? 'outside_scope'
+    : code === 'not_found'
+      ? 'file_not_found'
+      : 'not_a_text_file';
 }
 
 /**
@@ -50,7 +54,10 @@ export async function verifyFindings(root: string | undefined, scopePaths: strin
   const sandbox = createSandbox(root, scopePaths);
   const out: VerifiedFindings = { kept: [], dropped: [] };
   for (const finding of findings) {
-    const read = finding.line < 1 ? undefined : await sandbox.readFile(finding.file, { offset: finding.line, limit: 1 }).catch((err: unknown) => dropReason(err));
+    const read =
+      finding.line < 1
+        ? undefined
+        : await sandbox.readFile(finding.file, { offset: finding.line, limit: 1 }).catch((err: unknown) => dropReason(err));
     if (typeof read === 'string') out.dropped.push({ finding, why: read });
     else if (read === undefined || read.lines.length === 0) out.dropped.push({ finding, why: 'line_out_of_range' });
     else if (!evidenceMatches(finding.evidence, read.lines[0]!)) out.dropped.push({ finding, why: 'evidence_mismatch' });
@@ -66,7 +73,10 @@ type Encoding = typeof import('gpt-tokenizer/encoding/o200k_base');
 // loaded on first use: each encoding's tables take ~0.5 s to load, which no caller should pay for nothing
 const require = createRequire(import.meta.url);
 const encodings = new Map<TokenizerFamily, Encoding>();
-const MODULES: Record<TokenizerFamily, string> = { o200k: 'gpt-tokenizer/encoding/o200k_base', cl100k: 'gpt-tokenizer/encoding/cl100k_base' };
+const MODULES: Record<TokenizerFamily, string> = {
+  o200k: 'gpt-tokenizer/encoding/o200k_base',
+  cl100k: 'gpt-tokenizer/encoding/cl100k_base',
+};
 
 /** The number of tokens of `text` in a real tokenizer of the given family (gpt-tokenizer). */
 export function countTokens(text: string, family: TokenizerFamily = 'o200k'): number {
@@ -128,9 +138,18 @@ export function fitReport(report: ScoutReport, maxTokens = 500, family: Tokenize
     if (JSON.stringify(next) !== JSON.stringify(r)) cut.push(what);
     r = next;
   };
-  for (const max of [120, 60, 20]) shorten(`explanations cut to ${max} characters`, (x) => ({ ...x, findings: x.findings.map((f) => ({ ...f, explanation: cutText(f.explanation, max) })) }));
-  for (const max of [100, 50]) shorten(`evidence cut to ${max} characters`, (x) => ({ ...x, findings: x.findings.map((f) => ({ ...f, evidence: cutText(f.evidence, max) })) }));
-  for (const max of [300, 100, 30]) shorten(`recommendation cut to ${max} characters`, (x) => ({ ...x, recommendation: cutText(x.recommendation, max) }));
+  for (const max of [120, 60, 20])
+    shorten(`explanations cut to ${max} characters`, (x) => ({
+      ...x,
+      findings: x.findings.map((f) => ({ ...f, explanation: cutText(f.explanation, max) })),
+    }));
+  for (const max of [100, 50])
+    shorten(`evidence cut to ${max} characters`, (x) => ({
+      ...x,
+      findings: x.findings.map((f) => ({ ...f, evidence: cutText(f.evidence, max) })),
+    }));
+  for (const max of [300, 100, 30])
+    shorten(`recommendation cut to ${max} characters`, (x) => ({ ...x, recommendation: cutText(x.recommendation, max) }));
   dropWorst('high', 1);
   return { report: r, cut, fits: !over() };
 }

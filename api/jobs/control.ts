@@ -54,9 +54,13 @@ export function createControls(client: Client, { requireRunning }: JobHandles) {
       const root = await handle.query(jobStatusQuery).catch(() => undefined);
       if (root && !root.subtasks.some((s) => s.id === taskId && !s.batch)) {
         for (const b of root.subtasks.filter((s) => s.batch && s.state === 'running')) {
-          const inner = await client.workflow.getHandle(b.workflowId).query(jobStatusQuery).catch(() => undefined);
+          const inner = await client.workflow
+            .getHandle(b.workflowId)
+            .query(jobStatusQuery)
+            .catch(() => undefined);
           const found = inner?.subtasks.find((s) => s.id === taskId);
-          if (found && found.state !== 'running') throw new HttpProblem(409, 'Conflict', `subtask "${taskId}" is not running (${found.state})`);
+          if (found && found.state !== 'running')
+            throw new HttpProblem(409, 'Conflict', `subtask "${taskId}" is not running (${found.state})`);
         }
       }
       return handle.executeUpdate(subtaskBudgetUpdate, { args: [{ taskId, add }] });

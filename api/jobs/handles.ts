@@ -21,8 +21,13 @@ export interface JobServiceDeps {
 }
 
 const STATE: Record<string, JobView['state']> = {
-  RUNNING: 'running', COMPLETED: 'completed', FAILED: 'failed', CANCELLED: 'cancelled',
-  TERMINATED: 'terminated', TIMED_OUT: 'timed_out', CONTINUED_AS_NEW: 'continued_as_new',
+  RUNNING: 'running',
+  COMPLETED: 'completed',
+  FAILED: 'failed',
+  CANCELLED: 'cancelled',
+  TERMINATED: 'terminated',
+  TIMED_OUT: 'timed_out',
+  CONTINUED_AS_NEW: 'continued_as_new',
 };
 
 /** A job's state from Temporal's execution status name (unknown names read as running). */
@@ -33,7 +38,8 @@ export function stateOf(statusName: string): JobView['state'] {
 /** A root job's handle and description, by tenant and job id. */
 export function createJobHandles({ client, config, record }: Pick<JobServiceDeps, 'client' | 'config' | 'record'>) {
   const workflowIdOf = (tenant: string, jobId: string) => `job/${tenant}/${jobId}`;
-  const handleOf = (tenant: string, jobId: string): WorkflowHandle<typeof delegationJob> => client.workflow.getHandle<typeof delegationJob>(workflowIdOf(tenant, jobId));
+  const handleOf = (tenant: string, jobId: string): WorkflowHandle<typeof delegationJob> =>
+    client.workflow.getHandle<typeof delegationJob>(workflowIdOf(tenant, jobId));
   const uiLink = (workflowId: string) =>
     `${config.TEMPORAL_UI_URL}/namespaces/${encodeURIComponent(config.TEMPORAL_NAMESPACE)}/workflows/${encodeURIComponent(workflowId)}`;
 
@@ -52,7 +58,8 @@ export function createJobHandles({ client, config, record }: Pick<JobServiceDeps
     // a job in the record has finished, whether Temporal still has its workflow or not
     if (await record.specHashOf(tenant, jobId)) throw new HttpProblem(409, 'Conflict', `job "${jobId}" has already finished (completed)`);
     const d = await describe(tenant, jobId);
-    if (d.status.name !== 'RUNNING') throw new HttpProblem(409, 'Conflict', `job "${jobId}" has already finished (${STATE[d.status.name] ?? d.status.name})`);
+    if (d.status.name !== 'RUNNING')
+      throw new HttpProblem(409, 'Conflict', `job "${jobId}" has already finished (${STATE[d.status.name] ?? d.status.name})`);
     return handleOf(tenant, jobId);
   }
 
@@ -63,7 +70,12 @@ export function createJobHandles({ client, config, record }: Pick<JobServiceDeps
 
   /** Whether the job's workflow has closed (or is gone): nothing more will be written for it. */
   async function isOver(tenant: string, jobId: string): Promise<boolean> {
-    return handleOf(tenant, jobId).describe().then((d) => d.status.name !== 'RUNNING', () => true);
+    return handleOf(tenant, jobId)
+      .describe()
+      .then(
+        (d) => d.status.name !== 'RUNNING',
+        () => true,
+      );
   }
 
   return { workflowIdOf, handleOf, uiLink, describe, requireRunning, requireJob, isOver };

@@ -48,7 +48,12 @@ const quote = (s: string) => JSON.stringify(s);
  * bound falls below the k-th, no later row can enter and the scan stops. Should the rows come
  * in another order, the scan reads them all.
  */
-async function newestAfter(rows: AsyncIterable<WorkflowExecutionInfo>, k: number, after: JobKey | undefined, bound: (wf: WorkflowExecutionInfo) => number): Promise<Candidates> {
+async function newestAfter(
+  rows: AsyncIterable<WorkflowExecutionInfo>,
+  k: number,
+  after: JobKey | undefined,
+  bound: (wf: WorkflowExecutionInfo) => number,
+): Promise<Candidates> {
   const kept: Keyed[] = [];
   let last = Infinity;
   let ordered = true;
@@ -98,21 +103,39 @@ export function createJobList(client: Client, record: RecordStore) {
       // ended so (terminated, timed out) still carries status "running": never a running one
       f.status === 'running'
         ? none
-        : newestAfter(scan('ExecutionStatus != "Running" AND ExecutionStatus != "Completed" AND ExecutionStatus != "ContinuedAsNew"'), k, f.after, (wf) => wf.closeTime?.getTime() ?? Infinity),
+        : newestAfter(
+            scan('ExecutionStatus != "Running" AND ExecutionStatus != "Completed" AND ExecutionStatus != "ContinuedAsNew"'),
+            k,
+            f.after,
+            (wf) => wf.closeTime?.getTime() ?? Infinity,
+          ),
     ]);
     const rows = f.status === 'running' ? [] : await record.listFinished(tenant, { ...f, after: f.after, limit: k });
     const finished: Candidates = {
       items: rows.map((r) => ({
-        jobId: r.job_id, workflowId: r.workflow_id, state: 'completed' as const, status: r.status as JobOutcome, pattern: r.pattern as Pattern,
-        startedAt: new Date(r.started_at).toISOString(), key: { startedAt: r.started_at, jobId: r.job_id },
+        jobId: r.job_id,
+        workflowId: r.workflow_id,
+        state: 'completed' as const,
+        status: r.status as JobOutcome,
+        pattern: r.pattern as Pattern,
+        startedAt: new Date(r.started_at).toISOString(),
+        key: { startedAt: r.started_at, jobId: r.job_id },
       })),
       full: rows.length >= k,
     };
     // archived a moment before its workflow completes: the record's entry stands
-    const archived = await record.archivedAmong(tenant, [...running.items, ...ended.items].map((j) => j.jobId));
-    const merged = [...finished.items, ...[...running.items, ...ended.items].filter((j) => !archived.has(j.jobId))].sort((x, y) => compareJobKeys(x.key, y.key));
+    const archived = await record.archivedAmong(
+      tenant,
+      [...running.items, ...ended.items].map((j) => j.jobId),
+    );
+    const merged = [...finished.items, ...[...running.items, ...ended.items].filter((j) => !archived.has(j.jobId))].sort((x, y) =>
+      compareJobKeys(x.key, y.key),
+    );
     // past the last job a full source gave, that source may hold jobs it did not give: stop there
-    const frontier = [running, ended, finished].filter((s) => s.full).map((s) => s.items[k - 1].key).sort(compareJobKeys)[0];
+    const frontier = [running, ended, finished]
+      .filter((s) => s.full)
+      .map((s) => s.items[k - 1].key)
+      .sort(compareJobKeys)[0];
     const safe = frontier ? merged.filter((j) => compareJobKeys(j.key, frontier) <= 0) : merged;
     const page = safe.slice(0, f.pageSize);
     const next = safe.length > f.pageSize ? page[page.length - 1].key : frontier;

@@ -22,22 +22,47 @@ import { createJobList } from './list';
 const LIVE_QUERIES = 100;
 
 /** A finished job's view: the same whether its result comes from the record or from Temporal. */
-function completedView(jobId: string, at: { workflowId: string; startedAt: Date; closedAt: Date }, result: JobResult, links: JobView['links']): JobView {
+function completedView(
+  jobId: string,
+  at: { workflowId: string; startedAt: Date; closedAt: Date },
+  result: JobResult,
+  links: JobView['links'],
+): JobView {
   // in a batched job, subtask i lives under the batch that held it
   const parents = (result.batches ?? []).filter((b) => b.kind === 'batch').flatMap((b) => Array<string>(b.tasks).fill(b.workflowId));
   const subtasks: SubtaskProgress[] = result.results.map((r, i) => ({
-    id: r.id, state: 'completed', workflowId: `${parents[i] ?? at.workflowId}/${r.id}`, agentId: r.agentId,
-    status: r.status, failureReason: r.failureReason, metrics: r.metrics, ...(r.priority !== undefined ? { priority: r.priority } : {}),
+    id: r.id,
+    state: 'completed',
+    workflowId: `${parents[i] ?? at.workflowId}/${r.id}`,
+    agentId: r.agentId,
+    status: r.status,
+    failureReason: r.failureReason,
+    metrics: r.metrics,
+    ...(r.priority !== undefined ? { priority: r.priority } : {}),
   }));
   return {
-    jobId, workflowId: at.workflowId, state: 'completed', startedAt: at.startedAt.toISOString(), closedAt: at.closedAt.toISOString(), links,
-    status: result.status, pattern: result.pattern, progress: progressOfResults(result.results), subtasks, result,
+    jobId,
+    workflowId: at.workflowId,
+    state: 'completed',
+    startedAt: at.startedAt.toISOString(),
+    closedAt: at.closedAt.toISOString(),
+    links,
+    status: result.status,
+    pattern: result.pattern,
+    progress: progressOfResults(result.results),
+    subtasks,
+    result,
   };
 }
 
 /** A finished job's view from its record. */
 const recordView = (rec: JobRecord, links: JobView['links']): JobView =>
-  completedView(rec.jobId, { workflowId: rec.workflowId, startedAt: new Date(rec.startedAt), closedAt: new Date(rec.closedAt) }, rec.result, links);
+  completedView(
+    rec.jobId,
+    { workflowId: rec.workflowId, startedAt: new Date(rec.startedAt), closedAt: new Date(rec.closedAt) },
+    rec.result,
+    links,
+  );
 
 /** The read operations. */
 export function createReads(client: Client, record: RecordStore, { describe, handleOf }: JobHandles) {
@@ -90,7 +115,9 @@ export function createReads(client: Client, record: RecordStore, { describe, han
         links,
       };
       if (state === 'running') {
-        const p = await handleOf(tenant, jobId).query(jobStatusQuery).catch(() => undefined);
+        const p = await handleOf(tenant, jobId)
+          .query(jobStatusQuery)
+          .catch(() => undefined);
         if (!p) return base;
         return { ...base, pattern: p.pattern, ...(await liveDetail(p)), ledger: p.ledger };
       }
@@ -98,7 +125,12 @@ export function createReads(client: Client, record: RecordStore, { describe, han
       // it finished since the record was asked: the record has it now (or never will, for a job older than the record)
       const late = await record.get(tenant, jobId);
       if (late) return recordView(late, links);
-      return completedView(jobId, { workflowId: d.workflowId, startedAt: d.startTime, closedAt: d.closeTime ?? new Date() }, await wholeResult(client, await handleOf(tenant, jobId).result()), links);
+      return completedView(
+        jobId,
+        { workflowId: d.workflowId, startedAt: d.startTime, closedAt: d.closeTime ?? new Date() },
+        await wholeResult(client, await handleOf(tenant, jobId).result()),
+        links,
+      );
     },
 
     /** The result, waiting up to `waitSeconds` for it; undefined while the job still runs. */

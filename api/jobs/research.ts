@@ -21,10 +21,14 @@ export interface ResearchRouting {
 }
 
 /** The routing an app's configuration gives. */
-export const researchRoutingOf = (app: FastifyInstance): ResearchRouting => ({ registry: app.registry, defaultAgent: app.config.DELEGATE_RESEARCH_DEFAULT_AGENT });
+export const researchRoutingOf = (app: FastifyInstance): ResearchRouting => ({
+  registry: app.registry,
+  defaultAgent: app.config.DELEGATE_RESEARCH_DEFAULT_AGENT,
+});
 
 /** What a 422 for an unrouted contract subtask tells its caller to do. */
-export const NO_RESEARCH_AGENT_HINT = 'name an `agent` (GET /v1/agents lists them), widen `scope`, or have the operator set DELEGATE_RESEARCH_DEFAULT_AGENT';
+export const NO_RESEARCH_AGENT_HINT =
+  'name an `agent` (GET /v1/agents lists them), widen `scope`, or have the operator set DELEGATE_RESEARCH_DEFAULT_AGENT';
 
 /**
  * The task with the default agent when the contract named none: in its place when routing by
@@ -40,7 +44,8 @@ export function withDefaultAgent(task: TaskSpec, question: string, routing: Rese
 /** The contract output of a finished research-subtask job, or a 404 when the job is not one. */
 export function outputOf(jobId: string, result: JobResult): ResearchSubtaskOutput {
   const out = result.results[0]?.research;
-  if (result.results.length !== 1 || !out) throw new HttpProblem(404, 'Not found', `job "${jobId}" is not a research subtask: read it at /v1/jobs/${jobId}/result`);
+  if (result.results.length !== 1 || !out)
+    throw new HttpProblem(404, 'Not found', `job "${jobId}" is not a research subtask: read it at /v1/jobs/${jobId}/result`);
   return out;
 }
 
@@ -52,7 +57,14 @@ export interface ResearchRun {
 }
 
 /** TaskSpec fields and the contract's names for them. */
-const CONTRACT_FIELD: Record<string, string> = { outputSchema: 'output_schema', contextSeed: 'context_seed', stopConditions: 'stop_conditions', timeoutSeconds: 'timeout_seconds', retry: 'retry_limit', fallback: 'agent' };
+const CONTRACT_FIELD: Record<string, string> = {
+  outputSchema: 'output_schema',
+  contextSeed: 'context_seed',
+  stopConditions: 'stop_conditions',
+  timeoutSeconds: 'timeout_seconds',
+  retry: 'retry_limit',
+  fallback: 'agent',
+};
 
 /**
  * A submission's 422 in the contract's own terms: the one task's fields are the body's
@@ -75,16 +87,27 @@ function inContractTerms(err: unknown, input: ResearchSubtaskInput, task: TaskSp
 }
 
 /** Submits one contract subtask (idempotent on the key) and waits up to `waitSeconds` for its output. */
-export async function runResearchSubtask(svc: JobService, tenant: string, input: ResearchSubtaskInput, waitSeconds: number, idempotencyKey?: string, routing?: ResearchRouting): Promise<ResearchRun> {
+export async function runResearchSubtask(
+  svc: JobService,
+  tenant: string,
+  input: ResearchSubtaskInput,
+  waitSeconds: number,
+  idempotencyKey?: string,
+  routing?: ResearchRouting,
+): Promise<ResearchRun> {
   const plan = toTaskPlan(input);
   const task = input.agent === undefined ? withDefaultAgent(plan.task, input.question, routing) : plan.task;
   const sub = await svc
-    .submit(tenant, {
-      pattern: 'fanout',
-      tasks: [task],
-      labels: plan.labels,
-      ...(input.rationale ? { objective: input.rationale } : {}),
-    }, idempotencyKey)
+    .submit(
+      tenant,
+      {
+        pattern: 'fanout',
+        tasks: [task],
+        labels: plan.labels,
+        ...(input.rationale ? { objective: input.rationale } : {}),
+      },
+      idempotencyKey,
+    )
     .catch((err: unknown) => {
       throw inContractTerms(err, input, task);
     });
@@ -93,7 +116,12 @@ export async function runResearchSubtask(svc: JobService, tenant: string, input:
 }
 
 /** A contract subtask's output, waiting up to `waitSeconds`; while it runs, its contract id. */
-export async function readResearchSubtask(svc: JobService, tenant: string, jobId: string, waitSeconds: number): Promise<{ output: ResearchSubtaskOutput } | { id: string }> {
+export async function readResearchSubtask(
+  svc: JobService,
+  tenant: string,
+  jobId: string,
+  waitSeconds: number,
+): Promise<{ output: ResearchSubtaskOutput } | { id: string }> {
   const result = await svc.result(tenant, jobId, waitSeconds);
   if (result) return { output: outputOf(jobId, result) };
   const view = await svc.view(tenant, jobId, { self: '', result: '', temporalUi: '' });

@@ -36,11 +36,19 @@ export const MAX_INPUT_BYTES = 1_900_000;
 
 /** The spec's identity for idempotency: equal specs (keys in any order, any job id) hash equal. */
 export function specHashOf(spec: JobSpec): string {
-  return createHash('sha256').update(canonicalJson({ ...spec, jobId: undefined })).digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson({ ...spec, jobId: undefined }))
+    .digest('hex');
 }
 
 /** Refuses a spec this tenant may not run, with the field paths at fault (its outputSchemas compile off the event loop). */
-async function checkSubmission({ config, registry, tenants }: JobServiceDeps, netPolicy: ReturnType<typeof netPolicyFromConfig>, tenant: string, spec: JobSpec, idempotencyKey?: string) {
+async function checkSubmission(
+  { config, registry, tenants }: JobServiceDeps,
+  netPolicy: ReturnType<typeof netPolicyFromConfig>,
+  tenant: string,
+  spec: JobSpec,
+  idempotencyKey?: string,
+) {
   if (spec.jobId && idempotencyKey && spec.jobId !== idempotencyKey) {
     throw new HttpProblem(400, 'Invalid request', 'jobId and the Idempotency-Key header differ', [
       { path: 'body.jobId', message: `differs from Idempotency-Key "${idempotencyKey}"` },
@@ -51,13 +59,28 @@ async function checkSubmission({ config, registry, tenants }: JobServiceDeps, ne
   const subtasks = countSubtasks(spec);
   if (subtasks > policy.quotas.tasksPerJob) {
     throw new HttpProblem(422, 'Job cannot run', 'the job has more subtasks than the tenant may submit at once', [
-      { path: 'body.tasks', message: `${subtasks} subtasks across every level of nesting; this tenant's quota is ${policy.quotas.tasksPerJob}` },
+      {
+        path: 'body.tasks',
+        message: `${subtasks} subtasks across every level of nesting; this tenant's quota is ${policy.quotas.tasksPerJob}`,
+      },
     ]);
   }
   const callbackProblem = spec.callbackUrl ? checkCallbackUrl(spec.callbackUrl, netPolicy) : undefined;
-  if (callbackProblem) throw new HttpProblem(422, 'Job cannot run', 'the callbackUrl is not allowed', [{ path: 'body.callbackUrl', message: callbackProblem }]);
-  const problems = [...(await checkOutputSchemas(spec, tenant)), ...checkRunnable(spec, registry, config.DELEGATE_MAX_DEPTH, config.DELEGATE_STEP_CEILING_SECONDS)];
-  if (problems.length > 0) throw new HttpProblem(422, 'Job cannot run', `${problems.length} problem(s) in the job`, problems.map((p) => ({ ...p, path: `body.${p.path}` })));
+  if (callbackProblem)
+    throw new HttpProblem(422, 'Job cannot run', 'the callbackUrl is not allowed', [
+      { path: 'body.callbackUrl', message: callbackProblem },
+    ]);
+  const problems = [
+    ...(await checkOutputSchemas(spec, tenant)),
+    ...checkRunnable(spec, registry, config.DELEGATE_MAX_DEPTH, config.DELEGATE_STEP_CEILING_SECONDS),
+  ];
+  if (problems.length > 0)
+    throw new HttpProblem(
+      422,
+      'Job cannot run',
+      `${problems.length} problem(s) in the job`,
+      problems.map((p) => ({ ...p, path: `body.${p.path}` })),
+    );
   return policy;
 }
 
@@ -73,7 +96,12 @@ export function stepQueuesOf(taskQueue: string, tenant: string, agents: Record<s
  * poll the workflow queue). With no worker polling at all (starting, or all down) a job is
  * accepted and waits for them, as any Temporal job does: an outage delays jobs, it does not refuse them.
  */
-async function unservedLanes(lanes: LaneWatch, taskQueue: string, tenant: string, agents: Record<string, AgentManifest>): Promise<string[]> {
+async function unservedLanes(
+  lanes: LaneWatch,
+  taskQueue: string,
+  tenant: string,
+  agents: Record<string, AgentManifest>,
+): Promise<string[]> {
   if ((await lanes.served({ name: taskQueue, kind: 'workflow' })) !== true) return [];
   return lanes.unserved(stepQueuesOf(taskQueue, tenant, agents));
 }
@@ -99,7 +127,12 @@ export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, des
   const netPolicy = netPolicyFromConfig(config);
 
   /** Starts the job, or finds the one with the same id (a different spec under the same id is a 409). */
-  return async function submit(tenant: string, submitted: JobSpec, idempotencyKey?: string, extra: Pick<JobInput, 'scout'> = {}): Promise<Submission> {
+  return async function submit(
+    tenant: string,
+    submitted: JobSpec,
+    idempotencyKey?: string,
+    extra: Pick<JobInput, 'scout'> = {},
+  ): Promise<Submission> {
     // research-contract tasks make the job findable by its contract and parent_id; the job's own labels win
     const contractLabels = researchJobLabels(submitted.tasks);
     const spec = Object.keys(contractLabels).length > 0 ? { ...submitted, labels: { ...contractLabels, ...submitted.labels } } : submitted;
@@ -123,14 +156,28 @@ export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, des
       depth: 0,
       maxDepth: config.DELEGATE_MAX_DEPTH,
       agentQueue: agentQueueFor(config.DELEGATE_TASK_QUEUE, tenant),
-      limits: { maxDurationSeconds: config.DELEGATE_JOB_MAX_SECONDS, stepCeilingSeconds: config.DELEGATE_STEP_CEILING_SECONDS, stepScheduleToStartSeconds: config.DELEGATE_STEP_SCHEDULE_TIMEOUT_SECONDS },
+      limits: {
+        maxDurationSeconds: config.DELEGATE_JOB_MAX_SECONDS,
+        stepCeilingSeconds: config.DELEGATE_STEP_CEILING_SECONDS,
+        stepScheduleToStartSeconds: config.DELEGATE_STEP_SCHEDULE_TIMEOUT_SECONDS,
+      },
       ...(extra.scout ? { scout: extra.scout } : {}),
     };
     const bytes = Buffer.byteLength(JSON.stringify(input));
     if (bytes > MAX_INPUT_BYTES) {
-      throw new HttpProblem(413, 'Job too large', `the job is ${bytes} bytes as a workflow input; Temporal takes at most ${MAX_INPUT_BYTES} (2 MiB payloads): move bulky context out of the spec`);
+      throw new HttpProblem(
+        413,
+        'Job too large',
+        `the job is ${bytes} bytes as a workflow input; Temporal takes at most ${MAX_INPUT_BYTES} (2 MiB payloads): move bulky context out of the spec`,
+      );
     }
-    const exists = () => handleOf(tenant, jobId).describe().then(() => true, () => false);
+    const exists = () =>
+      handleOf(tenant, jobId)
+        .describe()
+        .then(
+          () => true,
+          () => false,
+        );
     // a job nobody would run is refused, not left waiting; a resubmission of one that exists is answered below
     const missing = await unservedLanes(lanes, config.DELEGATE_TASK_QUEUE, tenant, resolved.agents);
     if (missing.length > 0 && !(await exists())) throw noWorker(tenant, missing);
@@ -177,8 +224,14 @@ export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, des
 
 /** The job page's "Details" in the Temporal UI: who submitted it, its labels, budget and tasks. */
 function jobStaticDetails(tenant: string, spec: JobSpec): string {
-  const budget = Object.entries(spec.budget ?? {}).map(([axis, v]) => `${axis} ${v}`).join(', ') || 'none';
-  const labels = Object.entries(spec.labels ?? {}).map(([k, v]) => `\`${k}=${v}\``).join(' ') || 'none';
+  const budget =
+    Object.entries(spec.budget ?? {})
+      .map(([axis, v]) => `${axis} ${v}`)
+      .join(', ') || 'none';
+  const labels =
+    Object.entries(spec.labels ?? {})
+      .map(([k, v]) => `\`${k}=${v}\``)
+      .join(' ') || 'none';
   return [
     `tenant \`${tenant}\` · labels ${labels} · budget ${budget}`,
     '',

@@ -48,7 +48,10 @@ export const mcpRoutes: FastifyPluginAsync = async (app) => {
       url: '/mcp',
       schema: { hide: true },
       handler: async (_req, reply) =>
-        sendProblem(reply.header('allow', 'POST'), new HttpProblem(405, 'Method not allowed', 'this MCP endpoint is stateless: POST only (no standalone stream, no session)')),
+        sendProblem(
+          reply.header('allow', 'POST'),
+          new HttpProblem(405, 'Method not allowed', 'this MCP endpoint is stateless: POST only (no standalone stream, no session)'),
+        ),
     });
   }
 };

@@ -13,8 +13,19 @@ import { ResearchSubtaskInputSchema, ResearchSubtaskOutputSchema } from '../../s
 import { ProblemSchema } from '../errors';
 import { readResearchSubtask, researchRoutingOf, runResearchSubtask } from '../jobs/research';
 
-const problems = { 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema, 409: ProblemSchema, 415: ProblemSchema, 422: ProblemSchema, 429: ProblemSchema, 503: ProblemSchema };
-const Wait = z.strictObject({ waitSeconds: z.coerce.number().min(0).max(60).default(0).describe('wait this long for the output (202 when it is not ready)') });
+const problems = {
+  400: ProblemSchema,
+  401: ProblemSchema,
+  404: ProblemSchema,
+  409: ProblemSchema,
+  415: ProblemSchema,
+  422: ProblemSchema,
+  429: ProblemSchema,
+  503: ProblemSchema,
+};
+const Wait = z.strictObject({
+  waitSeconds: z.coerce.number().min(0).max(60).default(0).describe('wait this long for the output (202 when it is not ready)'),
+});
 const Running = z.object({
   id: z.string().describe("the contract's id, echoed"),
   job_id: z.string(),
@@ -31,40 +42,58 @@ export const subtaskRoutes: FastifyPluginAsyncZod = async (app) => {
     temporalUi: svc.uiLink(svc.workflowIdOf(tenant, jobId)),
   });
 
-  app.post('/v1/subtasks', {
-    schema: {
-      summary: 'Run one subtask written in the research-subtask contract; its output (200) or where to wait for it (202)',
-      description: 'The body is the contract\'s snake_case input. It runs as a one-task job, idempotent on the Idempotency-Key header.',
-      operationId: 'submitResearchSubtask',
-      tags: ['subtasks'],
-      headers: z.object({ 'idempotency-key': IdSchema.optional() }),
-      querystring: Wait,
-      body: ResearchSubtaskInputSchema,
-      response: { 200: ResearchSubtaskOutputSchema, 202: Running, ...problems },
+  app.post(
+    '/v1/subtasks',
+    {
+      schema: {
+        summary: 'Run one subtask written in the research-subtask contract; its output (200) or where to wait for it (202)',
+        description: "The body is the contract's snake_case input. It runs as a one-task job, idempotent on the Idempotency-Key header.",
+        operationId: 'submitResearchSubtask',
+        tags: ['subtasks'],
+        headers: z.object({ 'idempotency-key': IdSchema.optional() }),
+        querystring: Wait,
+        body: ResearchSubtaskInputSchema,
+        response: { 200: ResearchSubtaskOutputSchema, 202: Running, ...problems },
+      },
     },
-  }, async (req, reply) => {
-    const tenant = req.tenant;
-    const run = await runResearchSubtask(svc, tenant, req.body, req.query.waitSeconds, req.headers['idempotency-key'], researchRoutingOf(app));
-    req.log.info({ jobId: run.jobId, created: run.created, subtask: req.body.id, parentId: req.body.parent_id }, 'research subtask submitted');
-    reply.header('location', links(tenant, run.jobId).self);
-    if (run.output) return reply.code(200).send(run.output);
-    return reply.code(202).send({ id: req.body.id, job_id: run.jobId, status: 'running' as const, links: links(tenant, run.jobId) });
-  });
+    async (req, reply) => {
+      const tenant = req.tenant;
+      const run = await runResearchSubtask(
+        svc,
+        tenant,
+        req.body,
+        req.query.waitSeconds,
+        req.headers['idempotency-key'],
+        researchRoutingOf(app),
+      );
+      req.log.info(
+        { jobId: run.jobId, created: run.created, subtask: req.body.id, parentId: req.body.parent_id },
+        'research subtask submitted',
+      );
+      reply.header('location', links(tenant, run.jobId).self);
+      if (run.output) return reply.code(200).send(run.output);
+      return reply.code(202).send({ id: req.body.id, job_id: run.jobId, status: 'running' as const, links: links(tenant, run.jobId) });
+    },
+  );
 
-  app.get('/v1/subtasks/:jobId', {
-    schema: {
-      summary: "A research subtask's output (200), or 202 while it runs",
-      operationId: 'getResearchSubtask',
-      tags: ['subtasks'],
-      params: z.strictObject({ jobId: IdSchema }),
-      querystring: Wait,
-      response: { 200: ResearchSubtaskOutputSchema, 202: Running, ...problems },
+  app.get(
+    '/v1/subtasks/:jobId',
+    {
+      schema: {
+        summary: "A research subtask's output (200), or 202 while it runs",
+        operationId: 'getResearchSubtask',
+        tags: ['subtasks'],
+        params: z.strictObject({ jobId: IdSchema }),
+        querystring: Wait,
+        response: { 200: ResearchSubtaskOutputSchema, 202: Running, ...problems },
+      },
     },
-  }, async (req, reply) => {
-    const { tenant } = req;
-    const { jobId } = req.params;
-    const read = await readResearchSubtask(svc, tenant, jobId, req.query.waitSeconds);
-    if ('output' in read) return reply.code(200).send(read.output);
-    return reply.code(202).send({ id: read.id, job_id: jobId, status: 'running' as const, links: links(tenant, jobId) });
-  });
+    async (req, reply) => {
+      const { tenant } = req;
+      const { jobId } = req.params;
+      const read = await readResearchSubtask(svc, tenant, jobId, req.query.waitSeconds);
+      if ('output' in read) return reply.code(200).send(read.output);
+      return reply.code(202).send({ id: read.id, job_id: jobId, status: 'running' as const, links: links(tenant, jobId) });
+    },
+  );
 };

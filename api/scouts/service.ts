@@ -25,10 +25,20 @@ export interface CapsView {
 
 /** A 429 that says which cap and what remains, before anything is dispatched. */
 export class ScoutCapProblem extends HttpProblem {
-  constructor(readonly cap: 'session' | 'scope', readonly caps: CapsView) {
-    super(429, 'Scout cap reached', cap === 'session'
-      ? `this parent session has dispatched its ${caps.perSession.limit} scouts`
-      : `this parent session has sent its ${caps.perScope.limit} scouts over this scope`, undefined, undefined, { code: 'scout_cap_exceeded', cap, caps });
+  constructor(
+    readonly cap: 'session' | 'scope',
+    readonly caps: CapsView,
+  ) {
+    super(
+      429,
+      'Scout cap reached',
+      cap === 'session'
+        ? `this parent session has dispatched its ${caps.perSession.limit} scouts`
+        : `this parent session has sent its ${caps.perScope.limit} scouts over this scope`,
+      undefined,
+      undefined,
+      { code: 'scout_cap_exceeded', cap, caps },
+    );
   }
 }
 
@@ -47,10 +57,19 @@ export class NoScoutRootProblem extends HttpProblem {
 
 /** A scope path that is not inside the root, is denied, or does not exist: 422 with its path and the code. */
 export class ScopeProblem extends HttpProblem {
-  constructor(readonly code: ScopeRefusal, index: number, path: string) {
-    super(422, 'Scout cannot run', SCOPE_DETAIL[code](path), [
-      { path: `body.scopePaths[${index}]`, message: `${code}: ${path}` },
-    ], undefined, { code });
+  constructor(
+    readonly code: ScopeRefusal,
+    index: number,
+    path: string,
+  ) {
+    super(
+      422,
+      'Scout cannot run',
+      SCOPE_DETAIL[code](path),
+      [{ path: `body.scopePaths[${index}]`, message: `${code}: ${path}` }],
+      undefined,
+      { code },
+    );
   }
 }
 
@@ -66,7 +85,12 @@ export function createScoutService({ config, record, jobs }: { config: Config; r
     perSession: { limit: caps.perSession, remaining: r.session },
     perScope: { limit: caps.perScope, remaining: r.scope },
   });
-  const job = (id: string, autoCommit: boolean): ScoutJobInput => ({ id, autoCommit, maxTokens: config.DELEGATE_SCOUT_REPORT_TOKENS, tokenizer: config.DELEGATE_SCOUT_TOKENIZER });
+  const job = (id: string, autoCommit: boolean): ScoutJobInput => ({
+    id,
+    autoCommit,
+    maxTokens: config.DELEGATE_SCOUT_REPORT_TOKENS,
+    tokenizer: config.DELEGATE_SCOUT_TOKENIZER,
+  });
 
   /** The scope resolved inside the root, or the problem with the path at fault. */
   async function scopeOf(tenant: string, req: ScoutRequest): Promise<string[]> {
@@ -84,7 +108,14 @@ export function createScoutService({ config, record, jobs }: { config: Config; r
     if (left.perSession.remaining <= 0) throw new ScoutCapProblem('session', left);
     if (left.perScope.remaining <= 0) throw new ScoutCapProblem('scope', left);
     const id = scoutId(req, new Date(), randomSuffix());
-    return { id, scopePaths, caps: left, prompt: scoutPrompt(req, config.DELEGATE_SCOUT_REPORT_TOKENS), maxTokens: config.DELEGATE_SCOUT_REPORT_TOKENS, tools: [...SCOUT_TOOLS] };
+    return {
+      id,
+      scopePaths,
+      caps: left,
+      prompt: scoutPrompt(req, config.DELEGATE_SCOUT_REPORT_TOKENS),
+      maxTokens: config.DELEGATE_SCOUT_REPORT_TOKENS,
+      tools: [...SCOUT_TOOLS],
+    };
   }
 
   return {
@@ -94,28 +125,43 @@ export function createScoutService({ config, record, jobs }: { config: Config; r
     /** Reserves a place under the caps and starts the scout's job; the reservation is freed if the job cannot start. */
     async dispatch(tenant: string, req: ScoutDispatch) {
       const p = await prep(tenant, req);
-      const reserved = await record.scouts.reserve(tenant, {
-        id: p.id, parentAgent: req.parentAgent, parentSessionId: req.parentSessionId, featureSlug: req.featureSlug ?? null,
-        question: req.question, scopePaths: p.scopePaths, excerpt: req.parentSessionExcerpt, jobId: p.id, createdAt: Date.now(),
-      }, caps);
+      const reserved = await record.scouts.reserve(
+        tenant,
+        {
+          id: p.id,
+          parentAgent: req.parentAgent,
+          parentSessionId: req.parentSessionId,
+          featureSlug: req.featureSlug ?? null,
+          question: req.question,
+          scopePaths: p.scopePaths,
+          excerpt: req.parentSessionExcerpt,
+          jobId: p.id,
+          createdAt: Date.now(),
+        },
+        caps,
+      );
       if (!reserved.ok) throw new ScoutCapProblem(reserved.cap, view(reserved.remaining));
       const spec: JobSpec = {
         jobId: p.id,
         pattern: 'fanout',
         objective: `code scout: ${req.question}`.slice(0, 2000),
-        tasks: [{
-          id: 'scout',
-          question: p.prompt,
-          agent: req.agent ?? config.DELEGATE_SCOUT_AGENT,
-          params: req.params ?? { paths: p.scopePaths },
-          // exactly the two tools: the host refuses any other, whatever the model asks
-          scope: [...SCOUT_TOOLS],
-          outputSchema: SCOUT_ANSWER_JSON_SCHEMA,
-          budget: req.budget ?? SCOUT_BUDGET,
-        }],
+        tasks: [
+          {
+            id: 'scout',
+            question: p.prompt,
+            agent: req.agent ?? config.DELEGATE_SCOUT_AGENT,
+            params: req.params ?? { paths: p.scopePaths },
+            // exactly the two tools: the host refuses any other, whatever the model asks
+            scope: [...SCOUT_TOOLS],
+            outputSchema: SCOUT_ANSWER_JSON_SCHEMA,
+            budget: req.budget ?? SCOUT_BUDGET,
+          },
+        ],
         labels: {
-          contract: 'code-scout', parent_agent: req.parentAgent.replace(/[^A-Za-z0-9 _.:/@+-]/g, '_').slice(0, 256),
-          parent_session: req.parentSessionId, ...(req.featureSlug ? { feature: req.featureSlug } : {}),
+          contract: 'code-scout',
+          parent_agent: req.parentAgent.replace(/[^A-Za-z0-9 _.:/@+-]/g, '_').slice(0, 256),
+          parent_session: req.parentSessionId,
+          ...(req.featureSlug ? { feature: req.featureSlug } : {}),
         },
       };
       try {
@@ -140,16 +186,24 @@ export function createScoutService({ config, record, jobs }: { config: Config; r
     async commit(tenant: string, id: string) {
       const row = await record.scouts.get(tenant, id);
       if (!row) throw new HttpProblem(404, 'Not found', `no scout "${id}"`);
-      if (row.state !== 'dispatched') throw new HttpProblem(409, 'Conflict', `scout "${id}" is already ${row.state === 'committed' ? 'committed' : 'settled as error'}`);
+      if (row.state !== 'dispatched')
+        throw new HttpProblem(409, 'Conflict', `scout "${id}" is already ${row.state === 'committed' ? 'committed' : 'settled as error'}`);
       const result = row.jobId ? await jobs.result(tenant, row.jobId, 0) : undefined;
       if (!result) throw new HttpProblem(409, 'Conflict', `scout "${id}" is still running`);
-      const out = await settleScout({ scouts: record.scouts, events: record.events, rootFor }, tenant, id, result.results[0], job(id, false));
+      const out = await settleScout(
+        { scouts: record.scouts, events: record.events, rootFor },
+        tenant,
+        id,
+        result.results[0],
+        job(id, false),
+      );
       const left = view(await record.scouts.remaining(tenant, row.parentSessionId, row.scopePaths, caps));
       return { ...out, caps: left };
     },
 
     /** A tenant's scouts, newest first. */
-    list: (tenant: string, f: { feature?: string; parentSessionId?: string; limit: number; cursor?: string }) => record.scouts.list(tenant, f),
+    list: (tenant: string, f: { feature?: string; parentSessionId?: string; limit: number; cursor?: string }) =>
+      record.scouts.list(tenant, f),
   };
 }
 

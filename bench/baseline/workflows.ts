@@ -17,7 +17,9 @@ export async function baselineChild(input: { i: number }): Promise<{ i: number; 
 /** The parent: n children at once, all awaited. */
 export async function baselineFanout({ n }: { n: number }): Promise<number> {
   const id = workflowInfo().workflowId;
-  const results = await Promise.all(Array.from({ length: n }, (_, i) => executeChild(baselineChild, { workflowId: `${id}/${i}`, args: [{ i }] })));
+  const results = await Promise.all(
+    Array.from({ length: n }, (_, i) => executeChild(baselineChild, { workflowId: `${id}/${i}`, args: [{ i }] })),
+  );
   return results.length;
 }
 

@@ -15,9 +15,17 @@ import { delegationJob } from '../../workflows/delegation-job';
 const SECRET = 's3cret-7f1c2a';
 // every line the worker logs (this file's process only), to check none carries the secret
 const logged: string[] = [];
-const capture = (level: string) => (message: string, meta?: unknown) => void logged.push(`${level} ${message} ${JSON.stringify(meta ?? {})}`);
+const capture = (level: string) => (message: string, meta?: unknown) =>
+  void logged.push(`${level} ${message} ${JSON.stringify(meta ?? {})}`);
 Runtime.install({
-  logger: { log: (level: string, message: string, meta?: unknown) => capture(level)(message, meta), trace: capture('TRACE'), debug: capture('DEBUG'), info: capture('INFO'), warn: capture('WARN'), error: capture('ERROR') } as never,
+  logger: {
+    log: (level: string, message: string, meta?: unknown) => capture(level)(message, meta),
+    trace: capture('TRACE'),
+    debug: capture('DEBUG'),
+    info: capture('INFO'),
+    warn: capture('WARN'),
+    error: capture('ERROR'),
+  } as never,
 });
 
 let upstream: Server;
@@ -29,7 +37,8 @@ beforeAll(async () => {
     const echo = `upstream error: url=${req.url} key=${String(req.headers['x-api-key'])}`;
     req.resume().on('end', () => {
       if (req.url?.startsWith('/fail')) res.writeHead(500, { 'content-type': 'text/plain' }).end(echo);
-      else if (req.url?.startsWith('/deny')) res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: echo }));
+      else if (req.url?.startsWith('/deny'))
+        res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: echo }));
       else res.writeHead(200, { 'content-type': 'text/html' }).end(`<html>${echo}</html>`);
     });
   });
@@ -42,7 +51,10 @@ beforeAll(async () => {
     });
   });
   const agent = (id: string, url: string) =>
-    createHttpAgent({ id, url, headers: { 'x-api-key': '${LEAKY_KEY}' }, timeoutSeconds: 5, retry: { ...fastRetry, maxAttempts: 2 } }, { LEAKY_KEY: `${SECRET}-hdr` });
+    createHttpAgent(
+      { id, url, headers: { 'x-api-key': '${LEAKY_KEY}' }, timeoutSeconds: 5, retry: { ...fastRetry, maxAttempts: 2 } },
+      { LEAKY_KEY: `${SECRET}-hdr` },
+    );
   const registry = createAgentRegistry([
     ...builtinAgents,
     agent('leaky', `${base}/fail?token=${SECRET}`),
@@ -76,7 +88,8 @@ describe('redaction of agent secrets', () => {
     expect(byId['leaky-down'].errors.join()).toMatch(/agent leaky-down unreachable \(ECONNREFUSED\)/);
 
     const everything = [JSON.stringify(result), JSON.stringify(await client.workflow.getHandle(workflowId).fetchHistory())];
-    for (const r of result.results) everything.push(JSON.stringify(await client.workflow.getHandle(`${workflowId}/${r.id}`).fetchHistory()));
+    for (const r of result.results)
+      everything.push(JSON.stringify(await client.workflow.getHandle(`${workflowId}/${r.id}`).fetchHistory()));
     for (const text of everything) {
       expect(text).not.toContain(SECRET);
       expect(text).not.toContain('upstream error');

@@ -35,10 +35,17 @@ let app: FastifyInstance;
 beforeAll(async () => {
   await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', () => r()));
   const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/step`;
-  const registry = createAgentRegistry([...builtinAgents, createHttpAgent({ id: AGENT, url, timeoutSeconds: 5, retry: { ...fastRetry, maxAttempts: 1 } })]);
+  const registry = createAgentRegistry([
+    ...builtinAgents,
+    createHttpAgent({ id: AGENT, url, timeoutSeconds: 5, retry: { ...fastRetry, maxAttempts: 1 } }),
+  ]);
   // a long cool-down: the test ends well inside it
   worker = await startDedicatedWorker({ registry, lanes: ['alpha', 'beta'], breaker: { failures: FAILURES, cooldownMs: 120_000 } });
-  const config = testConfig({ DELEGATE_TASK_QUEUE: worker.taskQueue, DELEGATE_BREAKER_FAILURES: String(FAILURES), DELEGATE_BREAKER_COOLDOWN_SECONDS: '120' });
+  const config = testConfig({
+    DELEGATE_TASK_QUEUE: worker.taskQueue,
+    DELEGATE_BREAKER_FAILURES: String(FAILURES),
+    DELEGATE_BREAKER_COOLDOWN_SECONDS: '120',
+  });
   app = await buildApp({ config, client: await testClient(), registry, tenants: loadTenants(config), record: await testRecord() });
 });
 afterAll(async () => {
@@ -61,7 +68,8 @@ async function runAs(tenant: TestTenant, questions: string[]): Promise<JobResult
 }
 
 const breakerAs = async (tenant: TestTenant) =>
-  ((await app.inject({ method: 'GET', url: `/v1/agents/${AGENT}`, headers: authHeader(tenant) })).json() as { breaker: BreakerView }).breaker;
+  ((await app.inject({ method: 'GET', url: `/v1/agents/${AGENT}`, headers: authHeader(tenant) })).json() as { breaker: BreakerView })
+    .breaker;
 
 describe('circuit breakers per tenant', () => {
   it("one tenant's provoked failures open its own circuit only: another tenant's next task on the agent succeeds", async () => {

@@ -28,7 +28,10 @@ let registry: AgentRegistry;
 let app: FastifyInstance;
 
 beforeAll(async () => {
-  registry = createAgentRegistry([...builtinAgents, createHttpAgent({ id: AGENT, url: `${upstream.url}/switch`, timeoutSeconds: 5, retry: { ...fastRetry, maxAttempts: 1 } })]);
+  registry = createAgentRegistry([
+    ...builtinAgents,
+    createHttpAgent({ id: AGENT, url: `${upstream.url}/switch`, timeoutSeconds: 5, retry: { ...fastRetry, maxAttempts: 1 } }),
+  ]);
   const config = testConfig({ DELEGATE_BREAKER_FAILURES: String(FAILURES), DELEGATE_BREAKER_COOLDOWN_SECONDS: String(COOLDOWN_MS / 1000) });
   app = await buildApp({ config, client: await testClient(), registry, tenants: loadTenants(config), record: await testRecord() });
 });
@@ -70,7 +73,11 @@ describe('durable circuit breaker', () => {
       expect(await runOn(b, 1)).toEqual(['circuit_open']);
       expect(upstream.calls.get('/switch')).toBe(FAILURES);
       const open = (await breakerOf(AGENT)).breaker;
-      expect(open).toMatchObject({ state: 'open', consecutiveFailures: FAILURES, lastFailure: { error: expect.stringContaining('answered 500') } });
+      expect(open).toMatchObject({
+        state: 'open',
+        consecutiveFailures: FAILURES,
+        lastFailure: { error: expect.stringContaining('answered 500') },
+      });
       expect(Date.parse(open!.openUntil!)).toBeGreaterThan(Date.now() - COOLDOWN_MS);
 
       // a worker restart: a new worker process knows nothing in memory, and still finds it open
@@ -84,7 +91,11 @@ describe('durable circuit breaker', () => {
       await pollUntil(async () => (await breakerOf(AGENT)).breaker?.state === 'half_open', 'the breaker never half-opened', 30_000);
       expect(await runOn(b, 1)).toEqual([null]);
       expect(upstream.calls.get('/switch')).toBe(FAILURES + 1);
-      await pollUntil(async () => (await breakerOf(AGENT)).breaker?.state === 'closed', 'the trial success never closed the breaker', 10_000);
+      await pollUntil(
+        async () => (await breakerOf(AGENT)).breaker?.state === 'closed',
+        'the trial success never closed the breaker',
+        10_000,
+      );
       expect((await breakerOf(AGENT)).breaker).toMatchObject({ state: 'closed', consecutiveFailures: 0 });
       expect(await runOn(a, 2)).toEqual([null, null]);
     } finally {
@@ -107,7 +118,11 @@ describe('the breaker workflow', () => {
   it('keeps its state and its memo across continue-as-new', async () => {
     const client = await testClient();
     const workflowId = `breaker/${uniqueId('brk-can')}`;
-    const h = await client.workflow.start(agentBreaker, { taskQueue: inject('taskQueue'), workflowId, args: [{ agentId: 'x', settings: { failures: 3, cooldownMs: 600_000 }, eventsPerRun: 20 }] });
+    const h = await client.workflow.start(agentBreaker, {
+      taskQueue: inject('taskQueue'),
+      workflowId,
+      args: [{ agentId: 'x', settings: { failures: 3, cooldownMs: 600_000 }, eventsPerRun: 20 }],
+    });
     // the run checks its history length when an outcome arrives: send until it has moved to a new run
     let sent = 0;
     while ((await h.describe()).runId === h.firstExecutionRunId && sent < 60) {
@@ -116,7 +131,10 @@ describe('the breaker workflow', () => {
     }
     expect((await h.describe()).runId).not.toBe(h.firstExecutionRunId);
     const last = `failure ${sent - 1}`;
-    await pollUntil(async () => ((await h.describe()).memo?.[BREAKER_MEMO_KEY] as BreakerState | undefined)?.outcomes === sent, `the new run's memo never showed all ${sent} outcomes`);
+    await pollUntil(
+      async () => ((await h.describe()).memo?.[BREAKER_MEMO_KEY] as BreakerState | undefined)?.outcomes === sent,
+      `the new run's memo never showed all ${sent} outcomes`,
+    );
     const memo = (await h.describe()).memo?.[BREAKER_MEMO_KEY] as BreakerState;
     expect(memo).toMatchObject({ state: 'open', consecutiveFailures: sent, outcomes: sent, lastFailure: { error: last } });
     await h.cancel();
@@ -129,7 +147,12 @@ describe('circuit breaker (shared worker)', () => {
       jobId: uniqueId('circuit'),
       pattern: 'fanout',
       maxParallel: 1,
-      tasks: Array.from({ length: 7 }, (_, i) => ({ id: `d${i}`, question: 'q', agent: 'down-http', retry: { ...fastRetry, maxAttempts: 1 } })),
+      tasks: Array.from({ length: 7 }, (_, i) => ({
+        id: `d${i}`,
+        question: 'q',
+        agent: 'down-http',
+        retry: { ...fastRetry, maxAttempts: 1 },
+      })),
     });
     const reasons = r.results.map((x) => x.failureReason);
     expect(reasons.slice(0, 5)).toEqual(Array(5).fill('agent_error'));

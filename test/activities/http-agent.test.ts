@@ -24,7 +24,12 @@ describe('agents served over HTTP', () => {
         { id: 'byCap', question: 'two words', agent: { capability: 'count' } },
       ],
     });
-    expect(r.results[0]).toMatchObject({ status: 'success', agentId: 'wordcount', data: { words: 4, characters: 22 }, metrics: { tokens: 4, steps: 1 } });
+    expect(r.results[0]).toMatchObject({
+      status: 'success',
+      agentId: 'wordcount',
+      data: { words: 4, characters: 22 },
+      metrics: { tokens: 4, steps: 1 },
+    });
     expect(r.results[1]).toMatchObject({ status: 'success', data: { words: 2 } });
   });
 
@@ -45,7 +50,7 @@ describe('agents served over HTTP', () => {
     expect(r.results[2].errors[0]).toContain('invalid step reply');
   });
 
-  it('validates params against the agent\'s declared input schema at submission', async () => {
+  it("validates params against the agent's declared input schema at submission", async () => {
     const res = await app.inject({
       method: 'POST',
       url: '/v1/jobs',

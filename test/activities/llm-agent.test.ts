@@ -11,13 +11,21 @@ describe('LLM agents (OpenAI-compatible endpoint, here a local fake provider)', 
     const t = r.results[0];
     expect(t).toMatchObject({ status: 'success', data: { answer: 'results for capital of France' }, metrics: { steps: 2, toolCalls: 1 } });
     expect(t.metrics.tokens).toBeGreaterThan(0);
-    expect(t.metrics.costUsd).toBeCloseTo((t.metrics.tokens - 24) * 1000 / 1e6 + 24 * 2000 / 1e6, 9);
+    expect(t.metrics.costUsd).toBeCloseTo(((t.metrics.tokens - 24) * 1000) / 1e6 + (24 * 2000) / 1e6, 9);
     expect(t.metrics.channelsHit).toEqual(expect.arrayContaining(['search', 'scripted']));
   });
 
   it('offers the model only the tools in the task scope', async () => {
-    const r = await runJob({ jobId: uniqueId('llmnoscope'), pattern: 'fanout', tasks: [{ id: 't', question: 'capital of Italy', agent: 'researcher' }] });
-    expect(r.results[0]).toMatchObject({ status: 'success', data: { answer: 'direct: capital of Italy' }, metrics: { steps: 1, toolCalls: 0 } });
+    const r = await runJob({
+      jobId: uniqueId('llmnoscope'),
+      pattern: 'fanout',
+      tasks: [{ id: 't', question: 'capital of Italy', agent: 'researcher' }],
+    });
+    expect(r.results[0]).toMatchObject({
+      status: 'success',
+      data: { answer: 'direct: capital of Italy' },
+      metrics: { steps: 1, toolCalls: 0 },
+    });
   });
 
   it('denies a tool the model asks for outside the scope, without retrying', async () => {

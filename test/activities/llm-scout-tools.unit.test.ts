@@ -10,8 +10,15 @@ import { createLlmAgent } from '../../activities/agents/llm';
 import type { StepReply } from '../../activities/agents/types';
 import { scoutTree } from './scout-tree';
 
-interface Msg { role: string; content: string | null }
-interface ChatRequest { model: string; messages: Msg[]; tools?: { function: { name: string } }[] }
+interface Msg {
+  role: string;
+  content: string | null;
+}
+interface ChatRequest {
+  model: string;
+  messages: Msg[];
+  tools?: { function: { name: string } }[];
+}
 
 const tree = scoutTree();
 const requests: ChatRequest[] = [];
@@ -36,8 +43,16 @@ const server = createServer((req, res) => {
     const message =
       last.role === 'tool' || !call
         ? { role: 'assistant', content: JSON.stringify({ seen: last.content }) }
-        : { role: 'assistant', content: null, tool_calls: [{ id: `call_${requests.length}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args) } }] };
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ choices: [{ index: 0, message }], usage: { prompt_tokens: 10, completion_tokens: 5 } }));
+        : {
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              { id: `call_${requests.length}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args) } },
+            ],
+          };
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ choices: [{ index: 0, message }], usage: { prompt_tokens: 10, completion_tokens: 5 } }));
   });
 });
 
@@ -51,7 +66,8 @@ afterAll(() => {
 });
 
 /** An LLM scout with the host tools, rooted at the fixture tree. */
-const agent = (model: string) => createLlmAgent({ kind: 'llm', id: `llm-${model}`, baseUrl, model, hostTools: ['read_file', 'grep'] }, {}, { scoutRoot: tree.root });
+const agent = (model: string) =>
+  createLlmAgent({ kind: 'llm', id: `llm-${model}`, baseUrl, model, hostTools: ['read_file', 'grep'] }, {}, { scoutRoot: tree.root });
 
 /** Runs steps until done (at most 3), as the subtask loop would, for a scout-shaped task. */
 async function run(model: string, scope: string[], paths: string[] = ['src']): Promise<StepReply[]> {
@@ -113,8 +129,14 @@ describe('LLM host tools on a scout task', () => {
   });
 
   it('ends in tool_denied when the model asks for a tool it was not offered, without retrying', async () => {
-    for (const [model, scope] of [['writer', ['read_file', 'grep']], ['grepper', ['read_file']]] as const) {
-      const err = await run(model, [...scope]).then(() => undefined, (e: unknown) => e);
+    for (const [model, scope] of [
+      ['writer', ['read_file', 'grep']],
+      ['grepper', ['read_file']],
+    ] as const) {
+      const err = await run(model, [...scope]).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(ApplicationFailure);
       expect(err).toMatchObject({ type: 'ToolDenied', nonRetryable: true });
     }

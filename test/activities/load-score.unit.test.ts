@@ -3,7 +3,12 @@ import { createLoadRouter, type QueueStats } from '../../activities/load-router'
 import { pickByLoad, rankLoads, type CandidateLoad } from '../../activities/load-score';
 
 const load = (agent: string, pool: string, backlog: number, pollers = 1, livePollers = pollers, slots = 4): CandidateLoad => ({
-  agent, label: `pool ${pool}`, backlog, pollers, livePollers, slots,
+  agent,
+  label: `pool ${pool}`,
+  backlog,
+  pollers,
+  livePollers,
+  slots,
 });
 
 describe('the load score', () => {
@@ -19,7 +24,12 @@ describe('the load score', () => {
     const none = load('none', 'n', 0, 0, 0);
     const unreadable = { ...load('unreadable', 'u', 0, 0, 0), unknown: 'UNAVAILABLE' };
     const { ranked } = rankLoads([none, unreadable, busy, free]);
-    expect(ranked.map((c) => [c.agent, c.tier])).toEqual([['free', 0], ['busy', 1], ['none', 2], ['unreadable', 2]]);
+    expect(ranked.map((c) => [c.agent, c.tier])).toEqual([
+      ['free', 0],
+      ['busy', 1],
+      ['none', 2],
+      ['unreadable', 2],
+    ]);
   });
 
   it('at equal backlog, more live pollers win; equal everything is a tie, in agent-id order', () => {
@@ -29,10 +39,15 @@ describe('the load score', () => {
 
   it('the reason names the pick, its figures and what it beat', () => {
     expect(pickByLoad([load('cpu-agent', 'cpu', 12, 1), load('gpu-agent', 'gpu', 0, 2)], 0)).toEqual({
-      agent: 'gpu-agent', tied: 1, reason: 'load: pool gpu backlog 0, 2 pollers; cheaper than pool cpu backlog 12',
+      agent: 'gpu-agent',
+      tied: 1,
+      reason: 'load: pool gpu backlog 0, 2 pollers; cheaper than pool cpu backlog 12',
     });
     const noPoller = pickByLoad([load('a', 'pa', 3, 1, 0), load('b', 'pb', 0, 0, 0)], 0);
-    expect(noPoller).toMatchObject({ agent: 'a', reason: 'load: pool pa backlog 3, 1 poller, all busy; cheaper than pool pb backlog 0, no poller' });
+    expect(noPoller).toMatchObject({
+      agent: 'a',
+      reason: 'load: pool pa backlog 3, 1 poller, all busy; cheaper than pool pb backlog 0, no poller',
+    });
   });
 
   it('ties go round-robin by turn, and the reason says so', () => {
@@ -41,12 +56,19 @@ describe('the load score', () => {
     expect(pickByLoad(loads, 1).reason).toBe('load: pool pb backlog 0, 1 poller; tied with pool pa backlog 0: round-robin');
     // two agents without a pool share the lane: always a tie
     const lane = (agent: string): CandidateLoad => ({ agent, label: 'lane', backlog: 2, pollers: 1, livePollers: 1, slots: 50 });
-    expect(pickByLoad([lane('x'), lane('y')], 0).reason).toBe('load: lane backlog 2, 1 poller; tied with 1 other agent on the same queue: round-robin');
+    expect(pickByLoad([lane('x'), lane('y')], 0).reason).toBe(
+      'load: lane backlog 2, 1 poller; tied with 1 other agent on the same queue: round-robin',
+    );
   });
 });
 
 describe('the load router', () => {
-  const stats = (backlog: number, polledAgoMs: number[] = [1000]): QueueStats => ({ backlog, pollersLastPolled: polledAgoMs.map((ago) => now - ago), addRate: 0, dispatchRate: 0 });
+  const stats = (backlog: number, polledAgoMs: number[] = [1000]): QueueStats => ({
+    backlog,
+    pollersLastPolled: polledAgoMs.map((ago) => now - ago),
+    addRate: 0,
+    dispatchRate: 0,
+  });
   let now = 1_000_000;
 
   it('reads each candidate queue on the lane, reuses a read for a second, and round-robins ties', async () => {
@@ -57,7 +79,15 @@ describe('the load router', () => {
       slotsOf: () => 4,
       now: () => now,
     });
-    const route = () => router.route({ capability: 'c', lane: 'q-agents-t', candidates: [{ agent: 'a', pool: 'pa' }, { agent: 'b', pool: 'pb' }] });
+    const route = () =>
+      router.route({
+        capability: 'c',
+        lane: 'q-agents-t',
+        candidates: [
+          { agent: 'a', pool: 'pa' },
+          { agent: 'b', pool: 'pb' },
+        ],
+      });
     expect([(await route()).agent, (await route()).agent, (await route()).agent]).toEqual(['a', 'b', 'a']);
     expect(reads).toEqual(['q-agents-t.pool-pa', 'q-agents-t.pool-pb']);
     backlog['q-agents-t.pool-pb'] = 5;
@@ -78,7 +108,19 @@ describe('the load router', () => {
       slotsOf: () => 1,
       now: () => now,
     });
-    const r = await router.route({ capability: 'c', lane: 'l', candidates: [{ agent: 'down', pool: 'down' }, { agent: 'stale', pool: 'stale' }, { agent: 'fresh', pool: 'fresh' }] });
-    expect(r).toEqual({ agent: 'fresh', reason: 'load: pool fresh backlog 2, 1 poller; cheaper than pool stale backlog 0, all busy, pool down stats unavailable (UNAVAILABLE: connection refused)' });
+    const r = await router.route({
+      capability: 'c',
+      lane: 'l',
+      candidates: [
+        { agent: 'down', pool: 'down' },
+        { agent: 'stale', pool: 'stale' },
+        { agent: 'fresh', pool: 'fresh' },
+      ],
+    });
+    expect(r).toEqual({
+      agent: 'fresh',
+      reason:
+        'load: pool fresh backlog 2, 1 poller; cheaper than pool stale backlog 0, all busy, pool down stats unavailable (UNAVAILABLE: connection refused)',
+    });
   });
 });

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { addressRefusal, checkCallbackUrl, classifyAddress, isBlockedAddress, netPolicyFromConfig, parseCidr, parseIp } from '../../activities/net-policy';
+import {
+  addressRefusal,
+  checkCallbackUrl,
+  classifyAddress,
+  isBlockedAddress,
+  netPolicyFromConfig,
+  parseCidr,
+  parseIp,
+} from '../../activities/net-policy';
 
 describe('webhook address policy', () => {
   it('parses IPv4, IPv6, compressed and IPv4-suffixed forms, and nothing else', () => {
@@ -7,21 +15,46 @@ describe('webhook address policy', () => {
     expect(parseIp('::1')).toEqual([...Array(15).fill(0), 1]);
     expect(parseIp('[fe80::1%eth0]')?.slice(0, 2)).toEqual([0xfe, 0x80]);
     expect(parseIp('::ffff:127.0.0.1')?.slice(10)).toEqual([0xff, 0xff, 127, 0, 0, 1]);
-    for (const bad of ['256.1.1.1', '1.2.3', 'example.com', '1::2::3', '1:2:3:4:5:6:7:8:9', '', '::g']) expect(parseIp(bad)).toBeUndefined();
+    for (const bad of ['256.1.1.1', '1.2.3', 'example.com', '1::2::3', '1:2:3:4:5:6:7:8:9', '', '::g'])
+      expect(parseIp(bad)).toBeUndefined();
   });
 
   it('classifies every refused range, IPv4-mapped and other IPv4-carrying IPv6 forms included', () => {
     const cases: [string, string][] = [
-      ['127.0.0.1', 'loopback'], ['127.255.1.2', 'loopback'], ['::1', 'loopback'],
-      ['10.0.0.5', 'private'], ['172.16.0.1', 'private'], ['172.31.255.255', 'private'], ['192.168.1.1', 'private'], ['fc00::1', 'private'], ['fd12:3456::1', 'private'],
-      ['169.254.1.1', 'link-local'], ['fe80::1', 'link-local'], ['febf::1', 'link-local'],
-      ['100.64.0.1', 'cgnat'], ['100.127.255.254', 'cgnat'],
-      ['0.0.0.0', 'unspecified'], ['::', 'unspecified'],
-      ['224.0.0.1', 'multicast'], ['ff02::1', 'multicast'], ['255.255.255.255', 'reserved'],
-      ['169.254.169.254', 'metadata'], ['fd00:ec2::254', 'metadata'], ['100.100.100.200', 'metadata'],
-      ['::ffff:127.0.0.1', 'loopback'], ['::ffff:7f00:1', 'loopback'], ['::ffff:169.254.169.254', 'metadata'], ['::ffff:a9fe:a9fe', 'metadata'],
-      ['64:ff9b::10.0.0.1', 'private'], ['2002:c0a8:0101::1', 'private'], ['::10.0.0.1', 'private'],
-      ['8.8.8.8', 'public'], ['172.32.0.1', 'public'], ['100.128.0.1', 'public'], ['2606:4700::1111', 'public'], ['::ffff:8.8.8.8', 'public'],
+      ['127.0.0.1', 'loopback'],
+      ['127.255.1.2', 'loopback'],
+      ['::1', 'loopback'],
+      ['10.0.0.5', 'private'],
+      ['172.16.0.1', 'private'],
+      ['172.31.255.255', 'private'],
+      ['192.168.1.1', 'private'],
+      ['fc00::1', 'private'],
+      ['fd12:3456::1', 'private'],
+      ['169.254.1.1', 'link-local'],
+      ['fe80::1', 'link-local'],
+      ['febf::1', 'link-local'],
+      ['100.64.0.1', 'cgnat'],
+      ['100.127.255.254', 'cgnat'],
+      ['0.0.0.0', 'unspecified'],
+      ['::', 'unspecified'],
+      ['224.0.0.1', 'multicast'],
+      ['ff02::1', 'multicast'],
+      ['255.255.255.255', 'reserved'],
+      ['169.254.169.254', 'metadata'],
+      ['fd00:ec2::254', 'metadata'],
+      ['100.100.100.200', 'metadata'],
+      ['::ffff:127.0.0.1', 'loopback'],
+      ['::ffff:7f00:1', 'loopback'],
+      ['::ffff:169.254.169.254', 'metadata'],
+      ['::ffff:a9fe:a9fe', 'metadata'],
+      ['64:ff9b::10.0.0.1', 'private'],
+      ['2002:c0a8:0101::1', 'private'],
+      ['::10.0.0.1', 'private'],
+      ['8.8.8.8', 'public'],
+      ['172.32.0.1', 'public'],
+      ['100.128.0.1', 'public'],
+      ['2606:4700::1111', 'public'],
+      ['::ffff:8.8.8.8', 'public'],
       ['not-an-ip', 'invalid'],
     ];
     for (const [ip, kind] of cases) expect([ip, classifyAddress(ip)]).toEqual([ip, kind]);
@@ -69,8 +102,12 @@ describe('webhook address policy', () => {
   it('reads its allowances from the configuration and refuses a bad CIDR at start', () => {
     expect(parseCidr('10.0.0.0/8')).toEqual({ bytes: [10, 0, 0, 0], bits: 8 });
     expect(parseCidr('::1').bits).toBe(128);
-    for (const bad of ['10.0.0.0/33', '10.0.0/8', 'x/1', '10.0.0.0/8/1', 'fd00::/129']) expect(() => parseCidr(bad)).toThrow(/invalid CIDR/);
-    expect(netPolicyFromConfig({ DELEGATE_WEBHOOK_ALLOW_LOOPBACK: true, DELEGATE_WEBHOOK_ALLOW_CIDRS: ['10.0.0.0/8'] })).toMatchObject({ allowLoopback: true, allowCidrs: ['10.0.0.0/8'] });
+    for (const bad of ['10.0.0.0/33', '10.0.0/8', 'x/1', '10.0.0.0/8/1', 'fd00::/129'])
+      expect(() => parseCidr(bad)).toThrow(/invalid CIDR/);
+    expect(netPolicyFromConfig({ DELEGATE_WEBHOOK_ALLOW_LOOPBACK: true, DELEGATE_WEBHOOK_ALLOW_CIDRS: ['10.0.0.0/8'] })).toMatchObject({
+      allowLoopback: true,
+      allowCidrs: ['10.0.0.0/8'],
+    });
     expect(() => netPolicyFromConfig({ DELEGATE_WEBHOOK_ALLOW_CIDRS: ['10.0.0.0/40'] })).toThrow(/10\.0\.0\.0\/40/);
   });
 });

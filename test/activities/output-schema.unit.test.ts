@@ -8,8 +8,12 @@ function distinctSchema(n: number): Record<string, unknown> {
   const properties: Record<string, unknown> = {};
   for (let i = 0; i < 40; i++) {
     properties[`field_${n}_${i}`] = {
-      type: 'string', minLength: 1, maxLength: 100 + i, ...(i < 16 ? { pattern: `^[a-z]{1,${(n % 50) + 1}}[0-9]*$` } : {}),
-      enum: Array.from({ length: 8 }, (_, k) => `v${n}0${i}0${k}`), description: `field ${i} of schema ${n} `.repeat(10),
+      type: 'string',
+      minLength: 1,
+      maxLength: 100 + i,
+      ...(i < 16 ? { pattern: `^[a-z]{1,${(n % 50) + 1}}[0-9]*$` } : {}),
+      enum: Array.from({ length: 8 }, (_, k) => `v${n}0${i}0${k}`),
+      description: `field ${i} of schema ${n} `.repeat(10),
     };
   }
   return { type: 'object', properties, required: [`field_${n}_0`], additionalProperties: false };
@@ -44,28 +48,42 @@ describe('compiling outputSchema in the worker', () => {
   });
 
   it('refuses patterns RE2 cannot compile, naming where they are, even where Ajv would never run them', () => {
-    expect(compileError(compileOutputSchema({ type: 'string', pattern: '(a)\\1' }))).toMatch(/^pattern: pattern "\(a\)\\\\1" is not RE2 syntax/);
+    expect(compileError(compileOutputSchema({ type: 'string', pattern: '(a)\\1' }))).toMatch(
+      /^pattern: pattern "\(a\)\\\\1" is not RE2 syntax/,
+    );
     expect(compileError(compileOutputSchema({ type: 'object', properties: { p: { type: 'string', pattern: '^(?!admin)' } } }))).toMatch(
       /^properties\.p\.pattern: .*no backreferences or lookaround/,
     );
-    expect(compileError(compileOutputSchema({ type: 'object', patternProperties: { '(?<=a)b': {} } }))).toMatch(/^patternProperties\.\(\?<=a\)b: /);
+    expect(compileError(compileOutputSchema({ type: 'object', patternProperties: { '(?<=a)b': {} } }))).toMatch(
+      /^patternProperties\.\(\?<=a\)b: /,
+    );
   });
 
   it('refuses schemas that are not JSON Schema, or whose references do not resolve', () => {
-    expect(compileError(compileOutputSchema({ type: 'nope' }))).toMatch(/^not a valid JSON Schema: outputSchema\/type must be equal to one of the allowed values/);
+    expect(compileError(compileOutputSchema({ type: 'nope' }))).toMatch(
+      /^not a valid JSON Schema: outputSchema\/type must be equal to one of the allowed values/,
+    );
     expect(compileError(compileOutputSchema({ minLength: 'three' }))).toMatch(/outputSchema\/minLength must be integer/);
     expect(compileError(compileOutputSchema({ $ref: '#/definitions/missing' }))).toMatch(/can't resolve reference #\/definitions\/missing/);
-    expect(compileError(compileOutputSchema({ $schema: 'https://evil.example/meta', type: 'string' }))).toMatch(/no schema with key or ref/);
+    expect(compileError(compileOutputSchema({ $schema: 'https://evil.example/meta', type: 'string' }))).toMatch(
+      /no schema with key or ref/,
+    );
   });
 
   it('applies the structural rules again, for a task that reached the worker without them', () => {
     expect(compileError(compileOutputSchema({ $id: 'https://tenant-a/s', type: 'string' }))).toMatch(/^\$id: "\$id" is not allowed/);
-    expect(compileError(compileOutputSchema({ items: { $ref: 'https://evil.example/s.json' } }))).toMatch(/^items\.\$ref: "\$ref" must be local/);
+    expect(compileError(compileOutputSchema({ items: { $ref: 'https://evil.example/s.json' } }))).toMatch(
+      /^items\.\$ref: "\$ref" must be local/,
+    );
   });
 
   it('resolves local and recursive references', () => {
     const validate = validator(
-      compileOutputSchema({ type: 'object', definitions: { n: { type: 'number' } }, properties: { x: { $ref: '#/definitions/n' }, child: { $ref: '#' } } }),
+      compileOutputSchema({
+        type: 'object',
+        definitions: { n: { type: 'number' } },
+        properties: { x: { $ref: '#/definitions/n' }, child: { $ref: '#' } },
+      }),
     );
     expect(validate({ x: 1, child: { x: 2 } })).toBeNull();
     expect(validate({ x: 1, child: { x: 'two' } })).toBe('data/child/x must be number');
@@ -73,7 +91,12 @@ describe('compiling outputSchema in the worker', () => {
 
   it('checks uniqueItems in linear time, equal values in any key order counting as duplicates', () => {
     const validate = validator(compileOutputSchema({ type: 'array', uniqueItems: true }));
-    expect(validate([{ a: 1, b: 2 }, { b: 2, a: 1 }])).toMatch(/duplicate items \(items ## 0 and 1/);
+    expect(
+      validate([
+        { a: 1, b: 2 },
+        { b: 2, a: 1 },
+      ]),
+    ).toMatch(/duplicate items \(items ## 0 and 1/);
     expect(validate([1, '1', [1], { a: 1 }])).toBeNull();
     // Ajv's own uniqueItems compares every pair: ~13 s for 50,000 arrays; this is a few ms
     const many = Array.from({ length: 50_000 }, (_, i) => [i]);

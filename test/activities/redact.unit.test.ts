@@ -9,7 +9,8 @@ describe('redact', () => {
   });
 
   it('masks URLs, bearer tokens, API keys and secret=value pairs inside free text', () => {
-    const text = 'fetch http://a:b@10.0.0.1:9/x?token=s3cret-1 failed; Authorization: Bearer s3cret-2abcdef; api_key=s3cret-3 "password": "s3cret-4" key sk-s3cret5abcdefgh';
+    const text =
+      'fetch http://a:b@10.0.0.1:9/x?token=s3cret-1 failed; Authorization: Bearer s3cret-2abcdef; api_key=s3cret-3 "password": "s3cret-4" key sk-s3cret5abcdefgh';
     const out = redact(text);
     expect(out).not.toMatch(/s3cret/);
     expect(out).toContain('http://10.0.0.1:9/…');

@@ -10,7 +10,16 @@ describe('the offline scout on the shared worker', () => {
     const r = await runJob({
       jobId: uniqueId('scout'),
       pattern: 'fanout',
-      tasks: [{ id: 's', question: 'where is `computeBackoff` defined?', agent: { capability: 'scout' }, params: { paths }, scope: ['read_file', 'grep'], outputSchema: SCOUT_ANSWER_JSON_SCHEMA }],
+      tasks: [
+        {
+          id: 's',
+          question: 'where is `computeBackoff` defined?',
+          agent: { capability: 'scout' },
+          params: { paths },
+          scope: ['read_file', 'grep'],
+          outputSchema: SCOUT_ANSWER_JSON_SCHEMA,
+        },
+      ],
     });
     const t = r.results[0];
     expect(t).toMatchObject({ agentId: 'scout', status: 'success', failureReason: null, metrics: { steps: 1 } });

@@ -34,13 +34,18 @@ const validate = (() => {
 })();
 
 describe('the offline scout', () => {
-  it('finds computeBackoff\'s definition, file and line right, first and high', async () => {
+  it("finds computeBackoff's definition, file and line right, first and high", async () => {
     const r = await ask('where is `computeBackoff` defined?');
     const a = r.data as ScoutAnswer;
     expect(r.done).toBe(true);
     expect(a.status).toBe('success');
     expect(a.confidence).toBe('high');
-    expect(a.findings[0]).toMatchObject({ file: 'src/lib/backoff.ts', line: 8, relevance: 'high', evidence: expect.stringContaining('export function computeBackoff(') });
+    expect(a.findings[0]).toMatchObject({
+      file: 'src/lib/backoff.ts',
+      line: 8,
+      relevance: 'high',
+      evidence: expect.stringContaining('export function computeBackoff('),
+    });
     expect(a.findings.length).toBeLessThanOrEqual(8);
     expect(a.files_inspected).toContain('src/lib/backoff.ts');
     expect(r.evidence![0]).toMatchObject({ source: 'code', url: 'file://src/lib/backoff.ts#L8' });
@@ -78,7 +83,10 @@ describe('the offline scout', () => {
   });
 
   it('refuses a scope outside the root as invalid input', async () => {
-    const err = await ask('where is x', ['../outside']).then(() => undefined, (e: unknown) => e);
+    const err = await ask('where is x', ['../outside']).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(ApplicationFailure);
     expect(err).toMatchObject({ type: 'InvalidInput', message: expect.stringContaining('path_outside_root') });
   });
@@ -94,7 +102,12 @@ describe('the offline scout', () => {
   });
 
   it('declares exactly read_file and grep, so the host denies it without both in the task scope', () => {
-    expect(scout.manifest).toMatchObject({ id: 'scout', kind: 'builtin', capabilities: ['scout', 'code-search'], tools: ['read_file', 'grep'] });
+    expect(scout.manifest).toMatchObject({
+      id: 'scout',
+      kind: 'builtin',
+      capabilities: ['scout', 'code-search'],
+      tools: ['read_file', 'grep'],
+    });
     expect(scout.toolsFor!({ paths: ['src'] })).toEqual(['read_file', 'grep']);
     expect(scout.params.safeParse({ paths: [] }).success).toBe(false);
     expect(scout.params.safeParse({ paths: ['src'], extra: 1 }).success).toBe(false);
@@ -102,7 +115,7 @@ describe('the offline scout', () => {
 });
 
 describe('the scout answer against SCOUT_ANSWER_JSON_SCHEMA (the task outputSchema)', () => {
-  it('compiles in the host\'s compiler and passes every answer the scout gives', async () => {
+  it("compiles in the host's compiler and passes every answer the scout gives", async () => {
     for (const q of ['where is `computeBackoff` defined?', 'who calls computeBackoff', 'where is the job queue implemented']) {
       const a = (await ask(q)).data;
       expect(validate(a)).toBeNull();
@@ -120,10 +133,23 @@ describe('the scout answer against SCOUT_ANSWER_JSON_SCHEMA (the task outputSche
       extra: true,
     };
     const message = validate(bad)!;
-    for (const path of ['data/findings/0/line', 'data/findings/0/evidence', 'data/findings/0/relevance', 'data/findings/0/explanation', 'data/confidence', 'data/recommendation', 'data/status']) {
+    for (const path of [
+      'data/findings/0/line',
+      'data/findings/0/evidence',
+      'data/findings/0/relevance',
+      'data/findings/0/explanation',
+      'data/confidence',
+      'data/recommendation',
+      'data/status',
+    ]) {
       expect(message).toContain(path);
     }
     expect(message).toMatch(/additional properties/);
-    expect(validate({ ...(bad as object), findings: Array.from({ length: 9 }, () => ({ file: 'a', line: 1, evidence: 'x', relevance: 'low', explanation: 'x'.repeat(20) })) })).toContain('data/findings must NOT have more than 8 items');
+    expect(
+      validate({
+        ...(bad as object),
+        findings: Array.from({ length: 9 }, () => ({ file: 'a', line: 1, evidence: 'x', relevance: 'low', explanation: 'x'.repeat(20) })),
+      }),
+    ).toContain('data/findings must NOT have more than 8 items');
   });
 });

@@ -9,7 +9,10 @@ afterAll(() => tree.cleanup());
 
 describe('resolveScope', () => {
   it('resolves paths inside the root to relative posix paths, the root itself as "."', async () => {
-    expect(await resolveScope(tree.root, ['src', './docs/notes.md', join(tree.root, 'src/lib'), '.', 'src/../src'])).toEqual({ ok: true, paths: ['src', 'docs/notes.md', 'src/lib', '.'] });
+    expect(await resolveScope(tree.root, ['src', './docs/notes.md', join(tree.root, 'src/lib'), '.', 'src/../src'])).toEqual({
+      ok: true,
+      paths: ['src', 'docs/notes.md', 'src/lib', '.'],
+    });
   });
 
   it('follows a symlink that stays inside to its real place', async () => {
@@ -17,7 +20,12 @@ describe('resolveScope', () => {
   });
 
   it('refuses ../, an absolute path outside and a symlink escape with path_outside_root, naming the index', async () => {
-    expect(await resolveScope(tree.root, ['src', '../outside'])).toEqual({ ok: false, index: 1, path: '../outside', reason: 'path_outside_root' });
+    expect(await resolveScope(tree.root, ['src', '../outside'])).toEqual({
+      ok: false,
+      index: 1,
+      path: '../outside',
+      reason: 'path_outside_root',
+    });
     expect(await resolveScope(tree.root, [tree.outside])).toEqual({ ok: false, index: 0, path: tree.outside, reason: 'path_outside_root' });
     expect(await resolveScope(tree.root, ['/etc'])).toMatchObject({ ok: false, reason: 'path_outside_root' });
     expect(await resolveScope(tree.root, ['src/escape'])).toEqual({ ok: false, index: 0, path: 'src/escape', reason: 'path_outside_root' });
@@ -32,7 +40,10 @@ describe('resolveScope', () => {
 
 /** The error a sandbox call rejects with. */
 async function refusal(p: Promise<unknown>): Promise<ScoutToolError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (!(err instanceof ScoutToolError)) throw new Error(`expected a ScoutToolError, got ${String(err)}`);
   return err;
 }
@@ -42,7 +53,10 @@ describe('the sandbox', () => {
     const sb = createSandbox(tree.root, ['src']);
     const r = await sb.readFile('src/lib/backoff.ts', { offset: 8, limit: 2 });
     expect(r).toMatchObject({ file: 'src/lib/backoff.ts', startLine: 8, totalLines: 12, truncated: true });
-    expect(r.lines).toEqual(['export function computeBackoff(attempt: number, opts: BackoffOptions): number {', '  const delay = opts.baseMs * 2 ** attempt;']);
+    expect(r.lines).toEqual([
+      'export function computeBackoff(attempt: number, opts: BackoffOptions): number {',
+      '  const delay = opts.baseMs * 2 ** attempt;',
+    ]);
     expect(sb.inspected()).toEqual(['src/lib/backoff.ts']);
   });
 
@@ -66,7 +80,10 @@ describe('the sandbox', () => {
   });
 
   it('greps the scope with file, line and text, skipping escaping symlinks, binaries and node_modules', async () => {
-    writeFileSync(join(tree.root, 'src', 'blob.bin'), Buffer.from([0x63, 0x6f, 0x6d, 0, 0x70, 0x75, 0x74, 0x65, 0x42, 0x61, 0x63, 0x6b, 0x6f, 0x66, 0x66, 0x28]));
+    writeFileSync(
+      join(tree.root, 'src', 'blob.bin'),
+      Buffer.from([0x63, 0x6f, 0x6d, 0, 0x70, 0x75, 0x74, 0x65, 0x42, 0x61, 0x63, 0x6b, 0x6f, 0x66, 0x66, 0x28]),
+    );
     mkdirSync(join(tree.root, 'src', 'node_modules'), { recursive: true });
     writeFileSync(join(tree.root, 'src', 'node_modules', 'dep.ts'), 'computeBackoff(1)\n');
     const sb = createSandbox(tree.root, ['src']);

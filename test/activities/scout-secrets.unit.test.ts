@@ -31,10 +31,23 @@ afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 const scout = createScoutAgent({ rootFor: () => root });
 const ask = (question: string, paths: string[]) =>
-  scout.step({ task: { id: 't', question, scope: ['read_file', 'grep'] }, params: { paths }, step: 0, attempt: 1, state: undefined, budgetLeft: {}, stepKey: 'job/t#0', sleep: async () => {}, signal: new AbortController().signal });
+  scout.step({
+    task: { id: 't', question, scope: ['read_file', 'grep'] },
+    params: { paths },
+    step: 0,
+    attempt: 1,
+    state: undefined,
+    budgetLeft: {},
+    stepKey: 'job/t#0',
+    sleep: async () => {},
+    signal: new AbortController().signal,
+  });
 
 async function refusal(p: Promise<unknown>): Promise<ScoutToolError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (!(err instanceof ScoutToolError)) throw new Error(`expected a ScoutToolError, got ${String(err)}`);
   return err;
 }
@@ -43,7 +56,9 @@ describe('the scout never reads what the operator did not expose', () => {
   it('has no root unless one is configured: never the working directory', () => {
     expect(scoutRoot({})).toBeUndefined();
     expect(scoutRoot({ DELEGATE_SCOUT_ROOT: '/srv/code' })).toBe('/srv/code');
-    expect(scoutRoot({ DELEGATE_SCOUT_ROOT: '/srv/code', DELEGATE_SCOUT_ROOTS: 'acme=/srv/acme, beta=/srv/beta' }, 'beta')).toBe('/srv/beta');
+    expect(scoutRoot({ DELEGATE_SCOUT_ROOT: '/srv/code', DELEGATE_SCOUT_ROOTS: 'acme=/srv/acme, beta=/srv/beta' }, 'beta')).toBe(
+      '/srv/beta',
+    );
     expect(scoutRoot({ DELEGATE_SCOUT_ROOT: '/srv/code', DELEGATE_SCOUT_ROOTS: 'acme=/srv/acme' }, 'gamma')).toBe('/srv/code');
     expect(() => parseScoutRoots('acme=relative/dir')).toThrow(/DELEGATE_SCOUT_ROOTS: pair 1/);
   });
@@ -51,12 +66,39 @@ describe('the scout never reads what the operator did not expose', () => {
   it('a scout without a root refuses every call, saying what to configure', async () => {
     const off = createSandbox(undefined, ['.']);
     expect((await refusal(off.grep('dlg'))).message).toMatch(/no_root: .*DELEGATE_SCOUT_ROOT/);
-    const err = await createScoutAgent({ rootFor: () => undefined }).step({ task: { id: 't', question: 'where is dlg', scope: ['read_file', 'grep'] }, params: { paths: ['.'] }, step: 0, attempt: 1, state: undefined, budgetLeft: {}, stepKey: 'k#0', sleep: async () => {}, signal: new AbortController().signal }).then(() => undefined, (e: unknown) => e);
+    const err = await createScoutAgent({ rootFor: () => undefined })
+      .step({
+        task: { id: 't', question: 'where is dlg', scope: ['read_file', 'grep'] },
+        params: { paths: ['.'] },
+        step: 0,
+        attempt: 1,
+        state: undefined,
+        budgetLeft: {},
+        stepKey: 'k#0',
+        sleep: async () => {},
+        signal: new AbortController().signal,
+      })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(err).toMatchObject({ type: 'InvalidInput', message: expect.stringContaining('DELEGATE_SCOUT_ROOT') });
   });
 
   it('refuses a scope on a dot-directory, a dotfile, a secret-bearing file, or a symlink into one', async () => {
-    for (const p of ['.data', '.data/api-key', './.git/config', '.env', 'keys.json', 'agents.json', 'deploy/worker.env', 'keys/server.pem', 'src/cache', 'src/cache/api-key', join(root, '.data')]) {
+    for (const p of [
+      '.data',
+      '.data/api-key',
+      './.git/config',
+      '.env',
+      'keys.json',
+      'agents.json',
+      'deploy/worker.env',
+      'keys/server.pem',
+      'src/cache',
+      'src/cache/api-key',
+      join(root, '.data'),
+    ]) {
       expect(await resolveScope(root, [p]), p).toMatchObject({ ok: false, index: 0, reason: 'path_denied' });
     }
     // a denied path does not learn whether it exists
@@ -65,7 +107,10 @@ describe('the scout never reads what the operator did not expose', () => {
   });
 
   it('a job asking for .data is invalid input before anything is read', async () => {
-    const err = await ask('where is dlg', ['.data']).then(() => undefined, (e: unknown) => e);
+    const err = await ask('where is dlg', ['.data']).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toMatchObject({ type: 'InvalidInput', message: expect.stringContaining('path_denied') });
   });
 
@@ -88,7 +133,22 @@ describe('the scout never reads what the operator did not expose', () => {
   });
 
   it('names the denied entries', () => {
-    for (const p of ['.data', 'a/.ssh/id_ed25519', 'api-key', 'keys.json', 'agents.json', 'agents.local.json', 'deploy/api.env', 'tls.key', 'x/credentials', 'secrets.yaml', 'record.sqlite-wal', 'temporal.db']) expect(isDeniedPath(p), p).toBe(true);
-    for (const p of ['.', 'src/app.ts', 'record/tokens.ts', 'test/webhook-secret.ts', 'docs/keys-and-tenants.md', '../x']) expect(isDeniedPath(p), p).toBe(false);
+    for (const p of [
+      '.data',
+      'a/.ssh/id_ed25519',
+      'api-key',
+      'keys.json',
+      'agents.json',
+      'agents.local.json',
+      'deploy/api.env',
+      'tls.key',
+      'x/credentials',
+      'secrets.yaml',
+      'record.sqlite-wal',
+      'temporal.db',
+    ])
+      expect(isDeniedPath(p), p).toBe(true);
+    for (const p of ['.', 'src/app.ts', 'record/tokens.ts', 'test/webhook-secret.ts', 'docs/keys-and-tenants.md', '../x'])
+      expect(isDeniedPath(p), p).toBe(false);
   });
 });

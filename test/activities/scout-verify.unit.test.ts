@@ -25,7 +25,12 @@ describe('verifyFindings', () => {
     ];
     const r = await verifyFindings(tree.root, ['src'], good);
     expect(r.dropped).toEqual([]);
-    expect(r.kept.map((f) => `${f.file}:${f.line}`)).toEqual(['src/lib/backoff.ts:8', 'src/lib/backoff.ts:8', 'src/lib/backoff.ts:8', 'src/client.ts:12']);
+    expect(r.kept.map((f) => `${f.file}:${f.line}`)).toEqual([
+      'src/lib/backoff.ts:8',
+      'src/lib/backoff.ts:8',
+      'src/lib/backoff.ts:8',
+      'src/client.ts:12',
+    ]);
   });
 
   it('drops a fabricated line, a wrong line number, a line past the end, a missing file and a file outside the scope', async () => {
@@ -86,10 +91,15 @@ function bigReport(): ScoutReport {
       line: 10 + i,
       evidence: `export function computeBackoffVariant${i}(attempt: number, options: BackoffOptions, jitter: number): number { // ${'x'.repeat(60)}`,
       relevance: r,
-      explanation: `Variant ${i} computes the delay with an exponential curve and caps it at maxMs; it is called from the retry loop of the client and from the queue's redelivery path.`.slice(0, 300),
+      explanation:
+        `Variant ${i} computes the delay with an exponential curve and caps it at maxMs; it is called from the retry loop of the client and from the queue's redelivery path.`.slice(
+          0,
+          300,
+        ),
     })),
     confidence: 'medium',
-    recommendation: 'Start with the high-relevance variants, then check that every caller passes a cap; the low ones only log the delay. '.repeat(3),
+    recommendation:
+      'Start with the high-relevance variants, then check that every caller passes a cap; the low ones only log the delay. '.repeat(3),
     files_inspected: Array.from({ length: 8 }, (_, i) => `src/module-${i}.ts`),
     status: 'success',
     completed_at: '2025-03-07T12:00:00.000Z',
@@ -115,14 +125,18 @@ describe('fitReport', () => {
     expect(fits).toBe(true);
     expect(report.tokens).toBeLessThanOrEqual(500);
     expect(report.tokens).toBe(countTokens(JSON.stringify(report)));
-    expect(cut.slice(0, 3)).toEqual(['dropped finding src/module-6.ts:16 (low)', 'dropped finding src/module-3.ts:13 (low)', 'dropped finding src/module-2.ts:12 (low)']);
+    expect(cut.slice(0, 3)).toEqual([
+      'dropped finding src/module-6.ts:16 (low)',
+      'dropped finding src/module-3.ts:13 (low)',
+      'dropped finding src/module-2.ts:12 (low)',
+    ]);
     // what is left is the most relevant, still valid against the report schema
     expect(report.findings.every((f) => f.relevance === 'high' || f.relevance === 'medium')).toBe(true);
     expect(report.findings.some((f) => f.relevance === 'high')).toBe(true);
     expect(ScoutReportSchema.safeParse(report).success).toBe(true);
   });
 
-  it('says when it cannot fit: the parent\'s own question and excerpt are never cut', () => {
+  it("says when it cannot fit: the parent's own question and excerpt are never cut", () => {
     const r = { ...bigReport(), question: 'why '.repeat(500).trim(), parent_session_excerpt: 'because '.repeat(120).trim() };
     const { report, fits } = fitReport(r, 500);
     expect(fits).toBe(false);

@@ -34,7 +34,12 @@ describe('the embeddings path', () => {
     const embedder = createEmbedder({ url: fake.url, model: 'fake-model', apiKey: 'sk-test-123456789' });
     const acc = await accuracyOf(semanticRoute(fixture.agents, { embedder, minSimilarity: FAKE_MIN_SIMILARITY }), fixture);
     const bm25 = await accuracyOf(bm25Route(fixture.agents), fixture);
-    console.log(formatTable([{ name: `embeddings (fake), cosine ≥ ${FAKE_MIN_SIMILARITY}`, acc }, { name: 'BM25', acc: bm25 }]));
+    console.log(
+      formatTable([
+        { name: `embeddings (fake), cosine ≥ ${FAKE_MIN_SIMILARITY}`, acc },
+        { name: 'BM25', acc: bm25 },
+      ]),
+    );
     // the fake's vectors are hashed bags of words: a check of the plumbing, not of meaning
     expect(acc.correct).toBeGreaterThanOrEqual(18);
     expect(acc.refused).toBeGreaterThanOrEqual(4);
@@ -46,10 +51,17 @@ describe('the embeddings path', () => {
 
   it('falls back to BM25 when the endpoint fails, and uses it again once it is back', async () => {
     fake.failing = true;
-    const router = createSemanticRouter(fixture.agents, { embedder: createEmbedder({ url: fake.url, model: 'fake-model' }), minSimilarity: FAKE_MIN_SIMILARITY });
+    const router = createSemanticRouter(fixture.agents, {
+      embedder: createEmbedder({ url: fake.url, model: 'fake-model' }),
+      minSimilarity: FAKE_MIN_SIMILARITY,
+    });
     expect(router.method).toBe('embeddings');
     const down = await router.route('Translate this sentence into German');
-    expect(down).toMatchObject({ id: 'translator', reason: expect.stringMatching(/^semantic: bm25 0\.\d\d ≥ 0\.30 \(embeddings failed\)$/), fallback: expect.stringMatching(/answered 500/) });
+    expect(down).toMatchObject({
+      id: 'translator',
+      reason: expect.stringMatching(/^semantic: bm25 0\.\d\d ≥ 0\.30 \(embeddings failed\)$/),
+      fallback: expect.stringMatching(/answered 500/),
+    });
     fake.failing = false;
     const up = await router.route('Translate this sentence into German');
     expect(up).toMatchObject({ id: 'translator', reason: expect.stringMatching(/^semantic: embeddings cosine 0\.\d\d ≥ 0\.10$/) });
@@ -63,14 +75,22 @@ describe('the embeddings path', () => {
 describe('jobs routed by embeddings', () => {
   it('the API leaves semantic references to the worker, which routes them by embeddings; none above the threshold is no_agent', async () => {
     fake.failing = false;
-    const registry = loadRegistry(inject('agentsFile'), { embeddings: { url: fake.url, model: 'fake-model' }, minSimilarity: FAKE_MIN_SIMILARITY });
+    const registry = loadRegistry(inject('agentsFile'), {
+      embeddings: { url: fake.url, model: 'fake-model' },
+      minSimilarity: FAKE_MIN_SIMILARITY,
+    });
     const worker = await startDedicatedWorker({ registry, lanes: ['default'] });
     const config = testConfig({ DELEGATE_TASK_QUEUE: worker.taskQueue });
     const app = await buildApp({ config, client: await testClient(), registry, tenants: loadTenants(config), record: await testRecord() });
     try {
       const submit = async (tasks: object[]) => {
         const jobId = uniqueId('semantic');
-        const res = await app.inject({ method: 'POST', url: '/v1/jobs', headers: authHeader('default'), payload: { jobId, pattern: 'fanout', tasks } });
+        const res = await app.inject({
+          method: 'POST',
+          url: '/v1/jobs',
+          headers: authHeader('default'),
+          payload: { jobId, pattern: 'fanout', tasks },
+        });
         expect(res.statusCode, res.body).toBe(201);
         const result = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=60`, headers: authHeader('default') });
         return result.json() as JobResult;
@@ -100,9 +120,20 @@ describe('BM25 at submission', () => {
   const app = useApp();
   it('a semantic reference no agent reaches is refused with 422 at its field path; nothing starts', async () => {
     const jobId = uniqueId('semantic-none');
-    const res = await app.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId, pattern: 'fanout', tasks: [{ id: 't', question: 'Feed the cat twice', agent: { route: 'semantic' } }] } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/jobs',
+      payload: { jobId, pattern: 'fanout', tasks: [{ id: 't', question: 'Feed the cat twice', agent: { route: 'semantic' } }] },
+    });
     expect(res.statusCode).toBe(422);
-    expect(res.json().errors).toEqual([{ path: 'body.tasks[0].agent', message: expect.stringMatching(/^no agent matches \{"route":"semantic"\}: semantic: bm25: no agent shares a word with the question/) }]);
+    expect(res.json().errors).toEqual([
+      {
+        path: 'body.tasks[0].agent',
+        message: expect.stringMatching(
+          /^no agent matches \{"route":"semantic"\}: semantic: bm25: no agent shares a word with the question/,
+        ),
+      },
+    ]);
     expect(await jobsStartedWithId(jobId)).toBe(0);
   });
 });

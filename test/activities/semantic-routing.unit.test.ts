@@ -26,7 +26,12 @@ describe('BM25 semantic routing on the 30-question test set', () => {
   it('routes far more questions right than the word overlap it replaced, and refuses off-topic ones', async () => {
     const old = await accuracyOf(wordOverlapRoute(fixture.agents), fixture);
     const bm25 = await accuracyOf(bm25Route(fixture.agents), fixture);
-    console.log(formatTable([{ name: 'word overlap (before)', acc: old }, { name: 'BM25 (default threshold)', acc: bm25 }]));
+    console.log(
+      formatTable([
+        { name: 'word overlap (before)', acc: old },
+        { name: 'BM25 (default threshold)', acc: bm25 },
+      ]),
+    );
     expect(fixture.questions).toHaveLength(30);
     expect(bm25.correct).toBeGreaterThanOrEqual(25);
     expect(bm25.correct - old.correct).toBeGreaterThanOrEqual(10);
@@ -41,8 +46,15 @@ describe('BM25 semantic routing on the 30-question test set', () => {
     const strict = createSemanticRouter(agents, { minScore: 0.5 });
     const text = 'What is the temperature in Oslo right now?';
     expect(loose.routeLexical(text)).toMatchObject({ id: 'weather', reason: expect.stringMatching(/^semantic: bm25 0\.3\d ≥ 0\.30$/) });
-    expect(strict.routeLexical(text)).toMatchObject({ id: undefined, reason: expect.stringMatching(/^semantic: bm25: best weather at 0\.3\d < 0\.50$/) });
-    expect(loose.routeLexical('Feed the cat twice')).toEqual({ id: undefined, score: 0, reason: 'semantic: bm25: no agent shares a word with the question' });
+    expect(strict.routeLexical(text)).toMatchObject({
+      id: undefined,
+      reason: expect.stringMatching(/^semantic: bm25: best weather at 0\.3\d < 0\.50$/),
+    });
+    expect(loose.routeLexical('Feed the cat twice')).toEqual({
+      id: undefined,
+      score: 0,
+      reason: 'semantic: bm25: no agent shares a word with the question',
+    });
     const ranked = createLexicalRanker(agents).rank('sql query translation weather forecast summary');
     expect(ranked.length).toBeGreaterThan(3);
     for (const r of ranked) expect(r.score > 0 && r.score < 1).toBe(true);
@@ -58,10 +70,21 @@ describe('BM25 semantic routing on the 30-question test set', () => {
 });
 
 describe('the registry routes semantic references', () => {
-  const registry = createAgentRegistry([...builtinAgents, createHttpAgent({ id: 'wordcount', url: 'http://127.0.0.1:9/wc', description: 'Counts the words of the question', capabilities: ['count'] })]);
+  const registry = createAgentRegistry([
+    ...builtinAgents,
+    createHttpAgent({
+      id: 'wordcount',
+      url: 'http://127.0.0.1:9/wc',
+      description: 'Counts the words of the question',
+      capabilities: ['count'],
+    }),
+  ]);
 
   it('by BM25, with the reason, and finds none below the threshold', () => {
-    expect(registry.resolveWithReason({ route: 'semantic', hint: 'deterministic simulated agent' }, 'simulate a test')).toMatchObject({ def: { manifest: { id: 'sim' } }, reason: expect.stringMatching(/^semantic: bm25 /) });
+    expect(registry.resolveWithReason({ route: 'semantic', hint: 'deterministic simulated agent' }, 'simulate a test')).toMatchObject({
+      def: { manifest: { id: 'sim' } },
+      reason: expect.stringMatching(/^semantic: bm25 /),
+    });
     expect(registry.resolve({ route: 'semantic' }, 'how many words are in this sentence?')?.manifest.id).toBe('wordcount');
     expect(registry.resolve({ route: 'semantic' }, 'bake a lemon cake')).toBeUndefined();
     expect(registry.resolveWithReason('echo', 'q')).toEqual({ def: registry.get('echo') });
@@ -70,17 +93,27 @@ describe('the registry routes semantic references', () => {
 });
 
 describe('the API at submission', () => {
-  const spec = JobSpecSchema.parse({ pattern: 'fanout', tasks: [{ id: 'off', question: 'bake a lemon cake', agent: { route: 'semantic' } }, { id: 'sim', question: 'simulate a test', agent: { route: 'semantic', hint: 'deterministic simulated agent' } }] });
+  const spec = JobSpecSchema.parse({
+    pattern: 'fanout',
+    tasks: [
+      { id: 'off', question: 'bake a lemon cake', agent: { route: 'semantic' } },
+      { id: 'sim', question: 'simulate a test', agent: { route: 'semantic', hint: 'deterministic simulated agent' } },
+    ],
+  });
 
   it('under BM25 refuses a semantic reference below the threshold and rewrites the others to agent ids', () => {
     const registry = createAgentRegistry(builtinAgents);
-    expect(checkRunnable(spec, registry, 3)).toEqual([{ path: 'tasks[0].agent', message: expect.stringContaining('semantic: bm25: no agent shares a word with the question') }]);
+    expect(checkRunnable(spec, registry, 3)).toEqual([
+      { path: 'tasks[0].agent', message: expect.stringContaining('semantic: bm25: no agent shares a word with the question') },
+    ]);
     expect(resolveAgents(spec, registry).spec.tasks.map((t) => t.agent)).toEqual([{ route: 'semantic' }, 'sim']);
   });
 
   it('under embeddings leaves semantic references to the worker and never calls the endpoint', () => {
     const calls: string[][] = [];
-    const registry = createAgentRegistry(builtinAgents, { semantic: { embedder: async (input) => (calls.push(input), input.map(() => [1])) } });
+    const registry = createAgentRegistry(builtinAgents, {
+      semantic: { embedder: async (input) => (calls.push(input), input.map(() => [1])) },
+    });
     expect(registry.semantic.method).toBe('embeddings');
     expect(checkRunnable(spec, registry, 3)).toEqual([]);
     expect(resolveAgents(spec, registry)).toEqual({ spec, agents: {} });
@@ -90,13 +123,25 @@ describe('the API at submission', () => {
 
 describe('semantic routing configuration', () => {
   it('takes the embeddings endpoint and both thresholds from the environment', () => {
-    const config = loadConfig({ DELEGATE_EMBEDDINGS_URL: 'http://127.0.0.1:8083/v1', DELEGATE_EMBEDDINGS_MODEL: 'text-embedding-3-small', DELEGATE_EMBEDDINGS_API_KEY: 'k', DELEGATE_SEMANTIC_MIN_SIMILARITY: '0.4', DELEGATE_SEMANTIC_MIN_SCORE: '0.5' });
-    expect(semanticOptionsFromConfig(config)).toEqual({ embeddings: { url: 'http://127.0.0.1:8083/v1', model: 'text-embedding-3-small', apiKey: 'k' }, minSimilarity: 0.4, minScore: 0.5 });
+    const config = loadConfig({
+      DELEGATE_EMBEDDINGS_URL: 'http://127.0.0.1:8083/v1',
+      DELEGATE_EMBEDDINGS_MODEL: 'text-embedding-3-small',
+      DELEGATE_EMBEDDINGS_API_KEY: 'k',
+      DELEGATE_SEMANTIC_MIN_SIMILARITY: '0.4',
+      DELEGATE_SEMANTIC_MIN_SCORE: '0.5',
+    });
+    expect(semanticOptionsFromConfig(config)).toEqual({
+      embeddings: { url: 'http://127.0.0.1:8083/v1', model: 'text-embedding-3-small', apiKey: 'k' },
+      minSimilarity: 0.4,
+      minScore: 0.5,
+    });
     expect(semanticOptionsFromConfig(loadConfig({}))).toEqual({ minSimilarity: 0.3, minScore: 0.3 });
   });
 
   it('refuses at start what cannot work, naming the variable', () => {
-    expect(() => loadConfig({ DELEGATE_EMBEDDINGS_URL: 'http://127.0.0.1:8083/v1' })).toThrow(/DELEGATE_EMBEDDINGS_MODEL: required when DELEGATE_EMBEDDINGS_URL is set/);
+    expect(() => loadConfig({ DELEGATE_EMBEDDINGS_URL: 'http://127.0.0.1:8083/v1' })).toThrow(
+      /DELEGATE_EMBEDDINGS_MODEL: required when DELEGATE_EMBEDDINGS_URL is set/,
+    );
     expect(() => loadConfig({ DELEGATE_EMBEDDINGS_URL: 'ftp://x/v1', DELEGATE_EMBEDDINGS_MODEL: 'm' })).toThrow(/DELEGATE_EMBEDDINGS_URL/);
     expect(() => loadConfig({ DELEGATE_SEMANTIC_MIN_SCORE: '2' })).toThrow(/DELEGATE_SEMANTIC_MIN_SCORE/);
     expect(() => loadConfig({ DELEGATE_SEMANTIC_MIN_SIMILARITY: 'high' })).toThrow(/DELEGATE_SEMANTIC_MIN_SIMILARITY/);

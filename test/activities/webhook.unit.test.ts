@@ -55,8 +55,17 @@ describe('webhook delivery target checks (connect time)', () => {
 
   it('refuses when any resolved address is private, link-local, CGNAT or metadata, even beside an allowed one', async () => {
     // the allowed loopback address comes first: a check of only the first address would connect to our receiver
-    for (const [bad, why] of [['169.254.169.254', 'metadata'], ['10.0.0.7', 'private'], ['192.168.1.2', 'private'], ['169.254.3.4', 'link-local'],
-      ['100.64.1.1', 'cgnat'], ['fd00:ec2::254', 'metadata'], ['::ffff:169.254.169.254', 'metadata'], ['fe80::1', 'link-local'], ['0.0.0.0', 'unspecified']]) {
+    for (const [bad, why] of [
+      ['169.254.169.254', 'metadata'],
+      ['10.0.0.7', 'private'],
+      ['192.168.1.2', 'private'],
+      ['169.254.3.4', 'link-local'],
+      ['100.64.1.1', 'cgnat'],
+      ['fd00:ec2::254', 'metadata'],
+      ['::ffff:169.254.169.254', 'metadata'],
+      ['fe80::1', 'link-local'],
+      ['0.0.0.0', 'unspecified'],
+    ]) {
       const { resolve } = stubResolver({ 'mixed.test': ['127.0.0.1', bad] });
       const before = hits.length;
       await expect(post(`http://mixed.test:${port}/x`, { policy: { allowLoopback: true }, resolve }), bad).rejects.toThrow(new RegExp(why));
@@ -71,7 +80,9 @@ describe('webhook delivery target checks (connect time)', () => {
     await expect(post('https://169.254.169.254/latest/meta-data/', { resolve })).rejects.toThrow(/metadata/);
     await expect(post('https://metadata.google.internal/computeMetadata/v1/', { resolve })).rejects.toThrow(/metadata host/);
     await expect(post(`https://localhost:${port}/x`, { resolve })).rejects.toThrow(/loopback host/);
-    await expect(post('http://hooks.example.com/x', { resolve: stubResolver({ 'hooks.example.com': ['93.184.215.14'] }).resolve })).rejects.toThrow(/not https/);
+    await expect(
+      post('http://hooks.example.com/x', { resolve: stubResolver({ 'hooks.example.com': ['93.184.215.14'] }).resolve }),
+    ).rejects.toThrow(/not https/);
     expect(asked).toEqual([]);
   });
 
@@ -81,7 +92,7 @@ describe('webhook delivery target checks (connect time)', () => {
 });
 
 describe('per-tenant webhook signatures', () => {
-  it('signs with a secret derived per tenant: a webhook of one tenant never verifies with another\'s secret', () => {
+  it("signs with a secret derived per tenant: a webhook of one tenant never verifies with another's secret", () => {
     const master = 'master-secret-0123456789';
     const a = webhookSecretFor(master, 'tenant-a');
     const b = webhookSecretFor(master, 'tenant-b');

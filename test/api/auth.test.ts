@@ -12,12 +12,27 @@ const beta = useApp({}, 'beta');
 const anon = useApp({}, null);
 
 /** A job that runs until the test cancels it (its step never answers). */
-const slowJob = (jobId: string) => ({ jobId, pattern: 'fanout', tasks: [{ id: 's', question: 'slow', agent: 'sim', params: { hang: true } }] });
+const slowJob = (jobId: string) => ({
+  jobId,
+  pattern: 'fanout',
+  tasks: [{ id: 's', question: 'slow', agent: 'sim', params: { hang: true } }],
+});
 
 describe('bearer keys decide the tenant', () => {
   it('answers 401 with WWW-Authenticate without a key or with a wrong one; public routes need none', async () => {
-    for (const headers of [{}, { authorization: 'Bearer not-a-key-0123456789' }, { authorization: 'Basic YTpi' }, { authorization: `Bearer ${TEST_TENANTS.alpha.key}x` }]) {
-      for (const [method, url] of [['GET', '/v1/jobs'], ['GET', '/v1/agents'], ['POST', '/v1/jobs'], ['GET', '/v1/jobs/x'], ['POST', '/v1/jobs/x/cancel']] as const) {
+    for (const headers of [
+      {},
+      { authorization: 'Bearer not-a-key-0123456789' },
+      { authorization: 'Basic YTpi' },
+      { authorization: `Bearer ${TEST_TENANTS.alpha.key}x` },
+    ]) {
+      for (const [method, url] of [
+        ['GET', '/v1/jobs'],
+        ['GET', '/v1/agents'],
+        ['POST', '/v1/jobs'],
+        ['GET', '/v1/jobs/x'],
+        ['POST', '/v1/jobs/x/cancel'],
+      ] as const) {
         const res = await anon.inject({ method, url, headers, ...(method === 'POST' ? { payload: {} } : {}) });
         expect(res.statusCode, `${method} ${url} ${JSON.stringify(headers)}`).toBe(401);
         expect(res.headers['www-authenticate']).toMatch(/^Bearer realm="delegate"/);
@@ -33,7 +48,12 @@ describe('bearer keys decide the tenant', () => {
 
   it('ignores a tenant header: the key decides', async () => {
     const jobId = uniqueId('hdr');
-    const res = await alpha.inject({ method: 'POST', url: '/v1/jobs', headers: { 'x-tenant': 'beta' }, payload: { jobId, pattern: 'fanout', tasks: [{ id: 'a', question: 'q', agent: 'echo' }] } });
+    const res = await alpha.inject({
+      method: 'POST',
+      url: '/v1/jobs',
+      headers: { 'x-tenant': 'beta' },
+      payload: { jobId, pattern: 'fanout', tasks: [{ id: 'a', question: 'q', agent: 'echo' }] },
+    });
     expect(res.statusCode).toBe(201);
     expect(res.json().workflowId).toBe(`job/alpha/${jobId}`);
     expect(await jobsStartedWithId(jobId, 'beta')).toBe(0);
@@ -75,7 +95,12 @@ describe('bearer keys decide the tenant', () => {
     const jobId = uniqueId('csrf');
     expect((await alpha.inject({ method: 'POST', url: '/v1/jobs', payload: slowJob(jobId) })).statusCode).toBe(201);
     for (const headers of [{}, { 'content-type': 'text/plain' }, { 'content-type': 'application/x-www-form-urlencoded' }]) {
-      const res = await alpha.inject({ method: 'POST', url: `/v1/jobs/${jobId}/cancel`, headers, ...('content-type' in headers ? { payload: 'x=1' } : {}) });
+      const res = await alpha.inject({
+        method: 'POST',
+        url: `/v1/jobs/${jobId}/cancel`,
+        headers,
+        ...('content-type' in headers ? { payload: 'x=1' } : {}),
+      });
       expect(res.statusCode, JSON.stringify(headers)).toBe(415);
     }
     expect((await alpha.inject({ method: 'GET', url: `/v1/jobs/${jobId}` })).json().state).toBe('running');
@@ -89,8 +114,8 @@ describe('bearer keys decide the tenant', () => {
     const doc = (await anon.inject({ method: 'GET', url: '/openapi.json' })).json();
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.security).toEqual([{ bearerAuth: [] }]);
-    const ops = Object.entries(doc.paths as Record<string, Record<string, { operationId?: string; security?: unknown[] }>>).flatMap(([path, methods]) =>
-      Object.entries(methods).map(([method, op]) => ({ at: `${method} ${path}`, ...op })),
+    const ops = Object.entries(doc.paths as Record<string, Record<string, { operationId?: string; security?: unknown[] }>>).flatMap(
+      ([path, methods]) => Object.entries(methods).map(([method, op]) => ({ at: `${method} ${path}`, ...op })),
     );
     expect(ops.length).toBeGreaterThanOrEqual(11);
     for (const op of ops) expect(op.operationId, op.at).toMatch(/^[a-z][A-Za-z]+$/);
@@ -102,7 +127,9 @@ describe('bearer keys decide the tenant', () => {
     const client = await testClient();
     const registry = loadRegistry(inject('agentsFile'));
     const keyless = { ...testConfig(), DELEGATE_API_KEYS_FILE: undefined };
-    await expect(buildApp({ config: keyless, client, registry, tenants: loadTenants(keyless), record: await testRecord() })).rejects.toThrow(/DELEGATE_API_KEYS/);
+    await expect(
+      buildApp({ config: keyless, client, registry, tenants: loadTenants(keyless), record: await testRecord() }),
+    ).rejects.toThrow(/DELEGATE_API_KEYS/);
     const off = testConfig({ DELEGATE_AUTH: 'off' });
     const open = await buildApp({ config: off, client, registry, tenants: loadTenants(off), record: await testRecord() });
     onTestFinished(() => open.close());
@@ -136,7 +163,11 @@ describe('quotas, refused before anything starts', () => {
   it('limits requests that fail authentication too, per client address', async () => {
     const guarded = await appForTest({ DELEGATE_QUOTA_REQUESTS_PER_MINUTE: '5' }, null);
     const codes = [];
-    for (let i = 0; i < 7; i++) codes.push((await guarded.inject({ method: 'GET', url: '/v1/jobs', headers: { authorization: `Bearer guess-${i}-0123456789abcdef` } })).statusCode);
+    for (let i = 0; i < 7; i++)
+      codes.push(
+        (await guarded.inject({ method: 'GET', url: '/v1/jobs', headers: { authorization: `Bearer guess-${i}-0123456789abcdef` } }))
+          .statusCode,
+      );
     expect(codes).toEqual([401, 401, 401, 401, 401, 429, 429]);
     // public routes stay open
     expect((await guarded.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
@@ -149,16 +180,28 @@ describe('quotas, refused before anything starts', () => {
     const leaf = (id: string) => ({ id, question: 'q', agent: 'echo' });
     // 3 tasks at the root, but 2 + 2 + 2 = 6 subtasks below them: over a quota of 5
     const nested = (id: string) => ({ id, question: 'q', job: { pattern: 'fanout', tasks: [leaf('a'), leaf('b')] } });
-    const res = await limited.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId, pattern: 'fanout', tasks: [nested('x'), nested('y'), nested('z')] } });
+    const res = await limited.inject({
+      method: 'POST',
+      url: '/v1/jobs',
+      payload: { jobId, pattern: 'fanout', tasks: [nested('x'), nested('y'), nested('z')] },
+    });
     expect(res.statusCode).toBe(422);
-    expect(res.json().errors).toEqual([{ path: 'body.tasks', message: "6 subtasks across every level of nesting; this tenant's quota is 5" }]);
+    expect(res.json().errors).toEqual([
+      { path: 'body.tasks', message: "6 subtasks across every level of nesting; this tenant's quota is 5" },
+    ]);
     expect(await jobsStartedWithId(jobId, 'limited')).toBe(0);
     // and for everyone, nesting cannot pass the engine's 10,000 per job
     const many = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `t${i}`, question: 'q', agent: 'echo' }));
-    const big = { pattern: 'fanout', tasks: [0, 1, 2].map((i) => ({ id: `n${i}`, question: 'q', job: { pattern: 'fanout', tasks: many(3500) } })) };
+    const big = {
+      pattern: 'fanout',
+      tasks: [0, 1, 2].map((i) => ({ id: `n${i}`, question: 'q', job: { pattern: 'fanout', tasks: many(3500) } })),
+    };
     const tooMany = await alpha.inject({ method: 'POST', url: '/v1/jobs', payload: big });
     expect(tooMany.statusCode).toBe(400);
-    expect(tooMany.json().errors[0]).toEqual({ path: 'body.tasks', message: '10500 subtasks across every level of nesting; a job takes at most 10000' });
+    expect(tooMany.json().errors[0]).toEqual({
+      path: 'body.tasks',
+      message: '10500 subtasks across every level of nesting; a job takes at most 10000',
+    });
   });
 
   it('refuses a job past the running-jobs quota with 429, but answers a resubmission of a running job', async () => {
@@ -183,9 +226,15 @@ describe('quotas, refused before anything starts', () => {
     const ids = Array.from({ length: 6 }, () => uniqueId('race'));
     // visibility is eventually consistent: start from no running job of this tenant
     const client = await testClient();
-    await pollUntil(async () => (await client.workflow.count(`DelegateTenant = 'limited' AND ExecutionStatus = 'Running'`)).count === 0, 'the tenant still has running jobs', 60_000);
+    await pollUntil(
+      async () => (await client.workflow.count(`DelegateTenant = 'limited' AND ExecutionStatus = 'Running'`)).count === 0,
+      'the tenant still has running jobs',
+      60_000,
+    );
     try {
-      const codes = await Promise.all(ids.map((id) => limited.inject({ method: 'POST', url: '/v1/jobs', payload: slowJob(id) }).then((r) => r.statusCode)));
+      const codes = await Promise.all(
+        ids.map((id) => limited.inject({ method: 'POST', url: '/v1/jobs', payload: slowJob(id) }).then((r) => r.statusCode)),
+      );
       expect(codes.filter((c) => c === 201)).toHaveLength(TEST_TENANTS.limited.quotas.runningJobs);
       expect(codes.filter((c) => c === 429)).toHaveLength(ids.length - TEST_TENANTS.limited.quotas.runningJobs);
     } finally {
@@ -200,11 +249,28 @@ describe('the workflow checks its own input', () => {
     const bad = [
       { spec: { jobId: uniqueId('wfbad'), pattern: 'fanout', tasks: [{ id: 'a', question: 'q', agent: 'echo' }], labels: { k: 'a"b' } } },
       { spec: { jobId: uniqueId('wfbad'), pattern: 'fanout', tasks: [{ id: 'a', question: 'q', agent: 'echo' }] }, tenant: '..' },
-      { spec: { jobId: uniqueId('wfbad'), pattern: 'fanout', tasks: [0, 1].map((i) => ({ id: `n${i}`, question: 'q', job: { pattern: 'fanout', tasks: Array.from({ length: 5001 }, (_, j) => ({ id: `t${j}`, question: 'q', agent: 'echo' })) } })) } },
+      {
+        spec: {
+          jobId: uniqueId('wfbad'),
+          pattern: 'fanout',
+          tasks: [0, 1].map((i) => ({
+            id: `n${i}`,
+            question: 'q',
+            job: { pattern: 'fanout', tasks: Array.from({ length: 5001 }, (_, j) => ({ id: `t${j}`, question: 'q', agent: 'echo' })) },
+          })),
+        },
+      },
     ];
     for (const input of bad) {
-      const run = client.workflow.execute(delegationJob, { taskQueue: inject('taskQueue'), workflowId: `job/test/${input.spec.jobId}`, args: [input as never] });
-      const err = await run.then(() => undefined, (e: unknown) => e);
+      const run = client.workflow.execute(delegationJob, {
+        taskQueue: inject('taskQueue'),
+        workflowId: `job/test/${input.spec.jobId}`,
+        args: [input as never],
+      });
+      const err = await run.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(WorkflowFailedError);
       expect((err as WorkflowFailedError).cause).toMatchObject({ type: 'InvalidInput' });
     }

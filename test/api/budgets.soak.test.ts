@@ -16,7 +16,14 @@ describe('top-ups reach subtasks inside batches and nested jobs', () => {
   it('a subtask top-up finds the batch that holds the task', async () => {
     const jobId = uniqueId('batchtop');
     const tasks = [
-      { id: 'w', question: 'two steps', agent: 'sim', params: { steps: 2, costUsd: 0.01, answer: 'fed' }, budget: { costUsd: 0.01 }, budgetWaitSeconds: 60 },
+      {
+        id: 'w',
+        question: 'two steps',
+        agent: 'sim',
+        params: { steps: 2, costUsd: 0.01, answer: 'fed' },
+        budget: { costUsd: 0.01 },
+        budgetWaitSeconds: 60,
+      },
       ...Array.from({ length: 500 }, (_, i) => ({ id: `e${i}`, question: 'q', agent: 'echo' })),
     ];
     expect((await post('/v1/jobs', { jobId, pattern: 'fanout', budget: { costUsd: 5 }, tasks })).statusCode).toBe(201);
@@ -32,10 +39,14 @@ describe('top-ups reach subtasks inside batches and nested jobs', () => {
     expect(top.json().granted.costUsd).toBeCloseTo(0.01, 10);
     expect((await post(`/v1/jobs/${jobId}/subtasks/nobody/budget`, { add: { costUsd: 0.01 } })).statusCode).toBe(404);
     // a finished task inside a running batch is not topped up
-    await pollUntil(async () => {
-      const b = await client.workflow.getHandle(`job/default/${jobId}/batch-0001`).query(jobStatusQuery);
-      return b.subtasks.find((x) => x.id === 'e0')?.state === 'completed';
-    }, 'e0 never completed', 60_000);
+    await pollUntil(
+      async () => {
+        const b = await client.workflow.getHandle(`job/default/${jobId}/batch-0001`).query(jobStatusQuery);
+        return b.subtasks.find((x) => x.id === 'e0')?.state === 'completed';
+      },
+      'e0 never completed',
+      60_000,
+    );
     expect((await post(`/v1/jobs/${jobId}/subtasks/e0/budget`, { add: { costUsd: 0.01 } })).statusCode).toBe(409);
 
     const res = await finalResult(app, jobId);

@@ -17,11 +17,18 @@ const result = async (jobId: string) => {
 async function waitForSubtask(jobId: string, taskId: string, phase: string, timeoutMs = 20_000) {
   const client = await testClient();
   let last: string | undefined;
-  await pollUntil(async () => {
-    const s = await client.workflow.getHandle(`job/default/${jobId}/${taskId}`).query(subtaskStatusQuery).catch(() => undefined);
-    last = s?.phase;
-    return last === phase;
-  }, () => `subtask ${taskId} never reached ${phase} (last: ${last ?? 'no answer to the status query'})`, timeoutMs);
+  await pollUntil(
+    async () => {
+      const s = await client.workflow
+        .getHandle(`job/default/${jobId}/${taskId}`)
+        .query(subtaskStatusQuery)
+        .catch(() => undefined);
+      last = s?.phase;
+      return last === phase;
+    },
+    () => `subtask ${taskId} never reached ${phase} (last: ${last ?? 'no answer to the status query'})`,
+    timeoutMs,
+  );
 }
 
 describe('live budget top-ups', () => {
@@ -31,7 +38,9 @@ describe('live budget top-ups', () => {
       jobId,
       pattern: 'fanout',
       budget: { costUsd: 0.02 },
-      tasks: [{ id: 'w', question: 'four steps', agent: 'sim', params: { steps: 4, costUsd: 0.01, answer: 'done' }, budgetWaitSeconds: 60 }],
+      tasks: [
+        { id: 'w', question: 'four steps', agent: 'sim', params: { steps: 4, costUsd: 0.01, answer: 'done' }, budgetWaitSeconds: 60 },
+      ],
     });
     expect(submit.statusCode).toBe(201);
     await waitForSubtask(jobId, 'w', 'waiting_for_budget');
@@ -56,7 +65,16 @@ describe('live budget top-ups', () => {
       jobId,
       pattern: 'fanout',
       budget: { costUsd: 0.05 },
-      tasks: [{ id: 'w', question: 'four steps', agent: 'sim', params: { steps: 4, costUsd: 0.01 }, budget: { costUsd: 0.01 }, budgetWaitSeconds: 60 }],
+      tasks: [
+        {
+          id: 'w',
+          question: 'four steps',
+          agent: 'sim',
+          params: { steps: 4, costUsd: 0.01 },
+          budget: { costUsd: 0.01 },
+          budgetWaitSeconds: 60,
+        },
+      ],
     });
     await waitForSubtask(jobId, 'w', 'waiting_for_budget');
     const missing = await post(`/v1/jobs/${jobId}/subtasks/nope/budget`, { add: { costUsd: 0.01 } });
@@ -76,7 +94,13 @@ describe('live budget top-ups', () => {
       pattern: 'fanout',
       maxParallel: 2,
       budget: { costUsd: 0.1 },
-      tasks: ['t1', 't2', 't3', 't4'].map((id) => ({ id, question: 'q', agent: 'sim', params: { steps: 5, costUsd: 0.01 }, budgetWaitSeconds: 2 })),
+      tasks: ['t1', 't2', 't3', 't4'].map((id) => ({
+        id,
+        question: 'q',
+        agent: 'sim',
+        params: { steps: 5, costUsd: 0.01 },
+        budgetWaitSeconds: 2,
+      })),
     });
     await waitForSubtask(jobId, 't1', 'waiting_for_budget');
     expect((await post(`/v1/jobs/${jobId}/budget`, { add: { costUsd: 0.01 } })).statusCode).toBe(200);
@@ -91,13 +115,27 @@ describe('live budget top-ups', () => {
     await post('/v1/jobs', {
       jobId,
       pattern: 'fanout',
-      tasks: [{ id: 's', question: 'slow', agent: 'sim', params: { latencyMs: 1500, answer: 'late but done' }, budget: { latencySeconds: 1 }, budgetWaitSeconds: 60 }],
+      tasks: [
+        {
+          id: 's',
+          question: 'slow',
+          agent: 'sim',
+          params: { latencyMs: 1500, answer: 'late but done' },
+          budget: { latencySeconds: 1 },
+          budgetWaitSeconds: 60,
+        },
+      ],
     });
     await waitForSubtask(jobId, 's', 'waiting_for_budget');
     const top = await post(`/v1/jobs/${jobId}/subtasks/s/budget`, { add: { latencySeconds: 10 } });
     expect(top.statusCode).toBe(200);
     const r = await result(jobId);
-    expect(r.results[0]).toMatchObject({ status: 'success', data: 'late but done', failureReason: null, metrics: { steps: 1, attempts: 2 } });
+    expect(r.results[0]).toMatchObject({
+      status: 'success',
+      data: 'late but done',
+      failureReason: null,
+      metrics: { steps: 1, attempts: 2 },
+    });
   });
 
   it('rejects an invalid top-up with 400 and changes nothing (API and workflow validator)', async () => {
@@ -131,7 +169,14 @@ describe('top-ups reach subtasks inside batches and nested jobs', () => {
       pattern: 'fanout',
       budget: { costUsd: 0.01 },
       tasks: [
-        { id: 'inner', question: 'q', job: { pattern: 'fanout', tasks: [{ id: 'x', question: 'q', agent: 'sim', params: { steps: 3, costUsd: 0.01 }, budgetWaitSeconds: 60 }] } },
+        {
+          id: 'inner',
+          question: 'q',
+          job: {
+            pattern: 'fanout',
+            tasks: [{ id: 'x', question: 'q', agent: 'sim', params: { steps: 3, costUsd: 0.01 }, budgetWaitSeconds: 60 }],
+          },
+        },
       ],
     });
     await waitForSubtask(`${jobId}/inner`, 'x', 'waiting_for_budget');
@@ -148,7 +193,13 @@ describe('top-ups reach subtasks inside batches and nested jobs', () => {
       jobId,
       pattern: 'fanout',
       // runs until the cancel below (its step never answers)
-      tasks: [{ id: 'inner', question: 'q', job: { pattern: 'fanout', tasks: [{ id: 'x', question: 'q', agent: 'sim', params: { hang: true } }] } }],
+      tasks: [
+        {
+          id: 'inner',
+          question: 'q',
+          job: { pattern: 'fanout', tasks: [{ id: 'x', question: 'q', agent: 'sim', params: { hang: true } }] },
+        },
+      ],
     });
     const client = await testClient();
     await waitForSubtask(`${jobId}/inner`, 'x', 'running');
@@ -172,10 +223,18 @@ describe('stop and cancel', () => {
     // a has done a step (its status query says so): the stop comes mid-subtask
     const client = await testClient();
     let steps: number | undefined;
-    await pollUntil(async () => {
-      steps = (await client.workflow.getHandle(`job/default/${jobId}/a`).query(subtaskStatusQuery).catch(() => undefined))?.steps;
-      return (steps ?? 0) >= 1;
-    }, () => `subtask a never finished a step (steps: ${steps ?? 'no answer to the status query'})`);
+    await pollUntil(
+      async () => {
+        steps = (
+          await client.workflow
+            .getHandle(`job/default/${jobId}/a`)
+            .query(subtaskStatusQuery)
+            .catch(() => undefined)
+        )?.steps;
+        return (steps ?? 0) >= 1;
+      },
+      () => `subtask a never finished a step (steps: ${steps ?? 'no answer to the status query'})`,
+    );
     expect((await post(`/v1/jobs/${jobId}/stop`)).statusCode).toBe(202);
     const r = await result(jobId);
     expect(r.status).toBe('partial');

@@ -19,7 +19,12 @@ async function streamOf(jobId: string): Promise<JobEvent[]> {
   const deadline = Date.now() + 30_000;
   for (;;) {
     const events: JobEvent[] = [];
-    for (let page = await record.events.after('default', jobId, 0); page.length; page = await record.events.after('default', jobId, events.at(-1)!.seq)) events.push(...page);
+    for (
+      let page = await record.events.after('default', jobId, 0);
+      page.length;
+      page = await record.events.after('default', jobId, events.at(-1)!.seq)
+    )
+      events.push(...page);
     if (events.at(-1)?.type === 'job.finished' || Date.now() > deadline) return events;
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -37,14 +42,24 @@ describe('job events under concurrent load', () => {
     const noise = (async () => {
       const decoy = uniqueId('events-load-decoy');
       for (let n = 0; writing; n++) {
-        await other.store.events.append('default', decoy, [{ key: `n${n}`, type: 'subtask.step', data: { n } }]).then(() => written++, () => refused++);
+        await other.store.events.append('default', decoy, [{ key: `n${n}`, type: 'subtask.step', data: { n } }]).then(
+          () => written++,
+          () => refused++,
+        );
         await new Promise((r) => setImmediate(r));
       }
     })();
     try {
       const ids = Array.from({ length: JOBS }, (_, i) => uniqueId(`events-load-${i}`));
-      const tasks = Array.from({ length: TASKS }, (_, t) => ({ id: `t${t}`, question: `q${t}`, agent: 'sim', params: { steps: STEPS, latencyMs: 20 } }));
-      const submitted = await Promise.all(ids.map((jobId) => app.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId, pattern: 'fanout', tasks } })));
+      const tasks = Array.from({ length: TASKS }, (_, t) => ({
+        id: `t${t}`,
+        question: `q${t}`,
+        agent: 'sim',
+        params: { steps: STEPS, latencyMs: 20 },
+      }));
+      const submitted = await Promise.all(
+        ids.map((jobId) => app.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId, pattern: 'fanout', tasks } })),
+      );
       expect(submitted.map((r) => r.statusCode)).toEqual(ids.map(() => 201));
       const results = await Promise.all(ids.map(async (jobId) => (await finalResult(app, jobId)).json() as JobResult));
       writing = false;
@@ -61,16 +76,23 @@ describe('job events under concurrent load', () => {
         if (events.at(-1)?.type !== 'job.finished') problems.push(`${jobId}: no job.finished`);
         for (const task of result.results) {
           // one subtask.step per step the result counts (a retried write of one is skipped by its key)
-          const told = new Set(events.filter((e) => e.type === 'subtask.step' && e.data.taskId === task.id).map((e) => Number(e.data.step)));
+          const told = new Set(
+            events.filter((e) => e.type === 'subtask.step' && e.data.taskId === task.id).map((e) => Number(e.data.step)),
+          );
           const missing = task.metrics.steps - told.size;
           lost += Math.max(0, missing);
-          if (missing !== 0) problems.push(`${jobId}/${task.id}: ${task.metrics.steps} steps, ${told.size} subtask.step events (steps ${[...told].sort((a, b) => a - b).join(',')})`);
+          if (missing !== 0)
+            problems.push(
+              `${jobId}/${task.id}: ${task.metrics.steps} steps, ${told.size} subtask.step events (steps ${[...told].sort((a, b) => a - b).join(',')})`,
+            );
           for (const type of ['subtask.started', 'subtask.finished']) {
             if (!events.some((e) => e.type === type && e.data.taskId === task.id)) problems.push(`${jobId}/${task.id}: no ${type}`);
           }
         }
       }
-      console.log(`events-load: ${lost} of ${JOBS * TASKS * STEPS} step events lost; the other writer wrote ${written}, was refused ${refused}`);
+      console.log(
+        `events-load: ${lost} of ${JOBS * TASKS * STEPS} step events lost; the other writer wrote ${written}, was refused ${refused}`,
+      );
       expect(problems).toEqual([]);
       expect(written).toBeGreaterThan(0);
     } finally {

@@ -9,11 +9,11 @@ import type { JobEvent } from '../../schemas';
 import { fastRetry, listeningApp, uniqueId } from '../helpers';
 import { authHeader } from '../tenants';
 
-
 /** Reads an SSE stream to its end (or `until` says stop): the events and the ids the frames carried. */
 async function readEvents(url: string, headers: Record<string, string> = {}, until?: (e: JobEvent) => boolean) {
   const res = await fetch(url, { headers: { ...authHeader('default'), ...headers } });
-  if (res.status !== 200) return { status: res.status, events: [] as JobEvent[], ids: [] as number[], type: res.headers.get('content-type') };
+  if (res.status !== 200)
+    return { status: res.status, events: [] as JobEvent[], ids: [] as number[], type: res.headers.get('content-type') };
   const events: JobEvent[] = [];
   const ids: number[] = [];
   const decoder = new TextDecoder();
@@ -27,7 +27,11 @@ async function readEvents(url: string, headers: Record<string, string> = {}, unt
     while ((at = buf.indexOf('\n\n')) >= 0) {
       const frame = buf.slice(0, at);
       buf = buf.slice(at + 2);
-      const field = (name: string) => frame.split('\n').find((l) => l.startsWith(`${name}: `))?.slice(name.length + 2);
+      const field = (name: string) =>
+        frame
+          .split('\n')
+          .find((l) => l.startsWith(`${name}: `))
+          ?.slice(name.length + 2);
       const data = field('data');
       if (!data) continue;
       const e = JSON.parse(data) as JobEvent;
@@ -80,7 +84,10 @@ describe('job events over SSE', () => {
       const steps = t.params.steps ?? 1;
       expect(mine[0], t.id).toBe('subtask.started');
       expect(mine.at(-1), t.id).toBe('subtask.finished');
-      expect(mine.filter((x) => x === 'subtask.step'), t.id).toHaveLength(steps);
+      expect(
+        mine.filter((x) => x === 'subtask.step'),
+        t.id,
+      ).toHaveLength(steps);
     }
     expect(live.events.find((e) => e.type === 'subtask.retried')?.data).toMatchObject({ taskId: 'c', attempt: 2 });
     const aSteps = live.events.filter((e) => e.type === 'subtask.step' && e.data.taskId === 'a');
@@ -92,7 +99,12 @@ describe('job events over SSE', () => {
 
   it("streams a vote's decision before job.finished, and each voter's finish", async () => {
     const jobId = uniqueId('sse-vote');
-    const voters = Array.from({ length: 5 }, (_, i) => ({ id: `v${i}`, question: 'yes or no?', agent: 'sim', params: i < 3 ? { answer: 'yes' } : { answer: 'no', hang: true } }));
+    const voters = Array.from({ length: 5 }, (_, i) => ({
+      id: `v${i}`,
+      question: 'yes or no?',
+      agent: 'sim',
+      params: i < 3 ? { answer: 'yes' } : { answer: 'no', hang: true },
+    }));
     expect((await submit(api.app, { jobId, pattern: 'vote', vote: { strategy: 'majority' }, tasks: voters })).statusCode).toBe(201);
     const r = await readEvents(`${api.url}/v1/jobs/${jobId}/events`);
     expectContiguous(r);
@@ -101,7 +113,9 @@ describe('job events over SSE', () => {
     expect(decided).toBeGreaterThan(0);
     expect(r.events[decided]!.data).toMatchObject({ winner: 'yes', decidedEarly: true });
     expect(types.at(-1)).toBe('job.finished');
-    expect(new Set(r.events.filter((e) => e.type === 'subtask.finished').map((e) => e.data.taskId))).toEqual(new Set(voters.map((v) => v.id)));
+    expect(new Set(r.events.filter((e) => e.type === 'subtask.finished').map((e) => e.data.taskId))).toEqual(
+      new Set(voters.map((v) => v.id)),
+    );
   });
 
   it('resumes from Last-Event-ID on a fresh API process after the first went away mid-stream, without gaps or repeats', async () => {
@@ -127,9 +141,18 @@ describe('job events over SSE', () => {
     }
   });
 
-  it("tells a budget top-up, and keeps every tenant to its own streams", async () => {
+  it('tells a budget top-up, and keeps every tenant to its own streams', async () => {
     const jobId = uniqueId('sse-budget');
-    expect((await submit(api.app, { jobId, pattern: 'fanout', budget: { costUsd: 1 }, tasks: [{ id: 'slow', question: 'q', agent: 'sim', params: { steps: 4, latencyMs: 300 } }] })).statusCode).toBe(201);
+    expect(
+      (
+        await submit(api.app, {
+          jobId,
+          pattern: 'fanout',
+          budget: { costUsd: 1 },
+          tasks: [{ id: 'slow', question: 'q', agent: 'sim', params: { steps: 4, latencyMs: 300 } }],
+        })
+      ).statusCode,
+    ).toBe(201);
     const topUp = await api.app.inject({ method: 'POST', url: `/v1/jobs/${jobId}/budget`, payload: { add: { costUsd: 2 } } });
     expect(topUp.statusCode).toBe(200);
     const r = await readEvents(`${api.url}/v1/jobs/${jobId}/events`);

@@ -10,7 +10,11 @@ describe('fallback agents at the API', () => {
     const res = await app.inject({
       method: 'POST',
       url: '/v1/jobs',
-      payload: { jobId, pattern: 'fanout', tasks: [{ id: 'a', question: 'q', agent: 'sim', params: { steps: 2 }, fallback: ['sim', 'nobody', 'echo'] }] },
+      payload: {
+        jobId,
+        pattern: 'fanout',
+        tasks: [{ id: 'a', question: 'q', agent: 'sim', params: { steps: 2 }, fallback: ['sim', 'nobody', 'echo'] }],
+      },
     });
     expect(res.statusCode).toBe(422);
     expect(res.json().errors).toEqual([
@@ -22,13 +26,26 @@ describe('fallback agents at the API', () => {
   });
 
   it('answers 400 for a nested job with fallbacks', async () => {
-    const res = await app.inject({ method: 'POST', url: '/v1/jobs', payload: { pattern: 'fanout', tasks: [{ id: 'a', question: 'q', fallback: ['echo'], job: { pattern: 'fanout', tasks: [{ id: 'b', question: 'q', agent: 'echo' }] } }] } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/jobs',
+      payload: {
+        pattern: 'fanout',
+        tasks: [
+          { id: 'a', question: 'q', fallback: ['echo'], job: { pattern: 'fanout', tasks: [{ id: 'b', question: 'q', agent: 'echo' }] } },
+        ],
+      },
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json().errors).toEqual([{ path: 'body.tasks[0].fallback', message: expect.stringContaining('not nested jobs') }]);
   });
 
   it('answers 400 for more than 8 fallbacks', async () => {
-    const res = await app.inject({ method: 'POST', url: '/v1/jobs', payload: { pattern: 'fanout', tasks: [{ id: 'a', question: 'q', agent: 'echo', fallback: Array(9).fill('echo') }] } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/jobs',
+      payload: { pattern: 'fanout', tasks: [{ id: 'a', question: 'q', agent: 'echo', fallback: Array(9).fill('echo') }] },
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json().errors[0].path).toBe('body.tasks[0].fallback');
   });

@@ -9,11 +9,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listeningApp, testApp } from '../helpers';
 import { authHeader } from '../tenants';
 
-const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'rebind', version: '1' } } };
+const INIT = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'rebind', version: '1' } },
+};
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...authHeader('default') };
 
 /** A real HTTP POST over loopback with the headers a rebinding page's browser would send. */
-function post(url: string, path: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; type: string; body: string }> {
+function post(
+  url: string,
+  path: string,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<{ status: number; type: string; body: string }> {
   return new Promise((resolve, reject) => {
     const u = new URL(url);
     const req = request({ host: u.hostname, port: u.port, path, method: 'POST', headers }, (res) => {
@@ -42,7 +52,12 @@ describe('/mcp on a loopback-bound API (auth on)', () => {
     expect(foreignHost.status).toBe(403);
     expect(foreignHost.type).toContain('application/problem+json');
     expect(JSON.parse(foreignHost.body)).toMatchObject({ status: 403, detail: expect.stringContaining('DELEGATE_ALLOWED_HOSTS') });
-    const foreignOrigin = await post(url, '/mcp', { ...MCP_HEADERS, host: `localhost:${port}`, origin: 'http://rebind.attacker.example' }, INIT);
+    const foreignOrigin = await post(
+      url,
+      '/mcp',
+      { ...MCP_HEADERS, host: `localhost:${port}`, origin: 'http://rebind.attacker.example' },
+      INIT,
+    );
     expect(foreignOrigin.status).toBe(403);
     expect(JSON.parse(foreignOrigin.body)).toMatchObject({ status: 403, detail: expect.stringContaining('DELEGATE_ALLOWED_ORIGINS') });
     // an opaque origin (a sandboxed frame, a file) is no better
@@ -73,11 +88,24 @@ describe('REST with auth off', () => {
     expect((await submit({ host: 'localhost:3000', origin: 'http://rebind.attacker.example:3000' })).statusCode).toBe(403);
     expect((await app.inject({ method: 'GET', url: '/v1/jobs', headers: { host: 'rebind.attacker.example' } })).statusCode).toBe(403);
 
-    expect((await app.inject({ method: 'GET', url: '/v1/jobs', headers: { host: 'localhost:3000', origin: 'http://localhost:3000' } })).statusCode).toBe(200);
+    expect(
+      (await app.inject({ method: 'GET', url: '/v1/jobs', headers: { host: 'localhost:3000', origin: 'http://localhost:3000' } }))
+        .statusCode,
+    ).toBe(200);
     expect((await app.inject({ method: 'GET', url: '/v1/jobs', headers: { host: '127.0.0.1:3000' } })).statusCode).toBe(200);
-    expect((await app.inject({ method: 'GET', url: '/v1/jobs', headers: { host: 'delegate.internal.example:8443', origin: 'https://delegate.internal.example:8443' } })).statusCode).toBe(200);
+    expect(
+      (
+        await app.inject({
+          method: 'GET',
+          url: '/v1/jobs',
+          headers: { host: 'delegate.internal.example:8443', origin: 'https://delegate.internal.example:8443' },
+        })
+      ).statusCode,
+    ).toBe(200);
     // PUBLIC_URL's host with its port only
-    expect((await app.inject({ method: 'GET', url: '/v1/jobs', headers: { host: 'delegate.internal.example:9999' } })).statusCode).toBe(403);
+    expect((await app.inject({ method: 'GET', url: '/v1/jobs', headers: { host: 'delegate.internal.example:9999' } })).statusCode).toBe(
+      403,
+    );
   });
 });
 
@@ -89,10 +117,30 @@ describe('an API on every interface with auth on', () => {
     } finally {
       await open.close();
     }
-    const listed = await testApp({ HOST: '0.0.0.0', DELEGATE_ALLOWED_HOSTS: 'api.example.com', DELEGATE_ALLOWED_ORIGINS: 'https://console.example.com' });
+    const listed = await testApp({
+      HOST: '0.0.0.0',
+      DELEGATE_ALLOWED_HOSTS: 'api.example.com',
+      DELEGATE_ALLOWED_ORIGINS: 'https://console.example.com',
+    });
     try {
-      expect((await listed.inject({ method: 'GET', url: '/v1/agents', headers: { host: 'api.example.com', origin: 'https://console.example.com' } })).statusCode).toBe(200);
-      expect((await listed.inject({ method: 'GET', url: '/v1/agents', headers: { host: 'api.example.com', origin: 'https://api.example.com.evil.example' } })).statusCode).toBe(403);
+      expect(
+        (
+          await listed.inject({
+            method: 'GET',
+            url: '/v1/agents',
+            headers: { host: 'api.example.com', origin: 'https://console.example.com' },
+          })
+        ).statusCode,
+      ).toBe(200);
+      expect(
+        (
+          await listed.inject({
+            method: 'GET',
+            url: '/v1/agents',
+            headers: { host: 'api.example.com', origin: 'https://api.example.com.evil.example' },
+          })
+        ).statusCode,
+      ).toBe(403);
       expect((await listed.inject({ method: 'GET', url: '/v1/agents', headers: { host: 'other.example.com' } })).statusCode).toBe(403);
     } finally {
       await listed.close();

@@ -21,7 +21,12 @@ let app: FastifyInstance;
 beforeAll(async () => {
   const registry = createAgentRegistry(builtinAgents);
   worker = await startDedicatedWorker({ registry, lanes: [TENANT] });
-  const config = testConfig({ DELEGATE_TASK_QUEUE: worker.taskQueue, DELEGATE_API_KEYS: `${TENANT}=${KEY}`, DELEGATE_API_KEYS_FILE: undefined, DELEGATE_QUOTA_RUNNING_JOBS: '1' });
+  const config = testConfig({
+    DELEGATE_TASK_QUEUE: worker.taskQueue,
+    DELEGATE_API_KEYS: `${TENANT}=${KEY}`,
+    DELEGATE_API_KEYS_FILE: undefined,
+    DELEGATE_QUOTA_RUNNING_JOBS: '1',
+  });
   app = await buildApp({ config, client: await testClient(), registry, tenants: loadTenants(config), record: await testRecord() });
 });
 afterAll(async () => {
@@ -30,7 +35,12 @@ afterAll(async () => {
 });
 
 const submit = (jobId: string, params: Record<string, unknown> = {}) =>
-  app.inject({ method: 'POST', url: '/v1/jobs', headers, payload: { jobId, pattern: 'fanout', tasks: [{ id: 't', question: 'q', agent: 'sim', params }] } });
+  app.inject({
+    method: 'POST',
+    url: '/v1/jobs',
+    headers,
+    payload: { jobId, pattern: 'fanout', tasks: [{ id: 't', question: 'q', agent: 'sim', params }] },
+  });
 async function result(jobId: string) {
   let r = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=60`, headers });
   while (r.statusCode === 202) r = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=60`, headers });
@@ -51,7 +61,10 @@ describe('job quotas, listing and top-ups', () => {
     const slow = uniqueId('slow');
     expect((await submit(slow, { latencyMs: 60_000 })).statusCode).toBe(201);
     expect((await submit(uniqueId('refused'))).statusCode).toBe(429);
-    const listed = async () => ((await app.inject({ method: 'GET', url: '/v1/jobs?status=running', headers })).json() as { jobs: { jobId: string }[] }).jobs.map((j) => j.jobId);
+    const listed = async () =>
+      ((await app.inject({ method: 'GET', url: '/v1/jobs?status=running', headers })).json() as { jobs: { jobId: string }[] }).jobs.map(
+        (j) => j.jobId,
+      );
     await pollUntil(async () => (await listed()).includes(slow), 'the running job was never listed as running');
 
     // a sub-micro-dollar top-up would book nothing: refused at its field, not answered 200
@@ -59,15 +72,26 @@ describe('job quotas, listing and top-ups', () => {
     expect(tiny.statusCode, tiny.body).toBe(400);
     expect(tiny.headers['content-type']).toContain('application/problem+json');
     expect(tiny.json().errors).toEqual([{ path: 'body.add.costUsd', message: expect.stringContaining('micro-dollar') }]);
-    const tinySubtask = await app.inject({ method: 'POST', url: `/v1/jobs/${slow}/subtasks/t/budget`, headers, payload: { add: { costUsd: 1e-7, tokens: 5 } } });
+    const tinySubtask = await app.inject({
+      method: 'POST',
+      url: `/v1/jobs/${slow}/subtasks/t/budget`,
+      headers,
+      payload: { add: { costUsd: 1e-7, tokens: 5 } },
+    });
     expect(tinySubtask.statusCode).toBe(400);
-    expect((await app.inject({ method: 'POST', url: `/v1/jobs/${slow}/budget`, headers, payload: { add: { costUsd: 0.000001 } } })).statusCode).toBe(200);
+    expect(
+      (await app.inject({ method: 'POST', url: `/v1/jobs/${slow}/budget`, headers, payload: { add: { costUsd: 0.000001 } } })).statusCode,
+    ).toBe(200);
 
     // an operator terminates it (no outcome is ever written): not running, in the list or the quota
     await (await testClient()).workflow.getHandle(`job/${TENANT}/${slow}`).terminate('operator');
     // visibility shows the termination within moments; before the fix the job stayed listed for good
     await pollUntil(async () => !(await listed()).includes(slow), 'the terminated job is still listed as running', 15_000);
-    const all = ((await app.inject({ method: 'GET', url: '/v1/jobs', headers })).json() as { jobs: { jobId: string; state: string; status?: string }[] }).jobs;
+    const all = (
+      (await app.inject({ method: 'GET', url: '/v1/jobs', headers })).json() as {
+        jobs: { jobId: string; state: string; status?: string }[];
+      }
+    ).jobs;
     expect(all.find((j) => j.jobId === slow)).toMatchObject({ state: 'terminated' });
     expect(all.find((j) => j.jobId === slow)?.status).toBeUndefined();
   });

@@ -11,7 +11,12 @@ const threeWay = (jobId: string) => ({
   tasks: [
     { id: 'a', question: 'What is A?', agent: 'echo' },
     { id: 'b', question: 'What is B?', agent: 'sim', params: { answer: { b: 2 }, costUsd: 0.01, tokens: 100, steps: 2 } },
-    { id: 'c', question: 'What is C?', agent: { capability: 'sim' }, params: { evidence: [{ id: 'e1', source: 'web', snippet: 'C is c' }] } },
+    {
+      id: 'c',
+      question: 'What is C?',
+      agent: { capability: 'sim' },
+      params: { evidence: [{ id: 'e1', source: 'web', snippet: 'C is c' }] },
+    },
   ],
   labels: { team: 'research' },
 });
@@ -38,7 +43,9 @@ describe('POST /v1/jobs → GET result', () => {
     const view = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}` });
     expect(view.statusCode).toBe(200);
     expect(view.json()).toMatchObject({ state: 'completed', status: 'success', progress: { total: 3, completed: 3, succeeded: 3 } });
-    expect(view.json().subtasks.map((s: { workflowId: string }) => s.workflowId)).toEqual(['a', 'b', 'c'].map((t) => `job/default/${jobId}/${t}`));
+    expect(view.json().subtasks.map((s: { workflowId: string }) => s.workflowId)).toEqual(
+      ['a', 'b', 'c'].map((t) => `job/default/${jobId}/${t}`),
+    );
   });
 
   it('answers 202 with the status while the job is still running', async () => {
@@ -83,7 +90,14 @@ describe('bad input changes nothing', () => {
     const res = await app.inject({
       method: 'POST',
       url: '/v1/jobs',
-      payload: { jobId, pattern: 'fanout', tasks: [{ id: 'a', question: '', agent: 'echo' }, { id: 'a', question: 'q', agent: 'echo', budget: { costUsd: -1 } }] },
+      payload: {
+        jobId,
+        pattern: 'fanout',
+        tasks: [
+          { id: 'a', question: '', agent: 'echo' },
+          { id: 'a', question: 'q', agent: 'echo', budget: { costUsd: -1 } },
+        ],
+      },
     });
     expect(res.statusCode).toBe(400);
     expect(res.headers['content-type']).toContain('application/problem+json');
@@ -94,12 +108,23 @@ describe('bad input changes nothing', () => {
 
   it('rejects duplicate task ids, unknown fields and wrong types', async () => {
     for (const payload of [
-      { pattern: 'fanout', tasks: [{ id: 'a', question: 'q', agent: 'echo' }, { id: 'a', question: 'q', agent: 'echo' }] },
+      {
+        pattern: 'fanout',
+        tasks: [
+          { id: 'a', question: 'q', agent: 'echo' },
+          { id: 'a', question: 'q', agent: 'echo' },
+        ],
+      },
       { pattern: 'fanout', tasks: [{ id: 'a', question: 'q', agent: 'echo' }], surprise: true },
       { pattern: 'sideways', tasks: [] },
       '{"pattern": "fanout", "tasks": [',
     ]) {
-      const res = await app.inject({ method: 'POST', url: '/v1/jobs', headers: { 'content-type': 'application/json' }, payload: typeof payload === 'string' ? payload : JSON.stringify(payload) });
+      const res = await app.inject({
+        method: 'POST',
+        url: '/v1/jobs',
+        headers: { 'content-type': 'application/json' },
+        payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
+      });
       expect(res.statusCode, JSON.stringify(payload)).toBe(400);
       expect(res.json().status).toBe(400);
     }
@@ -116,7 +141,15 @@ describe('bad input changes nothing', () => {
     const res = await app.inject({
       method: 'POST',
       url: '/v1/jobs',
-      payload: { jobId, pattern: 'fanout', tasks: [{ id: 'a', question: 'q', agent: 'echo' }, { id: 'b', question: 'q', agent: 'nobody' }, { id: 'c', question: 'q', agent: 'sim', params: { steps: 'many' } }] },
+      payload: {
+        jobId,
+        pattern: 'fanout',
+        tasks: [
+          { id: 'a', question: 'q', agent: 'echo' },
+          { id: 'b', question: 'q', agent: 'nobody' },
+          { id: 'c', question: 'q', agent: 'sim', params: { steps: 'many' } },
+        ],
+      },
     });
     expect(res.statusCode).toBe(422);
     const paths = res.json().errors.map((e: { path: string }) => e.path);
@@ -124,21 +157,32 @@ describe('bad input changes nothing', () => {
     expect(await jobsStartedWithId(jobId)).toBe(0);
   });
 
-  it("answers 422 for a task whose step could outlast the step ceiling (timeout × attempts + backoff)", async () => {
+  it('answers 422 for a task whose step could outlast the step ceiling (timeout × attempts + backoff)', async () => {
     const jobId = uniqueId('ceiling');
     const res = await app.inject({
       method: 'POST',
       url: '/v1/jobs',
-      payload: { jobId, pattern: 'fanout', tasks: [{ id: 'a', question: 'q', agent: 'sim', timeoutSeconds: 86_400, retry: { maxAttempts: 5 } }] },
+      payload: {
+        jobId,
+        pattern: 'fanout',
+        tasks: [{ id: 'a', question: 'q', agent: 'sim', timeoutSeconds: 86_400, retry: { maxAttempts: 5 } }],
+      },
     });
     expect(res.statusCode).toBe(422);
-    expect(res.json().errors).toEqual([{ path: 'body.tasks[0].retry', message: expect.stringMatching(/^a step may take up to \d+s \(timeoutSeconds 86400 × maxAttempts 5/) }]);
+    expect(res.json().errors).toEqual([
+      { path: 'body.tasks[0].retry', message: expect.stringMatching(/^a step may take up to \d+s \(timeoutSeconds 86400 × maxAttempts 5/) },
+    ]);
     expect(await jobsStartedWithId(jobId)).toBe(0);
   });
 
   it('answers 404 for an unknown job on every job route', async () => {
     const id = uniqueId('ghost');
-    for (const [method, url] of [['GET', `/v1/jobs/${id}`], ['GET', `/v1/jobs/${id}/result`], ['POST', `/v1/jobs/${id}/stop`], ['POST', `/v1/jobs/${id}/cancel`]] as const) {
+    for (const [method, url] of [
+      ['GET', `/v1/jobs/${id}`],
+      ['GET', `/v1/jobs/${id}/result`],
+      ['POST', `/v1/jobs/${id}/stop`],
+      ['POST', `/v1/jobs/${id}/cancel`],
+    ] as const) {
       const res = await app.inject({ method, url, ...(method === 'POST' ? { payload: {} } : {}) });
       expect(res.statusCode, `${method} ${url}`).toBe(404);
       expect(res.json().title).toBe('Not found');
@@ -167,7 +211,13 @@ describe('catalogue, health and docs', () => {
     const { loadTenants } = await import('../../config/tenants');
     const dead = await Connection.connect({ address: '127.0.0.1:1', connectTimeout: 100 }).catch(() => undefined);
     const lazy = dead ?? Connection.lazy({ address: '127.0.0.1:1' });
-    const offline = await buildApp({ config: testConfig(), client: new Client({ connection: lazy }), registry: createAgentRegistry(builtinAgents), tenants: loadTenants(testConfig()), record: await testRecord() });
+    const offline = await buildApp({
+      config: testConfig(),
+      client: new Client({ connection: lazy }),
+      registry: createAgentRegistry(builtinAgents),
+      tenants: loadTenants(testConfig()),
+      record: await testRecord(),
+    });
     const res = await offline.inject({ method: 'GET', url: '/readyz' });
     expect(res.statusCode).toBe(503);
     expect(res.json().title).toBe('Temporal unavailable');
@@ -177,7 +227,9 @@ describe('catalogue, health and docs', () => {
   it('serves an OpenAPI document generated from the schemas, and the docs page', async () => {
     const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
     expect(doc.openapi).toMatch(/^3\./);
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v1/jobs', '/v1/jobs/{jobId}', '/v1/jobs/{jobId}/result', '/v1/agents']));
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/v1/jobs', '/v1/jobs/{jobId}', '/v1/jobs/{jobId}/result', '/v1/agents']),
+    );
     expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['JobSpec', 'TaskSpec', 'JobResult', 'Budget']));
     const docs = await app.inject({ method: 'GET', url: '/docs/' });
     expect(docs.statusCode).toBe(200);
@@ -199,7 +251,11 @@ describe('limits', () => {
 describe('task ids that look like internal ones', () => {
   it('serves status for a task named like a batch of a wide fan-out', async () => {
     const jobId = uniqueId('batchname');
-    await app.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId, pattern: 'fanout', tasks: [{ id: 'batch-0001', question: 'q', agent: 'sim', params: { latencyMs: 1000 } }] } });
+    await app.inject({
+      method: 'POST',
+      url: '/v1/jobs',
+      payload: { jobId, pattern: 'fanout', tasks: [{ id: 'batch-0001', question: 'q', agent: 'sim', params: { latencyMs: 1000 } }] },
+    });
     const running = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=0` });
     expect(running.statusCode).toBe(202);
     expect(running.json().progress).toMatchObject({ total: 1 });

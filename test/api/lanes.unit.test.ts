@@ -30,7 +30,10 @@ describe('createLaneWatch', () => {
     expect(await watch.served({ name: 'never', kind: 'activity' })).toBe(false);
     // Temporal could not say: undefined, and the lane is not reported (the job goes ahead)
     expect(await watch.served({ name: 'failing', kind: 'activity' })).toBeUndefined();
-    expect(await watch.unserved(['live', 'stale', 'never', 'failing'].map((name) => ({ name, kind: 'activity' as const })))).toEqual(['stale', 'never']);
+    expect(await watch.unserved(['live', 'stale', 'never', 'failing'].map((name) => ({ name, kind: 'activity' as const })))).toEqual([
+      'stale',
+      'never',
+    ]);
   });
 
   it('reuses a served answer for 5 s and a miss for 1 s; asks for workflow and activity pollers apart', async () => {

@@ -13,11 +13,27 @@ describe('GET /v1/jobs', () => {
     // a label unique to this run keeps other tests' jobs of the same tenant out of the listing
     const run = uniqueId('run').replace(/[^A-Za-z0-9_.-]/g, '');
     const submit = (jobId: string, extra: { labels?: Record<string, string>; tasks?: object[] }) =>
-      app.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId, pattern: 'fanout', tasks: [{ id: 'a', question: 'q', agent: 'echo' }], ...extra, labels: { run, ...extra.labels } } });
+      app.inject({
+        method: 'POST',
+        url: '/v1/jobs',
+        payload: {
+          jobId,
+          pattern: 'fanout',
+          tasks: [{ id: 'a', question: 'q', agent: 'echo' }],
+          ...extra,
+          labels: { run, ...extra.labels },
+        },
+      });
     const ids = { red: `${run}-red`, blue: `${run}-blue`, nest: `${run}-nest` };
     expect((await submit(ids.red, { labels: { color: 'red' } })).statusCode).toBe(201);
     expect((await submit(ids.blue, { labels: { color: 'blue' } })).statusCode).toBe(201);
-    expect((await submit(ids.nest, { tasks: [{ id: 'inner', question: 'q', job: { pattern: 'fanout', tasks: [{ id: 'x', question: 'q', agent: 'echo' }] } }] })).statusCode).toBe(201);
+    expect(
+      (
+        await submit(ids.nest, {
+          tasks: [{ id: 'inner', question: 'q', job: { pattern: 'fanout', tasks: [{ id: 'x', question: 'q', agent: 'echo' }] } }],
+        })
+      ).statusCode,
+    ).toBe(201);
     for (const id of Object.values(ids)) {
       expect((await app.inject({ method: 'GET', url: `/v1/jobs/${id}/result?waitSeconds=30` })).statusCode).toBe(200);
     }
@@ -28,7 +44,8 @@ describe('GET /v1/jobs', () => {
         expect(res.statusCode).toBe(200);
         const jobs = res.json().jobs as { jobId: string; state: string }[];
         // visibility is eventually consistent: wait until every root job shows as finished
-        if ((jobs.every((j) => j.state === 'completed') && jobs.length >= expected) || Date.now() > deadline) return jobs.map((j) => j.jobId).sort();
+        if ((jobs.every((j) => j.state === 'completed') && jobs.length >= expected) || Date.now() > deadline)
+          return jobs.map((j) => j.jobId).sort();
         await new Promise((r) => setTimeout(r, 200));
       }
     };
@@ -59,7 +76,12 @@ describe('GET /v1/jobs', () => {
     const ids = kinds.map((k, i) => `${run}-${String(i).padStart(2, '0')}-${k}`);
     for (const [i, jobId] of ids.entries()) {
       const agent = kinds[i] === 'finished' ? { agent: 'echo' } : { agent: 'sim', params: { hang: true } };
-      const res = await app.inject({ method: 'POST', url: '/v1/jobs', headers: tenant, payload: { jobId, pattern: 'fanout', tasks: [{ id: 'a', question: 'q', ...agent }], labels: { run } } });
+      const res = await app.inject({
+        method: 'POST',
+        url: '/v1/jobs',
+        headers: tenant,
+        payload: { jobId, pattern: 'fanout', tasks: [{ id: 'a', question: 'q', ...agent }], labels: { run } },
+      });
       expect(res.statusCode).toBe(201);
     }
     const client = await testClient();
@@ -69,7 +91,9 @@ describe('GET /v1/jobs', () => {
     }
     // the keys from each job's own view: the order the listing must follow
     const expected: string[] = [];
-    const keys = await Promise.all(ids.map(async (jobId) => ({ jobId, startedAt: Date.parse((await get(`/v1/jobs/${jobId}`)).json().startedAt as string) })));
+    const keys = await Promise.all(
+      ids.map(async (jobId) => ({ jobId, startedAt: Date.parse((await get(`/v1/jobs/${jobId}`)).json().startedAt as string) })),
+    );
     expected.push(...keys.sort(compareJobKeys).map((k) => k.jobId));
     // visibility is eventually consistent: wait until it shows every job in its state
     const stateOf = (i: number) => ({ running: 'running', terminated: 'terminated', finished: 'completed' })[kinds[i]];
@@ -94,20 +118,26 @@ describe('GET /v1/jobs', () => {
         // running jobs further down the listing finish (and move to the record) while the caller pages
         const later = ids.filter((id, i) => kinds[i] === 'running' && !seen.some((j) => j.jobId === id)).slice(0, 3);
         moved.push(...later);
-        for (const jobId of later) expect((await app.inject({ method: 'POST', url: `/v1/jobs/${jobId}/cancel`, headers: tenant, payload: {} })).statusCode).toBe(202);
+        for (const jobId of later)
+          expect((await app.inject({ method: 'POST', url: `/v1/jobs/${jobId}/cancel`, headers: tenant, payload: {} })).statusCode).toBe(
+            202,
+          );
         for (const jobId of later) expect((await get(`/v1/jobs/${jobId}/result?waitSeconds=30`)).statusCode).toBe(200);
       }
     } while (token && pages < 10);
     expect(seen.map((j) => j.jobId)).toEqual(expected);
     expect(pages).toBe(5);
     // the jobs that finished meanwhile are listed once, from the record
-    expect(seen.filter((j) => moved.includes(j.jobId)).map((j) => [j.jobId, j.state, j.status])).toEqual(expected.filter((id) => moved.includes(id)).map((id) => [id, 'completed', 'cancelled']));
+    expect(seen.filter((j) => moved.includes(j.jobId)).map((j) => [j.jobId, j.state, j.status])).toEqual(
+      expected.filter((id) => moved.includes(id)).map((id) => [id, 'completed', 'cancelled']),
+    );
     expect(seen.filter((j) => j.state === 'terminated')).toHaveLength(2);
     expect(seen.filter((j) => j.state === 'running').length).toBeGreaterThanOrEqual(1);
     // the deprecated `limit` still sets the page size
     expect(((await get(`/v1/jobs?label=run=${run}&limit=4`)).json() as JobPage).jobs.map((j) => j.jobId)).toEqual(expected.slice(0, 4));
 
-    for (const [i, jobId] of ids.entries()) if (kinds[i] === 'running') await app.inject({ method: 'POST', url: `/v1/jobs/${jobId}/cancel`, headers: tenant, payload: {} });
+    for (const [i, jobId] of ids.entries())
+      if (kinds[i] === 'running') await app.inject({ method: 'POST', url: `/v1/jobs/${jobId}/cancel`, headers: tenant, payload: {} });
   });
 
   it('refuses a page token it did not give with 400 at querystring.nextPageToken', async () => {
@@ -136,7 +166,11 @@ describe('GET /v1/reports', () => {
       do {
         const res = await api.inject({ method: 'GET', url: `/v1/reports?pageSize=7${token ? `&nextPageToken=${token}` : ''}` });
         expect(res.statusCode).toBe(200);
-        const page = res.json() as { reports: { jobId: string; closedAt: string }[]; nextPageToken: string | null; nextCursor: string | null };
+        const page = res.json() as {
+          reports: { jobId: string; closedAt: string }[];
+          nextPageToken: string | null;
+          nextCursor: string | null;
+        };
         expect(page.nextCursor).toBe(page.nextPageToken);
         seen.push(...page.reports.map((r) => r.jobId));
         token = page.nextPageToken;
@@ -146,8 +180,13 @@ describe('GET /v1/reports', () => {
       expect(new Set(seen).size).toBe(30);
       const closed = new Map(jobs.map((j) => [j.jobId, j.closedAt]));
       expect(seen.map((id) => closed.get(id))).toEqual(jobs.map((j) => j.closedAt).sort((a, b) => b - a));
-      const first = (await api.inject({ method: 'GET', url: '/v1/reports?limit=7' })).json() as { reports: { jobId: string }[]; nextCursor: string };
-      const second = (await api.inject({ method: 'GET', url: `/v1/reports?limit=7&cursor=${first.nextCursor}` })).json() as { reports: { jobId: string }[] };
+      const first = (await api.inject({ method: 'GET', url: '/v1/reports?limit=7' })).json() as {
+        reports: { jobId: string }[];
+        nextCursor: string;
+      };
+      const second = (await api.inject({ method: 'GET', url: `/v1/reports?limit=7&cursor=${first.nextCursor}` })).json() as {
+        reports: { jobId: string }[];
+      };
       expect([...first.reports, ...second.reports].map((r) => r.jobId)).toEqual(seen.slice(0, 14));
       const bad = await api.inject({ method: 'GET', url: `/v1/reports?nextPageToken=${Buffer.from('j1.12.a').toString('base64url')}` });
       expect(bad.statusCode).toBe(400);

@@ -52,7 +52,18 @@ describe('nesting depth at submission', () => {
 describe('a running nested job in the job view', () => {
   it("shows the running nested job's own live ledger (its answer to the 'status' query)", async () => {
     const jobId = uniqueId('nestlive');
-    const spec = { jobId, pattern: 'fanout', budget: { costUsd: 1 }, tasks: [{ id: 'inner', question: 'q', job: { pattern: 'fanout', tasks: [{ id: 's', question: 'slow', agent: 'sim', params: { hang: true } }] } }] };
+    const spec = {
+      jobId,
+      pattern: 'fanout',
+      budget: { costUsd: 1 },
+      tasks: [
+        {
+          id: 'inner',
+          question: 'q',
+          job: { pattern: 'fanout', tasks: [{ id: 's', question: 'slow', agent: 'sim', params: { hang: true } }] },
+        },
+      ],
+    };
     expect((await app.inject({ method: 'POST', url: '/v1/jobs', payload: spec })).statusCode).toBe(201);
     try {
       let last: JobView | undefined;

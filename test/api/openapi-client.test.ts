@@ -21,13 +21,25 @@ const dir = mkdtempSync(join(tmpdir(), 'delegate-openapi-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 type Media = { example?: unknown };
-type Operation = { operationId?: string; requestBody?: { content?: Record<string, Media> }; responses: Record<string, { content?: Record<string, Media> }> };
+type Operation = {
+  operationId?: string;
+  requestBody?: { content?: Record<string, Media> };
+  responses: Record<string, { content?: Record<string, Media> }>;
+};
 type Doc = { paths: Record<string, Record<string, Operation>> };
 
 /** The project's tsc on `files` of the temp dir (strict, no ambient types); its output when it fails. */
 async function typecheck(name: string, files: string[]): Promise<{ ok: boolean; output: string }> {
   const config = join(dir, `tsconfig.${name}.json`);
-  const compilerOptions = { strict: true, noEmit: true, target: 'ES2022', lib: ['ES2022'], module: 'ESNext', moduleResolution: 'Bundler', types: [] };
+  const compilerOptions = {
+    strict: true,
+    noEmit: true,
+    target: 'ES2022',
+    lib: ['ES2022'],
+    module: 'ESNext',
+    moduleResolution: 'Bundler',
+    types: [],
+  };
   writeFileSync(config, JSON.stringify({ compilerOptions, files }));
   try {
     await promisify(execFile)(process.execPath, ['node_modules/typescript/bin/tsc', '-p', config]);
@@ -47,12 +59,16 @@ function exampleAssignments(doc: Doc): string[] {
       const name = op.operationId!;
       const body = op.requestBody?.content?.['application/json'];
       if (body?.example !== undefined) {
-        lines.push(`export const ${name}Request: NonNullable<${at}['requestBody']>['content']['application/json'] = ${JSON.stringify(body.example)};`);
+        lines.push(
+          `export const ${name}Request: NonNullable<${at}['requestBody']>['content']['application/json'] = ${JSON.stringify(body.example)};`,
+        );
       }
       for (const [status, res] of Object.entries(op.responses)) {
         for (const [type, media] of Object.entries(res.content ?? {})) {
           if (media.example === undefined) continue;
-          lines.push(`export const ${name}${status}: ${at}['responses'][${status}]['content'][${JSON.stringify(type)}] = ${JSON.stringify(media.example)};`);
+          lines.push(
+            `export const ${name}${status}: ${at}['responses'][${status}]['content'][${JSON.stringify(type)}] = ${JSON.stringify(media.example)};`,
+          );
         }
       }
     }
@@ -114,7 +130,10 @@ describe('OpenAPI document', () => {
     expect(good.ok).toBe(true);
 
     // the check can fail: a body that breaks the generated types is refused
-    writeFileSync(join(dir, 'broken.ts'), `import type { paths } from './schema';\nexport const b: NonNullable<paths['/v1/jobs']['post']['requestBody']>['content']['application/json'] = { pattern: 'fanout', tasks: [{ id: 1 }] };\n`);
+    writeFileSync(
+      join(dir, 'broken.ts'),
+      `import type { paths } from './schema';\nexport const b: NonNullable<paths['/v1/jobs']['post']['requestBody']>['content']['application/json'] = { pattern: 'fanout', tasks: [{ id: 1 }] };\n`,
+    );
     const bad = await typecheck('broken', ['schema.ts', 'broken.ts']);
     expect(bad.ok).toBe(false);
     expect(bad.output).toMatch(/broken\.ts/);

@@ -29,14 +29,23 @@ function keysWithOrphan(): string {
 }
 
 const orphanLane = () => agentQueueFor(inject('taskQueue'), 'orphan');
-const job = (jobId: string): JobSpec & { jobId: string } => ({ jobId, pattern: 'fanout', tasks: [{ id: 't', question: 'is anyone there?', agent: 'echo' }] });
+const job = (jobId: string): JobSpec & { jobId: string } => ({
+  jobId,
+  pattern: 'fanout',
+  tasks: [{ id: 't', question: 'is anyone there?', agent: 'echo' }],
+});
 
 describe('a tenant no worker serves', () => {
   it('is refused by the API with a 503 naming its lane, while a served tenant is accepted', async () => {
     const app = await appForTest({ DELEGATE_API_KEYS_FILE: keysWithOrphan() }, null);
     const jobId = uniqueId('orphan');
     const began = performance.now();
-    const res = await app.inject({ method: 'POST', url: '/v1/jobs', headers: { authorization: `Bearer ${ORPHAN_KEY}` }, payload: job(jobId) });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/jobs',
+      headers: { authorization: `Bearer ${ORPHAN_KEY}` },
+      payload: job(jobId),
+    });
     const refusedMs = performance.now() - began;
     expect(res.statusCode).toBe(503);
     expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
@@ -50,12 +59,30 @@ describe('a tenant no worker serves', () => {
 
     // a second refusal is answered from the cache (misses are kept 1 s)
     const again = performance.now();
-    expect((await app.inject({ method: 'POST', url: '/v1/jobs', headers: { authorization: `Bearer ${ORPHAN_KEY}` }, payload: job(uniqueId('orphan')) })).statusCode).toBe(503);
+    expect(
+      (
+        await app.inject({
+          method: 'POST',
+          url: '/v1/jobs',
+          headers: { authorization: `Bearer ${ORPHAN_KEY}` },
+          payload: job(uniqueId('orphan')),
+        })
+      ).statusCode,
+    ).toBe(503);
     const cachedMs = performance.now() - again;
     // and once the miss has expired, on a warm app: one DescribeTaskQueue of the lane
     await new Promise((r) => setTimeout(r, 1100));
     const warm = performance.now();
-    expect((await app.inject({ method: 'POST', url: '/v1/jobs', headers: { authorization: `Bearer ${ORPHAN_KEY}` }, payload: job(uniqueId('orphan')) })).statusCode).toBe(503);
+    expect(
+      (
+        await app.inject({
+          method: 'POST',
+          url: '/v1/jobs',
+          headers: { authorization: `Bearer ${ORPHAN_KEY}` },
+          payload: job(uniqueId('orphan')),
+        })
+      ).statusCode,
+    ).toBe(503);
     const lookedUpMs = performance.now() - warm;
 
     // the same API accepts a tenant whose lane the shared worker polls
@@ -73,9 +100,16 @@ describe('a tenant no worker serves', () => {
     const queue = uniqueId('no-workers');
     const app = await appForTest({ DELEGATE_API_KEYS_FILE: keysWithOrphan(), DELEGATE_TASK_QUEUE: queue }, null);
     const jobId = uniqueId('orphan-outage');
-    const res = await app.inject({ method: 'POST', url: '/v1/jobs', headers: { authorization: `Bearer ${ORPHAN_KEY}` }, payload: job(jobId) });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/jobs',
+      headers: { authorization: `Bearer ${ORPHAN_KEY}` },
+      payload: job(jobId),
+    });
     expect(res.statusCode, res.body).toBe(201);
-    expect((await app.inject({ method: 'GET', url: '/readyz' })).json().lanesWithoutWorker).toEqual(expect.arrayContaining([queue, agentQueueFor(queue, 'orphan')]));
+    expect((await app.inject({ method: 'GET', url: '/readyz' })).json().lanesWithoutWorker).toEqual(
+      expect.arrayContaining([queue, agentQueueFor(queue, 'orphan')]),
+    );
     await (await testClient()).workflow.getHandle(`job/orphan/${jobId}`).terminate('test over');
   });
 
@@ -93,7 +127,9 @@ describe('a tenant no worker serves', () => {
   it('started straight through Temporal, ends agent_unavailable within its schedule-to-start bound', async () => {
     const jobId = uniqueId('orphan-direct');
     const began = Date.now();
-    const result = await (await testClient()).workflow.execute(delegationJob, {
+    const result = await (
+      await testClient()
+    ).workflow.execute(delegationJob, {
       taskQueue: inject('taskQueue'),
       workflowId: `job/orphan/${jobId}`,
       args: [{ spec: job(jobId), tenant: 'orphan', agentQueue: orphanLane(), limits: { stepScheduleToStartSeconds: 3 } }],

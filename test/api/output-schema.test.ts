@@ -34,9 +34,15 @@ describe('outputSchema at submission', () => {
     const errors = await checkOutputSchemas(spec);
     expect(errors.map((e) => e.path)).toEqual(['tasks[17].outputSchema', 'tasks[18].outputSchema', 'tasks[19].outputSchema']);
     expect(errors[0].message).toMatch(/distinct outputSchemas in one request pass 1048576 bytes/);
-    const same: JobSpec = JobSpecSchema.parse({ pattern: 'fanout', tasks: Array.from({ length: 20 }, (_, n) => ({ ...big(0), id: `t${n}` })) });
+    const same: JobSpec = JobSpecSchema.parse({
+      pattern: 'fanout',
+      tasks: Array.from({ length: 20 }, (_, n) => ({ ...big(0), id: `t${n}` })),
+    });
     expect(await checkOutputSchemas(same)).toEqual([]);
-    const many: JobSpec = JobSpecSchema.parse({ pattern: 'fanout', tasks: Array.from({ length: 34 }, (_, n) => task(`t${n}`, { type: 'string', maxLength: n + 1 })) });
+    const many: JobSpec = JobSpecSchema.parse({
+      pattern: 'fanout',
+      tasks: Array.from({ length: 34 }, (_, n) => task(`t${n}`, { type: 'string', maxLength: n + 1 })),
+    });
     expect((await checkOutputSchemas(many)).map((e) => [e.path, e.message])).toEqual([
       ['tasks[32].outputSchema', 'more than 32 distinct outputSchemas in one request; reuse one schema across tasks'],
       ['tasks[33].outputSchema', 'more than 32 distinct outputSchemas in one request; reuse one schema across tasks'],
@@ -48,10 +54,16 @@ describe('outputSchema at submission', () => {
     const res = await app.inject({
       method: 'POST',
       url: '/v1/jobs',
-      payload: { jobId, pattern: 'fanout', tasks: [task('a', { type: 'string' }), task('b', { type: 'object', patternProperties: { '(?=x)': { type: 'number' } } })] },
+      payload: {
+        jobId,
+        pattern: 'fanout',
+        tasks: [task('a', { type: 'string' }), task('b', { type: 'object', patternProperties: { '(?=x)': { type: 'number' } } })],
+      },
     });
     expect(res.statusCode).toBe(422);
-    expect(res.json().errors).toEqual([{ path: 'body.tasks[1].outputSchema', message: expect.stringMatching(/^patternProperties\.\(\?=x\): .*not RE2 syntax/) }]);
+    expect(res.json().errors).toEqual([
+      { path: 'body.tasks[1].outputSchema', message: expect.stringMatching(/^patternProperties\.\(\?=x\): .*not RE2 syntax/) },
+    ]);
     expect(await jobsStartedWithId(jobId)).toBe(0);
   });
 
@@ -63,7 +75,10 @@ describe('outputSchema at submission', () => {
       payload: {
         jobId,
         pattern: 'fanout',
-        tasks: [task('a', { $id: 'https://tenant-a.example/answer', type: 'string' }), task('b', { type: 'object', properties: { x: { $ref: 'https://evil.example/x.json' } } })],
+        tasks: [
+          task('a', { $id: 'https://tenant-a.example/answer', type: 'string' }),
+          task('b', { type: 'object', properties: { x: { $ref: 'https://evil.example/x.json' } } }),
+        ],
       },
     });
     expect(res.statusCode).toBe(400);

@@ -21,7 +21,11 @@ describe.each(RECORD_STORES)('the job record on %s', (kind) => {
   let app: FastifyInstance;
   let alpha: FastifyInstance;
   beforeAll(async () => {
-    worker = await startDedicatedWorker({ record: record.store, registry: loadRegistry(inject('agentsFile')), lanes: ['default', 'alpha'] });
+    worker = await startDedicatedWorker({
+      record: record.store,
+      registry: loadRegistry(inject('agentsFile')),
+      lanes: ['default', 'alpha'],
+    });
     app = await testApp({ DELEGATE_TASK_QUEUE: worker.taskQueue }, 'default', record.store);
     alpha = await testApp({ DELEGATE_TASK_QUEUE: worker.taskQueue }, 'alpha', record.store);
   });
@@ -47,8 +51,16 @@ describe.each(RECORD_STORES)('the job record on %s', (kind) => {
   it('answers every read route, resubmission and control the same after Temporal deleted the job', async () => {
     const jobId = uniqueId('kept');
     const spec: JobSpec = {
-      jobId, pattern: 'fanout', objective: 'Which card processors retry failed charges?', labels: { feature: 'card-retries', team: 'payments' },
-      tasks: [1, 2, 3].map((i) => ({ id: `t${i}`, question: `Does processor ${i} retry a declined charge?`, agent: 'sim', params: { answer: { i }, latencyMs: 300, costUsd: 0.011 * i } })),
+      jobId,
+      pattern: 'fanout',
+      objective: 'Which card processors retry failed charges?',
+      labels: { feature: 'card-retries', team: 'payments' },
+      tasks: [1, 2, 3].map((i) => ({
+        id: `t${i}`,
+        question: `Does processor ${i} retry a declined charge?`,
+        agent: 'sim',
+        params: { answer: { i }, latencyMs: 300, costUsd: 0.011 * i },
+      })),
     };
     expect((await app.inject({ method: 'POST', url: '/v1/jobs', payload: spec })).statusCode).toBe(201);
     // while it runs, the view comes from Temporal
@@ -77,11 +89,14 @@ describe.each(RECORD_STORES)('the job record on %s', (kind) => {
     expect(again.statusCode).toBe(200);
     expect(again.json().status).toBe('existing');
     const { jobId: _omit, ...noId } = spec;
-    expect((await app.inject({ method: 'POST', url: '/v1/jobs', headers: { 'idempotency-key': jobId }, payload: noId })).statusCode).toBe(200);
+    expect((await app.inject({ method: 'POST', url: '/v1/jobs', headers: { 'idempotency-key': jobId }, payload: noId })).statusCode).toBe(
+      200,
+    );
     const other = await app.inject({ method: 'POST', url: '/v1/jobs', payload: { ...spec, objective: 'something else' } });
     expect(other.statusCode).toBe(409);
     expect(await jobsStartedWithId(jobId)).toBe(0);
-    for (const verb of ['stop', 'cancel']) expect((await app.inject({ method: 'POST', url: `/v1/jobs/${jobId}/${verb}`, payload: {} })).statusCode).toBe(409);
+    for (const verb of ['stop', 'cancel'])
+      expect((await app.inject({ method: 'POST', url: `/v1/jobs/${jobId}/${verb}`, payload: {} })).statusCode).toBe(409);
     expect((await app.inject({ method: 'POST', url: `/v1/jobs/${jobId}/budget`, payload: { add: { costUsd: 1 } } })).statusCode).toBe(409);
     // another tenant sees none of it
     expect((await alpha.inject({ method: 'GET', url: `/v1/jobs/${jobId}` })).statusCode).toBe(404);
@@ -103,14 +118,23 @@ describe.each(RECORD_STORES)('the job record on %s', (kind) => {
   it('archives a job started straight through Temporal, once, with its nested jobs inside', async () => {
     const jobId = uniqueId('direct');
     const spec = {
-      jobId, pattern: 'pipeline' as const,
+      jobId,
+      pattern: 'pipeline' as const,
       tasks: [
         { id: 'outer', question: 'first stage', agent: 'sim' },
-        { id: 'inner', question: 'a nested job', job: { pattern: 'fanout' as const, tasks: [{ id: 'n1', question: 'nested question', agent: 'sim' }] } },
+        {
+          id: 'inner',
+          question: 'a nested job',
+          job: { pattern: 'fanout' as const, tasks: [{ id: 'n1', question: 'nested question', agent: 'sim' }] },
+        },
       ],
     };
     const client = await testClient();
-    const result: JobResult = await client.workflow.execute(delegationJob, { taskQueue: worker.taskQueue, workflowId: `job/direct/${jobId}`, args: [{ spec, tenant: 'direct' }] });
+    const result: JobResult = await client.workflow.execute(delegationJob, {
+      taskQueue: worker.taskQueue,
+      workflowId: `job/direct/${jobId}`,
+      args: [{ spec, tenant: 'direct' }],
+    });
     const kept = await record.store.get('direct', jobId);
     expect(kept?.result).toEqual(result);
     expect(kept?.specHash).toBeNull();
@@ -130,7 +154,10 @@ describe.each(RECORD_STORES)('the job record on %s', (kind) => {
       subtasks: results.reduce((n, r) => n + r.results.length, 0),
       spend: { costUsd: micros(results.map((r) => r.metrics.costUsd)) / 1e6 },
       byAgent: [{ agentId: 'sim', subtasks: results.reduce((n, r) => n + r.results.length, 0) }],
-      topLabels: [{ label: 'feature=card-retries', jobs: 1 }, { label: 'team=payments', jobs: 1 }],
+      topLabels: [
+        { label: 'feature=card-retries', jobs: 1 },
+        { label: 'team=payments', jobs: 1 },
+      ],
     });
     expect(summary.spend.costUsd).toBe(0.066);
     expect((await alpha.inject({ method: 'GET', url: '/v1/reports/summary' })).json()).toMatchObject({ jobs: 0, subtasks: 0, byAgent: [] });
@@ -148,7 +175,11 @@ describe.each(RECORD_STORES)('the job record on %s', (kind) => {
   it('prunes through Temporal: a dry run lists, a run deletes all but keep-labelled records', async () => {
     const client = await testClient();
     const run = (dryRun: boolean) =>
-      client.workflow.execute(pruneArchive, { taskQueue: worker.taskQueue, workflowId: uniqueId('prune'), args: [{ maxAgeDays: 1e-9, keepLabels: ['feature'], dryRun }] });
+      client.workflow.execute(pruneArchive, {
+        taskQueue: worker.taskQueue,
+        workflowId: uniqueId('prune'),
+        args: [{ maxAgeDays: 1e-9, keepLabels: ['feature'], dryRun }],
+      });
     const kept = await record.db.db.selectFrom('jobs').select('job_id').where('labels', 'like', '%"feature"%').execute();
     const all = await record.db.db.selectFrom('jobs').select('job_id').execute();
     expect(kept.length).toBeGreaterThan(0);
@@ -156,34 +187,73 @@ describe.each(RECORD_STORES)('the job record on %s', (kind) => {
     // scouts: one without a feature past the 90 days goes, one with a feature stays, a recent one stays
     const day = 86_400_000;
     const scout = (id: string, featureSlug: string | null, age: number) =>
-      record.store.scouts.reserve('default', { id, parentAgent: 'a', parentSessionId: uniqueId('s'), featureSlug, question: 'where is x', scopePaths: ['src'], excerpt: 'x'.repeat(60), createdAt: Date.now() - age }, { perSession: 5, perScope: 5 });
+      record.store.scouts.reserve(
+        'default',
+        {
+          id,
+          parentAgent: 'a',
+          parentSessionId: uniqueId('s'),
+          featureSlug,
+          question: 'where is x',
+          scopePaths: ['src'],
+          excerpt: 'x'.repeat(60),
+          createdAt: Date.now() - age,
+        },
+        { perSession: 5, perScope: 5 },
+      );
     await scout('scout-old-20260801-aaaaaa', null, 91 * day);
     await scout('scout-kept-20260801-aaaaaa', 'feat', 91 * day);
     await scout('scout-new-20261130-aaaaaa', null, day);
     const dry = await run(true);
     expect(dry).toMatchObject({ dryRun: true, jobs: all.length - kept.length, scouts: 1 });
-    expect(dry.listed.map((l) => l.jobId).sort()).toEqual(all.map((r) => r.job_id).filter((id) => !kept.some((k) => k.job_id === id)).sort());
+    expect(dry.listed.map((l) => l.jobId).sort()).toEqual(
+      all
+        .map((r) => r.job_id)
+        .filter((id) => !kept.some((k) => k.job_id === id))
+        .sort(),
+    );
     expect(await record.db.db.selectFrom('jobs').select('job_id').execute()).toHaveLength(all.length);
     expect(await run(false)).toMatchObject({ dryRun: false, jobs: all.length - kept.length, scouts: 1 });
     expect(await record.store.scouts.get('default', 'scout-old-20260801-aaaaaa')).toBeUndefined();
     expect(await record.store.scouts.get('default', 'scout-kept-20260801-aaaaaa')).toBeDefined();
     expect(await record.store.scouts.get('default', 'scout-new-20261130-aaaaaa')).toBeDefined();
-    expect((await record.db.db.selectFrom('jobs').select('job_id').execute()).map((r) => r.job_id).sort()).toEqual(kept.map((r) => r.job_id).sort());
+    expect((await record.db.db.selectFrom('jobs').select('job_id').execute()).map((r) => r.job_id).sort()).toEqual(
+      kept.map((r) => r.job_id).sort(),
+    );
   });
 });
 
 describe('the prune schedule', () => {
   it('is created at the first worker start and updated at the next', async () => {
     const client = await testClient();
-    await client.schedule.getHandle(PRUNE_SCHEDULE_ID).delete().catch(() => undefined);
+    await client.schedule
+      .getHandle(PRUNE_SCHEDULE_ID)
+      .delete()
+      .catch(() => undefined);
     try {
       expect(await ensurePruneSchedule(client, testConfig({ DELEGATE_RECORD_PRUNE_EVERY: '6h' }))).toBe('created');
-      expect(await ensurePruneSchedule(client, testConfig({ DELEGATE_RECORD_PRUNE_EVERY: '12h', DELEGATE_RECORD_KEEP_LABELS: 'feature,audit', DELEGATE_RECORD_MAX_AGE_DAYS: '30' }))).toBe('updated');
+      expect(
+        await ensurePruneSchedule(
+          client,
+          testConfig({
+            DELEGATE_RECORD_PRUNE_EVERY: '12h',
+            DELEGATE_RECORD_KEEP_LABELS: 'feature,audit',
+            DELEGATE_RECORD_MAX_AGE_DAYS: '30',
+          }),
+        ),
+      ).toBe('updated');
       const d = await client.schedule.getHandle(PRUNE_SCHEDULE_ID).describe();
       expect(d.spec.intervals?.[0]?.every).toBe(12 * 3600 * 1000);
-      expect(d.action).toMatchObject({ type: 'startWorkflow', workflowType: 'pruneArchive', args: [{ maxAgeDays: 30, keepLabels: ['feature', 'audit'], dryRun: false }] });
+      expect(d.action).toMatchObject({
+        type: 'startWorkflow',
+        workflowType: 'pruneArchive',
+        args: [{ maxAgeDays: 30, keepLabels: ['feature', 'audit'], dryRun: false }],
+      });
     } finally {
-      await client.schedule.getHandle(PRUNE_SCHEDULE_ID).delete().catch(() => undefined);
+      await client.schedule
+        .getHandle(PRUNE_SCHEDULE_ID)
+        .delete()
+        .catch(() => undefined);
     }
   });
 });

@@ -16,7 +16,11 @@ describe('request log lines', () => {
     const destination = new Writable({ write: (chunk, _enc, done) => (raw.push(...String(chunk).split('\n').filter(Boolean)), done()) });
     const config = testConfig();
     const app = await buildApp({
-      config, client: await testClient(), registry: loadRegistry(inject('agentsFile')), tenants: loadTenants(config), record: await testRecord(),
+      config,
+      client: await testClient(),
+      registry: loadRegistry(inject('agentsFile')),
+      tenants: loadTenants(config),
+      record: await testRecord(),
       fastify: { loggerInstance: createLogger({ level: 'info', proc: 'api', destination }) },
     });
     try {

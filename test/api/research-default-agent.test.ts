@@ -8,10 +8,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, uniqueId } from '../helpers';
 
 const unmatched = (id: string) => ({
-  id, question: 'zzqv wibble florp', scope: ['nowhere-channel'], budget: { latency_seconds: 60, cost_usd: 1, tool_calls: 5 },
+  id,
+  question: 'zzqv wibble florp',
+  scope: ['nowhere-channel'],
+  budget: { latency_seconds: 60, cost_usd: 1, tool_calls: 5 },
   context_seed: [{ url: 'https://a.example/x', title: 'A', snippet: 'already known' }],
 });
-const post = (app: FastifyInstance, body: unknown) => app.inject({ method: 'POST', url: '/v1/subtasks?waitSeconds=30', payload: body as object });
+const post = (app: FastifyInstance, body: unknown) =>
+  app.inject({ method: 'POST', url: '/v1/subtasks?waitSeconds=30', payload: body as object });
 
 let plain: FastifyInstance;
 let withDefault: FastifyInstance;
@@ -44,9 +48,11 @@ describe('a contract subtask no agent matches', () => {
     expect(res.json()).toMatchObject({ delegate: { agent_id: 'researcher' } });
   });
 
-  it('a default that names no agent is the operator\'s mistake, and says so', async () => {
+  it("a default that names no agent is the operator's mistake, and says so", async () => {
     const res = await post(misconfigured, unmatched(uniqueId('sub')));
     expect(res.statusCode, res.body).toBe(422);
-    expect(res.json().errors).toEqual([{ path: 'body.agent', message: expect.stringMatching(/^DELEGATE_RESEARCH_DEFAULT_AGENT: unknown agent "no-such-agent"/) }]);
+    expect(res.json().errors).toEqual([
+      { path: 'body.agent', message: expect.stringMatching(/^DELEGATE_RESEARCH_DEFAULT_AGENT: unknown agent "no-such-agent"/) },
+    ]);
   });
 });

@@ -4,21 +4,57 @@ import { jobsStartedWithId, uniqueId, useApp } from '../helpers';
 
 const app = useApp();
 
-const seed = [{ url: 'https://www.postgresql.org/docs/current/parallel-query.html', title: 'Parallel Query', snippet: 'PostgreSQL can use several CPUs for one query.', source: 'web' }];
+const seed = [
+  {
+    url: 'https://www.postgresql.org/docs/current/parallel-query.html',
+    title: 'Parallel Query',
+    snippet: 'PostgreSQL can use several CPUs for one query.',
+    source: 'web',
+  },
+];
 const found = [
-  { id: 'e1', source: 'web', url: 'https://docs.citusdata.com/columnar', title: 'Columnar storage', snippet: 'Citus columnar tables compress well and scan fast.', score: 0.8 },
-  { id: 'e2', source: 'web', url: 'https://github.com/duckdb/pg_duckdb', title: 'pg_duckdb', snippet: 'DuckDB inside PostgreSQL.', score: 0.7 },
+  {
+    id: 'e1',
+    source: 'web',
+    url: 'https://docs.citusdata.com/columnar',
+    title: 'Columnar storage',
+    snippet: 'Citus columnar tables compress well and scan fast.',
+    score: 0.8,
+  },
+  {
+    id: 'e2',
+    source: 'web',
+    url: 'https://github.com/duckdb/pg_duckdb',
+    title: 'pg_duckdb',
+    snippet: 'DuckDB inside PostgreSQL.',
+    score: 0.7,
+  },
   // the seed's page again, spelled with a fragment: a duplicate of what the parent already holds
-  { id: 'e3', source: 'web', url: 'https://www.postgresql.org/docs/current/parallel-query.html#x', title: 'Parallel Query', snippet: 'again', score: 0.5 },
+  {
+    id: 'e3',
+    source: 'web',
+    url: 'https://www.postgresql.org/docs/current/parallel-query.html#x',
+    title: 'Parallel Query',
+    snippet: 'again',
+    score: 0.5,
+  },
 ];
 const SIX = 'One. Two. Three. Four. Five. Six.';
 
 /** A contract input with the sim agent (Delegate's extension) and the given params. */
 function input(id: string, params: Record<string, unknown>, extra: Record<string, unknown> = {}) {
   return {
-    id, parent_id: 'plan_1', question: 'Which PostgreSQL extensions speed up analytics?', rationale: 'the plan compares engines',
-    scope: ['web'], budget: { latency_seconds: 60, cost_usd: 1, tool_calls: 20 }, context_seed: seed, stop_conditions: [],
-    agent: 'sim', params, ...extra,
+    id,
+    parent_id: 'plan_1',
+    question: 'Which PostgreSQL extensions speed up analytics?',
+    rationale: 'the plan compares engines',
+    scope: ['web'],
+    budget: { latency_seconds: 60, cost_usd: 1, tool_calls: 20 },
+    context_seed: seed,
+    stop_conditions: [],
+    agent: 'sim',
+    params,
+    ...extra,
   };
 }
 
@@ -28,13 +64,24 @@ async function post(body: unknown, headers: Record<string, string> = {}) {
 
 describe('the research-subtask contract over POST /v1/subtasks', () => {
   it('round trip: every output field; a stop condition ends a 3-step subtask after step 1; the seed is deduplicated and counted', async () => {
-    const res = await post(input('sub_1', { steps: 3, evidence: found, costUsd: 0.01, tools: ['search'], followUps: ['x'] }, {
-      scope: ['web', 'search'], stop_conditions: ['answer matches schema', 'evidence >= 2'], output_schema: { type: 'string' },
-    }));
+    const res = await post(
+      input(
+        'sub_1',
+        { steps: 3, evidence: found, costUsd: 0.01, tools: ['search'], followUps: ['x'] },
+        {
+          scope: ['web', 'search'],
+          stop_conditions: ['answer matches schema', 'evidence >= 2'],
+          output_schema: { type: 'string' },
+        },
+      ),
+    );
     expect(res.statusCode).toBe(200);
     const out = ResearchSubtaskOutputSchema.parse(res.json());
     expect(out).toMatchObject({
-      id: 'sub_1', status: 'success', failure_reason: null, follow_ups: [],
+      id: 'sub_1',
+      status: 'success',
+      failure_reason: null,
+      follow_ups: [],
       // e3 is the seed's page: citing it cites the seed
       citations: ['https://docs.citusdata.com/columnar', 'https://github.com/duckdb/pg_duckdb', seed[0].url],
       metrics: { cost_usd: 0.01, tool_calls: 0, channels_hit: ['sim', 'search'] },
@@ -42,7 +89,14 @@ describe('the research-subtask contract over POST /v1/subtasks', () => {
     });
     // slim items, the seed's page not among them, fetched_at filled by the host
     expect(out.evidence.map((e) => e.url)).toEqual(['https://docs.citusdata.com/columnar', 'https://github.com/duckdb/pg_duckdb']);
-    expect(out.evidence[0]).toEqual({ url: 'https://docs.citusdata.com/columnar', title: 'Columnar storage', snippet: 'Citus columnar tables compress well and scan fast.', source: 'web', fetched_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), score: 0.8 });
+    expect(out.evidence[0]).toEqual({
+      url: 'https://docs.citusdata.com/columnar',
+      title: 'Columnar storage',
+      snippet: 'Citus columnar tables compress well and scan fast.',
+      source: 'web',
+      fetched_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      score: 0.8,
+    });
     expect(out.metrics.latency_ms).toBeGreaterThan(0);
     const jobId = out.delegate.job_id!;
     const job = (await app.inject({ url: `/v1/jobs/${jobId}/result` })).json();
@@ -56,18 +110,37 @@ describe('the research-subtask contract over POST /v1/subtasks', () => {
     const res = await post(input('sub_2', {}, { budget: { latency_seconds: 60, cost_usd: 0, tool_calls: 5 } }));
     expect(res.statusCode).toBe(200);
     const out = res.json();
-    expect(out).toMatchObject({ id: 'sub_2', status: 'partial', failure_reason: 'budget_exhausted', evidence: [], metrics: { cost_usd: 0 } });
+    expect(out).toMatchObject({
+      id: 'sub_2',
+      status: 'partial',
+      failure_reason: 'budget_exhausted',
+      evidence: [],
+      metrics: { cost_usd: 0 },
+    });
     expect(out.delegate.notes).toContain('costUsd budget spent before the first step');
   });
 
   it('"budget exhausted" as a stop condition halts at once (no top-up wait) and says so', async () => {
-    const res = await post(input('sub_3', { steps: 5, costUsd: 0.4 }, { stop_conditions: ['budget exhausted'], budget: { latency_seconds: 60, cost_usd: 0.8, tool_calls: 5 } }));
+    const res = await post(
+      input(
+        'sub_3',
+        { steps: 5, costUsd: 0.4 },
+        { stop_conditions: ['budget exhausted'], budget: { latency_seconds: 60, cost_usd: 0.8, tool_calls: 5 } },
+      ),
+    );
     const out = res.json();
-    expect(out).toMatchObject({ status: 'partial', failure_reason: 'budget_exhausted', metrics: { cost_usd: 0.8 }, delegate: { stopped_by: 'budget exhausted' } });
+    expect(out).toMatchObject({
+      status: 'partial',
+      failure_reason: 'budget_exhausted',
+      metrics: { cost_usd: 0.8 },
+      delegate: { stopped_by: 'budget exhausted' },
+    });
   });
 
   it('the seed reaches the agent as evidence it already holds, and is never returned as new', async () => {
-    const res = await post(input('sub_4', { echoSeed: true, evidence: [found[2]], summary: 'It read the seed. It found nothing new. The seed stands.' }));
+    const res = await post(
+      input('sub_4', { echoSeed: true, evidence: [found[2]], summary: 'It read the seed. It found nothing new. The seed stands.' }),
+    );
     const out = res.json();
     expect(out.status).toBe('success');
     expect(out.delegate.data).toEqual([{ id: 'seed_1', url: seed[0].url }]);
@@ -79,7 +152,9 @@ describe('the research-subtask contract over POST /v1/subtasks', () => {
     const long = `${SIX} Seven. Eight.`;
     const out = (await post(input('sub_5', { summary: long }))).json();
     expect(out.summary).toBe(SIX);
-    expect(out.delegate.notes).toEqual(expect.arrayContaining(['summary re-prompted once: it had 8 sentences', 'summary trimmed from 8 to 6 sentences']));
+    expect(out.delegate.notes).toEqual(
+      expect.arrayContaining(['summary re-prompted once: it had 8 sentences', 'summary trimmed from 8 to 6 sentences']),
+    );
     const job = (await app.inject({ url: `/v1/jobs/${out.delegate.job_id}/result` })).json();
     expect(job.results[0].metrics.steps).toBe(2);
   });
@@ -136,8 +211,13 @@ describe('research-contract tasks inside a job', () => {
     const jobId = uniqueId('contract-fanout');
     const task = (id: string, params: Record<string, unknown>) => ({ contract: 'research-subtask', ...input(id, params) });
     const res = await app.inject({
-      method: 'POST', url: '/v1/jobs',
-      payload: { jobId, pattern: 'fanout', tasks: [task('sub_a', { summary: SIX }), task('sub_b', { steps: 3 }), { id: 'plain', question: 'q', agent: 'sim' }] },
+      method: 'POST',
+      url: '/v1/jobs',
+      payload: {
+        jobId,
+        pattern: 'fanout',
+        tasks: [task('sub_a', { summary: SIX }), task('sub_b', { steps: 3 }), { id: 'plain', question: 'q', agent: 'sim' }],
+      },
     });
     expect(res.statusCode).toBe(201);
     const result = (await app.inject({ url: `/v1/jobs/${jobId}/result?waitSeconds=30` })).json();
@@ -149,8 +229,12 @@ describe('research-contract tasks inside a job', () => {
 
   it('a contract task with a bad field is refused at its path inside the job', async () => {
     const res = await app.inject({
-      method: 'POST', url: '/v1/jobs',
-      payload: { pattern: 'fanout', tasks: [{ contract: 'research-subtask', ...input('sub_x', {}), budget: { latency_seconds: 60, cost_usd: 1 } }] },
+      method: 'POST',
+      url: '/v1/jobs',
+      payload: {
+        pattern: 'fanout',
+        tasks: [{ contract: 'research-subtask', ...input('sub_x', {}), budget: { latency_seconds: 60, cost_usd: 1 } }],
+      },
     });
     expect(res.statusCode).toBe(400);
     expect(res.json().errors).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'body.tasks[0].budget.tool_calls' })]));

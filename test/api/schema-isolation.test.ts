@@ -22,7 +22,11 @@ describe('hostile $ref graphs at submission', () => {
   ])('POST /v1/jobs answers 422 at body.tasks[1].outputSchema for %s; nothing starts', async (_, schema, message) => {
     const jobId = uniqueId('hostileref');
     const started = Date.now();
-    const res = await app.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId, pattern: 'fanout', tasks: [task('fine', { type: 'string' }), task('evil', schema)] } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/jobs',
+      payload: { jobId, pattern: 'fanout', tasks: [task('fine', { type: 'string' }), task('evil', schema)] },
+    });
     expect(res.statusCode).toBe(422);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(res.json().errors).toEqual([{ path: 'body.tasks[1].outputSchema', message: expect.stringMatching(message) }]);
@@ -32,8 +36,19 @@ describe('hostile $ref graphs at submission', () => {
 
   it('accepts recursion that steps into the data (a tree of children) and a definition reused a few times', async () => {
     const tree = { type: 'object', properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#' } } } };
-    const reused = { definitions: { n: { type: 'number' } }, type: 'object', properties: Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`p${i}`, { $ref: '#/definitions/n' }])) };
-    const res = await app.inject({ method: 'POST', url: '/v1/jobs', payload: { pattern: 'fanout', tasks: [task('tree', tree), task('reused', reused), { id: 'x', question: 'q', agent: 'no-such-agent' }] } });
+    const reused = {
+      definitions: { n: { type: 'number' } },
+      type: 'object',
+      properties: Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`p${i}`, { $ref: '#/definitions/n' }])),
+    };
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/jobs',
+      payload: {
+        pattern: 'fanout',
+        tasks: [task('tree', tree), task('reused', reused), { id: 'x', question: 'q', agent: 'no-such-agent' }],
+      },
+    });
     // refused for the unknown agent only: both schemas pass
     expect(res.statusCode).toBe(422);
     expect(res.json().errors.map((e: { path: string }) => e.path)).toEqual(['body.tasks[2].agent']);
@@ -59,11 +74,18 @@ describe('compile-heavy submissions', () => {
     for (let i = 0; i < 3; i++) baseline.push(await get());
     const seed = Date.now();
     // the last task names no agent: the request is refused after its schemas were compiled, so no job runs
-    const tasks = [...Array.from({ length: 24 }, (_, i) => ({ id: `t${i}`, question: 'q', agent: 'echo', outputSchema: heavySchema(seed + i) })), { id: 'x', question: 'q', agent: 'no-such-agent' }];
+    const tasks = [
+      ...Array.from({ length: 24 }, (_, i) => ({ id: `t${i}`, question: 'q', agent: 'echo', outputSchema: heavySchema(seed + i) })),
+      { id: 'x', question: 'q', agent: 'no-such-agent' },
+    ];
     const body = JSON.stringify({ pattern: 'fanout', tasks });
     let done = false;
     const heavyBegan = performance.now();
-    const heavy = fetch(`${victim.url}/v1/jobs`, { method: 'POST', headers: { ...authHeader('alpha'), 'content-type': 'application/json' }, body }).then(async (r) => {
+    const heavy = fetch(`${victim.url}/v1/jobs`, {
+      method: 'POST',
+      headers: { ...authHeader('alpha'), 'content-type': 'application/json' },
+      body,
+    }).then(async (r) => {
       done = true;
       return { status: r.status, body: (await r.json()) as { errors?: { path: string }[] }, ms: performance.now() - heavyBegan };
     });
@@ -74,7 +96,9 @@ describe('compile-heavy submissions', () => {
       await new Promise((r) => setTimeout(r, 100));
     }
     const answered = await heavy;
-    console.log(`[schema-isolation] request ${body.length} bytes answered ${answered.status} in ${Math.round(answered.ms)} ms; victim GET baseline max ${Math.round(Math.max(...baseline))} ms, during max ${Math.round(Math.max(...during))} ms (${during.length} GETs)`);
+    console.log(
+      `[schema-isolation] request ${body.length} bytes answered ${answered.status} in ${Math.round(answered.ms)} ms; victim GET baseline max ${Math.round(Math.max(...baseline))} ms, during max ${Math.round(Math.max(...during))} ms (${during.length} GETs)`,
+    );
     expect(answered.status).toBe(422);
     expect(answered.body.errors?.map((e) => e.path)).toEqual(['body.tasks[24].agent']);
     // within a second of the GET's own latency on this (shared, loaded) machine; the compiles stalled it ~6 s before

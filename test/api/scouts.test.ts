@@ -11,12 +11,35 @@ const EXCERPT = 'The parent is changing the retry policy of the client and needs
 const app = useApp({}, 'alpha');
 
 const request = (extra: Record<string, unknown> = {}) => ({
-  question: 'where is `computeBackoff` defined', scopePaths: [TREE], parentAgent: 'claude-code', parentSessionId: uniqueId('sess'),
-  featureSlug: 'retry-policy', parentSessionExcerpt: EXCERPT, ...extra,
+  question: 'where is `computeBackoff` defined',
+  scopePaths: [TREE],
+  parentAgent: 'claude-code',
+  parentSessionId: uniqueId('sess'),
+  featureSlug: 'retry-policy',
+  parentSessionExcerpt: EXCERPT,
+  ...extra,
 });
-const BACKOFF = { file: `${TREE}/src/lib/backoff.ts`, line: 8, evidence: 'export function computeBackoff(attempt: number, opts: BackoffOptions): number {', relevance: 'high', explanation: 'computeBackoff is defined here: the delay before each retry.' };
-const FABRICATED = { file: `${TREE}/src/client.ts`, line: 3, evidence: 'const retries = forever();', relevance: 'medium', explanation: 'A line the scout made up: the host must drop it.' };
-const answer = (findings: object[]) => ({ findings, confidence: 'high', recommendation: 'Change the delay in computeBackoff; the client only calls it.', files_inspected: [`${TREE}/src/lib/backoff.ts`], status: 'success' });
+const BACKOFF = {
+  file: `${TREE}/src/lib/backoff.ts`,
+  line: 8,
+  evidence: 'export function computeBackoff(attempt: number, opts: BackoffOptions): number {',
+  relevance: 'high',
+  explanation: 'computeBackoff is defined here: the delay before each retry.',
+};
+const FABRICATED = {
+  file: `${TREE}/src/client.ts`,
+  line: 3,
+  evidence: 'const retries = forever();',
+  relevance: 'medium',
+  explanation: 'A line the scout made up: the host must drop it.',
+};
+const answer = (findings: object[]) => ({
+  findings,
+  confidence: 'high',
+  recommendation: 'Change the delay in computeBackoff; the client only calls it.',
+  files_inspected: [`${TREE}/src/lib/backoff.ts`],
+  status: 'success',
+});
 
 async function dispatch(body: object) {
   const res = await app.inject({ method: 'POST', url: '/v1/scouts', payload: body });
@@ -38,10 +61,17 @@ describe('scout prep refuses before anything is dispatched', () => {
     const prep = (body: object) => treeApp.inject({ method: 'POST', url: '/v1/scouts/prep', payload: body });
     const outside = await prep(request({ scopePaths: ['src', '../outside'] }));
     expect(outside.statusCode).toBe(422);
-    expect(outside.json()).toMatchObject({ code: 'path_outside_root', errors: [{ path: 'body.scopePaths[1]', message: 'path_outside_root: ../outside' }] });
+    expect(outside.json()).toMatchObject({
+      code: 'path_outside_root',
+      errors: [{ path: 'body.scopePaths[1]', message: 'path_outside_root: ../outside' }],
+    });
     // the re-audit's critical finding: the deployment's secrets are never in scope
     const secrets = await prep(request({ scopePaths: ['src', '.data'] }));
-    expect(secrets.json()).toMatchObject({ status: 422, code: 'path_denied', errors: [{ path: 'body.scopePaths[1]', message: 'path_denied: .data' }] });
+    expect(secrets.json()).toMatchObject({
+      status: 422,
+      code: 'path_denied',
+      errors: [{ path: 'body.scopePaths[1]', message: 'path_denied: .data' }],
+    });
     const unset = await testApp({ DELEGATE_SCOUT_ROOT: undefined });
     const off = await unset.inject({ method: 'POST', url: '/v1/scouts/prep', payload: request({ scopePaths: ['src'] }) });
     await unset.close();
@@ -50,7 +80,11 @@ describe('scout prep refuses before anything is dispatched', () => {
     expect(escape.json()).toMatchObject({ status: 422, code: 'path_outside_root', errors: [{ path: 'body.scopePaths[0]' }] });
     const inside = await prep(request({ scopePaths: ['lib-link', 'src'] }));
     expect(inside.statusCode).toBe(200);
-    expect(inside.json()).toMatchObject({ id: expect.stringMatching(/^scout-retry-policy-\d{8}-[a-z0-9]{6}$/), tools: ['read_file', 'grep'], caps: { perSession: { limit: 2, remaining: 2 }, perScope: { limit: 3, remaining: 3 } } });
+    expect(inside.json()).toMatchObject({
+      id: expect.stringMatching(/^scout-retry-policy-\d{8}-[a-z0-9]{6}$/),
+      tools: ['read_file', 'grep'],
+      caps: { perSession: { limit: 2, remaining: 2 }, perScope: { limit: 3, remaining: 3 } },
+    });
     expect(inside.json().prompt).toContain('computeBackoff');
     const { parentSessionExcerpt: _gone, ...noExcerpt } = request();
     const missing = await prep(noExcerpt);
@@ -60,7 +94,20 @@ describe('scout prep refuses before anything is dispatched', () => {
     // fill the session's cap in the record, then ask again
     const full = request({ scopePaths: ['src'] });
     for (const n of [1, 2]) {
-      const r = await treeApp.record.scouts.reserve('default', { id: `scout-x-20261201-aaaaa${n}`, parentAgent: 'a', parentSessionId: full.parentSessionId, featureSlug: null, question: 'q', scopePaths: [`src/${n}`], excerpt: EXCERPT, createdAt: Date.now() }, { perSession: 2, perScope: 3 });
+      const r = await treeApp.record.scouts.reserve(
+        'default',
+        {
+          id: `scout-x-20261201-aaaaa${n}`,
+          parentAgent: 'a',
+          parentSessionId: full.parentSessionId,
+          featureSlug: null,
+          question: 'q',
+          scopePaths: [`src/${n}`],
+          excerpt: EXCERPT,
+          createdAt: Date.now(),
+        },
+        { perSession: 2, perScope: 3 },
+      );
       expect(r.ok).toBe(true);
     }
     const capped = await prep(full);
@@ -107,7 +154,9 @@ describe('a scout dispatched, validated and committed', () => {
   });
 
   it('an invalid report is re-prompted once quoting its errors, then passes; a fabricated finding is dropped by the host', async () => {
-    const { dispatched, scout } = await dispatch(request({ agent: 'sim', params: { answer: { findings: [], confidence: 'sure' }, repromptAnswer: answer([BACKOFF, FABRICATED]) } }));
+    const { dispatched, scout } = await dispatch(
+      request({ agent: 'sim', params: { answer: { findings: [], confidence: 'sure' }, repromptAnswer: answer([BACKOFF, FABRICATED]) } }),
+    );
     expect(scout.state).toBe('committed');
     expect(scout.report).toMatchObject({ status: 'success', dropped_findings: 1, findings: [{ line: 8 }] });
     expect(scout.report.findings).toHaveLength(1);

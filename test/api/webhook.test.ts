@@ -44,7 +44,7 @@ async function deliveries(path: string, n: number): Promise<Received[]> {
 }
 
 describe('completion webhooks', () => {
-  it('posts the JobResult to callbackUrl, naming the tenant, signed with the tenant\'s own HMAC-SHA256 key', async () => {
+  it("posts the JobResult to callbackUrl, naming the tenant, signed with the tenant's own HMAC-SHA256 key", async () => {
     const jobId = uniqueId('hook');
     const path = `/hook/${jobId}`;
     const submit = await app.inject({
@@ -75,9 +75,20 @@ describe('completion webhooks', () => {
 
   it('refuses at submission a callbackUrl that is not https, or aims at a private or metadata address', async () => {
     const strict = await appForTest({ DELEGATE_WEBHOOK_ALLOW_LOOPBACK: 'false' });
-    for (const url of ['http://example.com/hook', 'https://169.254.169.254/latest', 'https://10.0.0.8/x', 'https://[::ffff:127.0.0.1]/x', 'https://metadata.google.internal/x', `${base}/x`]) {
+    for (const url of [
+      'http://example.com/hook',
+      'https://169.254.169.254/latest',
+      'https://10.0.0.8/x',
+      'https://[::ffff:127.0.0.1]/x',
+      'https://metadata.google.internal/x',
+      `${base}/x`,
+    ]) {
       const jobId = uniqueId('hookbad');
-      const res = await strict.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId, pattern: 'fanout', callbackUrl: url, tasks: [{ id: 'a', question: 'q', agent: 'echo' }] } });
+      const res = await strict.inject({
+        method: 'POST',
+        url: '/v1/jobs',
+        payload: { jobId, pattern: 'fanout', callbackUrl: url, tasks: [{ id: 'a', question: 'q', agent: 'echo' }] },
+      });
       expect([400, 422], url).toContain(res.statusCode);
       expect(res.json().errors[0].path, url).toBe('body.callbackUrl');
       expect(await jobsStartedWithId(jobId)).toBe(0);
@@ -88,13 +99,26 @@ describe('completion webhooks', () => {
     const jobId = uniqueId('hookretry');
     const path = `/retry/${jobId}`;
     script.set(path, [503, 500]);
-    await app.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId, pattern: 'fanout', callbackUrl: `${base}${path}`, tasks: [{ id: 'a', question: 'q', agent: 'echo' }] } });
+    await app.inject({
+      method: 'POST',
+      url: '/v1/jobs',
+      payload: { jobId, pattern: 'fanout', callbackUrl: `${base}${path}`, tasks: [{ id: 'a', question: 'q', agent: 'echo' }] },
+    });
     const hits = await deliveries(path, 3);
     expect(hits.map((h) => h.answered)).toEqual([503, 500, 200]);
 
     const refused = uniqueId('hookgone');
     script.set(`/gone/${refused}`, [410]);
-    await app.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId: refused, pattern: 'fanout', callbackUrl: `${base}/gone/${refused}`, tasks: [{ id: 'a', question: 'q', agent: 'echo' }] } });
+    await app.inject({
+      method: 'POST',
+      url: '/v1/jobs',
+      payload: {
+        jobId: refused,
+        pattern: 'fanout',
+        callbackUrl: `${base}/gone/${refused}`,
+        tasks: [{ id: 'a', question: 'q', agent: 'echo' }],
+      },
+    });
     const res = await app.inject({ method: 'GET', url: `/v1/jobs/${refused}/result?waitSeconds=30` });
     expect(res.statusCode).toBe(200);
     expect(res.json().status).toBe('success');

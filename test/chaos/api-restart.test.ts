@@ -25,7 +25,10 @@ it('serves status and result of a job after the API is killed and restarted', as
     jobId,
     pattern: 'fanout',
     tasks: Array.from({ length: TASKS }, (_, i) => ({
-      id: `t${i}`, question: `question ${i}`, agent: 'sim', params: { steps: STEPS, latencyMs: 1000, answer: i },
+      id: `t${i}`,
+      question: `question ${i}`,
+      agent: 'sim',
+      params: { steps: STEPS, latencyMs: 1000, answer: i },
     })),
   };
   expect((await stack.submit(spec)).status).toBe(201);
@@ -52,7 +55,11 @@ it('serves status and result of a job after the API is killed and restarted', as
   let runs = 0;
   for await (const wf of client.workflow.list({ query: `WorkflowId = "job/default/${jobId}"` })) if (wf) runs++;
   expect(runs).toBe(1);
-  const audit = await auditSteps(client, spec.tasks.map((t) => `job/default/${jobId}/${t.id}`), stack.readStepLog());
+  const audit = await auditSteps(
+    client,
+    spec.tasks.map((t) => `job/default/${jobId}/${t.id}`),
+    stack.readStepLog(),
+  );
   expect(audit.notes).toEqual([]);
   expect(audit.duplicates).toBe(0);
 
@@ -60,7 +67,10 @@ it('serves status and result of a job after the API is killed and restarted', as
     scenario: 'API SIGKILL + restart mid-job',
     jobs: 1,
     subtasks: TASKS,
-    lost: lostSubtasks(spec.tasks.map((t) => t.id), result),
+    lost: lostSubtasks(
+      spec.tasks.map((t) => t.id),
+      result,
+    ),
     duplicatedSteps: audit.duplicates,
     seconds: (Date.now() - started) / 1000,
     notes: `status served by the new API (${String(view.body.state)}); resubmission answered 200 existing`,

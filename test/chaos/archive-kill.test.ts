@@ -55,7 +55,9 @@ describe.each(RECORD_STORES)('the record on %s', (kind) => {
   }
 
   const spec = (jobId: string) => ({
-    jobId, pattern: 'fanout', labels: { feature: 'chaos' },
+    jobId,
+    pattern: 'fanout',
+    labels: { feature: 'chaos' },
     tasks: [1, 2, 3].map((i) => ({ id: `t${i}`, question: `question ${i}`, agent: 'sim', params: { answer: { i } } })),
   });
 

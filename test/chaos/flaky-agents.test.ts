@@ -65,7 +65,10 @@ it(`gives each of ${JOBS} concurrent jobs with a 30% flaky agent its predicted s
   const statuses: Record<string, number> = {};
   results.forEach((result: JobResult, j) => {
     const spec = specs[j];
-    lost += lostSubtasks(spec.tasks.map((t) => t.id), result);
+    lost += lostSubtasks(
+      spec.tasks.map((t) => t.id),
+      result,
+    );
     const expected = spec.tasks.map((t) => predict(t.params.seed, `job/default/${spec.jobId}/${t.id}`));
     expect(result.results.map((r) => ({ status: r.status, steps: r.metrics.steps, attempts: r.metrics.attempts }))).toEqual(expected);
     for (const r of result.results) {
@@ -94,6 +97,8 @@ it(`gives each of ${JOBS} concurrent jobs with a 30% flaky agent its predicted s
     lost,
     duplicatedSteps: audit.duplicates,
     seconds: (Date.now() - started) / 1000,
-    notes: `jobs ${Object.entries(statuses).map(([k, v]) => `${k} ${v}`).join(', ')}; ${retried} subtasks retried; all as seeded`,
+    notes: `jobs ${Object.entries(statuses)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}; ${retried} subtasks retried; all as seeded`,
   });
 });

@@ -21,7 +21,6 @@ import type { JobResult } from '../../schemas';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-
 /** The bearer key of tenant "default" in every chaos stack. */
 export const CHAOS_API_KEY = 'chaos-key-default-0123456789abcdef';
 /** The header that carries it. */
@@ -143,7 +142,8 @@ export class ChaosStack {
         const database = `temporal_${opts.name.replace(/[^a-z0-9]/gi, '_').toLowerCase()}_${process.pid}`;
         stack.cluster = { offset, postgres, settings: { ...settings, DBNAME: database, VISIBILITY_DBNAME: `${database}_vis` } };
         stack.serverPort = Number(clusterPorts(offset).FRONTEND_GRPC_PORT);
-        stack.recordUrl = opts.recordUrl === undefined ? await createDatabase(inject('pgUrl'), `${database}_record`) : (opts.recordUrl ?? undefined);
+        stack.recordUrl =
+          opts.recordUrl === undefined ? await createDatabase(inject('pgUrl'), `${database}_record`) : (opts.recordUrl ?? undefined);
       } else {
         stack.recordUrl = opts.recordUrl ?? undefined;
         stack.serverPort = await freePort();
@@ -207,9 +207,18 @@ export class ChaosStack {
   }
 
   /** Spawns `node --import tsx <entry>` in `from` (default: this checkout), logging to a file, resolving once `ready` says so. */
-  private async spawnNode(name: string, entry: string, env: NodeJS.ProcessEnv, ready: () => Promise<boolean>, readyLine?: string, from = root): Promise<ChildProcess> {
+  private async spawnNode(
+    name: string,
+    entry: string,
+    env: NodeJS.ProcessEnv,
+    ready: () => Promise<boolean>,
+    readyLine?: string,
+    from = root,
+  ): Promise<ChildProcess> {
     const logFile = join(this.dir, `${name}-${++this.logSeq}.log`);
-    const child = track(spawn(process.execPath, ['--import', 'tsx', join(from, entry)], { cwd: from, env, stdio: ['ignore', 'pipe', 'pipe'] }));
+    const child = track(
+      spawn(process.execPath, ['--import', 'tsx', join(from, entry)], { cwd: from, env, stdio: ['ignore', 'pipe', 'pipe'] }),
+    );
     const out = createWriteStream(logFile);
     let sawLine = false;
     child.stdout!.on('data', (b: Buffer) => {
@@ -220,7 +229,8 @@ export class ChaosStack {
     child.once('exit', () => out.end());
     const deadline = Date.now() + 90_000;
     while (Date.now() < deadline) {
-      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${name} exited early (${child.signalCode ?? child.exitCode}); see ${logFile}:\n${tail(logFile)}`);
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new Error(`${name} exited early (${child.signalCode ?? child.exitCode}); see ${logFile}:\n${tail(logFile)}`);
       if ((readyLine ? sawLine : true) && (await ready())) return child;
       await sleep(100);
     }

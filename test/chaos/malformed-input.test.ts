@@ -59,7 +59,9 @@ function sendOversized(base: string, req: FuzzRequest): Promise<Answer> {
     sock.on('error', finish);
     sock.on('close', finish);
     const body = Buffer.from(req.body!);
-    sock.write(`${req.method} ${req.path} HTTP/1.1\r\nhost: ${url.host}\r\nauthorization: ${CHAOS_AUTH.authorization}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n`);
+    sock.write(
+      `${req.method} ${req.path} HTTP/1.1\r\nhost: ${url.host}\r\nauthorization: ${CHAOS_AUTH.authorization}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n`,
+    );
     // no answer from the headers alone: send the body after all (the server must then count)
     setTimeout(() => !finished && raw.length === 0 && sock.write(body), 3000).unref();
     setTimeout(finish, 15_000).unref();
@@ -71,7 +73,11 @@ function parseHttp(text: string): { status: number; contentType: string; body: s
   const split = text.indexOf('\r\n\r\n');
   if (split < 0) return { status: 0, contentType: '', body: `no answer: ${text.slice(0, 100)}`, complete: false };
   const [first, ...lines] = text.slice(0, split).split('\r\n');
-  const header = (name: string) => lines.find((l) => l.toLowerCase().startsWith(`${name}:`))?.slice(name.length + 1).trim() ?? '';
+  const header = (name: string) =>
+    lines
+      .find((l) => l.toLowerCase().startsWith(`${name}:`))
+      ?.slice(name.length + 1)
+      .trim() ?? '';
   const body = text.slice(split + 4);
   const length = Number(header('content-length') || NaN);
   return { status: Number(first.split(' ')[1]), contentType: header('content-type'), body, complete: Buffer.byteLength(body) >= length };
@@ -138,6 +144,9 @@ it(`answers ${REQUESTS} invalid or hostile requests with 4xx problem+json and st
     lost: 0,
     duplicatedSteps: 0,
     seconds: (Date.now() - started) / 1000,
-    notes: `answers ${[...statuses].sort().map(([s, n]) => `${s}x${n}`).join(' ')}; 0 workflows started`,
+    notes: `answers ${[...statuses]
+      .sort()
+      .map(([s, n]) => `${s}x${n}`)
+      .join(' ')}; 0 workflows started`,
   });
 });

@@ -74,7 +74,9 @@ export function applyNextVersion(source: string, { unguarded = false }: Pick<Nex
   for (const { anchor, code } of insertions(unguarded)) {
     const at = out.indexOf(anchor);
     if (at < 0) {
-      throw new Error(`rolling deploy: anchor ${JSON.stringify(anchor.trim())} not found in ${CHANGED_FILE}; update test/chaos/next-version.ts to the refactored workflow`);
+      throw new Error(
+        `rolling deploy: anchor ${JSON.stringify(anchor.trim())} not found in ${CHANGED_FILE}; update test/chaos/next-version.ts to the refactored workflow`,
+      );
     }
     out = out.slice(0, at) + code + out.slice(at);
   }
@@ -85,7 +87,11 @@ export function applyNextVersion(source: string, { unguarded = false }: Pick<Nex
 /** The files of the checkout: tracked and untracked-but-not-ignored (git), or the source folders when `from` is no git checkout. */
 function sourceFiles(from: string): string[] {
   try {
-    const out = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: from, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    const out = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+      cwd: from,
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
     return out.split('\0').filter((f) => f && f !== 'node_modules' && existsSync(join(from, f)) && statSync(join(from, f)).isFile());
   } catch {
     const dirs = ['activities', 'api', 'client', 'record', 'schemas', 'telemetry', 'workers', 'workflows', 'scripts', 'agents'];

@@ -109,7 +109,9 @@ function factsOf(workflowId: string, runId: string, history: History, versionOf:
     const marker = ev.markerRecordedEventAttributes;
     if (marker?.markerName === 'core_patch') {
       // core's patch data: one JSON payload { id, deprecated } under its details key
-      const ids = Object.values(marker.details ?? {}).flatMap((p) => p.payloads ?? []).map((p) => defaultPayloadConverter.fromPayload<{ id?: string }>(p)?.id);
+      const ids = Object.values(marker.details ?? {})
+        .flatMap((p) => p.payloads ?? [])
+        .map((p) => defaultPayloadConverter.fromPayload<{ id?: string }>(p)?.id);
       if (ids.includes(NEXT_VERSION_PATCH)) facts.markerBy = completedBy.get(String(marker.workflowTaskCompletedEventId)) ?? '?';
     }
     if (ev.workflowPropertiesModifiedEventAttributes) facts.memoUpserts += 1;
@@ -122,7 +124,8 @@ async function runsOf(client: Client, label: string, expected: string[]): Promis
   const deadline = Date.now() + 20_000;
   for (;;) {
     const runs: { workflowId: string; runId: string }[] = [];
-    for await (const wf of client.workflow.list({ query: `DelegateLabels = "${label}"` })) runs.push({ workflowId: wf.workflowId, runId: wf.runId });
+    for await (const wf of client.workflow.list({ query: `DelegateLabels = "${label}"` }))
+      runs.push({ workflowId: wf.workflowId, runId: wf.runId });
     const ids = new Set(runs.map((r) => r.workflowId));
     if (expected.every((id) => ids.has(id))) return runs;
     if (Date.now() > deadline) throw new Error(`visibility lists ${[...ids].join(', ')}; expected ${expected.join(', ')}`);
@@ -178,10 +181,18 @@ it('finishes a job of long subtasks across a rolling deploy of a patched workflo
     // done on N before the deploy: a run N+1 never touches
     { id: 'quick', question: 'quick question', agent: 'sim', params: { steps: 1, answer: { n: -1 } } },
   ];
-  const mixedTasks = Array.from({ length: MIXED }, (_, i) => ({ id: `m${i}`, question: `mixed question ${i}`, agent: 'sim', timeoutSeconds: 10, params: { steps: MIXED_STEPS, latencyMs: 1000, answer: { m: i } } }));
+  const mixedTasks = Array.from({ length: MIXED }, (_, i) => ({
+    id: `m${i}`,
+    question: `mixed question ${i}`,
+    agent: 'sim',
+    timeoutSeconds: 10,
+    params: { steps: MIXED_STEPS, latencyMs: 1000, answer: { m: i } },
+  }));
   const submitted = await stack.submit({ jobId, pattern: 'fanout', labels: { deploy: RUN }, tasks });
   expect(submitted.status).toBe(201);
-  log.add(`job ${jobId} started on 2 workers of version N (they took ${(workerStartMs / 1000).toFixed(1)} s to start): ${LONG} subtasks of ${STEPS} steps × ${STEP_MS} ms, 1 of 1 step`);
+  log.add(
+    `job ${jobId} started on 2 workers of version N (they took ${(workerStartMs / 1000).toFixed(1)} s to start): ${LONG} subtasks of ${STEPS} steps × ${STEP_MS} ms, 1 of 1 step`,
+  );
 
   const stepsOf = (taskId: string, job = jobId) => stack.readStepLog().filter((e) => e.stepKey.startsWith(`${wfId(taskId, job)}#`)).length;
   // every long subtask has steps behind it on N, and the quick one is done
@@ -194,7 +205,11 @@ it('finishes a job of long subtasks across a rolling deploy of a patched workflo
   // the control's history: a subtask mid-flight, written by N only
   const midDeploy = await client.workflow.getHandle(wfId('t0')).fetchHistory();
   const doneOnN = Object.fromEntries(tasks.map((t) => [t.id, stepsOf(t.id)]));
-  log.add(`steps done on N before the deploy: ${Object.entries(doneOnN).map(([id, n]) => `${id} ${n}`).join(', ')}`);
+  log.add(
+    `steps done on N before the deploy: ${Object.entries(doneOnN)
+      .map(([id, n]) => `${id} ${n}`)
+      .join(', ')}`,
+  );
 
   for (const i of [0, 1]) {
     const pid = stack.workers[i]!.pid;
@@ -213,11 +228,17 @@ it('finishes a job of long subtasks across a rolling deploy of a patched workflo
         if (Date.now() > until) throw new Error('the mixed-fleet job did not start in 60 s');
         await new Promise((r) => setTimeout(r, 200));
       }
-      log.add(`job rolling-2 submitted to the mixed fleet (N+1 and N): ${MIXED} subtasks of ${MIXED_STEPS} steps × 1000 ms, each 1 step in`);
+      log.add(
+        `job rolling-2 submitted to the mixed fleet (N+1 and N): ${MIXED} subtasks of ${MIXED_STEPS} steps × 1000 ms, each 1 step in`,
+      );
     }
   }
   const leftAtDeployEnd = Object.fromEntries(tasks.filter((t) => t.id !== 'quick').map((t) => [t.id, STEPS - stepsOf(t.id)]));
-  log.add(`deploy done; steps left per subtask: ${Object.entries(leftAtDeployEnd).map(([id, n]) => `${id} ${n}`).join(', ')}`);
+  log.add(
+    `deploy done; steps left per subtask: ${Object.entries(leftAtDeployEnd)
+      .map(([id, n]) => `${id} ${n}`)
+      .join(', ')}`,
+  );
   // the scenario is only a rolling deploy if the subtasks outlived it (else longSteps() is too short for this machine)
   for (const [id, left] of Object.entries(leftAtDeployEnd)) expect(left, `subtask ${id} finished before the deploy did`).toBeGreaterThan(0);
   // the control's bundles, built while the job finishes (settled here: a failure is reported where it is awaited)
@@ -237,11 +258,17 @@ it('finishes a job of long subtasks across a rolling deploy of a patched workflo
   const mixedResult = await stack.waitResult('rolling-2', 120_000);
   expect(mixedResult.status).toBe('success');
   expect(mixedResult.results.map((r) => r.id).sort()).toEqual(mixedTasks.map((t) => t.id));
-  for (const r of mixedResult.results) expect(r).toMatchObject({ status: 'success', data: { m: Number(r.id.slice(1)) }, metrics: { steps: MIXED_STEPS } });
+  for (const r of mixedResult.results)
+    expect(r).toMatchObject({ status: 'success', data: { m: Number(r.id.slice(1)) }, metrics: { steps: MIXED_STEPS } });
   log.add(`job rolling-2 done: ${mixedResult.status}`);
 
   // a job started after the deploy: its runs are N+1's from their first step
-  const after = await stack.submit({ jobId: 'rolling-3', pattern: 'fanout', labels: { deploy: RUN }, tasks: [{ id: 'a', question: 'after the deploy', agent: 'sim', params: { steps: 2, answer: { n: 100 } } }] });
+  const after = await stack.submit({
+    jobId: 'rolling-3',
+    pattern: 'fanout',
+    labels: { deploy: RUN },
+    tasks: [{ id: 'a', question: 'after the deploy', agent: 'sim', params: { steps: 2, answer: { n: 100 } } }],
+  });
   expect(after.status).toBe(201);
   const afterResult = await stack.waitResult('rolling-3', 60_000);
   expect(afterResult).toMatchObject({ status: 'success', results: [{ id: 'a', status: 'success', data: { n: 100 } }] });
@@ -264,7 +291,9 @@ it('finishes a job of long subtasks across a rolling deploy of a patched workflo
     histories.set(`${r.workflowId} ${r.runId}`, history);
     facts.push(factsOf(r.workflowId, r.runId, history, versionOf));
   }
-  const nondeterministic = facts.flatMap((f) => f.failedTasks.filter((t) => t.cause === NDE || /nondetermin/i.test(t.message)).map((t) => `${f.workflowId}: ${t.message}`));
+  const nondeterministic = facts.flatMap((f) =>
+    f.failedTasks.filter((t) => t.cause === NDE || /nondetermin/i.test(t.message)).map((t) => `${f.workflowId}: ${t.message}`),
+  );
   expect(nondeterministic).toEqual([]);
   // and no run went back to old code once new code had marked it (old code cannot replay that)
   expect(facts.filter((f) => f.nAfterMarker > 0).map((f) => f.workflowId)).toEqual([]);
@@ -286,7 +315,9 @@ it('finishes a job of long subtasks across a rolling deploy of a patched workflo
     expect(f).toMatchObject({ markerBy: 'N+1', memoUpserts: 1 });
     expect(f.tasksBy.N).toBeGreaterThan(0);
     expect(f.tasksBy['N+1']).toBeGreaterThan(0);
-    perTask.push(`${t.id}: steps 0–${from - 1} issued by N, ${from}–${STEPS - 1} by N+1 (workflow tasks: N ${f.tasksBy.N}, N+1 ${f.tasksBy['N+1']})`);
+    perTask.push(
+      `${t.id}: steps 0–${from - 1} issued by N, ${from}–${STEPS - 1} by N+1 (workflow tasks: N ${f.tasksBy.N}, N+1 ${f.tasksBy['N+1']})`,
+    );
   }
   // the quick subtask ended on N: no marker, no memo
   expect(await memoOf(wfId('quick'))).not.toHaveProperty(DEPLOY_VERSION_MEMO);
@@ -306,7 +337,11 @@ it('finishes a job of long subtasks across a rolling deploy of a patched workflo
     if (f.firstBy === 'N+1') expect(memo[FROM_STEP_MEMO]).toBe(0);
     (mixedFirst[f.firstBy!] ??= []).push(`${t.id} (N+1 from step ${String(memo[FROM_STEP_MEMO])})`);
   }
-  perTask.push(`rolling-2 (mixed fleet): ${Object.entries(mixedFirst).map(([v, ids]) => `begun by ${v}: ${ids.join(', ')}`).join('; ')}`);
+  perTask.push(
+    `rolling-2 (mixed fleet): ${Object.entries(mixedFirst)
+      .map(([v, ids]) => `begun by ${v}: ${ids.join(', ')}`)
+      .join('; ')}`,
+  );
   // the job workflow (unchanged) crossed the deploy too, replayed by N+1
   const job = byId.get(`job/default/${jobId}`)!;
   expect(job.tasksBy.N).toBeGreaterThan(0);
@@ -325,7 +360,9 @@ it('finishes a job of long subtasks across a rolling deploy of a patched workflo
     if (err) replayFailures.push(`${key}: ${err.name}: ${err.message}`);
   }
   expect(replayFailures).toEqual([]);
-  log.add(`control: t0's history before the deploy replays on N+1 with patched(); without it: ${broken?.name}: ${broken?.message.split('\n')[0].slice(0, 160)}`);
+  log.add(
+    `control: t0's history before the deploy replays on N+1 with patched(); without it: ${broken?.name}: ${broken?.message.split('\n')[0].slice(0, 160)}`,
+  );
 
   const text = [
     `rolling deploy (test/chaos/rolling-deploy.test.ts), patch "${NEXT_VERSION_PATCH}"`,
@@ -343,7 +380,10 @@ it('finishes a job of long subtasks across a rolling deploy of a patched workflo
     scenario: 'rolling deploy N → N+1 (patched)',
     jobs: 3,
     subtasks: tasks.length + MIXED + 1,
-    lost: lostSubtasks(tasks.map((t) => t.id), result),
+    lost: lostSubtasks(
+      tasks.map((t) => t.id),
+      result,
+    ),
     duplicatedSteps: audit.duplicates,
     seconds: (Date.now() - started) / 1000,
     notes: `${Object.values(leftAtDeployEnd).join('/')} steps left at deploy end; ${nondeterministic.length} nondeterminism`,

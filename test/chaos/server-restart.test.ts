@@ -45,7 +45,11 @@ it('completes a job across a stop and a crash of the Temporal server, each resta
   expect(result.status).toBe('success');
   expect(result.results.map((r) => [r.id, r.status, r.data])).toEqual(tasks.map((t) => [t.id, 'success', t.params.answer]));
 
-  const audit = await auditSteps(await stack.client(), tasks.map((t) => `job/default/${jobId}/${t.id}`), stack.readStepLog());
+  const audit = await auditSteps(
+    await stack.client(),
+    tasks.map((t) => `job/default/${jobId}/${t.id}`),
+    stack.readStepLog(),
+  );
   expect(audit.notes).toEqual([]);
   expect(audit.recorded).toBe(TASKS * STEPS);
   expect(audit.duplicates).toBe(0);
@@ -54,7 +58,10 @@ it('completes a job across a stop and a crash of the Temporal server, each resta
     scenario: 'Temporal server stop/crash + restart',
     jobs: 1,
     subtasks: TASKS,
-    lost: lostSubtasks(tasks.map((t) => t.id), result),
+    lost: lostSubtasks(
+      tasks.map((t) => t.id),
+      result,
+    ),
     duplicatedSteps: audit.duplicates,
     seconds: (Date.now() - started) / 1000,
     notes: `stopped (TERM, then KILL) at ${loggedAtStop.join(' and ')} steps, down 2s each; ${audit.unacknowledged} unacknowledged rerun(s)`,

@@ -30,11 +30,16 @@ export default function setup(project: TestProject) {
   const started = Date.now();
   return () => {
     const rows: ScenarioRow[] = existsSync(file)
-      ? readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as ScenarioRow)
+      ? readFileSync(file, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as ScenarioRow)
       : [];
     rmSync(dir, { recursive: true, force: true });
     const body = rows.map((r) => [r.scenario, r.jobs, r.subtasks, r.lost, r.duplicatedSteps, `${r.seconds.toFixed(1)}s`, r.notes ?? '']);
-    console.log(`\nChaos summary, Temporal ${chaosTemporal() === 'cluster' ? 'server on PostgreSQL (npm run cluster\'s shape)' : 'dev server'} (${((Date.now() - started) / 1000).toFixed(0)}s in all)\n`);
+    console.log(
+      `\nChaos summary, Temporal ${chaosTemporal() === 'cluster' ? "server on PostgreSQL (npm run cluster's shape)" : 'dev server'} (${((Date.now() - started) / 1000).toFixed(0)}s in all)\n`,
+    );
     console.log(table(['scenario', 'jobs', 'subtasks', 'lost', 'duplicated steps', 'time', 'notes'], body));
     console.log('');
   };

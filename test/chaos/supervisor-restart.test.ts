@@ -58,11 +58,19 @@ async function npmStart(extra: Record<string, string> = {}): Promise<Started> {
   let out = '';
   child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
   child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   return { child, output: () => out, exited, dir, ports };
 }
 
-async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined, started: Started, timeoutMs = 90_000, everyMs = 50): Promise<T> {
+async function until<T>(
+  what: string,
+  check: () => Promise<T | undefined> | T | undefined,
+  started: Started,
+  timeoutMs = 90_000,
+  everyMs = 50,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await check();
@@ -125,20 +133,29 @@ describe('npm start supervises its children', () => {
         const seenDown: string[] = [];
         if (name !== 'api') {
           // the API keeps answering, naming what is down
-          const notReady = await until(`/readyz 503 naming ${name}`, async () => {
-            const r = await readyz(s);
-            return r?.status === 503 && r.body.down?.some((d) => d.startsWith(`${name} (restarting after SIGKILL`)) ? r : undefined;
-          }, s, 30_000);
+          const notReady = await until(
+            `/readyz 503 naming ${name}`,
+            async () => {
+              const r = await readyz(s);
+              return r?.status === 503 && r.body.down?.some((d) => d.startsWith(`${name} (restarting after SIGKILL`)) ? r : undefined;
+            },
+            s,
+            30_000,
+          );
           seenDown.push(...notReady.body.down!);
           // Temporal itself: unreachable, or answering again a moment before the supervisor saw it up
           if (name === 'temporal') expect(['Temporal unavailable', 'Delegate degraded']).toContain(notReady.body.title);
           else expect(notReady.body).toMatchObject({ title: 'Delegate degraded', detail: expect.stringContaining(`down: ${name}`) });
         }
         // back, as a new process; /readyz says all is well again
-        const back = await until(`${name} up again`, () => {
-          const c = statusOf(s).children[name]!;
-          return c.state === 'up' && c.pid !== pid ? c : undefined;
-        }, s);
+        const back = await until(
+          `${name} up again`,
+          () => {
+            const c = statusOf(s).children[name]!;
+            return c.state === 'up' && c.pid !== pid ? c : undefined;
+          },
+          s,
+        );
         expect(back.restarts).toBe(1);
         await until('/readyz 200', async () => ((await readyz(s))?.status === 200 ? true : undefined), s, 90_000, 250);
         // nobody else was restarted

@@ -47,7 +47,11 @@ it('finishes a 20-subtask fan-out after its worker is SIGKILLed mid-flight, runn
   }
 
   const client = await stack.client();
-  const audit = await auditSteps(client, tasks.map((t) => `job/default/${jobId}/${t.id}`), stack.readStepLog());
+  const audit = await auditSteps(
+    client,
+    tasks.map((t) => `job/default/${jobId}/${t.id}`),
+    stack.readStepLog(),
+  );
   expect(audit.notes).toEqual([]);
   expect(audit.recorded).toBe(TASKS * STEPS);
   expect(audit.duplicates).toBe(0);
@@ -64,7 +68,10 @@ it('finishes a 20-subtask fan-out after its worker is SIGKILLed mid-flight, runn
     scenario: 'worker SIGKILL mid fan-out',
     jobs: 1,
     subtasks: TASKS,
-    lost: lostSubtasks(tasks.map((t) => t.id), result),
+    lost: lostSubtasks(
+      tasks.map((t) => t.id),
+      result,
+    ),
     duplicatedSteps: audit.duplicates,
     seconds: (Date.now() - started) / 1000,
     notes: `${loggedAtKill} steps done at kill; ${audit.retried} retried, ${audit.unacknowledged} unacknowledged rerun(s)`,

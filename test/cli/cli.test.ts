@@ -15,7 +15,9 @@ afterAll(() => app.close());
 const { dir, delegate, jsonFile: specFile } = cliRunner(url);
 
 const fanout = (jobId: string, labels?: Record<string, string>): JobSpecInput => ({
-  jobId, pattern: 'fanout', ...(labels ? { labels } : {}),
+  jobId,
+  pattern: 'fanout',
+  ...(labels ? { labels } : {}),
   tasks: [
     { id: 'a', question: 'What is A?', agent: 'echo' },
     { id: 'b', question: 'What is B?', agent: 'sim', params: { answer: 'B', costUsd: 0.01, steps: 2 } },
@@ -39,26 +41,46 @@ describe('delegate CLI', () => {
   });
 
   it('a failing job exits 1; a partial one too', async () => {
-    const failing = await delegate(['submit', specFile({ pattern: 'fanout', tasks: [{ id: 'x', question: 'q', agent: 'sim', params: { fatal: true } }] }), '--wait', '--json']);
+    const failing = await delegate([
+      'submit',
+      specFile({ pattern: 'fanout', tasks: [{ id: 'x', question: 'q', agent: 'sim', params: { fatal: true } }] }),
+      '--wait',
+      '--json',
+    ]);
     expect(failing.code).toBe(1);
     expect(JSON.parse(failing.stdout).status).toBe('failure');
-    const partial = await delegate(['submit', specFile({
-      pattern: 'fanout',
-      tasks: [{ id: 'ok', question: 'q', agent: 'echo' }, { id: 'x', question: 'q', agent: 'sim', params: { fatal: true } }],
-    }), '--wait']);
+    const partial = await delegate([
+      'submit',
+      specFile({
+        pattern: 'fanout',
+        tasks: [
+          { id: 'ok', question: 'q', agent: 'echo' },
+          { id: 'x', question: 'q', agent: 'sim', params: { fatal: true } },
+        ],
+      }),
+      '--wait',
+    ]);
     expect(partial.code).toBe(1);
     expect(partial.stdout).toMatch(/job \S+ \(fanout\) (partial|failure)/);
   });
 
   it('refused before dispatch exits 2 with the problem: invalid spec, unrunnable spec, bad key, unreadable file, bad usage', async () => {
-    const invalid = await delegate(['submit', specFile({ pattern: 'fanout', tasks: [{ id: 'x', question: '', agent: 'echo' }] }), '--json']);
+    const invalid = await delegate([
+      'submit',
+      specFile({ pattern: 'fanout', tasks: [{ id: 'x', question: '', agent: 'echo' }] }),
+      '--json',
+    ]);
     expect(invalid.code).toBe(2);
     const problem = JSON.parse(invalid.stdout).error;
     expect(problem.status).toBe(400);
     expect(problem.errors.map((e: { path: string }) => e.path)).toContain('body.tasks[0].question');
     expect(invalid.stderr).toContain('body.tasks[0].question');
 
-    const unrunnable = await delegate(['submit', specFile({ pattern: 'fanout', tasks: [{ id: 'x', question: 'q', agent: 'no-such-agent' }] }), '--wait']);
+    const unrunnable = await delegate([
+      'submit',
+      specFile({ pattern: 'fanout', tasks: [{ id: 'x', question: 'q', agent: 'no-such-agent' }] }),
+      '--wait',
+    ]);
     expect(unrunnable.code).toBe(2);
     expect(unrunnable.stdout).toBe('');
     expect(unrunnable.stderr).toContain('422 Job cannot run');
@@ -105,17 +127,29 @@ describe('delegate CLI', () => {
 
   it('budget add tops up a job waiting for budget; stop and cancel answer and end the jobs', async () => {
     const jobId = uniqueId('clitop');
-    await delegate(['submit', specFile({
-      jobId, pattern: 'fanout', budget: { costUsd: 0.02 },
-      tasks: [{ id: 'w', question: 'four steps', agent: 'sim', params: { steps: 4, costUsd: 0.01, answer: 'done' }, budgetWaitSeconds: 60 }],
-    })]);
+    await delegate([
+      'submit',
+      specFile({
+        jobId,
+        pattern: 'fanout',
+        budget: { costUsd: 0.02 },
+        tasks: [
+          { id: 'w', question: 'four steps', agent: 'sim', params: { steps: 4, costUsd: 0.01, answer: 'done' }, budgetWaitSeconds: 60 },
+        ],
+      }),
+    ]);
     await waitForSubtask(jobId, 'w', 'waiting_for_budget');
     const top = await delegate(['budget', 'add', jobId, '--cost-usd', '0.03', '--json']);
     expect(top.code).toBe(0);
     expect(JSON.parse(top.stdout).ledger.costUsd.limit).toBeCloseTo(0.05, 10);
     expect((await delegate(['result', jobId, '--wait'])).code).toBe(0);
 
-    const slow = (id: string) => specFile({ jobId: id, pattern: 'fanout', tasks: [{ id: 's', question: 'slow', agent: 'sim', params: { steps: 1000, latencyMs: 20 } }] });
+    const slow = (id: string) =>
+      specFile({
+        jobId: id,
+        pattern: 'fanout',
+        tasks: [{ id: 's', question: 'slow', agent: 'sim', params: { steps: 1000, latencyMs: 20 } }],
+      });
     const stopId = uniqueId('clistop');
     const cancelId = uniqueId('clicancel');
     await Promise.all([delegate(['submit', slow(stopId)]), delegate(['submit', slow(cancelId)])]);
@@ -137,7 +171,10 @@ describe('delegate CLI', () => {
     await delegate(['submit', specFile(fanout(jobId))]);
     const [json, human] = await Promise.all([delegate(['events', jobId, '--json']), delegate(['events', jobId])]);
     expect(json.code).toBe(0);
-    const events = json.stdout.trim().split('\n').map((l) => JSON.parse(l) as { seq: number; type: string });
+    const events = json.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { seq: number; type: string });
     expect(events[0].type).toBe('job.started');
     expect(events.at(-1)!.type).toBe('job.finished');
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));

@@ -27,7 +27,11 @@ const HOSTILE = 'fine\u001b[2J\u001b]0;pwned\u0007 \u009b31mred\r\u0008done\ttab
 describe('the CLI and control characters in job data', () => {
   it('prints a hostile summary without its control characters; --json keeps the value, escaped', async () => {
     const jobId = uniqueId('ctl');
-    const res = await app.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId, pattern: 'fanout', tasks: [{ id: 't', question: HOSTILE, agent: 'echo' }] } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/jobs',
+      payload: { jobId, pattern: 'fanout', tasks: [{ id: 't', question: HOSTILE, agent: 'echo' }] },
+    });
     expect(res.statusCode, res.body).toBe(201);
     expect((await finalResult(app, jobId)).statusCode).toBe(200);
 

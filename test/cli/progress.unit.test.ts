@@ -15,7 +15,9 @@ describe('JobProgressLine', () => {
     p.apply(ev('subtask.started', { taskId: 'x', workflowId: `${root}/n/x` }));
     p.apply(ev('subtask.step', { taskId: 'a', usage: { costUsd: 0.01, tokens: 10 } }));
     p.apply(ev('subtask.step', { taskId: 'x', usage: { costUsd: 0.02, tokens: 10 } }));
-    expect(p.apply(ev('subtask.finished', { taskId: 'a', workflowId: `${root}/a`, status: 'success' }))).toBe('[1/3] a success · $0.03 of $0.10');
+    expect(p.apply(ev('subtask.finished', { taskId: 'a', workflowId: `${root}/a`, status: 'success' }))).toBe(
+      '[1/3] a success · $0.03 of $0.10',
+    );
     p.apply(ev('subtask.finished', { taskId: 'x', workflowId: `${root}/n/x`, status: 'partial', failureReason: 'budget_exhausted' }));
     // the nested job's own finish, and a repeat of a leaf's: neither counts
     expect(p.apply(ev('subtask.finished', { taskId: 'n', workflowId: `${root}/n`, status: 'partial' }))).toBeUndefined();
@@ -30,7 +32,10 @@ describe('JobProgressLine', () => {
   it('takes counts and spend from a job view when there are no events', () => {
     const p = new JobProgressLine('j2', 5);
     p.fromView({
-      jobId: 'j2', workflowId: 'w', state: 'running', links: { self: '', result: '', temporalUi: '' },
+      jobId: 'j2',
+      workflowId: 'w',
+      state: 'running',
+      links: { self: '', result: '', temporalUi: '' },
       progress: { total: 4, pending: 1, running: 1, completed: 2, succeeded: 2, partial: 0, failed: 0 },
       ledger: { costUsd: { limit: null, spent: 1.5, reserved: 0, remaining: null } } as never,
     });

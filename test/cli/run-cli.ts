@@ -21,9 +21,14 @@ export function cliRunner(url: string) {
     /** Runs `delegate …`; never rejects: the exit code is part of the answer. */
     delegate(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
       return new Promise((resolve) => {
-        execFile(process.execPath, ['cli/bin.js', ...args], { env: { ...process.env, DELEGATE_URL: url, DELEGATE_KEY: TEST_TENANTS.default.key, ...env }, timeout: 150_000 }, (err, stdout, stderr) => {
-          resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
-        });
+        execFile(
+          process.execPath,
+          ['cli/bin.js', ...args],
+          { env: { ...process.env, DELEGATE_URL: url, DELEGATE_KEY: TEST_TENANTS.default.key, ...env }, timeout: 150_000 },
+          (err, stdout, stderr) => {
+            resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
+          },
+        );
       });
     },
     /** Writes a JSON file; its path. */

@@ -12,7 +12,11 @@ describe('client: agent(id)', () => {
   it('reads an agent with its breaker', async () => {
     expect(await delegate.agent('echo')).toMatchObject({ id: 'echo', kind: 'builtin', breaker: null });
     const remote = await delegate.agent('bulky-http');
-    expect(remote).toMatchObject({ id: 'bulky-http', kind: 'http', breaker: { state: 'closed', failureThreshold: 5, cooldownSeconds: 30 } });
+    expect(remote).toMatchObject({
+      id: 'bulky-http',
+      kind: 'http',
+      breaker: { state: 'closed', failureThreshold: 5, cooldownSeconds: 30 },
+    });
     const err = await delegate.agent('no-such-agent').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DelegateProblemError);
     expect((err as DelegateProblemError).status).toBe(404);

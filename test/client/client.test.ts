@@ -24,7 +24,11 @@ const fanout = (jobId: string, suite: string): JobSpecInput => ({
   ],
   labels: { suite },
 });
-const slow = (jobId: string): JobSpecInput => ({ jobId, pattern: 'fanout', tasks: [{ id: 's', question: 'slow', agent: 'sim', params: { steps: 1000, latencyMs: 20, costUsd: 0.001 } }] });
+const slow = (jobId: string): JobSpecInput => ({
+  jobId,
+  pattern: 'fanout',
+  tasks: [{ id: 's', question: 'slow', agent: 'sim', params: { steps: 1000, latencyMs: 20, costUsd: 0.001 } }],
+});
 
 describe('typed client', () => {
   it('submits a fan-out, reads it while and after it runs, lists it, and finds it in the record', async () => {
@@ -81,12 +85,16 @@ describe('typed client', () => {
   });
 
   it('surfaces refusals as DelegateProblemError with field paths: 400, 422, 401, 404', async () => {
-    const invalid = await delegate.submit({ pattern: 'fanout', tasks: [{ id: 'x', question: '', agent: 'echo' }] }).catch((e: unknown) => e);
+    const invalid = await delegate
+      .submit({ pattern: 'fanout', tasks: [{ id: 'x', question: '', agent: 'echo' }] })
+      .catch((e: unknown) => e);
     expect(invalid).toBeInstanceOf(DelegateProblemError);
     expect((invalid as DelegateProblemError).status).toBe(400);
     expect((invalid as DelegateProblemError).errors.map((e) => e.path)).toContain('body.tasks[0].question');
 
-    const unrunnable = await delegate.submit({ pattern: 'fanout', tasks: [{ id: 'x', question: 'q', agent: 'no-such-agent' }] }).catch((e: unknown) => e);
+    const unrunnable = await delegate
+      .submit({ pattern: 'fanout', tasks: [{ id: 'x', question: 'q', agent: 'no-such-agent' }] })
+      .catch((e: unknown) => e);
     expect(unrunnable).toBeInstanceOf(DelegateProblemError);
     expect((unrunnable as DelegateProblemError).problem).toMatchObject({ status: 422, title: 'Job cannot run' });
     expect((unrunnable as DelegateProblemError).errors).toEqual([expect.objectContaining({ path: 'body.tasks[0].agent' })]);
@@ -120,8 +128,12 @@ describe('typed client', () => {
   it('tops up a job budget and a subtask budget while they wait for one', async () => {
     const jobId = uniqueId('ctop');
     await delegate.submit({
-      jobId, pattern: 'fanout', budget: { costUsd: 0.02 },
-      tasks: [{ id: 'w', question: 'four steps', agent: 'sim', params: { steps: 4, costUsd: 0.01, answer: 'done' }, budgetWaitSeconds: 60 }],
+      jobId,
+      pattern: 'fanout',
+      budget: { costUsd: 0.02 },
+      tasks: [
+        { id: 'w', question: 'four steps', agent: 'sim', params: { steps: 4, costUsd: 0.01, answer: 'done' }, budgetWaitSeconds: 60 },
+      ],
     });
     await waitForSubtask(jobId, 'w', 'waiting_for_budget');
     const top = await delegate.addBudget(jobId, { costUsd: 0.03 });
@@ -131,8 +143,19 @@ describe('typed client', () => {
 
     const subId = uniqueId('csub');
     await delegate.submit({
-      jobId: subId, pattern: 'fanout', budget: { costUsd: 0.05 },
-      tasks: [{ id: 'w', question: 'four steps', agent: 'sim', params: { steps: 4, costUsd: 0.01 }, budget: { costUsd: 0.01 }, budgetWaitSeconds: 60 }],
+      jobId: subId,
+      pattern: 'fanout',
+      budget: { costUsd: 0.05 },
+      tasks: [
+        {
+          id: 'w',
+          question: 'four steps',
+          agent: 'sim',
+          params: { steps: 4, costUsd: 0.01 },
+          budget: { costUsd: 0.01 },
+          budgetWaitSeconds: 60,
+        },
+      ],
     });
     await waitForSubtask(subId, 'w', 'waiting_for_budget');
     const nope = await delegate.addSubtaskBudget(subId, 'nope', { costUsd: 0.01 }).catch((e: unknown) => e);
@@ -204,7 +227,10 @@ describe('typed client', () => {
     const rest: number[] = [];
     for await (const e of delegate.events(jobId, { after: 2 })) rest.push(e.seq);
     expect(rest).toEqual(all.slice(2).map((e) => e.seq));
-    const unknown = await delegate.events(uniqueId('nojob')).next().catch((e: unknown) => e);
+    const unknown = await delegate
+      .events(uniqueId('nojob'))
+      .next()
+      .catch((e: unknown) => e);
     expect((unknown as DelegateProblemError).status).toBe(404);
   });
 });

@@ -6,7 +6,13 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createDelegateClient, DelegateProblemError, isScoutCapError, type ResearchSubtaskRequest, type ScoutDispatchRequest } from '../../client';
+import {
+  createDelegateClient,
+  DelegateProblemError,
+  isScoutCapError,
+  type ResearchSubtaskRequest,
+  type ScoutDispatchRequest,
+} from '../../client';
 import { ResearchSubtaskOutputSchema } from '../../schemas/research-contract';
 import { ScoutReportSchema } from '../../schemas/scout';
 import { jobsListedWithId, listeningApp, uniqueId } from '../helpers';
@@ -24,29 +30,62 @@ const delegate = createDelegateClient({ baseUrl, apiKey: TEST_TENANTS.default.ke
 const TREE = 'test/fixtures/scout-tree';
 const EXCERPT = 'The parent is changing the retry policy of the client and needs to know where the backoff is computed.';
 const scoutRequest = (extra: Partial<ScoutDispatchRequest> = {}): ScoutDispatchRequest => ({
-  question: 'where is `computeBackoff` defined', scopePaths: [TREE], parentAgent: 'client-test', parentSessionId: uniqueId('sess'),
-  featureSlug: 'client-scouts', parentSessionExcerpt: EXCERPT, ...extra,
+  question: 'where is `computeBackoff` defined',
+  scopePaths: [TREE],
+  parentAgent: 'client-test',
+  parentSessionId: uniqueId('sess'),
+  featureSlug: 'client-scouts',
+  parentSessionExcerpt: EXCERPT,
+  ...extra,
 });
 const subtask = (id: string, params: Record<string, unknown>, extra: Partial<ResearchSubtaskRequest> = {}): ResearchSubtaskRequest => ({
-  id, parent_id: 'client_plan', question: 'Which PostgreSQL extensions speed up analytics?', budget: { latency_seconds: 60, cost_usd: 1, tool_calls: 20 },
-  agent: 'sim', params, ...extra,
+  id,
+  parent_id: 'client_plan',
+  question: 'Which PostgreSQL extensions speed up analytics?',
+  budget: { latency_seconds: 60, cost_usd: 1, tool_calls: 20 },
+  agent: 'sim',
+  params,
+  ...extra,
 });
-const evidence = [{ id: 'e1', source: 'web', url: 'https://docs.citusdata.com/columnar', title: 'Columnar storage', snippet: 'Citus columnar tables compress well.', score: 0.8 }];
+const evidence = [
+  {
+    id: 'e1',
+    source: 'web',
+    url: 'https://docs.citusdata.com/columnar',
+    title: 'Columnar storage',
+    snippet: 'Citus columnar tables compress well.',
+    score: 0.8,
+  },
+];
 
 describe('client: research subtasks', () => {
   it('run waits for the contract output; get reads it again by its job id', async () => {
-    const out = await delegate.subtasks.run(subtask('sub_c1', { summary: 'Citus helps. It stores columns. It scans fast.', evidence, costUsd: 0.01 }), { waitSeconds: 60 });
+    const out = await delegate.subtasks.run(
+      subtask('sub_c1', { summary: 'Citus helps. It stores columns. It scans fast.', evidence, costUsd: 0.01 }),
+      { waitSeconds: 60 },
+    );
     expect(out.status).toBe('success');
     if (out.status === 'running') throw new Error('still running');
     const parsed = ResearchSubtaskOutputSchema.parse(out);
-    expect(parsed).toMatchObject({ id: 'sub_c1', failure_reason: null, citations: [evidence[0].url], evidence: [{ url: evidence[0].url, source: 'web' }], delegate: { parent_id: 'client_plan', agent_id: 'sim' } });
+    expect(parsed).toMatchObject({
+      id: 'sub_c1',
+      failure_reason: null,
+      citations: [evidence[0].url],
+      evidence: [{ url: evidence[0].url, source: 'web' }],
+      delegate: { parent_id: 'client_plan', agent_id: 'sim' },
+    });
     expect(parsed.summary).toBe('Citus helps. It stores columns. It scans fast.');
     expect(await delegate.subtasks.get(parsed.delegate.job_id!)).toEqual(out);
   });
 
   it('a short wait answers running; get waits past it for the output', async () => {
     const running = await delegate.subtasks.run(subtask('sub_c2', { steps: 3, latencyMs: 400 }));
-    expect(running).toMatchObject({ id: 'sub_c2', status: 'running', job_id: expect.any(String), links: { self: expect.stringContaining('/v1/subtasks/') } });
+    expect(running).toMatchObject({
+      id: 'sub_c2',
+      status: 'running',
+      job_id: expect.any(String),
+      links: { self: expect.stringContaining('/v1/subtasks/') },
+    });
     if (running.status !== 'running') throw new Error('finished before any wait');
     const out = await delegate.subtasks.get(running.job_id, { waitSeconds: 90 });
     expect(out).toMatchObject({ id: 'sub_c2', status: 'success', delegate: { job_id: running.job_id } });
@@ -55,11 +94,20 @@ describe('client: research subtasks', () => {
   it('an idempotency key never starts a second job; an invalid input is refused with its field path', async () => {
     const key = uniqueId('csubkey');
     const input = subtask('sub_c3', {});
-    const [a, b] = [await delegate.subtasks.run(input, { idempotencyKey: key, waitSeconds: 30 }), await delegate.subtasks.run(input, { idempotencyKey: key, waitSeconds: 30 })];
+    const [a, b] = [
+      await delegate.subtasks.run(input, { idempotencyKey: key, waitSeconds: 30 }),
+      await delegate.subtasks.run(input, { idempotencyKey: key, waitSeconds: 30 }),
+    ];
     expect([a.status, b.status]).toEqual(['success', 'success']);
     expect(await jobsListedWithId(key)).toBe(1);
 
-    const bad = await delegate.subtasks.run({ ...input, budget: { latency_seconds: 60, cost_usd: 1 } as ResearchSubtaskRequest['budget'], colour: 'red' } as ResearchSubtaskRequest).catch((e: unknown) => e);
+    const bad = await delegate.subtasks
+      .run({
+        ...input,
+        budget: { latency_seconds: 60, cost_usd: 1 } as ResearchSubtaskRequest['budget'],
+        colour: 'red',
+      } as ResearchSubtaskRequest)
+      .catch((e: unknown) => e);
     expect(bad).toBeInstanceOf(DelegateProblemError);
     expect((bad as DelegateProblemError).status).toBe(400);
     expect((bad as DelegateProblemError).errors.map((e) => e.path)).toEqual(expect.arrayContaining(['body.budget.tool_calls']));
@@ -70,7 +118,12 @@ describe('client: code scouts', () => {
   it('prep, dispatch, the committed report, listing by feature and walking every page', async () => {
     const req = scoutRequest({ featureSlug: `cs-${Date.now().toString(36)}` });
     const prep = await delegate.scouts.prep(req);
-    expect(prep).toMatchObject({ id: expect.stringMatching(/^scout-cs-[a-z0-9]+-\d{8}-[a-z0-9]{6}$/), scopePaths: [TREE], tools: ['read_file', 'grep'], caps: { perSession: { remaining: 10 }, perScope: { remaining: 3 } } });
+    expect(prep).toMatchObject({
+      id: expect.stringMatching(/^scout-cs-[a-z0-9]+-\d{8}-[a-z0-9]{6}$/),
+      scopePaths: [TREE],
+      tools: ['read_file', 'grep'],
+      caps: { perSession: { remaining: 10 }, perScope: { remaining: 3 } },
+    });
     expect(prep.prompt).toContain('computeBackoff');
 
     const scout = await delegate.scouts.run(req, { waitSeconds: 90 });
@@ -127,7 +180,12 @@ describe('client: code scouts', () => {
     expect(calls).toBe(1);
     expect(isScoutCapError(refused)).toBe(true);
     if (!isScoutCapError(refused)) return;
-    expect(refused.problem).toMatchObject({ status: 429, code: 'scout_cap_exceeded', cap: 'session', caps: { perSession: { limit: 1, remaining: 0 } } });
+    expect(refused.problem).toMatchObject({
+      status: 429,
+      code: 'scout_cap_exceeded',
+      cap: 'session',
+      caps: { perSession: { limit: 1, remaining: 0 } },
+    });
     const dispatch = await client.scouts.dispatch(req).catch((e: unknown) => e);
     expect(isScoutCapError(dispatch)).toBe(true);
     await client.scouts.get(first.id, { waitSeconds: 90 });

@@ -8,7 +8,12 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDelegateClient, DelegateProblemError, type JobEvent } from '../../client';
 
-const ev = (seq: number, type: JobEvent['type'], data: Record<string, unknown> = {}): JobEvent => ({ seq, type, at: new Date(1_700_000_000_000 + seq).toISOString(), data });
+const ev = (seq: number, type: JobEvent['type'], data: Record<string, unknown> = {}): JobEvent => ({
+  seq,
+  type,
+  at: new Date(1_700_000_000_000 + seq).toISOString(),
+  data,
+});
 const frame = (e: JobEvent) => `id: ${e.seq}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
 
 let server: Server | undefined;
@@ -30,7 +35,12 @@ describe('client.events()', () => {
     const client = await serve((req, res) => {
       auth.push(req.headers.authorization);
       stream(res);
-      const all = [ev(1, 'job.started', { tasks: 2 }), ev(2, 'subtask.started', { taskId: 'a' }), ev(3, 'subtask.finished', { taskId: 'a', status: 'success' }), ev(4, 'job.finished', { status: 'success' })];
+      const all = [
+        ev(1, 'job.started', { tasks: 2 }),
+        ev(2, 'subtask.started', { taskId: 'a' }),
+        ev(3, 'subtask.finished', { taskId: 'a', status: 'success' }),
+        ev(4, 'job.finished', { status: 'success' }),
+      ];
       const text = `: ping\n\n${all.map(frame).join('')}${frame(ev(5, 'budget.changed'))}`;
       // three-byte chunks: the parser must put events back together
       let i = 0;
@@ -42,7 +52,12 @@ describe('client.events()', () => {
     });
     const got: JobEvent[] = [];
     for await (const e of client.events('j1')) got.push(e);
-    expect(got.map((e) => [e.seq, e.type])).toEqual([[1, 'job.started'], [2, 'subtask.started'], [3, 'subtask.finished'], [4, 'job.finished']]);
+    expect(got.map((e) => [e.seq, e.type])).toEqual([
+      [1, 'job.started'],
+      [2, 'subtask.started'],
+      [3, 'subtask.finished'],
+      [4, 'job.finished'],
+    ]);
     expect(got[2].data).toEqual({ taskId: 'a', status: 'success' });
     expect(auth).toEqual(['Bearer k1']);
   });
@@ -62,7 +77,12 @@ describe('client.events()', () => {
         return;
       }
       // a server that replays a little too much: the client drops what it has seen
-      res.end(all.filter((e) => e.seq >= after).map(frame).join(''));
+      res.end(
+        all
+          .filter((e) => e.seq >= after)
+          .map(frame)
+          .join(''),
+      );
     });
     const seqs: number[] = [];
     for await (const e of client.events('j1')) seqs.push(e.seq);
@@ -74,7 +94,9 @@ describe('client.events()', () => {
     const urls: string[] = [];
     const client = await serve((req, res) => {
       urls.push(`${req.url} ${req.headers['last-event-id']}`);
-      res.writeHead(404, { 'content-type': 'application/problem+json' }).end(JSON.stringify({ type: 'https://delegate.dev/problems/not-found', title: 'Not found', status: 404, detail: 'no such job' }));
+      res
+        .writeHead(404, { 'content-type': 'application/problem+json' })
+        .end(JSON.stringify({ type: 'https://delegate.dev/problems/not-found', title: 'Not found', status: 404, detail: 'no such job' }));
     });
     const it = client.events('nope', { after: 7 });
     const err = await it.next().catch((e: unknown) => e);
@@ -88,9 +110,14 @@ describe('client.events()', () => {
     let calls = 0;
     const client = await serve((_req, res) => {
       calls++;
-      res.writeHead(503, { 'content-type': 'application/problem+json', 'retry-after': '0' }).end(JSON.stringify({ type: 'x', title: 'Temporal unavailable', status: 503 }));
+      res
+        .writeHead(503, { 'content-type': 'application/problem+json', 'retry-after': '0' })
+        .end(JSON.stringify({ type: 'x', title: 'Temporal unavailable', status: 503 }));
     });
-    const err = await client.events('j1').next().catch((e: unknown) => e);
+    const err = await client
+      .events('j1')
+      .next()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DelegateProblemError);
     expect(calls).toBe(4);
 

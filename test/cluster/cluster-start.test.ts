@@ -35,7 +35,9 @@ async function startCluster(env: Record<string, string>): Promise<Started> {
   let out = '';
   child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
   child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const deadline = Date.now() + 900_000; // a cold machine builds the server first
   while (!out.includes('Delegate is running on the production shape')) {
     if (child.exitCode !== null) throw new Error(`npm run cluster exited (${child.exitCode}):\n${out.slice(-3000)}`);
@@ -78,7 +80,9 @@ describe('npm run cluster', () => {
     for (const db of [database, `${database}_vis`]) {
       // as root the machine's cluster, administered by its `postgres` user (no URL: peer auth); else the test PostgreSQL
       if (isRoot() && !process.env.DELEGATE_PG_ADMIN_URL) {
-        await run('runuser', ['-u', 'postgres', '--', 'psql', '-tAc', `DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`]).catch(() => undefined);
+        await run('runuser', ['-u', 'postgres', '--', 'psql', '-tAc', `DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`]).catch(
+          () => undefined,
+        );
       } else await dropDatabase(inject('pgUrl'), db).catch(() => undefined);
     }
   });
@@ -106,14 +110,23 @@ describe('npm run cluster', () => {
     expect(ready.status).toBe(200);
     // the UI server on the same frontend
     expect(first.output()).toContain(`Temporal UI  http://127.0.0.1:${8080 + offset}`);
-    const namespaces = (await (await fetch(`http://127.0.0.1:${8080 + offset}/api/v1/namespaces`)).json()) as { namespaces: { namespaceInfo: { name: string } }[] };
+    const namespaces = (await (await fetch(`http://127.0.0.1:${8080 + offset}/api/v1/namespaces`)).json()) as {
+      namespaces: { namespaceInfo: { name: string } }[];
+    };
     expect(namespaces.namespaces.map((n) => n.namespaceInfo.name)).toContain('default');
 
     const jobId = `cluster-${suffix}`;
     const submit = await fetch(`${api}/v1/jobs`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...AUTH },
-      body: JSON.stringify({ jobId, pattern: 'fanout', tasks: [{ id: 'a', question: 'on the cluster', agent: 'echo' }, { id: 'b', question: 'and again', agent: 'echo' }] }),
+      body: JSON.stringify({
+        jobId,
+        pattern: 'fanout',
+        tasks: [
+          { id: 'a', question: 'on the cluster', agent: 'echo' },
+          { id: 'b', question: 'and again', agent: 'echo' },
+        ],
+      }),
     });
     expect(submit.status).toBe(201);
     const result = (await (await fetch(`${api}/v1/jobs/${jobId}/result?waitSeconds=60`, { headers: AUTH })).json()) as {

@@ -1,6 +1,15 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
-import { BudgetSchema, BudgetTopUpSchema, LedgerSchema, StepReplySchema, TaskMetricsSchema, UsageSchema, type Budget, type Usage } from '../../schemas';
+import {
+  BudgetSchema,
+  BudgetTopUpSchema,
+  LedgerSchema,
+  StepReplySchema,
+  TaskMetricsSchema,
+  UsageSchema,
+  type Budget,
+  type Usage,
+} from '../../schemas';
 import { AXES, BUDGET_AXES, SPEND_AXES } from '../../core/budget-axes';
 import { validateTopUp } from '../../workflows/job/budget';
 
@@ -23,7 +32,7 @@ describe('budget axis table', () => {
     expect(props(StepReplySchema.shape.usage.unwrap())).toEqual(SPEND_AXES);
   });
 
-  it('keeps each row\'s rules: integers, positivity of top-ups and wall clock, the max', () => {
+  it("keeps each row's rules: integers, positivity of top-ups and wall clock, the max", () => {
     for (const axis of BUDGET_AXES) {
       const row = AXES[axis];
       expect(BudgetSchema.safeParse({ [axis]: row.max }).success).toBe(true);

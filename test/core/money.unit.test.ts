@@ -6,8 +6,17 @@ import { emptyMetrics, sumMetrics } from '../../core/task-results';
 
 const step = (costUsd: number) => usageOf({ costUsd });
 const result = (id: string, costUsd: number): TaskResult => ({
-  id, agentId: 'sim', status: 'success', summary: '', evidence: [], citations: [], followUps: [], confidence: 1,
-  metrics: { ...emptyMetrics(), costUsd }, failureReason: null, errors: [],
+  id,
+  agentId: 'sim',
+  status: 'success',
+  summary: '',
+  evidence: [],
+  citations: [],
+  followUps: [],
+  confidence: 1,
+  metrics: { ...emptyMetrics(), costUsd },
+  failureReason: null,
+  errors: [],
 });
 
 describe('exact money', () => {
@@ -30,7 +39,7 @@ describe('exact money', () => {
     expect(floorOn('tokens', 2.9)).toBe(2);
   });
 
-  it('0.01 + 0.05 is 0.06 in the ledger, in a subtask\'s metrics and in a job total', () => {
+  it("0.01 + 0.05 is 0.06 in the ledger, in a subtask's metrics and in a job total", () => {
     // a subtask charging its steps: its metrics are its ledger's spend
     const sub = newLedger({ costUsd: 0.1 });
     charge(sub, step(0.01));
@@ -49,7 +58,11 @@ describe('exact money', () => {
 
   it('reads a ledger carried by older code, float dust and all', () => {
     // as written before the axis table: an axis added since is simply absent (it counts 0)
-    const old = { limit: { costUsd: 0.15000000000000002 }, spent: { costUsd: 0.060000000000000005, tokens: 0, toolCalls: 0 }, reserved: { costUsd: 0, tokens: 0, toolCalls: 0 } } as LedgerState;
+    const old = {
+      limit: { costUsd: 0.15000000000000002 },
+      spent: { costUsd: 0.060000000000000005, tokens: 0, toolCalls: 0 },
+      reserved: { costUsd: 0, tokens: 0, toolCalls: 0 },
+    } as LedgerState;
     charge(old, step(0.04));
     expect(old.spent.costUsd).toBe(0.1);
     expect(remaining(old).costUsd).toBe(0.05);

@@ -3,7 +3,12 @@ import { JobSpecSchema, TaskSpecSchema } from '../../schemas/job';
 import { effectivePriority, jobPriority, taskPriority, withTaskPriorities } from '../../core/priority';
 import { PrioritySchema } from '../../schemas/priority';
 
-const task = (id: string, extra: { priority?: number } = {}): { id: string; question: string; agent: string; priority?: number } => ({ id, question: `q ${id}`, agent: 'sim', ...extra });
+const task = (id: string, extra: { priority?: number } = {}): { id: string; question: string; agent: string; priority?: number } => ({
+  id,
+  question: `q ${id}`,
+  agent: 'sim',
+  ...extra,
+});
 const issuePaths = (r: { success: boolean; error?: { issues: { path: PropertyKey[] }[] } }) => r.error?.issues.map((i) => i.path.join('.'));
 
 describe('priority schema', () => {
@@ -12,7 +17,10 @@ describe('priority schema', () => {
     for (const p of [0, 6, 2.5, -1, '1']) expect(PrioritySchema.safeParse(p).success).toBe(false);
     const bad = JobSpecSchema.safeParse({ pattern: 'fanout', priority: 0, tasks: [task('a', { priority: 9 }), task('b')] });
     expect(issuePaths(bad)?.sort()).toEqual(['priority', 'tasks.0.priority']);
-    const nested = JobSpecSchema.safeParse({ pattern: 'fanout', tasks: [{ id: 'n', question: 'q', job: { pattern: 'fanout', priority: 7, tasks: [task('x')] } }] });
+    const nested = JobSpecSchema.safeParse({
+      pattern: 'fanout',
+      tasks: [{ id: 'n', question: 'q', job: { pattern: 'fanout', priority: 7, tasks: [task('x')] } }],
+    });
     expect(issuePaths(nested)).toEqual(['tasks.0.job.priority']);
   });
 
@@ -37,7 +45,7 @@ describe('priority resolution', () => {
     expect(effectivePriority({ priority: 1 })).toBe(1);
   });
 
-  it('a nested job runs at its own priority, else its task\'s, else its parent job\'s', () => {
+  it("a nested job runs at its own priority, else its task's, else its parent job's", () => {
     expect(taskPriority({ priority: 4, job: { priority: 1 } }, 5)).toBe(1);
     expect(taskPriority({ priority: 4, job: {} }, 5)).toBe(4);
     expect(taskPriority({ job: {} }, 2)).toBe(2);
@@ -46,7 +54,7 @@ describe('priority resolution', () => {
     expect(nested.tasks.map((t) => t.priority)).toEqual([2, 5]);
   });
 
-  it('a research-contract rank is relative to the job: rank 1 runs at the job\'s level, each rank after it one step later, capped at 5', () => {
+  it("a research-contract rank is relative to the job: rank 1 runs at the job's level, each rank after it one step later, capped at 5", () => {
     expect(taskPriority({ research: { priority: 1 } }, 2)).toBe(2);
     expect(taskPriority({ research: { priority: 3 } }, 2)).toBe(4);
     expect(taskPriority({ research: { priority: 1000 } }, 2)).toBe(5);
@@ -55,7 +63,7 @@ describe('priority resolution', () => {
     expect(taskPriority({ priority: 1, research: { priority: 4 } }, 3)).toBe(1);
   });
 
-  it('a research entry inside a job gets its rank from the contract\'s `priority`', () => {
+  it("a research entry inside a job gets its rank from the contract's `priority`", () => {
     const budget = { latency_seconds: 60, cost_usd: 1, tool_calls: 5 };
     const spec = JobSpecSchema.parse({
       pattern: 'fanout',

@@ -3,9 +3,17 @@ import type { TaskResult } from '../../schemas';
 import { emptyProgress, progressOfResults, tally, withBatchProgress } from '../../core/progress';
 
 const result = (id: string, status: TaskResult['status']): TaskResult => ({
-  id, agentId: 'sim', status, summary: '', evidence: [], citations: [], followUps: [], confidence: 1,
+  id,
+  agentId: 'sim',
+  status,
+  summary: '',
+  evidence: [],
+  citations: [],
+  followUps: [],
+  confidence: 1,
   metrics: { latencyMs: 0, costUsd: 0, tokens: 0, toolCalls: 0, steps: 1, attempts: 1, channelsHit: [] },
-  failureReason: status === 'failure' ? 'agent_error' : null, errors: [],
+  failureReason: status === 'failure' ? 'agent_error' : null,
+  errors: [],
 });
 
 describe('progress counts', () => {

@@ -30,7 +30,11 @@ describe('summary sentences', () => {
   });
 
   it('trims a long summary to six with a note, keeps a short one with a note', () => {
-    expect(fitSummary('S1. S2. S3. S4. S5. S6. S7. S8.')).toEqual({ summary: 'S1. S2. S3. S4. S5. S6.', sentences: 6, note: 'summary trimmed from 8 to 6 sentences' });
+    expect(fitSummary('S1. S2. S3. S4. S5. S6. S7. S8.')).toEqual({
+      summary: 'S1. S2. S3. S4. S5. S6.',
+      sentences: 6,
+      note: 'summary trimmed from 8 to 6 sentences',
+    });
     expect(fitSummary(' Only one. ')).toEqual({ summary: 'Only one.', sentences: 1, note: 'summary has 1 sentence, fewer than 3' });
     expect(fitSummary('One. Two. Three. Four.').note).toBeNull();
   });

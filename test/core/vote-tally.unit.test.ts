@@ -55,7 +55,11 @@ describe('canonical ballots', () => {
 describe('tally', () => {
   it('groups equal ballots, keeps the first value as given, orders by count then weight', () => {
     const t = tally([b('1', 'Paris', 0.9), b('2', 'lyon', 0.8), b('3', ' paris', 0.7), b('4', 'Nice', 1), b('5', 'Lyon', 0.1)]);
-    expect(t.map((e) => [e.ballot, e.count])).toEqual([['Paris', 2], ['lyon', 2], ['Nice', 1]]);
+    expect(t.map((e) => [e.ballot, e.count])).toEqual([
+      ['Paris', 2],
+      ['lyon', 2],
+      ['Nice', 1],
+    ]);
     expect(t[0].weight).toBeCloseTo(1.6);
   });
 });
@@ -111,14 +115,23 @@ describe('decide', () => {
     // b 0.95 with two pending: they could bring 2 to a, and 0.95 of 2.95 is not a half yet
     expect(decide([b('1', 'b', 0.95)], 'weighted', 3, 2, share)).toMatchObject({ final: false, winner: null });
     // x 3 × 0.9 = 2.7, one pending: 2.7 of at most 3.7 is more than half whatever it says
-    expect(decide([b('1', 'x', 0.9), b('2', 'x', 0.9), b('3', 'x', 0.9)], 'weighted', 4, 1, share)).toMatchObject({ final: true, winner: { ballot: 'x' } });
+    expect(decide([b('1', 'x', 0.9), b('2', 'x', 0.9), b('3', 'x', 0.9)], 'weighted', 4, 1, share)).toMatchObject({
+      final: true,
+      winner: { ballot: 'x' },
+    });
     // an even split of 4 × 1 with one pending: y could still reach 3 of 5
     expect(decide([b('1', 'x'), b('2', 'x'), b('3', 'y'), b('4', 'y')], 'weighted', 5, 1, share)).toMatchObject({ final: false });
     // spread thin: no ballot, even a new one, can reach a 0.9 share with one pending voter
-    expect(decide([b('1', 'x'), b('2', 'y'), b('3', 'z')], 'weighted', 4, 1, { ...share, threshold: 0.9 })).toMatchObject({ final: true, winner: null });
+    expect(decide([b('1', 'x'), b('2', 'y'), b('3', 'z')], 'weighted', 4, 1, { ...share, threshold: 0.9 })).toMatchObject({
+      final: true,
+      winner: null,
+    });
   });
   it('weighted: decided early once a ballot passes the bar, or once none can', () => {
-    expect(decide([b('1', 'x', 1), b('2', 'x', 0.9), b('3', 'x', 0.8)], 'weighted', 5, 2)).toMatchObject({ final: true, winner: { ballot: 'x' } });
+    expect(decide([b('1', 'x', 1), b('2', 'x', 0.9), b('3', 'x', 0.8)], 'weighted', 5, 2)).toMatchObject({
+      final: true,
+      winner: { ballot: 'x' },
+    });
     // x has 1.8, two pending voters could bring it to 3.8 > 2.5
     expect(decide([b('1', 'x', 0.9), b('2', 'x', 0.9), b('3', 'y', 0.2)], 'weighted', 5, 2)).toMatchObject({ final: false });
     // x has 0.4, two pending voters bring it to 2.4 at best: never more than 2.5

@@ -8,14 +8,15 @@ import { TEST_TENANTS } from '../tenants';
 /** A client connected to the API at `baseUrl` over `transport` with `key`, closed when the test ends. */
 export async function connectMcp(baseUrl: string, transport: 'http' | 'stdio', key: string = TEST_TENANTS.default.key): Promise<Client> {
   const client = new Client({ name: 'delegate-test', version: '1.0.0' });
-  const t = transport === 'http'
-    ? new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } })
-    : new StdioClientTransport({
-      command: process.execPath,
-      args: ['--import', 'tsx', 'mcp/stdio-main.ts'],
-      env: { ...(process.env as Record<string, string>), DELEGATE_URL: baseUrl, DELEGATE_KEY: key },
-      stderr: 'pipe',
-    });
+  const t =
+    transport === 'http'
+      ? new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } })
+      : new StdioClientTransport({
+          command: process.execPath,
+          args: ['--import', 'tsx', 'mcp/stdio-main.ts'],
+          env: { ...(process.env as Record<string, string>), DELEGATE_URL: baseUrl, DELEGATE_KEY: key },
+          stderr: 'pipe',
+        });
   await client.connect(t);
   onTestFinished(() => client.close());
   return client;

@@ -35,13 +35,23 @@ function answer(res: ToolAnswer): Record<string, unknown> {
 }
 
 const subtask = (id: string, params: Record<string, unknown>) => ({
-  id, parent_id: 'mcp_plan', question: 'Which PostgreSQL extensions speed up analytics?', budget: { latency_seconds: 60, cost_usd: 1, tool_calls: 20 }, agent: 'sim', params,
+  id,
+  parent_id: 'mcp_plan',
+  question: 'Which PostgreSQL extensions speed up analytics?',
+  budget: { latency_seconds: 60, cost_usd: 1, tool_calls: 20 },
+  agent: 'sim',
+  params,
 });
 /** The scout root is the process's working directory (the project), the shared worker's too. */
 const TREE = 'test/fixtures/scout-tree';
 const scout = (session: string, extra: Record<string, unknown> = {}) => ({
-  question: 'where is `computeBackoff` defined', scopePaths: [TREE], parentAgent: 'mcp-test', parentSessionId: session, featureSlug: 'mcp-scouts',
-  parentSessionExcerpt: 'The parent is changing the retry policy of the client and needs to know where the backoff is computed.', ...extra,
+  question: 'where is `computeBackoff` defined',
+  scopePaths: [TREE],
+  parentAgent: 'mcp-test',
+  parentSessionId: session,
+  featureSlug: 'mcp-scouts',
+  parentSessionExcerpt: 'The parent is changing the retry policy of the client and needs to know where the backoff is computed.',
+  ...extra,
 });
 
 describe.each(['http', 'stdio'] as const)('MCP contract tools over %s', (transport) => {
@@ -50,10 +60,14 @@ describe.each(['http', 'stdio'] as const)('MCP contract tools over %s', (transpo
     const { tools } = await client.listTools();
     const byName = new Map(tools.map((t) => [t.name, t]));
     const research = byName.get('delegate_research_subtask')!;
-    expect(Object.keys(research.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['id', 'question', 'budget', 'context_seed', 'stop_conditions', 'parent_id', 'waitSeconds']));
+    expect(Object.keys(research.inputSchema.properties ?? {})).toEqual(
+      expect.arrayContaining(['id', 'question', 'budget', 'context_seed', 'stop_conditions', 'parent_id', 'waitSeconds']),
+    );
     expect(research.inputSchema.required).toEqual(expect.arrayContaining(['id', 'question', 'budget']));
     const scoutTool = byName.get('delegate_scout')!;
-    expect(scoutTool.inputSchema.required).toEqual(expect.arrayContaining(['question', 'scopePaths', 'parentAgent', 'parentSessionId', 'parentSessionExcerpt']));
+    expect(scoutTool.inputSchema.required).toEqual(
+      expect.arrayContaining(['question', 'scopePaths', 'parentAgent', 'parentSessionId', 'parentSessionExcerpt']),
+    );
     for (const t of [research, scoutTool]) expect(t.description).toMatch(/Example: \{/);
     expect(Object.keys(byName.get('scout_report')!.inputSchema.properties ?? {})).toEqual(['id', 'waitSeconds']);
     expect(Object.keys(byName.get('research_subtask_result')!.inputSchema.properties ?? {})).toEqual(['jobId', 'waitSeconds']);
@@ -61,11 +75,31 @@ describe.each(['http', 'stdio'] as const)('MCP contract tools over %s', (transpo
 
   it('delegate_research_subtask returns the contract output; one still running is followed by research_subtask_result; an invalid one is a tool error', async () => {
     const client = await connect(transport);
-    const out = answer(await client.callTool({ name: 'delegate_research_subtask', arguments: subtask(`sub_${transport}`, { summary: 'Citus helps. It stores columns.' }) }));
-    expect(ResearchSubtaskOutputSchema.parse(out)).toMatchObject({ id: `sub_${transport}`, status: 'success', summary: 'Citus helps. It stores columns.', delegate: { parent_id: 'mcp_plan', agent_id: 'sim' } });
+    const out = answer(
+      await client.callTool({
+        name: 'delegate_research_subtask',
+        arguments: subtask(`sub_${transport}`, { summary: 'Citus helps. It stores columns.' }),
+      }),
+    );
+    expect(ResearchSubtaskOutputSchema.parse(out)).toMatchObject({
+      id: `sub_${transport}`,
+      status: 'success',
+      summary: 'Citus helps. It stores columns.',
+      delegate: { parent_id: 'mcp_plan', agent_id: 'sim' },
+    });
 
-    const running = answer(await client.callTool({ name: 'delegate_research_subtask', arguments: { ...subtask('sub_slow', { steps: 3, latencyMs: 400 }), waitSeconds: 0 } }));
-    expect(running).toMatchObject({ id: 'sub_slow', status: 'running', job_id: expect.any(String), note: expect.stringContaining('research_subtask_result') });
+    const running = answer(
+      await client.callTool({
+        name: 'delegate_research_subtask',
+        arguments: { ...subtask('sub_slow', { steps: 3, latencyMs: 400 }), waitSeconds: 0 },
+      }),
+    );
+    expect(running).toMatchObject({
+      id: 'sub_slow',
+      status: 'running',
+      job_id: expect.any(String),
+      note: expect.stringContaining('research_subtask_result'),
+    });
     const later = answer(await client.callTool({ name: 'research_subtask_result', arguments: { jobId: running.job_id, waitSeconds: 30 } }));
     expect(later).toMatchObject({ id: 'sub_slow', status: 'success', delegate: { job_id: running.job_id } });
 
@@ -93,7 +127,10 @@ describe.each(['http', 'stdio'] as const)('MCP contract tools over %s', (transpo
     expect(outside.isError).toBe(true);
     expect(text(outside)).toContain('code: path_outside_root');
     expect(text(outside)).toContain('scopePaths[0]');
-    const short = await client.callTool({ name: 'delegate_scout', arguments: scout(uniqueId('mcpsess'), { parentSessionExcerpt: 'too short' }) });
+    const short = await client.callTool({
+      name: 'delegate_scout',
+      arguments: scout(uniqueId('mcpsess'), { parentSessionExcerpt: 'too short' }),
+    });
     expect(short.isError).toBe(true);
   });
 });

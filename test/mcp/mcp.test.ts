@@ -38,7 +38,12 @@ const threeWay = (jobId: string) => ({
   jobId,
   objective: 'three facts',
   maxParallel: 1,
-  tasks: ['a', 'b', 'c'].map((id) => ({ id, question: `What is ${id}?`, agent: 'sim', params: { answer: { [id]: id.toUpperCase() }, latencyMs: 400, steps: 2, costUsd: 0.01 } })),
+  tasks: ['a', 'b', 'c'].map((id) => ({
+    id,
+    question: `What is ${id}?`,
+    agent: 'sim',
+    params: { answer: { [id]: id.toUpperCase() }, latencyMs: 400, steps: 2, costUsd: 0.01 },
+  })),
 });
 
 describe.each(['http', 'stdio'] as const)('MCP over %s', (transport) => {
@@ -46,14 +51,25 @@ describe.each(['http', 'stdio'] as const)('MCP over %s', (transport) => {
     const client = await connect(transport);
     const { tools } = await client.listTools();
     const byName = new Map(tools.map((t) => [t.name, t]));
-    expect([...byName.keys()].sort()).toEqual(
-      [
-        'delegate_fanout', 'delegate_pipeline', 'delegate_research_subtask', 'delegate_scout', 'delegate_vote', 'job_add_budget', 'job_cancel', 'job_result', 'job_status', 'job_stop',
-        'list_agents', 'research_subtask_result', 'scout_report',
-      ],
-    );
+    expect([...byName.keys()].sort()).toEqual([
+      'delegate_fanout',
+      'delegate_pipeline',
+      'delegate_research_subtask',
+      'delegate_scout',
+      'delegate_vote',
+      'job_add_budget',
+      'job_cancel',
+      'job_result',
+      'job_status',
+      'job_stop',
+      'list_agents',
+      'research_subtask_result',
+      'scout_report',
+    ]);
     const fanout = byName.get('delegate_fanout')!;
-    expect(Object.keys(fanout.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['tasks', 'budget', 'aggregation', 'wait', 'waitSeconds']));
+    expect(Object.keys(fanout.inputSchema.properties ?? {})).toEqual(
+      expect.arrayContaining(['tasks', 'budget', 'aggregation', 'wait', 'waitSeconds']),
+    );
     expect(fanout.inputSchema.required).toContain('tasks');
     expect(fanout.description).toMatch(/Example: \{/);
     expect(Object.keys(byName.get('delegate_vote')!.inputSchema.properties ?? {})).toContain('vote');
@@ -115,7 +131,12 @@ describe.each(['http', 'stdio'] as const)('MCP over %s', (transport) => {
     expect((missing.content as { text: string }[])[0]!.text).toMatch(/Not found \(404\)/);
     const dup = await client.callTool({
       name: 'delegate_vote',
-      arguments: { tasks: [{ id: 'x', question: 'q', agent: 'sim' }, { id: 'x', question: 'q', agent: 'sim' }] },
+      arguments: {
+        tasks: [
+          { id: 'x', question: 'q', agent: 'sim' },
+          { id: 'x', question: 'q', agent: 'sim' },
+        ],
+      },
     });
     expect(dup.isError).toBe(true);
     expect((dup.content as { text: string }[])[0]!.text).toMatch(/tasks\.1\.id: duplicate task id "x"/);
@@ -127,7 +148,12 @@ describe('a wrong key is refused', () => {
     const res = await fetch(`${baseUrl}/mcp`, {
       method: 'POST',
       headers: { authorization: 'Bearer not-a-key', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      }),
     });
     expect(res.status).toBe(401);
     expect((await fetch(`${baseUrl}/mcp`, { method: 'POST' })).status).toBe(401);

@@ -37,8 +37,9 @@ describe.each(RECORD_STORES)('record job listing on %s', (kind) => {
       after = { startedAt: Number(last.started_at), jobId: last.job_id };
     }
     expect(seen).toEqual(expected);
-    expect((await record.store.listFinished(TENANT, { limit: 100, pattern: 'vote' })).map((r) => r.job_id))
-      .toEqual(expected.filter((id) => keys.findIndex((k) => k.jobId === id) % 3 === 2));
+    expect((await record.store.listFinished(TENANT, { limit: 100, pattern: 'vote' })).map((r) => r.job_id)).toEqual(
+      expected.filter((id) => keys.findIndex((k) => k.jobId === id) % 3 === 2),
+    );
     expect(await record.store.archivedAmong(TENANT, ['a-1-0', 'theirs', 'nobody'])).toEqual(new Set(['a-1-0']));
   });
 });

@@ -18,7 +18,9 @@ function opener(loc: RecordLocation) {
   const code = `import { openRecordDb } from ${JSON.stringify(dbModule)};
 console.log('ready');
 process.stdin.once('data', async () => { const r = await openRecordDb(JSON.parse(process.env.LOC)); await r.close(); console.log('opened'); process.exit(0); });`;
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { env: { ...process.env, LOC: JSON.stringify(loc) } });
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+    env: { ...process.env, LOC: JSON.stringify(loc) },
+  });
   let out = '';
   let err = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -28,7 +30,9 @@ process.stdin.once('data', async () => { const r = await openRecordDb(JSON.parse
     child.stdout.on('data', check);
     child.once('exit', () => reject(new Error(`opener exited before ready: ${err}`)));
   });
-  const done = new Promise<{ code: number | null; out: string; err: string }>((resolve) => child.once('exit', (code) => resolve({ code, out, err })));
+  const done = new Promise<{ code: number | null; out: string; err: string }>((resolve) =>
+    child.once('exit', (code) => resolve({ code, out, err })),
+  );
   return { ready, go: () => child.stdin.end('go\n'), done };
 }
 
@@ -41,9 +45,12 @@ function bare(kind: Dialect, loc: RecordLocation): Kysely<unknown> {
 
 /** The tables of the database (the record's schema only: SQLite's FTS shadow tables aside). */
 async function tables(kind: Dialect, db: Kysely<unknown>): Promise<string[]> {
-  const q = kind === 'sqlite'
-    ? sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger') AND name NOT LIKE 'jobs_fts_%' ORDER BY name`
-    : sql<{ name: string }>`SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`;
+  const q =
+    kind === 'sqlite'
+      ? sql<{
+          name: string;
+        }>`SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger') AND name NOT LIKE 'jobs_fts_%' ORDER BY name`
+      : sql<{ name: string }>`SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`;
   return (await q.execute(db)).rows.map((r) => r.name);
 }
 
@@ -51,7 +58,11 @@ const applied = async (db: Kysely<unknown>) =>
   (await sql<{ name: string }>`SELECT name FROM schema_migrations ORDER BY name`.execute(db)).rows.map((r) => r.name);
 
 /** A migration that creates a table, then fails on its second statement. */
-const failing = { name: '0099_fails', sqlite: ['CREATE TABLE half_done (x INTEGER)', 'SELECT * FROM no_such_table'], postgres: ['CREATE TABLE half_done (x INTEGER)', 'SELECT * FROM no_such_table'] };
+const failing = {
+  name: '0099_fails',
+  sqlite: ['CREATE TABLE half_done (x INTEGER)', 'SELECT * FROM no_such_table'],
+  postgres: ['CREATE TABLE half_done (x INTEGER)', 'SELECT * FROM no_such_table'],
+};
 const extra = { name: '0098_extra', sqlite: ['CREATE TABLE extra (x INTEGER)'], postgres: ['CREATE TABLE extra (x INTEGER)'] };
 
 describe.each(RECORD_STORES)('record migrations on %s', (kind) => {
@@ -77,7 +88,9 @@ describe.each(RECORD_STORES)('record migrations on %s', (kind) => {
     const [a, b] = await Promise.all([openRecordDb(loc), openRecordDb(loc)]);
     // each works on its own after the other closed
     await a.close();
-    expect((await sql<{ name: string }>`SELECT name FROM schema_migrations`.execute(b.db)).rows.map((r) => r.name)).toEqual(MIGRATIONS.map((m) => m.name));
+    expect((await sql<{ name: string }>`SELECT name FROM schema_migrations`.execute(b.db)).rows.map((r) => r.name)).toEqual(
+      MIGRATIONS.map((m) => m.name),
+    );
     await b.close();
     const c = await openRecordDb(loc);
     expect(await migrate(c.db, kind)).toEqual([]);

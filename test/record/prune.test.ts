@@ -30,7 +30,9 @@ describe.each(RECORD_STORES)('record prune on %s', (kind) => {
     for (const i of [1, 2, 5, 9, 13]) archived.push(job('b', i));
     for (const j of archived) {
       await record.store.archive(j);
-      await record.store.events.append(j.tenant, j.jobId, [{ key: 'job.finished', type: 'job.finished', data: { status: j.result.status } }]);
+      await record.store.events.append(j.tenant, j.jobId, [
+        { key: 'job.finished', type: 'job.finished', data: { status: j.result.status } },
+      ]);
     }
     doomed = archived
       .map((j, pos) => ({ j, pos }))
@@ -45,7 +47,11 @@ describe.each(RECORD_STORES)('record prune on %s', (kind) => {
     const before = await rowCounts(record.db);
     let batches = 0;
     const dry = await record.store.prune({ before: CUTOFF, keepLabels: KEEP, dryRun: true, batch: 3, onBatch: () => batches++ });
-    expect(dry).toEqual({ dryRun: true, jobs: 6, listed: doomed.map((j) => ({ tenant: j.tenant, jobId: j.jobId, closedAt: new Date(j.closedAt).toISOString() })) });
+    expect(dry).toEqual({
+      dryRun: true,
+      jobs: 6,
+      listed: doomed.map((j) => ({ tenant: j.tenant, jobId: j.jobId, closedAt: new Date(j.closedAt).toISOString() })),
+    });
     expect(batches).toBe(0);
     expect(await rowCounts(record.db)).toEqual(before);
     for (const j of doomed) expect(await record.store.get(j.tenant, j.jobId)).toBeDefined();
@@ -54,7 +60,8 @@ describe.each(RECORD_STORES)('record prune on %s', (kind) => {
   it('deletes old jobs without a keep-label, their child rows and free-text entries, in batches', async () => {
     const ids = await Promise.all(doomed.map((j) => rowIdOf(record.db, j.tenant, j.jobId)));
     expect(await childRowsOf(record.db, ids as number[])).toBeGreaterThan(0);
-    for (const j of doomed) expect((await record.store.search(j.tenant, { text: `m${j.jobId.slice(4)}${j.tenant}`, limit: 5 })).reports).toHaveLength(1);
+    for (const j of doomed)
+      expect((await record.store.search(j.tenant, { text: `m${j.jobId.slice(4)}${j.tenant}`, limit: 5 })).reports).toHaveLength(1);
     const before = await rowCounts(record.db);
     const batches: number[] = [];
     const out = await record.store.prune({ before: CUTOFF, keepLabels: KEEP, dryRun: false, batch: 3, onBatch: (n) => batches.push(n) });
@@ -87,7 +94,13 @@ describe.each(RECORD_STORES)('record prune on %s', (kind) => {
   it('with no keep-labels and a cutoff after everything, empties the record', async () => {
     const left = (await rowCounts(record.db)).jobs;
     const batches: number[] = [];
-    const out = await record.store.prune({ before: closedAtOf(100), keepLabels: [], dryRun: false, batch: 3, onBatch: (n) => batches.push(n) });
+    const out = await record.store.prune({
+      before: closedAtOf(100),
+      keepLabels: [],
+      dryRun: false,
+      batch: 3,
+      onBatch: (n) => batches.push(n),
+    });
     expect(out.jobs).toBe(left);
     expect(batches.at(-1)).toBe(left);
     expect(batches).toHaveLength(Math.ceil(left / 3));

@@ -10,7 +10,8 @@ import { tokens } from '../../record/tokens';
 export type Archived = ArchiveInput[];
 
 /** The words a job can be found by: its objective, questions and summaries. */
-const wordsOf = (j: ArchiveInput) => tokens([j.objective ?? '', ...(j.questions ?? []), ...j.result.results.map((r) => r.summary)].join(' '));
+const wordsOf = (j: ArchiveInput) =>
+  tokens([j.objective ?? '', ...(j.questions ?? []), ...j.result.results.map((r) => r.summary)].join(' '));
 
 /** The job ids a search of `tenant` should find, in (closedAt desc, archive order desc) order. */
 export function expectedHits(archived: Archived, tenant: string, f: Omit<ReportFilter, 'limit' | 'cursor'>): string[] {
@@ -52,7 +53,8 @@ export async function walk(store: RecordStore, tenant: string, f: Omit<ReportFil
 
 /** Rows of each of the record's tables (and, on SQLite, of the free-text index). */
 export async function rowCounts({ db, dialect }: RecordDb): Promise<Record<string, number>> {
-  const count = async (table: string) => Number((await sql<{ n: number }>`SELECT count(*) AS n FROM ${sql.table(table)}`.execute(db)).rows[0].n);
+  const count = async (table: string) =>
+    Number((await sql<{ n: number }>`SELECT count(*) AS n FROM ${sql.table(table)}`.execute(db)).rows[0].n);
   const out: Record<string, number> = {};
   for (const t of ['jobs', 'job_labels', 'job_agents', 'job_subtasks']) out[t] = await count(t);
   // the FTS5 table's own data rows: one per document indexed, whatever the content table holds

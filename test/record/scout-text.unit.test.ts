@@ -38,7 +38,15 @@ describe('topicOf', () => {
 
 describe('scoutSummaryLine', () => {
   it('names the top topics in order, or none', () => {
-    expect(scoutSummaryLine({ dispatched: 12, topTopics: [{ topic: 'auth', count: 5 }, { topic: 'retry policy', count: 2 }] })).toBe('scouts dispatched: 12 (top topics auth, retry policy)');
+    expect(
+      scoutSummaryLine({
+        dispatched: 12,
+        topTopics: [
+          { topic: 'auth', count: 5 },
+          { topic: 'retry policy', count: 2 },
+        ],
+      }),
+    ).toBe('scouts dispatched: 12 (top topics auth, retry policy)');
     expect(scoutSummaryLine({ dispatched: 0, topTopics: [] })).toBe('scouts dispatched: 0');
   });
 });

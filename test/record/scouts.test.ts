@@ -18,8 +18,15 @@ let n = 0;
 const scout = (over: Partial<ScoutReservation> = {}): ScoutReservation => {
   n++;
   return {
-    id: `scout-record-20250602-${String(n).padStart(6, '0')}`, parentAgent: 'claude-code', parentSessionId: 'sess-1', featureSlug: null,
-    question: 'Where is createRecordStore defined?', scopePaths: ['record/'], excerpt: EXCERPT, createdAt: T0 + n, ...over,
+    id: `scout-record-20250602-${String(n).padStart(6, '0')}`,
+    parentAgent: 'claude-code',
+    parentSessionId: 'sess-1',
+    featureSlug: null,
+    question: 'Where is createRecordStore defined?',
+    scopePaths: ['record/'],
+    excerpt: EXCERPT,
+    createdAt: T0 + n,
+    ...over,
   };
 };
 
@@ -36,7 +43,9 @@ process.stdin.once('data', async () => {
   console.log('OUT' + JSON.stringify(out));
   process.exit(0);
 });`;
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { env: { ...process.env, JOB: JSON.stringify({ loc, tenant, rows, caps }) } });
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+    env: { ...process.env, JOB: JSON.stringify({ loc, tenant, rows, caps }) },
+  });
   let out = '';
   let err = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -65,15 +74,35 @@ describe.each(RECORD_STORES)('scout record on %s', (kind) => {
     expect(await scouts().reserve('within', a, caps)).toEqual({ ok: true, remaining: { session: 4, scope: 1 } });
     // ./record, record and record/ are one scope
     expect(await scouts().remaining('within', 'sess-1', ['./record'], caps)).toEqual({ session: 4, scope: 1 });
-    expect(await scouts().reserve('within', scout({ scopePaths: ['record'] }), caps)).toEqual({ ok: true, remaining: { session: 3, scope: 0 } });
-    expect(await scouts().reserve('within', scout({ scopePaths: ['api/', 'record/'] }), caps)).toEqual({ ok: true, remaining: { session: 2, scope: 1 } });
+    expect(await scouts().reserve('within', scout({ scopePaths: ['record'] }), caps)).toEqual({
+      ok: true,
+      remaining: { session: 3, scope: 0 },
+    });
+    expect(await scouts().reserve('within', scout({ scopePaths: ['api/', 'record/'] }), caps)).toEqual({
+      ok: true,
+      remaining: { session: 2, scope: 1 },
+    });
     // the order of the paths does not matter either
     expect(await scouts().remaining('within', 'sess-1', ['record', 'api'], caps)).toEqual({ session: 2, scope: 1 });
     expect(await scouts().remaining('within', 'sess-other', ['record'], caps)).toEqual({ session: 5, scope: 2 });
     expect(await scouts().get('within', a.id)).toEqual({
-      tenant: 'within', id: a.id, parentAgent: 'claude-code', parentSessionId: 'sess-1', featureSlug: 'record-split', question: a.question,
-      scopePaths: ['record/'], scopeKey: 'record', excerpt: EXCERPT, jobId: 'job-a', state: 'dispatched', report: null, reportStatus: null,
-      tokens: null, createdAt: a.createdAt, committedAt: null, failedAt: null,
+      tenant: 'within',
+      id: a.id,
+      parentAgent: 'claude-code',
+      parentSessionId: 'sess-1',
+      featureSlug: 'record-split',
+      question: a.question,
+      scopePaths: ['record/'],
+      scopeKey: 'record',
+      excerpt: EXCERPT,
+      jobId: 'job-a',
+      state: 'dispatched',
+      report: null,
+      reportStatus: null,
+      tokens: null,
+      createdAt: a.createdAt,
+      committedAt: null,
+      failedAt: null,
     });
     await scouts().setJob('within', a.id, 'job-a2');
     expect((await scouts().get('within', a.id))!.jobId).toBe('job-a2');
@@ -84,15 +113,24 @@ describe.each(RECORD_STORES)('scout record on %s', (kind) => {
 
   it('refuses at the session cap with what remains, writing nothing; another session is not affected', async () => {
     const caps = { perSession: 2, perScope: 5 };
-    expect(await scouts().reserve('sess-cap', scout({ scopePaths: ['a'] }), caps)).toMatchObject({ ok: true, remaining: { session: 1, scope: 4 } });
-    expect(await scouts().reserve('sess-cap', scout({ scopePaths: ['b'] }), caps)).toMatchObject({ ok: true, remaining: { session: 0, scope: 4 } });
+    expect(await scouts().reserve('sess-cap', scout({ scopePaths: ['a'] }), caps)).toMatchObject({
+      ok: true,
+      remaining: { session: 1, scope: 4 },
+    });
+    expect(await scouts().reserve('sess-cap', scout({ scopePaths: ['b'] }), caps)).toMatchObject({
+      ok: true,
+      remaining: { session: 0, scope: 4 },
+    });
     const refused = scout({ scopePaths: ['a'] });
     expect(await scouts().reserve('sess-cap', refused, caps)).toEqual({ ok: false, cap: 'session', remaining: { session: 0, scope: 4 } });
     expect(await scouts().get('sess-cap', refused.id)).toBeUndefined();
     expect((await scouts().list('sess-cap', { limit: 10 })).scouts).toHaveLength(2);
     // a lower cap than what is taken never shows negative
     expect(await scouts().remaining('sess-cap', 'sess-1', ['a'], { perSession: 1, perScope: 0 })).toEqual({ session: 0, scope: 0 });
-    expect(await scouts().reserve('sess-cap', scout({ parentSessionId: 'sess-2', scopePaths: ['a'] }), caps)).toMatchObject({ ok: true, remaining: { session: 1, scope: 4 } });
+    expect(await scouts().reserve('sess-cap', scout({ parentSessionId: 'sess-2', scopePaths: ['a'] }), caps)).toMatchObject({
+      ok: true,
+      remaining: { session: 1, scope: 4 },
+    });
   });
 
   it('refuses at the scope cap with what remains; another scope, or the same scope of another session, passes', async () => {
@@ -101,17 +139,31 @@ describe.each(RECORD_STORES)('scout record on %s', (kind) => {
     const refused = scout({ scopePaths: ['./record/'] });
     expect(await scouts().reserve('scope-cap', refused, caps)).toEqual({ ok: false, cap: 'scope', remaining: { session: 4, scope: 0 } });
     expect(await scouts().get('scope-cap', refused.id)).toBeUndefined();
-    expect(await scouts().reserve('scope-cap', scout({ scopePaths: ['api'] }), caps)).toEqual({ ok: true, remaining: { session: 3, scope: 0 } });
-    expect(await scouts().reserve('scope-cap', scout({ parentSessionId: 'sess-2' }), caps)).toEqual({ ok: true, remaining: { session: 4, scope: 0 } });
+    expect(await scouts().reserve('scope-cap', scout({ scopePaths: ['api'] }), caps)).toEqual({
+      ok: true,
+      remaining: { session: 3, scope: 0 },
+    });
+    expect(await scouts().reserve('scope-cap', scout({ parentSessionId: 'sess-2' }), caps)).toEqual({
+      ok: true,
+      remaining: { session: 4, scope: 0 },
+    });
     // the session cap is named first when both are full
-    expect(await scouts().reserve('scope-cap', scout(), { perSession: 2, perScope: 1 })).toEqual({ ok: false, cap: 'session', remaining: { session: 0, scope: 0 } });
+    expect(await scouts().reserve('scope-cap', scout(), { perSession: 2, perScope: 1 })).toEqual({
+      ok: false,
+      cap: 'session',
+      remaining: { session: 0, scope: 0 },
+    });
   });
 
   it('10 reserves of one session at once with perSession 3: exactly 3 pass', async () => {
     const caps = { perSession: 3, perScope: 10 };
-    const outcomes = await Promise.all(Array.from({ length: 10 }, (_, i) => scouts().reserve('race', scout({ scopePaths: [`dir${i}`] }), caps)));
+    const outcomes = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => scouts().reserve('race', scout({ scopePaths: [`dir${i}`] }), caps)),
+    );
     expect(outcomes.filter((o) => o.ok)).toHaveLength(3);
-    expect(outcomes.filter((o) => !o.ok)).toEqual(Array.from({ length: 7 }, () => ({ ok: false, cap: 'session', remaining: { session: 0, scope: 10 } })));
+    expect(outcomes.filter((o) => !o.ok)).toEqual(
+      Array.from({ length: 7 }, () => ({ ok: false, cap: 'session', remaining: { session: 0, scope: 10 } })),
+    );
     expect((await scouts().list('race', { limit: 20 })).scouts).toHaveLength(3);
   });
 
@@ -119,7 +171,14 @@ describe.each(RECORD_STORES)('scout record on %s', (kind) => {
     const loc = await freshRecordLocation(kind);
     const caps = { perSession: 5, perScope: 2 };
     // each process 4 reserves, 2 on a shared scope: 5 pass in all, and at most 2 on the shared scope
-    const procs = [0, 1, 2].map((p) => reserver(loc, 'procs', [0, 1, 2, 3].map((i) => scout({ scopePaths: [i < 2 ? 'shared' : `own-${p}-${i}`] })), caps));
+    const procs = [0, 1, 2].map((p) =>
+      reserver(
+        loc,
+        'procs',
+        [0, 1, 2, 3].map((i) => scout({ scopePaths: [i < 2 ? 'shared' : `own-${p}-${i}`] })),
+        caps,
+      ),
+    );
     await Promise.all(procs.map((p) => p.ready));
     for (const p of procs) p.go();
     const outcomes = (await Promise.all(procs.map((p) => p.done))).flat();
@@ -139,10 +198,25 @@ describe.each(RECORD_STORES)('scout record on %s', (kind) => {
     const caps = { perSession: 3, perScope: 3 };
     const s = scout();
     await scouts().reserve('commit', s, caps);
-    const report = { id: s.id, status: 'success', findings: [{ file: 'record/store.ts', line: 130, evidence: 'export function createRecordStore(' }], note: 'café \u0000' };
+    const report = {
+      id: s.id,
+      status: 'success',
+      findings: [{ file: 'record/store.ts', line: 130, evidence: 'export function createRecordStore(' }],
+      note: 'café \u0000',
+    };
     expect(await scouts().commit('commit', s.id, report, 'success', 412, T0 + DAY)).toEqual({ committed: true });
-    expect(await scouts().commit('commit', s.id, { other: true }, 'partial', 9, T0 + 2 * DAY)).toEqual({ committed: false, reason: 'already_committed' });
-    expect(await scouts().get('commit', s.id)).toMatchObject({ state: 'committed', report, reportStatus: 'success', tokens: 412, committedAt: T0 + DAY, failedAt: null });
+    expect(await scouts().commit('commit', s.id, { other: true }, 'partial', 9, T0 + 2 * DAY)).toEqual({
+      committed: false,
+      reason: 'already_committed',
+    });
+    expect(await scouts().get('commit', s.id)).toMatchObject({
+      state: 'committed',
+      report,
+      reportStatus: 'success',
+      tokens: 412,
+      committedAt: T0 + DAY,
+      failedAt: null,
+    });
     expect(await scouts().remaining('commit', 'sess-1', s.scopePaths, caps)).toEqual({ session: 2, scope: 2 });
     expect(await scouts().fail('commit', s.id, null, T0)).toEqual({ failed: false, reason: 'already_committed' });
     expect((await scouts().get('commit', s.id))!.state).toBe('committed');
@@ -152,7 +226,13 @@ describe.each(RECORD_STORES)('scout record on %s', (kind) => {
     await scouts().reserve('commit', failed, caps);
     await scouts().fail('commit', failed.id, null, T0);
     expect(await scouts().commit('commit', failed.id, report, 'success', 1, T0)).toEqual({ committed: false, reason: 'failed' });
-    expect(await scouts().get('commit', failed.id)).toMatchObject({ state: 'error', report: null, reportStatus: 'error', committedAt: null, failedAt: T0 });
+    expect(await scouts().get('commit', failed.id)).toMatchObject({
+      state: 'error',
+      report: null,
+      reportStatus: 'error',
+      committedAt: null,
+      failedAt: T0,
+    });
   });
 
   it('fail frees the place under both caps, once', async () => {
@@ -163,14 +243,21 @@ describe.each(RECORD_STORES)('scout record on %s', (kind) => {
     const invalid = { id: first.id, findings: 'not a list' };
     expect(await scouts().fail('fail', first.id, invalid, T0 + 5)).toEqual({ failed: true });
     expect(await scouts().fail('fail', first.id, null, T0 + 6)).toEqual({ failed: false, reason: 'failed' });
-    expect(await scouts().get('fail', first.id)).toMatchObject({ state: 'error', report: invalid, reportStatus: 'error', failedAt: T0 + 5 });
+    expect(await scouts().get('fail', first.id)).toMatchObject({
+      state: 'error',
+      report: invalid,
+      reportStatus: 'error',
+      failedAt: T0 + 5,
+    });
     expect(await scouts().remaining('fail', 'sess-1', first.scopePaths, caps)).toEqual({ session: 1, scope: 1 });
     expect(await scouts().reserve('fail', scout(), caps)).toEqual({ ok: true, remaining: { session: 0, scope: 0 } });
   });
 
   it('lists a feature newest first (ties by id), page by page; by session and state too', async () => {
     // 7 of feature auth, two of them at the same instant; 3 others
-    const auth = [1, 2, 3, 3, 4, 5, 6].map((h, i) => scout({ featureSlug: 'auth', createdAt: T0 + h * 3_600_000, parentSessionId: i % 2 ? 'sess-b' : 'sess-a', scopePaths: [`d${i}`] }));
+    const auth = [1, 2, 3, 3, 4, 5, 6].map((h, i) =>
+      scout({ featureSlug: 'auth', createdAt: T0 + h * 3_600_000, parentSessionId: i % 2 ? 'sess-b' : 'sess-a', scopePaths: [`d${i}`] }),
+    );
     const others = [scout({ featureSlug: 'billing' }), scout(), scout({ featureSlug: 'auth-v2' })];
     for (const s of [...others, ...auth]) expect((await scouts().reserve('listing', s, { perSession: 50, perScope: 50 })).ok).toBe(true);
     await scouts().commit('listing', auth[2].id, { ok: 1 }, 'success', 10, T0);
@@ -187,7 +274,9 @@ describe.each(RECORD_STORES)('scout record on %s', (kind) => {
     expect(pages.flat()).toEqual(expected);
     const bySession = await scouts().list('listing', { feature: 'auth', parentSessionId: 'sess-b', limit: 10 });
     expect(bySession.scouts.map((s) => s.id)).toEqual(expected.filter((id) => auth.find((s) => s.id === id)!.parentSessionId === 'sess-b'));
-    expect((await scouts().list('listing', { feature: 'auth', state: 'committed', limit: 10 })).scouts.map((s) => s.id)).toEqual([auth[2].id]);
+    expect((await scouts().list('listing', { feature: 'auth', state: 'committed', limit: 10 })).scouts.map((s) => s.id)).toEqual([
+      auth[2].id,
+    ]);
     expect((await scouts().list('listing', { limit: 100 })).scouts).toHaveLength(10);
     await expect(scouts().list('listing', { feature: 'auth', limit: 3, cursor: 'bm90LW91cnM' })).rejects.toThrow(/cursor/);
   });
@@ -220,7 +309,11 @@ describe.each(RECORD_STORES)('scout record on %s', (kind) => {
         { parentSessionId: 's2', parentAgent: 'codex', count: 2 },
         { parentSessionId: 's3', parentAgent: 'claude-code', count: 2 },
       ],
-      topTopics: [{ topic: 'auth-refresh', count: 3 }, { topic: 'createRecordStore', count: 2 }, { topic: 'retry policy', count: 2 }],
+      topTopics: [
+        { topic: 'auth-refresh', count: 3 },
+        { topic: 'createRecordStore', count: 2 },
+        { topic: 'retry policy', count: 2 },
+      ],
     });
     expect(scoutSummaryLine(s)).toBe('scouts dispatched: 7 (top topics auth-refresh, createRecordStore, retry policy)');
     const none = await scouts().summary('nobody', { from: T0, to: T0 + DAY });

@@ -39,12 +39,39 @@ const QUERIES: Record<string, Query> = {
   'text nothing matches': { text: 'xylophone' },
   'combined pattern status': { pattern: 'fanout', status: 'success' },
   'combined label agent time': { label: ['team=growth'], agent: 'researcher', from: closedAtOf(5), to: closedAtOf(45) },
-  'combined everything': { label: ['team=payments'], pattern: 'pipeline', status: 'success', agent: 'wordcount', from: closedAtOf(0), to: closedAtOf(49), text: 'what' },
+  'combined everything': {
+    label: ['team=payments'],
+    pattern: 'pipeline',
+    status: 'success',
+    agent: 'wordcount',
+    from: closedAtOf(0),
+    to: closedAtOf(49),
+    text: 'what',
+  },
   'combined text label': { text: 'pay', label: ['feature=checkout'] },
 };
 
 /** User input that reaches the free-text predicate: none may throw. */
-const HOSTILE = ['foo"bar', 'a:b*', '"', "'", '*', 'NEAR(a b)', 'a OR b', 'NOT', '!()&|', '-x', '^a', 'a AND', ':*', '\\', 'é', '  ', '🙂 pay', 'x'.repeat(3000)];
+const HOSTILE = [
+  'foo"bar',
+  'a:b*',
+  '"',
+  "'",
+  '*',
+  'NEAR(a b)',
+  'a OR b',
+  'NOT',
+  '!()&|',
+  '-x',
+  '^a',
+  'a AND',
+  ':*',
+  '\\',
+  'é',
+  '  ',
+  '🙂 pay',
+  'x'.repeat(3000),
+];
 
 /** Each store's full answers, to compare the stores with each other. */
 const answers = new Map<string, Map<string, Report[]>>();
@@ -79,13 +106,19 @@ describe.each(RECORD_STORES)('record search on %s', (kind) => {
 
   it('the designed texts find exactly their jobs (accents folded, hyphens split, prefixes)', async () => {
     const ids = async (text: string) => (await walk(record.store, TENANT, { text }, 50)).ids.sort();
-    const withCafe = archived.filter((j) => j.tenant === TENANT && Number(j.jobId.slice(4)) % 7 === 0).map((j) => j.jobId).sort();
+    const withCafe = archived
+      .filter((j) => j.tenant === TENANT && Number(j.jobId.slice(4)) % 7 === 0)
+      .map((j) => j.jobId)
+      .sort();
     expect(withCafe.length).toBe(8);
     expect(await ids('café')).toEqual(withCafe);
     expect(await ids('cafe')).toEqual(withCafe);
     expect(await ids('Cafe\u0301')).toEqual(withCafe);
     expect(await ids('caf')).toEqual(withCafe);
-    const charged = archived.filter((j) => j.tenant === TENANT && Number(j.jobId.slice(4)) % 9 === 4).map((j) => j.jobId).sort();
+    const charged = archived
+      .filter((j) => j.tenant === TENANT && Number(j.jobId.slice(4)) % 9 === 4)
+      .map((j) => j.jobId)
+      .sort();
     expect(charged.length).toBe(6);
     expect(await ids('charge-the-card')).toEqual(charged);
     expect(await ids('charge the card')).toEqual(charged);
@@ -108,17 +141,28 @@ describe.each(RECORD_STORES)('record search on %s', (kind) => {
     expect(last.nextCursor).toBeNull();
     const exact = await record.store.search(TENANT, { limit: 49 });
     expect(exact.nextCursor).not.toBeNull();
-    expect(await record.store.search(TENANT, { limit: 49, cursor: exact.nextCursor! })).toMatchObject({ reports: [{ jobId: 'job-0' }], nextCursor: null });
+    expect(await record.store.search(TENANT, { limit: 49, cursor: exact.nextCursor! })).toMatchObject({
+      reports: [{ jobId: 'job-0' }],
+      nextCursor: null,
+    });
   });
 
   it('a hit carries what a list shows: labels, spend, agents, times, digest', async () => {
     const job = archived.find((j) => j.tenant === TENANT && j.jobId === 'job-7')!;
     // job 7 alone closes at that instant
-    const { reports: [hit, ...more] } = await record.store.search(TENANT, { from: job.closedAt, to: job.closedAt + 1, limit: 5 });
+    const {
+      reports: [hit, ...more],
+    } = await record.store.search(TENANT, { from: job.closedAt, to: job.closedAt + 1, limit: 5 });
     expect(more).toEqual([]);
     expect(hit).toEqual({
-      jobId: 'job-7', workflowId: job.workflowId, pattern: job.result.pattern, status: job.result.status, labels: job.labels,
-      startedAt: new Date(job.startedAt).toISOString(), closedAt: new Date(job.closedAt).toISOString(), subtasks: job.result.results.length,
+      jobId: 'job-7',
+      workflowId: job.workflowId,
+      pattern: job.result.pattern,
+      status: job.result.status,
+      labels: job.labels,
+      startedAt: new Date(job.startedAt).toISOString(),
+      closedAt: new Date(job.closedAt).toISOString(),
+      subtasks: job.result.results.length,
       agents: [...new Set(job.result.results.map((r) => r.agentId))].sort(),
       spend: { costUsd: job.result.metrics.costUsd, tokens: job.result.metrics.tokens, toolCalls: job.result.metrics.toolCalls },
       digest: expect.stringContaining(job.result.results[0].summary.trim()),

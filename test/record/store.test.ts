@@ -19,8 +19,14 @@ describe.each(RECORD_STORES)('record store on %s', (kind) => {
       expect(bytes).toBeGreaterThan(JSON.stringify(job.result.results).length);
       const got = await record.store.get('round-trip', job.jobId);
       expect(got).toEqual({
-        tenant: job.tenant, jobId: job.jobId, workflowId: job.workflowId, specHash: job.specHash,
-        startedAt: job.startedAt, closedAt: job.closedAt, labels: job.labels, result: job.result,
+        tenant: job.tenant,
+        jobId: job.jobId,
+        workflowId: job.workflowId,
+        specHash: job.specHash,
+        startedAt: job.startedAt,
+        closedAt: job.closedAt,
+        labels: job.labels,
+        result: job.result,
       });
       expect(JSON.stringify(got!.result)).toBe(JSON.stringify(job.result));
       expect(typeof got!.startedAt).toBe('number');
@@ -56,10 +62,12 @@ describe.each(RECORD_STORES)('record store on %s', (kind) => {
     const job = recordJob('rollback', 9);
     const before = await rowCounts(record.db);
     let ran = false;
-    await expect(record.store.archive(job, async () => {
-      ran = true;
-      throw new Error('worker died mid-write');
-    })).rejects.toThrow('worker died mid-write');
+    await expect(
+      record.store.archive(job, async () => {
+        ran = true;
+        throw new Error('worker died mid-write');
+      }),
+    ).rejects.toThrow('worker died mid-write');
     expect(ran).toBe(true);
     expect(await rowCounts(record.db)).toEqual(before);
     expect(await record.store.get('rollback', job.jobId)).toBeUndefined();
@@ -79,7 +87,14 @@ describe.each(RECORD_STORES)('record store on %s', (kind) => {
     expect((await record.store.search('tenant-b', { text: 'what', label: ['team=payments'], limit: 50 })).reports).toEqual([]);
     expect(await record.store.listFinished('tenant-b', { limit: 50 })).toEqual([]);
     const empty = await record.store.summary('tenant-b', ...period);
-    expect(empty).toMatchObject({ jobs: 0, subtasks: 0, spend: { costUsd: 0, tokens: 0, toolCalls: 0 }, byStatus: [], byAgent: [], topLabels: [] });
+    expect(empty).toMatchObject({
+      jobs: 0,
+      subtasks: 0,
+      spend: { costUsd: 0, tokens: 0, toolCalls: 0 },
+      byStatus: [],
+      byAgent: [],
+      topLabels: [],
+    });
     // and may archive its own job under the same id without touching the first
     const theirs = { ...recordJob('tenant-b', 12), jobId: mine.jobId };
     expect((await record.store.archive(theirs)).created).toBe(true);
@@ -117,6 +132,8 @@ describe.each(RECORD_STORES)('record store on %s', (kind) => {
     const vote = jobs.filter((j) => j.result.pattern === 'vote').map((j) => j.jobId);
     expect(ids(await record.store.listFinished('listing', { pattern: 'vote', limit: 10 })).sort()).toEqual(vote.sort());
     const team = jobs.filter((j) => j.labels!.team === 'growth' && j.result.status === 'success').map((j) => j.jobId);
-    expect(ids(await record.store.listFinished('listing', { status: 'success', label: ['team=growth'], limit: 10 })).sort()).toEqual(team.sort());
+    expect(ids(await record.store.listFinished('listing', { status: 'success', label: ['team=growth'], limit: 10 })).sort()).toEqual(
+      team.sort(),
+    );
   });
 });

@@ -33,10 +33,19 @@ function expectedSummary(archived: Archived, from: number, to: number, top = 10)
       toolCalls: jobs.reduce((s, j) => s + j.result.metrics.toolCalls, 0),
     },
     byStatus: group(jobs, (j) => j.result.status)
-      .map(([status, js]) => ({ status: status as JobOutcome, jobs: js.length, costUsd: fromMicros(micros(js.map((j) => j.result.metrics.costUsd))) }))
+      .map(([status, js]) => ({
+        status: status as JobOutcome,
+        jobs: js.length,
+        costUsd: fromMicros(micros(js.map((j) => j.result.metrics.costUsd))),
+      }))
       .sort((a, b) => (a.status < b.status ? -1 : 1)),
     byAgent: group(results, (r) => r.agentId)
-      .map(([agentId, rs]) => ({ agentId, subtasks: rs.length, micros: micros(rs.map((r) => r.metrics.costUsd)), tokens: rs.reduce((s, r) => s + r.metrics.tokens, 0) }))
+      .map(([agentId, rs]) => ({
+        agentId,
+        subtasks: rs.length,
+        micros: micros(rs.map((r) => r.metrics.costUsd)),
+        tokens: rs.reduce((s, r) => s + r.metrics.tokens, 0),
+      }))
       .sort((a, b) => b.micros - a.micros || (a.agentId < b.agentId ? -1 : 1))
       .map(({ micros: m, ...a }) => ({ ...a, costUsd: fromMicros(m) })),
     topLabels: group(labels, ([k, v]) => `${k}=${v}`)
@@ -71,8 +80,17 @@ describe.each(RECORD_STORES)('record summary on %s', (kind) => {
     expect(Math.abs(floatSum - got.spend.costUsd)).toBeLessThan(1e-9);
     expect(got.spend.costUsd).toBe(Number(got.spend.costUsd.toFixed(6)));
     // PostgreSQL sums bigints as numeric (strings on the wire): every figure is a number
-    for (const v of [got.jobs, got.subtasks, got.spend.costUsd, got.spend.tokens, got.spend.toolCalls, ...got.byStatus.flatMap((s) => [s.jobs, s.costUsd]),
-      ...got.byAgent.flatMap((a) => [a.subtasks, a.costUsd, a.tokens]), ...got.topLabels.map((l) => l.jobs)]) expect(typeof v).toBe('number');
+    for (const v of [
+      got.jobs,
+      got.subtasks,
+      got.spend.costUsd,
+      got.spend.tokens,
+      got.spend.toolCalls,
+      ...got.byStatus.flatMap((s) => [s.jobs, s.costUsd]),
+      ...got.byAgent.flatMap((a) => [a.subtasks, a.costUsd, a.tokens]),
+      ...got.topLabels.map((l) => l.jobs),
+    ])
+      expect(typeof v).toBe('number');
   });
 
   it('counts jobs finished in [from, to): from included, to excluded', async () => {

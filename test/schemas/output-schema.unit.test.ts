@@ -20,7 +20,9 @@ describe('outputSchema structural rules (zod, shared by the API and the workflow
   });
 
   it('refuses $id anywhere, naming the path inside the schema', () => {
-    expect(issues(OutputSchemaSchema.safeParse({ $id: 'https://x/a', type: 'string' }))).toEqual([expect.stringMatching(/^\$id: "\$id" is not allowed/)]);
+    expect(issues(OutputSchemaSchema.safeParse({ $id: 'https://x/a', type: 'string' }))).toEqual([
+      expect.stringMatching(/^\$id: "\$id" is not allowed/),
+    ]);
     const r = JobSpecSchema.safeParse(job({ type: 'object', properties: { x: { $id: 'shared', type: 'string' } } }));
     expect(issues(r)).toEqual([expect.stringMatching(/^tasks\.0\.outputSchema\.properties\.x\.\$id: "\$id" is not allowed/)]);
   });
@@ -32,7 +34,9 @@ describe('outputSchema structural rules (zod, shared by the API and the workflow
       ]);
       expect(OutputSchemaSchema.safeParse({ items: { [kw]: '#' } }).success).toBe(true);
     }
-    expect(issues(JobSpecSchema.safeParse(job({ $ref: 'file:///etc/passwd' })))).toEqual([expect.stringMatching(/^tasks\.0\.outputSchema\.\$ref: /)]);
+    expect(issues(JobSpecSchema.safeParse(job({ $ref: 'file:///etc/passwd' })))).toEqual([
+      expect.stringMatching(/^tasks\.0\.outputSchema\.\$ref: /),
+    ]);
   });
 
   it(`refuses a schema over ${MAX_OUTPUT_SCHEMA_BYTES} bytes and one nested deeper than ${MAX_OUTPUT_SCHEMA_DEPTH} levels`, () => {
@@ -60,7 +64,9 @@ describe('outputSchema limits that bound compile and match time', () => {
     expect(paths({ type: 'object', properties: many })).toEqual(['properties.p16.pattern: more than 16 patterns in one outputSchema']);
     expect(paths({ type: 'string', pattern: 'a'.repeat(257) })).toEqual(['pattern: pattern of 257 characters exceeds 256']);
     expect(paths({ type: 'string', pattern: '\\pL{1000}' })[0]).toMatch(/^pattern: repeat counts add up to 1000, over 100/);
-    expect(paths({ type: 'object', patternProperties: { 'a{60}b{60}': {} } })[0]).toMatch(/^patternProperties\.a\{60\}b\{60\}: repeat counts add up to 120/);
+    expect(paths({ type: 'object', patternProperties: { 'a{60}b{60}': {} } })[0]).toMatch(
+      /^patternProperties\.a\{60\}b\{60\}: repeat counts add up to 120/,
+    );
     expect(paths({ type: 'string', pattern: '^[0-9]{1,64}$' })).toEqual([]);
   });
 });

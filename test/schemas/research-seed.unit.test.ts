@@ -9,7 +9,11 @@ describe('context_seed items', () => {
   it('take a plain {url, title, snippet} and a bare {snippet}: source "web" with a url, "context" without', () => {
     const input = ResearchSubtaskInputSchema.parse({
       ...base,
-      context_seed: [{ url: 'https://a.example/x', title: 'A', snippet: 'from the web' }, { snippet: 'from the conversation' }, { snippet: 's', source: 'notes' }],
+      context_seed: [
+        { url: 'https://a.example/x', title: 'A', snippet: 'from the web' },
+        { snippet: 'from the conversation' },
+        { snippet: 's', source: 'notes' },
+      ],
     });
     expect(seedEvidence(input)).toEqual([
       { id: 'seed_1', source: 'web', url: 'https://a.example/x', title: 'A', snippet: 'from the web' },
@@ -20,8 +24,17 @@ describe('context_seed items', () => {
   });
 
   it('still refuses unknown keys and an empty source, at their paths', () => {
-    const r = ResearchSubtaskInputSchema.safeParse({ ...base, context_seed: [{ snippet: 's', fetchedAt: 'x' }, { snippet: 's', source: '' }] });
+    const r = ResearchSubtaskInputSchema.safeParse({
+      ...base,
+      context_seed: [
+        { snippet: 's', fetchedAt: 'x' },
+        { snippet: 's', source: '' },
+      ],
+    });
     expect(r.success).toBe(false);
-    expect(r.error!.issues.map((i) => i.path)).toEqual([['context_seed', 0], ['context_seed', 1, 'source']]);
+    expect(r.error!.issues.map((i) => i.path)).toEqual([
+      ['context_seed', 0],
+      ['context_seed', 1, 'source'],
+    ]);
   });
 });

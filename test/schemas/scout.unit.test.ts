@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { randomSuffix, scoutId, scoutPrompt, scoutQuestion, ScoutReportSchema, ScoutRequestSchema, SCOUT_TOOLS } from '../../schemas/scout';
 
 const excerpt = 'The parent is refactoring retries and needs every place that computes a backoff delay.';
-const request = { question: '  where is `computeBackoff` defined?  ', scopePaths: ['src'], parentAgent: 'claude-code', parentSessionId: 'sess-1', parentSessionExcerpt: excerpt };
+const request = {
+  question: '  where is `computeBackoff` defined?  ',
+  scopePaths: ['src'],
+  parentAgent: 'claude-code',
+  parentSessionId: 'sess-1',
+  parentSessionExcerpt: excerpt,
+};
 
 describe('the scout request', () => {
   it('accepts a full request, trims the question, and leaves the feature out when absent', () => {
@@ -15,7 +21,11 @@ describe('the scout request', () => {
 
   it('requires the excerpt, 50–1000 characters, and says so whether it is missing, short or long', () => {
     const { parentSessionExcerpt: _e, ...without } = request;
-    for (const bad of [without, { ...request, parentSessionExcerpt: 'too short' }, { ...request, parentSessionExcerpt: 'x'.repeat(1001) }]) {
+    for (const bad of [
+      without,
+      { ...request, parentSessionExcerpt: 'too short' },
+      { ...request, parentSessionExcerpt: 'x'.repeat(1001) },
+    ]) {
       const r = ScoutRequestSchema.safeParse(bad);
       expect(r.success).toBe(false);
       expect(r.error!.issues[0]).toMatchObject({ path: ['parentSessionExcerpt'], message: expect.stringContaining('50–1000 characters') });
@@ -35,13 +45,19 @@ describe('the scout request', () => {
 describe('scout ids', () => {
   const day = new Date('2025-03-07T23:59:00Z');
   it('are scout-{slug}-{YYYYMMDD}-{rand6}, the slug from the feature or else the question', () => {
-    expect(scoutId({ question: 'Where is the circuit breaker opened?' }, day, 'abc123')).toBe('scout-circuit-breaker-opened-20250307-abc123');
+    expect(scoutId({ question: 'Where is the circuit breaker opened?' }, day, 'abc123')).toBe(
+      'scout-circuit-breaker-opened-20250307-abc123',
+    );
     expect(scoutId({ featureSlug: 'retry-rework', question: 'anything' }, day, 'abc123')).toBe('scout-retry-rework-20250307-abc123');
     expect(scoutId({ question: '???' }, day, 'abc123')).toBe('scout-scout-20250307-abc123');
   });
 
   it('keep the slug at 40 characters or fewer, and match the report schema', () => {
-    const id = scoutId({ question: 'how does the extraordinarily complicated reconciliation subsystem propagate cancellation' }, day, randomSuffix());
+    const id = scoutId(
+      { question: 'how does the extraordinarily complicated reconciliation subsystem propagate cancellation' },
+      day,
+      randomSuffix(),
+    );
     const slug = id.slice('scout-'.length, id.length - '-20250307-abc123'.length);
     expect(slug.length).toBeLessThanOrEqual(40);
     expect(slug.length).toBeGreaterThan(10);

@@ -27,7 +27,11 @@ describe('restart policy', () => {
   });
 
   it('reads DELEGATE_RESTART_* and names a bad one', () => {
-    expect(restartPolicyFrom({ DELEGATE_RESTART_INITIAL_MS: '100', DELEGATE_RESTART_MAX_QUICK_FAILURES: '3' })).toMatchObject({ initialMs: 100, maxQuickFailures: 3, maxMs: P.maxMs });
+    expect(restartPolicyFrom({ DELEGATE_RESTART_INITIAL_MS: '100', DELEGATE_RESTART_MAX_QUICK_FAILURES: '3' })).toMatchObject({
+      initialMs: 100,
+      maxQuickFailures: 3,
+      maxMs: P.maxMs,
+    });
     expect(() => restartPolicyFrom({ DELEGATE_RESTART_MAX_MS: 'soon' })).toThrow(/DELEGATE_RESTART_MAX_MS/);
   });
 });

@@ -22,7 +22,12 @@ const logFile = join(dir, 'ui.log');
 let ui: TemporalUi;
 
 beforeAll(async () => {
-  ui = await startTemporalUi({ temporalAddress: inject('temporalAddress'), port: await freePort(), logFile, corsOrigins: ['http://localhost:3000'] });
+  ui = await startTemporalUi({
+    temporalAddress: inject('temporalAddress'),
+    port: await freePort(),
+    logFile,
+    corsOrigins: ['http://localhost:3000'],
+  });
 }, 600_000 /* a first run builds the UI server (about 1.5 min on 2 cores) */);
 afterAll(async () => {
   await ui?.stop();
@@ -37,14 +42,18 @@ const getJson = async <T>(path: string): Promise<T> => {
 
 /** The run's executions with `workflowId`, as the UI's workflow list shows them. */
 const listed = (workflowId: string) =>
-  getJson<WorkflowList>(`/api/v1/namespaces/default/workflows?query=${encodeURIComponent(`WorkflowId="${workflowId}"`)}`).then((l) => l.executions ?? []);
+  getJson<WorkflowList>(`/api/v1/namespaces/default/workflows?query=${encodeURIComponent(`WorkflowId="${workflowId}"`)}`).then(
+    (l) => l.executions ?? [],
+  );
 
 describe('Temporal UI server', () => {
   it('serves the UI and its settings from deploy/temporal-ui.yaml: auth and codec off, the given origins', async () => {
     const page = await fetch(`${ui.url}/`);
     expect(page.status).toBe(200);
     expect(await page.text()).toMatch(/<html/i);
-    const settings = await getJson<{ Auth: { Enabled: boolean }; Codec: { Endpoint: string }; DefaultNamespace: string; Version: string }>('/api/v1/settings');
+    const settings = await getJson<{ Auth: { Enabled: boolean }; Codec: { Endpoint: string }; DefaultNamespace: string; Version: string }>(
+      '/api/v1/settings',
+    );
     expect(settings).toMatchObject({ Auth: { Enabled: false }, Codec: { Endpoint: '' }, DefaultNamespace: 'default', Version: '2.42.1' });
     // CORS: the Delegate API's origin may call it, another may not
     const allowed = await fetch(`${ui.url}/api/v1/settings`, { headers: { origin: 'http://localhost:3000' } });
@@ -61,7 +70,12 @@ describe('Temporal UI server', () => {
     const workflowId = uniqueId('ui-probe');
     // a task queue no worker polls: the workflow stays running until terminated
     const handle = await client.workflow.start('uiProbe', { workflowId, taskQueue: uniqueId('ui-idle') });
-    onTestFinished(() => handle.terminate('test over').then(() => undefined, () => undefined));
+    onTestFinished(() =>
+      handle.terminate('test over').then(
+        () => undefined,
+        () => undefined,
+      ),
+    );
     await pollUntil(async () => (await listed(workflowId)).length > 0, `${workflowId} never listed by the UI`);
     expect(await listed(workflowId)).toEqual([
       expect.objectContaining({
@@ -74,7 +88,9 @@ describe('Temporal UI server', () => {
     // a write as the browser makes it: the CSRF cookie of a GET, echoed in a header
     const terminate = (headers: Record<string, string>) =>
       fetch(`${ui.url}/api/v1/namespaces/default/workflows/${encodeURIComponent(workflowId)}/terminate`, {
-        method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ reason: 'ui test' }),
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ reason: 'ui test' }),
       });
     expect((await terminate({})).status).toBe(400); // no CSRF token: refused, nothing changed
     expect((await handle.describe()).status.name).toBe('RUNNING');
@@ -100,8 +116,9 @@ describe('Temporal UI server', () => {
   it('a second UI on a taken port is refused, not mistaken for ready because the first one answers', async () => {
     const first = await startTemporalUi({ temporalAddress: inject('temporalAddress'), port: await freePort(), logFile });
     try {
-      await expect(startTemporalUi({ temporalAddress: inject('temporalAddress'), port: Number(new URL(first.url).port), logFile }))
-        .rejects.toThrow(`the Temporal UI cannot listen on ${first.url}: the port is in use`);
+      await expect(
+        startTemporalUi({ temporalAddress: inject('temporalAddress'), port: Number(new URL(first.url).port), logFile }),
+      ).rejects.toThrow(`the Temporal UI cannot listen on ${first.url}: the port is in use`);
       expect((await fetch(`${first.url}/healthz`)).status).toBe(200);
     } finally {
       await first.stop();
@@ -112,8 +129,9 @@ describe('Temporal UI server', () => {
     const broken = join(dir, 'broken.yaml');
     writeFileSync(broken, 'port: [not a number\n');
     const port = await freePort();
-    await expect(startTemporalUi({ temporalAddress: inject('temporalAddress'), port, logFile, configFile: broken }))
-      .rejects.toThrow(`the Temporal UI server exited before it answered on http://127.0.0.1:${port}; see ${logFile}`);
+    await expect(startTemporalUi({ temporalAddress: inject('temporalAddress'), port, logFile, configFile: broken })).rejects.toThrow(
+      `the Temporal UI server exited before it answered on http://127.0.0.1:${port}; see ${logFile}`,
+    );
     expect(readFileSync(logFile, 'utf8')).toMatch(/config file corrupted/);
   });
 });

@@ -13,7 +13,9 @@ if (files.length === 0) {
   console.log(`The ${Math.min(n, files.length)} slowest of ${files.length} test files:`);
   console.log(`      wall  (tests)  project       file`);
   for (const f of files.slice(0, n)) {
-    console.log(`  ${s(f.ms).padStart(8)} ${`(${f.testsMs === undefined ? '?' : s(f.testsMs)})`.padStart(9)}  ${f.project.padEnd(13)} ${f.file}${f.state === 'passed' ? '' : ` (${f.state})`}`);
+    console.log(
+      `  ${s(f.ms).padStart(8)} ${`(${f.testsMs === undefined ? '?' : s(f.testsMs)})`.padStart(9)}  ${f.project.padEnd(13)} ${f.file}${f.state === 'passed' ? '' : ` (${f.state})`}`,
+    );
   }
   console.log('Runs:');
   for (const r of runs) console.log(`  ${s(r.wallMs).padStart(8)}  ${r.projects.join(', ')} (${r.files} files)`);

@@ -17,6 +17,9 @@ export default function setup(project: TestProject) {
   mkdirSync(base, { recursive: true });
   const old = readdirSync(base).sort();
   for (const d of old.slice(0, Math.max(0, old.length - (KEEP - 1)))) rmSync(join(base, d), { recursive: true, force: true });
-  process.env.DELEGATE_TEST_LOG_DIR = join('test-results/logs', `${new Date().toISOString().replace(/[:.]/g, '-')}-${project.name || 'run'}`);
+  process.env.DELEGATE_TEST_LOG_DIR = join(
+    'test-results/logs',
+    `${new Date().toISOString().replace(/[:.]/g, '-')}-${project.name || 'run'}`,
+  );
   mkdirSync(runLogDir(), { recursive: true });
 }

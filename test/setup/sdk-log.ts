@@ -37,6 +37,8 @@ export function fileLogger(file: string, level: 'TRACE' | 'DEBUG' | 'INFO' | 'WA
 
 /** Runtime options whose SDK and core lines go to `file` (core at WARN, as the SDK's default). */
 export function fileRuntimeOptions(file: string): RuntimeOptions {
-  return { logger: fileLogger(file), telemetryOptions: { logging: { forward: {}, filter: makeTelemetryFilterString({ core: 'WARN', other: 'ERROR' }) } } };
+  return {
+    logger: fileLogger(file),
+    telemetryOptions: { logging: { forward: {}, filter: makeTelemetryFilterString({ core: 'WARN', other: 'ERROR' }) } },
+  };
 }
-

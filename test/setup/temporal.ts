@@ -39,8 +39,14 @@ const ROLES = {
   ],
   roles: [
     {
-      id: 'review', persona: 'You are a meticulous reviewer.', agent: 'role-player', requiredSkills: ['review-checklist', 'house-style'], tools: ['search'],
-      outputKinds: { code_review: ['review'], design_review: ['review', 'report'], risk_scan: ['report'] }, maxOutputTokens: 300, maxDepth: 0,
+      id: 'review',
+      persona: 'You are a meticulous reviewer.',
+      agent: 'role-player',
+      requiredSkills: ['review-checklist', 'house-style'],
+      tools: ['search'],
+      outputKinds: { code_review: ['review'], design_review: ['review', 'report'], risk_scan: ['report'] },
+      maxOutputTokens: 300,
+      maxDepth: 0,
     },
   ],
 };
@@ -59,40 +65,69 @@ export default async function setup(project: TestProject) {
   // the scout reads only a configured root: the test worker's is the repository (as the project's env sets it)
   process.env.DELEGATE_SCOUT_ROOT ??= process.cwd();
   const dir = mkdtempSync(join(tmpdir(), 'delegate-test-'));
-  const server = await startDevServer({ dbFile: join(dir, 'temporal.sqlite'), port: await freePort(), headless: true, logFile: join(dir, 'server.log'),
-    settings: { ...DEV_THROUGHPUT_SETTINGS, ...DELETION_TEST_SETTINGS } });
+  const server = await startDevServer({
+    dbFile: join(dir, 'temporal.sqlite'),
+    port: await freePort(),
+    headless: true,
+    logFile: join(dir, 'server.log'),
+    settings: { ...DEV_THROUGHPUT_SETTINGS, ...DELETION_TEST_SETTINGS },
+  });
   const taskQueue = `delegate-test-${process.pid}`;
   // a real HTTP agent on loopback, registered through an agents file like an operator would
   const agent = await startExampleAgent();
   // and a fake LLM provider speaking the chat-completions protocol (no provider is reachable here)
   const llm = await startFakeLlm();
   const llmAgent = (id: string, model: string) => ({
-    kind: 'llm', id, baseUrl: `${llm.url}/v1`, model, apiKey: '${DELEGATE_TEST_LLM_KEY}', capabilities: ['research'],
-    pricing: { inputPerMTok: 1000, outputPerMTok: 2000 }, maxTokensPerStep: 500, timeoutSeconds: 10,
-    tools: [{ name: 'search', description: 'web search', parameters: { type: 'object', properties: { query: { type: 'string' } } }, url: `${llm.url}/tools/search` }],
+    kind: 'llm',
+    id,
+    baseUrl: `${llm.url}/v1`,
+    model,
+    apiKey: '${DELEGATE_TEST_LLM_KEY}',
+    capabilities: ['research'],
+    pricing: { inputPerMTok: 1000, outputPerMTok: 2000 },
+    maxTokensPerStep: 500,
+    timeoutSeconds: 10,
+    tools: [
+      {
+        name: 'search',
+        description: 'web search',
+        parameters: { type: 'object', properties: { query: { type: 'string' } } },
+        url: `${llm.url}/tools/search`,
+      },
+    ],
   });
   const agentsFile = join(dir, 'agents.json');
   const http = (id: string, path: string, extra: object = {}) => ({ id, url: `${agent.url}${path}`, timeoutSeconds: 5, ...extra });
-  writeFileSync(agentsFile, JSON.stringify({ agents: [
-    http('wordcount', '/wordcount', {
-      description: 'Counts the words of the question',
-      capabilities: ['count'],
-      inputSchema: { type: 'object', additionalProperties: false },
-      headers: { 'x-token': '${DELEGATE_TEST_TOKEN}' },
+  writeFileSync(
+    agentsFile,
+    JSON.stringify({
+      agents: [
+        http('wordcount', '/wordcount', {
+          description: 'Counts the words of the question',
+          capabilities: ['count'],
+          inputSchema: { type: 'object', additionalProperties: false },
+          headers: { 'x-token': '${DELEGATE_TEST_TOKEN}' },
+        }),
+        http('flaky-http', '/flaky', {
+          retry: { maxAttempts: 3, initialIntervalSeconds: 0.1, backoffCoefficient: 1, maximumIntervalSeconds: 0.2 },
+        }),
+        http('broken-http', '/broken', {
+          retry: { maxAttempts: 2, initialIntervalSeconds: 0.1, backoffCoefficient: 1, maximumIntervalSeconds: 0.2 },
+        }),
+        http('forbidden-http', '/forbidden'),
+        // its own id: the circuit test opens this agent's circuit on the shared worker
+        http('down-http', '/forbidden'),
+        http('bulky-http', '/bulky'),
+        llmAgent('researcher', 'scripted'),
+        llmAgent('rogue-llm', 'rogue'),
+        // the judge of free-text stop conditions (DELEGATE_JUDGE_AGENT of the shared worker)
+        { ...llmAgent('judge', 'judge'), description: 'Decides rubrics', capabilities: ['judge'], tools: [] },
+        // plays the specialist roles below (a job's model picks the script: role, role-skip, …)
+        { ...llmAgent('role-player', 'role'), description: 'Plays specialist roles', capabilities: [] },
+      ],
+      ...ROLES,
     }),
-    http('flaky-http', '/flaky', { retry: { maxAttempts: 3, initialIntervalSeconds: 0.1, backoffCoefficient: 1, maximumIntervalSeconds: 0.2 } }),
-    http('broken-http', '/broken', { retry: { maxAttempts: 2, initialIntervalSeconds: 0.1, backoffCoefficient: 1, maximumIntervalSeconds: 0.2 } }),
-    http('forbidden-http', '/forbidden'),
-    // its own id: the circuit test opens this agent's circuit on the shared worker
-    http('down-http', '/forbidden'),
-    http('bulky-http', '/bulky'),
-    llmAgent('researcher', 'scripted'),
-    llmAgent('rogue-llm', 'rogue'),
-    // the judge of free-text stop conditions (DELEGATE_JUDGE_AGENT of the shared worker)
-    { ...llmAgent('judge', 'judge'), description: 'Decides rubrics', capabilities: ['judge'], tools: [] },
-    // plays the specialist roles below (a job's model picks the script: role, role-skip, …)
-    { ...llmAgent('role-player', 'role'), description: 'Plays specialist roles', capabilities: [] },
-  ], ...ROLES }));
+  );
   writeFileSync(join(dir, 'house-style.md'), 'Findings are short; each names its evidence.\n');
   const keysFile = writeKeysFile(join(dir, 'keys.json'));
   // the job record the shared worker archives into and every test's API reads (SQLite, WAL: shared by processes)
@@ -105,7 +140,17 @@ export default async function setup(project: TestProject) {
   // one agent lane per test tenant, as workers/main.ts serves them
   const tenants = loadTenants(loadConfig({ DELEGATE_API_KEYS_FILE: keysFile }));
   const workers = await createWorkers(
-    { connection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows(), webhookSecret: TEST_WEBHOOK_SECRET, webhook, registry, record: record.store, judgeAgent: 'judge' },
+    {
+      connection,
+      namespace: 'default',
+      taskQueue,
+      workflowBundle: await bundleWorkflows(),
+      webhookSecret: TEST_WEBHOOK_SECRET,
+      webhook,
+      registry,
+      record: record.store,
+      judgeAgent: 'judge',
+    },
     tenants.list().map((t) => ({ taskQueue: agentQueueFor(taskQueue, t.tenant), slots: t.quotas.agentSlots })),
   );
   const running = Promise.all(workers.map((w) => w.run()));

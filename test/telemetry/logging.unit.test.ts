@@ -25,8 +25,27 @@ describe('log ids', () => {
   });
 
   it('flattens the SDK metadata: component, agent, run id; no task token; explicit ids win', () => {
-    const f = flatFields({ sdkComponent: 'activity', workflowId: 'job/acme/j1/t1', workflowRunId: 'r', taskToken: 'secret', isLocal: false, attempt: 2, agentId: 'wordcount', taskId: 'explicit', [Symbol.for('log_timestamp')]: 1n });
-    expect(f).toEqual({ component: 'activity', workflowId: 'job/acme/j1/t1', runId: 'r', attempt: 2, agent: 'wordcount', tenant: 'acme', jobId: 'j1', taskId: 'explicit' });
+    const f = flatFields({
+      sdkComponent: 'activity',
+      workflowId: 'job/acme/j1/t1',
+      workflowRunId: 'r',
+      taskToken: 'secret',
+      isLocal: false,
+      attempt: 2,
+      agentId: 'wordcount',
+      taskId: 'explicit',
+      [Symbol.for('log_timestamp')]: 1n,
+    });
+    expect(f).toEqual({
+      component: 'activity',
+      workflowId: 'job/acme/j1/t1',
+      runId: 'r',
+      attempt: 2,
+      agent: 'wordcount',
+      tenant: 'acme',
+      jobId: 'j1',
+      taskId: 'explicit',
+    });
   });
 });
 
@@ -39,7 +58,16 @@ describe('sdkLogger', () => {
     log.debug('noise', {});
     expect(lines).toHaveLength(2);
     const [first, second] = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(first).toMatchObject({ level: 30, proc: 'worker', msg: 'step done', component: 'activity', tenant: 'acme', jobId: 'j1', taskId: 't1', attempt: 1 });
+    expect(first).toMatchObject({
+      level: 30,
+      proc: 'worker',
+      msg: 'step done',
+      component: 'activity',
+      tenant: 'acme',
+      jobId: 'j1',
+      taskId: 't1',
+      attempt: 1,
+    });
     expect(first!.error).toMatchObject({ message: 'multi\nline', type: 'Error' });
     expect(typeof first!.time).toBe('string');
     expect(second).toMatchObject({ level: 40, msg: 'slow', component: 'core' });

@@ -42,11 +42,27 @@ describe('worker logs', () => {
     const result: JobResult = await client.workflow.execute(delegationJob, {
       taskQueue: worker.taskQueue,
       workflowId: `job/acme/${jobId}`,
-      args: [{ spec: { jobId, pattern: 'fanout', tasks: [{ id: 'flaky', question: 'count these words', agent: 'flaky-http', retry: fastRetry }] }, tenant: 'acme', maxDepth: 3 }],
+      args: [
+        {
+          spec: {
+            jobId,
+            pattern: 'fanout',
+            tasks: [{ id: 'flaky', question: 'count these words', agent: 'flaky-http', retry: fastRetry }],
+          },
+          tenant: 'acme',
+          maxDepth: 3,
+        },
+      ],
     });
     expect(result.status).toBe('success');
     // the SDK hands lines to the logger after it reports the task: the client may hear first
-    await pollUntil(async () => raw.some((l) => l.includes(jobId) && l.includes('"Activity completed"')) && raw.some((l) => l.includes(jobId) && l.includes('"Workflow completed"') && l.includes('/flaky')), 'the last lines never came', 10_000);
+    await pollUntil(
+      async () =>
+        raw.some((l) => l.includes(jobId) && l.includes('"Activity completed"')) &&
+        raw.some((l) => l.includes(jobId) && l.includes('"Workflow completed"') && l.includes('/flaky')),
+      'the last lines never came',
+      10_000,
+    );
 
     // every line parses, and is one line (pino never breaks one, nothing else writes here)
     const lines = raw.map((l) => JSON.parse(l) as Line);
@@ -55,7 +71,15 @@ describe('worker logs', () => {
 
     // the failed first attempt, as the agent step logs it
     const failed = ours.find((l) => l.msg === 'agent step failed');
-    expect(failed).toMatchObject({ component: 'activity', tenant: 'acme', jobId, taskId: 'flaky', agent: 'flaky-http', attempt: 1, activityType: 'agentStep' });
+    expect(failed).toMatchObject({
+      component: 'activity',
+      tenant: 'acme',
+      jobId,
+      taskId: 'flaky',
+      agent: 'flaky-http',
+      attempt: 1,
+      activityType: 'agentStep',
+    });
     expect(failed).not.toHaveProperty('taskToken');
     // every agent-step line of the job, the SDK's own included, names all five; but the SDK's
     // "Activity started", which it writes before the input reaches any interceptor: no agent there
@@ -81,15 +105,21 @@ describe('delegation events in the log', () => {
     const result: JobResult = await client.workflow.execute(delegationJob, {
       taskQueue: worker.taskQueue,
       workflowId: `job/acme/${jobId}`,
-      args: [{
-        spec: { jobId, pattern: 'fanout', tasks: [
-          { id: 'flaky', question: 'count these words', agent: 'flaky-http', retry: fastRetry },
-          { id: 'steps', question: 'three steps', agent: 'sim', params: { steps: 3 } },
-          { id: 'bad', question: 'fail', agent: 'sim', params: { fatal: true } },
-        ] },
-        tenant: 'acme',
-        maxDepth: 3,
-      }],
+      args: [
+        {
+          spec: {
+            jobId,
+            pattern: 'fanout',
+            tasks: [
+              { id: 'flaky', question: 'count these words', agent: 'flaky-http', retry: fastRetry },
+              { id: 'steps', question: 'three steps', agent: 'sim', params: { steps: 3 } },
+              { id: 'bad', question: 'fail', agent: 'sim', params: { fatal: true } },
+            ],
+          },
+          tenant: 'acme',
+          maxDepth: 3,
+        },
+      ],
     });
     expect(result.results.map((r) => r.status)).toEqual(['success', 'success', 'failure']);
     const events = () => raw.map((l) => JSON.parse(l) as Line).filter((l) => l.jobId === jobId && typeof l.event === 'string');
@@ -97,17 +127,39 @@ describe('delegation events in the log', () => {
     await pollUntil(async () => events().filter((l) => l.event === 'RESULT').length >= 3, 'three RESULT lines never came', 10_000);
     const ours = events();
     const of = (event: string) => ours.filter((l) => l.event === event);
-    expect(of('DELEGATE').map((l) => l.taskId).sort()).toEqual(['bad', 'flaky', 'steps']);
-    for (const l of of('DELEGATE')) expect(l).toMatchObject({ component: 'workflow', tenant: 'acme', jobId, workflowType: 'delegationJob', agent: expect.any(String) });
-    expect(of('RESULT').map((l) => `${l.taskId}:${l.status}`).sort()).toEqual(['bad:failure', 'flaky:success', 'steps:success']);
-    expect(of('RESULT').find((l) => l.taskId === 'steps')).toMatchObject({ agent: 'sim', latencyMs: expect.any(Number), costUsd: expect.any(Number), confidence: expect.any(Number), attempts: 3 });
+    expect(
+      of('DELEGATE')
+        .map((l) => l.taskId)
+        .sort(),
+    ).toEqual(['bad', 'flaky', 'steps']);
+    for (const l of of('DELEGATE'))
+      expect(l).toMatchObject({ component: 'workflow', tenant: 'acme', jobId, workflowType: 'delegationJob', agent: expect.any(String) });
+    expect(
+      of('RESULT')
+        .map((l) => `${l.taskId}:${l.status}`)
+        .sort(),
+    ).toEqual(['bad:failure', 'flaky:success', 'steps:success']);
+    expect(of('RESULT').find((l) => l.taskId === 'steps')).toMatchObject({
+      agent: 'sim',
+      latencyMs: expect.any(Number),
+      costUsd: expect.any(Number),
+      confidence: expect.any(Number),
+      attempts: 3,
+    });
     expect(of('ESCALATE')).toEqual([expect.objectContaining({ taskId: 'bad', agent: 'sim', reason: 'agent_error' })]);
     // the retry is the agent step's: written once, where the error is known
-    expect(of('RETRY')).toEqual([expect.objectContaining({ component: 'activity', taskId: 'flaky', agent: 'flaky-http', attempt: 2, maxAttempts: 3 })]);
+    expect(of('RETRY')).toEqual([
+      expect.objectContaining({ component: 'activity', taskId: 'flaky', agent: 'flaky-http', attempt: 2, maxAttempts: 3 }),
+    ]);
 
     // a worker that takes the job over replays its history through the same logger: no line again
     const root = `job/acme/${jobId}`;
-    const histories = await Promise.all([root, `${root}/flaky`, `${root}/steps`, `${root}/bad`].map(async (workflowId) => ({ workflowId, history: await client.workflow.getHandle(workflowId).fetchHistory() })));
+    const histories = await Promise.all(
+      [root, `${root}/flaky`, `${root}/steps`, `${root}/bad`].map(async (workflowId) => ({
+        workflowId,
+        history: await client.workflow.getHandle(workflowId).fetchHistory(),
+      })),
+    );
     const workflowBundle = await bundleWorkflows();
     let replayed = 0;
     for await (const r of Worker.runReplayHistories({ workflowBundle, replayName: 'logs-replay' }, histories)) {

@@ -40,7 +40,8 @@ describe('/metrics after a job', () => {
   it('moves the API and worker counters, and the worker serves the SDK runtime metrics too', async () => {
     const jobId = uniqueId('metrics');
     const spec: JobSpec = {
-      jobId, pattern: 'fanout',
+      jobId,
+      pattern: 'fanout',
       tasks: [
         // answers 503 to its first attempt: one failed step, one retry
         { id: 'flaky', question: 'count these words', agent: 'flaky-http', retry: fastRetry },
@@ -50,24 +51,44 @@ describe('/metrics after a job', () => {
     const apiBefore = await scrape(`${api.url}/metrics`);
     const workerBefore = await scrape(workerMetrics.url);
 
-    const submitted = await fetch(`${api.url}/v1/jobs`, { method: 'POST', headers: { 'content-type': 'application/json', ...authHeader('default') }, body: JSON.stringify(spec) });
+    const submitted = await fetch(`${api.url}/v1/jobs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...authHeader('default') },
+      body: JSON.stringify(spec),
+    });
     expect(submitted.status).toBe(201);
     // counted in Temporal's visibility while it runs, once the first scrape's cached count (5 s) is stale; other files' jobs of the tenant may add to it
-    await pollUntil(async () => sumOf(await scrape(`${api.url}/metrics`), 'delegate_jobs_running', { tenant: 'default' }) >= 1, 'the running job was never counted');
+    await pollUntil(
+      async () => sumOf(await scrape(`${api.url}/metrics`), 'delegate_jobs_running', { tenant: 'default' }) >= 1,
+      'the running job was never counted',
+    );
     expect((await finalResult(api.app, jobId)).statusCode).toBe(200);
 
-    const moved = (before: string, after: string, name: string, labels: Record<string, string>) => sumOf(after, name, labels) - sumOf(before, name, labels);
+    const moved = (before: string, after: string, name: string, labels: Record<string, string>) =>
+      sumOf(after, name, labels) - sumOf(before, name, labels);
     const apiAfter = await scrape(`${api.url}/metrics`);
     // what workflows report reaches the worker through a sink, after it reports the task: the client may hear first
     let workerAfter = '';
-    await pollUntil(async () => {
-      workerAfter = await scrape(workerMetrics.url);
-      return moved(workerBefore, workerAfter, 'delegate_jobs_total', { pattern: 'fanout', status: 'success', level: 'root' }) >= 1;
-    }, 'the finished job was never counted', 10_000);
+    await pollUntil(
+      async () => {
+        workerAfter = await scrape(workerMetrics.url);
+        return moved(workerBefore, workerAfter, 'delegate_jobs_total', { pattern: 'fanout', status: 'success', level: 'root' }) >= 1;
+      },
+      'the finished job was never counted',
+      10_000,
+    );
 
     // the API: latency by route pattern (never the job's own path), the process's runtime
-    expect(moved(apiBefore, apiAfter, 'delegate_http_request_duration_seconds_count', { method: 'POST', route: '/v1/jobs', status_code: '201' })).toBe(1);
-    expect(moved(apiBefore, apiAfter, 'delegate_http_request_duration_seconds_count', { method: 'GET', route: '/v1/jobs/:jobId/result', status_code: '200' })).toBeGreaterThanOrEqual(1);
+    expect(
+      moved(apiBefore, apiAfter, 'delegate_http_request_duration_seconds_count', { method: 'POST', route: '/v1/jobs', status_code: '201' }),
+    ).toBe(1);
+    expect(
+      moved(apiBefore, apiAfter, 'delegate_http_request_duration_seconds_count', {
+        method: 'GET',
+        route: '/v1/jobs/:jobId/result',
+        status_code: '200',
+      }),
+    ).toBeGreaterThanOrEqual(1);
     expect(apiAfter).not.toContain(jobId);
     expect(hasSeries(apiAfter, 'process_resident_memory_bytes')).toBe(true);
 
@@ -80,13 +101,22 @@ describe('/metrics after a job', () => {
     expect(sumOf(workerAfter, 'delegate_step_duration_seconds_sum', { agent: 'sim' })).toBeGreaterThanOrEqual(7);
     expect(workerAfter).toMatch(/^delegate_circuit_breaker_state\{agent="flaky-http"\} 0$/m);
     // what the workflows reported: each subtask by agent and outcome, its spend, the job
-    expect(moved(workerBefore, workerAfter, 'delegate_subtasks_total', { agent: 'flaky-http', status: 'success', failure_reason: 'none', tenant: 'default' })).toBe(1);
+    expect(
+      moved(workerBefore, workerAfter, 'delegate_subtasks_total', {
+        agent: 'flaky-http',
+        status: 'success',
+        failure_reason: 'none',
+        tenant: 'default',
+      }),
+    ).toBe(1);
     expect(moved(workerBefore, workerAfter, 'delegate_subtasks_total', { agent: 'sim', status: 'success' })).toBe(1);
     expect(moved(workerBefore, workerAfter, 'delegate_spend_latency_seconds_total', { agent: 'sim' })).toBeGreaterThanOrEqual(7);
     expect(moved(workerBefore, workerAfter, 'delegate_jobs_total', { pattern: 'fanout', status: 'success', level: 'root' })).toBe(1);
     // and the SDK core's own series, from the same endpoint: the steps ran on the tenant's lane
     const lane = agentQueueFor(worker.taskQueue, 'default');
-    expect(moved(workerBefore, workerAfter, 'temporal_activity_execution_latency_count', { activity_type: 'agentStep', task_queue: lane })).toBe(3);
+    expect(
+      moved(workerBefore, workerAfter, 'temporal_activity_execution_latency_count', { activity_type: 'agentStep', task_queue: lane }),
+    ).toBe(3);
     expect(hasSeries(workerAfter, 'temporal_workflow_completed')).toBe(true);
     expect(hasSeries(workerAfter, 'nodejs_eventloop_lag_seconds')).toBe(true);
   });

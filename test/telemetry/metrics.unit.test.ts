@@ -14,7 +14,17 @@ function value(text: string, series: string): number {
 }
 
 const outcome = (o: Partial<SubtaskOutcome> = {}): SubtaskOutcome => ({
-  tenant: 'acme', agentId: 'wordcount', status: 'success', failureReason: null, attempts: 1, steps: 1, costUsd: 0.25, tokens: 100, toolCalls: 2, latencyMs: 1500, ...o,
+  tenant: 'acme',
+  agentId: 'wordcount',
+  status: 'success',
+  failureReason: null,
+  attempts: 1,
+  steps: 1,
+  costUsd: 0.25,
+  tokens: 100,
+  toolCalls: 2,
+  latencyMs: 1500,
+  ...o,
 });
 const info = {} as WorkflowInfo;
 
@@ -29,7 +39,9 @@ describe('worker metrics', () => {
     await sinks.voteDecided.fn(info, { tenant: 'acme', early: true, cancelled: 2 });
     const text = await m.registry.metrics();
     expect(value(text, 'delegate_subtasks_total{tenant="acme",agent="wordcount",status="success",failure_reason="none"}')).toBe(1);
-    expect(value(text, 'delegate_subtasks_total{tenant="acme",agent="wordcount",status="partial",failure_reason="budget_exhausted"}')).toBe(1);
+    expect(value(text, 'delegate_subtasks_total{tenant="acme",agent="wordcount",status="partial",failure_reason="budget_exhausted"}')).toBe(
+      1,
+    );
     expect(value(text, 'delegate_spend_usd_total{tenant="acme",agent="wordcount"}')).toBeCloseTo(0.75);
     expect(value(text, 'delegate_spend_tokens_total{tenant="acme",agent="wordcount"}')).toBe(100);
     expect(value(text, 'delegate_spend_tool_calls_total{tenant="acme",agent="wordcount"}')).toBe(4);
@@ -45,7 +57,10 @@ describe('worker metrics', () => {
 
   it('counts steps and retries, and shows each breaker state at scrape time', async () => {
     // what the worker's breaker client last saw (the durable breaker itself is tested against a server)
-    const seen = new Map<string, CircuitState>([['steady', 'closed'], ['down', 'open']]);
+    const seen = new Map<string, CircuitState>([
+      ['steady', 'closed'],
+      ['down', 'open'],
+    ]);
     const breaker = { states: () => new Map(seen) } as unknown as CircuitBreaker;
     const m = createWorkerMetrics();
     m.watchBreaker(breaker);
@@ -75,12 +90,17 @@ describe('worker metrics', () => {
 
 describe('API metrics', () => {
   it('times requests by route and counts running jobs by tenant when scraped, dropping tenants no longer counted', async () => {
-    let counts = new Map([['acme', 3], ['globex', 1]]);
+    let counts = new Map([
+      ['acme', 3],
+      ['globex', 1],
+    ]);
     const m = createApiMetrics(async () => counts);
     m.requestDone('GET', '/v1/jobs/:jobId', 200, 0.03);
     let text = await m.registry.metrics();
     expect(value(text, 'delegate_http_request_duration_seconds_count{method="GET",route="/v1/jobs/:jobId",status_code="200"}')).toBe(1);
-    expect(value(text, 'delegate_http_request_duration_seconds_bucket{le="0.05",method="GET",route="/v1/jobs/:jobId",status_code="200"}')).toBe(1);
+    expect(
+      value(text, 'delegate_http_request_duration_seconds_bucket{le="0.05",method="GET",route="/v1/jobs/:jobId",status_code="200"}'),
+    ).toBe(1);
     expect(value(text, 'delegate_jobs_running{tenant="acme"}')).toBe(3);
     counts = new Map([['acme', 0]]);
     text = await m.registry.metrics();
@@ -99,7 +119,9 @@ describe('API metrics', () => {
 describe('the Grafana dashboard', () => {
   it('queries only metrics the processes export', async () => {
     const { readFileSync } = await import('node:fs');
-    const dashboard = JSON.parse(readFileSync(new URL('../../deploy/grafana/delegate-dashboard.json', import.meta.url), 'utf8')) as { panels: { targets: { expr: string }[] }[] };
+    const dashboard = JSON.parse(readFileSync(new URL('../../deploy/grafana/delegate-dashboard.json', import.meta.url), 'utf8')) as {
+      panels: { targets: { expr: string }[] }[];
+    };
     const exprs = dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr));
     const used = new Set(exprs.flatMap((e) => e.match(/\bdelegate_[a-z_]+/g) ?? []));
     const exported = new Set<string>();

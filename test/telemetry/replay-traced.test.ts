@@ -50,7 +50,10 @@ describe('tracing on, recorded histories', () => {
     for (const round of rounds) {
       const byId = new Map(round.map((r) => [r.run.workflowId, r.label]));
       const source = round.map((r) => ({ workflowId: r.run.workflowId, history: historyFromProtoJson(r.run.history) }));
-      for await (const r of Worker.runReplayHistories({ workflowBundle, interceptors, sinks, replayName: 'delegate-replay-traced' }, source)) {
+      for await (const r of Worker.runReplayHistories(
+        { workflowBundle, interceptors, sinks, replayName: 'delegate-replay-traced' },
+        source,
+      )) {
         if (r.error) failures.push(`${byId.get(r.workflowId)}: ${r.error.name}: ${r.error.message}`);
       }
     }

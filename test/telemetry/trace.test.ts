@@ -41,7 +41,15 @@ beforeAll(async () => {
     req.resume();
     req.on('end', () => {
       res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ done: true, summary: 'three words', data: { words: 3 }, confidence: 0.9, usage: { costUsd: 0.002, tokens: 42, toolCalls: 1 } }));
+      res.end(
+        JSON.stringify({
+          done: true,
+          summary: 'three words',
+          data: { words: 3 },
+          confidence: 0.9,
+          usage: { costUsd: 0.002, tokens: 42, toolCalls: 1 },
+        }),
+      );
     });
   });
   await new Promise<void>((resolve) => agent.listen(0, '127.0.0.1', resolve));
@@ -101,7 +109,8 @@ describe('traces', () => {
     expect(done.statusCode).toBe(200);
     expect(done.json<{ status: string }>().status).toBe('success');
 
-    const ofJob = (spans: ReadableSpan[]) => spans.find((s) => s.name === 'RunWorkflow:delegationJob' && s.attributes['delegate.job_id'] === jobId);
+    const ofJob = (spans: ReadableSpan[]) =>
+      spans.find((s) => s.name === 'RunWorkflow:delegationJob' && s.attributes['delegate.job_id'] === jobId);
     const spans = await spansUntil((all) => ofJob(all) !== undefined);
     const api = spans.find((s) => s.name === 'POST /v1/jobs' && s.attributes['delegate.job_id'] === jobId);
     expect(api, 'the API request span').toBeDefined();
@@ -109,16 +118,40 @@ describe('traces', () => {
     const trace = spans.filter((s) => s.spanContext().traceId === traceId);
     const named = (name: string) => trace.filter((s) => s.name === name);
 
-    expect(api!.attributes).toMatchObject({ 'http.request.method': 'POST', 'http.route': '/v1/jobs', 'http.response.status_code': 201, 'delegate.tenant': 'default' });
-    expect(named('RunWorkflow:delegationJob')[0]?.attributes).toMatchObject({ 'delegate.job_id': jobId, 'delegate.tenant': 'default', 'delegate.status': 'success' });
-    expect(named('RunWorkflow:subtask')[0]?.attributes).toMatchObject({ 'delegate.job_id': jobId, 'delegate.task_id': 'count', 'delegate.agent_id': 'traced-http', 'delegate.cost_usd': 0.002, 'delegate.tokens': 42 });
+    expect(api!.attributes).toMatchObject({
+      'http.request.method': 'POST',
+      'http.route': '/v1/jobs',
+      'http.response.status_code': 201,
+      'delegate.tenant': 'default',
+    });
+    expect(named('RunWorkflow:delegationJob')[0]?.attributes).toMatchObject({
+      'delegate.job_id': jobId,
+      'delegate.tenant': 'default',
+      'delegate.status': 'success',
+    });
+    expect(named('RunWorkflow:subtask')[0]?.attributes).toMatchObject({
+      'delegate.job_id': jobId,
+      'delegate.task_id': 'count',
+      'delegate.agent_id': 'traced-http',
+      'delegate.cost_usd': 0.002,
+      'delegate.tokens': 42,
+    });
     const [step] = named('RunActivity:agentStep');
     expect(step?.attributes).toMatchObject({
-      'delegate.job_id': jobId, 'delegate.task_id': 'count', 'delegate.agent_id': 'traced-http', 'delegate.attempt': 1,
-      'delegate.cost_usd': 0.002, 'delegate.tokens': 42, 'delegate.tool_calls': 1,
+      'delegate.job_id': jobId,
+      'delegate.task_id': 'count',
+      'delegate.agent_id': 'traced-http',
+      'delegate.attempt': 1,
+      'delegate.cost_usd': 0.002,
+      'delegate.tokens': 42,
+      'delegate.tool_calls': 1,
     });
     const [call] = named('POST agent traced-http');
-    expect(call?.attributes).toMatchObject({ 'http.request.method': 'POST', 'http.response.status_code': 200, 'server.address': '127.0.0.1' });
+    expect(call?.attributes).toMatchObject({
+      'http.request.method': 'POST',
+      'http.response.status_code': 200,
+      'server.address': '127.0.0.1',
+    });
     // the call is the step's child, and the agent got the call's own context
     expect(call.parentSpanId).toBe(step.spanContext().spanId);
     expect(received).toHaveLength(1);
@@ -129,7 +162,9 @@ describe('traces', () => {
     const chain: string[] = [];
     for (let s: ReadableSpan | undefined = call; s; s = parentOf(s)) chain.unshift(s.name);
     expect(chain[0]).toBe('POST /v1/jobs');
-    expect(chain).toEqual(expect.arrayContaining(['RunWorkflow:delegationJob', 'RunWorkflow:subtask', 'RunActivity:agentStep', 'POST agent traced-http']));
+    expect(chain).toEqual(
+      expect.arrayContaining(['RunWorkflow:delegationJob', 'RunWorkflow:subtask', 'RunActivity:agentStep', 'POST agent traced-http']),
+    );
 
     console.log(`trace ${traceId}\n${tree(trace)}`);
   });
@@ -141,7 +176,9 @@ describe('traces', () => {
       const history = await client.workflow.getHandle(workflowId).fetchHistory();
       // the trace context rides in headers, which replay does not compare: the same commands come out
       expect(JSON.stringify(history)).toContain('_tracer-data');
-      await expect(Worker.runReplayHistory({ workflowBundle, replayName: 'delegate-untraced-replay' }, history, workflowId)).resolves.toBeUndefined();
+      await expect(
+        Worker.runReplayHistory({ workflowBundle, replayName: 'delegate-untraced-replay' }, history, workflowId),
+      ).resolves.toBeUndefined();
     }
   });
 });

@@ -12,9 +12,16 @@ describe('tracingSettings', () => {
   });
 
   it('sends OTLP to the endpoint the variables name', () => {
-    expect(tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://jaeger:4318/' }, 'svc')).toMatchObject({ exporter: 'otlp', url: 'http://jaeger:4318/v1/traces', serviceName: 'svc' });
+    expect(tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://jaeger:4318/' }, 'svc')).toMatchObject({
+      exporter: 'otlp',
+      url: 'http://jaeger:4318/v1/traces',
+      serviceName: 'svc',
+    });
     // the signal's own endpoint is taken as it is, and wins
-    expect(tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://b:9999/traces' }, 'svc')?.url).toBe('http://b:9999/traces');
+    expect(
+      tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://b:9999/traces' }, 'svc')
+        ?.url,
+    ).toBe('http://b:9999/traces');
     expect(tracingSettings({ OTEL_TRACES_EXPORTER: 'otlp' }, 'svc')?.url).toBe('http://localhost:4318/v1/traces');
     expect(tracingSettings({ OTEL_TRACES_EXPORTER: 'console' }, 'svc')).toMatchObject({ exporter: 'console', url: undefined });
     expect(() => tracingSettings({ OTEL_TRACES_EXPORTER: 'zipkin' }, 'svc')).toThrow(/otlp \(HTTP\), console or none/);
@@ -22,11 +29,15 @@ describe('tracingSettings', () => {
 
   it('names the service by OTEL_SERVICE_NAME, then service.name in OTEL_RESOURCE_ATTRIBUTES, then the default', () => {
     const on = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://j:4318' };
-    expect(tracingSettings({ ...on, OTEL_RESOURCE_ATTRIBUTES: 'service.name=from-attrs,deployment.environment=prod%20eu' }, 'svc')).toMatchObject({
+    expect(
+      tracingSettings({ ...on, OTEL_RESOURCE_ATTRIBUTES: 'service.name=from-attrs,deployment.environment=prod%20eu' }, 'svc'),
+    ).toMatchObject({
       serviceName: 'from-attrs',
       resourceAttributes: { 'deployment.environment': 'prod eu' },
     });
-    expect(tracingSettings({ ...on, OTEL_SERVICE_NAME: 'named', OTEL_RESOURCE_ATTRIBUTES: 'service.name=from-attrs' }, 'svc')?.serviceName).toBe('named');
+    expect(
+      tracingSettings({ ...on, OTEL_SERVICE_NAME: 'named', OTEL_RESOURCE_ATTRIBUTES: 'service.name=from-attrs' }, 'svc')?.serviceName,
+    ).toBe('named');
   });
 });
 
@@ -45,7 +56,12 @@ describe('startTracing', () => {
     expect(span.name).toBe('POST agent a');
     expect(call.headers.traceparent).toBe(`00-${span.spanContext().traceId}-${span.spanContext().spanId}-01`);
     // no credentials or query in the recorded URL: they may hold keys
-    expect(span.attributes).toMatchObject({ 'url.full': 'https://a.example/steps', 'server.port': 443, 'http.response.status_code': 503, 'error.type': '503' });
+    expect(span.attributes).toMatchObject({
+      'url.full': 'https://a.example/steps',
+      'server.port': 443,
+      'http.response.status_code': 503,
+      'error.type': '503',
+    });
     expect(tracing.resource.attributes['service.name']).toBe('svc');
     await tracing.shutdown();
     expect(tracingActive()).toBe(false);

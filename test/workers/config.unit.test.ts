@@ -14,7 +14,11 @@ describe('loadConfig', () => {
   });
 
   it('coerces numbers and booleans from strings', () => {
-    expect(loadConfig({ PORT: '8080', DELEGATE_MAX_DEPTH: '5', TEMPORAL_TLS: 'true' })).toMatchObject({ PORT: 8080, DELEGATE_MAX_DEPTH: 5, TEMPORAL_TLS: true });
+    expect(loadConfig({ PORT: '8080', DELEGATE_MAX_DEPTH: '5', TEMPORAL_TLS: 'true' })).toMatchObject({
+      PORT: 8080,
+      DELEGATE_MAX_DEPTH: 5,
+      TEMPORAL_TLS: true,
+    });
   });
 
   it('fails fast naming every bad variable', () => {
@@ -26,7 +30,8 @@ describe('loadConfig', () => {
         return (err as Error).message;
       }
     })();
-    for (const name of ['PORT', 'DELEGATE_MAX_DEPTH', 'TEMPORAL_UI_URL', 'DELEGATE_WEBHOOK_SECRET']) expect(message).toContain(`  ${name}: `);
+    for (const name of ['PORT', 'DELEGATE_MAX_DEPTH', 'TEMPORAL_UI_URL', 'DELEGATE_WEBHOOK_SECRET'])
+      expect(message).toContain(`  ${name}: `);
     try {
       loadConfig({ PORT: 'eighty' });
     } catch (err) {

@@ -39,7 +39,9 @@ function startPoolAgent() {
   });
   return {
     server,
-    listening: new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`))),
+    listening: new Promise<string>((resolve) =>
+      server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
+    ),
     /** Lets every held step answer, and later ones at once. */
     release: () => release(),
   };
@@ -57,7 +59,15 @@ let workers: { stop(): Promise<void> }[] = [];
 beforeAll(async () => {
   const url = await agent.listening;
   const pooled = (id: string, pool: string) =>
-    createHttpAgent({ id, url: `${url}/${id}`, description: `pooled agent in ${pool}`, capabilities: ['pooled'], pool, timeoutSeconds: 60, retry: { maxAttempts: 1 } });
+    createHttpAgent({
+      id,
+      url: `${url}/${id}`,
+      description: `pooled agent in ${pool}`,
+      capabilities: ['pooled'],
+      pool,
+      timeoutSeconds: 60,
+      retry: { maxAttempts: 1 },
+    });
   const registry = createAgentRegistry([...builtinAgents, pooled('pooled-a', 'pa'), pooled('pooled-b', 'pb')]);
   // worker A: the workflows, the lane and pool pa with one slot; worker B: nothing but pool pb
   workers = [
@@ -82,7 +92,9 @@ const call = (opts: InjectOptions) => app.inject({ ...opts, headers: { ...authHe
 /** Submits a one-task fan-out and waits for its TaskResult (and the subtask's workflow id). */
 async function runOne(task: object): Promise<TaskResult & { workflowId: string }> {
   const jobId = uniqueId('pooled');
-  expect((await call({ method: 'POST', url: '/v1/jobs', payload: { jobId, pattern: 'fanout', tasks: [{ id: 't', ...task }] } })).statusCode).toBe(201);
+  expect(
+    (await call({ method: 'POST', url: '/v1/jobs', payload: { jobId, pattern: 'fanout', tasks: [{ id: 't', ...task }] } })).statusCode,
+  ).toBe(201);
   const res = await call({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=60` });
   expect(res.statusCode).toBe(200);
   return { ...(res.json().results[0] as TaskResult), workflowId: `job/default/${jobId}/t` };
@@ -103,7 +115,13 @@ async function backlogOf(pool: string): Promise<number> {
 }
 
 /** The subtask workflow ids whose steps a worker's step log lists. */
-const subtasksIn = (log: string) => new Set(readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => l.slice(0, l.lastIndexOf('#'))));
+const subtasksIn = (log: string) =>
+  new Set(
+    readFileSync(log, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.slice(0, l.lastIndexOf('#'))),
+  );
 
 describe('agent pools and capability routing by load', () => {
   it('sends a capability task to the idle pool while the other has a backlog, and says why', async () => {

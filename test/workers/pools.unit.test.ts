@@ -19,7 +19,8 @@ const configError = (env: Record<string, string>): string => {
   }
 };
 
-const agent = (id: string, pool?: string): AgentManifest => createHttpAgent({ id, url: 'http://127.0.0.1:9/x', ...(pool ? { pool } : {}) }).manifest;
+const agent = (id: string, pool?: string): AgentManifest =>
+  createHttpAgent({ id, url: 'http://127.0.0.1:9/x', ...(pool ? { pool } : {}) }).manifest;
 
 describe('agent pools', () => {
   it('a pooled agent steps on <lane>.pool-<pool>; one without a pool on the lane itself', () => {
@@ -34,7 +35,9 @@ describe('agent pools', () => {
 
   it('a bad DELEGATE_POOLS fails at start naming the variable and each bad pool', () => {
     const message = configError({ DELEGATE_POOLS: 'gpu=four,cheap=0,gpu=2,bad name=3,x=99999' });
-    expect(message).toContain('DELEGATE_POOLS: pool "gpu" needs its concurrent steps as a whole number from 1 to 10000 ("gpu=4"), got "four"');
+    expect(message).toContain(
+      'DELEGATE_POOLS: pool "gpu" needs its concurrent steps as a whole number from 1 to 10000 ("gpu=4"), got "four"',
+    );
     expect(message).toContain('pool "cheap" needs its concurrent steps');
     expect(message).toContain('pool "gpu" is listed twice');
     expect(message).toContain('pair 4 has an invalid pool name "bad name"');
@@ -47,13 +50,23 @@ describe('agent pools', () => {
     expect(hostedPools({ gpu: 4 }, agents)).toEqual({ gpu: 4 });
     expect(hostedPools(undefined, agents)).toEqual({ cheap: 20, gpu: 20 });
     expect(hostedPools(undefined, [agent('d')])).toEqual({});
-    expect(() => hostedPools({ gpu: 4, gpux: 2 }, agents)).toThrow('DELEGATE_POOLS: pool "gpux" is not declared by any agent (pools of the agents: cheap, gpu)');
+    expect(() => hostedPools({ gpu: 4, gpux: 2 }, agents)).toThrow(
+      'DELEGATE_POOLS: pool "gpux" is not declared by any agent (pools of the agents: cheap, gpu)',
+    );
   });
 
   it('the agents file takes a pool per agent, checked like an id', () => {
     const dir = mkdtempSync(join(tmpdir(), 'pools-'));
     const file = join(dir, 'agents.json');
-    writeFileSync(file, JSON.stringify({ agents: [{ id: 'v', url: 'http://127.0.0.1:9/v', pool: 'gpu' }, { kind: 'llm', id: 'l', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', pool: 'cheap' }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        agents: [
+          { id: 'v', url: 'http://127.0.0.1:9/v', pool: 'gpu' },
+          { kind: 'llm', id: 'l', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', pool: 'cheap' },
+        ],
+      }),
+    );
     expect(loadAgentsFile(file).map((d) => d.manifest.pool)).toEqual(['gpu', 'cheap']);
     writeFileSync(file, JSON.stringify({ agents: [{ id: 'v', url: 'http://127.0.0.1:9/v', pool: 'g p u' }] }));
     expect(() => loadAgentsFile(file)).toThrow(/agents\.0\.pool: a pool name/);
@@ -75,25 +88,42 @@ describe('routing as the subtask records it', () => {
   });
 
   it("reads resolveAgent's answer, also a bare manifest recorded before routing answered with its reason", () => {
-    expect(readResolved({ manifest: gpu, routing: { agent: 'vision', reason: 'load: …' } })).toEqual({ manifest: gpu, routing: { agent: 'vision', reason: 'load: …' } });
+    expect(readResolved({ manifest: gpu, routing: { agent: 'vision', reason: 'load: …' } })).toEqual({
+      manifest: gpu,
+      routing: { agent: 'vision', reason: 'load: …' },
+    });
     expect(readResolved(gpu)).toEqual({ manifest: gpu });
   });
 });
 
 describe('capabilities at submission', () => {
   const registry = createAgentRegistry([
-    createHttpAgent({ id: 'see-a', url: 'http://127.0.0.1:9/a', capabilities: ['see'], pool: 'gpu', inputSchema: { type: 'object', required: ['image'] } }),
-    createHttpAgent({ id: 'see-b', url: 'http://127.0.0.1:9/b', capabilities: ['see'], inputSchema: { type: 'object', additionalProperties: false } }),
+    createHttpAgent({
+      id: 'see-a',
+      url: 'http://127.0.0.1:9/a',
+      capabilities: ['see'],
+      pool: 'gpu',
+      inputSchema: { type: 'object', required: ['image'] },
+    }),
+    createHttpAgent({
+      id: 'see-b',
+      url: 'http://127.0.0.1:9/b',
+      capabilities: ['see'],
+      inputSchema: { type: 'object', additionalProperties: false },
+    }),
     createHttpAgent({ id: 'count', url: 'http://127.0.0.1:9/c', capabilities: ['count'] }),
   ]);
   const spec = (tasks: JobSpec['tasks']): JobSpec => ({ pattern: 'fanout', tasks }) as JobSpec;
 
   it('a capability with one agent is handed over under capability:<name>; one with several is left for the subtask to route by load', () => {
-    const { spec: out, agents } = resolveAgents(spec([
-      { id: 'a', question: 'q', agent: { capability: 'count' } },
-      { id: 'b', question: 'q', agent: { capability: 'see' } },
-      { id: 'c', question: 'q', agent: 'see-a' },
-    ]), registry);
+    const { spec: out, agents } = resolveAgents(
+      spec([
+        { id: 'a', question: 'q', agent: { capability: 'count' } },
+        { id: 'b', question: 'q', agent: { capability: 'see' } },
+        { id: 'c', question: 'q', agent: 'see-a' },
+      ]),
+      registry,
+    );
     expect(out.tasks.map((t) => t.agent)).toEqual([{ capability: 'count' }, { capability: 'see' }, 'see-a']);
     expect(Object.keys(agents).sort()).toEqual(['capability:count', 'see-a']);
     expect(submittedManifest(out.tasks[0], agents)?.id).toBe('count');
@@ -103,7 +133,9 @@ describe('capabilities at submission', () => {
   it("a capability's params are checked against one of its agents that accepts them", () => {
     // see-a wants an image, see-b takes no params: either is a fit for one of them
     expect(checkRunnable(spec([{ id: 'b', question: 'q', agent: { capability: 'see' }, params: {} }]), registry, 3)).toEqual([]);
-    expect(checkRunnable(spec([{ id: 'b', question: 'q', agent: { capability: 'see' }, params: { image: 'x.png' } }]), registry, 3)).toEqual([]);
+    expect(
+      checkRunnable(spec([{ id: 'b', question: 'q', agent: { capability: 'see' }, params: { image: 'x.png' } }]), registry, 3),
+    ).toEqual([]);
     // neither: the first agent's complaint
     expect(checkRunnable(spec([{ id: 'b', question: 'q', agent: { capability: 'see' }, params: { other: 1 } }]), registry, 3)).toEqual([
       { path: 'tasks[0].params', message: expect.stringContaining('(agent "see-a")') },

@@ -14,10 +14,23 @@ describe("the namespace's search attributes", () => {
     const client = await testClient();
     const connection = client.connection as Connection;
     const namespace = uniqueId('sa-upgrade');
-    await client.connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: { seconds: Long.fromNumber(86_400) } });
+    await client.connection.workflowService.registerNamespace({
+      namespace,
+      workflowExecutionRetentionPeriod: { seconds: Long.fromNumber(86_400) },
+    });
     // the namespace as an older Delegate left it: the first four attributes only
-    await pollUntil(async () => client.connection.operatorService.listSearchAttributes({ namespace }).then(() => true, () => false), 'namespace not ready');
-    await client.connection.operatorService.addSearchAttributes({ namespace, searchAttributes: { DelegatePattern: 2, DelegateStatus: 2, DelegateTenant: 2, DelegateLabels: 7 } });
+    await pollUntil(
+      async () =>
+        client.connection.operatorService.listSearchAttributes({ namespace }).then(
+          () => true,
+          () => false,
+        ),
+      'namespace not ready',
+    );
+    await client.connection.operatorService.addSearchAttributes({
+      namespace,
+      searchAttributes: { DelegatePattern: 2, DelegateStatus: 2, DelegateTenant: 2, DelegateLabels: 7 },
+    });
     expect(await ensureSearchAttributes(connection, namespace)).toEqual(['DelegateAgent', 'DelegateFailureReason']);
     const { customAttributes } = await client.connection.operatorService.listSearchAttributes({ namespace });
     for (const name of Object.keys(SEARCH_ATTRIBUTE_DEFINITIONS)) expect(customAttributes?.[name], name).toBeDefined();

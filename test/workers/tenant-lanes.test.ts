@@ -35,7 +35,10 @@ let fleet: WorkerFleet;
 let following: { close(): void };
 let connection: NativeConnection;
 const logged: string[] = [];
-const log = { info: (_f: object, msg: string) => void logged.push(msg), error: (f: object, msg: string) => void logged.push(`${msg} ${JSON.stringify(f)}`) };
+const log = {
+  info: (_f: object, msg: string) => void logged.push(msg),
+  error: (f: object, msg: string) => void logged.push(`${msg} ${JSON.stringify(f)}`),
+};
 
 beforeAll(async () => {
   writeKeys(['default']);
@@ -44,7 +47,14 @@ beforeAll(async () => {
   connection = await NativeConnection.connect({ address: inject('temporalAddress') });
   const set = await createWorkerSet(
     // breaker workflows run on the shared test worker's queue: it outlives this worker
-    { connection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows(), record: await testRecord(), breaker: { taskQueue: inject('taskQueue') } },
+    {
+      connection,
+      namespace: 'default',
+      taskQueue,
+      workflowBundle: await bundleWorkflows(),
+      record: await testRecord(),
+      breaker: { taskQueue: inject('taskQueue') },
+    },
     tenants.list().map((t) => ({ taskQueue: agentQueueFor(taskQueue, t.tenant), slots: 5 })),
   );
   fleet = createFleet(set.workers);
@@ -67,7 +77,8 @@ describe('a tenant added to the keys file', () => {
     const withNewcomer = join(dir, 'api-keys.json');
     writeFileSync(withNewcomer, JSON.stringify(tenantsOf(['default', 'newcomer'])));
     const app = await appForTest({ DELEGATE_API_KEYS_FILE: withNewcomer, DELEGATE_TASK_QUEUE: taskQueue }, null);
-    const submit = (jobId: string) => app.inject({ method: 'POST', url: '/v1/jobs', headers: { authorization: `Bearer ${NEWCOMER_KEY}` }, payload: job(jobId) });
+    const submit = (jobId: string) =>
+      app.inject({ method: 'POST', url: '/v1/jobs', headers: { authorization: `Bearer ${NEWCOMER_KEY}` }, payload: job(jobId) });
     const before = await submit(uniqueId('newcomer-early'));
     expect(before.statusCode).toBe(503);
     expect(before.json().lanes).toEqual([agentQueueFor(taskQueue, 'newcomer')]);
@@ -86,7 +97,11 @@ describe('a tenant added to the keys file', () => {
     console.log(`a tenant added to the keys file was accepted ${servedMs} ms after the change`);
     expect(logged).toContain('keys file changed: serving new tenants');
 
-    const result = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=60`, headers: { authorization: `Bearer ${NEWCOMER_KEY}` } });
+    const result = await app.inject({
+      method: 'GET',
+      url: `/v1/jobs/${jobId}/result?waitSeconds=60`,
+      headers: { authorization: `Bearer ${NEWCOMER_KEY}` },
+    });
     expect(result.json()).toMatchObject({ status: 'success', results: [{ id: 't', status: 'success', agentId: 'echo' }] });
   });
 
@@ -94,7 +109,8 @@ describe('a tenant added to the keys file', () => {
     const before = logged.length;
     writeFileSync(keysFile, '{"tenants": [ {"tenant": "Bad Name"');
     const deadline = Date.now() + 10_000;
-    while (!logged.slice(before).some((l) => l.startsWith('keys file changed but does not load')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    while (!logged.slice(before).some((l) => l.startsWith('keys file changed but does not load')) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
     expect(logged.slice(before).join('\n')).toMatch(/keys file changed but does not load.*DELEGATE_API_KEYS_FILE/);
   });
 });

@@ -25,7 +25,9 @@ describe('tenants: keys decide the tenant', () => {
   });
 
   it('reads hashed keys and per-tenant quotas from the keys file, over the defaults', () => {
-    const path = keysFile({ tenants: [{ tenant: 'acme', keySha256: [hashKey('file-key-0123456789ab')], quotas: { runningJobs: 3, agentSlots: 7 } }] });
+    const path = keysFile({
+      tenants: [{ tenant: 'acme', keySha256: [hashKey('file-key-0123456789ab')], quotas: { runningJobs: 3, agentSlots: 7 } }],
+    });
     const t = loadTenants(loadConfig({ DELEGATE_API_KEYS_FILE: path, DELEGATE_QUOTA_REQUESTS_PER_MINUTE: '100' }));
     expect(t.authenticate('file-key-0123456789ab')).toBe('acme');
     expect(t.get('acme')?.quotas).toEqual({ requestsPerMinute: 100, runningJobs: 3, tasksPerJob: 10_000, agentSlots: 7 });
@@ -37,7 +39,9 @@ describe('tenants: keys decide the tenant', () => {
     expect(load({ DELEGATE_API_KEYS: 'Acme!=acme-key-0123456789ab' })).toThrow(/DELEGATE_API_KEYS: pair 1 has an invalid tenant id/);
     expect(load({ DELEGATE_API_KEYS: 'acme=clé-0123456789abcdefgh' })).toThrow(/outside printable ASCII/);
     expect(load({ DELEGATE_API_KEYS: 'acme=same-key-0123456789ab,beta=same-key-0123456789ab' })).toThrow(/also a key of tenant "acme"/);
-    expect(load({ DELEGATE_API_KEYS_FILE: keysFile({ tenants: [{ tenant: 'acme', keySha256: ['nothex'] }] }) })).toThrow(/invalid DELEGATE_API_KEYS_FILE .*keySha256/s);
+    expect(load({ DELEGATE_API_KEYS_FILE: keysFile({ tenants: [{ tenant: 'acme', keySha256: ['nothex'] }] }) })).toThrow(
+      /invalid DELEGATE_API_KEYS_FILE .*keySha256/s,
+    );
     expect(load({ DELEGATE_API_KEYS_FILE: keysFile('{not json') })).toThrow(/cannot read DELEGATE_API_KEYS_FILE/);
     const message = (() => {
       try {

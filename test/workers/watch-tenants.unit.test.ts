@@ -39,7 +39,8 @@ function counter() {
     },
   };
 }
-const keys = (...tenants: string[]) => JSON.stringify({ tenants: tenants.map((tenant) => ({ tenant, keySha256: [hashKey(`${tenant}-key-0123456789abcdef`)] })) });
+const keys = (...tenants: string[]) =>
+  JSON.stringify({ tenants: tenants.map((tenant) => ({ tenant, keySha256: [hashKey(`${tenant}-key-0123456789abcdef`)] })) });
 
 describe('watchFile', () => {
   it('sees a write in place and a file renamed over it (as deploy tools replace files)', async () => {
@@ -77,7 +78,14 @@ describe('watchTenants', () => {
     const path = tempFile(keys('acme'));
     const seen: TenantDirectory[] = [];
     const errors: string[] = [];
-    closers.push(watchTenants(loadConfig({ DELEGATE_API_KEYS_FILE: path }), (t) => seen.push(t), (e) => errors.push(e.message), { settleMs: 20, intervalMs: 100 }));
+    closers.push(
+      watchTenants(
+        loadConfig({ DELEGATE_API_KEYS_FILE: path }),
+        (t) => seen.push(t),
+        (e) => errors.push(e.message),
+        { settleMs: 20, intervalMs: 100 },
+      ),
+    );
     writeFileSync(path, keys('acme', 'beta'));
     await expect.poll(() => seen.length, { timeout: 3000 }).toBe(1);
     expect(seen[0].list().map((t) => t.tenant)).toEqual(['acme', 'beta']);

@@ -1,6 +1,14 @@
 /** The breaker's state machine without a server: open after N failures, one trial after the cool-down, close on success. */
 import { describe, expect, it } from 'vitest';
-import { acquireTrial, applyOutcome, breakerView, initialBreaker, phaseAt, releaseTrial, type BreakerState } from '../../core/breaker-state';
+import {
+  acquireTrial,
+  applyOutcome,
+  breakerView,
+  initialBreaker,
+  phaseAt,
+  releaseTrial,
+  type BreakerState,
+} from '../../core/breaker-state';
 
 const settings = { failures: 3, cooldownMs: 1000 };
 const fail = (s: BreakerState, at: number, error = 'boom') => applyOutcome(s, { ok: false, at, error }, at);
@@ -64,10 +72,20 @@ describe('breaker state', () => {
   });
 
   it('reads as the API shows it: no breaker yet is closed; open until an ISO time', () => {
-    expect(breakerView(undefined, settings, 0)).toEqual({ state: 'closed', consecutiveFailures: 0, failureThreshold: 3, cooldownSeconds: 1 });
+    expect(breakerView(undefined, settings, 0)).toEqual({
+      state: 'closed',
+      consecutiveFailures: 0,
+      failureThreshold: 3,
+      cooldownSeconds: 1,
+    });
     const s = fail(fail(fail(initialBreaker(settings), 0), 0), Date.parse('2026-12-01T10:00:00Z'));
     const v = breakerView(s, settings, Date.parse('2026-12-01T10:00:00.5Z'));
-    expect(v).toMatchObject({ state: 'open', consecutiveFailures: 3, openUntil: '2026-12-01T10:00:01.000Z', lastFailure: { at: '2026-12-01T10:00:00.000Z', error: 'boom' } });
+    expect(v).toMatchObject({
+      state: 'open',
+      consecutiveFailures: 3,
+      openUntil: '2026-12-01T10:00:01.000Z',
+      lastFailure: { at: '2026-12-01T10:00:00.000Z', error: 'boom' },
+    });
     expect(breakerView(s, settings, Date.parse('2026-12-01T10:00:02Z')).state).toBe('half_open');
   });
 });

@@ -41,7 +41,11 @@ function generate(rand: () => number, i: number): Generated {
   };
   const tasks: TaskSpec[] = Array.from({ length: pick(2, 6) }, (_, k) =>
     !sequential && rand() < 0.25
-      ? { id: `n${k}`, question: 'nested', job: { pattern: 'fanout', tasks: Array.from({ length: pick(2, 3) }, (_, j) => simTask(`n${k}s${j}`)) } }
+      ? {
+          id: `n${k}`,
+          question: 'nested',
+          job: { pattern: 'fanout', tasks: Array.from({ length: pick(2, 3) }, (_, j) => simTask(`n${k}s${j}`)) },
+        }
       : simTask(`t${k}`),
   );
   return {

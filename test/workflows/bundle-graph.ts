@@ -26,7 +26,10 @@ export interface EagerGraph {
 }
 
 type Wp = { resource?: string; size?(): number };
-type Graph = { getOutgoingConnections(m: Wp): Iterable<{ module: Wp | null; dependency: object }>; getParentBlock(d: object): object | undefined };
+type Graph = {
+  getOutgoingConnections(m: Wp): Iterable<{ module: Wp | null; dependency: object }>;
+  getParentBlock(d: object): object | undefined;
+};
 
 /** The packages the SDK itself brings into every workflow run. */
 const SDK_PACKAGES = ['@temporalio/workflow/', '@temporalio/common/', 'nexus-rpc/', 'ms/', 'long/'];
@@ -69,13 +72,21 @@ export function eagerBytes(graph: EagerGraph): { total: number; project: number 
 }
 
 /** Bundles the workflows as the worker does (or `entry` in their place) and returns what a run evaluates. */
-export async function eagerWorkflowGraph({ root = process.cwd(), tracing = false, entry = workflowsPath, preload = preloadModules() }: { root?: string; tracing?: boolean; entry?: string; preload?: string[] } = {}): Promise<EagerGraph> {
+export async function eagerWorkflowGraph({
+  root = process.cwd(),
+  tracing = false,
+  entry = workflowsPath,
+  preload = preloadModules(),
+}: { root?: string; tracing?: boolean; entry?: string; preload?: string[] } = {}): Promise<EagerGraph> {
   const modules = new Map<string, Wp>();
   let graph: Graph | undefined;
   const plugin = {
     apply(compiler: { hooks: { thisCompilation: { tap(n: string, f: (c: unknown) => void): void } } }) {
       compiler.hooks.thisCompilation.tap('eager-graph', (compilation: unknown) => {
-        const c = compilation as { hooks: { finishModules: { tap(n: string, f: (mods: Iterable<Wp>) => void): void } }; moduleGraph: Graph };
+        const c = compilation as {
+          hooks: { finishModules: { tap(n: string, f: (mods: Iterable<Wp>) => void): void } };
+          moduleGraph: Graph;
+        };
         c.hooks.finishModules.tap('eager-graph', (mods) => {
           graph = c.moduleGraph;
           for (const m of mods) if (m.resource) modules.set(m.resource, m);

@@ -42,9 +42,17 @@ describe('the workflow bundle', () => {
   });
 
   it('fails on a value import of a schema, naming the chain of imports that reached zod', async () => {
-    const leaky = await eagerWorkflowGraph({ entry: fileURLToPath(new URL('../fixtures/bundle-guard/leaky-workflows.ts', import.meta.url)) });
+    const leaky = await eagerWorkflowGraph({
+      entry: fileURLToPath(new URL('../fixtures/bundle-guard/leaky-workflows.ts', import.meta.url)),
+    });
     const found = violations(leaky, ['workflows/', 'core/', 'test/fixtures/bundle-guard/']);
-    expect(found).toContainEqual(expect.stringMatching(/^schemas\/job\.ts is evaluated by every workflow run: .*leaky-workflows\.ts > schemas\/job\.ts$/));
-    expect(found).toContainEqual(expect.stringMatching(/^zod\/index\.js is evaluated by every workflow run: .*leaky-workflows\.ts > schemas\/job\.ts > .*zod\/index\.js$/));
+    expect(found).toContainEqual(
+      expect.stringMatching(/^schemas\/job\.ts is evaluated by every workflow run: .*leaky-workflows\.ts > schemas\/job\.ts$/),
+    );
+    expect(found).toContainEqual(
+      expect.stringMatching(
+        /^zod\/index\.js is evaluated by every workflow run: .*leaky-workflows\.ts > schemas\/job\.ts > .*zod\/index\.js$/,
+      ),
+    );
   }, 120_000);
 });

@@ -22,7 +22,14 @@ describe('the cost of a subtask', () => {
     const submit = await app.inject({
       method: 'POST',
       url: '/v1/jobs',
-      payload: { jobId, pattern: 'fanout', tasks: [{ id: 'a', question: 'q', agent: 'echo' }, { id: 'b', question: 'q', agent: { capability: 'sim' } }] },
+      payload: {
+        jobId,
+        pattern: 'fanout',
+        tasks: [
+          { id: 'a', question: 'q', agent: 'echo' },
+          { id: 'b', question: 'q', agent: { capability: 'sim' } },
+        ],
+      },
     });
     expect(submit.statusCode).toBe(201);
     const r = (await finalResult(app, jobId)).json();

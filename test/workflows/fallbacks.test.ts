@@ -21,11 +21,21 @@ const FAILING_LONG = id('fb-fail-long');
 const OK = id('fb-ok');
 const SPENDER = id('fb-spend');
 const STEPPER = id('fb-steps');
-const http = (agent: string, mode: string, maxAttempts = 1) => createHttpAgent({ id: agent, url: `${upstream.url}/${mode}`, timeoutSeconds: 5, retry: { ...fastRetry, maxAttempts } });
+const http = (agent: string, mode: string, maxAttempts = 1) =>
+  createHttpAgent({ id: agent, url: `${upstream.url}/${mode}`, timeoutSeconds: 5, retry: { ...fastRetry, maxAttempts } });
 let worker: Awaited<ReturnType<typeof startDedicatedWorker>>;
 
 beforeAll(async () => {
-  const registry = createAgentRegistry([...builtinAgents, http(DOWN, 'fail'), http(FAILING, 'fail', 2), http(FAILING_TOO, 'fail'), http(FAILING_LONG, 'fail'), http(OK, 'ok'), http(SPENDER, 'spend'), http(STEPPER, 'steps')]);
+  const registry = createAgentRegistry([
+    ...builtinAgents,
+    http(DOWN, 'fail'),
+    http(FAILING, 'fail', 2),
+    http(FAILING_TOO, 'fail'),
+    http(FAILING_LONG, 'fail'),
+    http(OK, 'ok'),
+    http(SPENDER, 'spend'),
+    http(STEPPER, 'steps'),
+  ]);
   // two failures in a row open a circuit here, for long enough to outlast the file
   worker = await startDedicatedWorker({ registry, breaker: { failures: 2, cooldownMs: 600_000 } });
 });
@@ -47,9 +57,19 @@ async function run(tasks: TaskSpec[], maxParallel = 10, limits: EngineLimits = {
 }
 
 describe('fallback agents', () => {
-  it('falls back when the agent\'s circuit is open; agentsTried lists both', async () => {
+  it("falls back when the agent's circuit is open; agentsTried lists both", async () => {
     // open the circuit: two failed steps in a row
-    expect((await run([{ id: 'a', question: 'q', agent: DOWN }, { id: 'b', question: 'q', agent: DOWN }], 1)).map((r) => r.failureReason)).toEqual(['agent_error', 'agent_error']);
+    expect(
+      (
+        await run(
+          [
+            { id: 'a', question: 'q', agent: DOWN },
+            { id: 'b', question: 'q', agent: DOWN },
+          ],
+          1,
+        )
+      ).map((r) => r.failureReason),
+    ).toEqual(['agent_error', 'agent_error']);
     const [r] = await run([{ id: 'fb', question: 'q', agent: DOWN, fallback: ['echo'] }]);
     expect(r).toMatchObject({ status: 'success', agentId: 'echo', failureReason: null, summary: 'q' });
     expect(r.agentsTried).toEqual([
@@ -94,13 +114,21 @@ describe('fallback agents', () => {
   it('falls back when the agent is not there at all (no_agent)', async () => {
     const [r] = await run([{ id: 'fb', question: 'q', agent: 'retired-agent', fallback: ['echo'] }]);
     expect(r).toMatchObject({ status: 'success', agentId: 'echo' });
-    expect(r.agentsTried?.map((t) => [t.agent, t.outcome, t.reason])).toEqual([['retired-agent', 'failure', 'no_agent'], ['echo', 'success', undefined]]);
+    expect(r.agentsTried?.map((t) => [t.agent, t.outcome, t.reason])).toEqual([
+      ['retired-agent', 'failure', 'no_agent'],
+      ['echo', 'success', undefined],
+    ]);
   });
 
   it('carries the fallback position into a continued run of a long subtask', async () => {
-    const [r] = await run([{ id: 'long', question: 'q', agent: FAILING_LONG, params: { steps: 5 }, fallback: ['sim'] }], 1, { subtaskStepsPerRun: 2 });
+    const [r] = await run([{ id: 'long', question: 'q', agent: FAILING_LONG, params: { steps: 5 }, fallback: ['sim'] }], 1, {
+      subtaskStepsPerRun: 2,
+    });
     expect(r).toMatchObject({ status: 'success', agentId: 'sim', metrics: { steps: 5 } });
-    expect(r.agentsTried?.map((t) => [t.agent, t.outcome, t.reason])).toEqual([[FAILING_LONG, 'failure', 'agent_error'], ['sim', 'success', undefined]]);
+    expect(r.agentsTried?.map((t) => [t.agent, t.outcome, t.reason])).toEqual([
+      [FAILING_LONG, 'failure', 'agent_error'],
+      ['sim', 'success', undefined],
+    ]);
     expect((await runsOf(`${lastJob}/long`)).length).toBeGreaterThan(1);
   });
 });

@@ -17,7 +17,14 @@ describe('subtask steps: retries, timeouts, fatal errors', () => {
       jobId: uniqueId('hang'),
       pattern: 'fanout',
       tasks: [
-        { id: 'hang', question: 'never?', agent: 'sim', params: { hang: true }, timeoutSeconds: 2, retry: { ...fastRetry, maxAttempts: 2 } },
+        {
+          id: 'hang',
+          question: 'never?',
+          agent: 'sim',
+          params: { hang: true },
+          timeoutSeconds: 2,
+          retry: { ...fastRetry, maxAttempts: 2 },
+        },
         { id: 'ok', question: 'fine?', agent: 'echo' },
       ],
     });
@@ -101,9 +108,7 @@ describe('fan-out aggregation', () => {
     expect(r.status).toBe('failure');
     // one at a time: each child starts only after the previous one closed
     const client = await testClient();
-    const spans = await Promise.all(
-      ['ok', 'bad1', 'bad2'].map((id) => client.workflow.getHandle(`job/test/${jobId}/${id}`).describe()),
-    );
+    const spans = await Promise.all(['ok', 'bad1', 'bad2'].map((id) => client.workflow.getHandle(`job/test/${jobId}/${id}`).describe()));
     for (let i = 1; i < spans.length; i++) {
       expect(spans[i].startTime.getTime()).toBeGreaterThanOrEqual(spans[i - 1].closeTime!.getTime());
     }

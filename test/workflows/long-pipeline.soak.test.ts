@@ -40,7 +40,9 @@ describe('long pipelines continue as new', () => {
       const runs = await runsOf(`job/default/${jobId}`);
       const total = runs.reduce((s, x) => s + (x.historySize ?? 0), 0);
       const events = runs.reduce((s, x) => s + x.historyLength, 0);
-      console.log(`600-stage pipeline: ${seconds.toFixed(0)}s, ${runs.length} runs, largest run ${Math.max(...runs.map((x) => x.historySize ?? 0))} bytes / ${Math.max(...runs.map((x) => x.historyLength))} events; all runs together ${total} bytes / ${events} events`);
+      console.log(
+        `600-stage pipeline: ${seconds.toFixed(0)}s, ${runs.length} runs, largest run ${Math.max(...runs.map((x) => x.historySize ?? 0))} bytes / ${Math.max(...runs.map((x) => x.historyLength))} events; all runs together ${total} bytes / ${events} events`,
+      );
       // the whole pipeline in one run would have passed Temporal's 50 MiB; each run stays near the soft mark
       expect(total).toBeGreaterThan(50 * 1024 * 1024);
       expect(runs.length).toBeGreaterThan(1);

@@ -12,7 +12,10 @@ describe('long pipelines continue as new', () => {
       id: `s${i}`,
       question: `stage ${i}`,
       agent: 'sim',
-      params: i === 0 ? { answer: { v: 'A' }, costUsd: 0.01, evidence: [evidence('e0')] } : { echoPrevious: true, costUsd: 0.01, evidence: [evidence(`e${i}`)] },
+      params:
+        i === 0
+          ? { answer: { v: 'A' }, costUsd: 0.01, evidence: [evidence('e0')] }
+          : { echoPrevious: true, costUsd: 0.01, evidence: [evidence(`e${i}`)] },
     }));
     const handle = await startJob({ jobId, pattern: 'pipeline', budget: { costUsd: 1 }, tasks }, { pipelineStagesPerRun: 3 }, 'default');
     const r = await handle.result();

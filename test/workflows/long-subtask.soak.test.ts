@@ -17,7 +17,24 @@ describe('long subtasks continue as new', () => {
       {
         jobId,
         pattern: 'fanout',
-        tasks: [{ id: 'long', question: 'q', agent: 'sim', params: { steps: 300, costUsd: 0.001, tokens: 3, toolCalls: 1, tools: ['search'], evidence: [evidence('e1'), evidence('e2')], followUps: ['next?'], answer: { n: 300 } }, scope: ['search'] }],
+        tasks: [
+          {
+            id: 'long',
+            question: 'q',
+            agent: 'sim',
+            params: {
+              steps: 300,
+              costUsd: 0.001,
+              tokens: 3,
+              toolCalls: 1,
+              tools: ['search'],
+              evidence: [evidence('e1'), evidence('e2')],
+              followUps: ['next?'],
+              answer: { n: 300 },
+            },
+            scope: ['search'],
+          },
+        ],
       },
       { subtaskStepsPerRun: 50 },
     );
@@ -54,20 +71,44 @@ describe('long subtasks continue as new', () => {
         jobId,
         pattern: 'fanout',
         budget: { costUsd: 10 },
-        tasks: [{ id: 'long', question: 'q', agent: 'sim', params: { steps: 100_000, costUsd: 0.001, latencyMs: 20 }, budget: { costUsd: 0.05 }, budgetWaitSeconds: 60 }],
+        tasks: [
+          {
+            id: 'long',
+            question: 'q',
+            agent: 'sim',
+            params: { steps: 100_000, costUsd: 0.001, latencyMs: 20 },
+            budget: { costUsd: 0.05 },
+            budgetWaitSeconds: 60,
+          },
+        ],
       },
       { subtaskStepsPerRun: 10 },
     );
     const childId = `job/test/${jobId}/long`;
     // 0.05 buys 50 steps over 5 runs; then the subtask waits for a top-up in its latest run
-    await pollUntil(async () => (await client.workflow.getHandle(childId).query(subtaskStatusQuery).catch(() => undefined))?.phase === 'waiting_for_budget', 'subtask never waited for budget', 300_000);
+    await pollUntil(
+      async () =>
+        (
+          await client.workflow
+            .getHandle(childId)
+            .query(subtaskStatusQuery)
+            .catch(() => undefined)
+        )?.phase === 'waiting_for_budget',
+      'subtask never waited for budget',
+      300_000,
+    );
     expect((await runsOf(childId)).length).toBeGreaterThanOrEqual(5);
     const before = await client.workflow.getHandle(childId).query(subtaskStatusQuery);
     expect(before.steps).toBe(50);
     // the job grants through the child handle (by workflow id): the new run gets it
     await handle.executeUpdate(subtaskBudgetUpdate, { args: [{ taskId: 'long', add: { costUsd: 0.02 } }] });
-    await pollUntil(async () => (await client.workflow.getHandle(childId).query(subtaskStatusQuery)).phase === 'waiting_for_budget'
-      && (await client.workflow.getHandle(childId).query(subtaskStatusQuery)).steps === 70, 'top-up did not reach the new run', 300_000);
+    await pollUntil(
+      async () =>
+        (await client.workflow.getHandle(childId).query(subtaskStatusQuery)).phase === 'waiting_for_budget' &&
+        (await client.workflow.getHandle(childId).query(subtaskStatusQuery)).steps === 70,
+      'top-up did not reach the new run',
+      300_000,
+    );
     await handle.signal(stopSignal, { reason: 'test' });
     const r = await handle.result();
     const [t] = r.results;
@@ -82,7 +123,11 @@ describe('long subtasks continue as new', () => {
   it('a 100,000-step sim job past its maximum duration ends partial with timeout, its steps and spend kept', async () => {
     const jobId = uniqueId('can100k');
     const handle = await startJob(
-      { jobId, pattern: 'fanout', tasks: [{ id: 'long', question: 'q', agent: 'sim', params: { steps: 100_000, costUsd: 0.001, tokens: 2 } }] },
+      {
+        jobId,
+        pattern: 'fanout',
+        tasks: [{ id: 'long', question: 'q', agent: 'sim', params: { steps: 100_000, costUsd: 0.001, tokens: 2 } }],
+      },
       { maxDurationSeconds: 20, subtaskStepsPerRun: 40 },
     );
     const r = await handle.result();

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { startJob, uniqueId } from '../helpers';
 
 // the long loops (hundreds of steps, continue-as-new) are in long-subtask.soak.test.ts (`npm run test:soak`)
-describe('a job\'s maximum duration', () => {
+describe("a job's maximum duration", () => {
   it('a job past its maximum duration starts nothing more: the stages left end with timeout', async () => {
     const jobId = uniqueId('deadline');
     const handle = await startJob(

@@ -24,11 +24,25 @@ describe('model inheritance', () => {
     // "+slow": the fake answers each turn after a second, so the first child is still running at the switch
     const before = `role+slow#${jobId}-a`;
     const after = `role#${jobId}-b`;
-    const res = await app.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId, pattern: 'fanout', maxParallel: 1, model: before, maxOutputTokens: 100_000, tasks: [task('first'), task('second')] } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/jobs',
+      payload: {
+        jobId,
+        pattern: 'fanout',
+        maxParallel: 1,
+        model: before,
+        maxOutputTokens: 100_000,
+        tasks: [task('first'), task('second')],
+      },
+    });
     expect(res.statusCode).toBe(201);
     const client = await testClient();
     const first = client.workflow.getHandle(`job/default/${jobId}/first`);
-    await pollUntil(async () => ((await first.query(subtaskStatusQuery).catch(() => undefined))?.steps ?? 0) >= 1, 'the first child took a step');
+    await pollUntil(
+      async () => ((await first.query(subtaskStatusQuery).catch(() => undefined))?.steps ?? 0) >= 1,
+      'the first child took a step',
+    );
 
     const sw = await app.inject({ method: 'POST', url: `/v1/jobs/${jobId}/model`, payload: { model: after, maxOutputTokens: 120 } });
     expect(sw.statusCode).toBe(200);
@@ -53,7 +67,17 @@ describe('model inheritance', () => {
   it("runs a plain llm child on the job's model too, under the job's cap", async () => {
     const jobId = uniqueId('jobmodel');
     const model = `scripted#${jobId}`;
-    const res = await app.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId, pattern: 'fanout', model, maxOutputTokens: 50, tasks: [{ id: 'r', question: 'capital of Peru', agent: 'researcher' }] } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/jobs',
+      payload: {
+        jobId,
+        pattern: 'fanout',
+        model,
+        maxOutputTokens: 50,
+        tasks: [{ id: 'r', question: 'capital of Peru', agent: 'researcher' }],
+      },
+    });
     expect(res.statusCode).toBe(201);
     const r = (await finalResult(app, jobId)).json() as JobResult;
     expect(r.results[0]).toMatchObject({ status: 'success', metrics: { channelsHit: [model] } });
@@ -77,7 +101,15 @@ describe('model inheritance', () => {
 
   it('refuses an empty switch (400) and a switch of a finished job (409)', async () => {
     const jobId = uniqueId('switch-done');
-    expect((await app.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId, pattern: 'fanout', tasks: [{ id: 'e', question: 'q', agent: 'echo' }] } })).statusCode).toBe(201);
+    expect(
+      (
+        await app.inject({
+          method: 'POST',
+          url: '/v1/jobs',
+          payload: { jobId, pattern: 'fanout', tasks: [{ id: 'e', question: 'q', agent: 'echo' }] },
+        })
+      ).statusCode,
+    ).toBe(201);
     expect((await app.inject({ method: 'POST', url: `/v1/jobs/${jobId}/model`, payload: {} })).statusCode).toBe(400);
     await finalResult(app, jobId);
     const late = await app.inject({ method: 'POST', url: `/v1/jobs/${jobId}/model`, payload: { model: 'x' } });

@@ -86,7 +86,10 @@ describe('nested jobs', () => {
       ],
     });
     expect(r.status).toBe('success');
-    expect(r.results.map((x) => [x.id, x.agentId, x.status])).toEqual([['gather', 'job:fanout', 'success'], ['decide', 'job:vote', 'success']]);
+    expect(r.results.map((x) => [x.id, x.agentId, x.status])).toEqual([
+      ['gather', 'job:fanout', 'success'],
+      ['decide', 'job:vote', 'success'],
+    ]);
     expect(r.results[0].data).toEqual({ a: 'A', b: 'B' });
     expect(r.output).toBe('B');
     expect(r.metrics.steps).toBe(5);
@@ -140,7 +143,14 @@ describe('nested jobs', () => {
         pattern: 'fanout',
         tasks: [
           { id: 'ok', question: 'q', agent: 'echo' },
-          { id: 'deep', question: 'q', job: { pattern: 'fanout', tasks: [{ id: 'x', question: 'q', job: { pattern: 'fanout', tasks: [{ id: 'y', question: 'q', agent: 'echo' }] } }] } },
+          {
+            id: 'deep',
+            question: 'q',
+            job: {
+              pattern: 'fanout',
+              tasks: [{ id: 'x', question: 'q', job: { pattern: 'fanout', tasks: [{ id: 'y', question: 'q', agent: 'echo' }] } }],
+            },
+          },
         ],
       },
       { maxDepth: 1 },
@@ -157,7 +167,11 @@ describe('nested jobs', () => {
       jobId,
       pattern: 'pipeline',
       tasks: [
-        { id: 'inner', question: 'q', job: { pattern: 'fanout', tasks: [{ id: 'long', question: 'q', agent: 'sim', params: { steps: 1000, latencyMs: 50 } }] } },
+        {
+          id: 'inner',
+          question: 'q',
+          job: { pattern: 'fanout', tasks: [{ id: 'long', question: 'q', agent: 'sim', params: { steps: 1000, latencyMs: 50 } }] },
+        },
         { id: 'after', question: 'q', agent: 'echo' },
       ],
     });
@@ -169,7 +183,10 @@ describe('nested jobs', () => {
     const long = await (await testClient()).workflow.getHandle<typeof subtask>(grandchild).result();
     expect(long).toMatchObject({ status: 'partial', failureReason: 'stopped' });
     expect(long.metrics.steps).toBeGreaterThan(0);
-    expect(r.results.map((x) => [x.id, x.failureReason])).toEqual([['inner', 'stopped'], ['after', 'stopped']]);
+    expect(r.results.map((x) => [x.id, x.failureReason])).toEqual([
+      ['inner', 'stopped'],
+      ['after', 'stopped'],
+    ]);
     expect(r.results[0].status).toBe('partial');
   });
 
@@ -192,13 +209,19 @@ describe('nested jobs', () => {
     const grandchild = `job/test/${jobId}/inner/slow`;
     await waitRunning(grandchild);
     // the quick voter's ballot is in before the cancel (else the vote may settle on the cancelled voter first)
-    await pollUntil(async () => (await handle.query(jobStatusQuery)).subtasks.find((x) => x.id === 'quick')?.state === 'completed', 'the quick voter never finished');
+    await pollUntil(
+      async () => (await handle.query(jobStatusQuery)).subtasks.find((x) => x.id === 'quick')?.state === 'completed',
+      'the quick voter never finished',
+    );
     await handle.cancel();
     const r = await handle.result();
     const slow = await (await testClient()).workflow.getHandle<typeof subtask>(grandchild).result();
     expect(slow).toMatchObject({ status: 'failure', failureReason: 'cancelled' });
     expect(r.status).toBe('cancelled');
-    expect(r.results.map((x) => [x.id, x.status])).toEqual([['quick', 'success'], ['inner', 'failure']]);
+    expect(r.results.map((x) => [x.id, x.status])).toEqual([
+      ['quick', 'success'],
+      ['inner', 'failure'],
+    ]);
     // the vote is tallied over what finished: one ballot of two voters is no majority
     expect(r.vote).toMatchObject({ winner: null, decidedEarly: false, tally: [{ ballot: 'x', count: 1 }] });
     // at once: far sooner than the grandchild's five-minute step (a generous bound for a loaded machine)

@@ -44,7 +44,9 @@ describe('outputSchema inside the worker (jobs started straight through Temporal
     const r = await runJob({
       jobId: uniqueId('paidbad'),
       pattern: 'fanout',
-      tasks: [{ id: 't', question: 'q', agent: 'sim', params: { answer: { n: 'one' }, costUsd: 0.01, tokens: 100 }, outputSchema: numberSchema }],
+      tasks: [
+        { id: 't', question: 'q', agent: 'sim', params: { answer: { n: 'one' }, costUsd: 0.01, tokens: 100 }, outputSchema: numberSchema },
+      ],
     });
     const t = r.results[0];
     expect(t).toMatchObject({ status: 'failure', failureReason: 'invalid_output', metrics: { attempts: 2, tokens: 200 } });
@@ -58,8 +60,13 @@ describe('outputSchema inside the worker (jobs started straight through Temporal
       pattern: 'fanout',
       tasks: [
         {
-          id: 't', question: 'q', agent: 'sim', params: { answer: { n: 'one' }, costUsd: 0.01 }, outputSchema: numberSchema,
-          budget: { costUsd: 0.01 }, retry: { maxAttempts: 20, initialIntervalSeconds: 0.1, backoffCoefficient: 1, maximumIntervalSeconds: 0.1 },
+          id: 't',
+          question: 'q',
+          agent: 'sim',
+          params: { answer: { n: 'one' }, costUsd: 0.01 },
+          outputSchema: numberSchema,
+          budget: { costUsd: 0.01 },
+          retry: { maxAttempts: 20, initialIntervalSeconds: 0.1, backoffCoefficient: 1, maximumIntervalSeconds: 0.1 },
         },
       ],
     });

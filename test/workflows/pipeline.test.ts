@@ -21,12 +21,22 @@ describe('pipeline', () => {
       pattern: 'pipeline',
       tasks: [
         { id: 'find', question: 'Which city?', agent: 'sim', params: { answer: { city: 'Paris' }, evidence: [evidence('e1')] } },
-        { id: 'check', question: 'Check it', agent: 'sim', params: { echoPrevious: true, evidence: [evidence('e2')] }, contextSeed: [evidence('e0')] },
+        {
+          id: 'check',
+          question: 'Check it',
+          agent: 'sim',
+          params: { echoPrevious: true, evidence: [evidence('e2')] },
+          contextSeed: [evidence('e0')],
+        },
         { id: 'write', question: 'Write it up', agent: 'sim', params: { answer: 'Paris it is' } },
       ],
     });
     expect(r.status).toBe('success');
-    expect(r.results.map((x) => [x.id, x.status])).toEqual([['find', 'success'], ['check', 'success'], ['write', 'success']]);
+    expect(r.results.map((x) => [x.id, x.status])).toEqual([
+      ['find', 'success'],
+      ['check', 'success'],
+      ['write', 'success'],
+    ]);
     expect(r.results[1].data).toEqual({ city: 'Paris' });
     expect(r.output).toBe('Paris it is');
     expect(r.evidence.map((e) => e.id)).toEqual(['e1', 'e2']);

@@ -20,7 +20,9 @@ import { pollUntil, testClient, testRecord, uniqueId } from '../helpers';
 
 // this file's workers log errors only
 const quiet = () => {};
-Runtime.install({ logger: { log: quiet, trace: quiet, debug: quiet, info: quiet, warn: quiet, error: (m: string) => console.error(m) } as never });
+Runtime.install({
+  logger: { log: quiet, trace: quiet, debug: quiet, info: quiet, warn: quiet, error: (m: string) => console.error(m) } as never,
+});
 
 /** Steps the step worker runs at once: far fewer than the bulk, so the bulk waits in the queue. */
 const SLOTS = 2;
@@ -42,9 +44,18 @@ const running: { stop(): Promise<void> }[] = [];
 async function startWorkers(steps?: string) {
   const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
   const taskQueue = uniqueId('prio-queue');
-  const workers = await createWorkers({ connection, namespace: 'default', taskQueue, workflowBundle: bundle, record: await testRecord() }, steps ? [{ taskQueue: steps, slots: SLOTS }] : []);
+  const workers = await createWorkers(
+    { connection, namespace: 'default', taskQueue, workflowBundle: bundle, record: await testRecord() },
+    steps ? [{ taskQueue: steps, slots: SLOTS }] : [],
+  );
   const done = Promise.all(workers.map((w) => w.run()));
-  running.push({ async stop() { for (const w of workers) w.shutdown(); await done; await connection.close(); } });
+  running.push({
+    async stop() {
+      for (const w of workers) w.shutdown();
+      await done;
+      await connection.close();
+    },
+  });
   return taskQueue;
 }
 
@@ -62,12 +73,21 @@ function fanout(prefix: string, n: number, priority: number | undefined): JobSpe
     pattern: 'fanout',
     maxParallel: n,
     ...(priority !== undefined ? { priority } : {}),
-    tasks: Array.from({ length: n }, (_, i) => ({ id: `${prefix}${i}`, question: `${prefix} question ${i}`, agent: 'sim', params: { latencyMs: STEP_MS } })),
+    tasks: Array.from({ length: n }, (_, i) => ({
+      id: `${prefix}${i}`,
+      question: `${prefix} question ${i}`,
+      agent: 'sim',
+      params: { latencyMs: STEP_MS },
+    })),
   };
 }
 
 /** Starts a job as the API would (at its priority, agents resolved), its steps on `agentQueue`. */
-async function start(spec: JobSpec & { jobId: string }, taskQueue: string, agentQueue: string): Promise<WorkflowHandle<typeof delegationJob>> {
+async function start(
+  spec: JobSpec & { jobId: string },
+  taskQueue: string,
+  agentQueue: string,
+): Promise<WorkflowHandle<typeof delegationJob>> {
   const client = await testClient();
   return client.workflow.start(delegationJob, {
     taskQueue,
@@ -110,11 +130,25 @@ async function bulkThenUrgent(bulkPriority: number | undefined, urgentPriority: 
     const job = await start(spec, taskQueue, steps);
     bulk.push(job);
     // every child started (a query may time out while the loaded dev server catches up: ask again)
-    await pollUntil(async () => (await job.query(jobStatusQuery).catch(() => undefined))?.progress.pending === 0, 'a bulk job never started all its children', 300_000);
+    await pollUntil(
+      async () => (await job.query(jobStatusQuery).catch(() => undefined))?.progress.pending === 0,
+      'a bulk job never started all its children',
+      300_000,
+    );
   }
   // no worker takes steps yet: all 200 wait in the queue
   const client = await testClient();
-  const backlog = async () => Number((await client.workflowService.describeTaskQueue({ namespace: 'default', taskQueue: { name: steps }, taskQueueType: 2, reportStats: true })).stats?.approximateBacklogCount ?? 0);
+  const backlog = async () =>
+    Number(
+      (
+        await client.workflowService.describeTaskQueue({
+          namespace: 'default',
+          taskQueue: { name: steps },
+          taskQueueType: 2,
+          reportStats: true,
+        })
+      ).stats?.approximateBacklogCount ?? 0,
+    );
   await pollUntil(async () => (await backlog()) >= BULK, 'the bulk steps never all reached the queue', 120_000);
   await startWorkers(steps);
   await pollUntil(async () => (await finished(bulk)) >= BUSY_FOR, 'the step worker never got busy', 120_000);
@@ -125,7 +159,13 @@ async function bulkThenUrgent(bulkPriority: number | undefined, urgentPriority: 
   for (const [j, job] of bulk.entries()) bulkDone.push(...(await closeTimes(job, bulkSpecs[j]!)).values());
   const lastUrgent = Math.max(...(await closeTimes(urgent, urgentSpec)).values());
   const waiting = bulkDone.filter((t) => t > arrived);
-  return { bulkResults, urgentResult, urgentWorkflowId: urgent.workflowId, waiting: waiting.length, overtaken: waiting.filter((t) => t > lastUrgent).length };
+  return {
+    bulkResults,
+    urgentResult,
+    urgentWorkflowId: urgent.workflowId,
+    waiting: waiting.length,
+    overtaken: waiting.filter((t) => t > lastUrgent).length,
+  };
 }
 
 describe('priorities', () => {

@@ -31,10 +31,20 @@ describe('priorities', () => {
       expect((await client.workflow.getHandle(workflowId).describe()).raw.workflowExecutionInfo?.priority?.priorityKey).toBe(2);
       expect((await client.workflow.getHandle(`${workflowId}/bulk`).describe()).raw.workflowExecutionInfo?.priority?.priorityKey).toBe(5);
       // the nested job and its task inherit the job's level
-      expect((await client.workflow.getHandle(`${workflowId}/nested/inner`).describe()).raw.workflowExecutionInfo?.priority?.priorityKey).toBe(2);
+      expect(
+        (await client.workflow.getHandle(`${workflowId}/nested/inner`).describe()).raw.workflowExecutionInfo?.priority?.priorityKey,
+      ).toBe(2);
       const view = (await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}` })).json();
-      expect(Object.fromEntries(view.subtasks.map((s: { id: string; priority?: number }) => [s.id, s.priority]))).toEqual({ inherits: 2, bulk: 5, nested: 2 });
-      const bad = await app.inject({ method: 'POST', url: '/v1/jobs', payload: { pattern: 'fanout', tasks: [{ id: 'a', question: 'q', agent: 'sim', priority: 0 }] } });
+      expect(Object.fromEntries(view.subtasks.map((s: { id: string; priority?: number }) => [s.id, s.priority]))).toEqual({
+        inherits: 2,
+        bulk: 5,
+        nested: 2,
+      });
+      const bad = await app.inject({
+        method: 'POST',
+        url: '/v1/jobs',
+        payload: { pattern: 'fanout', tasks: [{ id: 'a', question: 'q', agent: 'sim', priority: 0 }] },
+      });
       expect(bad.statusCode).toBe(400);
       expect(bad.body).toContain('tasks[0].priority');
     } finally {

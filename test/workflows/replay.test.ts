@@ -25,7 +25,8 @@ const recorded: { label: string; run: RecordedRun }[] = files
 const cliJson = (f: string) => JSON.parse(gunzipSync(readFileSync(join(DIR, f))).toString('utf8')) as unknown;
 /** The first argument a recorded run was started with (its payload's JSON). */
 function firstInput(r: RecordedRun): unknown {
-  const events = (r.history as { events?: { workflowExecutionStartedEventAttributes?: { input?: { payloads?: { data?: string }[] } } }[] }).events ?? [];
+  const events =
+    (r.history as { events?: { workflowExecutionStartedEventAttributes?: { input?: { payloads?: { data?: string }[] } } }[] }).events ?? [];
   const data = events[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]?.data;
   return data === undefined ? undefined : JSON.parse(Buffer.from(data, 'base64').toString('utf8'));
 }
@@ -82,7 +83,9 @@ describe('recorded histories replay against the current workflow code', () => {
   it('the fixtures cover every scenario, every workflow type and both continue-as-new chains', () => {
     const names = new Set(files.map((f) => f.split('.')[0]));
     for (const s of SCENARIOS) expect(names, `no fixture for scenario "${s.name}": npm run histories:record ${s.name}`).toContain(s.name);
-    expect(new Set(recorded.map((r) => r.run.workflowType))).toEqual(new Set(['delegationJob', 'subtask', 'webhookDelivery', 'pruneArchive', 'agentBreaker']));
+    expect(new Set(recorded.map((r) => r.run.workflowType))).toEqual(
+      new Set(['delegationJob', 'subtask', 'webhookDelivery', 'pruneArchive', 'agentBreaker']),
+    );
     const runsOf = (id: string) => recorded.filter((r) => r.run.workflowId === id).length;
     expect(runsOf('job/rec/long-subtask/long')).toBeGreaterThan(1);
     expect(runsOf('job/rec/long-pipeline')).toBeGreaterThan(1);
@@ -90,7 +93,9 @@ describe('recorded histories replay against the current workflow code', () => {
     expect(cliFiles.length).toBeGreaterThan(0);
     // both sides of the record's patch: roots that archive themselves, and roots recorded before it
     const archives = (r: RecordedRun) => JSON.stringify(r.history).includes('"archiveJob"');
-    const roots = recorded.filter((r) => r.run.workflowType === 'delegationJob' && r.run.workflowId.split('/').length === 3).map((r) => r.run);
+    const roots = recorded
+      .filter((r) => r.run.workflowType === 'delegationJob' && r.run.workflowId.split('/').length === 3)
+      .map((r) => r.run);
     expect(roots.filter(archives).map((r) => r.workflowId)).toContain('job/rec/archived');
     expect(roots.filter((r) => !archives(r)).map((r) => r.workflowId)).toContain('job/rec/fanout');
     // and of the events patch: roots that write their live events (local activity markers), and roots before it
@@ -101,19 +106,30 @@ describe('recorded histories replay against the current workflow code', () => {
     const failedRun = (r: RecordedRun) => JSON.stringify(r.history).includes('"SubtaskFailed"');
     const subtasks = recorded.filter((r) => r.run.workflowType === 'subtask').map((r) => r.run);
     expect(subtasks.filter(failedRun).map((r) => r.workflowId)).toContain('job/rec/outcomes/bad');
-    expect(subtasks.filter((r) => !failedRun(r) && !JSON.stringify(r.history).includes('DelegateStatus')).map((r) => r.workflowId)).toContain('job/rec/fanout/c');
+    expect(
+      subtasks.filter((r) => !failedRun(r) && !JSON.stringify(r.history).includes('DelegateStatus')).map((r) => r.workflowId),
+    ).toContain('job/rec/fanout/c');
     // and of `hostRules`: subtasks that ask the judge and stop on a condition, and subtasks from before the rules
     const hostRules = (r: RecordedRun) => (firstInput(r) as { hostRules?: number } | undefined)?.hostRules === 1;
-    expect(subtasks.filter((r) => JSON.stringify(r.history).includes('"judgeRubrics"')).map((r) => r.workflowId)).toContain('job/rec/host-rules/rubric');
+    expect(subtasks.filter((r) => JSON.stringify(r.history).includes('"judgeRubrics"')).map((r) => r.workflowId)).toContain(
+      'job/rec/host-rules/rubric',
+    );
     expect(subtasks.filter(hostRules).map((r) => r.workflowId)).toContain('job/rec/host-rules/stop');
     expect(subtasks.filter((r) => !hostRules(r)).map((r) => r.workflowId)).toContain('job/rec/outcomes/halt');
     // and of `scout`: a root that settles its scout before its record, and roots without one
     const settlesScout = (r: RecordedRun) => JSON.stringify(r.history).includes('"finishScout"');
     expect(roots.filter(settlesScout).map((r) => r.workflowId)).toEqual(['job/rec/scout']);
     // and of the weighted share-of-cast rule: a weighted vote with its patch marker
-    expect(roots.filter((r) => payloadText(r).includes('"weighted-vote-share"')).map((r) => r.workflowId)).toEqual(['job/rec/weighted-vote']);
+    expect(roots.filter((r) => payloadText(r).includes('"weighted-vote-share"')).map((r) => r.workflowId)).toEqual([
+      'job/rec/weighted-vote',
+    ]);
     // and of fallback agents: subtasks that moved on (patch marker), and the breaker's continue-as-new chain
-    expect(subtasks.filter((r) => payloadText(r).includes('"agent-fallbacks"')).map((r) => r.workflowId).sort()).toEqual(['job/rec/fallback/fatal', 'job/rec/fallback/gone']);
+    expect(
+      subtasks
+        .filter((r) => payloadText(r).includes('"agent-fallbacks"'))
+        .map((r) => r.workflowId)
+        .sort(),
+    ).toEqual(['job/rec/fallback/fatal', 'job/rec/fallback/gone']);
     expect(runsOf('job/rec/breaker')).toBeGreaterThan(1);
   });
 

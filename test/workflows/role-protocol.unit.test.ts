@@ -22,7 +22,10 @@ describe('bootstrap protocol ordering', () => {
   it('answers a second bootstrap with a tool error and records it', () => {
     const s = newProtocolState();
     judgeCall(s, call('delegation_bootstrap'), rules);
-    expect(judgeCall(s, call('delegation_bootstrap'), rules)).toMatchObject({ kind: 'error', message: expect.stringMatching(/exactly once/) });
+    expect(judgeCall(s, call('delegation_bootstrap'), rules)).toMatchObject({
+      kind: 'error',
+      message: expect.stringMatching(/exactly once/),
+    });
     expect(s.errors).toEqual([expect.stringMatching(/^delegation_bootstrap: .*already called/)]);
   });
 
@@ -41,7 +44,10 @@ describe('bootstrap protocol ordering', () => {
   it('refuses a skill the task does not require, and denies a tool outside the role', () => {
     const s = newProtocolState();
     judgeCall(s, call('delegation_bootstrap'), rules);
-    expect(judgeCall(s, call('load_skill', { skill: 'other' }), rules)).toMatchObject({ kind: 'error', message: expect.stringMatching(/not a skill of this task/) });
+    expect(judgeCall(s, call('load_skill', { skill: 'other' }), rules)).toMatchObject({
+      kind: 'error',
+      message: expect.stringMatching(/not a skill of this task/),
+    });
     expect(judgeCall(s, call('load_skill', {}), rules).kind).toBe('error');
     expect(judgeCall(s, call('shell'), rules)).toMatchObject({ kind: 'denied' });
   });
@@ -52,19 +58,50 @@ describe('bootstrap protocol ordering', () => {
 });
 
 describe('the dynamic task', () => {
-  const role = { id: 'review', persona: 'p', agent: 'a', requiredSkills: ['checklist'], tools: [], outputKinds: { code_review: ['review'], scan: ['report', 'answer'] }, maxOutputTokens: 100, maxDepth: 1 } as Role;
-  const task = { id: 't', question: 'Is it safe?', role: 'review', taskType: 'scan', constraints: ['be brief'], completionCriteria: ['two risks named'] } as TaskSpec;
+  const role = {
+    id: 'review',
+    persona: 'p',
+    agent: 'a',
+    requiredSkills: ['checklist'],
+    tools: [],
+    outputKinds: { code_review: ['review'], scan: ['report', 'answer'] },
+    maxOutputTokens: 100,
+    maxDepth: 1,
+  } as Role;
+  const task = {
+    id: 't',
+    question: 'Is it safe?',
+    role: 'review',
+    taskType: 'scan',
+    constraints: ['be brief'],
+    completionCriteria: ['two risks named'],
+  } as TaskSpec;
 
   it('carries the task, its allowed kinds and skills, and the findings limit as the last host constraint', () => {
     const d = dynamicTask(task, role);
-    expect(d).toMatchObject({ taskType: 'scan', question: 'Is it safe?', allowedOutputKinds: ['report', 'answer'], requiredSkills: ['checklist'], constraints: ['be brief'], completionCriteria: ['two risks named'] });
+    expect(d).toMatchObject({
+      taskType: 'scan',
+      question: 'Is it safe?',
+      allowedOutputKinds: ['report', 'answer'],
+      requiredSkills: ['checklist'],
+      constraints: ['be brief'],
+      completionCriteria: ['two risks named'],
+    });
     expect(Object.keys(d).at(-1)).toBe('hostConstraints');
     expect(d.hostConstraints.at(-1)).toBe(`reports and reviews carry at most ${HOST_MAX_FINDINGS} findings`);
   });
 
-  it('hands on the seed and a pipeline\'s previous stage, slim', () => {
-    const d = dynamicTask({ ...task, contextSeed: [{ id: 'e1', source: 'web', snippet: 'known', score: 0.4 }] } as TaskSpec, role, { id: 'lit', summary: 'three papers', data: { n: 3 }, evidence: [] });
-    expect(d).toMatchObject({ contextSeed: [{ id: 'e1', snippet: 'known' }], previous: { id: 'lit', summary: 'three papers', data: { n: 3 } } });
+  it("hands on the seed and a pipeline's previous stage, slim", () => {
+    const d = dynamicTask({ ...task, contextSeed: [{ id: 'e1', source: 'web', snippet: 'known', score: 0.4 }] } as TaskSpec, role, {
+      id: 'lit',
+      summary: 'three papers',
+      data: { n: 3 },
+      evidence: [],
+    });
+    expect(d).toMatchObject({
+      contextSeed: [{ id: 'e1', snippet: 'known' }],
+      previous: { id: 'lit', summary: 'three papers', data: { n: 3 } },
+    });
     expect(d.contextSeed![0]).not.toHaveProperty('score');
   });
 

@@ -17,7 +17,12 @@ describe('rolling deploy: version N+1 of the subtask workflow', () => {
     expect(next).toContain(`n1Patched(${JSON.stringify(NEXT_VERSION_PATCH)})`);
     expect(next).toContain('n1UpsertMemo(');
     // the import, the flag and the guarded block; the rest of the file is N's
-    expect(next.replace(/^import \{ patched as n1Patched.*\n/, '').replace('  let n1Marked = false;\n', '').replace(/ {4}\/\/ version N\+1[\s\S]*?\n {4}}\n/, '')).toBe(source);
+    expect(
+      next
+        .replace(/^import \{ patched as n1Patched.*\n/, '')
+        .replace('  let n1Marked = false;\n', '')
+        .replace(/ {4}\/\/ version N\+1[\s\S]*?\n {4}}\n/, ''),
+    ).toBe(source);
   });
 
   it('leaves the patch out of the unguarded control', () => {
@@ -27,6 +32,8 @@ describe('rolling deploy: version N+1 of the subtask workflow', () => {
   });
 
   it('names the anchor a refactor moved', () => {
-    expect(() => applyNextVersion(source.replace('  while (!r.done) {\n', '  while (!state.done) {\n'))).toThrow(/anchor "while \(!r\.done\) \{" not found in workflows\/subtask\/index\.ts/);
+    expect(() => applyNextVersion(source.replace('  while (!r.done) {\n', '  while (!state.done) {\n'))).toThrow(
+      /anchor "while \(!r\.done\) \{" not found in workflows\/subtask\/index\.ts/,
+    );
   });
 });

@@ -24,7 +24,11 @@ async function start(tenant: string, spec: JobSpec & { jobId: string }) {
 /** How long one echo job of the victim tenant takes, end to end. */
 async function victimJob(): Promise<number> {
   const began = performance.now();
-  const handle = await start('victim', { jobId: uniqueId('victim'), pattern: 'fanout', tasks: [{ id: 'v', question: 'ping', agent: 'echo' }] });
+  const handle = await start('victim', {
+    jobId: uniqueId('victim'),
+    pattern: 'fanout',
+    tasks: [{ id: 'v', question: 'ping', agent: 'echo' }],
+  });
   const r = await handle.result();
   expect(r.results[0]).toMatchObject({ status: 'success', data: 'ping' });
   return performance.now() - began;
@@ -36,7 +40,11 @@ async function victimJob(): Promise<number> {
  */
 async function underAttack(label: string, outputSchema: Record<string, unknown>, answer: unknown) {
   // the worker's schema threads start with its first schema (a one-off second of CPU): not the attack's doing
-  const warm = await start('hog', { jobId: uniqueId('warm'), pattern: 'fanout', tasks: [{ id: 'w', question: 'q', agent: 'sim', params: { answer: 'w' }, outputSchema: { type: 'string' } }] });
+  const warm = await start('hog', {
+    jobId: uniqueId('warm'),
+    pattern: 'fanout',
+    tasks: [{ id: 'w', question: 'q', agent: 'sim', params: { answer: 'w' }, outputSchema: { type: 'string' } }],
+  });
   await warm.result();
   const baseline = [await victimJob(), await victimJob(), await victimJob()];
   const handle = await start('hog', {
@@ -54,7 +62,9 @@ async function underAttack(label: string, outputSchema: Record<string, unknown>,
   while (!result || during.length < 3) during.push(await victimJob());
   await ended;
   const hostileMs = performance.now() - began;
-  console.log(`[schema-isolation] ${label}: hostile job ${Math.round(hostileMs)} ms; victim echo baseline max ${Math.round(Math.max(...baseline))} ms, during max ${Math.round(Math.max(...during))} ms (${during.length} jobs)`);
+  console.log(
+    `[schema-isolation] ${label}: hostile job ${Math.round(hostileMs)} ms; victim echo baseline max ${Math.round(Math.max(...baseline))} ms, during max ${Math.round(Math.max(...during))} ms (${during.length} jobs)`,
+  );
   return { result: result!, during, baseline };
 }
 

@@ -1,8 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { backoffSeconds, checkStepPolicy, clampStepPolicy, noWorkerMessage, scheduleToStartOption, worstCaseSeconds } from '../../workflows/step-policy';
+import {
+  backoffSeconds,
+  checkStepPolicy,
+  clampStepPolicy,
+  noWorkerMessage,
+  scheduleToStartOption,
+  worstCaseSeconds,
+} from '../../workflows/step-policy';
 
-const retry = (maxAttempts: number, initialIntervalSeconds = 1, backoffCoefficient = 2, maximumIntervalSeconds = 30) =>
-  ({ maxAttempts, initialIntervalSeconds, backoffCoefficient, maximumIntervalSeconds });
+const retry = (maxAttempts: number, initialIntervalSeconds = 1, backoffCoefficient = 2, maximumIntervalSeconds = 30) => ({
+  maxAttempts,
+  initialIntervalSeconds,
+  backoffCoefficient,
+  maximumIntervalSeconds,
+});
 
 describe('step policy', () => {
   it('sums the backoff intervals, each capped at maximumInterval', () => {
@@ -37,6 +48,8 @@ describe('step policy', () => {
     expect(scheduleToStartOption()).toEqual({ scheduleToStartTimeout: '300 seconds' });
     expect(scheduleToStartOption(3)).toEqual({ scheduleToStartTimeout: '3 seconds' });
     expect(scheduleToStartOption(0)).toEqual({});
-    expect(noWorkerMessage('delegate-agents-acme', 3)).toMatch(/^no worker started the step within 3s on task queue "delegate-agents-acme": no worker serves this lane/);
+    expect(noWorkerMessage('delegate-agents-acme', 3)).toMatch(
+      /^no worker started the step within 3s on task queue "delegate-agents-acme": no worker serves this lane/,
+    );
   });
 });

@@ -24,13 +24,29 @@ describe('what the Temporal UI shows', () => {
   it('details are narrow tables: one column per axis, money in dollars, latency in seconds, ∞ for no limit', () => {
     const ledger = newLedger({ costUsd: 0.5, tokens: 1000 });
     ledger.spent.costUsd = 0.123456;
-    const sub = subtaskDetails({ taskId: 't', agentId: 'sim', phase: 'running', steps: 2, attempts: 3, ledger: snapshot(ledger, 1.25), lastError: 'boom\nagain' });
+    const sub = subtaskDetails({
+      taskId: 't',
+      agentId: 'sim',
+      phase: 'running',
+      steps: 2,
+      attempts: 3,
+      ledger: snapshot(ledger, 1.25),
+      lastError: 'boom\nagain',
+    });
     expect(sub.split('\n')).toEqual([
-      '**t** · sim · running', '', 'step 2 · attempts 3', '',
-      '|  | cost | tokens | tool calls | latency |', '| --- | --- | --- | --- | --- |',
-      '| spent | $0.1235 | 0 | 0 | 1.3s |', '| limit | $0.5 | 1000 | ∞ | ∞ |', '', 'last error: boom again',
+      '**t** · sim · running',
+      '',
+      'step 2 · attempts 3',
+      '',
+      '|  | cost | tokens | tool calls | latency |',
+      '| --- | --- | --- | --- | --- |',
+      '| spent | $0.1235 | 0 | 0 | 1.3s |',
+      '| limit | $0.5 | 1000 | ∞ | ∞ |',
+      '',
+      'last error: boom again',
       // the line the UI's details frame cuts off, so the last error stays visible
-      '', '\u00a0',
+      '',
+      '\u00a0',
     ]);
     const job = jobDetails('vote', 'j1', { ...emptyProgress(), total: 5, running: 2, succeeded: 3, completed: 3 }, snapshot(ledger, 0));
     expect(job).toContain('| 5 | 0 | 2 | 3 | 0 | 0 |');
@@ -39,9 +55,22 @@ describe('what the Temporal UI shows', () => {
   });
 
   it("a routed subtask's details say which agent it went to and why", () => {
-    const sub = subtaskDetails({ taskId: 't', agentId: 'vision-b', phase: 'running', steps: 0, attempts: 0, ledger: snapshot(newLedger({}), 0),
-      routing: { agent: 'vision-b', reason: 'load: pool pb backlog 0, 1 poller; cheaper than pool pa backlog 2' } });
-    expect(sub.split('\n').slice(0, 5)).toEqual(['**t** · vision-b · running', '', 'step 0 · attempts 0', '', 'routed to vision-b: load: pool pb backlog 0, 1 poller; cheaper than pool pa backlog 2']);
+    const sub = subtaskDetails({
+      taskId: 't',
+      agentId: 'vision-b',
+      phase: 'running',
+      steps: 0,
+      attempts: 0,
+      ledger: snapshot(newLedger({}), 0),
+      routing: { agent: 'vision-b', reason: 'load: pool pb backlog 0, 1 poller; cheaper than pool pa backlog 2' },
+    });
+    expect(sub.split('\n').slice(0, 5)).toEqual([
+      '**t** · vision-b · running',
+      '',
+      'step 0 · attempts 0',
+      '',
+      'routed to vision-b: load: pool pb backlog 0, 1 poller; cheaper than pool pa backlog 2',
+    ]);
   });
 
   it('the cluster (npm run cluster, docker-compose) registers every search attribute the workflows set, with its type', () => {

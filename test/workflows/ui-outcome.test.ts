@@ -15,18 +15,27 @@ const jobId = uniqueId('ui-job');
 const root = `job/default/${jobId}`;
 let result: JobResult;
 /** A voter; a slow one never answers (hang until the early decision cancels it). */
-const voter = (id: string, answer: string, slow = false) => ({ id, question: 'Capital of France?', agent: 'sim', params: { answer, hang: slow } });
+const voter = (id: string, answer: string, slow = false) => ({
+  id,
+  question: 'Capital of France?',
+  agent: 'sim',
+  params: { answer, hang: slow },
+});
 
 /** Workflow ids a visibility query finds, sorted; polled until `expected` holds (visibility lags a little). */
 async function found(query: string, expected: string[]): Promise<string[]> {
   const client = await testClient();
   let ids: string[] = [];
-  await pollUntil(async () => {
-    ids = [];
-    for await (const wf of client.workflow.list({ query: `${query} AND DelegateLabels = "run=${run}"` })) ids.push(wf.workflowId);
-    ids.sort();
-    return JSON.stringify(ids) === JSON.stringify(expected);
-  }, `query ${query}`, 30_000).catch(() => undefined);
+  await pollUntil(
+    async () => {
+      ids = [];
+      for await (const wf of client.workflow.list({ query: `${query} AND DelegateLabels = "run=${run}"` })) ids.push(wf.workflowId);
+      ids.sort();
+      return JSON.stringify(ids) === JSON.stringify(expected);
+    },
+    `query ${query}`,
+    30_000,
+  ).catch(() => undefined);
   return ids;
 }
 
@@ -47,12 +56,22 @@ beforeAll(async () => {
         { id: 'ok', question: 'Say hello', agent: 'echo' },
         { id: 'bad', question: 'Fail for good', agent: 'sim', params: { fatal: true } },
         { id: 'halt', question: 'Spend too much', agent: 'sim', params: { steps: 5, costUsd: 0.01 }, budget: { costUsd: 0.02 } },
-        { id: 'slow', question: 'Take three steps', agent: 'sim', params: { steps: 3, latencyMs: 1500, costUsd: 0.001 }, budget: { costUsd: 1, tokens: 10_000 } },
+        {
+          id: 'slow',
+          question: 'Take three steps',
+          agent: 'sim',
+          params: { steps: 3, latencyMs: 1500, costUsd: 0.001 },
+          budget: { costUsd: 1, tokens: 10_000 },
+        },
         {
           id: 'poll',
           question: 'Capital of France?',
           // three of five agree at once: the vote stops early and cancels the two slow voters
-          job: { pattern: 'vote', vote: { strategy: 'majority' }, tasks: [voter('v1', 'Paris'), voter('v2', 'Paris'), voter('v3', 'Paris'), voter('v4', 'Lyon', true), voter('v5', 'Lyon', true)] },
+          job: {
+            pattern: 'vote',
+            vote: { strategy: 'majority' },
+            tasks: [voter('v1', 'Paris'), voter('v2', 'Paris'), voter('v3', 'Paris'), voter('v4', 'Lyon', true), voter('v5', 'Lyon', true)],
+          },
         },
       ],
     },
@@ -60,11 +79,15 @@ beforeAll(async () => {
   expect(submit.statusCode, submit.body).toBe(201);
   // the running subtask shows where it is, and its details change as it goes
   const seen = new Set<string>();
-  await pollUntil(async () => {
-    const details = (await metadata(`${root}/slow`).catch(() => undefined))?.currentDetails;
-    if (details) seen.add(details);
-    return [...seen].some((d) => d.includes('step 1 ·')) && [...seen].some((d) => d.includes('step 2 ·'));
-  }, 'the slow subtask never showed steps 1 and 2 in its details', 60_000);
+  await pollUntil(
+    async () => {
+      const details = (await metadata(`${root}/slow`).catch(() => undefined))?.currentDetails;
+      if (details) seen.add(details);
+      return [...seen].some((d) => d.includes('step 1 ·')) && [...seen].some((d) => d.includes('step 2 ·'));
+    },
+    'the slow subtask never showed steps 1 and 2 in its details',
+    60_000,
+  );
   result = (await finalResult(app, jobId)).json();
 });
 
@@ -80,24 +103,40 @@ describe('the Temporal UI tells the story', () => {
     expect(bad.metrics.attempts).toBe(1);
     expect(result.results.find((r) => r.id === 'halt')).toMatchObject({ status: 'partial', failureReason: 'budget_exhausted' });
     // the failure's message says why, for the UI's list
-    const failed = await client.workflow.getHandle(`${root}/bad`).result().catch((e: Error) => e);
+    const failed = await client.workflow
+      .getHandle(`${root}/bad`)
+      .result()
+      .catch((e: Error) => e);
     expect(String((failed as Error & { cause?: Error }).cause?.message)).toContain('agent_error: sim: fatal error at step 0');
   });
 
   it('subtasks carry status, failure reason, agent, tenant, pattern and labels', async () => {
     const sa = async (id: string) => (await (await testClient()).workflow.getHandle(`${root}/${id}`).describe()).searchAttributes;
     expect(await sa('bad')).toMatchObject({
-      DelegateStatus: ['failure'], DelegateFailureReason: ['agent_error'], DelegateAgent: ['sim'], DelegateTenant: ['default'], DelegatePattern: ['fanout'], DelegateLabels: [`run=${run}`],
+      DelegateStatus: ['failure'],
+      DelegateFailureReason: ['agent_error'],
+      DelegateAgent: ['sim'],
+      DelegateTenant: ['default'],
+      DelegatePattern: ['fanout'],
+      DelegateLabels: [`run=${run}`],
     });
     expect(await sa('ok')).toMatchObject({ DelegateStatus: ['success'], DelegateAgent: ['echo'] });
     expect((await sa('ok')).DelegateFailureReason).toBeUndefined();
-    expect(await sa('poll/v4')).toMatchObject({ DelegateStatus: ['cancelled'], DelegateFailureReason: ['cancelled'], DelegatePattern: ['vote'], DelegateLabels: [`run=${run}`] });
+    expect(await sa('poll/v4')).toMatchObject({
+      DelegateStatus: ['cancelled'],
+      DelegateFailureReason: ['cancelled'],
+      DelegatePattern: ['vote'],
+      DelegateLabels: [`run=${run}`],
+    });
   });
 
   it('the README queries find exactly the failed subtasks, the budget halts and the voters an early decision cut off', async () => {
     expect(await found('DelegateStatus = "failure"', [`${root}/bad`])).toEqual([`${root}/bad`]);
     expect(await found('DelegateFailureReason = "budget_exhausted"', [`${root}/halt`])).toEqual([`${root}/halt`]);
-    expect(await found('DelegateStatus = "cancelled"', [`${root}/poll/v4`, `${root}/poll/v5`])).toEqual([`${root}/poll/v4`, `${root}/poll/v5`]);
+    expect(await found('DelegateStatus = "cancelled"', [`${root}/poll/v4`, `${root}/poll/v5`])).toEqual([
+      `${root}/poll/v4`,
+      `${root}/poll/v5`,
+    ]);
     expect(await found('ExecutionStatus = "Failed" AND WorkflowType = "subtask"', [`${root}/bad`])).toEqual([`${root}/bad`]);
   });
 
@@ -110,7 +149,10 @@ describe('the Temporal UI tells the story', () => {
     expect(new Set(voters).size).toBe(5);
     expect(voters[0]).toBe('v1 · sim · Capital of France?');
     // the job's own details: who submitted it, its labels and its tasks
-    const details = await client.workflow.getHandle(root).describe().then((d) => d.staticDetails());
+    const details = await client.workflow
+      .getHandle(root)
+      .describe()
+      .then((d) => d.staticDetails());
     expect(details).toContain(`tenant \`default\` · labels \`run=${run}\` · budget none`);
     expect(details).toContain('- bad: Fail for good');
   });
@@ -134,7 +176,8 @@ describe('the Temporal UI tells the story', () => {
     const described = (defs: { name?: string | null; description?: string | null }[] | null | undefined) =>
       Object.fromEntries((defs ?? []).filter((d) => !d.name?.startsWith('__')).map((d) => [d.name, d.description]));
     const jobHandlers = { ...described(job.queryDefinitions), ...described(job.signalDefinitions), ...described(job.updateDefinitions) };
-    for (const name of ['status', 'stop', 'cancelJob', 'budget', 'subtaskBudget', 'grant', 'grantTask']) expect(jobHandlers[name], name).toMatch(/\w{4,}/);
+    for (const name of ['status', 'stop', 'cancelJob', 'budget', 'subtaskBudget', 'grant', 'grantTask'])
+      expect(jobHandlers[name], name).toMatch(/\w{4,}/);
     const sub = (await metadata(`${root}/slow`)).definition!;
     const subHandlers = { ...described(sub.queryDefinitions), ...described(sub.signalDefinitions) };
     for (const name of ['status', 'stop', 'cancel', 'grant']) expect(subHandlers[name], name).toMatch(/\w{4,}/);

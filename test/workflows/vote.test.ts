@@ -51,7 +51,10 @@ describe('vote', () => {
     expect(sure.status).toBe('success');
     expect(sure.output).toBe('x');
     expect(sure.vote).toMatchObject({ winner: 'x', agreement: 2 / 3, decidedEarly: false, cancelled: 0 });
-    expect(sure.vote!.tally.map((t) => [t.ballot, t.count, +t.weight.toFixed(2)])).toEqual([['x', 2, 1.8], ['y', 1, 0.95]]);
+    expect(sure.vote!.tally.map((t) => [t.ballot, t.count, +t.weight.toFixed(2)])).toEqual([
+      ['x', 2, 1.8],
+      ['y', 1, 0.95],
+    ]);
     // one voter at 0.95 against two at 0.1: 0.95 of 1.15 cast elects y, the head-count minority
     const confident = await runJob(ballots(uniqueId('vw-one'), 0.1));
     expect(confident.status).toBe('success');
@@ -62,7 +65,10 @@ describe('vote', () => {
     const strict = await runJob(ballots(uniqueId('vw-strict'), 0.6, 0.6));
     expect(strict.status).toBe('failure');
     expect(strict.vote).toMatchObject({ winner: null, agreement: 0 });
-    expect(strict.vote!.tally.map((t) => [t.ballot, t.count])).toEqual([['x', 2], ['y', 1]]);
+    expect(strict.vote!.tally.map((t) => [t.ballot, t.count])).toEqual([
+      ['x', 2],
+      ['y', 1],
+    ]);
   });
 
   it('a 2-2 tie has no winner: failure, with the tally kept', async () => {
@@ -80,7 +86,10 @@ describe('vote', () => {
     expect(r.output).toBeNull();
     expect(r.vote).toMatchObject({ winner: null, agreement: 0, decidedEarly: false, cancelled: 0 });
     expect(r.vote!.tally.map((t) => [t.ballot, t.count])).toEqual(
-      expect.arrayContaining([[{ city: 'Paris', country: 'FR' }, 2], ['Lyon', 2]]),
+      expect.arrayContaining([
+        [{ city: 'Paris', country: 'FR' }, 2],
+        ['Lyon', 2],
+      ]),
     );
     expect(r.results.every((x) => x.status === 'success')).toBe(true);
   });
@@ -101,7 +110,10 @@ describe('vote', () => {
     });
     expect(r.status).toBe('failure');
     expect(r.vote).toMatchObject({ winner: null, decidedEarly: true, cancelled: 1 });
-    expect(r.vote!.tally.map((t) => [t.ballot, t.count])).toEqual([['Yes', 2], ['no', 1]]);
+    expect(r.vote!.tally.map((t) => [t.ballot, t.count])).toEqual([
+      ['Yes', 2],
+      ['no', 1],
+    ]);
     expect(r.results.map((x) => [x.id, x.status, x.failureReason])).toEqual([
       ['y1', 'success', null],
       ['broken', 'failure', 'agent_error'],

@@ -16,7 +16,9 @@ import { delegationJob } from '../../workflows/delegation-job';
 
 // this file's worker logs errors only (the refusals below are expected warnings)
 const quiet = () => {};
-Runtime.install({ logger: { log: quiet, trace: quiet, debug: quiet, info: quiet, warn: quiet, error: (m: string) => console.error(m) } as never });
+Runtime.install({
+  logger: { log: quiet, trace: quiet, debug: quiet, info: quiet, warn: quiet, error: (m: string) => console.error(m) } as never,
+});
 
 const MASTER = 'delivery-test-master-0123456789';
 let receiver: Server;
@@ -69,7 +71,7 @@ async function runJob(jobId: string, tenant: string, callbackUrl: string): Promi
 }
 
 describe('webhook delivery off the result path', () => {
-  it('returns the job\'s result while its webhook is still being delivered, then delivers it signed for the tenant', async () => {
+  it("returns the job's result while its webhook is still being delivered, then delivers it signed for the tenant", async () => {
     const client = await testClient();
     const jobId = uniqueId('offpath');
     const path = `/hang/${jobId}`;
@@ -97,20 +99,25 @@ describe('webhook delivery off the result path', () => {
     expect(signature).not.toBe(signWebhook(MASTER, t, hit.body));
   });
 
-  it('refuses a host that resolves to a metadata address when connecting, without touching the job\'s result', async () => {
+  it("refuses a host that resolves to a metadata address when connecting, without touching the job's result", async () => {
     const client = await testClient();
     const jobId = uniqueId('meta');
     const before = received.length;
     const { workflowId, result } = await runJob(jobId, 'tenant-b', `http://meta.test:${port}/m/${jobId}`);
     expect(result).toMatchObject({ jobId, status: 'success' });
     const delivery = client.workflow.getHandle(`${workflowId}/~webhook`);
-    const err = await delivery.result().then(() => undefined, (e: unknown) => e);
+    const err = await delivery.result().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(WorkflowFailedError);
     expect(String((err as WorkflowFailedError).cause?.message)).toMatch(/refused: a cloud metadata address/);
     expect(asked).toContain('meta.test');
     expect(received.slice(before).filter((r) => r.path.includes(jobId))).toEqual([]);
     // a refusal is final: one attempt, no retries
     const history = await delivery.fetchHistory();
-    expect(history.events?.filter((e) => e.activityTaskStartedEventAttributes).map((e) => e.activityTaskStartedEventAttributes?.attempt)).toEqual([1]);
+    expect(
+      history.events?.filter((e) => e.activityTaskStartedEventAttributes).map((e) => e.activityTaskStartedEventAttributes?.attempt),
+    ).toEqual([1]);
   });
 });

@@ -17,7 +17,11 @@ describe('wide fan-out as a tree of batches', () => {
     // long questions (echoed back as data and summary) make each batch's own result spill too
     const pad = ' '.repeat(3200);
     const tasks = Array.from({ length: n }, (_, i) => ({ id: `t${i}`, question: `q${i}${pad}`, agent: 'echo' }));
-    const submit = await app.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId, pattern: 'fanout', maxParallel: 200, budget: { costUsd: 1 }, tasks } });
+    const submit = await app.inject({
+      method: 'POST',
+      url: '/v1/jobs',
+      payload: { jobId, pattern: 'fanout', maxParallel: 200, budget: { costUsd: 1 }, tasks },
+    });
     expect(submit.statusCode).toBe(201);
     const res = await finalResult(app, jobId);
     expect(res.statusCode).toBe(200);
@@ -40,8 +44,17 @@ describe('wide fan-out as a tree of batches', () => {
 
   it('stops a batched fan-out soon after its quorum, inside the batches too', async () => {
     const jobId = uniqueId('widequorum');
-    const tasks = Array.from({ length: BATCH_THRESHOLD + 2 }, (_, i) => ({ id: `q${i}`, question: 'q', agent: 'sim', params: { latencyMs: 200 } }));
-    await app.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId, pattern: 'fanout', aggregation: { strategy: 'merge', quorum: 2 }, tasks } });
+    const tasks = Array.from({ length: BATCH_THRESHOLD + 2 }, (_, i) => ({
+      id: `q${i}`,
+      question: 'q',
+      agent: 'sim',
+      params: { latencyMs: 200 },
+    }));
+    await app.inject({
+      method: 'POST',
+      url: '/v1/jobs',
+      payload: { jobId, pattern: 'fanout', aggregation: { strategy: 'merge', quorum: 2 }, tasks },
+    });
     const res = await finalResult(app, jobId);
     const r = res.json() as JobResult;
     expect(r.status).toBe('success');
@@ -54,7 +67,7 @@ describe('wide fan-out as a tree of batches', () => {
     expect(r.results.filter((x) => x.failureReason === 'cancelled').length).toBeGreaterThan(tasks.length / 2);
   });
 
-  it('hands a nested wide fan-out\'s merged output to the next pipeline stage', async () => {
+  it("hands a nested wide fan-out's merged output to the next pipeline stage", async () => {
     const jobId = uniqueId('widepipe');
     const wide = Array.from({ length: BATCH_THRESHOLD + 1 }, (_, i) => ({ id: `w${i}`, question: `a${i}`, agent: 'echo' }));
     await app.inject({

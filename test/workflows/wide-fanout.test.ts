@@ -25,7 +25,11 @@ describe('wide fan-out as a tree of batches', () => {
     const huge = await app.inject({
       method: 'POST',
       url: '/v1/jobs',
-      payload: { jobId: uniqueId('huge'), pattern: 'fanout', tasks: [{ id: 'h', question: 'q', agent: 'sim', params: { answer: 'y'.repeat(300_000) } }] },
+      payload: {
+        jobId: uniqueId('huge'),
+        pattern: 'fanout',
+        tasks: [{ id: 'h', question: 'q', agent: 'sim', params: { answer: 'y'.repeat(300_000) } }],
+      },
     });
     const hr = await app.inject({ method: 'GET', url: `/v1/jobs/${huge.json().jobId}/result?waitSeconds=30` });
     expect(hr.json().results[0]).toMatchObject({ status: 'failure', failureReason: 'invalid_output' });

@@ -20,14 +20,16 @@ const refuse = (type: typeof ErrorType.NotFound | typeof ErrorType.Conflict | ty
 
 /** Throws when a top-up is empty, has unknown axes, or has a non-positive or non-numeric amount. */
 export function validateTopUp(add: unknown): asserts add is Budget {
-  if (typeof add !== 'object' || add === null || Array.isArray(add)) throw refuse(ErrorType.InvalidInput, 'add must be an object of budget axes');
+  if (typeof add !== 'object' || add === null || Array.isArray(add))
+    throw refuse(ErrorType.InvalidInput, 'add must be an object of budget axes');
   const keys = Object.keys(add);
   if (keys.length === 0) throw refuse(ErrorType.InvalidInput, 'add at least one budget axis');
   for (const k of keys) {
     if (!(BUDGET_AXES as string[]).includes(k)) throw refuse(ErrorType.InvalidInput, `unknown budget axis "${k}"`);
     const v = (add as Record<string, unknown>)[k];
     if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw refuse(ErrorType.InvalidInput, `add.${k} must be a positive number`);
-    if (AXES[k as keyof typeof AXES].kind === 'integer' && !Number.isInteger(v)) throw refuse(ErrorType.InvalidInput, `add.${k} must be an integer`);
+    if (AXES[k as keyof typeof AXES].kind === 'integer' && !Number.isInteger(v))
+      throw refuse(ErrorType.InvalidInput, `add.${k} must be an integer`);
   }
 }
 
@@ -107,15 +109,24 @@ export function installBudgetHandlers(rt: JobRuntime): void {
         rootOnly();
         if (targetOf(rt, taskId)) return;
         if (!rt.records.has(taskId) && !rt.records.batchHolding(taskId)) throw refuse(ErrorType.NotFound, `no subtask "${taskId}"`);
-        throw refuse(ErrorType.Conflict, rt.children.get(taskId)?.nested ? `"${taskId}" is a nested job: top up the root job instead` : `subtask "${taskId}" is not running`);
+        throw refuse(
+          ErrorType.Conflict,
+          rt.children.get(taskId)?.nested
+            ? `"${taskId}" is a nested job: top up the root job instead`
+            : `subtask "${taskId}" is not running`,
+        );
       },
     },
   );
   setHandler(grantSignal, ({ add }) => raise(add), { description: jobMessages.grant });
-  setHandler(grantTaskSignal, async ({ taskId, add }) => {
-    rt.budget.raise(add);
-    const target = rt.children.get(taskId);
-    if (target && !target.nested) await grant(rt, target, rt.budget.grantable(add, rt.elapsed()));
-    rt.records.changed();
-  }, { description: jobMessages.grantTask });
+  setHandler(
+    grantTaskSignal,
+    async ({ taskId, add }) => {
+      rt.budget.raise(add);
+      const target = rt.children.get(taskId);
+      if (target && !target.nested) await grant(rt, target, rt.budget.grantable(add, rt.elapsed()));
+      rt.records.changed();
+    },
+    { description: jobMessages.grantTask },
+  );
 }

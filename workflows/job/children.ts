@@ -32,8 +32,7 @@ export interface Running {
 
 /** A child just started, before it is attached. */
 export type Started =
-  | { nested: true; handle: ChildWorkflowHandle<typeof delegationJob> }
-  | { nested: false; handle: ChildWorkflowHandle<typeof subtask> };
+  { nested: true; handle: ChildWorkflowHandle<typeof delegationJob> } | { nested: false; handle: ChildWorkflowHandle<typeof subtask> };
 
 /** What a child's input is built from: the job's own settings. */
 export interface ChildSettings {
@@ -131,7 +130,10 @@ export class JobChildren {
     // Temporal's own timeout is only a backstop: the child halts at the deadline and keeps its work
     const backstop = Math.ceil((s.deadline - Date.now()) / 1000) + EXECUTION_TIMEOUT_MARGIN_SECONDS;
     const common = {
-      workflowId: childId(task), staticSummary: staticSummary(task, agentLabel(task)), staticDetails: task.rationale, workflowExecutionTimeout: `${backstop} seconds`,
+      workflowId: childId(task),
+      staticSummary: staticSummary(task, agentLabel(task)),
+      staticDetails: task.rationale,
+      workflowExecutionTimeout: `${backstop} seconds`,
       // the child's steps inherit it: urgent tasks overtake bulk ones waiting in the same queue
       ...(task.priority !== undefined ? { priority: { priorityKey: task.priority } } : {}),
     };
@@ -144,43 +146,59 @@ export class JobChildren {
     ];
     return CancellationScope.nonCancellable(async (): Promise<Started> =>
       task.job
-        ? { nested: true as const, handle: await startChild(delegationJob, {
-            ...common,
-            args: [
-              {
-                spec: { ...withContextSeed(task, context.contextSeed ?? []).job!, jobId: `${input.spec.jobId}/${task.id}` },
-                tenant: s.tenant,
-                depth: s.isBatch(task.id) ? s.depth : s.depth + 1,
-                maxDepth: s.maxDepth,
-                allocation,
-                agentQueue: input.agentQueue,
-                agents: input.agents,
-                limits,
-                deadline: s.deadline,
-                ...(s.events ? { events: s.events } : {}),
-                ...(s.isBatch(task.id) ? { batch: true } : {}),
-                ...withModel(nestedModel(input, task.job!)),
-              } satisfies JobInput,
-            ],
-            typedSearchAttributes: [{ key: PATTERN_KEY, value: task.job!.pattern }, ...inherited],
-          }) }
-        : { nested: false as const, handle: await startChild(subtask, {
-            ...common,
-            args: [
-              {
-                task: withContextSeed(task, context.contextSeed ?? []), jobId: input.spec.jobId, allocation, previous: context.previous,
-                deadline: s.deadline, stepCeilingSeconds: limits.stepCeilingSeconds, stepScheduleToStartSeconds: limits.stepScheduleToStartSeconds, stepsPerRun: limits.subtaskStepsPerRun,
-                agentQueue: input.agentQueue,
-                manifest: submittedManifest(task, input.agents),
-                ...(s.events ? { events: s.events } : {}),
-                showOutcome: true,
-                hostRules: HOST_RULES,
-                // the job's model now: a later switch reaches children started after it, not this one
-                ...currentModel(input),
-              } satisfies SubtaskInput,
-            ],
-            typedSearchAttributes: [{ key: PATTERN_KEY, value: input.spec.pattern }, { key: AGENT_KEY, value: agentLabel(task) }, ...inherited],
-          }) },
+        ? {
+            nested: true as const,
+            handle: await startChild(delegationJob, {
+              ...common,
+              args: [
+                {
+                  spec: { ...withContextSeed(task, context.contextSeed ?? []).job!, jobId: `${input.spec.jobId}/${task.id}` },
+                  tenant: s.tenant,
+                  depth: s.isBatch(task.id) ? s.depth : s.depth + 1,
+                  maxDepth: s.maxDepth,
+                  allocation,
+                  agentQueue: input.agentQueue,
+                  agents: input.agents,
+                  limits,
+                  deadline: s.deadline,
+                  ...(s.events ? { events: s.events } : {}),
+                  ...(s.isBatch(task.id) ? { batch: true } : {}),
+                  ...withModel(nestedModel(input, task.job!)),
+                } satisfies JobInput,
+              ],
+              typedSearchAttributes: [{ key: PATTERN_KEY, value: task.job!.pattern }, ...inherited],
+            }),
+          }
+        : {
+            nested: false as const,
+            handle: await startChild(subtask, {
+              ...common,
+              args: [
+                {
+                  task: withContextSeed(task, context.contextSeed ?? []),
+                  jobId: input.spec.jobId,
+                  allocation,
+                  previous: context.previous,
+                  deadline: s.deadline,
+                  stepCeilingSeconds: limits.stepCeilingSeconds,
+                  stepScheduleToStartSeconds: limits.stepScheduleToStartSeconds,
+                  stepsPerRun: limits.subtaskStepsPerRun,
+                  agentQueue: input.agentQueue,
+                  manifest: submittedManifest(task, input.agents),
+                  ...(s.events ? { events: s.events } : {}),
+                  showOutcome: true,
+                  hostRules: HOST_RULES,
+                  // the job's model now: a later switch reaches children started after it, not this one
+                  ...currentModel(input),
+                } satisfies SubtaskInput,
+              ],
+              typedSearchAttributes: [
+                { key: PATTERN_KEY, value: input.spec.pattern },
+                { key: AGENT_KEY, value: agentLabel(task) },
+                ...inherited,
+              ],
+            }),
+          },
     );
   }
 

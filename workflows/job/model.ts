@@ -17,10 +17,12 @@ const invalid = (message: string) => ApplicationFailure.create({ type: ErrorType
 
 /** The job's current model and cap: the last update's, else the spec's. */
 export function currentModel(input: JobInput): JobModelState {
-  return input.model ?? {
-    ...(input.spec.model ? { model: input.spec.model } : {}),
-    ...(input.spec.maxOutputTokens ? { maxOutputTokens: input.spec.maxOutputTokens } : {}),
-  };
+  return (
+    input.model ?? {
+      ...(input.spec.model ? { model: input.spec.model } : {}),
+      ...(input.spec.maxOutputTokens ? { maxOutputTokens: input.spec.maxOutputTokens } : {}),
+    }
+  );
 }
 
 /** What a nested job starts with: its own spec's model, else its parent's; the lower of the two caps. */
@@ -38,8 +40,12 @@ export function validateModelUpdate(u: unknown): asserts u is JobModelState {
   const extra = Object.keys(rest);
   if (extra.length) throw invalid(`unknown field "${extra[0]}"`);
   if (model === undefined && maxOutputTokens === undefined) throw invalid('give model, maxOutputTokens or both');
-  if (model !== undefined && (typeof model !== 'string' || model.length === 0 || model.length > 200)) throw invalid('model must be a non-empty string of at most 200 characters');
-  if (maxOutputTokens !== undefined && (typeof maxOutputTokens !== 'number' || !Number.isInteger(maxOutputTokens) || maxOutputTokens < 1 || maxOutputTokens > 1_000_000)) {
+  if (model !== undefined && (typeof model !== 'string' || model.length === 0 || model.length > 200))
+    throw invalid('model must be a non-empty string of at most 200 characters');
+  if (
+    maxOutputTokens !== undefined &&
+    (typeof maxOutputTokens !== 'number' || !Number.isInteger(maxOutputTokens) || maxOutputTokens < 1 || maxOutputTokens > 1_000_000)
+  ) {
     throw invalid('maxOutputTokens must be an integer from 1 to 1000000');
   }
 }
@@ -59,7 +65,12 @@ export function installModelHandler(input: JobInput, depth: number): void {
       description: jobMessages.model,
       validator: (update) => {
         validateModelUpdate(update);
-        if (depth > 0) throw ApplicationFailure.create({ type: ErrorType.Conflict, message: 'a nested job takes its model from its root job', nonRetryable: true });
+        if (depth > 0)
+          throw ApplicationFailure.create({
+            type: ErrorType.Conflict,
+            message: 'a nested job takes its model from its root job',
+            nonRetryable: true,
+          });
       },
     },
   );

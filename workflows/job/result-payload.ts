@@ -34,7 +34,9 @@ function childRefs(rt: JobRuntime, byId: Map<string, TaskResult>): JobBatch[] {
       tasks: batch ? (t.job?.tasks.length ?? 0) : 1,
       kind: batch ? ('batch' as const) : t.job ? ('nested' as const) : ('subtask' as const),
       status: (batch ? nested?.status : r?.status) ?? 'failure',
-      ...(ran ? {} : { notRun: { reason: r?.failureReason ?? 'cancelled', taskIds: batch ? (t.job?.tasks ?? []).map((x) => x.id) : [t.id] } }),
+      ...(ran
+        ? {}
+        : { notRun: { reason: r?.failureReason ?? 'cancelled', taskIds: batch ? (t.job?.tasks ?? []).map((x) => x.id) : [t.id] } }),
     };
   });
 }

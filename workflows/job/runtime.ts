@@ -103,7 +103,12 @@ export class JobRuntime {
     this.events = JobEventLog.open(input.events, { tenant: this.tenant, jobId: input.spec.jobId });
     this.records = new JobRecords(input.spec.tasks, batchIds, childId, agentLabel, this.events);
     this.children = new JobChildren({
-      input, depth: this.depth, maxDepth: this.maxDepth, tenant: this.tenant, deadline: this.deadline, events: this.events.target,
+      input,
+      depth: this.depth,
+      maxDepth: this.maxDepth,
+      tenant: this.tenant,
+      deadline: this.deadline,
+      events: this.events.target,
       isBatch: (id) => this.records.isBatch(id),
     });
   }
@@ -146,7 +151,8 @@ export class JobRuntime {
   private async runChild(task: TaskSpec, context: RunContext): Promise<TaskResult> {
     const { children, records } = this;
     if (children.halted) return this.record(task, notRunResult(task, children.haltReason, `not started: job ${children.haltReason}`));
-    if (Date.now() >= this.deadline) return this.record(task, notRunResult(task, 'timeout', 'not started: the job reached its maximum duration'));
+    if (Date.now() >= this.deadline)
+      return this.record(task, notRunResult(task, 'timeout', 'not started: the job reached its maximum duration'));
     if (task.job && !records.isBatch(task.id) && this.depth + 1 > this.maxDepth) {
       return this.record(task, notRunResult(task, 'depth_exceeded', `nested job exceeds the depth cap of ${this.maxDepth}`));
     }
@@ -156,7 +162,14 @@ export class JobRuntime {
     try {
       records.starting(task.id);
       if (!records.isBatch(task.id)) {
-        log.info('DELEGATE', { event: 'DELEGATE', taskId: task.id, agent: agentLabel(task), nested: Boolean(task.job), timeoutSeconds: task.timeoutSeconds, allocation });
+        log.info('DELEGATE', {
+          event: 'DELEGATE',
+          taskId: task.id,
+          agent: agentLabel(task),
+          nested: Boolean(task.job),
+          timeoutSeconds: task.timeoutSeconds,
+          allocation,
+        });
       }
       const child = await children.start(task, context, allocation);
       const running = { task, handle: child.handle, allocation, clipped: clipped || shared, nested: child.nested };
@@ -190,7 +203,8 @@ export class JobRuntime {
  */
 function failedChildResult(task: TaskSpec, err: unknown): TaskResult {
   const cause = err instanceof ChildWorkflowFailure ? err.cause : undefined;
-  if (cause instanceof ApplicationFailure && cause.type === ErrorType.SubtaskFailed && cause.details?.[0]) return cause.details[0] as TaskResult;
+  if (cause instanceof ApplicationFailure && cause.type === ErrorType.SubtaskFailed && cause.details?.[0])
+    return cause.details[0] as TaskResult;
   const message = err instanceof Error ? `${err.message}${err.cause instanceof Error ? `: ${err.cause.message}` : ''}` : String(err);
   // only Temporal's backstop execution timeout ends a child without a result: say so
   return notRunResult(task, cause instanceof TimeoutFailure ? 'timeout' : 'agent_error', `child workflow failed: ${message}`);
@@ -200,10 +214,25 @@ function failedChildResult(task: TaskSpec, err: unknown): TaskResult {
 function logResult(task: TaskSpec, r: TaskResult): void {
   const m = r.metrics;
   log.info('RESULT', {
-    event: 'RESULT', taskId: task.id, agent: r.agentId, status: r.status, latencyMs: m.latencyMs, costUsd: m.costUsd, tokens: m.tokens,
-    attempts: m.attempts, confidence: r.confidence, ...(r.failureReason ? { failureReason: r.failureReason } : {}),
+    event: 'RESULT',
+    taskId: task.id,
+    agent: r.agentId,
+    status: r.status,
+    latencyMs: m.latencyMs,
+    costUsd: m.costUsd,
+    tokens: m.tokens,
+    attempts: m.attempts,
+    confidence: r.confidence,
+    ...(r.failureReason ? { failureReason: r.failureReason } : {}),
   });
   if (r.status === 'failure' && r.failureReason !== 'cancelled' && r.failureReason !== 'stopped') {
-    log.warn('ESCALATE', { event: 'ESCALATE', taskId: task.id, agent: r.agentId, reason: r.failureReason, attempts: m.attempts, error: r.errors.at(-1)?.slice(0, 500) });
+    log.warn('ESCALATE', {
+      event: 'ESCALATE',
+      taskId: task.id,
+      agent: r.agentId,
+      reason: r.failureReason,
+      attempts: m.attempts,
+      error: r.errors.at(-1)?.slice(0, 500),
+    });
   }
 }

@@ -64,7 +64,12 @@ export class JobRecords {
     if (!this.batchIds.has(task.id)) {
       const workflowId = this.childId(task);
       this.events?.emit('subtask.finished', `finished:${workflowId}`, {
-        taskId: task.id, workflowId, agentId: result.agentId, status: result.status, failureReason: result.failureReason, metrics: result.metrics,
+        taskId: task.id,
+        workflowId,
+        agentId: result.agentId,
+        status: result.status,
+        failureReason: result.failureReason,
+        metrics: result.metrics,
       });
     }
     return result;

@@ -29,7 +29,9 @@ export async function runFanout(rt: JobRuntime): Promise<PatternOutcome> {
         // a batch of a wide fan-out counts every success inside it
         const wins = rt.records.isBatch(task.id)
           ? (rt.records.nestedResult(task.id)?.results.filter((x) => x.status === 'success').length ?? 0)
-          : r.status === 'success' ? 1 : 0;
+          : r.status === 'success'
+            ? 1
+            : 0;
         if ((succeeded += wins) >= quorum) {
           quorumReached = true;
           rt.children.cancelInFlight();
@@ -42,13 +44,20 @@ export async function runFanout(rt: JobRuntime): Promise<PatternOutcome> {
   if (rt.records.batches().size === 0) {
     return {
       status: fanoutStatus(rt.records.results(), spec.aggregation, spec.tasks.length),
-      output: fanoutOutput(rt.records.results(), spec.aggregation, spec.tasks.map((t) => t.id)),
+      output: fanoutOutput(
+        rt.records.results(),
+        spec.aggregation,
+        spec.tasks.map((t) => t.id),
+      ),
     };
   }
   // batched: judge over every real task; merge the batches' outputs (dropped later if too big for one payload)
   const all = flattenBatches(spec.tasks, rt.records.nestedResults());
   const merge = (spec.aggregation?.strategy ?? 'merge') === 'merge';
-  const inCompletionOrder = rt.records.results().map((r) => rt.records.nestedResult(r.id)).filter((n) => n !== undefined);
+  const inCompletionOrder = rt.records
+    .results()
+    .map((r) => rt.records.nestedResult(r.id))
+    .filter((n) => n !== undefined);
   return {
     status: fanoutStatus(all, spec.aggregation, realTaskCount(spec.tasks, rt.records.batches())),
     output: merge ? mergeOutputs(inCompletionOrder.map((b) => b.output)) : batchedOutput(inCompletionOrder, spec.aggregation),

@@ -71,7 +71,11 @@ export async function runVote(rt: JobRuntime): Promise<PatternOutcome> {
   proxySinks<DelegateMetricsSinks>().delegateMetrics.voteDecided({ tenant: rt.tenant, early: early !== undefined, cancelled });
   if (early) log.info('vote decided early', { winner: decision.winner?.ballot ?? null, cancelled, ballots: counted.size });
   rt.events.emit('vote.decided', `vote:${workflowInfo().workflowId}`, {
-    winner: decision.winner?.ballot ?? null, agreement: agreement(decision), decidedEarly: early !== undefined, cancelled, ballots: counted.size,
+    winner: decision.winner?.ballot ?? null,
+    agreement: agreement(decision),
+    decidedEarly: early !== undefined,
+    cancelled,
+    ballots: counted.size,
   });
   return {
     status: decision.winner ? 'success' : 'failure',

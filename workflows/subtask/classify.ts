@@ -23,7 +23,8 @@ export function classify(err: unknown, maxAttempts: number): StepFailure {
   if (isCancellation(err)) return { reason: 'cancelled', attempts: 1, message: 'cancelled' };
   const cause = err instanceof ActivityFailure ? err.cause : err;
   const message = cause instanceof Error ? cause.message : String(cause);
-  if (cause instanceof TimeoutFailure && cause.timeoutType === 'SCHEDULE_TO_START') return { reason: 'agent_unavailable', attempts: 1, message };
+  if (cause instanceof TimeoutFailure && cause.timeoutType === 'SCHEDULE_TO_START')
+    return { reason: 'agent_unavailable', attempts: 1, message };
   if (cause instanceof TimeoutFailure) return { reason: 'timeout', attempts: maxAttempts, message: `step timed out: ${message}` };
   if (cause instanceof ApplicationFailure) {
     const details = cause.details?.[0] as (FailureDetails & { attempt?: number }) | undefined;

@@ -95,7 +95,9 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
   /** The UI's current details: step, attempts, spend against the budget, the last error. */
   const showDetails = () => {
     const { agentId, phase, steps, attempts, routing } = s;
-    setCurrentDetails(subtaskDetails({ taskId: task.id, agentId, phase, steps, attempts, ledger: ledgerNow(), lastError: s.errors.at(-1), routing }));
+    setCurrentDetails(
+      subtaskDetails({ taskId: task.id, agentId, phase, steps, attempts, ledger: ledgerNow(), lastError: s.errors.at(-1), routing }),
+    );
   };
   function finish(result: TaskResult): TaskResult {
     s.phase = 'done';
@@ -106,7 +108,9 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
   setHandler(stopSignal, () => void (s.stopRequested = true), { description: subtaskMessages.stop });
   setHandler(cancelSignal, () => void (s.cancelRequested = true), { description: subtaskMessages.cancel });
   setHandler(grantSignal, ({ add }) => (topUp(s.ledger, add), showDetails()), { description: subtaskMessages.grant });
-  setHandler(subtaskStatusQuery, () => ({ id: task.id, agentId: s.agentId, phase: s.phase, steps: s.steps, ledger: ledgerNow() }), { description: subtaskMessages.status });
+  setHandler(subtaskStatusQuery, () => ({ id: task.id, agentId: s.agentId, phase: s.phase, steps: s.steps, ledger: ledgerNow() }), {
+    description: subtaskMessages.status,
+  });
   showDetails();
 
   /** The next fallback agent's manifest; those that cannot be resolved are recorded and skipped. */
@@ -125,13 +129,16 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
   let roleHost: RoleHost | undefined;
   let r: RunningState;
   try {
-    if (task.role) roleHost = await RoleHost.open(task, { model: input.model, maxOutputTokens: input.maxOutputTokens, previous }, carry?.role);
+    if (task.role)
+      roleHost = await RoleHost.open(task, { model: input.model, maxOutputTokens: input.maxOutputTokens, previous }, carry?.role);
     // a continued run keeps the agent it had: routing must not pick another one halfway
     if (carry) r = resolved(s, carry.manifest);
     else if (input.manifest) r = resolved(s, input.manifest, submittedRouting(task, input.manifest));
     else if (roleHost?.manifest) r = resolved(s, roleHost.manifest, { agent: roleHost.manifest.id, reason: `plays role ${task.role}` });
     else {
-      const found = readResolved(await resolveAgent({ agent: task.agent ?? '', question: task.question, params: task.params, scope: task.scope, lane: agentQueue }));
+      const found = readResolved(
+        await resolveAgent({ agent: task.agent ?? '', question: task.question, params: task.params, scope: task.scope, lane: agentQueue }),
+      );
       if (!task.fallback && found.fallbacks) s.fallbacks = found.fallbacks;
       r = resolved(s, found.manifest, found.routing);
     }
@@ -193,7 +200,12 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
     let hit = check.kind === 'hit' ? check.hit : null;
     if (check.kind === 'judge') {
       try {
-        hit = applyVerdict(r, rules, check.stop, await judgeActivity(agentQueue)(judgeInput(r, task, check.rubrics, workflowInfo().workflowId, Date.now())));
+        hit = applyVerdict(
+          r,
+          rules,
+          check.stop,
+          await judgeActivity(agentQueue)(judgeInput(r, task, check.rubrics, workflowInfo().workflowId, Date.now())),
+        );
       } catch (err) {
         hit = judgeFailed(r, classify(err, 2).message);
       }
@@ -205,7 +217,8 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
 
   while (!r.done) {
     let check = beforeStep(r, deadline, Date.now());
-    if (check === 'budget_spent') check = rules.haltOnBudget !== undefined || !(await waitForTopUp()) ? budgetHalt(r, rules, Date.now()) : stepsLeft(r);
+    if (check === 'budget_spent')
+      check = rules.haltOnBudget !== undefined || !(await waitForTopUp()) ? budgetHalt(r, rules, Date.now()) : stepsLeft(r);
     if (check === 'out_of_steps' && (await switchAgent('agent_error', r.errors.at(-1)!))) continue;
     if (check === 'out_of_steps') halt(r, 'agent_error');
     if (r.reason) break;
@@ -222,10 +235,22 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
     }
     const awaitingSummary = awaitsSummary(r);
     const now = Date.now();
-    const options = stepOptions({ task, agentId: r.manifest.id, policy, queue: stepQueue(), deadline, scheduleToStartSeconds: stepScheduleToStartSeconds, now });
+    const options = stepOptions({
+      task,
+      agentId: r.manifest.id,
+      policy,
+      queue: stepQueue(),
+      deadline,
+      scheduleToStartSeconds: stepScheduleToStartSeconds,
+      now,
+    });
     const sent = stepInput(r, { ...step, maxAttempts: policy.retry.maxAttempts, role: roleHost?.stepFields() }, now);
     const outcome = await runStep(options, sent, remaining(r.ledger, elapsedSeconds(r, now)).latencySeconds, () => r.cancelRequested);
-    const where = { pastDeadline: pastDeadline(deadline, Date.now()), queue: stepQueue() ?? workflowInfo().taskQueue, scheduleToStartSeconds: stepScheduleToStartSeconds };
+    const where = {
+      pastDeadline: pastDeadline(deadline, Date.now()),
+      queue: stepQueue() ?? workflowInfo().taskQueue,
+      scheduleToStartSeconds: stepScheduleToStartSeconds,
+    };
     const after = applyOutcome(r, outcome, awaitingSummary, where);
     if (after.kind === 'halt') break;
     if (after.kind === 'failed') {
@@ -250,5 +275,7 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
   }
 
   if (r.reason) log.info('subtask halted', { jobId, taskId: task.id, agentId: r.agentId, reason: r.reason, steps: r.steps });
-  return finish(taskResult(r, { task, rules, jobId: input.events?.jobId ?? jobId, now: Date.now(), finishRole: roleHost?.finishResult.bind(roleHost) }));
+  return finish(
+    taskResult(r, { task, rules, jobId: input.events?.jobId ?? jobId, now: Date.now(), finishRole: roleHost?.finishResult.bind(roleHost) }),
+  );
 }

@@ -42,7 +42,10 @@ export const judgeActivity = (taskQueue?: string) =>
 
 /** A step's timeout and retry policy: the task's over its agent's, its worst case (timeout × attempts + backoff) under the operator's ceiling. */
 export function stepPolicyOf(task: TaskSpec, m: AgentManifest, ceilingSeconds = DEFAULT_STEP_CEILING_SECONDS): StepPolicy {
-  return clampStepPolicy({ timeoutSeconds: task.timeoutSeconds ?? m.limits.timeoutSeconds, retry: { ...m.retry, ...task.retry } }, ceilingSeconds);
+  return clampStepPolicy(
+    { timeoutSeconds: task.timeoutSeconds ?? m.limits.timeoutSeconds, retry: { ...m.retry, ...task.retry } },
+    ceilingSeconds,
+  );
 }
 
 /** What a step's activity options depend on besides its agent's policy. */
@@ -86,16 +89,25 @@ export function stepOptions({ task, agentId, policy, queue, deadline, scheduleTo
  * One step, raced against the latency budget (`latencyLeft` seconds; undefined: none) and the
  * cancel signal. A cut step's activity is cancelled and awaited.
  */
-export async function runStep(options: ActivityOptions, input: AgentStepInput, latencyLeft: number | undefined, cancelled: () => boolean): Promise<StepOutcome> {
+export async function runStep(
+  options: ActivityOptions,
+  input: AgentStepInput,
+  latencyLeft: number | undefined,
+  cancelled: () => boolean,
+): Promise<StepOutcome> {
   const { agentStep } = proxyActivities<Activities>(options);
   const stepScope = new CancellationScope();
-  const step = stepScope.run(() => agentStep(input)).then(
-    (out): StepOutcome => ({ kind: 'ok', out }),
-    (err): StepOutcome => ({ kind: 'failed', failure: classify(err, input.maxAttempts ?? 1) }),
-  );
+  const step = stepScope
+    .run(() => agentStep(input))
+    .then(
+      (out): StepOutcome => ({ kind: 'ok', out }),
+      (err): StepOutcome => ({ kind: 'failed', failure: classify(err, input.maxAttempts ?? 1) }),
+    );
   const watchScope = new CancellationScope();
   const watch = watchScope
-    .run(() => (latencyLeft === undefined ? condition(cancelled).then(() => true) : condition(cancelled, Math.max(1, Math.round(latencyLeft * 1000)))))
+    .run(() =>
+      latencyLeft === undefined ? condition(cancelled).then(() => true) : condition(cancelled, Math.max(1, Math.round(latencyLeft * 1000))),
+    )
     .then(
       (signalled): StepOutcome => (signalled ? { kind: 'cancel' } : { kind: 'latency' }),
       (): StepOutcome => ({ kind: 'cancel' }),
@@ -119,8 +131,16 @@ export async function runStep(options: ActivityOptions, input: AgentStepInput, l
 export function finishRun(result: TaskResult, tenant: string, showOutcome: boolean | undefined): TaskResult {
   const m = result.metrics;
   proxySinks<DelegateMetricsSinks>().delegateMetrics.subtaskFinished({
-    tenant, agentId: result.agentId, status: result.status, failureReason: result.failureReason, attempts: m.attempts, steps: m.steps,
-    costUsd: m.costUsd, tokens: m.tokens, toolCalls: m.toolCalls, latencyMs: m.latencyMs,
+    tenant,
+    agentId: result.agentId,
+    status: result.status,
+    failureReason: result.failureReason,
+    attempts: m.attempts,
+    steps: m.steps,
+    costUsd: m.costUsd,
+    tokens: m.tokens,
+    toolCalls: m.toolCalls,
+    latencyMs: m.latencyMs,
   });
   if (!showOutcome) return result;
   const outcome = taskOutcome(result);

@@ -81,8 +81,23 @@ export interface SubtaskState {
 
 /** The state's fields a carry holds as they are (capped lists aside): the same names, so a carry reads back field by field. */
 type CarriedAsIs =
-  | 'startedAt' | 'ledger' | 'steps' | 'attempts' | 'evidence' | 'citations' | 'followUps' | 'errors' | 'summary' | 'data' | 'confidence'
-  | 'reprompt' | 'stopRequested' | 'cancelRequested' | 'runs' | 'stoppedBy' | 'routing';
+  | 'startedAt'
+  | 'ledger'
+  | 'steps'
+  | 'attempts'
+  | 'evidence'
+  | 'citations'
+  | 'followUps'
+  | 'errors'
+  | 'summary'
+  | 'data'
+  | 'confidence'
+  | 'reprompt'
+  | 'stopRequested'
+  | 'cancelRequested'
+  | 'runs'
+  | 'stoppedBy'
+  | 'routing';
 /** Carried only under host rules 1, or only for a task with fallbacks. */
 type CarriedSometimes = 'notes' | 'summaryReprompted' | 'schemaValid' | 'fallbackAt' | 'agentsTried' | 'agentStartStep' | 'fallbacks';
 
@@ -201,10 +216,17 @@ export function carryOf(s: RunningState, rules: HostRules, task: TaskSpec, role?
     stopRequested: s.stopRequested,
     cancelRequested: s.cancelRequested,
     runs: s.runs + 1,
-    ...(rules.carryRuleState ? { stoppedBy: s.stoppedBy, notes: s.notes.slice(0, MAX_ERRORS), summaryReprompted: s.summaryReprompted, schemaValid: s.schemaValid } : {}),
+    ...(rules.carryRuleState
+      ? { stoppedBy: s.stoppedBy, notes: s.notes.slice(0, MAX_ERRORS), summaryReprompted: s.summaryReprompted, schemaValid: s.schemaValid }
+      : {}),
     ...(role ? { role } : {}),
     ...(s.fallbacks.length > 0
-      ? { fallbackAt: s.fallbackAt, agentsTried: s.agentsTried, agentStartStep: s.agentStartStep, ...(task.fallback ? {} : { fallbacks: s.fallbacks }) }
+      ? {
+          fallbackAt: s.fallbackAt,
+          agentsTried: s.agentsTried,
+          agentStartStep: s.agentStartStep,
+          ...(task.fallback ? {} : { fallbacks: s.fallbacks }),
+        }
       : {}),
     ...(s.routing ? { routing: s.routing } : {}),
   };

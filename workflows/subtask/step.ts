@@ -25,7 +25,8 @@ export interface StepFailure {
 }
 
 /** How a step ended: its output, its failure, the cancel signal, or the latency budget cutting it. */
-export type StepOutcome = { kind: 'ok'; out: AgentStepOutput } | { kind: 'failed'; failure: StepFailure } | { kind: 'cancel' } | { kind: 'latency' };
+export type StepOutcome =
+  { kind: 'ok'; out: AgentStepOutput } | { kind: 'failed'; failure: StepFailure } | { kind: 'cancel' } | { kind: 'latency' };
 
 /** What the loop does after a step. */
 export type AfterStep =
@@ -105,9 +106,11 @@ export function applyOutcome(s: RunningState, o: StepOutcome, awaitingSummary: b
     const f = o.failure;
     s.attempts += f.attempts;
     s.errors.push(
-      f.reason === 'timeout' && ctx.pastDeadline ? `the job reached its maximum duration during step ${s.steps}`
-      : f.reason === 'agent_unavailable' ? noWorkerMessage(ctx.queue, ctx.scheduleToStartSeconds)
-      : f.message,
+      f.reason === 'timeout' && ctx.pastDeadline
+        ? `the job reached its maximum duration during step ${s.steps}`
+        : f.reason === 'agent_unavailable'
+          ? noWorkerMessage(ctx.queue, ctx.scheduleToStartSeconds)
+          : f.message,
     );
     // a refused output was still paid for
     if (f.usage) charge(s.ledger, f.usage);

@@ -29,7 +29,15 @@ describe('fallbacks', () => {
     leaveAgent(s, 'agent-a', 'agent_error', 'x'.repeat(600));
     expect(takeFallback(s)).toBe('agent-b');
     switchTo(s, manifest({ id: 'agent-b' }), 'agent_error');
-    expect(s).toMatchObject({ agentId: 'agent-b', agentStartStep: 4, fallbackAt: 1, steps: 4, agentState: undefined, reprompt: undefined, evidence: [ev('a')] });
+    expect(s).toMatchObject({
+      agentId: 'agent-b',
+      agentStartStep: 4,
+      fallbackAt: 1,
+      steps: 4,
+      agentState: undefined,
+      reprompt: undefined,
+      evidence: [ev('a')],
+    });
     expect(s.ledger.spent.costUsd).toBe(0.3);
     expect(s.routing).toEqual({ agent: 'agent-b', reason: 'fallback after agent_error of agent-a' });
     expect(s.agentsTried).toEqual([{ agent: 'agent-a', outcome: 'failure', reason: 'agent_error', error: 'x'.repeat(500) }]);
@@ -51,9 +59,14 @@ describe('fallbacks', () => {
     switchTo(s, manifest({ id: 'agent-b' }), 'circuit_open');
     s.steps = 1;
     const ok = taskResult(s, { task: task({ fallback: ['agent-b', 'agent-c'] }), rules: hostRules(1, []), jobId: 'j', now: T0 });
-    expect(ok.agentsTried).toEqual([{ agent: 'agent-a', outcome: 'failure', reason: 'circuit_open', error: 'open' }, { agent: 'agent-b', outcome: 'success' }]);
+    expect(ok.agentsTried).toEqual([
+      { agent: 'agent-a', outcome: 'failure', reason: 'circuit_open', error: 'open' },
+      { agent: 'agent-b', outcome: 'success' },
+    ]);
     halt(s, 'agent_error');
-    expect(taskResult(s, { task: task({ fallback: ['agent-b'] }), rules: hostRules(1, []), jobId: 'j', now: T0 }).agentsTried?.at(-1)).toEqual({ agent: 'agent-b', outcome: 'partial', reason: 'agent_error' });
+    expect(
+      taskResult(s, { task: task({ fallback: ['agent-b'] }), rules: hostRules(1, []), jobId: 'j', now: T0 }).agentsTried?.at(-1),
+    ).toEqual({ agent: 'agent-b', outcome: 'partial', reason: 'agent_error' });
     // every fallback failed to resolve: the list already ends with them
     s.triedAll = true;
     expect(taskResult(s, { task: task(), rules: hostRules(1, []), jobId: 'j', now: T0 }).agentsTried).toHaveLength(1);

@@ -47,5 +47,16 @@ export function ev(id: string, over: Partial<Evidence> = {}): Evidence {
 
 /** One completed step's output: not done, nothing found, unless said. */
 export function output(over: Partial<AgentStepOutput> = {}): AgentStepOutput {
-  return { done: false, usage: usage(), summary: '', confidence: 0.5, evidence: [], citations: [], followUps: [], channelsHit: [], attempt: 1, ...over };
+  return {
+    done: false,
+    usage: usage(),
+    summary: '',
+    confidence: 0.5,
+    evidence: [],
+    citations: [],
+    followUps: [],
+    channelsHit: [],
+    attempt: 1,
+    ...over,
+  };
 }

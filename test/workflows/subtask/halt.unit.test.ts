@@ -9,7 +9,12 @@ import { manifest, output, running, T0, usage } from './fixtures';
 
 const v1 = hostRules(1, []);
 const v0 = hostRules(undefined, []);
-const history = (over: Partial<{ historyLength: number; historySize: number; continueAsNewSuggested: boolean }> = {}) => ({ historyLength: 10, historySize: 1000, continueAsNewSuggested: false, ...over });
+const history = (over: Partial<{ historyLength: number; historySize: number; continueAsNewSuggested: boolean }> = {}) => ({
+  historyLength: 10,
+  historySize: 1000,
+  continueAsNewSuggested: false,
+  ...over,
+});
 const noFailure = { pastDeadline: false, queue: 'q' };
 
 describe('beforeStep', () => {
@@ -103,7 +108,11 @@ describe('budgetHalt', () => {
     s.ledger.spent = usage({ tokens: 1, toolCalls: 1 });
     s.steps = 3;
     budgetHalt(s, rules, T0);
-    expect(s).toMatchObject({ reason: 'budget_exhausted', stoppedBy: 'budget exhausted', errors: ['tokens, toolCalls budget spent after step 3'] });
+    expect(s).toMatchObject({
+      reason: 'budget_exhausted',
+      stoppedBy: 'budget exhausted',
+      errors: ['tokens, toolCalls budget spent after step 3'],
+    });
     const old = running({ allocation: { tokens: 1 } });
     old.ledger.spent.tokens = 1;
     budgetHalt(old, v0, T0);
@@ -134,4 +143,3 @@ describe('history marks', () => {
     expect(s.errors).toEqual(["halted at step 7: its history is near Temporal's limit and its state (3000000 bytes) is too big to carry"]);
   });
 });
-

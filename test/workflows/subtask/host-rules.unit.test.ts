@@ -5,14 +5,26 @@ import { HOST_RULES, hostRules } from '../../../workflows/subtask/host-rules';
 describe('hostRules', () => {
   it('enforces none of them for a run started before them, even with stop conditions in its task', () => {
     expect(hostRules(undefined, ['confidence >= 0.5', 'budget exhausted'])).toEqual({
-      version: 0, stopConditions: [], haltOnBudget: undefined, explainBudgetHalt: false, budgetHaltIsPartial: false, repromptSummary: false, carryRuleState: false,
+      version: 0,
+      stopConditions: [],
+      haltOnBudget: undefined,
+      explainBudgetHalt: false,
+      budgetHaltIsPartial: false,
+      repromptSummary: false,
+      carryRuleState: false,
     });
   });
 
   it('jobs start subtasks with version 1: every rule on, the stop conditions parsed once', () => {
     expect(HOST_RULES).toBe(1);
     const r = hostRules(HOST_RULES, ['Confidence ≥ 0.8', 'budget is exhausted', 'cites two sources']);
-    expect(r).toMatchObject({ version: 1, explainBudgetHalt: true, budgetHaltIsPartial: true, repromptSummary: true, carryRuleState: true });
+    expect(r).toMatchObject({
+      version: 1,
+      explainBudgetHalt: true,
+      budgetHaltIsPartial: true,
+      repromptSummary: true,
+      carryRuleState: true,
+    });
     expect(r.stopConditions.map((c) => c.kind)).toEqual(['threshold', 'budget_exhausted', 'rubric']);
     expect(r.haltOnBudget).toEqual({ kind: 'budget_exhausted', text: 'budget is exhausted' });
     expect(hostRules(1, undefined)).toMatchObject({ stopConditions: [], haltOnBudget: undefined });

@@ -34,7 +34,9 @@ describe('summaryReprompt', () => {
   });
 
   it('counts seven sentences as too many and four as right', () => {
-    expect(summaryReprompt(done('A. B. C. D. E. F. G.'.replace(/([A-G])\./g, '$1 is so.')), research, v1, T0)?.error).toBe('summary of 7 sentences');
+    expect(summaryReprompt(done('A. B. C. D. E. F. G.'.replace(/([A-G])\./g, '$1 is so.')), research, v1, T0)?.error).toBe(
+      'summary of 7 sentences',
+    );
     expect(summaryReprompt(done('One is so. Two is so. Three is so. Four is so.'), research, v1, T0)).toBeNull();
   });
 
@@ -56,10 +58,21 @@ describe('summaryReprompt', () => {
 });
 
 describe('the role protocol between steps', () => {
-  const role: Role = { id: 'reviewer', persona: 'You review.', agent: 'llm', requiredSkills: ['checklist'], tools: ['search'], outputKinds: { review: ['review'] }, maxOutputTokens: 1000, maxDepth: 1 };
+  const role: Role = {
+    id: 'reviewer',
+    persona: 'You review.',
+    agent: 'llm',
+    requiredSkills: ['checklist'],
+    tools: ['search'],
+    outputKinds: { review: ['review'] },
+    maxOutputTokens: 1000,
+    maxDepth: 1,
+  };
   const roleTask = task({ role: 'reviewer', taskType: 'review' });
   const host = () => RoleHost.open(roleTask, {}, { role, protocol: newProtocolState(), finalReprompted: false });
-  const calls = (...names: string[]): { pendingToolCalls: PendingToolCall[] } => ({ pendingToolCalls: names.map((name, i) => ({ id: `c${i}`, name, arguments: name === 'load_skill' ? '{"skill":"checklist"}' : '{}' })) });
+  const calls = (...names: string[]): { pendingToolCalls: PendingToolCall[] } => ({
+    pendingToolCalls: names.map((name, i) => ({ id: `c${i}`, name, arguments: name === 'load_skill' ? '{"skill":"checklist"}' : '{}' })),
+  });
 
   it('re-prompts a final output given before the protocol, once, then fails it as invalid_output', async () => {
     const h = await host();

@@ -36,16 +36,37 @@ describe('outcomeOf', () => {
 describe('taskResult', () => {
   it('reports the answer, the spend, the metrics and why it halted', () => {
     const s = running({ allocation: { costUsd: 1 } });
-    Object.assign(s, { steps: 2, attempts: 3, summary: 'found it', data: { v: 1 }, confidence: 0.8, stoppedBy: 'confidence >= 0.8', channels: new Set(['web']) });
+    Object.assign(s, {
+      steps: 2,
+      attempts: 3,
+      summary: 'found it',
+      data: { v: 1 },
+      confidence: 0.8,
+      stoppedBy: 'confidence >= 0.8',
+      channels: new Set(['web']),
+    });
     s.ledger.spent = usage({ costUsd: 0.25, tokens: 40, toolCalls: 2 });
     s.citations.push('a', 'a', 'b');
     s.notes.push('n1');
     s.routing = { agent: 'agent-a', reason: 'named' };
     const r = taskResult(s, { task: task({ priority: 3 }), rules: v1, jobId: 'job-1', now: T0 + 1234 });
     expect(r).toEqual({
-      id: 't1', agentId: 'agent-a', status: 'success', summary: 'found it', data: { v: 1 }, evidence: [], citations: ['a', 'b'], followUps: [], confidence: 0.8,
+      id: 't1',
+      agentId: 'agent-a',
+      status: 'success',
+      summary: 'found it',
+      data: { v: 1 },
+      evidence: [],
+      citations: ['a', 'b'],
+      followUps: [],
+      confidence: 0.8,
       metrics: { latencyMs: 1234, costUsd: 0.25, tokens: 40, toolCalls: 2, steps: 2, attempts: 3, channelsHit: ['web'] },
-      failureReason: null, errors: [], priority: 3, stoppedBy: 'confidence >= 0.8', notes: ['n1'], routing: { agent: 'agent-a', reason: 'named' },
+      failureReason: null,
+      errors: [],
+      priority: 3,
+      stoppedBy: 'confidence >= 0.8',
+      notes: ['n1'],
+      routing: { agent: 'agent-a', reason: 'named' },
     });
   });
 
@@ -87,7 +108,10 @@ describe('taskResult', () => {
     const r = taskResult(s, { task: t, rules: v1, jobId: 'root-job', now: T0 });
     expect(r.status).toBe('partial');
     expect(r.research).toMatchObject({
-      id: 't1', status: 'partial', citations: ['https://new'], failure_reason: 'budget_exhausted',
+      id: 't1',
+      status: 'partial',
+      citations: ['https://new'],
+      failure_reason: 'budget_exhausted',
       delegate: { parent_id: 'parent-1', job_id: 'root-job', stopped_by: 'budget exhausted', dropped: { seed_duplicates: 1 } },
     });
     expect(r.research?.evidence.map((e) => e.url)).toEqual(['https://new']);
@@ -110,7 +134,13 @@ describe('notResolvedResult', () => {
   it('is a failure that never ran, with its latency and, after fallbacks, the agents tried', () => {
     const s = running({ task: task({ fallback: ['b'] }) });
     const plain = notResolvedResult(s, task(), { reason: 'no_agent', attempts: 1, message: 'no agent "agent-a"' }, T0 + 50);
-    expect(plain).toMatchObject({ status: 'failure', failureReason: 'no_agent', summary: 'no agent "agent-a"', errors: ['no agent "agent-a"'], metrics: { latencyMs: 50, steps: 0 } });
+    expect(plain).toMatchObject({
+      status: 'failure',
+      failureReason: 'no_agent',
+      summary: 'no agent "agent-a"',
+      errors: ['no agent "agent-a"'],
+      metrics: { latencyMs: 50, steps: 0 },
+    });
     expect(plain.agentsTried).toBeUndefined();
     leaveAgent(s, 'agent-a', 'no_agent', 'gone');
     s.errors.push('gone', 'fallback agent "b": gone too');

@@ -8,16 +8,41 @@ import { ev, manifest, output, running, T0, task, usage } from './fixtures';
 describe('SubtaskState', () => {
   it('starts fresh with the allocation as its ledger and the task as its agent label', () => {
     const s = newState({ task: task({ agent: { capability: 'search' } }), allocation: { costUsd: 2 } }, T0);
-    expect(s).toMatchObject({ startedAt: T0, agentId: 'capability:search', phase: 'resolving', steps: 0, runs: 1, reason: null, done: false, fallbacks: [] });
+    expect(s).toMatchObject({
+      startedAt: T0,
+      agentId: 'capability:search',
+      phase: 'resolving',
+      steps: 0,
+      runs: 1,
+      reason: null,
+      done: false,
+      fallbacks: [],
+    });
     expect(s.ledger.limit).toEqual({ costUsd: 2 });
-    expect(resolved(s, manifest(), { agent: 'agent-a', reason: 'named' })).toMatchObject({ agentId: 'agent-a', phase: 'running', routing: { agent: 'agent-a', reason: 'named' } });
+    expect(resolved(s, manifest(), { agent: 'agent-a', reason: 'named' })).toMatchObject({
+      agentId: 'agent-a',
+      phase: 'running',
+      routing: { agent: 'agent-a', reason: 'named' },
+    });
   });
 
   it('goes on in the next run exactly where it was: the carry restores every carried field', () => {
     const t = task({ stopConditions: ['confidence >= 0.9'] });
     const rules = hostRules(1, t.stopConditions);
     const s = running({ task: t, allocation: { tokens: 100 } });
-    applyStepOutput(s, output({ usage: usage({ tokens: 10 }), evidence: [ev('a')], citations: ['c'], followUps: ['f'], channelsHit: ['web'], summary: 'so far', state: { page: 2 }, schemaValid: true }));
+    applyStepOutput(
+      s,
+      output({
+        usage: usage({ tokens: 10 }),
+        evidence: [ev('a')],
+        citations: ['c'],
+        followUps: ['f'],
+        channelsHit: ['web'],
+        summary: 'so far',
+        state: { page: 2 },
+        schemaValid: true,
+      }),
+    );
     s.notes.push('n');
     s.stoppedBy = undefined;
     s.reprompt = 'again';
@@ -37,7 +62,12 @@ describe('SubtaskState', () => {
     // fallbacks a capability inherited at run time are carried; the task's own are in its spec already
     const inherited = running();
     inherited.fallbacks = ['agent-b'];
-    expect(carryOf(inherited, hostRules(1, []), task())).toMatchObject({ fallbackAt: 0, agentsTried: [], agentStartStep: 0, fallbacks: ['agent-b'] });
+    expect(carryOf(inherited, hostRules(1, []), task())).toMatchObject({
+      fallbackAt: 0,
+      agentsTried: [],
+      agentStartStep: 0,
+      fallbacks: ['agent-b'],
+    });
     const own = running({ task: task({ fallback: ['agent-b'] }) });
     expect(carryOf(own, hostRules(1, []), task({ fallback: ['agent-b'] }))).not.toHaveProperty('fallbacks');
   });

@@ -6,7 +6,10 @@ import { ev, output, running, T0, usage } from './fixtures';
 
 const ctx: StepContext = { workflowId: 'job/x/t1', task: { id: 't1', question: 'q' }, maxAttempts: 3 };
 const fctx = { pastDeadline: false, queue: 'lane-a', scheduleToStartSeconds: 60 };
-const failed = (over: Partial<StepFailure> = {}) => ({ kind: 'failed' as const, failure: { reason: 'agent_error' as const, attempts: 3, message: 'boom', ...over } });
+const failed = (over: Partial<StepFailure> = {}) => ({
+  kind: 'failed' as const,
+  failure: { reason: 'agent_error' as const, attempts: 3, message: 'boom', ...over },
+});
 
 describe('stepInput', () => {
   it('sends the budget left, the agent state and a step key per step, re-prompt and agent', () => {
@@ -15,8 +18,15 @@ describe('stepInput', () => {
     s.agentState = { page: 2 };
     s.steps = 3;
     expect(stepInput(s, ctx, T0 + 10_000)).toEqual({
-      agentId: 'agent-a', task: ctx.task, step: 3, state: { page: 2 }, budgetLeft: { tokens: 60, latencySeconds: 50 },
-      reprompt: undefined, stepKey: 'job/x/t1#3', previous: undefined, maxAttempts: 3,
+      agentId: 'agent-a',
+      task: ctx.task,
+      step: 3,
+      state: { page: 2 },
+      budgetLeft: { tokens: 60, latencySeconds: 50 },
+      reprompt: undefined,
+      stepKey: 'job/x/t1#3',
+      previous: undefined,
+      maxAttempts: 3,
     });
     s.reprompt = 'again';
     expect(stepInput(s, ctx, T0).stepKey).toBe('job/x/t1#3:reprompt');
@@ -37,15 +47,50 @@ describe('stepInput', () => {
 describe('applyStepOutput', () => {
   it('books the spend and merges evidence (no duplicates), citations, follow-ups and channels', () => {
     const s = running({ allocation: { costUsd: 1 } });
-    applyStepOutput(s, output({ usage: usage({ costUsd: 0.1 }), evidence: [ev('a'), ev('b', { url: 'https://b' })], citations: ['https://b'], followUps: ['f1'], channelsHit: ['web'], summary: 'first', data: { x: 1 }, confidence: 0.4, state: { n: 1 }, attempt: 2 }));
-    applyStepOutput(s, output({ usage: usage({ costUsd: 0.2 }), evidence: [ev('a'), ev('c', { url: 'https://b' }), ev('d')], citations: ['https://b'], channelsHit: ['web', 'news'], summary: '', confidence: 0.9, done: true, schemaValid: true }));
+    applyStepOutput(
+      s,
+      output({
+        usage: usage({ costUsd: 0.1 }),
+        evidence: [ev('a'), ev('b', { url: 'https://b' })],
+        citations: ['https://b'],
+        followUps: ['f1'],
+        channelsHit: ['web'],
+        summary: 'first',
+        data: { x: 1 },
+        confidence: 0.4,
+        state: { n: 1 },
+        attempt: 2,
+      }),
+    );
+    applyStepOutput(
+      s,
+      output({
+        usage: usage({ costUsd: 0.2 }),
+        evidence: [ev('a'), ev('c', { url: 'https://b' }), ev('d')],
+        citations: ['https://b'],
+        channelsHit: ['web', 'news'],
+        summary: '',
+        confidence: 0.9,
+        done: true,
+        schemaValid: true,
+      }),
+    );
     expect(s.ledger.spent.costUsd).toBeCloseTo(0.3, 9);
     expect(s.evidence.map((e) => e.id)).toEqual(['a', 'b', 'd']);
     expect(s.citations).toEqual(['https://b', 'https://b']);
     expect(s.followUps).toEqual(['f1']);
     expect([...s.channels]).toEqual(['web', 'news']);
     // an empty summary and absent data keep the last answer; confidence and state are the latest
-    expect(s).toMatchObject({ summary: 'first', data: { x: 1 }, confidence: 0.9, agentState: undefined, done: true, schemaValid: true, steps: 2, attempts: 3 });
+    expect(s).toMatchObject({
+      summary: 'first',
+      data: { x: 1 },
+      confidence: 0.9,
+      agentState: undefined,
+      done: true,
+      schemaValid: true,
+      steps: 2,
+      attempts: 3,
+    });
   });
 
   it('clears the re-prompt and caps evidence by bytes, saying so', () => {
@@ -91,7 +136,9 @@ describe('applyOutcome', () => {
     const s = running();
     const first = applyOutcome(s, failed({ reason: 'invalid_output', message: 'data/x must be number', attempts: 1 }), false, fctx);
     expect(first).toEqual({ kind: 'again', reprompted: { error: 'data/x must be number', why: 're-prompt after invalid output' } });
-    expect(s.reprompt).toBe('Your previous output was rejected: data/x must be number. Answer again so that data satisfies the output schema.');
+    expect(s.reprompt).toBe(
+      'Your previous output was rejected: data/x must be number. Answer again so that data satisfies the output schema.',
+    );
     expect(applyOutcome(s, failed({ reason: 'invalid_output', attempts: 1 }), false, fctx).kind).toBe('failed');
     const n = running();
     expect(applyOutcome(n, failed({ reason: 'invalid_output', noReprompt: true }), false, fctx).kind).toBe('failed');
@@ -103,7 +150,12 @@ describe('applyOutcome', () => {
       const s = running();
       s.summary = 'The answer.';
       expect(applyOutcome(s, o, true, fctx)).toEqual({ kind: 'again' });
-      expect(s).toMatchObject({ done: true, reason: null, summary: 'The answer.', notes: ['the summary re-prompt did not complete: the first answer is kept'] });
+      expect(s).toMatchObject({
+        done: true,
+        reason: null,
+        summary: 'The answer.',
+        notes: ['the summary re-prompt did not complete: the first answer is kept'],
+      });
     }
   });
 

@@ -15,7 +15,10 @@ const stepped = (conditions: string[], over: { confidence?: number; seed?: Retur
 describe('checkStops', () => {
   it('holds a confidence threshold after a step, in the order the task lists them', () => {
     const { s, t, rules } = stepped(['evidence >= 3', 'confidence >= 0.8'], { confidence: 0.9 });
-    expect(checkStops(s, t, rules, T0)).toEqual({ kind: 'hit', hit: { index: 1, condition: expect.objectContaining({ text: 'confidence >= 0.8' }) } });
+    expect(checkStops(s, t, rules, T0)).toEqual({
+      kind: 'hit',
+      hit: { index: 1, condition: expect.objectContaining({ text: 'confidence >= 0.8' }) },
+    });
     s.confidence = 0.7;
     expect(checkStops(s, t, rules, T0)).toEqual({ kind: 'none' });
   });
@@ -48,7 +51,11 @@ describe('checkStops', () => {
 
   it('hands rubrics to the judge only when nothing else holds and no axis is spent', () => {
     const { s, t, rules } = stepped(['confidence >= 0.9', 'cites two peer-reviewed sources'], { allocation: { tokens: 10 } });
-    expect(checkStops(s, t, rules, T0)).toMatchObject({ kind: 'judge', rubrics: ['cites two peer-reviewed sources'], stop: { steps: 1, confidence: 0.5, exhaustedAxes: [] } });
+    expect(checkStops(s, t, rules, T0)).toMatchObject({
+      kind: 'judge',
+      rubrics: ['cites two peer-reviewed sources'],
+      stop: { steps: 1, confidence: 0.5, exhaustedAxes: [] },
+    });
     s.confidence = 0.95;
     expect(checkStops(s, t, rules, T0).kind).toBe('hit');
     s.confidence = 0.5;
@@ -90,11 +97,18 @@ describe('the judge', () => {
 
   it('books its spend and stops on a rubric that holds, noting the reason', () => {
     const { s, rules, check } = judged();
-    const hit = applyVerdict(s, rules, check.stop, { judge: 'judge-llm', verdicts: { [rubric]: true }, reasons: { [rubric]: 'two journals' }, usage: usage({ costUsd: 0.02 }) });
+    const hit = applyVerdict(s, rules, check.stop, {
+      judge: 'judge-llm',
+      verdicts: { [rubric]: true },
+      reasons: { [rubric]: 'two journals' },
+      usage: usage({ costUsd: 0.02 }),
+    });
     expect(hit?.condition.text).toBe(rubric);
     expect(s.ledger.spent.costUsd).toBe(0.02);
     expect(s.notes).toEqual([`judge judge-llm: "${rubric}" holds (two journals)`]);
-    expect(applyVerdict(s, rules, check.stop, { judge: 'judge-llm', verdicts: { [rubric]: false }, reasons: {}, usage: usage() })).toBeNull();
+    expect(
+      applyVerdict(s, rules, check.stop, { judge: 'judge-llm', verdicts: { [rubric]: false }, reasons: {}, usage: usage() }),
+    ).toBeNull();
   });
 
   it('notes once that no judge is configured, and a judge that failed', () => {
