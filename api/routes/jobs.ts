@@ -180,14 +180,12 @@ export const jobRoutes: FastifyPluginAsyncZod = async (app) => {
         const tenant = req.tenant;
         await c.run(tenant, req.params.jobId);
         req.log.info({ jobId: req.params.jobId }, `job ${c.verb} requested`);
-        return reply
-          .code(202)
-          .send({
-            jobId: req.params.jobId,
-            workflowId: svc.workflowIdOf(tenant, req.params.jobId),
-            status: c.status,
-            links: linksFor(tenant, req.params.jobId),
-          });
+        return reply.code(202).send({
+          jobId: req.params.jobId,
+          workflowId: svc.workflowIdOf(tenant, req.params.jobId),
+          status: c.status,
+          links: linksFor(tenant, req.params.jobId),
+        });
       },
     );
   }
