@@ -102,6 +102,9 @@ export async function buildApp({ config, client, registry, tenants, record, fast
 
   await app.register(swagger, {
     openapi: {
+      // 3.1: its schemas are JSON Schema 2020-12, what zod emits (null as a type, {} for any value);
+      // fastify-type-provider-zod picks its target from this version
+      openapi: '3.1.0',
       info: {
         title: 'Delegate API',
         version: '0.1.0',
