@@ -1,10 +1,10 @@
 /**
- * Every ```sh runnable block of README.md and docs/ runs, and succeeds, against a real stack:
+ * Every ```sh runnable (and ```ts runnable) block of README.md and docs/ runs, and succeeds, against a real stack:
  * the run's dev server and worker, and an API listening on a free loopback port. Each block
  * runs with `bash -euo pipefail`, one after the other per page (a block may use what an
  * earlier one of its page made), in a scratch folder, with `DELEGATE_URL`, `DELEGATE_KEY` and
  * `AUTH` set as the docs tell a reader to set them, and `delegate` on PATH (the CLI from this
- * checkout). A renamed field breaks a `jq -e` or a `curl --fail-with-body` here, not a reader.
+ * checkout); a TypeScript block runs with tsx. A renamed field breaks a `jq -e` or a `curl --fail-with-body` here, not a reader.
  */
 import { execFile } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,10 +27,25 @@ interface Run {
   stderr: string;
 }
 
-/** Runs a block with bash in `cwd` with `env`; gives up (and says so) after `timeoutMs`. */
+/** Where a runnable TypeScript block is written: inside the repository, so `delegate/client` resolves as for a user. */
+const TS_RUN_DIR = join(ROOT, 'test-results', 'docs-run');
+
+/** The command that runs a block: bash for shell, tsx for TypeScript. */
+function commandOf(b: CodeBlock): [string, string[]] {
+  if (b.lang === 'ts') {
+    mkdirSync(TS_RUN_DIR, { recursive: true });
+    const file = join(TS_RUN_DIR, `${b.file.replace(/[/.]/g, '_')}_L${b.line}.ts`);
+    writeFileSync(file, `${b.code}\nexport {};\n`);
+    return [process.execPath, ['--import', 'tsx', file]];
+  }
+  return ['bash', ['-euo', 'pipefail', '-c', b.code]];
+}
+
+/** Runs a block in `cwd` with `env`; gives up (and says so) after `timeoutMs`. */
 function runBlock(b: CodeBlock, cwd: string, env: NodeJS.ProcessEnv, timeoutMs = 120_000): Promise<Run> {
+  const [cmd, args] = commandOf(b);
   return new Promise((resolve) => {
-    execFile('bash', ['-euo', 'pipefail', '-c', b.code], { cwd, env, timeout: timeoutMs, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
+    execFile(cmd, args, { cwd, env, timeout: timeoutMs, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
       const e = err as (NodeJS.ErrnoException & { code?: number | string; killed?: boolean }) | null;
       const code = e ? (typeof e.code === 'number' ? e.code : 1) : 0;
       resolve({ code, stdout, stderr: e?.killed ? `${stderr}\n(killed after ${timeoutMs} ms)` : stderr });
