@@ -124,6 +124,8 @@ export async function buildApp({ config, client, registry, tenants, record, fast
         securitySchemes: { [BEARER_SCHEME]: { type: 'http', scheme: 'bearer', description: 'An API key; the key decides the tenant' } },
       },
       security: [{ [BEARER_SCHEME]: [] }],
+      // relative: the API is served from where its document is, whatever PUBLIC_URL says
+      servers: [{ url: '/', description: 'this API' }],
     },
     transform: jsonSchemaTransform,
     transformObject: withExamples(jsonSchemaTransformObject),

@@ -35,8 +35,8 @@ const cell = (v: string) => v.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 function valuesOf(s: z.ZodType): string {
   const values = enumOf(s);
   if (!values) return '';
-  if (values.join() === 'true,false,1,0') return ' Values: `true`, `false` (or `1`, `0`).';
-  return ` Values: ${values.map(code).join(', ')}.`;
+  if ([...values].sort().join() === '0,1,false,true') return '; one of `true`, `false` (or `1`, `0`)';
+  return `; one of ${values.map(code).join(', ')}`;
 }
 
 function defaultCell(s: z.ZodType): string {

@@ -45,7 +45,8 @@ function commandOf(b: CodeBlock): [string, string[]] {
 function runBlock(b: CodeBlock, cwd: string, env: NodeJS.ProcessEnv, timeoutMs = 120_000): Promise<Run> {
   const [cmd, args] = commandOf(b);
   return new Promise((resolve) => {
-    execFile(cmd, args, { cwd, env, timeout: timeoutMs, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
+    // TypeScript runs from the repository, where tsx and delegate/client resolve
+    execFile(cmd, args, { cwd: b.lang === 'ts' ? ROOT : cwd, env, timeout: timeoutMs, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
       const e = err as (NodeJS.ErrnoException & { code?: number | string; killed?: boolean }) | null;
       const code = e ? (typeof e.code === 'number' ? e.code : 1) : 0;
       resolve({ code, stdout, stderr: e?.killed ? `${stderr}\n(killed after ${timeoutMs} ms)` : stderr });
@@ -58,14 +59,15 @@ let env: NodeJS.ProcessEnv;
 const scratch = mkdtempSync(join(tmpdir(), 'delegate-docs-'));
 
 beforeAll(async () => {
-  const listening = await listeningApp({ DELEGATE_WEBHOOK_SECRET: 'docs-test-webhook-master-secret' });
+  // a tenant of their own: the examples use fixed job ids and count what they made
+  const listening = await listeningApp({ DELEGATE_WEBHOOK_SECRET: 'docs-test-webhook-master-secret' }, 'docs');
   app = listening.app;
   // the `delegate` a reader has after `npm install`: this checkout's CLI
   const bin = join(scratch, 'bin');
   mkdirSync(bin);
   writeFileSync(join(bin, 'delegate'), `#!/bin/sh\nexec "${process.execPath}" "${join(ROOT, 'cli/bin.js')}" "$@"\n`);
   chmodSync(join(bin, 'delegate'), 0o755);
-  const key = TEST_TENANTS.default.key;
+  const key = TEST_TENANTS.docs.key;
   env = { ...process.env, PATH: `${bin}:${process.env.PATH}`, DELEGATE_URL: listening.url, DELEGATE_KEY: key, AUTH: `authorization: Bearer ${key}`, NO_COLOR: '1' };
 });
 afterAll(async () => {

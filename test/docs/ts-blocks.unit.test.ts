@@ -52,7 +52,7 @@ describe('the TypeScript blocks of the docs', () => {
     const byName = writeBlocks(dir, programs);
     const output = await typecheck(dir, [...byName.keys()]);
     // name the page and line of each error instead of the temp file
-    const readable = output.replace(/[\w./-]*?(\w+_L\d+)\.ts\((\d+),\d+\)/g, (_, n: string, l: string) => {
+    const readable = output.replace(/[\w./-]*?([\w-]+_L\d+)\.ts\((\d+),\d+\)/g, (_, n: string, l: string) => {
       const b = byName.get(`${n}.ts`);
       return b ? `${where(b)} (block line ${l})` : `${n}.ts:${l}`;
     });
