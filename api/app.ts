@@ -102,6 +102,9 @@ export async function buildApp({ config, client, registry, tenants, record, fast
 
   await app.register(swagger, {
     openapi: {
+      // 3.1: its schemas are JSON Schema 2020-12, what zod emits (null as a type, {} for any value);
+      // fastify-type-provider-zod picks its target from this version
+      openapi: '3.1.0',
       info: {
         title: 'Delegate API',
         version: '0.1.0',
@@ -121,6 +124,8 @@ export async function buildApp({ config, client, registry, tenants, record, fast
         securitySchemes: { [BEARER_SCHEME]: { type: 'http', scheme: 'bearer', description: 'An API key; the key decides the tenant' } },
       },
       security: [{ [BEARER_SCHEME]: [] }],
+      // relative: the API is served from where its document is, whatever PUBLIC_URL says
+      servers: [{ url: '/', description: 'this API' }],
     },
     transform: jsonSchemaTransform,
     transformObject: withExamples(jsonSchemaTransformObject),

@@ -10,7 +10,7 @@ import { buildApp } from './app';
 import { AUTH_OFF_WARNING } from './routes/system';
 
 const config = loadConfig();
-// off unless an OTEL_* variable says where spans go (README, "Traces")
+// off unless an OTEL_* variable says where spans go (docs/guides/observability.md, "Traces")
 const tracing = startTracing({ serviceName: 'delegate-api' });
 const connection = await connectClient(config);
 const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, interceptors: tracing?.clientInterceptors });

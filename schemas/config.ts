@@ -19,14 +19,26 @@ const list = listOf('');
 /** Process configuration, read from the environment by `loadConfig` (entry points only). */
 export const ConfigSchema = z
   .object({
-    TEMPORAL_ADDRESS: z.string().min(1).default('localhost:7233').describe('host:port of the Temporal frontend'),
-    TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
-    TEMPORAL_TLS: bool.default(false).describe('use TLS (implied by TEMPORAL_API_KEY)'),
-    TEMPORAL_API_KEY: z.string().min(1).optional().describe('Temporal Cloud API key'),
-    TEMPORAL_UI_URL: z.url().default('http://localhost:8233').describe('base URL of the Temporal Web UI, for links'),
-    DELEGATE_TASK_QUEUE: z.string().min(1).default('delegate'),
+    TEMPORAL_ADDRESS: z
+      .string()
+      .min(1)
+      .default('localhost:7233')
+      .describe('host:port of the Temporal frontend; when set, `npm start` starts no dev server'),
+    TEMPORAL_NAMESPACE: z.string().min(1).default('default').describe('the Temporal namespace of jobs, subtasks and breakers'),
+    TEMPORAL_TLS: bool.default(false).describe('use TLS (implied by TEMPORAL_API_KEY; Temporal Cloud)'),
+    TEMPORAL_API_KEY: z.string().min(1).optional().describe('Temporal Cloud API key (turns TLS on)'),
+    TEMPORAL_UI_URL: z.url().default('http://localhost:8233').describe('base URL of the Temporal Web UI, for the links the API returns'),
+    DELEGATE_TASK_QUEUE: z
+      .string()
+      .min(1)
+      .default('delegate')
+      .describe('task queue of the workflows and the builtin agents; tenant lanes are `<queue>-agents-<tenant>`'),
     DELEGATE_MAX_DEPTH: z.coerce.number().int().min(0).max(10).default(3).describe('levels of nested jobs below the root'),
-    DELEGATE_AGENTS_FILE: z.string().min(1).optional().describe('JSON file of HTTP agents (default: agents.json when present)'),
+    DELEGATE_AGENTS_FILE: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('JSON file of HTTP and LLM agents, skills and roles (default: agents.json in the working directory when present)'),
     DELEGATE_RESEARCH_DEFAULT_AGENT: z
       .string()
       .min(1)
@@ -40,29 +52,46 @@ export const ConfigSchema = z
       .optional()
       .describe('agent that judges free-text stop conditions (rubrics), booked to the subtask; unset: rubrics never stop a subtask'),
     DELEGATE_STEP_LOG: z.string().min(1).optional().describe('append-only file of completed agent steps (audits, chaos tests)'),
-    DELEGATE_AUTH: z.enum(['on', 'off']).default('on').describe('off: no keys, every caller is tenant "default" (development only)'),
+    DELEGATE_AUTH: z
+      .enum(['on', 'off'])
+      .default('on')
+      .describe('off: no keys, every caller is tenant "default" (development only); announced at start and in /readyz'),
     DELEGATE_API_KEYS: z
       .string()
       .regex(/^\s*[^=,\s]+=[^,\s]+\s*(,\s*[^=,\s]+=[^,\s]+\s*)*$/, 'comma-separated tenant=key pairs')
       .optional()
-      .describe('tenant=key pairs (development and tests)'),
-    DELEGATE_API_KEYS_FILE: z.string().min(1).optional().describe('JSON file of tenants with SHA-256 hashes of their keys (production)'),
-    DELEGATE_QUOTA_REQUESTS_PER_MINUTE: z.coerce.number().int().positive().default(600).describe('API requests per tenant per minute'),
-    DELEGATE_QUOTA_RUNNING_JOBS: z.coerce.number().int().positive().default(50).describe('root jobs a tenant may have running'),
+      .describe('tenant=key pairs, keys of 16+ characters (development and tests)'),
+    DELEGATE_API_KEYS_FILE: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('JSON file of tenants with SHA-256 hashes of their keys and their quotas (production); followed while the processes run'),
+    DELEGATE_QUOTA_REQUESTS_PER_MINUTE: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(600)
+      .describe("API requests per tenant per minute (429 with Retry-After past it); a tenant's own quota in the keys file wins"),
+    DELEGATE_QUOTA_RUNNING_JOBS: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(50)
+      .describe('root jobs a tenant may have running (429 with Retry-After past it)'),
     DELEGATE_QUOTA_TASKS_PER_JOB: z.coerce
       .number()
       .int()
       .positive()
       .max(10_000)
       .default(10_000)
-      .describe('subtasks in one request, across every level of nesting'),
+      .describe('subtasks in one request, counted across every level of nesting (422 past it)'),
     DELEGATE_QUOTA_AGENT_SLOTS: z.coerce
       .number()
       .int()
       .positive()
       .max(10_000)
       .default(50)
-      .describe('concurrent agent steps per tenant per worker'),
+      .describe('agent steps a tenant runs at once on each worker (the size of its lane)'),
     DELEGATE_JOB_MAX_SECONDS: z.coerce
       .number()
       .int()
@@ -76,7 +105,7 @@ export const ConfigSchema = z
       .positive()
       .max(31_536_000)
       .default(86_400)
-      .describe("ceiling on one step's worst case (timeout × attempts + backoff)"),
+      .describe("ceiling on one step's worst case (timeout × attempts + backoff); larger tasks get 422"),
     DELEGATE_STEP_SCHEDULE_TIMEOUT_SECONDS: z.coerce
       .number()
       .int()
@@ -110,7 +139,11 @@ export const ConfigSchema = z
       .max(86_400)
       .default(30)
       .describe('how long an open circuit refuses steps before one trial step goes through'),
-    DELEGATE_WEBHOOK_SECRET: z.string().min(16).optional().describe('HMAC-SHA256 key that signs completion webhooks'),
+    DELEGATE_WEBHOOK_SECRET: z
+      .string()
+      .min(16)
+      .optional()
+      .describe("master HMAC-SHA256 key (16+ characters); each tenant's webhooks are signed with a key derived from it"),
     DELEGATE_DATABASE_URL: z
       .string()
       .regex(/^postgres(ql)?:\/\//, 'a postgres:// URL')
@@ -148,8 +181,8 @@ export const ConfigSchema = z
       .max(600_000)
       .default(0)
       .describe('fault-injection tests only: wait this long after an archive committed before reporting it'),
-    HOST: z.string().min(1).default('127.0.0.1'),
-    PORT: port.default(3000),
+    HOST: z.string().min(1).default('127.0.0.1').describe("the address the API listens on (and the worker's /metrics)"),
+    PORT: port.default(3000).describe('the port the API listens on'),
     PUBLIC_URL: z.url().optional().describe('base URL of the API as clients see it, for links; its host is allowed by the Host check'),
     DELEGATE_ALLOWED_HOSTS: list.describe(
       "comma-separated Host names (`name` any port, `name:port` exactly) the API answers; checked when set, and when bound to loopback or auth is off (default then: localhost, 127.0.0.1, [::1], HOST, PUBLIC_URL's host); others get 403 (DNS rebinding)",
@@ -157,7 +190,10 @@ export const ConfigSchema = z
     DELEGATE_ALLOWED_ORIGINS: list.describe(
       'comma-separated exact Origins (`https://app.example`) browsers may send when the Host check is on; unset: any http(s) Origin whose host passes the Host check',
     ),
-    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    LOG_LEVEL: z
+      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+      .default('info')
+      .describe("pino level of the API, the worker and the SDK's own lines"),
     DELEGATE_STACK_STATUS_FILE: z
       .string()
       .min(1)

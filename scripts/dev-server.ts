@@ -30,7 +30,7 @@ export interface DevServerOptions {
  * Dynamic-config values that raise a one-machine dev server's throughput (A/B figures:
  * `npm run bench -- server-settings`, bench/RESULTS.md). The first two and the partition
  * counts only make sense for the dev server's single history shard and one matching host:
- * a real cluster gets more history shards instead (docker-compose.yml, README). The last one
+ * a real cluster gets more history shards instead (docker-compose.yml, docs/operations/cluster.md). The last one
  * is a feature, not a speed-up: without it the server ignores task priorities.
  */
 export const DEV_THROUGHPUT_SETTINGS: Record<string, string> = {

@@ -1,9 +1,9 @@
 /**
- * The README's pictures of the Temporal UI: `npm run ui:screenshot`. Re-run it when the UI's
+ * The pictures of the Temporal UI in docs/guides/temporal-ui.md: `npm run ui:screenshot`. Re-run it when the UI's
  * look (or the story) changes; it needs no network.
  *
  * Starts its own dev server with the Web UI, a worker and the API app on free ports in a
- * temp dir, submits the story of ui-story.ts through the API, checks the README's queries
+ * temp dir, submits the story of ui-story.ts through the API, checks the guide's queries
  * against it, then takes two pictures with Debian's headless chromium (or $CHROMIUM):
  *   docs/temporal-ui-list.png  the job's tree in the workflow list, Delegate's search attributes as columns
  *   docs/temporal-ui-job.png   the job's page: its current details and its children

@@ -1,5 +1,5 @@
 /**
- * The job the README's Temporal UI screenshots show, and the visibility queries the README
+ * The job the Temporal UI screenshots of docs/guides/temporal-ui.md show, and the visibility queries the guide
  * gives: a fan-out of tenant `acme` in which one subtask succeeded, one failed, one was
  * halted by its budget, one is still running, and a nested vote decided early (two voters
  * cancelled). `ui-screenshot.ts` submits it, waits for `storyReady`, then checks every query.
@@ -17,7 +17,7 @@ const sim = (id: string, question: string, params: Record<string, unknown>, extr
 });
 
 /**
- * The workflow list's columns in the pictures, and the ones the README suggests: Delegate's
+ * The workflow list's columns in the pictures, and the ones the guide suggests: Delegate's
  * search attributes but the tenant (it is in every workflow id), after the UI's status and id.
  */
 export const LIST_COLUMNS = [
@@ -76,7 +76,7 @@ export function storyIds(root: string) {
   };
 }
 
-/** The queries the README gives, each with the story's workflows it must find (exactly). */
+/** The queries docs/guides/temporal-ui.md gives, each with the story's workflows it must find (exactly). */
 export function readmeQueries(root: string): { what: string; query: string; finds: string[] }[] {
   const ids = storyIds(root);
   return [

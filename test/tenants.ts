@@ -14,6 +14,8 @@ export const TEST_TENANTS = {
   /** A tenant that hogs its lane, and one that must not be delayed by it. */
   hog: { key: 'test-key-hog-0123456789abcdef', quotas: { requestsPerMinute: 1_000_000, agentSlots: 4 } },
   victim: { key: 'test-key-victim-0123456789abcdef', quotas: { requestsPerMinute: 1_000_000, agentSlots: 4 } },
+  /** The docs' runnable examples (test/docs/examples.test.ts): fixed job ids, kept apart from every other test's. */
+  docs: { key: 'test-key-docs-0123456789abcdef', quotas: { requestsPerMinute: 1_000_000, agentSlots: 20 } },
 } as const;
 
 /** A test tenant's name. */

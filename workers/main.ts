@@ -38,7 +38,7 @@ const metricsServer = config.DELEGATE_WORKER_METRICS_PORT
   : undefined;
 if (metricsServer) log.info({ url: metricsServer.url }, 'metrics endpoint');
 const tenants = loadTenants(config);
-// off unless an OTEL_* variable says where spans go (README, "Traces")
+// off unless an OTEL_* variable says where spans go (docs/guides/observability.md, "Traces")
 const tracing = startTracing({ serviceName: 'delegate-worker' });
 // one stray promise (an agent's, a library's) must not take every tenant's steps down with the process
 process.on('unhandledRejection', (reason) => log.error({ err: String(reason) }, 'unhandled rejection (kept running)'));

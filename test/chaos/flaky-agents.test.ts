@@ -19,7 +19,7 @@ afterAll(async () => {
 
 /**
  * 200 subtasks at once on the dev server; 80 on the cluster's server, where a subtask costs about
- * twice the CPU (docs/scaling.md): 200 at once on two cores delayed heartbeats past the steps'
+ * twice the CPU (docs/operations/scaling.md): 200 at once on two cores delayed heartbeats past the steps'
  * 10 s heartbeat timeout in every run (1–3 of ~700 attempts timed out by the server, which the
  * seeds cannot predict, so the scenario would test the machine's size instead of Delegate).
  */

@@ -4,7 +4,7 @@
  * differs from version N in its command sequence. Before its next step, a subtask run of
  * N+1 upserts its memo once, `{ deployVersion: 'n+1', n1FromStep }`: one
  * WorkflowPropertiesModified event version N never emits. The change is behind
- * `patched(NEXT_VERSION_PATCH)` (README, "Deploying workflow changes"), so runs that began on
+ * `patched(NEXT_VERSION_PATCH)` (docs/operations/upgrades.md), so runs that began on
  * N replay their old steps without it and take the new branch from the first step N+1
  * executes; `unguarded` leaves the patch out (the control that must break replay).
  *

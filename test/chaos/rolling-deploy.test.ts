@@ -2,7 +2,7 @@
  * A rolling deploy under load: a job of long subtasks runs on two workers of version N;
  * worker 0 is stopped (SIGTERM, graceful) and replaced by version N+1, then worker 1. N+1's
  * subtask workflow issues a command N never did (a memo upsert, test/chaos/next-version.ts),
- * behind `patched()` as the README's "Deploying workflow changes" says. The job finishes with
+ * behind `patched()` as docs/operations/upgrades.md says. The job finishes with
  * every subtask's answer, no step lost or run twice, and no workflow task of any of its
  * workflows failed on nondeterminism; the runs that crossed the deploy carry N+1's marker
  * from the step N+1 first ran, and replay on N+1. The control: the same change without

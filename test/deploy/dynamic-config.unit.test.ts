@@ -1,7 +1,7 @@
 /**
  * The cluster (npm run cluster, docker-compose.yml) and the dev server run the same dynamic
  * config, but for the dev server's single-shard workarounds, which a cluster replaces with
- * history shards and task-queue partitions (README "Temporal server settings").
+ * history shards and task-queue partitions (docs/operations/cluster.md, "Temporal server settings").
  */
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';

@@ -5,7 +5,7 @@ import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../core/search-attributes';
 
 const delegateNames = (text: string) => text.match(/\bDelegate[A-Za-z]+/g) ?? [];
 
-describe("the README's Temporal UI story", () => {
+describe("the Temporal UI guide's story", () => {
   it('is a job the API accepts', () => {
     expect(JobSpecSchema.safeParse(STORY_SPEC).success).toBe(true);
   });

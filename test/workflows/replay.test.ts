@@ -3,7 +3,7 @@
  * of this checkout. A change that makes a workflow emit different commands for the same
  * history (a new activity, timer, child, search-attribute upsert, a reordering) fails here
  * with a nondeterminism error: such a change would break every job running during a deploy.
- * Wrap it in `patched('<id>')` (see README, "Deploying workflow changes") and re-record.
+ * Wrap it in `patched('<id>')` (see docs/operations/upgrades.md) and re-record.
  */
 import { Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { readdirSync, readFileSync } from 'node:fs';

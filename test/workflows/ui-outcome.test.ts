@@ -130,7 +130,7 @@ describe('the Temporal UI tells the story', () => {
     });
   });
 
-  it('the README queries find exactly the failed subtasks, the budget halts and the voters an early decision cut off', async () => {
+  it('the queries of the Temporal UI guide find exactly the failed subtasks, the budget halts and the voters an early decision cut off', async () => {
     expect(await found('DelegateStatus = "failure"', [`${root}/bad`])).toEqual([`${root}/bad`]);
     expect(await found('DelegateFailureReason = "budget_exhausted"', [`${root}/halt`])).toEqual([`${root}/halt`]);
     expect(await found('DelegateStatus = "cancelled"', [`${root}/poll/v4`, `${root}/poll/v5`])).toEqual([

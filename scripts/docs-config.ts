@@ -1,0 +1,11 @@
+/** `npm run docs:config`: writes docs/reference/configuration.md from the configuration schema. */
+import { writeFileSync } from 'node:fs';
+import { CONFIG_REFERENCE_PATH, renderConfigReference, undescribedVariables } from './config-reference';
+
+const missing = undescribedVariables();
+if (missing.length) {
+  console.error(`describe these variables in schemas/config.ts first: ${missing.join(', ')}`);
+  process.exit(1);
+}
+writeFileSync(CONFIG_REFERENCE_PATH, renderConfigReference());
+console.log(`wrote ${CONFIG_REFERENCE_PATH}`);

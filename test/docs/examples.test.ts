@@ -1,0 +1,117 @@
+/**
+ * Every ```sh runnable (and ```ts runnable) block of README.md and docs/ runs, and succeeds, against a real stack:
+ * the run's dev server and worker, and an API listening on a free loopback port. Each block
+ * runs with `bash -euo pipefail`, one after the other per page (a block may use what an
+ * earlier one of its page made), in a scratch folder, with `DELEGATE_URL`, `DELEGATE_KEY` and
+ * `AUTH` set as the docs tell a reader to set them, and `delegate` on PATH (the CLI from this
+ * checkout); a TypeScript block runs with tsx. A renamed field breaks a `jq -e` or a `curl --fail-with-body` here, not a reader.
+ */
+import { execFile } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listeningApp } from '../helpers';
+import { TEST_TENANTS } from '../tenants';
+import { allBlocks, ROOT, where, type CodeBlock } from './blocks';
+
+const runnable = allBlocks().filter((b) => b.flags.includes('runnable'));
+const byFile = new Map<string, CodeBlock[]>();
+for (const b of runnable) byFile.set(b.file, [...(byFile.get(b.file) ?? []), b]);
+
+/** One block's run: exit code and output. */
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Where a runnable TypeScript block is written: inside the repository, so `delegate/client` resolves as for a user. */
+const TS_RUN_DIR = join(ROOT, 'test-results', 'docs-run');
+
+/** The command that runs a block: bash for shell, tsx for TypeScript. */
+function commandOf(b: CodeBlock): [string, string[]] {
+  if (b.lang === 'ts') {
+    mkdirSync(TS_RUN_DIR, { recursive: true });
+    const file = join(TS_RUN_DIR, `${b.file.replace(/[/.]/g, '_')}_L${b.line}.ts`);
+    writeFileSync(file, `${b.code}\nexport {};\n`);
+    return [process.execPath, ['--import', 'tsx', file]];
+  }
+  return ['bash', ['-euo', 'pipefail', '-c', b.code]];
+}
+
+/** Runs a block in `cwd` with `env`; gives up (and says so) after `timeoutMs`. */
+function runBlock(b: CodeBlock, cwd: string, env: NodeJS.ProcessEnv, timeoutMs = 120_000): Promise<Run> {
+  const [cmd, args] = commandOf(b);
+  return new Promise((resolve) => {
+    // TypeScript runs from the repository, where tsx and delegate/client resolve
+    execFile(cmd, args, { cwd: b.lang === 'ts' ? ROOT : cwd, env, timeout: timeoutMs, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
+      const e = err as (NodeJS.ErrnoException & { code?: number | string; killed?: boolean }) | null;
+      const code = e ? (typeof e.code === 'number' ? e.code : 1) : 0;
+      resolve({ code, stdout, stderr: e?.killed ? `${stderr}\n(killed after ${timeoutMs} ms)` : stderr });
+    });
+  });
+}
+
+let app: FastifyInstance;
+let env: NodeJS.ProcessEnv;
+const scratch = mkdtempSync(join(tmpdir(), 'delegate-docs-'));
+
+beforeAll(async () => {
+  // a tenant of their own: the examples use fixed job ids and count what they made
+  const listening = await listeningApp({ DELEGATE_WEBHOOK_SECRET: 'docs-test-webhook-master-secret' }, 'docs');
+  app = listening.app;
+  // the `delegate` a reader has after `npm install`: this checkout's CLI
+  const bin = join(scratch, 'bin');
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'delegate'), `#!/bin/sh\nexec "${process.execPath}" "${join(ROOT, 'cli/bin.js')}" "$@"\n`);
+  chmodSync(join(bin, 'delegate'), 0o755);
+  const key = TEST_TENANTS.docs.key;
+  env = {
+    ...process.env,
+    PATH: `${bin}:${process.env.PATH}`,
+    DELEGATE_URL: listening.url,
+    DELEGATE_KEY: key,
+    AUTH: `authorization: Bearer ${key}`,
+    NO_COLOR: '1',
+  };
+});
+afterAll(async () => {
+  await app?.close();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+describe('the runnable examples of the docs', () => {
+  it('are there, on the pages that show the main features', () => {
+    expect(runnable.length).toBeGreaterThanOrEqual(15);
+    const text = runnable.map((b) => b.code).join('\n');
+    // submit, status, result, stop, top-ups, events, the CLI
+    for (const feature of [
+      '/v1/jobs"',
+      '/result?waitSeconds',
+      '/stop',
+      '/budget',
+      '/events',
+      'delegate submit',
+      'delegate status',
+      'delegate result',
+    ]) {
+      expect(text, feature).toContain(feature);
+    }
+  });
+
+  for (const [file, blocks] of byFile) {
+    describe(file, () => {
+      const cwd = join(scratch, file.replace(/[/.]/g, '_'));
+      beforeAll(() => mkdirSync(cwd, { recursive: true }));
+      for (const b of blocks) {
+        it(`runs the block at ${where(b)}`, async () => {
+          const run = await runBlock(b, cwd, env);
+          const report = `${where(b)} exited ${run.code}\n--- block\n${b.code}--- stdout\n${run.stdout.slice(-4000)}\n--- stderr\n${run.stderr.slice(-4000)}`;
+          expect(run.code, report).toBe(0);
+        }, 150_000);
+      }
+    });
+  }
+});
