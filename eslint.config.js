@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.data/', 'dist/', 'scratch/', 'bench/results/'] },
+  { ignores: ['node_modules/', '.data/', 'dist/', 'scratch/', 'bench/results/', 'test-results/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
