@@ -98,7 +98,8 @@ describe('/metrics after a job', () => {
     expect(moved(workerBefore, workerAfter, 'delegate_steps_total', { agent: 'sim', outcome: 'ok' })).toBe(1);
     expect(moved(workerBefore, workerAfter, 'delegate_step_retries_total', { agent: 'flaky-http' })).toBe(1);
     expect(moved(workerBefore, workerAfter, 'delegate_step_duration_seconds_count', { agent: 'sim' })).toBe(1);
-    expect(sumOf(workerAfter, 'delegate_step_duration_seconds_sum', { agent: 'sim' })).toBeGreaterThanOrEqual(7);
+    // the 7 s step, as the timers measured it (they may read a microsecond short)
+    expect(sumOf(workerAfter, 'delegate_step_duration_seconds_sum', { agent: 'sim' })).toBeGreaterThanOrEqual(6.99);
     expect(workerAfter).toMatch(/^delegate_circuit_breaker_state\{agent="flaky-http"\} 0$/m);
     // what the workflows reported: each subtask by agent and outcome, its spend, the job
     expect(
