@@ -41,15 +41,21 @@ export function notRunResult(task: TaskSpec, reason: FailureReason, message: str
 
 /** Evidence without duplicates (same id, or same url), first occurrence kept. */
 export function dedupeEvidence(items: Evidence[]): Evidence[] {
-  const seen = new Set<string>();
-  const out: Evidence[] = [];
+  return appendEvidence([], items);
+}
+
+const evidenceKeys = (e: Evidence): string[] => (e.url ? [`id:${e.id}`, `url:${e.url}`] : [`id:${e.id}`]);
+
+/** Appends to `list` (in place; it holds no duplicates) the items it does not hold yet by id or url, first kept; returns `list`. */
+export function appendEvidence(list: Evidence[], items: readonly Evidence[]): Evidence[] {
+  const seen = new Set(list.flatMap(evidenceKeys));
   for (const e of items) {
-    const keys = [`id:${e.id}`, ...(e.url ? [`url:${e.url}`] : [])];
+    const keys = evidenceKeys(e);
     if (keys.some((k) => seen.has(k))) continue;
-    keys.forEach((k) => seen.add(k));
-    out.push(e);
+    for (const k of keys) seen.add(k);
+    list.push(e);
   }
-  return out;
+  return list;
 }
 
 /** Strings without duplicates, order kept. */

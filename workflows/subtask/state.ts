@@ -136,7 +136,7 @@ export function newState({ task, allocation, manifest, carry }: StateInput, now:
     ledger: carry?.ledger ?? newLedger(allocation),
     steps: carry?.steps ?? 0,
     attempts: carry?.attempts ?? 0,
-    evidence: carry?.evidence ?? [],
+    evidence: [...(carry?.evidence ?? [])],
     citations: [...(carry?.citations ?? [])],
     followUps: [...(carry?.followUps ?? [])],
     channels: new Set(carry?.channels),

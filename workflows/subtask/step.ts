@@ -9,7 +9,7 @@ import type { AgentStepInput, AgentStepOutput, PreviousStage } from '../../activ
 import type { FailureReason, Usage } from '../../schemas';
 import type { EventTarget } from '../job/events';
 import { charge, remaining } from '../../core/budget-ledger';
-import { dedupeEvidence, fitList, jsonBytes } from '../../core/task-results';
+import { appendEvidence, fitList, jsonBytes } from '../../core/task-results';
 import { noWorkerMessage } from '../step-policy';
 import { halt } from './halt';
 import { invalidOutputReprompt, type Reprompted } from './reprompt';
@@ -128,7 +128,8 @@ export function applyStepOutput(s: RunningState, out: AgentStepOutput): void {
   s.reprompt = undefined;
   charge(s.ledger, out.usage);
   if (out.evidence.length > 0) {
-    s.evidence = dedupeEvidence([...s.evidence, ...out.evidence]);
+    // in place: the evidence so far is free of duplicates already, and a step must not copy it
+    appendEvidence(s.evidence, out.evidence);
     if (jsonBytes(s.evidence) > MAX_EVIDENCE_BYTES) {
       const before = s.evidence.length;
       s.evidence = fitList(s.evidence, MAX_EVIDENCE_BYTES);
