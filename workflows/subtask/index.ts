@@ -22,7 +22,7 @@ import type { PreviousStage } from '../../activities';
 import type { AgentManifest, Budget, FailureReason, TaskResult, TaskSpec } from '../../schemas';
 import type { EventTarget } from '../job/events';
 import { cancelSignal, grantSignal, stopSignal, subtaskMessages, subtaskStatusQuery } from '../messages';
-import { remaining, snapshot, topUp } from '../../core/budget-ledger';
+import { snapshot, topUp } from '../../core/budget-ledger';
 import { MAX_CARRY_BYTES, msLeft } from '../../core/engine-limits';
 import { agentLabel, jsonBytes } from '../../core/task-results';
 import { TENANT_KEY } from '../../core/search-attributes';
@@ -245,7 +245,7 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
       now,
     });
     const sent = stepInput(r, { ...step, maxAttempts: policy.retry.maxAttempts, role: roleHost?.stepFields() }, now);
-    const outcome = await runStep(options, sent, remaining(r.ledger, elapsedSeconds(r, now)).latencySeconds, () => r.cancelRequested);
+    const outcome = await runStep(options, sent, sent.budgetLeft.latencySeconds, () => r.cancelRequested);
     const where = {
       pastDeadline: pastDeadline(deadline, Date.now()),
       queue: stepQueue() ?? workflowInfo().taskQueue,
