@@ -47,11 +47,15 @@ export function beforeStep(s: RunningState, deadline: number | undefined, now: n
   return stepsLeft(s);
 }
 
+/** Whether the agent has steps left of its `maxSteps`, counted since it took over. */
+export function agentHasSteps(s: RunningState): boolean {
+  return s.steps - s.agentStartStep < s.manifest.limits.maxSteps;
+}
+
 /** The agent's own limit: `maxSteps` since it took over. */
 export function stepsLeft(s: RunningState): 'go' | 'out_of_steps' {
-  const max = s.manifest.limits.maxSteps;
-  if (s.steps - s.agentStartStep < max) return 'go';
-  s.errors.push(`agent did not finish within its ${max} steps`);
+  if (agentHasSteps(s)) return 'go';
+  s.errors.push(`agent did not finish within its ${s.manifest.limits.maxSteps} steps`);
   return 'out_of_steps';
 }
 

@@ -10,7 +10,7 @@ import type { TaskSpec } from '../../schemas';
 import { checkSummary } from '../../core/summary-sentences';
 import type { RoleNext } from '../role-host';
 import type { HostRules } from './host-rules';
-import { halt } from './halt';
+import { agentHasSteps, halt } from './halt';
 import type { StepFailure } from './step';
 import { spentAxes, type RunningState, type SubtaskState } from './state';
 
@@ -41,7 +41,7 @@ export function invalidOutputReprompt(s: RunningState, f: StepFailure): Reprompt
  */
 export function summaryReprompt(s: RunningState, task: TaskSpec, rules: HostRules, now: number): Reprompted | null {
   if (!rules.repromptSummary || !s.done || !task.research || s.summaryReprompted) return null;
-  if (s.steps - s.agentStartStep >= s.manifest.limits.maxSteps || spentAxes(s, now).length > 0) return null;
+  if (!agentHasSteps(s) || spentAxes(s, now).length > 0) return null;
   const check = checkSummary(s.summary);
   if (check.ok) return null;
   s.summaryReprompted = true;
