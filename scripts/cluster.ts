@@ -54,12 +54,7 @@ const server = await startTemporalServer(serverOptions).catch((err: Error) => {
   process.exit(1);
 });
 // started again on the same ports and databases when it dies
-const withLog = <T extends object>(s: T, logFile: string) => ({ ...s, logFile });
-await stack.keep(
-  'temporal-server',
-  async () => withLog(await startTemporalServer(serverOptions), serverOptions.logFile),
-  withLog(server, serverOptions.logFile),
-);
+await stack.keep('temporal-server', () => startTemporalServer(serverOptions), server);
 
 const apiPort = process.env.PORT ? Number(process.env.PORT) : 3000 + offset;
 const api = process.env.PUBLIC_URL ?? `http://localhost:${apiPort}`;
@@ -74,7 +69,7 @@ const ui = await startTemporalUi(uiOptions).catch((err: Error) => {
   console.error(`Could not start the Temporal UI: ${err.message}`);
   return stack.shutdown(1);
 });
-await stack.keep('temporal-ui', async () => withLog(await startTemporalUi(uiOptions), uiOptions.logFile), withLog(ui, uiOptions.logFile));
+await stack.keep('temporal-ui', () => startTemporalUi(uiOptions), ui);
 
 // the same settings as compose's worker and api services, plus this host's own addresses
 const envFiles = { worker: readEnvFile(join(DEPLOY_DIR, 'worker.env')), api: readEnvFile(join(DEPLOY_DIR, 'api.env')) };

@@ -13,20 +13,24 @@ export const CONFIG_REFERENCE_PATH = 'docs/reference/configuration.md';
 type Def = { type: string; innerType?: z.ZodType; in?: z.ZodType; defaultValue?: unknown; entries?: Record<string, string> };
 const defOf = (s: z.ZodType): Def => (s as unknown as { _zod: { def: Def } })._zod.def;
 
-/** The schema's default (unwrapping pipes, transforms and optionals), or undefined when it has none. */
-function defaultOf(s: z.ZodType): unknown {
+/** The first wrapper of `type` in the schema (unwrapping pipes, transforms and optionals), or undefined. */
+function findDef(s: z.ZodType, type: string): Def | undefined {
   const d = defOf(s);
-  if (d.type === 'default') return typeof d.defaultValue === 'function' ? (d.defaultValue as () => unknown)() : d.defaultValue;
+  if (d.type === type) return d;
   const inner = d.innerType ?? d.in;
-  return inner ? defaultOf(inner) : undefined;
+  return inner ? findDef(inner, type) : undefined;
 }
 
-/** The enum's values (unwrapping as above), or undefined when it is not one. */
+/** The schema's default, or undefined when it has none. */
+function defaultOf(s: z.ZodType): unknown {
+  const d = findDef(s, 'default');
+  return typeof d?.defaultValue === 'function' ? (d.defaultValue as () => unknown)() : d?.defaultValue;
+}
+
+/** The enum's values, or undefined when it is not one. */
 function enumOf(s: z.ZodType): string[] | undefined {
-  const d = defOf(s);
-  if (d.type === 'enum') return Object.values(d.entries ?? {});
-  const inner = d.innerType ?? d.in;
-  return inner ? enumOf(inner) : undefined;
+  const d = findDef(s, 'enum');
+  return d ? Object.values(d.entries ?? {}) : undefined;
 }
 
 const code = (v: string) => '`' + v + '`';

@@ -66,6 +66,8 @@ export interface DevServer {
   uiUrl?: string;
   process: ChildProcess;
   stop(): Promise<void>;
+  /** Its log file (`logFile` of the options): the supervisor prints its last lines when it keeps dying. */
+  logFile?: string;
 }
 
 /** A free TCP port on loopback. */
@@ -179,5 +181,6 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     uiUrl,
     process: child,
     stop: () => stopProcess(child, exited),
+    logFile: opts.logFile,
   };
 }

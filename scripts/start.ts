@@ -43,10 +43,7 @@ if (!external) {
     process.exit(1);
   });
   // the same files and ports when it is started again: its jobs are in the SQLite file
-  await stack.keep('temporal', async () => ({ ...(await startDevServer(options)), logFile: options.logFile }), {
-    ...server,
-    logFile: options.logFile,
-  });
+  await stack.keep('temporal', () => startDevServer(options), server);
   address = server.address;
   uiUrl = server.uiUrl ?? uiUrl;
 } else {

@@ -10,7 +10,7 @@
  * API's /readyz names what is down.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { PinoPretty } from 'pino-pretty';
@@ -150,7 +150,8 @@ export class Supervisor {
 
   /** A child that keeps dying at start: say which, with its last lines, and stop the stack. */
   private async giveUp(name: string, how: string, child: Running): Promise<void> {
-    const lines = child.logFile && existsSync(child.logFile) ? tailOf(child.logFile, TAIL_LINES) : (this.tails.get(name) ?? []);
+    // a server's own log file (tailOf: none when unreadable), else what a launched child wrote
+    const lines = child.logFile ? tailOf(child.logFile, TAIL_LINES) : (this.tails.get(name) ?? []);
     console.error(
       `${name} exited (${how}) ${this.policy.maxQuickFailures} times in a row within ${this.policy.quickMs / 1000} s of its start; giving up.` +
         (lines.length ? `\nIts last lines${child.logFile ? ` (${child.logFile})` : ''}:\n${lines.map((l) => `  ${l}`).join('\n')}` : ''),

@@ -176,7 +176,7 @@ export async function startTemporalServer(opts: TemporalServerOptions): Promise<
     child.kill('SIGKILL');
     throw err;
   }
-  return { address, process: child, stop };
+  return { address, process: child, stop, logFile: opts.logFile };
 }
 
 /**

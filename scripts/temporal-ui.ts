@@ -67,6 +67,8 @@ export interface TemporalUi {
   process: ChildProcess;
   /** SIGTERM, then SIGKILL after 10 s; resolves when the process is gone. */
   stop(): Promise<void>;
+  /** Its log file (`logFile` of the options). */
+  logFile?: string;
 }
 
 /** The environment the config template reads (explicit options win over the caller's environment). */
@@ -132,7 +134,7 @@ export async function startTemporalUi(opts: TemporalUiOptions): Promise<Temporal
     await exited;
     throw err;
   }
-  return { url, process: child, stop };
+  return { url, process: child, stop, logFile: opts.logFile };
 }
 
 // `npx tsx scripts/temporal-ui.ts`: build once (e.g. to warm a CI cache) and print the binary's path

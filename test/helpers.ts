@@ -210,13 +210,16 @@ export async function finalResult(app: FastifyInstance, jobId: string, timeoutMs
   return res;
 }
 
-/** Starts a job straight through Temporal as tenant `tenant` (`job/<tenant>/<jobId>`), with engine-limit knobs; its handle. */
-export async function startJob(spec: JobSpec & { jobId: string }, limits: EngineLimits = {}, tenant = 'test') {
+/**
+ * Starts a job straight through Temporal as tenant `tenant` (`job/<tenant>/<jobId>`), with
+ * engine-limit knobs, its steps on `agentQueue` (a tenant's lane, as the API sets it) when given; its handle.
+ */
+export async function startJob(spec: JobSpec & { jobId: string }, limits: EngineLimits = {}, tenant = 'test', agentQueue?: string) {
   const client = await testClient();
   return client.workflow.start(delegationJob, {
     taskQueue: inject('taskQueue'),
     workflowId: `job/${tenant}/${spec.jobId}`,
-    args: [{ spec, tenant, maxDepth: 3, limits }],
+    args: [{ spec, tenant, maxDepth: 3, limits, ...(agentQueue ? { agentQueue } : {}) }],
   });
 }
 

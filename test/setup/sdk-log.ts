@@ -29,10 +29,17 @@ function line(e: LogEntry): string {
   return `${at} [${e.level}] ${e.message}${e.meta && Object.keys(e.meta).length > 0 ? ` ${JSON.stringify(e.meta)}` : ''}\n`;
 }
 
-/** A Temporal logger that appends every line at `level` or above to `file`. */
-export function fileLogger(file: string, level: 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' = 'INFO'): DefaultLogger {
+/** A Temporal logger that appends every line at `level` or above to `file`, and hands it to `also` (if given). */
+export function fileLogger(
+  file: string,
+  level: 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' = 'INFO',
+  also?: (e: LogEntry) => void,
+): DefaultLogger {
   mkdirSync(dirname(file), { recursive: true });
-  return new DefaultLogger(level, (e) => appendFileSync(file, line(e)));
+  return new DefaultLogger(level, (e) => {
+    appendFileSync(file, line(e));
+    also?.(e);
+  });
 }
 
 /** Runtime options whose SDK and core lines go to `file` (core at WARN, as the SDK's default). */

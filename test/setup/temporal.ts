@@ -2,7 +2,7 @@
  * Global setup: a real Temporal dev server on free ports (never the one `npm start`
  * uses), one worker with the workflows bundled once per run, both stopped at the end.
  */
-import { DefaultLogger, NativeConnection, Runtime, makeTelemetryFilterString } from '@temporalio/worker';
+import { NativeConnection, Runtime, makeTelemetryFilterString } from '@temporalio/worker';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,10 +54,8 @@ const ROLES = {
 export default async function setup(project: TestProject) {
   // the shared worker's SDK lines go to this run's log folder (test/setup/sdk-log.ts), its errors to the console too
   const sharedLog = logFileFor('shared-worker');
-  const toFile = fileLogger(sharedLog);
   Runtime.install({
-    logger: new DefaultLogger('INFO', (e) => {
-      toFile.log(e.level, e.message, e.meta);
+    logger: fileLogger(sharedLog, 'INFO', (e) => {
       if (e.level === 'ERROR') console.error(`shared test worker: ${e.message} (${sharedLog})`);
     }),
     telemetryOptions: { logging: { forward: {}, filter: makeTelemetryFilterString({ core: 'ERROR' }) } },

@@ -1,8 +1,7 @@
 import { defaultPayloadConverter } from '@temporalio/common';
-import { describe, expect, inject, it } from 'vitest';
-import type { JobSpec } from '../../schemas';
+import { describe, expect, it } from 'vitest';
 import type { JobInput } from '../../workflows/job/runtime';
-import { pollUntil, runJob, testClient, uniqueId } from '../helpers';
+import { pollUntil, runJob, startJob, testClient, uniqueId } from '../helpers';
 import type { subtask } from '../../workflows/subtask';
 import { delegationJob } from '../../workflows/delegation-job';
 import { jobStatusQuery, stopSignal, subtaskStatusQuery } from '../../workflows/messages';
@@ -39,16 +38,6 @@ async function waitSteps(workflowId: string, n: number, timeoutMs = 15_000): Pro
     if (Date.now() > until) throw new Error(`${workflowId} did not reach ${n} step(s)`);
     await new Promise((r) => setTimeout(r, 100));
   }
-}
-
-/** Starts a root job without waiting for it. */
-async function startJob(spec: JobSpec & { jobId: string }) {
-  const client = await testClient();
-  return client.workflow.start(delegationJob, {
-    taskQueue: inject('taskQueue'),
-    workflowId: `job/test/${spec.jobId}`,
-    args: [{ spec, tenant: 'test', maxDepth: 3 } satisfies JobInput],
-  });
 }
 
 describe('nested jobs', () => {

@@ -6,20 +6,11 @@
 import { describe, expect, inject, it } from 'vitest';
 import type { JobResult, JobSpec } from '../../schemas';
 import { agentQueueFor } from '../../core/names';
-import { delegationJob } from '../../workflows/delegation-job';
 import { DATA_EXPONENTIAL, exponentialSchema, nested, SELF_REF } from '../hostile-schemas';
-import { fastRetry, testClient, uniqueId } from '../helpers';
+import { fastRetry, startJob, uniqueId } from '../helpers';
 
 /** Starts a job on a tenant's lane, as the API would, but without any of the API's checks. */
-async function start(tenant: string, spec: JobSpec & { jobId: string }) {
-  const client = await testClient();
-  const taskQueue = inject('taskQueue');
-  return client.workflow.start(delegationJob, {
-    taskQueue,
-    workflowId: `job/${tenant}/${spec.jobId}`,
-    args: [{ spec, tenant, maxDepth: 3, agentQueue: agentQueueFor(taskQueue, tenant) }],
-  });
-}
+const start = (tenant: string, spec: JobSpec & { jobId: string }) => startJob(spec, {}, tenant, agentQueueFor(inject('taskQueue'), tenant));
 
 /** How long one echo job of the victim tenant takes, end to end. */
 async function victimJob(): Promise<number> {
