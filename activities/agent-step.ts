@@ -97,11 +97,17 @@ const EVENT_RETRY_MS = 60_000;
 
 /**
  * Appends `list` to a job's stream, trying again with backoff (100 ms doubling to 2 s, up to
- * EVENT_RETRY_MS, heartbeating) while the record refuses (locked, connection lost), as Temporal
- * retries the job's lifecycle events. A written event is skipped by its key: a retry after an
- * unacknowledged commit writes it once.
+ * EVENT_RETRY_MS; the step heartbeats meanwhile) while the record refuses (locked, connection
+ * lost), as Temporal retries the job's lifecycle events. A written event is skipped by its key: a
+ * retry after an unacknowledged commit writes it once.
  */
-async function appendUntilWritten(events: JobEvents, tenant: string, jobId: string, list: NewJobEvent[], ctx: Context): Promise<void> {
+async function appendUntilWritten(
+  events: JobEvents,
+  tenant: string,
+  jobId: string,
+  list: NewJobEvent[],
+  cancelled: AbortSignal,
+): Promise<void> {
   const deadline = Date.now() + EVENT_RETRY_MS;
   for (let attempt = 1; ; attempt++) {
     try {
@@ -109,9 +115,8 @@ async function appendUntilWritten(events: JobEvents, tenant: string, jobId: stri
       return;
     } catch (err) {
       const wait = Math.min(2000, 100 * 2 ** (attempt - 1));
-      if (ctx.cancellationSignal.aborted || Date.now() + wait > deadline) throw err;
+      if (cancelled.aborted || Date.now() + wait > deadline) throw err;
       log.warn('job event not written yet; trying again', { jobId, type: list[0]?.type, attempt, error: String(err) });
-      ctx.heartbeat();
       await new Promise((r) => setTimeout(r, wait));
     }
   }
@@ -205,147 +210,155 @@ export function createAgentActivities({ registry, stepLogPath, breaker, events, 
 
     /** Runs one step of an agent, with the host's checks around it. */
     async agentStep(input: AgentStepInput): Promise<AgentStepOutput> {
-      const { attempt } = Context.current().info;
-      tagActiveSpan({
-        'delegate.job_id': input.events?.jobId,
-        'delegate.tenant': input.events?.tenant,
-        'delegate.task_id': input.task.id,
-        'delegate.agent_id': input.agentId,
-        'delegate.step': input.step,
-        'delegate.attempt': attempt,
-      });
-      const def = registry.get(input.agentId);
-      if (!def) throw fatal(ErrorType.NoAgent, `no agent "${input.agentId}"`, attempt);
-      const params = validateParams(input.agentId, input.task.params);
-      const scope = new Set(input.task.scope ?? []);
-      const denied = (def.toolsFor?.(params) ?? []).filter((t) => !scope.has(t));
-      if (denied.length > 0) {
-        throw fatal(ErrorType.ToolDenied, `tools not in the task scope: ${denied.join(', ')}`, attempt);
-      }
-      const guarded = breaker && def.manifest.kind !== 'builtin' ? breaker : undefined;
-      // one tenant's failures (its own input may provoke them) open that tenant's circuit only
-      const circuit = { agentId: def.manifest.id, ...(input.events?.tenant ? { tenant: input.events.tenant } : {}) };
-      // a half-open trial is held by this attempt, on a lease as long as the attempt may take
-      const ticket = { holder: `${input.stepKey}#${attempt}`, leaseMs: (Context.current().info.startToCloseTimeoutMs || 60_000) + 5000 };
-      const blocked = guarded ? await guarded.blockedFor(circuit, ticket) : 0;
-      if (blocked > 0) {
-        throw fatal(
-          ErrorType.CircuitOpen,
-          `circuit open for agent "${def.manifest.id}" after repeated failures; retry in ${Math.ceil(blocked / 1000)}s`,
-          attempt,
-        );
-      }
-      // a schema that cannot compile can never be satisfied: refuse before the agent spends anything.
-      // Compiling and validating run in a schema thread, bounded in time and heap: a costly schema fails its own task only
-      const schema = input.task.outputSchema;
-      const schemaOwner = { owner: input.events?.tenant ?? 'unknown' };
-      const compiled = schema ? await schemaThreads.compile(schema, schemaOwner) : undefined;
-      if (compiled && !compiled.ok)
-        throw fatal(ErrorType.InvalidOutput, `invalid outputSchema: ${compiled.error}`, attempt, { noReprompt: true });
-      const taskId = input.task.id;
-      const subtask = input.stepKey.slice(0, input.stepKey.lastIndexOf('#'));
-      // the stream must match the result: a refused write is tried again (heartbeating), and one
-      // the record keeps refusing fails the attempt (retryable) rather than vanish from the stream
-      const tell = async (e: NewJobEvent) => {
-        if (!input.events || !events) return;
-        const { tenant, jobId } = input.events;
-        try {
-          await appendUntilWritten(events, tenant, jobId, [e], Context.current());
-        } catch (err) {
-          throw toFailure(new Error(`job event ${e.type} not written to the record: ${String(err)}`), attempt);
-        }
-      };
-      if (attempt > 1) observer?.stepRetried(input.agentId);
-      if (attempt > 1)
-        await tell({
-          key: `retry:${input.stepKey}#${attempt}`,
-          type: 'subtask.retried',
-          data: { taskId, workflowId: subtask, step: input.step, attempt },
-        });
-      let reply;
-      // the host heartbeats for the agent, so a dead worker is noticed within the heartbeat
-      // timeout and a cancelled step is told at once, however long the agent's own call takes
       const ctx = Context.current();
+      // the host heartbeats for the whole attempt (the breaker's checks, a wait for a schema
+      // thread, the agent's call, the event writes), so a dead worker is noticed within the
+      // heartbeat timeout and a cancelled step is told at once, however long any of them takes
       const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_EVERY_MS);
-      const began = performance.now();
       try {
-        reply = await def.step({
-          ...input,
-          params,
-          attempt,
-          state: input.state,
-          sleep: agentSleep,
-          signal: ctx.cancellationSignal,
-          tenant: input.events?.tenant,
-        });
-        observer?.stepEnded(input.agentId, true, (performance.now() - began) / 1000);
-      } catch (err) {
-        observer?.stepEnded(input.agentId, false, (performance.now() - began) / 1000);
-        log.warn('agent step failed', { agentId: input.agentId, stepKey: input.stepKey, attempt, error: redact(String(err)) });
-        if (guarded) {
-          // a cancelled step says nothing about the agent's health: just free a half-open trial
-          if (ctx.cancellationSignal.aborted) await guarded.abandoned(circuit, ticket);
-          else await guarded.failed(circuit, redact(String(err)));
-        }
-        const failure = toFailure(err, attempt);
-        // Temporal retries the step on the server: the line is written here, where the error is
-        // known, once per attempt (activities are not replayed)
-        const max = input.maxAttempts ?? ctx.info.retryPolicy?.maximumAttempts ?? 0;
-        const final = failure.nonRetryable || (ctx.info.retryPolicy?.nonRetryableErrorTypes ?? []).includes(failure.type ?? '');
-        if (!final && !ctx.cancellationSignal.aborted && (max === 0 || attempt < max)) {
-          log.info('RETRY', {
-            event: 'RETRY',
-            step: input.step,
-            attempt: attempt + 1,
-            maxAttempts: max || 'unlimited',
-            error: redact(String(err)).slice(0, 500),
-          });
-        }
-        throw failure;
+        return await runStep(input, ctx);
       } finally {
         clearInterval(beat);
       }
-      if (guarded) await guarded.succeeded(circuit);
-      // the step ran and spent: a refused output still carries its usage, so the subtask books it
-      const usage: Usage = usageOf(reply.usage ?? {});
-      tagActiveSpan(spendAttributes(usage));
-      const size = Buffer.byteLength(JSON.stringify(reply) ?? '');
-      if (size > MAX_STEP_OUTPUT_BYTES) {
-        // a Temporal payload is capped at 2 MiB: refuse here, clearly, rather than fail the workflow later
-        throw fatal(ErrorType.InvalidOutput, `step output of ${size} bytes exceeds the ${MAX_STEP_OUTPUT_BYTES}-byte limit`, attempt, {
-          usage,
-        });
-      }
-      // a final answer must satisfy the schema; an interim one is only checked, for "answer matches schema"
-      let schemaValid: boolean | undefined;
-      if (schema && (reply.done || reply.data !== undefined)) {
-        const checked = await schemaThreads.validate(schema, reply.data, schemaOwner);
-        // stopped at its bound: another answer would cost the same, so no re-prompt
-        if (!checked.ok) throw fatal(ErrorType.InvalidOutput, checked.error, attempt, { usage, noReprompt: true });
-        const why = checked.why;
-        if (reply.done && why) throw fatal(ErrorType.InvalidOutput, `output does not satisfy outputSchema: ${why}`, attempt, { usage });
-        schemaValid = !why;
-      }
-      if (stepLogPath) appendFileSync(stepLogPath, `${input.stepKey}\t${attempt}\n`);
-      await tell({
-        key: `step:${input.stepKey}`,
-        type: 'subtask.step',
-        data: { taskId, workflowId: subtask, agentId: input.agentId, step: input.step, attempt, done: reply.done, usage },
-      });
-      return {
-        done: reply.done,
-        usage,
-        summary: reply.summary ?? '',
-        data: reply.data,
-        confidence: Math.min(1, Math.max(0, reply.confidence ?? 0.5)),
-        evidence: reply.evidence ?? [],
-        citations: reply.citations ?? [],
-        followUps: reply.followUps ?? [],
-        channelsHit: reply.channelsHit ?? [],
-        state: reply.state,
-        attempt,
-        ...(schemaValid !== undefined ? { schemaValid } : {}),
-      };
     },
   };
+
+  /** One attempt of a step, heartbeating meanwhile (agentStep). */
+  async function runStep(input: AgentStepInput, ctx: Context): Promise<AgentStepOutput> {
+    const { attempt } = ctx.info;
+    tagActiveSpan({
+      'delegate.job_id': input.events?.jobId,
+      'delegate.tenant': input.events?.tenant,
+      'delegate.task_id': input.task.id,
+      'delegate.agent_id': input.agentId,
+      'delegate.step': input.step,
+      'delegate.attempt': attempt,
+    });
+    const def = registry.get(input.agentId);
+    if (!def) throw fatal(ErrorType.NoAgent, `no agent "${input.agentId}"`, attempt);
+    const params = validateParams(input.agentId, input.task.params);
+    const scope = new Set(input.task.scope ?? []);
+    const denied = (def.toolsFor?.(params) ?? []).filter((t) => !scope.has(t));
+    if (denied.length > 0) {
+      throw fatal(ErrorType.ToolDenied, `tools not in the task scope: ${denied.join(', ')}`, attempt);
+    }
+    const guarded = breaker && def.manifest.kind !== 'builtin' ? breaker : undefined;
+    // one tenant's failures (its own input may provoke them) open that tenant's circuit only
+    const circuit = { agentId: def.manifest.id, ...(input.events?.tenant ? { tenant: input.events.tenant } : {}) };
+    // a half-open trial is held by this attempt, on a lease as long as the attempt may take
+    const ticket = { holder: `${input.stepKey}#${attempt}`, leaseMs: (ctx.info.startToCloseTimeoutMs || 60_000) + 5000 };
+    const blocked = guarded ? await guarded.blockedFor(circuit, ticket) : 0;
+    if (blocked > 0) {
+      throw fatal(
+        ErrorType.CircuitOpen,
+        `circuit open for agent "${def.manifest.id}" after repeated failures; retry in ${Math.ceil(blocked / 1000)}s`,
+        attempt,
+      );
+    }
+    // a schema that cannot compile can never be satisfied: refuse before the agent spends anything.
+    // Compiling and validating run in a schema thread, bounded in time and heap: a costly schema fails its own task only
+    const schema = input.task.outputSchema;
+    const schemaOwner = { owner: input.events?.tenant ?? 'unknown' };
+    const compiled = schema ? await schemaThreads.compile(schema, schemaOwner) : undefined;
+    if (compiled && !compiled.ok)
+      throw fatal(ErrorType.InvalidOutput, `invalid outputSchema: ${compiled.error}`, attempt, { noReprompt: true });
+    const taskId = input.task.id;
+    const subtask = input.stepKey.slice(0, input.stepKey.lastIndexOf('#'));
+    // the stream must match the result: a refused write is tried again, and one
+    // the record keeps refusing fails the attempt (retryable) rather than vanish from the stream
+    const tell = async (e: NewJobEvent) => {
+      if (!input.events || !events) return;
+      const { tenant, jobId } = input.events;
+      try {
+        await appendUntilWritten(events, tenant, jobId, [e], ctx.cancellationSignal);
+      } catch (err) {
+        throw toFailure(new Error(`job event ${e.type} not written to the record: ${String(err)}`), attempt);
+      }
+    };
+    if (attempt > 1) observer?.stepRetried(input.agentId);
+    if (attempt > 1)
+      await tell({
+        key: `retry:${input.stepKey}#${attempt}`,
+        type: 'subtask.retried',
+        data: { taskId, workflowId: subtask, step: input.step, attempt },
+      });
+    let reply;
+    const began = performance.now();
+    try {
+      reply = await def.step({
+        ...input,
+        params,
+        attempt,
+        state: input.state,
+        sleep: agentSleep,
+        signal: ctx.cancellationSignal,
+        tenant: input.events?.tenant,
+      });
+      observer?.stepEnded(input.agentId, true, (performance.now() - began) / 1000);
+    } catch (err) {
+      observer?.stepEnded(input.agentId, false, (performance.now() - began) / 1000);
+      log.warn('agent step failed', { agentId: input.agentId, stepKey: input.stepKey, attempt, error: redact(String(err)) });
+      if (guarded) {
+        // a cancelled step says nothing about the agent's health: just free a half-open trial
+        if (ctx.cancellationSignal.aborted) await guarded.abandoned(circuit, ticket);
+        else await guarded.failed(circuit, redact(String(err)));
+      }
+      const failure = toFailure(err, attempt);
+      // Temporal retries the step on the server: the line is written here, where the error is
+      // known, once per attempt (activities are not replayed)
+      const max = input.maxAttempts ?? ctx.info.retryPolicy?.maximumAttempts ?? 0;
+      const final = failure.nonRetryable || (ctx.info.retryPolicy?.nonRetryableErrorTypes ?? []).includes(failure.type ?? '');
+      if (!final && !ctx.cancellationSignal.aborted && (max === 0 || attempt < max)) {
+        log.info('RETRY', {
+          event: 'RETRY',
+          step: input.step,
+          attempt: attempt + 1,
+          maxAttempts: max || 'unlimited',
+          error: redact(String(err)).slice(0, 500),
+        });
+      }
+      throw failure;
+    }
+    if (guarded) await guarded.succeeded(circuit);
+    // the step ran and spent: a refused output still carries its usage, so the subtask books it
+    const usage: Usage = usageOf(reply.usage ?? {});
+    tagActiveSpan(spendAttributes(usage));
+    const size = Buffer.byteLength(JSON.stringify(reply) ?? '');
+    if (size > MAX_STEP_OUTPUT_BYTES) {
+      // a Temporal payload is capped at 2 MiB: refuse here, clearly, rather than fail the workflow later
+      throw fatal(ErrorType.InvalidOutput, `step output of ${size} bytes exceeds the ${MAX_STEP_OUTPUT_BYTES}-byte limit`, attempt, {
+        usage,
+      });
+    }
+    // a final answer must satisfy the schema; an interim one is only checked, for "answer matches schema"
+    let schemaValid: boolean | undefined;
+    if (schema && (reply.done || reply.data !== undefined)) {
+      const checked = await schemaThreads.validate(schema, reply.data, schemaOwner);
+      // stopped at its bound: another answer would cost the same, so no re-prompt
+      if (!checked.ok) throw fatal(ErrorType.InvalidOutput, checked.error, attempt, { usage, noReprompt: true });
+      const why = checked.why;
+      if (reply.done && why) throw fatal(ErrorType.InvalidOutput, `output does not satisfy outputSchema: ${why}`, attempt, { usage });
+      schemaValid = !why;
+    }
+    if (stepLogPath) appendFileSync(stepLogPath, `${input.stepKey}\t${attempt}\n`);
+    await tell({
+      key: `step:${input.stepKey}`,
+      type: 'subtask.step',
+      data: { taskId, workflowId: subtask, agentId: input.agentId, step: input.step, attempt, done: reply.done, usage },
+    });
+    return {
+      done: reply.done,
+      usage,
+      summary: reply.summary ?? '',
+      data: reply.data,
+      confidence: Math.min(1, Math.max(0, reply.confidence ?? 0.5)),
+      evidence: reply.evidence ?? [],
+      citations: reply.citations ?? [],
+      followUps: reply.followUps ?? [],
+      channelsHit: reply.channelsHit ?? [],
+      state: reply.state,
+      attempt,
+      ...(schemaValid !== undefined ? { schemaValid } : {}),
+    };
+  }
 }

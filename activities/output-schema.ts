@@ -120,25 +120,16 @@ function patternProblems(schema: unknown): string[] {
 }
 
 /**
- * True when a backtracking engine could take exponential (or high-polynomial) time on the
- * pattern: a repeated group whose iterations can split one string in several ways, `(a+)+`,
- * `(\w+\s?)*`, `(a|aa)+`, `(x+x+)+y`, `(.*a){12}` (regex-ambiguity.ts). `(-[a-z]+)*` is fine:
- * each repetition must start with "-".
- */
-export function repeatsRepeatedGroup(pattern: string): boolean {
-  return backtracks(pattern);
-}
-
-/**
- * Patterns that would backtrack catastrophically in a backtracking engine (nested unbounded
- * quantifiers), with their paths. The worker matches with RE2 in linear time whatever the
+ * Patterns that would backtrack catastrophically in a backtracking engine (a repeated group
+ * whose iterations can split one string in several ways: `(a+)+`, `(a|aa)+`, `(.*a){12}`;
+ * see regex-ambiguity.ts), with their paths. The worker matches with RE2 in linear time whatever the
  * pattern, but the API refuses these at submission: the same schema is often reused by
  * clients whose own validators backtrack.
  */
 export function backtrackingPatterns(schema: unknown): string[] {
   const out: string[] = [];
   eachPattern(schema, (pattern, at) => {
-    if (repeatsRepeatedGroup(pattern)) {
+    if (backtracks(pattern)) {
       out.push(
         `${schemaPathText(at)}: pattern ${JSON.stringify(pattern.slice(0, 200))} repeats a repeated group (catastrophic backtracking); write it without nested quantifiers`,
       );

@@ -174,41 +174,30 @@ const nullable = (n: Node): boolean =>
   (n.k === 'seq' && n.items.every(nullable)) ||
   (n.k === 'alt' && n.alts.some(nullable));
 
-function charsOf(n: Node): CharSet {
+/** The characters `n` can match anywhere, or (`first`) as the first character of its match. */
+function charsOf(n: Node, first = false): CharSet {
   switch (n.k) {
     case 'char':
       return n.set;
     case 'empty':
       return 0n;
     case 'rep':
-      return charsOf(n.node);
-    case 'seq':
-      return n.items.reduce((s, x) => s | charsOf(x), 0n);
+      return charsOf(n.node, first);
     case 'alt':
-      return n.alts.reduce((s, x) => s | charsOf(x), 0n);
-  }
-}
-
-function firstOf(n: Node): CharSet {
-  switch (n.k) {
-    case 'char':
-      return n.set;
-    case 'empty':
-      return 0n;
-    case 'rep':
-      return firstOf(n.node);
-    case 'alt':
-      return n.alts.reduce((s, x) => s | firstOf(x), 0n);
+      return n.alts.reduce((s, x) => s | charsOf(x, first), 0n);
     case 'seq': {
       let s = 0n;
       for (const x of n.items) {
-        s |= firstOf(x);
-        if (!nullable(x)) break;
+        s |= charsOf(x, first);
+        // past a part that cannot be empty, no later part can start the match
+        if (first && !nullable(x)) break;
       }
       return s;
     }
   }
 }
+
+const firstOf = (n: Node): CharSet => charsOf(n, true);
 
 /** The characters of the parts inside `n` whose length varies (a `?`, `*`, `+` or `{m,n}`), which can shift an iteration's end. */
 function variableChars(n: Node): CharSet {

@@ -11,7 +11,9 @@
  * An owner (a tenant) holds at most `size - 1` threads at once, so another owner always finds
  * one within a single call's bound. Every thread starts with the first call (about a second:
  * a thread loads tsx and Ajv), a thread stopped at a bound is replaced at once, and threads keep
- * compiled validators (keyed by the schema's hash) between calls.
+ * compiled validators (keyed by the schema's hash) between calls. A schema that compiled is
+ * remembered by the pool (its last 256, each under 64 KiB of JSON): asked again, as each step
+ * of a task asks, `compile` answers at once without a thread.
  */
 import { availableParallelism } from 'node:os';
 import { createRequire } from 'node:module';
@@ -61,6 +63,11 @@ interface Slot {
   call?: Call;
 }
 
+/** A schema this long (as JSON) or longer is not remembered as compiling: it is checked in a thread each time. */
+const MAX_REMEMBERED_CHARS = 64 * 1024;
+/** Schemas remembered as compiling, per pool. */
+const MAX_REMEMBERED = 256;
+
 /** The thread's boot: registers tsx inside the thread (the parent may run under any loader), then loads the entry. */
 function bootScript(): string {
   // the ESM build of tsx's API (its CommonJS one cannot be imported from a thread under tsx's own loader)
@@ -87,6 +94,11 @@ export function createSchemaThreads({
   const watched = new WeakSet<AbortSignal>();
   let nextId = 0;
   let closed = false;
+  // the same for every thread: resolved at the first start, not at each
+  let boot: string | undefined;
+  // schemas (as JSON) a thread compiled: every step of a task asks again, and is answered here
+  // without a thread's round trip or a wait behind another owner's calls (a Set iterates oldest first)
+  const compiling = new Set<string>();
 
   const callTimer = new Map<Slot, NodeJS.Timeout>();
   const settle = (slot: Slot, verdict: SchemaVerdict) => {
@@ -111,7 +123,7 @@ export function createSchemaThreads({
   };
 
   const start = (slot: Slot): Promise<void> => {
-    const worker = new Worker(bootScript(), {
+    const worker = new Worker((boot ??= bootScript()), {
       eval: true,
       execArgv: [],
       resourceLimits: { maxOldGenerationSizeMb: maxHeapMb, maxYoungGenerationSizeMb: Math.min(64, maxHeapMb / 4), stackSizeMb: 4 },
@@ -231,8 +243,20 @@ export function createSchemaThreads({
   };
 
   return {
-    /** Whether the schema compiles (`ok`), or why not. */
-    compile: (schema: Record<string, unknown>, opts: SchemaCallOptions = {}) => run({ op: 'compile', schema }, opts),
+    /** Whether the schema compiles (`ok`), or why not; a schema that compiled lately is answered without a thread. */
+    async compile(schema: Record<string, unknown>, opts: SchemaCallOptions = {}): Promise<SchemaVerdict> {
+      const json = JSON.stringify(schema);
+      if (!closed && !opts.signal?.aborted && compiling.delete(json)) {
+        compiling.add(json);
+        return { ok: true, why: null };
+      }
+      const verdict = await run({ op: 'compile', schema }, opts);
+      if (verdict.ok && json.length < MAX_REMEMBERED_CHARS) {
+        compiling.add(json);
+        if (compiling.size > MAX_REMEMBERED) compiling.delete(compiling.values().next().value!);
+      }
+      return verdict;
+    },
     /** Checks data against the schema: `why` it fails (null when it passes), or why the check could not finish. */
     validate: (schema: Record<string, unknown>, data: unknown, opts: SchemaCallOptions = {}) => run({ op: 'validate', schema, data }, opts),
     /** Ends every thread; calls after this answer at once that the pool is closed. */

@@ -169,20 +169,23 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 const sqliteFiles = new Map<string, { db: Promise<Kysely<RecordTables>>; users: number }>();
 
 /** better-sqlite3's "database is locked" family: SQLITE_BUSY and its extended codes (SQLITE_BUSY_SNAPSHOT, …). */
-export function isSqliteBusy(err: unknown): boolean {
+function isSqliteBusy(err: unknown): boolean {
   return /^SQLITE_BUSY/.test(String((err as { code?: unknown } | null)?.code ?? ''));
 }
 
 /**
- * Runs `step` again while SQLite answers "database is locked" (up to `forMs`). Switching a file
- * to WAL while another process opens it fails at once: SQLite calls no busy handler there.
+ * Runs `step` again while SQLite answers "database is locked", until `forMs` have passed on the
+ * clock. Switching a file to WAL while another process opens it fails at once: SQLite calls no
+ * busy handler there. A `BEGIN IMMEDIATE` answers busy only after busy_timeout, so counting the
+ * pauses alone would let it wait busy_timeout for each of forMs / 50 tries.
  */
 async function untilUnlocked<T>(step: () => T | Promise<T>, forMs = 10_000): Promise<T> {
-  for (let waited = 0; ; waited += 50) {
+  const deadline = Date.now() + forMs;
+  for (;;) {
     try {
       return await step();
     } catch (err) {
-      if (!isSqliteBusy(err) || waited >= forMs) throw err;
+      if (!isSqliteBusy(err) || Date.now() >= deadline) throw err;
       await sleep(50);
     }
   }

@@ -83,7 +83,14 @@ export function parseScoutRoots(text: string | undefined): Map<string, string> {
  * that is where `.data/api-key` and the keys and agents files live.
  */
 export function scoutRoot(env: ScoutRootEnv = process.env, tenant?: string): string | undefined {
-  return (tenant === undefined ? undefined : parseScoutRoots(env.DELEGATE_SCOUT_ROOTS).get(tenant)) ?? env.DELEGATE_SCOUT_ROOT;
+  return (tenant === undefined ? undefined : rootsOf(env.DELEGATE_SCOUT_ROOTS).get(tenant)) ?? env.DELEGATE_SCOUT_ROOT;
+}
+
+/** `DELEGATE_SCOUT_ROOTS` as last parsed: every scout step asks for its tenant's root, the text is parsed once (again only when it changes). */
+let lastRoots: { text: string | undefined; roots: Map<string, string> } | undefined;
+function rootsOf(text: string | undefined): Map<string, string> {
+  if (!lastRoots || lastRoots.text !== text) lastRoots = { text, roots: parseScoutRoots(text) };
+  return lastRoots.roots;
 }
 
 /** The message a scout without a root answers with: what to configure. */
@@ -111,18 +118,23 @@ export function isDeniedPath(rel: string): boolean {
   return rel.split(/[\\/]/).some((seg) => (seg.startsWith('.') && seg !== '.' && seg !== '..') || SECRET_NAMES.some((re) => re.test(seg)));
 }
 
+/** True when absolute `p` is denied as seen from `base` (one of its entries below `base` is). */
+const deniedBelow = (base: string, p: string) => isDeniedPath(posix(relative(base, p)));
+
 /** Checks every scope path against the root, following symlinks: the first one outside it (or missing) refuses the scope. */
 export async function resolveScope(root: string, paths: string[]): Promise<ScopeResolution> {
-  const realRoot = await realpath(resolve(root));
+  const given = resolve(root);
+  const realRoot = await realpath(given);
   const out: string[] = [];
   for (const [index, path] of paths.entries()) {
+    // the path as written, against the real root and against the root as given
     const lexical = resolve(realRoot, path);
+    const named = resolve(given, path);
     // refused before touching the disk: a path outside does not learn whether it exists
-    if (path.includes('\0') || !(inside(realRoot, lexical) || inside(resolve(root), resolve(root, path))))
+    if (path.includes('\0') || !(inside(realRoot, lexical) || inside(given, named)))
       return { ok: false, index, path, reason: 'path_outside_root' };
     // denied by name before the disk is touched: a denied path does not learn whether it exists
-    if (isDeniedPath(posix(relative(realRoot, lexical))) || isDeniedPath(posix(relative(resolve(root), resolve(root, path)))))
-      return { ok: false, index, path, reason: 'path_denied' };
+    if (deniedBelow(realRoot, lexical) || deniedBelow(given, named)) return { ok: false, index, path, reason: 'path_denied' };
     let real: string;
     try {
       real = await realpath(isAbsolute(path) ? path : resolve(realRoot, path));
@@ -205,7 +217,7 @@ export function createSandbox(root: string | undefined, scopePaths: string[]): S
     }
     if (!abs.some((a) => inside(a, real))) throw new ScoutToolError('outside_scope', `${JSON.stringify(path)} is outside the scope`);
     const rel = posix(relative(realRoot, real));
-    if (isDeniedPath(posix(relative(realRoot, lexical))) || isDeniedPath(rel))
+    if (deniedBelow(realRoot, lexical) || isDeniedPath(rel))
       throw new ScoutToolError('denied', `${JSON.stringify(path)} is a dot-entry or a secret-bearing file`);
     return { real, rel };
   }
@@ -266,10 +278,11 @@ export function createSandbox(root: string | undefined, scopePaths: string[]): S
         if (info.isDirectory()) {
           const names = (await readdir(real)).filter((n) => !SKIPPED_DIRS.has(n)).sort();
           for (const name of names) {
-            // each entry re-resolved: a symlink inside the scope may lead out of it
+            // a denied name is skipped unresolved; any other entry is re-resolved, as a symlink
+            // inside the scope may lead out of it or into a denied entry
+            if (isDeniedPath(name)) continue;
             const child = await realpath(join(real, name)).catch(() => undefined);
-            const denied = isDeniedPath(name) || (child !== undefined && isDeniedPath(posix(relative(realRoot, child))));
-            if (child && !denied && abs.some((a) => inside(a, child))) await visit(child);
+            if (child && !deniedBelow(realRoot, child) && abs.some((a) => inside(a, child))) await visit(child);
             if (truncated) return;
           }
           return;

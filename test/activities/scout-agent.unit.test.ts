@@ -5,27 +5,15 @@ import type { StepRequest } from '../../activities/agents/types';
 import { compileOutputSchema } from '../../activities/output-schema';
 import { verifyFindings } from '../../activities/scout/verify';
 import { SCOUT_ANSWER_JSON_SCHEMA, ScoutAnswerSchema, scoutPrompt, type ScoutAnswer } from '../../schemas/scout';
-import { scoutTree } from './scout-tree';
+import { rejection, scoutStep, scoutTree } from './scout-tree';
 
 const tree = scoutTree();
 afterAll(() => tree.cleanup());
 const scout = createScoutAgent({ rootFor: () => tree.root });
 
 /** One step of the offline scout on the fixture tree. */
-function ask(question: string, paths: string[] = ['src', 'docs'], extra: Partial<Omit<StepRequest, 'params'>> = {}) {
-  return scout.step({
-    task: { id: 't', question, scope: ['read_file', 'grep'] },
-    params: { paths },
-    step: 0,
-    attempt: 1,
-    state: undefined,
-    budgetLeft: {},
-    stepKey: 'job/t#0',
-    sleep: async () => {},
-    signal: new AbortController().signal,
-    ...extra,
-  });
-}
+const ask = (question: string, paths: string[] = ['src', 'docs'], extra: Partial<Omit<StepRequest, 'params'>> = {}) =>
+  scout.step(scoutStep(question, paths, extra));
 
 const validate = (() => {
   const c = compileOutputSchema(SCOUT_ANSWER_JSON_SCHEMA);
@@ -83,10 +71,7 @@ describe('the offline scout', () => {
   });
 
   it('refuses a scope outside the root as invalid input', async () => {
-    const err = await ask('where is x', ['../outside']).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const err = await rejection(ask('where is x', ['../outside']));
     expect(err).toBeInstanceOf(ApplicationFailure);
     expect(err).toMatchObject({ type: 'InvalidInput', message: expect.stringContaining('path_outside_root') });
   });

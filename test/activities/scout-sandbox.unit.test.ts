@@ -1,8 +1,8 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createSandbox, resolveScope, ScoutToolError } from '../../activities/scout/sandbox';
-import { scoutTree } from './scout-tree';
+import { createSandbox, resolveScope } from '../../activities/scout/sandbox';
+import { refusal, scoutTree } from './scout-tree';
 
 const tree = scoutTree();
 afterAll(() => tree.cleanup());
@@ -37,16 +37,6 @@ describe('resolveScope', () => {
     expect(await resolveScope(tree.root, ['../nope'])).toMatchObject({ ok: false, reason: 'path_outside_root' });
   });
 });
-
-/** The error a sandbox call rejects with. */
-async function refusal(p: Promise<unknown>): Promise<ScoutToolError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(err instanceof ScoutToolError)) throw new Error(`expected a ScoutToolError, got ${String(err)}`);
-  return err;
-}
 
 describe('the sandbox', () => {
   it('reads a window of lines of a file in scope and records it as inspected', async () => {

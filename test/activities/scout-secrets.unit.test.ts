@@ -8,8 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createScoutAgent } from '../../activities/agents/scout';
-import { createSandbox, isDeniedPath, parseScoutRoots, resolveScope, scoutRoot, ScoutToolError } from '../../activities/scout/sandbox';
+import { createSandbox, isDeniedPath, parseScoutRoots, resolveScope, scoutRoot } from '../../activities/scout/sandbox';
 import type { ScoutAnswer } from '../../schemas/scout';
+import { refusal, rejection, scoutStep } from './scout-tree';
 
 const KEY = 'dlg_0123456789abcdef0123456789abcdef';
 /** A working directory as `npm start` leaves it: the code, and the secrets beside it. */
@@ -30,27 +31,7 @@ symlinkSync(join(root, '.data'), join(root, 'src', 'cache'));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 const scout = createScoutAgent({ rootFor: () => root });
-const ask = (question: string, paths: string[]) =>
-  scout.step({
-    task: { id: 't', question, scope: ['read_file', 'grep'] },
-    params: { paths },
-    step: 0,
-    attempt: 1,
-    state: undefined,
-    budgetLeft: {},
-    stepKey: 'job/t#0',
-    sleep: async () => {},
-    signal: new AbortController().signal,
-  });
-
-async function refusal(p: Promise<unknown>): Promise<ScoutToolError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(err instanceof ScoutToolError)) throw new Error(`expected a ScoutToolError, got ${String(err)}`);
-  return err;
-}
+const ask = (question: string, paths: string[]) => scout.step(scoutStep(question, paths));
 
 describe('the scout never reads what the operator did not expose', () => {
   it('has no root unless one is configured: never the working directory', () => {
@@ -66,22 +47,7 @@ describe('the scout never reads what the operator did not expose', () => {
   it('a scout without a root refuses every call, saying what to configure', async () => {
     const off = createSandbox(undefined, ['.']);
     expect((await refusal(off.grep('dlg'))).message).toMatch(/no_root: .*DELEGATE_SCOUT_ROOT/);
-    const err = await createScoutAgent({ rootFor: () => undefined })
-      .step({
-        task: { id: 't', question: 'where is dlg', scope: ['read_file', 'grep'] },
-        params: { paths: ['.'] },
-        step: 0,
-        attempt: 1,
-        state: undefined,
-        budgetLeft: {},
-        stepKey: 'k#0',
-        sleep: async () => {},
-        signal: new AbortController().signal,
-      })
-      .then(
-        () => undefined,
-        (e: unknown) => e,
-      );
+    const err = await rejection(createScoutAgent({ rootFor: () => undefined }).step(scoutStep('where is dlg', ['.'], { stepKey: 'k#0' })));
     expect(err).toMatchObject({ type: 'InvalidInput', message: expect.stringContaining('DELEGATE_SCOUT_ROOT') });
   });
 
@@ -107,10 +73,7 @@ describe('the scout never reads what the operator did not expose', () => {
   });
 
   it('a job asking for .data is invalid input before anything is read', async () => {
-    const err = await ask('where is dlg', ['.data']).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const err = await rejection(ask('where is dlg', ['.data']));
     expect(err).toMatchObject({ type: 'InvalidInput', message: expect.stringContaining('path_denied') });
   });
 

@@ -2,6 +2,8 @@
 import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { StepRequest } from '../../activities/agents/types';
+import { ScoutToolError } from '../../activities/scout/sandbox';
 
 /** The fixture tree's path in the repository. */
 export const FIXTURE_TREE = join(import.meta.dirname, '../fixtures/scout-tree');
@@ -19,4 +21,38 @@ export function scoutTree(): { root: string; outside: string; cleanup(): void } 
   // a symlink that stays inside: allowed
   symlinkSync(join(root, 'src', 'lib'), join(root, 'lib-link'));
   return { root, outside, cleanup: () => rmSync(base, { recursive: true, force: true }) };
+}
+
+/** The first attempt of a scout's first step: `question` over the scope `paths` (`extra` sets any other field). */
+export function scoutStep(
+  question: string,
+  paths: string[],
+  extra: Partial<Omit<StepRequest, 'params'>> = {},
+): StepRequest & { params: { paths: string[] } } {
+  return {
+    task: { id: 't', question, scope: ['read_file', 'grep'] },
+    params: { paths },
+    step: 0,
+    attempt: 1,
+    state: undefined,
+    budgetLeft: {},
+    stepKey: 'job/t#0',
+    sleep: async () => {},
+    signal: new AbortController().signal,
+    ...extra,
+  };
+}
+
+/** What `p` rejects with (undefined when it resolves). */
+export const rejection = (p: Promise<unknown>): Promise<unknown> =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+
+/** The error a sandbox call rejects with (fails when it resolves, or rejects with anything but a ScoutToolError). */
+export async function refusal(p: Promise<unknown>): Promise<ScoutToolError> {
+  const err = await rejection(p);
+  if (!(err instanceof ScoutToolError)) throw new Error(`expected a ScoutToolError, got ${String(err)}`);
+  return err;
 }
