@@ -51,11 +51,11 @@ export const subtaskRoutes: FastifyPluginAsyncZod = async (app) => {
       const tenant = req.tenant;
       const run = await runResearchSubtask(
         svc,
+        researchRoutingOf(app),
         tenant,
         req.body,
         req.query.waitSeconds,
         req.headers['idempotency-key'],
-        researchRoutingOf(app),
       );
       req.log.info(
         { jobId: run.jobId, created: run.created, subtask: req.body.id, parentId: req.body.parent_id },
