@@ -30,6 +30,18 @@ export const ProblemSchema = z
   })
   .meta({ id: 'Problem' });
 
+/** The problem responses of the job, subtask and scout routes; a route overrides the statuses whose body says more. */
+export const PROBLEM_RESPONSES = {
+  400: ProblemSchema,
+  401: ProblemSchema,
+  404: ProblemSchema,
+  409: ProblemSchema,
+  415: ProblemSchema,
+  422: ProblemSchema,
+  429: ProblemSchema,
+  503: ProblemSchema,
+};
+
 /** An error the routes throw to answer with a given status. */
 export class HttpProblem extends Error {
   constructor(

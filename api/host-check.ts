@@ -24,6 +24,8 @@ export const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 export interface HostPolicy {
   /** `name` (any port) or `name:port`, lower-case; IPv6 in brackets. */
   hosts: string[];
+  /** `hosts` parsed once, for the per-request match (an entry that does not parse matches nothing). */
+  entries: { name: string; port: string }[];
   /** Exact origins (`scheme://host[:port]`); empty: any http(s) origin whose host passes `hosts`. */
   origins: string[];
 }
@@ -57,17 +59,19 @@ export function hostPolicyOf(
     config.DELEGATE_ALLOWED_ORIGINS.length > 0
       ? [...config.DELEGATE_ALLOWED_ORIGINS, ...(config.PUBLIC_URL ? [new URL(config.PUBLIC_URL).origin] : [])]
       : [];
-  return { hosts: [...new Set(hosts.map((h) => h.toLowerCase()))], origins: origins.map((o) => o.toLowerCase().replace(/\/+$/, '')) };
+  const unique = [...new Set(hosts.map((h) => h.toLowerCase()))];
+  return {
+    hosts: unique,
+    entries: unique.flatMap((h) => authorityOf(h) ?? []),
+    origins: origins.map((o) => o.toLowerCase().replace(/\/+$/, '')),
+  };
 }
 
 /** True when the Host header value is on the list (by name, or by name and port for an entry with a port). */
 export function hostAllowed(host: string | undefined, policy: HostPolicy): boolean {
   const a = host === undefined ? undefined : authorityOf(host);
   if (!a) return false;
-  return policy.hosts.some((entry) => {
-    const e = authorityOf(entry);
-    return e !== undefined && e.name === a.name && (e.port === '' || e.port === a.port);
-  });
+  return policy.entries.some((e) => e.name === a.name && (e.port === '' || e.port === a.port));
 }
 
 /** True when the Origin header value is allowed: on the exact list, or (no list) http(s) with an allowed host. */

@@ -8,11 +8,11 @@
  */
 import { createControls } from './jobs/control';
 import { createJobHandles, type JobServiceDeps } from './jobs/handles';
-import { createLaneWatch, type LaneWatch, type QueueRef } from './lanes';
+import { createLaneWatch, laneQueues, type LaneWatch } from './lanes';
 import { createReads } from './jobs/read';
 import { createSubmit } from './jobs/submit';
 import { declaredPools } from '../config/pools';
-import { agentQueueFor, stepQueueFor } from '../core/names';
+import { agentQueueFor } from '../core/names';
 
 export type { JobServiceDeps } from './jobs/handles';
 export type { Submission } from './jobs/submit';
@@ -32,11 +32,9 @@ export function createJobService(deps: JobServiceDeps, lanes: LaneWatch = create
     lanesWithoutWorker: () => {
       const queue = deps.config.DELEGATE_TASK_QUEUE;
       const pools = declaredPools(deps.registry.list());
-      const lanesOf = (lane: string): QueueRef[] =>
-        [lane, ...pools.map((p) => stepQueueFor(lane, p))].map((name) => ({ name, kind: 'activity' }));
       return lanes.unserved([
         { name: queue, kind: 'workflow' },
-        ...deps.tenants.list().flatMap((t) => lanesOf(agentQueueFor(queue, t.tenant))),
+        ...deps.tenants.list().flatMap((t) => laneQueues(agentQueueFor(queue, t.tenant), pools)),
       ]);
     },
     ...createReads(deps.client, deps.record, handles),

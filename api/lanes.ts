@@ -14,6 +14,7 @@
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { z } from 'zod';
+import { stepQueueFor } from '../core/names';
 import { ProblemSchema } from './errors';
 
 /** A 503 problem that may name the task queues no worker serves (a submission's refusal). */
@@ -35,6 +36,10 @@ export interface QueueRef {
   name: string;
   kind: QueueKind;
 }
+
+/** A tenant's agent lane and the queue on it of each pool: the activity queues its steps run on. */
+export const laneQueues = (lane: string, pools: string[]): QueueRef[] =>
+  [lane, ...pools.map((p) => stepQueueFor(lane, p))].map((name) => ({ name, kind: 'activity' }));
 
 /** Options of `createLaneWatch`. */
 export interface LaneWatchOptions {

@@ -89,7 +89,12 @@ export function createRunningJobsQuota(client: Client, record?: Pick<RecordStore
       if (now - at > RECENT_MS) recent.get(tenant)!.delete(id);
       else ids.add(id);
     }
-    if (!record || ids.size === 0) return ids;
+    return ids;
+  }
+
+  /** Drops from `ids` the jobs the record holds already (finished, visibility not caught up yet). */
+  async function dropArchived(tenant: string, ids: Set<string>): Promise<void> {
+    if (!record || ids.size === 0) return;
     const prefix = `job/${tenant}/`;
     const finished = await record.archivedAmong(
       tenant,
@@ -99,7 +104,6 @@ export function createRunningJobsQuota(client: Client, record?: Pick<RecordStore
       ids.delete(prefix + jobId);
       recent.get(tenant)?.delete(prefix + jobId);
     }
-    return ids;
   }
 
   return {
@@ -123,6 +127,9 @@ export function createRunningJobsQuota(client: Client, record?: Pick<RecordStore
       };
       try {
         const ids = await running(tenant, quotas.runningJobs);
+        const inFlight = pending.get(tenant)! - 1;
+        // the record is asked only when the count would refuse: dropping finished jobs can only lower it
+        if (ids.size + inFlight >= quotas.runningJobs) await dropArchived(tenant, ids);
         const count = ids.size + pending.get(tenant)! - 1;
         if (count >= quotas.runningJobs) {
           throw new HttpProblem(

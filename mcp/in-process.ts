@@ -70,7 +70,7 @@ export function createInProcessBackend(app: FastifyInstance, tenant: string): De
       ),
     runResearchSubtask: (input, waitSeconds) =>
       guard(async () => {
-        const run = await runResearchSubtask(svc, tenant, input, waitSeconds, undefined, researchRoutingOf(app));
+        const run = await runResearchSubtask(svc, researchRoutingOf(app), tenant, input, waitSeconds);
         return run.output ?? { id: input.id, job_id: run.jobId, status: 'running' as const, links: subtaskLinks(run.jobId) };
       }),
     researchSubtask: (jobId, waitSeconds) =>

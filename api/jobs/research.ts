@@ -34,11 +34,11 @@ export const NO_RESEARCH_AGENT_HINT =
  * The task with the default agent when the contract named none: in its place when routing by
  * words finds no agent now, or as its fallback when embeddings route it later in the subtask.
  */
-export function withDefaultAgent(task: TaskSpec, question: string, routing: ResearchRouting | undefined): TaskSpec {
-  const fallback = routing?.defaultAgent;
-  if (!routing || !fallback || task.agent === undefined) return task;
+function withDefaultAgent(input: ResearchSubtaskInput, task: TaskSpec, routing: ResearchRouting): TaskSpec {
+  const fallback = routing.defaultAgent;
+  if (input.agent !== undefined || !fallback || task.agent === undefined) return task;
   if (routing.registry.semantic.method === 'embeddings') return task.fallback?.length ? task : { ...task, fallback: [fallback] };
-  return routing.registry.resolve(task.agent, question) ? task : { ...task, agent: fallback };
+  return routing.registry.resolve(task.agent, input.question) ? task : { ...task, agent: fallback };
 }
 
 /** The contract output of a finished research-subtask job, or a 404 when the job is not one. */
@@ -86,17 +86,17 @@ function inContractTerms(err: unknown, input: ResearchSubtaskInput, task: TaskSp
   return new HttpProblem(err.status, err.title, err.detail, errors, err.headers);
 }
 
-/** Submits one contract subtask (idempotent on the key) and waits up to `waitSeconds` for its output. */
+/** Submits one contract subtask (idempotent on the key), routed as `routing` says (`researchRoutingOf`), and waits up to `waitSeconds` for its output. */
 export async function runResearchSubtask(
   svc: JobService,
+  routing: ResearchRouting,
   tenant: string,
   input: ResearchSubtaskInput,
   waitSeconds: number,
   idempotencyKey?: string,
-  routing?: ResearchRouting,
 ): Promise<ResearchRun> {
   const plan = toTaskPlan(input);
-  const task = input.agent === undefined ? withDefaultAgent(plan.task, input.question, routing) : plan.task;
+  const task = withDefaultAgent(input, plan.task, routing);
   const sub = await svc
     .submit(
       tenant,

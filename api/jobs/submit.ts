@@ -16,10 +16,11 @@ import { delegationJob, type JobInput } from '../../workflows/delegation-job';
 import { EXECUTION_TIMEOUT_MARGIN_SECONDS } from '../../core/engine-limits';
 import { LABELS_KEY, labelKeywords, PATTERN_KEY, STATUS_KEY, TENANT_KEY } from '../../core/search-attributes';
 import { canonicalJson } from '../../core/vote-tally';
-import { agentQueueFor, stepQueueFor } from '../../core/names';
+import { agentQueueFor } from '../../core/names';
+import { declaredPools } from '../../config/pools';
 import { tagActiveSpan } from '../../telemetry/tracing';
 import { HttpProblem } from '../errors';
-import type { LaneWatch, QueueRef } from '../lanes';
+import { laneQueues, type LaneWatch, type QueueRef } from '../lanes';
 import { createRunningJobsQuota } from '../quotas';
 import { checkOutputSchemas, checkRunnable, resolveAgents } from '../spec-check';
 import type { JobHandles, JobServiceDeps } from './handles';
@@ -86,9 +87,7 @@ async function checkSubmission(
 
 /** The activity queues a job's steps run on: the tenant's lane, and the pool queue on it of each agent resolved at submission. */
 export function stepQueuesOf(taskQueue: string, tenant: string, agents: Record<string, AgentManifest>): QueueRef[] {
-  const lane = agentQueueFor(taskQueue, tenant);
-  const pools = [...new Set(Object.values(agents).flatMap((m) => (m.pool ? [m.pool] : [])))].sort();
-  return [{ name: lane, kind: 'activity' }, ...pools.map((p): QueueRef => ({ name: stepQueueFor(lane, p), kind: 'activity' }))];
+  return laneQueues(agentQueueFor(taskQueue, tenant), declaredPools(Object.values(agents)));
 }
 
 /**

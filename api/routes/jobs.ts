@@ -12,22 +12,13 @@ import {
   LabelValueSchema,
   LedgerSchema,
 } from '../../schemas';
-import { ProblemSchema } from '../errors';
+import { PROBLEM_RESPONSES } from '../errors';
 import { NoWorkerProblemSchema } from '../lanes';
 import { decodeJobPageToken } from '../jobs/page-token';
 
 const SubmitHeaders = z.object({ 'idempotency-key': IdSchema.optional() });
 const JobParams = z.strictObject({ jobId: IdSchema });
-const problems = {
-  400: ProblemSchema,
-  401: ProblemSchema,
-  404: ProblemSchema,
-  409: ProblemSchema,
-  415: ProblemSchema,
-  422: ProblemSchema,
-  429: ProblemSchema,
-  503: NoWorkerProblemSchema,
-};
+const problems = { ...PROBLEM_RESPONSES, 503: NoWorkerProblemSchema };
 /** `key=value`, both from the label character sets. */
 export const LabelFilter = z.string().refine((s) => {
   const at = s.indexOf('=');

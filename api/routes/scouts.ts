@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { decodeScoutCursor, type ScoutRecord } from '../../record';
 import { BudgetSchema, IdSchema } from '../../schemas';
 import { FeatureSlugSchema, ScoutIdSchema, ScoutReportSchema, ScoutRequestSchema } from '../../schemas/scout';
-import { ProblemSchema } from '../errors';
+import { PROBLEM_RESPONSES, ProblemSchema } from '../errors';
 
 const Caps = z
   .object({
@@ -21,16 +21,7 @@ const ScoutProblem = ProblemSchema.extend({
   cap: z.enum(['session', 'scope']).optional(),
   caps: Caps.optional(),
 });
-const problems = {
-  400: ProblemSchema,
-  401: ProblemSchema,
-  404: ProblemSchema,
-  409: ProblemSchema,
-  415: ProblemSchema,
-  422: ScoutProblem,
-  429: ScoutProblem,
-  503: ProblemSchema,
-};
+const problems = { ...PROBLEM_RESPONSES, 422: ScoutProblem, 429: ScoutProblem };
 
 const ScoutView = z
   .object({

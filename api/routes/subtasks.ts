@@ -10,19 +10,10 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { IdSchema } from '../../schemas';
 import { ResearchSubtaskInputSchema, ResearchSubtaskOutputSchema } from '../../schemas/research-contract';
-import { ProblemSchema } from '../errors';
+import { PROBLEM_RESPONSES } from '../errors';
 import { readResearchSubtask, researchRoutingOf, runResearchSubtask } from '../jobs/research';
 
-const problems = {
-  400: ProblemSchema,
-  401: ProblemSchema,
-  404: ProblemSchema,
-  409: ProblemSchema,
-  415: ProblemSchema,
-  422: ProblemSchema,
-  429: ProblemSchema,
-  503: ProblemSchema,
-};
+const problems = PROBLEM_RESPONSES;
 const Wait = z.strictObject({
   waitSeconds: z.coerce.number().min(0).max(60).default(0).describe('wait this long for the output (202 when it is not ready)'),
 });
@@ -60,11 +51,11 @@ export const subtaskRoutes: FastifyPluginAsyncZod = async (app) => {
       const tenant = req.tenant;
       const run = await runResearchSubtask(
         svc,
+        researchRoutingOf(app),
         tenant,
         req.body,
         req.query.waitSeconds,
         req.headers['idempotency-key'],
-        researchRoutingOf(app),
       );
       req.log.info(
         { jobId: run.jobId, created: run.created, subtask: req.body.id, parentId: req.body.parent_id },

@@ -36,6 +36,10 @@ function post(
   });
 }
 
+/** The status of a GET with these headers (what a rebinding page, or a real client, would send). */
+const statusOf = async (app: FastifyInstance, url: string, headers: Record<string, string>) =>
+  (await app.inject({ method: 'GET', url, headers })).statusCode;
+
 describe('/mcp on a loopback-bound API (auth on)', () => {
   let app: FastifyInstance;
   let url: string;
@@ -86,26 +90,15 @@ describe('REST with auth off', () => {
     expect(foreign.statusCode).toBe(403);
     expect(foreign.headers['content-type']).toContain('application/problem+json');
     expect((await submit({ host: 'localhost:3000', origin: 'http://rebind.attacker.example:3000' })).statusCode).toBe(403);
-    expect((await app.inject({ method: 'GET', url: '/v1/jobs', headers: { host: 'rebind.attacker.example' } })).statusCode).toBe(403);
+    expect(await statusOf(app, '/v1/jobs', { host: 'rebind.attacker.example' })).toBe(403);
 
+    expect(await statusOf(app, '/v1/jobs', { host: 'localhost:3000', origin: 'http://localhost:3000' })).toBe(200);
+    expect(await statusOf(app, '/v1/jobs', { host: '127.0.0.1:3000' })).toBe(200);
     expect(
-      (await app.inject({ method: 'GET', url: '/v1/jobs', headers: { host: 'localhost:3000', origin: 'http://localhost:3000' } }))
-        .statusCode,
-    ).toBe(200);
-    expect((await app.inject({ method: 'GET', url: '/v1/jobs', headers: { host: '127.0.0.1:3000' } })).statusCode).toBe(200);
-    expect(
-      (
-        await app.inject({
-          method: 'GET',
-          url: '/v1/jobs',
-          headers: { host: 'delegate.internal.example:8443', origin: 'https://delegate.internal.example:8443' },
-        })
-      ).statusCode,
+      await statusOf(app, '/v1/jobs', { host: 'delegate.internal.example:8443', origin: 'https://delegate.internal.example:8443' }),
     ).toBe(200);
     // PUBLIC_URL's host with its port only
-    expect((await app.inject({ method: 'GET', url: '/v1/jobs', headers: { host: 'delegate.internal.example:9999' } })).statusCode).toBe(
-      403,
-    );
+    expect(await statusOf(app, '/v1/jobs', { host: 'delegate.internal.example:9999' })).toBe(403);
   });
 });
 
@@ -113,7 +106,7 @@ describe('an API on every interface with auth on', () => {
   it('checks nothing unless DELEGATE_ALLOWED_HOSTS is set; then only those hosts pass', async () => {
     const open = await testApp({ HOST: '0.0.0.0' });
     try {
-      expect((await open.inject({ method: 'GET', url: '/v1/agents', headers: { host: 'api.example.com' } })).statusCode).toBe(200);
+      expect(await statusOf(open, '/v1/agents', { host: 'api.example.com' })).toBe(200);
     } finally {
       await open.close();
     }
@@ -123,25 +116,9 @@ describe('an API on every interface with auth on', () => {
       DELEGATE_ALLOWED_ORIGINS: 'https://console.example.com',
     });
     try {
-      expect(
-        (
-          await listed.inject({
-            method: 'GET',
-            url: '/v1/agents',
-            headers: { host: 'api.example.com', origin: 'https://console.example.com' },
-          })
-        ).statusCode,
-      ).toBe(200);
-      expect(
-        (
-          await listed.inject({
-            method: 'GET',
-            url: '/v1/agents',
-            headers: { host: 'api.example.com', origin: 'https://api.example.com.evil.example' },
-          })
-        ).statusCode,
-      ).toBe(403);
-      expect((await listed.inject({ method: 'GET', url: '/v1/agents', headers: { host: 'other.example.com' } })).statusCode).toBe(403);
+      expect(await statusOf(listed, '/v1/agents', { host: 'api.example.com', origin: 'https://console.example.com' })).toBe(200);
+      expect(await statusOf(listed, '/v1/agents', { host: 'api.example.com', origin: 'https://api.example.com.evil.example' })).toBe(403);
+      expect(await statusOf(listed, '/v1/agents', { host: 'other.example.com' })).toBe(403);
     } finally {
       await listed.close();
     }

@@ -39,13 +39,11 @@ describe('a tenant no worker serves', () => {
   it('is refused by the API with a 503 naming its lane, while a served tenant is accepted', async () => {
     const app = await appForTest({ DELEGATE_API_KEYS_FILE: keysWithOrphan() }, null);
     const jobId = uniqueId('orphan');
+    /** The orphan tenant submits a job. */
+    const submitOrphan = (id: string) =>
+      app.inject({ method: 'POST', url: '/v1/jobs', headers: { authorization: `Bearer ${ORPHAN_KEY}` }, payload: job(id) });
     const began = performance.now();
-    const res = await app.inject({
-      method: 'POST',
-      url: '/v1/jobs',
-      headers: { authorization: `Bearer ${ORPHAN_KEY}` },
-      payload: job(jobId),
-    });
+    const res = await submitOrphan(jobId);
     const refusedMs = performance.now() - began;
     expect(res.statusCode).toBe(503);
     expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
@@ -59,30 +57,12 @@ describe('a tenant no worker serves', () => {
 
     // a second refusal is answered from the cache (misses are kept 1 s)
     const again = performance.now();
-    expect(
-      (
-        await app.inject({
-          method: 'POST',
-          url: '/v1/jobs',
-          headers: { authorization: `Bearer ${ORPHAN_KEY}` },
-          payload: job(uniqueId('orphan')),
-        })
-      ).statusCode,
-    ).toBe(503);
+    expect((await submitOrphan(uniqueId('orphan'))).statusCode).toBe(503);
     const cachedMs = performance.now() - again;
     // and once the miss has expired, on a warm app: one DescribeTaskQueue of the lane
     await new Promise((r) => setTimeout(r, 1100));
     const warm = performance.now();
-    expect(
-      (
-        await app.inject({
-          method: 'POST',
-          url: '/v1/jobs',
-          headers: { authorization: `Bearer ${ORPHAN_KEY}` },
-          payload: job(uniqueId('orphan')),
-        })
-      ).statusCode,
-    ).toBe(503);
+    expect((await submitOrphan(uniqueId('orphan'))).statusCode).toBe(503);
     const lookedUpMs = performance.now() - warm;
 
     // the same API accepts a tenant whose lane the shared worker polls

@@ -3,21 +3,14 @@
  * a question) reaches the operator's terminal without them, as text or as JSON.
  */
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { safeText } from '../../cli/output';
 import { finalResult, listeningApp, uniqueId } from '../helpers';
 import { cliRunner } from './run-cli';
 
-let app: FastifyInstance;
-let cli: ReturnType<typeof cliRunner>;
-beforeAll(async () => {
-  const l = await listeningApp();
-  app = l.app;
-  cli = cliRunner(l.url);
-});
-afterAll(async () => {
-  await app?.close();
-});
+const { app, url }: { app: FastifyInstance; url: string } = await listeningApp();
+afterAll(() => app.close());
+const cli = cliRunner(url);
 
 // clear screen, set the window title, an 8-bit CSI (red), a carriage return that overwrites the line, a bell
 /** Any control character but newline and tab. */
