@@ -4,6 +4,7 @@ import { backtrackingPatterns } from '../activities/output-schema';
 import { schemaThreads } from '../activities/schema-thread';
 import { semanticText } from '../activities';
 import type { AgentManifest, AgentRef, JobSpec } from '../schemas';
+import { refGraphErrors } from '../schemas/output-schema-refs';
 import { DEFAULT_STEP_CEILING_SECONDS } from '../core/engine-limits';
 import { capabilityKey } from '../workflows/routing';
 import { checkStepPolicy } from '../workflows/step-policy';
@@ -20,11 +21,13 @@ export const MAX_OUTPUT_SCHEMAS_PER_REQUEST = 32;
 export const OUTPUT_SCHEMA_CHECK_MS = 20_000;
 
 /**
- * Why an outputSchema cannot be used, as messages: whether it compiles (in a schema thread, off
- * the event loop, at most `size - 1` threads per tenant; the compiler checks its `$ref` graph
- * before Ajv sees it), then its backtracking patterns.
+ * Why an outputSchema cannot be used, as messages: its `$ref` graph (checked here, linear),
+ * then whether it compiles (in a schema thread, off the event loop, at most `size - 1` threads
+ * per tenant), then its backtracking patterns.
  */
 async function outputSchemaErrors(schema: Record<string, unknown>, owner: string, signal: AbortSignal): Promise<string[]> {
+  const refs = refGraphErrors(schema);
+  if (refs.length > 0) return refs;
   const compiled = await schemaThreads.compile(schema, { owner, signal });
   if (signal.aborted && !compiled.ok)
     return [

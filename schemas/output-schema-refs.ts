@@ -2,8 +2,7 @@
  * The `$ref` graph of an `outputSchema`: how many subschemas validating one value can apply
  * once every reference is followed, and whether a reference can come back to itself without
  * stepping into a property or an item (then validation never ends). Pure and linear in the
- * schema's size: the compiler (activities/output-schema.ts) checks it before Ajv sees the schema,
- * in the schema thread of the API's submission check and of the worker's step alike.
+ * schema's size, so the API checks it on its own thread before anything compiles.
  *
  *   d0 ──allOf──> {$ref d1}, {$ref d1}     expansion: every path through a $ref counts (2^k here)
  *   a ──allOf──> {$ref b} ──not──> {$ref a}  in place all the way round: never terminates
