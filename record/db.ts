@@ -15,6 +15,7 @@ import {
   type DatabaseConnection,
   type Driver,
   type Generated,
+  type SqliteDatabase,
   type SqliteDialectConfig,
 } from 'kysely';
 import { mkdirSync } from 'node:fs';
@@ -215,6 +216,30 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
+/** Statements the record keeps prepared (the distinct queries it runs, with room for `in (…)` lists of several lengths). */
+const KEPT_STATEMENTS = 256;
+
+/**
+ * The handle as Kysely sees it, keeping its prepared statements: Kysely prepares every query it
+ * runs, and on the record's small writes preparing cost as much as running (a job's step event
+ * is five statements). Kysely runs one query at a time on its one connection, so a kept
+ * statement is never in use twice; the least recently used one goes past KEPT_STATEMENTS.
+ */
+export function keptStatements(handle: SQLite.Database, size = KEPT_STATEMENTS): SqliteDatabase {
+  const kept = new Map<string, SQLite.Statement>();
+  return {
+    close: () => void handle.close(),
+    prepare(sql: string) {
+      let stmt = kept.get(sql);
+      if (stmt) kept.delete(sql);
+      else stmt = handle.prepare(sql);
+      kept.set(sql, stmt);
+      if (kept.size > size) kept.delete(kept.keys().next().value!);
+      return stmt;
+    },
+  };
+}
+
 async function openSqlite(file: string): Promise<Kysely<RecordTables>> {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const handle = new SQLite(file);
@@ -224,7 +249,7 @@ async function openSqlite(file: string): Promise<Kysely<RecordTables>> {
   await untilUnlocked(() => handle.pragma('journal_mode = WAL'));
   handle.pragma('synchronous = NORMAL');
   handle.pragma('foreign_keys = ON');
-  return migrated(new Kysely<RecordTables>({ dialect: new ImmediateSqliteDialect({ database: handle }) }), 'sqlite');
+  return migrated(new Kysely<RecordTables>({ dialect: new ImmediateSqliteDialect({ database: keptStatements(handle) }) }), 'sqlite');
 }
 
 /** `db` with its schema up to date; closed when a migration fails. */

@@ -65,6 +65,13 @@ export class JobChildren {
   private cancelRequested = false;
   private reason: FailureReason = 'stopped';
 
+  /**
+   * The one scope every child is started and awaited in: not cancellable, because a cancelled
+   * job signals its children itself (cancelAll). One scope for the job rather than one per call:
+   * each new scope costs the workflow thread its own promises, twice per child.
+   */
+  readonly detached = new CancellationScope({ cancellable: false });
+
   constructor(private readonly settings: ChildSettings) {}
 
   /** True once stop, cancel or the deadline halted the job: nothing new starts. */
@@ -144,7 +151,7 @@ export class JobChildren {
       { key: TENANT_KEY, value: s.tenant },
       ...(labels?.length ? [{ key: LABELS_KEY, value: labels }] : []),
     ];
-    return CancellationScope.nonCancellable(async (): Promise<Started> =>
+    return this.detached.run(async (): Promise<Started> =>
       task.job
         ? {
             nested: true as const,

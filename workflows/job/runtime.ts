@@ -5,7 +5,7 @@
  *
  *   pattern ──runTask(task)──> budget.reserveTask ──> children.start ──> result ──> budget.settleTask ──> records.record
  */
-import { ApplicationFailure, CancellationScope, ChildWorkflowFailure, log, TimeoutFailure } from '@temporalio/workflow';
+import { ApplicationFailure, ChildWorkflowFailure, log, TimeoutFailure } from '@temporalio/workflow';
 import type { PreviousStage, ScoutJobInput } from '../../activities';
 import type { AgentManifest, Budget, Evidence, FailureReason, JobSpec, TaskResult, TaskSpec } from '../../schemas';
 import { minBudget } from '../../core/budget-ledger';
@@ -178,10 +178,10 @@ export class JobRuntime {
       records.changed();
       children.catchUp(running);
       if (child.nested) {
-        const job = await CancellationScope.nonCancellable(() => child.handle.result());
+        const job = await children.detached.run(() => child.handle.result());
         records.setNested(task.id, job);
         result = jobAsTaskResult(task, job);
-      } else result = await CancellationScope.nonCancellable(() => child.handle.result());
+      } else result = await children.detached.run(() => child.handle.result());
     } catch (err) {
       result = failedChildResult(task, err);
     }

@@ -38,7 +38,7 @@ import { beforeStep, budgetHalt, cannotCarry, continuesAsNew, halt, pastDeadline
 import { hostRules } from './host-rules';
 import { applyRoleNext, awaitsSummary, summaryReprompt, type Reprompted } from './reprompt';
 import { notResolvedResult, taskResult } from './result';
-import { finishRun, judgeActivity, resolveAgent, runStep, stepOptions, stepPolicyOf } from './runtime';
+import { finishRun, judgeActivity, resolveAgent, runStep, StepCutter, stepOptions, stepPolicyOf } from './runtime';
 import { carryOf, elapsedSeconds, newState, resolved, spentAxes, type RunningState, type SubtaskCarry } from './state';
 import { applyOutcome, stepInput } from './step';
 import { applyStopHit, applyVerdict, checkStops, judgeFailed, judgeInput } from './stops';
@@ -106,7 +106,15 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
   }
   setLogContext({ agent: s.agentId });
   setHandler(stopSignal, () => void (s.stopRequested = true), { description: subtaskMessages.stop });
-  setHandler(cancelSignal, () => void (s.cancelRequested = true), { description: subtaskMessages.cancel });
+  const cutter = new StepCutter();
+  setHandler(
+    cancelSignal,
+    () => {
+      s.cancelRequested = true;
+      cutter.cut();
+    },
+    { description: subtaskMessages.cancel },
+  );
   setHandler(grantSignal, ({ add }) => (topUp(s.ledger, add), showDetails()), { description: subtaskMessages.grant });
   setHandler(subtaskStatusQuery, () => ({ id: task.id, agentId: s.agentId, phase: s.phase, steps: s.steps, ledger: ledgerNow() }), {
     description: subtaskMessages.status,
@@ -245,7 +253,7 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
       now,
     });
     const sent = stepInput(r, { ...step, maxAttempts: policy.retry.maxAttempts, role: roleHost?.stepFields() }, now);
-    const outcome = await runStep(options, sent, sent.budgetLeft.latencySeconds, () => r.cancelRequested);
+    const outcome = await runStep(options, sent, sent.budgetLeft.latencySeconds, () => r.cancelRequested, cutter);
     const where = {
       pastDeadline: pastDeadline(deadline, Date.now()),
       queue: stepQueue() ?? workflowInfo().taskQueue,

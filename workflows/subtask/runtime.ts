@@ -10,12 +10,13 @@ import {
   ApplicationFailure,
   CancellationScope,
   condition,
+  isCancellation,
   proxyActivities,
   proxySinks,
   upsertSearchAttributes,
   type ActivityOptions,
 } from '@temporalio/workflow';
-import type { Activities, AgentStepInput } from '../../activities';
+import type { Activities, AgentStepInput, AgentStepOutput } from '../../activities';
 import type { AgentManifest, TaskResult, TaskSpec } from '../../schemas';
 import { ErrorType, NON_RETRYABLE_ERROR_TYPES } from '../../core/errors';
 import { DEFAULT_STEP_CEILING_SECONDS, msLeft } from '../../core/engine-limits';
@@ -86,16 +87,50 @@ export function stepOptions({ task, agentId, policy, queue, deadline, scheduleTo
 }
 
 /**
+ * The cancel signal's way into the step in flight: its handler calls `cut()`, which cancels the
+ * step's scope at once (no watcher per step). Steps under a latency budget race a timer instead.
+ */
+export class StepCutter {
+  private scope?: CancellationScope;
+  private cutRequested = false;
+
+  /** The cancel signal's handler: the step in flight (if any) is cancelled now. */
+  cut(): void {
+    this.cutRequested = true;
+    this.scope?.cancel();
+  }
+
+  /** Runs one step in its own scope, which `cut()` cancels. */
+  async run(step: () => Promise<AgentStepOutput>, maxAttempts: number): Promise<StepOutcome> {
+    const scope = (this.scope = new CancellationScope());
+    try {
+      const running = scope.run(step);
+      // a cancel that came before the step started: as if it came right after
+      if (this.cutRequested) scope.cancel();
+      return { kind: 'ok', out: await running };
+    } catch (err) {
+      // a failure that beat the cancel to the step is still a failure, as when a watcher raced it
+      return this.cutRequested && isCancellation(err) ? { kind: 'cancel' } : { kind: 'failed', failure: classify(err, maxAttempts) };
+    } finally {
+      this.scope = undefined;
+    }
+  }
+}
+
+/**
  * One step, raced against the latency budget (`latencyLeft` seconds; undefined: none) and the
- * cancel signal. A cut step's activity is cancelled and awaited.
+ * cancel signal. A cut step's activity is cancelled and awaited. Without a latency budget the
+ * cancel signal reaches the step through `cutter` alone: one scope per step, no watcher.
  */
 export async function runStep(
   options: ActivityOptions,
   input: AgentStepInput,
   latencyLeft: number | undefined,
   cancelled: () => boolean,
+  cutter: StepCutter,
 ): Promise<StepOutcome> {
   const { agentStep } = proxyActivities<Activities>(options);
+  if (latencyLeft === undefined) return cutter.run(() => agentStep(input), input.maxAttempts ?? 1);
   const stepScope = new CancellationScope();
   const step = stepScope
     .run(() => agentStep(input))
@@ -105,9 +140,7 @@ export async function runStep(
     );
   const watchScope = new CancellationScope();
   const watch = watchScope
-    .run(() =>
-      latencyLeft === undefined ? condition(cancelled).then(() => true) : condition(cancelled, Math.max(1, Math.round(latencyLeft * 1000))),
-    )
+    .run(() => condition(cancelled, Math.max(1, Math.round(latencyLeft * 1000))))
     .then(
       (signalled): StepOutcome => (signalled ? { kind: 'cancel' } : { kind: 'latency' }),
       (): StepOutcome => ({ kind: 'cancel' }),
