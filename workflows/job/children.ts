@@ -129,8 +129,8 @@ export class JobChildren {
     return this.cutOff.has(taskId);
   }
 
-  /** Starts a task's child workflow with its allocation (not cancellable: the start must land). */
-  start(task: TaskSpec, context: RunContext, allocation: Budget): Promise<Started> {
+  /** Starts a task's child workflow with its allocation; called inside `detached` (the start must land). */
+  async start(task: TaskSpec, context: RunContext, allocation: Budget): Promise<Started> {
     const s = this.settings;
     const { input } = s;
     const limits = input.limits ?? {};
@@ -151,62 +151,60 @@ export class JobChildren {
       { key: TENANT_KEY, value: s.tenant },
       ...(labels?.length ? [{ key: LABELS_KEY, value: labels }] : []),
     ];
-    return this.detached.run(async (): Promise<Started> =>
-      task.job
-        ? {
-            nested: true as const,
-            handle: await startChild(delegationJob, {
-              ...common,
-              args: [
-                {
-                  spec: { ...withContextSeed(task, context.contextSeed ?? []).job!, jobId: `${input.spec.jobId}/${task.id}` },
-                  tenant: s.tenant,
-                  depth: s.isBatch(task.id) ? s.depth : s.depth + 1,
-                  maxDepth: s.maxDepth,
-                  allocation,
-                  agentQueue: input.agentQueue,
-                  agents: input.agents,
-                  limits,
-                  deadline: s.deadline,
-                  ...(s.events ? { events: s.events } : {}),
-                  ...(s.isBatch(task.id) ? { batch: true } : {}),
-                  ...withModel(nestedModel(input, task.job!)),
-                } satisfies JobInput,
-              ],
-              typedSearchAttributes: [{ key: PATTERN_KEY, value: task.job!.pattern }, ...inherited],
-            }),
-          }
-        : {
-            nested: false as const,
-            handle: await startChild(subtask, {
-              ...common,
-              args: [
-                {
-                  task: withContextSeed(task, context.contextSeed ?? []),
-                  jobId: input.spec.jobId,
-                  allocation,
-                  previous: context.previous,
-                  deadline: s.deadline,
-                  stepCeilingSeconds: limits.stepCeilingSeconds,
-                  stepScheduleToStartSeconds: limits.stepScheduleToStartSeconds,
-                  stepsPerRun: limits.subtaskStepsPerRun,
-                  agentQueue: input.agentQueue,
-                  manifest: submittedManifest(task, input.agents),
-                  ...(s.events ? { events: s.events } : {}),
-                  showOutcome: true,
-                  hostRules: HOST_RULES,
-                  // the job's model now: a later switch reaches children started after it, not this one
-                  ...currentModel(input),
-                } satisfies SubtaskInput,
-              ],
-              typedSearchAttributes: [
-                { key: PATTERN_KEY, value: input.spec.pattern },
-                { key: AGENT_KEY, value: agentLabel(task) },
-                ...inherited,
-              ],
-            }),
-          },
-    );
+    return task.job
+      ? {
+          nested: true as const,
+          handle: await startChild(delegationJob, {
+            ...common,
+            args: [
+              {
+                spec: { ...withContextSeed(task, context.contextSeed ?? []).job!, jobId: `${input.spec.jobId}/${task.id}` },
+                tenant: s.tenant,
+                depth: s.isBatch(task.id) ? s.depth : s.depth + 1,
+                maxDepth: s.maxDepth,
+                allocation,
+                agentQueue: input.agentQueue,
+                agents: input.agents,
+                limits,
+                deadline: s.deadline,
+                ...(s.events ? { events: s.events } : {}),
+                ...(s.isBatch(task.id) ? { batch: true } : {}),
+                ...withModel(nestedModel(input, task.job!)),
+              } satisfies JobInput,
+            ],
+            typedSearchAttributes: [{ key: PATTERN_KEY, value: task.job!.pattern }, ...inherited],
+          }),
+        }
+      : {
+          nested: false as const,
+          handle: await startChild(subtask, {
+            ...common,
+            args: [
+              {
+                task: withContextSeed(task, context.contextSeed ?? []),
+                jobId: input.spec.jobId,
+                allocation,
+                previous: context.previous,
+                deadline: s.deadline,
+                stepCeilingSeconds: limits.stepCeilingSeconds,
+                stepScheduleToStartSeconds: limits.stepScheduleToStartSeconds,
+                stepsPerRun: limits.subtaskStepsPerRun,
+                agentQueue: input.agentQueue,
+                manifest: submittedManifest(task, input.agents),
+                ...(s.events ? { events: s.events } : {}),
+                showOutcome: true,
+                hostRules: HOST_RULES,
+                // the job's model now: a later switch reaches children started after it, not this one
+                ...currentModel(input),
+              } satisfies SubtaskInput,
+            ],
+            typedSearchAttributes: [
+              { key: PATTERN_KEY, value: input.spec.pattern },
+              { key: AGENT_KEY, value: agentLabel(task) },
+              ...inherited,
+            ],
+          }),
+        };
   }
 
   /** Tracks a started child; one started after a stop or cancel is told at once. */

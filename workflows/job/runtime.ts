@@ -171,17 +171,19 @@ export class JobRuntime {
           allocation,
         });
       }
-      const child = await children.start(task, context, allocation);
-      const running = { task, handle: child.handle, allocation, clipped: clipped || shared, nested: child.nested };
-      children.attach(running);
-      records.markRunning(task.id, clipped);
-      records.changed();
-      children.catchUp(running);
-      if (child.nested) {
-        const job = await children.detached.run(() => child.handle.result());
+      // started and awaited in the job's one non-cancellable scope: a cancelled job signals its children
+      result = await children.detached.run(async () => {
+        const child = await children.start(task, context, allocation);
+        const running = { task, handle: child.handle, allocation, clipped: clipped || shared, nested: child.nested };
+        children.attach(running);
+        records.markRunning(task.id, clipped);
+        records.changed();
+        children.catchUp(running);
+        if (!child.nested) return child.handle.result();
+        const job = await child.handle.result();
         records.setNested(task.id, job);
-        result = jobAsTaskResult(task, job);
-      } else result = await children.detached.run(() => child.handle.result());
+        return jobAsTaskResult(task, job);
+      });
     } catch (err) {
       result = failedChildResult(task, err);
     }
