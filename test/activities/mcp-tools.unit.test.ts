@@ -50,7 +50,7 @@ describe('a stdio MCP server', () => {
       console.log(
         `stdio MCP: first list (spawn + initialize + tools/list) ${(connected - t0).toFixed(0)} ms; a later step's list + call ${reused.toFixed(1)} ms`,
       );
-      expect(readFileSync(join(dir, 'calls.txt'), 'utf8')).toBe('lookup\nlookup\n');
+      expect(readFileSync(join(dir, 'calls.txt'), 'utf8')).toBe('start\nlookup\nlookup\n');
       expect(pool.size).toBe(1);
     } finally {
       await pool.close();
