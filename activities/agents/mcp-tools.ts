@@ -142,6 +142,9 @@ export function createMcpToolSource(server: McpServer, opts: McpToolSourceOption
   /** The server's connection, shared by every step of this worker (not tied to one step's signal: another step may be waiting on it). */
   const connect = (signal: AbortSignal): Promise<Client> => {
     if (!connecting) {
+      // what an earlier connection said is not this one's story
+      stderrTail = '';
+      transportError = undefined;
       const client = new Client({ name: 'delegate', version: '1.0.0' });
       client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
         tools = undefined;

@@ -136,7 +136,7 @@ describe('an LLM agent with MCP servers as tools', () => {
       { id: 't', question: 'again plan: files__lookup web__lookup', agent: 'mcp-researcher', scope: both },
     ]);
     expect(result.results[0]).toMatchObject({ status: 'success', metrics: { toolCalls: 2 } });
-    expect(stdioLines().filter((l) => l === 'start')).toHaveLength(1);
+    expect(stdioLines().filter((l) => l.startsWith('start '))).toHaveLength(1);
     expect(http.sessions).toBe(1);
     console.log(`second MCP job (pooled connections): ${ms.toFixed(0)} ms for 3 steps`);
   });

@@ -21,6 +21,14 @@ const stdio = (extra: object = {}, env: Record<string, string> = {}) =>
     ...extra,
   });
 const loopback = { policy: { allowLoopback: true } };
+const isRunning = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 let http: TestMcpHttp;
 beforeAll(async () => {
@@ -30,7 +38,7 @@ afterAll(() => http.close());
 const httpServer = (extra: object = {}) => McpServerSchema.parse({ id: 'web', http: { url: http.url }, ...extra });
 
 describe('a stdio MCP server', () => {
-  it('lists its tools and runs one, with ${ENV} expanded into its environment; the connection is reused', async () => {
+  it('lists its tools and runs one, with ${ENV} expanded into its environment; the connection is reused, and closing the pool ends the process', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mcp-stdio-'));
     const pool = createMcpPool();
     const server = stdio({}, { MCP_CALLS_FILE: '${TEST_MCP_DIR}/calls.txt' });
@@ -50,8 +58,13 @@ describe('a stdio MCP server', () => {
       console.log(
         `stdio MCP: first list (spawn + initialize + tools/list) ${(connected - t0).toFixed(0)} ms; a later step's list + call ${reused.toFixed(1)} ms`,
       );
-      expect(readFileSync(join(dir, 'calls.txt'), 'utf8')).toBe('start\nlookup\nlookup\n');
+      const lines = readFileSync(join(dir, 'calls.txt'), 'utf8').trim().split('\n');
+      expect(lines).toEqual([expect.stringMatching(/^start \d+$/), 'lookup', 'lookup']);
       expect(pool.size).toBe(1);
+      // the worker shuts down: its pool ends the server's process
+      await pool.close();
+      const pid = Number(lines[0].split(' ')[1]);
+      await expect.poll(() => isRunning(pid), { timeout: 5000 }).toBe(false);
     } finally {
       await pool.close();
     }
