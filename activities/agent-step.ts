@@ -344,7 +344,16 @@ export function createAgentActivities({ registry, stepLogPath, breaker, events, 
     await tell({
       key: `step:${input.stepKey}`,
       type: 'subtask.step',
-      data: { taskId, workflowId: subtask, agentId: input.agentId, step: input.step, attempt, done: reply.done, usage },
+      data: {
+        taskId,
+        workflowId: subtask,
+        agentId: input.agentId,
+        step: input.step,
+        attempt,
+        done: reply.done,
+        usage,
+        ...(reply.tools?.length ? { tools: reply.tools } : {}),
+      },
     });
     return {
       done: reply.done,

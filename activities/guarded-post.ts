@@ -41,28 +41,40 @@ export interface GuardedPostOptions {
 /** Largest response body read (and discarded): a receiver cannot make the worker buffer more. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
-/** POSTs `body` to `url` if the policy allows every address it reaches; resolves with the status code. */
-export function guardedPost(url: string, { body, headers, policy, resolve = systemResolver, signal }: GuardedPostOptions): Promise<number> {
-  const u = new URL(url);
-  if (u.protocol !== 'https:' && u.protocol !== 'http:') return Promise.reject(new DestinationRefusedError('not https'));
+/** Why `u` is refused before any lookup (scheme, metadata or loopback names, a refused literal address), or undefined. */
+export function urlRefusal(u: URL, policy: NetPolicy): string | undefined {
+  if (u.protocol !== 'https:' && u.protocol !== 'http:') return 'not https';
   const host = u.hostname.replace(/^\[|\]$/g, '');
   const byName = hostRefusal(host, policy);
-  if (byName) return Promise.reject(new DestinationRefusedError(`refused: ${byName}`));
+  if (byName) return `refused: ${byName}`;
   // a literal address never goes through `lookup`: check it here
   if (parseIp(host)) {
     const why = addressRefusal(host, policy, undefined, u.protocol);
-    if (why) return Promise.reject(new DestinationRefusedError(`refused: ${why}`));
+    if (why) return `refused: ${why}`;
   }
-  let refused: DestinationRefusedError | undefined;
-  const lookup: LookupFunction = (hostname, options, callback) => {
+  return undefined;
+}
+
+/**
+ * A socket `lookup` that resolves the name, refuses when any address is refused, and hands the
+ * socket only checked addresses; `onRefused` learns the refusal (the socket's error hides it).
+ */
+export function checkedLookup(
+  policy: NetPolicy,
+  protocol: string,
+  resolve: Resolver,
+  onRefused: (err: DestinationRefusedError) => void,
+): LookupFunction {
+  return (hostname, options, callback) => {
     resolve(hostname).then(
       (found) => {
         const wanted = options.family === 4 || options.family === 6 ? found.filter((a) => a.family === options.family) : found;
         // every address is checked, not just the first: the socket may fall back to any of them
         const why =
-          found.length === 0 ? 'no address' : found.map((a) => addressRefusal(a.address, policy, hostname, u.protocol)).find(Boolean);
+          found.length === 0 ? 'no address' : found.map((a) => addressRefusal(a.address, policy, hostname, protocol)).find(Boolean);
         if (why || wanted.length === 0) {
-          refused = new DestinationRefusedError(`refused: ${why ?? 'no address of the requested family'}`);
+          const refused = new DestinationRefusedError(`refused: ${why ?? 'no address of the requested family'}`);
+          onRefused(refused);
           return callback(refused, '', 0);
         }
         if (options.all) return (callback as (e: null, a: ResolvedAddress[]) => void)(null, wanted);
@@ -71,6 +83,15 @@ export function guardedPost(url: string, { body, headers, policy, resolve = syst
       (err: NodeJS.ErrnoException) => callback(err, '', 0),
     );
   };
+}
+
+/** POSTs `body` to `url` if the policy allows every address it reaches; resolves with the status code. */
+export function guardedPost(url: string, { body, headers, policy, resolve = systemResolver, signal }: GuardedPostOptions): Promise<number> {
+  const u = new URL(url);
+  const early = urlRefusal(u, policy);
+  if (early) return Promise.reject(new DestinationRefusedError(early));
+  let refused: DestinationRefusedError | undefined;
+  const lookup = checkedLookup(policy, u.protocol, resolve, (err) => (refused = err));
   const send = u.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise<number>((resolveStatus, reject) => {
     const req = send(

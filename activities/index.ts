@@ -5,6 +5,7 @@ import { createJudgeActivities } from './judge';
 import { createScoutActivities } from './scout/commit';
 import { scoutRoot } from './scout/sandbox';
 import { loadAgentsFile } from './agents/http';
+import type { McpPool } from './agents/mcp-pool';
 import { builtinAgents, createAgentRegistry, type AgentRegistry } from './agents/registry';
 import type { SemanticRouterOptions } from './agents/semantic-router';
 import { createWebhookActivities, type WebhookDeps } from './webhook';
@@ -20,11 +21,12 @@ export type { ArchiveDeps, ArchiveJobInput, PruneInput } from './archive';
 export type { PreviousStage } from './agents/types';
 export type { WebhookInput, WebhookDeps } from './webhook';
 export { signWebhook, webhookSecretFor, WebhookErrorType } from './webhook';
-export { checkCallbackUrl, isBlockedAddress, netPolicyFromConfig, type NetPolicy } from './net-policy';
+export { checkCallbackUrl, isBlockedAddress, mcpPolicyFromConfig, netPolicyFromConfig, type NetPolicy } from './net-policy';
 export type { Resolver, ResolvedAddress } from './guarded-post';
 export { redact, redactUrl } from './redact';
 export { builtinAgents, createAgentRegistry, type AgentRegistry } from './agents/registry';
 export { createHttpAgent, loadAgentsFile } from './agents/http';
+export { createMcpPool, type McpPool, type McpPoolOptions } from './agents/mcp-pool';
 export {
   createSemanticRouter,
   semanticOptionsFromConfig,
@@ -34,10 +36,13 @@ export {
   type SemanticRouterOptions,
 } from './agents/semantic-router';
 
-/** The builtin agents plus the HTTP agents of `agentsFile` (default `agents.json` when it exists), semantic references routed as `semantic` says. */
-export function loadRegistry(agentsFile?: string, semantic?: SemanticRouterOptions): AgentRegistry {
+/**
+ * The builtin agents plus the agents of `agentsFile` (default `agents.json` when it exists), semantic
+ * references routed as `semantic` says; LLM agents reach their MCP servers through `mcpPool`.
+ */
+export function loadRegistry(agentsFile?: string, semantic?: SemanticRouterOptions, mcpPool?: McpPool): AgentRegistry {
   const file = agentsFile ?? (existsSync('agents.json') ? 'agents.json' : undefined);
-  const registry = createAgentRegistry([...builtinAgents, ...(file ? loadAgentsFile(file) : [])], { semantic });
+  const registry = createAgentRegistry([...builtinAgents, ...(file ? loadAgentsFile(file, process.env, { mcpPool }) : [])], { semantic });
   // roles name agents and tools of the registry: checked once it is built
   return file ? Object.assign(registry, { roles: loadRoleCatalog(file, registry) }) : registry;
 }

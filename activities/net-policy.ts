@@ -205,3 +205,16 @@ export function netPolicyFromConfig(config: {
     allowHosts: config.DELEGATE_WEBHOOK_ALLOW_HOSTS ?? [],
   };
 }
+
+/** The address policy of LLM agents' HTTP MCP servers (DELEGATE_MCP_ALLOW_*); throws naming a bad CIDR. */
+export function mcpPolicyFromConfig(config: {
+  DELEGATE_MCP_ALLOW_LOOPBACK?: boolean;
+  DELEGATE_MCP_ALLOW_CIDRS?: string[];
+  DELEGATE_MCP_ALLOW_HOSTS?: string[];
+}): NetPolicy {
+  return netPolicyFromConfig({
+    DELEGATE_WEBHOOK_ALLOW_LOOPBACK: config.DELEGATE_MCP_ALLOW_LOOPBACK,
+    DELEGATE_WEBHOOK_ALLOW_CIDRS: config.DELEGATE_MCP_ALLOW_CIDRS,
+    DELEGATE_WEBHOOK_ALLOW_HOSTS: config.DELEGATE_MCP_ALLOW_HOSTS,
+  });
+}

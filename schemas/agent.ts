@@ -57,6 +57,44 @@ export const LlmToolSchema = z.strictObject({
   url: z.url({ protocol: /^https?$/ }),
 });
 
+/** The `${VAR}` note of values read from the environment. */
+const ENV_NOTE = '"${VAR}" is read from the environment';
+
+/**
+ * An MCP server whose tools an LLM agent may use: a command the worker starts (stdio) or a
+ * streamable-HTTP endpoint (connected under the MCP address policy). A task's scope names its
+ * tools `<id>.<tool>`.
+ */
+export const McpServerSchema = z
+  .strictObject({
+    id: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,32}$/)
+      .describe('names the server in scopes: its tool "search" is "<id>.search"'),
+    stdio: z
+      .strictObject({
+        command: z.string().min(1),
+        args: z.array(z.string()).default([]),
+        env: z.record(z.string(), z.string()).default({}).describe(`added to a minimal environment (PATH, HOME, …); ${ENV_NOTE}`),
+        cwd: z.string().min(1).optional(),
+      })
+      .optional(),
+    http: z
+      .strictObject({
+        url: z.url({ protocol: /^https?$/ }),
+        headers: z.record(z.string(), z.string()).default({}).describe(`sent with every request; ${ENV_NOTE}`),
+      })
+      .optional(),
+    tools: z
+      .array(z.string().min(1).max(128))
+      .optional()
+      .describe('the only tools of the server the agent may use (bare names); absent: every tool it lists'),
+    connectTimeoutSeconds: z.number().positive().max(120).default(10).describe('connecting and listing its tools'),
+    callTimeoutSeconds: z.number().positive().max(3600).default(30).describe('one tool call'),
+  })
+  .refine((s) => (s.stdio === undefined) !== (s.http === undefined), { error: 'give exactly one of stdio and http' });
+export type McpServer = z.infer<typeof McpServerSchema>;
+
 /** An LLM agent: a model behind an OpenAI-compatible chat-completions endpoint, with host-checked tools. */
 export const LlmAgentConfigSchema = z
   .strictObject({
@@ -77,6 +115,12 @@ export const LlmAgentConfigSchema = z
       "its steps run on this pool's own task queue, served by the workers that host the pool (DELEGATE_POOLS)",
     ),
     tools: z.array(LlmToolSchema).default([]).describe('offered to the model only when the task scope allows them'),
+    mcpServers: z
+      .array(McpServerSchema)
+      .max(16)
+      .default([])
+      .refine((list) => new Set(list.map((m) => m.id)).size === list.length, { error: 'MCP server ids must be unique' })
+      .describe("MCP servers whose tools the host lists, offers when the task's scope names them (`<server>.<tool>`) and runs itself"),
     hostTools: z
       .array(z.enum(['read_file', 'grep']))
       .max(2)

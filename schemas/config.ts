@@ -216,6 +216,13 @@ export const ConfigSchema = z
       'comma-separated CIDRs webhooks may reach although private ("10.20.0.0/16,fd12::/16"); metadata addresses stay refused',
     ),
     DELEGATE_WEBHOOK_ALLOW_HOSTS: list.describe('comma-separated host names whose private addresses webhooks may reach'),
+    DELEGATE_MCP_ALLOW_LOOPBACK: bool
+      .default(false)
+      .describe("allow LLM agents' HTTP MCP servers on loopback, also over plain http (development only)"),
+    DELEGATE_MCP_ALLOW_CIDRS: list.describe(
+      'comma-separated CIDRs HTTP MCP servers may be reached in although private ("10.20.0.0/16"); metadata addresses stay refused',
+    ),
+    DELEGATE_MCP_ALLOW_HOSTS: list.describe('comma-separated host names of HTTP MCP servers whose private addresses may be reached'),
     DELEGATE_SCOUT_ROOT: z
       .string()
       .min(1)

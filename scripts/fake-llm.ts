@@ -9,6 +9,9 @@
  *                              asks for a tool named "shell". Model "judge" answers Delegate's
  *                              judge: a rubric holds when the answer contains its quoted word.
  *                              Models "role…" play the bootstrap protocol (fake-llm-roles.ts).
+ *                              Model "toolplan" calls the tools its question lists after
+ *                              "plan:" in order, offered or not ({"term": "durable"}), one per
+ *                              turn, then answers {"answer": [each tool's answer]}.
  *   POST /tools/search         {"query"} → "results for <query>"
  *   GET  /v1/_captured?model=m  the raw bodies of the chat requests for model m, in order
  */
@@ -107,7 +110,14 @@ export async function startFakeLlm(port = 0): Promise<FakeLlm> {
                 })),
               };
       } else if (script === 'rogue') message = toolCall('shell', { cmd: 'cat /etc/passwd' });
-      else if (r.model === 'judge')
+      else if (script === 'toolplan') {
+        const plan = /plan:\s*(.*)$/.exec(question)?.[1].split(/\s+/).filter(Boolean) ?? [];
+        const answers = r.messages.filter((m) => m.role === 'tool').map((m) => m.content);
+        message =
+          answers.length < plan.length
+            ? toolCall(plan[answers.length], { term: 'durable' })
+            : { role: 'assistant', content: JSON.stringify({ answer: answers }) };
+      } else if (r.model === 'judge')
         message = { role: 'assistant', content: JSON.stringify(judge(r.messages.find((m) => m.role === 'user')?.content ?? '')) };
       else if (last.role === 'tool') message = { role: 'assistant', content: JSON.stringify({ answer: last.content }) };
       else if (r.tools?.length) message = toolCall(r.tools[0].function.name, { query: question });
@@ -131,6 +141,6 @@ export async function startFakeLlm(port = 0): Promise<FakeLlm> {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { url } = await startFakeLlm(Number(process.env.PORT ?? 8082));
   console.log(
-    `fake LLM provider at ${url}/v1 (models "scripted", "rogue", "judge", "role", "role-twice", "role-skip", "role-wrongkind", "role-ask"; "#tag" and "+slow" suffixes); tool at ${url}/tools/search`,
+    `fake LLM provider at ${url}/v1 (models "scripted", "rogue", "toolplan", "judge", "role", "role-twice", "role-skip", "role-wrongkind", "role-ask"; "#tag" and "+slow" suffixes); tool at ${url}/tools/search`,
   );
 }

@@ -1,5 +1,5 @@
 /** Worker process: hosts the workflows, the shared agent pool and one agent lane per tenant (new tenants of the keys file included) until SIGINT/SIGTERM. */
-import { loadRegistry, netPolicyFromConfig, semanticOptionsFromConfig } from '../activities';
+import { createMcpPool, loadRegistry, mcpPolicyFromConfig, netPolicyFromConfig, semanticOptionsFromConfig } from '../activities';
 import { openRecord, recordLocation } from '../record';
 import { breakerSettingsOf } from '../schemas/breaker';
 import { Client } from '@temporalio/client';
@@ -70,7 +70,9 @@ log.info({ record: record.where }, 'job record open');
   await clientConnection.close();
 }
 const lanes = tenants.list().map((t) => ({ taskQueue: agentQueueFor(config.DELEGATE_TASK_QUEUE, t.tenant), slots: t.quotas.agentSlots }));
-const registry = loadRegistry(config.DELEGATE_AGENTS_FILE, semanticOptionsFromConfig(config));
+// LLM agents' MCP connections, reused across steps; closed (their processes ended) when the worker stops
+const mcpPool = createMcpPool({ policy: mcpPolicyFromConfig(config) });
+const registry = loadRegistry(config.DELEGATE_AGENTS_FILE, semanticOptionsFromConfig(config), mcpPool);
 log.info({ method: registry.semantic.method, model: config.DELEGATE_EMBEDDINGS_MODEL }, 'semantic routing');
 if (config.DELEGATE_JUDGE_AGENT && !registry.get(config.DELEGATE_JUDGE_AGENT)) {
   throw new Error(
@@ -129,6 +131,7 @@ log.info(
   'worker running',
 );
 await fleet.done;
+await mcpPool.close();
 await connection.close();
 await record.close();
 await metricsServer?.close();

@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { AgentsFileSchema, HttpAgentConfigSchema, StepReplySchema, type HttpAgentConfig } from '../../schemas';
 import { AgentRetryableError } from '../errors';
-import { createLlmAgent } from './llm';
+import { createLlmAgent, type LlmAgentOptions } from './llm';
 import { expandEnv, jsonSchemaParams, parseReply, postJson, remoteManifest } from './remote';
 import type { AgentDefinition, StepReply } from './types';
 
@@ -38,8 +38,8 @@ export function createHttpAgent(input: z.input<typeof HttpAgentConfigSchema>, en
   };
 }
 
-/** Reads the HTTP agents from a JSON file (`{ "agents": [...] }`); throws naming the bad field. */
-export function loadAgentsFile(path: string, env: NodeJS.ProcessEnv = process.env): AgentDefinition[] {
+/** Reads the HTTP and LLM agents from a JSON file (`{ "agents": [...] }`); throws naming the bad field. `llm` options go to every LLM agent (the worker's MCP pool). */
+export function loadAgentsFile(path: string, env: NodeJS.ProcessEnv = process.env, llm: LlmAgentOptions = {}): AgentDefinition[] {
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'));
@@ -51,5 +51,5 @@ export function loadAgentsFile(path: string, env: NodeJS.ProcessEnv = process.en
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`invalid agents file ${path}:\n${lines.join('\n')}`);
   }
-  return parsed.data.agents.map((a) => (a.kind === 'llm' ? createLlmAgent(a, env) : createHttpAgent(a, env)));
+  return parsed.data.agents.map((a) => (a.kind === 'llm' ? createLlmAgent(a, env, llm) : createHttpAgent(a, env)));
 }

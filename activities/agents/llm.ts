@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import { LlmAgentConfigSchema, type LlmAgentConfig } from '../../schemas';
 import { ErrorType } from '../../core/errors';
+import { usageOf } from '../../core/money';
 import { AgentRetryableError, fatal } from '../errors';
 import { HOST_TOOL_SPECS, runHostTool } from '../scout/host-tools';
 import { createSandbox, scoutRoot, type ScoutSandbox } from '../scout/sandbox';
@@ -17,6 +18,8 @@ import { expandEnv, jsonSchemaParams, parseReply, postJson, remoteManifest } fro
 import type { AgentDefinition, StepReply, StepRequest } from './types';
 import type { PendingToolCall } from '../role-protocol-tools';
 import { applyHostAnswers, checkedRoleAnswer, roleStartMessages, roleToolDefs } from './llm-role';
+import { mcpToolsForStep } from './llm-mcp';
+import { defaultMcpPool, type McpPool } from './mcp-pool';
 
 interface ChatMessage {
   role: 'system' | 'user' | 'assistant' | 'tool';
@@ -45,6 +48,8 @@ function brief(req: StepRequest): string {
 export interface LlmAgentOptions {
   /** The directory the host tools (`read_file`, `grep`) are confined to. @default the tenant's scout root from env (none: the tools refuse) */
   scoutRoot?: string;
+  /** The worker's MCP connections (its address policy included). @default the process's pool, strict policy */
+  mcpPool?: McpPool;
 }
 
 /** An agent definition for a model behind an OpenAI-compatible endpoint. */
@@ -56,7 +61,14 @@ export function createLlmAgent(
   const cfg: LlmAgentConfig = LlmAgentConfigSchema.parse(input);
   const auth: Record<string, string> = cfg.apiKey ? { authorization: `Bearer ${expandEnv(cfg.apiKey, env)}` } : {};
   return {
-    manifest: remoteManifest('llm', { ...cfg, tools: [...cfg.hostTools, ...cfg.tools.map((t) => t.name)] }),
+    manifest: remoteManifest('llm', {
+      ...cfg,
+      tools: [
+        ...cfg.hostTools,
+        ...cfg.tools.map((t) => t.name),
+        ...cfg.mcpServers.flatMap((m) => (m.tools ?? []).map((t) => `${m.id}.${t}`)),
+      ],
+    }),
     toolDescriptions: Object.fromEntries(cfg.tools.filter((t) => t.description).map((t) => [t.name, t.description])),
     params: jsonSchemaParams(cfg.inputSchema),
     async step(req): Promise<StepReply> {
@@ -76,6 +88,16 @@ export function createLlmAgent(
       if (req.reprompt) messages.push({ role: 'user', content: req.reprompt });
       const hostOffered = cfg.hostTools.filter((t) => (req.task.scope ?? []).includes(t));
       const offered = cfg.tools.filter((t) => (req.task.scope ?? []).includes(t.name) && !(hostOffered as string[]).includes(t.name));
+      // MCP tools in scope (`<server>.<tool>`), listed on the worker's pooled connections
+      const mcp = role
+        ? undefined
+        : await mcpToolsForStep(
+            cfg.mcpServers,
+            req.task.scope ?? [],
+            opts.mcpPool ?? defaultMcpPool(),
+            [...hostOffered, ...offered.map((t) => t.name)],
+            req.signal,
+          );
       // host tools run here, on the files of params.paths only; the sandbox refuses any other path
       const paths = Array.isArray(req.params.paths) ? req.params.paths.filter((p): p is string => typeof p === 'string') : [];
       let sandbox: ScoutSandbox | undefined;
@@ -91,7 +113,7 @@ export function createLlmAgent(
           max_tokens: maxTokens,
           ...(role
             ? { tools: roleToolDefs(cfg, role) }
-            : offered.length + hostOffered.length
+            : offered.length + hostOffered.length + (mcp?.defs.length ?? 0)
               ? {
                   tools: [
                     ...hostOffered.map((name) => ({ type: 'function', function: { name, ...HOST_TOOL_SPECS[name] } })),
@@ -99,6 +121,7 @@ export function createLlmAgent(
                       type: 'function',
                       function: { name: t.name, description: t.description, parameters: t.parameters },
                     })),
+                    ...(mcp?.defs ?? []),
                   ],
                 }
               : {}),
@@ -149,12 +172,14 @@ export function createLlmAgent(
         for (const call of message.tool_calls) {
           const host = hostOffered.find((t) => t === call.function.name);
           const tool = offered.find((t) => t.name === call.function.name);
+          const mcpTool = mcp?.scopeName(call.function.name);
           // the host checks, not the model: a tool outside the task's scope is never called
-          if (!tool && !host)
+          if (!tool && !host && !mcpTool)
             throw fatal(
               ErrorType.ToolDenied,
               `model asked for tool "${call.function.name}", which the task's scope does not allow`,
               req.attempt,
+              { usage: usageOf(usage) },
             );
           let args: unknown;
           try {
@@ -167,14 +192,16 @@ export function createLlmAgent(
             text = paths.length
               ? await runHostTool((sandbox ??= createSandbox(opts.scoutRoot ?? scoutRoot(env, req.tenant), paths)), host, args)
               : `error: ${host} has no scope (the task's params.paths is empty)`;
+          } else if (mcpTool) {
+            text = await mcp!.call(call.function.name, args as Record<string, unknown>, req.signal);
           } else {
             text = (await postJson(tool!.url, args, {}, req.signal, `tool ${tool!.name} of ${what}`)).text;
           }
           messages.push({ role: 'tool', tool_call_id: call.id, content: text.slice(0, 20_000) });
           usage.toolCalls++;
         }
-        const names = message.tool_calls.map((c) => c.function.name);
-        return { done: false, usage, summary: `called ${names.join(', ')}`, state: { messages }, channelsHit: names };
+        const names = message.tool_calls.map((c) => mcp?.scopeName(c.function.name) ?? c.function.name);
+        return { done: false, usage, summary: `called ${names.join(', ')}`, state: { messages }, channelsHit: names, tools: names };
       }
       const content = message.content ?? '';
       let data: unknown = content;

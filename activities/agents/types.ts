@@ -57,6 +57,8 @@ export interface StepReply {
   citations?: string[];
   followUps?: string[];
   channelsHit?: string[];
+  /** The tools this step called (scope names): its `subtask.step` event lists them. */
+  tools?: string[];
   /** Carried to the next step. */
   state?: unknown;
 }

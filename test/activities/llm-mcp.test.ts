@@ -1,0 +1,174 @@
+/**
+ * An LLM agent using MCP servers as tools, end to end: jobs through the API, a worker of this
+ * file's own (its MCP pool allows loopback, as tests need), the fake provider's "toolplan"
+ * model asking for tools, and two servers built with the official SDK (test/fixtures/mcp): one
+ * the worker starts over stdio, one over streamable HTTP on loopback. Each has a tool the
+ * tasks' scope allows (`lookup`) and one it does not (`wipe`).
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createMcpPool, loadRegistry, type McpPool } from '../../activities';
+import { buildApp } from '../../api/app';
+import { loadTenants } from '../../config/tenants';
+import type { JobResult } from '../../schemas';
+import { startDedicatedWorker } from '../dedicated-worker';
+import { startTestMcpHttp, type TestMcpHttp } from '../fixtures/mcp/servers';
+import { testClient, testConfig, testRecord, uniqueId } from '../helpers';
+import { authHeader } from '../tenants';
+
+const dir = mkdtempSync(join(tmpdir(), 'delegate-mcp-'));
+const callsFile = join(dir, 'stdio-calls.txt');
+/** The fake provider's model for this file: "#tag" finds its requests. */
+const model = `toolplan#${uniqueId('mcp')}`;
+let http: TestMcpHttp;
+let pool: McpPool;
+let worker: Awaited<ReturnType<typeof startDedicatedWorker>>;
+let app: FastifyInstance;
+
+const llm = (id: string, mcpServers: object[]) => ({
+  kind: 'llm',
+  id,
+  baseUrl: `${inject('fakeLlmUrl')}/v1`,
+  model,
+  pricing: { inputPerMTok: 1000, outputPerMTok: 2000 },
+  timeoutSeconds: 20,
+  retry: { maxAttempts: 2, initialIntervalSeconds: 0.1, backoffCoefficient: 1, maximumIntervalSeconds: 0.1 },
+  mcpServers,
+});
+
+beforeAll(async () => {
+  http = await startTestMcpHttp();
+  process.env.DELEGATE_TEST_MCP_CALLS = callsFile;
+  const agentsFile = join(dir, 'agents.json');
+  writeFileSync(
+    agentsFile,
+    JSON.stringify({
+      agents: [
+        llm('mcp-researcher', [
+          {
+            id: 'files',
+            stdio: {
+              command: process.execPath,
+              args: ['--import', 'tsx', 'test/fixtures/mcp/stdio-server.ts'],
+              env: { MCP_CALLS_FILE: '${DELEGATE_TEST_MCP_CALLS}' },
+            },
+          },
+          { id: 'web', http: { url: http.url, headers: { 'x-team': 'research' } } },
+        ]),
+        llm('mcp-intranet', [{ id: 'intranet', http: { url: 'http://10.255.255.1:8080/mcp' } }]),
+      ],
+    }),
+  );
+  pool = createMcpPool({ policy: { allowLoopback: true } });
+  const registry = loadRegistry(agentsFile, undefined, pool);
+  worker = await startDedicatedWorker({ registry, lanes: ['default'] });
+  const config = testConfig({ DELEGATE_TASK_QUEUE: worker.taskQueue });
+  app = await buildApp({ config, client: await testClient(), registry, tenants: loadTenants(config), record: await testRecord() });
+});
+
+afterAll(async () => {
+  await app?.close();
+  await worker?.stop();
+  await pool?.close();
+  await http?.close();
+});
+
+async function run(tasks: object[]): Promise<{ jobId: string; result: JobResult; ms: number }> {
+  const jobId = uniqueId('mcp');
+  const began = performance.now();
+  const res = await app.inject({
+    method: 'POST',
+    url: '/v1/jobs',
+    headers: authHeader('default'),
+    payload: { jobId, pattern: 'fanout', tasks },
+  });
+  expect(res.statusCode, res.body).toBe(201);
+  const result = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=60`, headers: authHeader('default') });
+  expect(result.statusCode, result.body).toBe(200);
+  return { jobId, result: result.json() as JobResult, ms: performance.now() - began };
+}
+
+const stdioLines = () => readFileSync(callsFile, 'utf8').trim().split('\n');
+const both = ['files.lookup', 'web.lookup'];
+
+describe('an LLM agent with MCP servers as tools', () => {
+  it('offers the in-scope tools of both servers, runs each call itself, and the answers reach the next turn and the result', async () => {
+    const { jobId, result, ms } = await run([
+      { id: 't', question: 'define durable plan: files__lookup web__lookup', agent: 'mcp-researcher', scope: both },
+    ]);
+    const t = result.results[0];
+    expect(t, JSON.stringify(t.errors)).toMatchObject({
+      status: 'success',
+      data: { answer: ['definition of durable (stdio-tools)', 'definition of durable (http-tools)'] },
+      metrics: { steps: 3, toolCalls: 2 },
+    });
+    expect(t.metrics.channelsHit).toEqual(expect.arrayContaining(both));
+    // the model was offered exactly the two tools in scope (no wipe), and read each answer on its next turn
+    const captured = (await (await fetch(`${inject('fakeLlmUrl')}/v1/_captured?model=${encodeURIComponent(model)}`)).json()) as {
+      body: string;
+    }[];
+    const bodies = captured.map(
+      (c) => JSON.parse(c.body) as { tools?: { function: { name: string } }[]; messages: { role: string; content: string }[] },
+    );
+    const mine = bodies.filter((b) => b.messages[1]?.content.includes('files__lookup web__lookup'));
+    expect(mine).toHaveLength(3);
+    expect(mine[0].tools?.map((x) => x.function.name).sort()).toEqual(['files__lookup', 'web__lookup']);
+    expect(mine[1].messages.at(-1)).toMatchObject({ role: 'tool', content: 'definition of durable (stdio-tools)' });
+    expect(mine[2].messages.at(-1)).toMatchObject({ role: 'tool', content: 'definition of durable (http-tools)' });
+    // each tool step is a subtask.step event naming its tool and booking it
+    const events = await (await testRecord()).events.after('default', jobId, 0);
+    const steps = events
+      .filter((e) => e.type === 'subtask.step')
+      .map((e) => [e.data.tools, (e.data.usage as { toolCalls: number }).toolCalls]);
+    expect(steps).toEqual([
+      [['files.lookup'], 1],
+      [['web.lookup'], 1],
+      [undefined, 0],
+    ]);
+    console.log(`first MCP job (stdio server started, HTTP session opened): ${ms.toFixed(0)} ms for 3 steps`);
+  });
+
+  it('reuses the connections: a second job neither starts the stdio server again nor opens another HTTP session', async () => {
+    const { result, ms } = await run([
+      { id: 't', question: 'again plan: files__lookup web__lookup', agent: 'mcp-researcher', scope: both },
+    ]);
+    expect(result.results[0]).toMatchObject({ status: 'success', metrics: { toolCalls: 2 } });
+    expect(stdioLines().filter((l) => l.startsWith('start '))).toHaveLength(1);
+    expect(http.sessions).toBe(1);
+    console.log(`second MCP job (pooled connections): ${ms.toFixed(0)} ms for 3 steps`);
+  });
+
+  it('denies a listed tool outside the scope, whatever the model asks: it never runs', async () => {
+    const before = http.calls.length;
+    const { result } = await run([
+      { id: 's', question: 'clean up plan: files__lookup files__wipe', agent: 'mcp-researcher', scope: both },
+      { id: 'h', question: 'clean up plan: web__wipe', agent: 'mcp-researcher', scope: both },
+    ]);
+    const [s, h] = result.results;
+    // the first step's lookup ran: work so far is kept, the denial ends the task
+    expect(s).toMatchObject({ status: 'partial', failureReason: 'tool_denied', metrics: { toolCalls: 1 } });
+    expect(s.errors[0]).toContain('"files__wipe"');
+    expect(h).toMatchObject({ status: 'failure', failureReason: 'tool_denied', metrics: { attempts: 1, toolCalls: 0 } });
+    // the denied turn's tokens are booked: the provider charged for them
+    expect(h.metrics.tokens).toBeGreaterThan(0);
+    expect(stdioLines()).not.toContain('wipe');
+    expect(http.calls.slice(before)).not.toContain('wipe');
+  });
+
+  it("books MCP calls on the budget's toolCalls axis: a cap of 1 halts after the first", async () => {
+    const { result } = await run([
+      { id: 't', question: 'capped plan: web__lookup files__lookup', agent: 'mcp-researcher', scope: both, budget: { toolCalls: 1 } },
+    ]);
+    expect(result.results[0]).toMatchObject({ failureReason: 'budget_exhausted', metrics: { steps: 1, toolCalls: 1 } });
+  });
+
+  it('refuses an HTTP MCP server at a private address by the address policy, without retrying', async () => {
+    const { result } = await run([{ id: 't', question: 'plan: intranet__lookup', agent: 'mcp-intranet', scope: ['intranet.lookup'] }]);
+    const t = result.results[0];
+    expect(t).toMatchObject({ status: 'failure', failureReason: 'agent_error', metrics: { attempts: 1, toolCalls: 0 } });
+    expect(t.errors[0]).toMatch(/MCP server "intranet" \(http\) refused by the MCP address policy: a private address/);
+  });
+});
