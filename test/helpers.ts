@@ -2,7 +2,7 @@
 import { Client, Connection } from '@temporalio/client';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, inject, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, expect, inject, onTestFinished } from 'vitest';
 import { loadRegistry } from '../activities';
 import { buildApp } from '../api/app';
 import type { JobResult, JobSpec } from '../schemas';
@@ -208,6 +208,16 @@ export async function finalResult(app: FastifyInstance, jobId: string, timeoutMs
     res = await get();
   }
   return res;
+}
+
+/** Submits a fan-out of `tasks` as `as` (201 expected) and waits up to 60 s for its result (200 expected). */
+export async function submitFanout(app: FastifyInstance, prefix: string, tasks: object[], as: TestTenant = 'default') {
+  const jobId = uniqueId(prefix);
+  const res = await app.inject({ method: 'POST', url: '/v1/jobs', headers: authHeader(as), payload: { jobId, pattern: 'fanout', tasks } });
+  expect(res.statusCode, res.body).toBe(201);
+  const result = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=60`, headers: authHeader(as) });
+  expect(result.statusCode, result.body).toBe(200);
+  return { jobId, result: result.json() as JobResult };
 }
 
 /**

@@ -16,8 +16,7 @@ import { loadTenants } from '../../config/tenants';
 import type { JobResult } from '../../schemas';
 import { startDedicatedWorker } from '../dedicated-worker';
 import { startTestMcpHttp, type TestMcpHttp } from '../fixtures/mcp/servers';
-import { testClient, testConfig, testRecord, uniqueId } from '../helpers';
-import { authHeader } from '../tenants';
+import { submitFanout, testClient, testConfig, testRecord, uniqueId } from '../helpers';
 
 const dir = mkdtempSync(join(tmpdir(), 'delegate-mcp-'));
 const callsFile = join(dir, 'stdio-calls.txt');
@@ -77,18 +76,9 @@ afterAll(async () => {
 });
 
 async function run(tasks: object[]): Promise<{ jobId: string; result: JobResult; ms: number }> {
-  const jobId = uniqueId('mcp');
   const began = performance.now();
-  const res = await app.inject({
-    method: 'POST',
-    url: '/v1/jobs',
-    headers: authHeader('default'),
-    payload: { jobId, pattern: 'fanout', tasks },
-  });
-  expect(res.statusCode, res.body).toBe(201);
-  const result = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=60`, headers: authHeader('default') });
-  expect(result.statusCode, result.body).toBe(200);
-  return { jobId, result: result.json() as JobResult, ms: performance.now() - began };
+  const { jobId, result } = await submitFanout(app, 'mcp', tasks);
+  return { jobId, result, ms: performance.now() - began };
 }
 
 const stdioLines = () => readFileSync(callsFile, 'utf8').trim().split('\n');

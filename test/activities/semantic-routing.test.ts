@@ -9,13 +9,11 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadRegistry } from '../../activities';
 import { createEmbedder } from '../../activities/agents/embeddings';
 import { createSemanticRouter } from '../../activities/agents/semantic-router';
-import type { JobResult } from '../../schemas';
 import { startFakeEmbeddings, type FakeEmbeddings } from '../../scripts/fake-embeddings';
 import { accuracyOf, bm25Route, FAKE_MIN_SIMILARITY, formatTable, loadRoutingFixture, semanticRoute } from '../../scripts/routing-accuracy';
 import { loadTenants } from '../../config/tenants';
 import { startDedicatedWorker } from '../dedicated-worker';
-import { jobsStartedWithId, testClient, testConfig, testRecord, uniqueId, useApp } from '../helpers';
-import { authHeader } from '../tenants';
+import { jobsStartedWithId, submitFanout, testClient, testConfig, testRecord, uniqueId, useApp } from '../helpers';
 
 let fake: FakeEmbeddings;
 beforeAll(async () => {
@@ -83,18 +81,7 @@ describe('jobs routed by embeddings', () => {
     const config = testConfig({ DELEGATE_TASK_QUEUE: worker.taskQueue });
     const app = await buildApp({ config, client: await testClient(), registry, tenants: loadTenants(config), record: await testRecord() });
     try {
-      const submit = async (tasks: object[]) => {
-        const jobId = uniqueId('semantic');
-        const res = await app.inject({
-          method: 'POST',
-          url: '/v1/jobs',
-          headers: authHeader('default'),
-          payload: { jobId, pattern: 'fanout', tasks },
-        });
-        expect(res.statusCode, res.body).toBe(201);
-        const result = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=60`, headers: authHeader('default') });
-        return result.json() as JobResult;
-      };
+      const submit = async (tasks: object[]) => (await submitFanout(app, 'semantic', tasks)).result;
       const first = await submit([
         { id: 'count', question: 'count the words of this sentence', agent: { route: 'semantic' } },
         { id: 'off', question: 'Feed the cat twice', agent: { route: 'semantic' } },
