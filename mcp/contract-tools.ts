@@ -9,7 +9,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { ResearchSubtaskAnswer, Scout } from '../client';
+import type { ResearchSubtaskAnswer, Scout } from 'delegate/client';
 import { IdSchema } from '../schemas';
 import { ResearchInputObject, ResearchSubtaskInputSchema } from '../schemas/research-contract';
 import { ScoutIdSchema, ScoutRequestSchema } from '../schemas/scout';
