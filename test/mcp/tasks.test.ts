@@ -16,7 +16,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectMcp } from './connect';
+import { connectMcp, threeWay } from './connect';
 import { listeningApp, uniqueId } from '../helpers';
 import { TEST_TENANTS } from '../tenants';
 
@@ -42,18 +42,6 @@ async function startTask(client: Client, name: string, args: Record<string, unkn
 
 /** The JSON of a tool answer's first text block. */
 const textOf = (res: { content: unknown[] }) => JSON.parse((res.content[0] as { text: string }).text) as Record<string, unknown>;
-
-/** Three sim subtasks one at a time, slow enough to be seen running. */
-const threeWay = (jobId: string) => ({
-  jobId,
-  maxParallel: 1,
-  tasks: ['a', 'b', 'c'].map((id) => ({
-    id,
-    question: `What is ${id}?`,
-    agent: 'sim',
-    params: { answer: { [id]: id.toUpperCase() }, latencyMs: 300, steps: 2, costUsd: 0.01 },
-  })),
-});
 
 describe.each(['http', 'stdio'] as const)('MCP tasks over %s', (transport) => {
   it('lists the delegation tools as task-capable and keeps the others plain', async () => {
