@@ -122,7 +122,11 @@ export async function summarize(jobId: string): Promise<string> {
 describe('@delegate/client, packed and installed', () => {
   it('installs with one dependency and no zod, Temporal or TypeScript source', () => {
     const modules = join(consumer, 'node_modules');
-    expect(readdirSync(modules).filter((f) => !f.startsWith('.')).sort()).toEqual(['@delegate', 'eventsource-parser']);
+    expect(
+      readdirSync(modules)
+        .filter((f) => !f.startsWith('.'))
+        .sort(),
+    ).toEqual(['@delegate', 'eventsource-parser']);
     expect(readdirSync(join(modules, '@delegate'))).toEqual(['client']);
     const manifest = JSON.parse(readFileSync(join(modules, '@delegate/client/package.json'), 'utf8')) as {
       dependencies: Record<string, string>;
