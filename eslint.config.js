@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.data/', 'dist/', 'scratch/', 'bench/results/', 'test-results/'] },
+  { ignores: ['node_modules/', '.data/', '**/dist/', 'packages/*/.build/', 'scratch/', 'bench/results/', 'test-results/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -40,7 +40,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: '^(\\.\\./)+(activities|schemas|workers|record|api|config|telemetry|cli|client|mcp|scripts)(/.*)?$',
+              regex: '^(\\.\\./)+(activities|schemas|workers|record|api|config|telemetry|cli|packages|mcp|scripts)(/.*)?$',
               allowTypeImports: true,
               message:
                 'Workflows import values only from @temporalio/workflow, workflows/ and core/ (every run evaluates them: a unit test bundles and checks); other folders as types.',
@@ -112,6 +112,39 @@ export default tseslint.config(
               allowTypeImports: true,
               message: 'The API imports no workers/ module: configuration and tenants are in config/, names in core/.',
             },
+          ],
+        },
+      ],
+    },
+  },
+  // the client package installs alone: its source imports values only from itself and eventsource-parser
+  {
+    files: ['packages/client/src/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!\\./|eventsource-parser$).*$',
+              allowTypeImports: true,
+              message:
+                '@delegate/client has one dependency (eventsource-parser): values only from the package itself; service types through service-types.ts.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  // cli/ and mcp/ use the client as a consumer does: its public entry only
+  {
+    files: ['cli/**/*.ts', 'mcp/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '(^|/)packages/client/|^(\\.\\./)+client(/|$)', message: "Import the client's public entry: 'delegate/client'." },
           ],
         },
       ],

@@ -1,6 +1,6 @@
 /** The CLI's listing commands (agents, jobs, reports) and `mcp`, Delegate as an MCP server on stdio. */
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import type { JobOutcome, Pattern } from '../client';
+import type { JobOutcome, Pattern } from 'delegate/client';
 import { action, DEFAULT_URL, type GlobalOptions } from './context';
 import { ExitCode, note, out, printJson, printTable } from './output';
 import { usd } from './progress';

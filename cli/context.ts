@@ -3,7 +3,7 @@
  * a client of it, `--json`, and one way to run an action so its errors become exit codes.
  */
 import type { Command } from 'commander';
-import { createDelegateClient, type DelegateClient } from '../client';
+import { createDelegateClient, type DelegateClient } from 'delegate/client';
 import { reportError } from './output';
 
 /** Where the CLI looks for the API when neither `--url` nor `DELEGATE_URL` says. */

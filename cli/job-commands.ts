@@ -1,7 +1,7 @@
 /** The CLI's job commands: submit (and wait), status, result, events, stop, cancel, budget add. */
 import { readFile } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
-import { DelegateTimeoutError, type BudgetAdd, type JobEvent, type JobResult, type JobSpecInput, type JobView } from '../client';
+import { DelegateTimeoutError, type BudgetAdd, type JobEvent, type JobResult, type JobSpecInput, type JobView } from 'delegate/client';
 import { action, type Context } from './context';
 import { ExitCode, exitCodeOfStatus, note, out, printJson, printTable, UsageError } from './output';
 import { usd } from './progress';

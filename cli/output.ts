@@ -2,7 +2,7 @@
  * How the CLI speaks: machine output (JSON) on stdout only, people's lines and errors on
  * stderr or as tables, and the exit codes scripts branch on.
  */
-import { DelegateProblemError } from '../client';
+import { DelegateProblemError } from 'delegate/client';
 
 /** The CLI's exit codes. */
 export const ExitCode = {

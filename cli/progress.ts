@@ -6,8 +6,7 @@
  *   job.started ─> total      subtask.step ─> spend      subtask.finished (a leaf) ─> done
  *   budget.changed ─> limit   job.finished ─> status, final spend
  */
-import type { JobEvent, JobView } from '../client';
-import { FinishedSubtasks } from '../client/finished-subtasks';
+import { FinishedSubtasks, type JobEvent, type JobView } from 'delegate/client';
 
 /** Formats dollars: cents for large sums, more digits for the tiny sums agents spend. */
 export function usd(n: number): string {

@@ -7,7 +7,7 @@
  *   prep ──> id, caps left, the prompt          run ──dispatch──> wait ──> the report (exit 0 success/no_findings, 1 partial/error/still running)
  */
 import { Option, type Command } from 'commander';
-import type { Scout, ScoutCaps, ScoutDispatchRequest, ScoutReport } from '../client';
+import type { Scout, ScoutCaps, ScoutDispatchRequest, ScoutReport } from 'delegate/client';
 import { count } from './catalog-commands';
 import { action, type Context } from './context';
 import { positiveNumber, readSpec } from './job-commands';

@@ -6,8 +6,7 @@
  *                                  └──> running ──> stdout { id, job_id, status: running } (exit 0; 1 when --wait ran out)
  */
 import type { Command } from 'commander';
-import type { ResearchSubtaskAnswer, ResearchSubtaskRequest } from '../client';
-import { MAX_WAIT_SECONDS } from '../client/long-poll';
+import { MAX_WAIT_SECONDS, type ResearchSubtaskAnswer, type ResearchSubtaskRequest } from 'delegate/client';
 import { action, type Context } from './context';
 import { positiveNumber, readSpec } from './job-commands';
 import { ExitCode, exitCodeOfStatus, note, printJson, UsageError } from './output';

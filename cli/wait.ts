@@ -6,8 +6,8 @@
  *   waitForResult ───────────────────────────────> result ──> stop the progress
  *   events() ──> JobProgressLine ──> stderr  (404 or a broken stream ──> poll get() instead)
  */
-import { sleep } from '../client/http';
-import type { JobResult } from '../client';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { JobResult } from 'delegate/client';
 import type { Context } from './context';
 import { note, safeText } from './output';
 import { JobProgressLine } from './progress';
@@ -37,7 +37,7 @@ async function follow(ctx: Context, line: JobProgressLine, draw: (plain?: string
         line.fromView(v);
         draw(line.done !== before ? line.line() : undefined);
       }
-      await sleep(1000, signal).catch(() => undefined);
+      await sleep(1000, undefined, { signal }).catch(() => undefined);
       if (signal.aborted) return;
     }
   }

@@ -4,9 +4,9 @@
  * service and record, for `/mcp`) and over HTTP (a remote API, for `delegate mcp` on stdio).
  *
  *   MCP tools ──> DelegateBackend ──┬── in-process.ts ──> app.jobs, app.record.events, the scout service
- *                                   └── http-backend.ts ──> client/ ──> https://…/v1/jobs…, /v1/subtasks, /v1/scouts
+ *                                   └── http-backend.ts ──> delegate/client ──> https://…/v1/jobs…, /v1/subtasks, /v1/scouts
  */
-import type { ResearchSubtaskAnswer, Scout, ScoutDispatched, ScoutDispatchRequest } from '../client';
+import type { ResearchSubtaskAnswer, Scout, ScoutDispatched, ScoutDispatchRequest } from 'delegate/client';
 import type { AgentManifest, Budget, JobEvent, JobResult, JobSpec, JobView, Ledger } from '../schemas';
 import type { ResearchSubtaskInput } from '../schemas/research-contract';
 

@@ -7,15 +7,16 @@
  *   delegate_scout ──dispatchScout──> scout(id, wait) ──> report | dispatched ──scout_report(id)──> report
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { ResearchSubtaskAnswer, Scout } from '../client';
 import { IdSchema } from '../schemas';
 import { ResearchInputObject, ResearchSubtaskInputSchema } from '../schemas/research-contract';
 import { ScoutIdSchema, ScoutRequestSchema } from '../schemas/scout';
+import { scoutAnswer, subtaskAnswer } from './answers';
 import type { DelegateBackend } from './backend';
+import { taskIdOf } from './task-store';
+import type { enableTasks } from './tasks';
 import { TOOL_DOCS } from './tool-docs';
-import { failed, json, POLL_SECONDS, tool, type ToolExtra } from './tool-helpers';
+import { failed, POLL_SECONDS, tool, type ToolExtra } from './tool-helpers';
 
 const waitSeconds = (dflt: number, max: number, what: string) =>
   z.number().min(0).max(max).default(dflt).describe(`longest wait for ${what} (default ${dflt}, at most ${max}); 0 answers at once`);
@@ -45,22 +46,12 @@ async function waitFor<T>(
   return answer;
 }
 
-/** A research subtask's answer as the tool gives it: the output, or where it still runs. */
-function subtaskAnswer(a: ResearchSubtaskAnswer): CallToolResult {
-  if (a.status !== 'running') return json(a);
-  return json({ ...a, note: 'still running: call research_subtask_result with this job_id (waitSeconds) for its output' });
-}
-
-/** A scout as the tool gives it: its report once settled (small on purpose), else where to follow it. */
-function scoutAnswer(s: Scout): CallToolResult {
-  if (s.state !== 'dispatched' && s.report) return json(s.report);
-  if (s.state !== 'dispatched') return json(s);
-  return json({ id: s.id, jobId: s.jobId, state: s.state, note: 'no report yet: call scout_report with this id (waitSeconds)' });
-}
+/** Registers a tool for plain and task-augmented calls. */
+type TaskTools = ReturnType<typeof enableTasks>;
 
 /** Registers delegate_research_subtask, research_subtask_result, delegate_scout and scout_report. */
-export function registerContractTools(server: McpServer, backend: DelegateBackend): void {
-  server.registerTool(
+export function registerContractTools(server: McpServer, backend: DelegateBackend, tasks: TaskTools): void {
+  tasks.register(
     'delegate_research_subtask',
     {
       description: TOOL_DOCS.delegate_research_subtask,
@@ -85,6 +76,12 @@ export function registerContractTools(server: McpServer, backend: DelegateBacken
           : first;
       return subtaskAnswer(answer);
     }),
+    async ({ waitSeconds: _wait, ...rest }) => {
+      const parsed = ResearchSubtaskInputSchema.safeParse(rest);
+      if (!parsed.success) return invalid('research subtask', parsed.error.issues);
+      const first = await backend.runResearchSubtask(parsed.data, 0);
+      return taskIdOf('research', first.status === 'running' ? first.job_id : first.delegate.job_id!);
+    },
   );
 
   server.registerTool(
@@ -101,7 +98,7 @@ export function registerContractTools(server: McpServer, backend: DelegateBacken
     ),
   );
 
-  server.registerTool(
+  tasks.register(
     'delegate_scout',
     {
       description: TOOL_DOCS.delegate_scout,
@@ -128,6 +125,12 @@ export function registerContractTools(server: McpServer, backend: DelegateBacken
         ),
       );
     }),
+    async ({ waitSeconds: _wait, agent, ...rest }) => {
+      const parsed = ScoutRequestSchema.safeParse(rest);
+      if (!parsed.success) return invalid('scout request', parsed.error.issues);
+      const d = await backend.dispatchScout({ ...parsed.data, ...(agent ? { agent: agent as string } : {}) });
+      return taskIdOf('scout', d.id);
+    },
   );
 
   server.registerTool(

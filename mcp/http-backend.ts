@@ -4,7 +4,7 @@
  * `DelegateError`s with the problem's extension members (a scout cap's code and caps); a
  * 401 says which variable holds the key.
  */
-import { createDelegateClient, DelegateProblemError, DelegateTimeoutError, type JobOutcome } from '../client';
+import { createDelegateClient, DelegateProblemError, DelegateTimeoutError, type JobOutcome } from 'delegate/client';
 import { DelegateError, type DelegateBackend } from './backend';
 
 /** Where the API is and the key to call it with. */

@@ -9,8 +9,8 @@
  *                                ├──> finished count grew? ──> notifications/progress
  *   view (after 1 s of silence) ─┘
  */
-import { FinishedSubtasks } from '../client/finished-subtasks';
-import { sleep } from '../client/http';
+import { FinishedSubtasks } from 'delegate/client';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { JobEvent } from '../schemas';
 import type { DelegateBackend } from './backend';
 
@@ -76,7 +76,7 @@ export function followProgress(
   const fromView = (async () => {
     while (!signal.aborted) {
       // the loop runs for minutes: sleep drops its abort listener after each pause
-      await sleep(QUIET_MS, signal).catch(() => undefined);
+      await sleep(QUIET_MS, undefined, { signal }).catch(() => undefined);
       if (signal.aborted || Date.now() - lastNews < QUIET_MS) continue;
       const p = (await backend.view(jobId).catch(() => undefined))?.progress;
       if (p) await report(Math.max(finished.done, p.completed), `${p.completed}/${p.total} finished, ${p.running} running`);

@@ -13,17 +13,17 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mc
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { BudgetTopUpSchema, countSubtasks, IdSchema, JobSpecSchema, type JobSpec, type Pattern } from '../schemas';
+import { jobAnswer, resultUri } from './answers';
 import { DelegateError, type DelegateBackend } from './backend';
 import { registerContractTools } from './contract-tools';
+import { createDelegateTaskStore, taskIdOf } from './task-store';
+import { enableTasks, TASK_CAPABILITIES } from './tasks';
 import { followProgress, type Progress } from './progress';
 import { TOOL_DOCS } from './tool-docs';
 import { failed, json, POLL_SECONDS, tool, type ToolExtra } from './tool-helpers';
 
 /** The server's name and version in the MCP handshake. */
 const MCP_SERVER_INFO = { name: 'delegate', version: '0.1.0' };
-
-/** The URI of a job's result resource. */
-const resultUri = (jobId: string) => `delegate://jobs/${encodeURIComponent(jobId)}/result`;
 
 const { pattern: _pattern, aggregation, vote, pipeline, ...common } = JobSpecSchema.shape;
 const waitShape = {
@@ -58,12 +58,7 @@ async function awaitResult(
       const result = await backend.result(jobId, Math.max(0, Math.min(left, POLL_SECONDS)));
       if (result) {
         await follower?.finish(`job ${result.status}`);
-        return {
-          content: [
-            { type: 'text', text: JSON.stringify({ jobId, status: result.status, result }, null, 2) },
-            { type: 'resource_link', uri: resultUri(jobId), name: `${jobId} result`, mimeType: 'application/json' },
-          ],
-        };
+        return jobAnswer(jobId, result);
       }
       if (left <= POLL_SECONDS || extra.signal.aborted) break;
     }
@@ -81,9 +76,28 @@ async function awaitResult(
   }
 }
 
-/** Creates the MCP server over a backend (one tenant's). */
+/** The job spec of a pattern tool's arguments, or the tool error that lists what is wrong. */
+function specOf(
+  args: Record<string, unknown>,
+  pattern: Pattern,
+): { spec: JobSpec; error?: never } | { spec?: never; error: CallToolResult } {
+  // the whole spec's rules (unique task ids, agent or job, caps) on top of the per-field ones
+  const parsed = JobSpecSchema.safeParse({ ...args, pattern });
+  if (parsed.success) return { spec: parsed.data };
+  const error = failed(
+    ['Invalid job spec:', ...parsed.error.issues.map((i) => `  ${i.path.join('.') || '(root)'}: ${i.message}`)].join('\n'),
+  );
+  return { error };
+}
+
+/** Creates the MCP server over a backend (one tenant's); its delegation tools also take task-augmented calls (tasks.ts). */
 export function createDelegateMcpServer(backend: DelegateBackend): McpServer {
-  const server = new McpServer(MCP_SERVER_INFO, { capabilities: { resources: {}, tools: {} } });
+  const taskStore = createDelegateTaskStore(backend);
+  const server = new McpServer(MCP_SERVER_INFO, {
+    capabilities: { resources: {}, tools: {}, tasks: TASK_CAPABILITIES },
+    taskStore,
+  });
+  const tasks = enableTasks(server, backend, taskStore);
 
   const patterns: [name: 'delegate_fanout' | 'delegate_pipeline' | 'delegate_vote', pattern: Pattern, options: object][] = [
     ['delegate_fanout', 'fanout', { aggregation }],
@@ -91,23 +105,21 @@ export function createDelegateMcpServer(backend: DelegateBackend): McpServer {
     ['delegate_vote', 'vote', { vote }],
   ];
   for (const [name, pattern, options] of patterns) {
-    server.registerTool(
+    tasks.register(
       name,
       { description: TOOL_DOCS[name], inputSchema: { ...common, ...options, ...waitShape } },
       tool(async (args: Record<string, unknown>, extra) => {
         const { wait, waitSeconds, ...rest } = args as { wait: boolean; waitSeconds: number };
-        // the whole spec's rules (unique task ids, agent or job, caps) on top of the per-field ones
-        const parsed = JobSpecSchema.safeParse({ ...rest, pattern });
-        if (!parsed.success) {
-          return failed(
-            ['Invalid job spec:', ...parsed.error.issues.map((i) => `  ${i.path.join('.') || '(root)'}: ${i.message}`)].join('\n'),
-          );
-        }
-        const spec: JobSpec = parsed.data;
+        const { spec, error } = specOf(rest, pattern);
+        if (!spec) return error;
         const sub = await backend.submit(spec);
         if (!wait) return json({ jobId: sub.jobId, created: sub.created, state: 'running' });
         return awaitResult(backend, sub.jobId, countSubtasks(spec), waitSeconds, extra);
       }),
+      async ({ wait: _wait, waitSeconds: _waitSeconds, ...rest }) => {
+        const { spec, error } = specOf(rest, pattern);
+        return spec ? taskIdOf('job', (await backend.submit(spec)).jobId) : error;
+      },
     );
   }
 
@@ -170,7 +182,7 @@ export function createDelegateMcpServer(backend: DelegateBackend): McpServer {
     tool(async () => json({ agents: await backend.agents() })),
   );
 
-  registerContractTools(server, backend);
+  registerContractTools(server, backend, tasks);
 
   server.registerResource(
     'job-result',

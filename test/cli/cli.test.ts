@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { JobResult, JobSpecInput, JobView } from '../../client';
+import type { JobResult, JobSpecInput, JobView } from 'delegate/client';
 import { cliRunner } from './run-cli';
 import { listeningApp, uniqueId, waitForSubtask } from '../helpers';
 

@@ -1,6 +1,6 @@
 /** The CLI's progress line: leaves counted once, nested jobs not counted twice, spend vs budget. */
 import { describe, expect, it } from 'vitest';
-import type { JobEvent } from '../../client';
+import type { JobEvent } from 'delegate/client';
 import { JobProgressLine } from '../../cli/progress';
 
 let seq = 0;

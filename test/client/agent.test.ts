@@ -1,6 +1,6 @@
 /** The typed client's `agent(id)`: the manifest and the shared breaker, `null` for builtin agents, a 404 problem for an unknown id. */
 import { afterAll, describe, expect, it } from 'vitest';
-import { createDelegateClient, DelegateProblemError } from '../../client';
+import { createDelegateClient, DelegateProblemError } from 'delegate/client';
 import { listeningApp } from '../helpers';
 import { TEST_TENANTS } from '../tenants';
 

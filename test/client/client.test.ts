@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createDelegateClient, DelegateNetworkError, DelegateProblemError, type JobEvent, type JobSpecInput } from '../../client';
+import { createDelegateClient, DelegateNetworkError, DelegateProblemError, type JobEvent, type JobSpecInput } from 'delegate/client';
 import { jobsListedWithId, listeningApp, pollUntil, uniqueId, waitForSubtask } from '../helpers';
 import { TEST_TENANTS } from '../tenants';
 

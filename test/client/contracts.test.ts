@@ -12,7 +12,7 @@ import {
   isScoutCapError,
   type ResearchSubtaskRequest,
   type ScoutDispatchRequest,
-} from '../../client';
+} from 'delegate/client';
 import { ResearchSubtaskOutputSchema } from '../../schemas/research-contract';
 import { ScoutReportSchema } from '../../schemas/scout';
 import { jobsListedWithId, listeningApp, uniqueId } from '../helpers';

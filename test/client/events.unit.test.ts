@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createDelegateClient, DelegateProblemError, type JobEvent } from '../../client';
+import { createDelegateClient, DelegateProblemError, type JobEvent } from 'delegate/client';
 
 const ev = (seq: number, type: JobEvent['type'], data: Record<string, unknown> = {}): JobEvent => ({
   seq,

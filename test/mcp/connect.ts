@@ -21,3 +21,16 @@ export async function connectMcp(baseUrl: string, transport: 'http' | 'stdio', k
   onTestFinished(() => client.close());
   return client;
 }
+
+/** A fan-out's spec (no pattern): three sim subtasks one at a time, slow enough to be seen running. */
+export const threeWay = (jobId: string) => ({
+  jobId,
+  objective: 'three facts',
+  maxParallel: 1,
+  tasks: ['a', 'b', 'c'].map((id) => ({
+    id,
+    question: `What is ${id}?`,
+    agent: 'sim',
+    params: { answer: { [id]: id.toUpperCase() }, latencyMs: 400, steps: 2, costUsd: 0.01 },
+  })),
+});

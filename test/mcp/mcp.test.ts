@@ -8,7 +8,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobResult } from '../../schemas';
-import { connectMcp } from './connect';
+import { connectMcp, threeWay } from './connect';
 import { listeningApp, uniqueId } from '../helpers';
 import { TEST_TENANTS } from '../tenants';
 
@@ -32,19 +32,6 @@ function answer(res: Awaited<ReturnType<Client['callTool']>>): Record<string, un
   expect(first.type).toBe('text');
   return JSON.parse(first.text!) as Record<string, unknown>;
 }
-
-/** Three sim subtasks one at a time, slow enough to be seen running. */
-const threeWay = (jobId: string) => ({
-  jobId,
-  objective: 'three facts',
-  maxParallel: 1,
-  tasks: ['a', 'b', 'c'].map((id) => ({
-    id,
-    question: `What is ${id}?`,
-    agent: 'sim',
-    params: { answer: { [id]: id.toUpperCase() }, latencyMs: 400, steps: 2, costUsd: 0.01 },
-  })),
-});
 
 describe.each(['http', 'stdio'] as const)('MCP over %s', (transport) => {
   it('lists the tools with their input schemas', async () => {

@@ -5,7 +5,7 @@
 import { describe, expect, inject, it } from 'vitest';
 import type { JobResult } from '../../schemas';
 import { subtaskStatusQuery } from '../../workflows/messages';
-import { createDelegateClient } from '../../client';
+import { createDelegateClient } from 'delegate/client';
 import { finalResult, listeningApp, pollUntil, testClient, uniqueId, useApp, waitForSubtask } from '../helpers';
 import { TEST_TENANTS } from '../tenants';
 

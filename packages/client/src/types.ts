@@ -1,39 +1,38 @@
 /**
- * The client's types, from the same zod schemas the API validates with (type imports only:
- * the client loads no zod at run time).
+ * The client's types: the service's (`ServiceTypes`, from the API's zod schemas) and the
+ * client's own options and answers.
  */
-import type { z } from 'zod';
-import type {
-  AgentDetail,
-  AgentManifest,
-  BudgetSchema,
-  BudgetTopUp,
-  JobEvent,
-  JobListItem,
-  JobOutcome,
-  JobPage,
-  JobResult,
-  JobSpecSchema,
-  JobView,
-  Ledger,
-  Pattern,
-  ReportPageSchema,
-  ReportSummary,
-} from '../schemas';
-import type { ResearchSubtaskInputSchema, ResearchSubtaskOutput } from '../schemas/research-contract';
-import type { ScoutReport, ScoutRequestSchema } from '../schemas/scout';
-import type { ScoutCaps } from './errors';
+import type { ScoutCaps } from './errors.js';
+import type { ServiceTypes } from './service-types.js';
 
-export type { AgentDetail, AgentManifest, JobEvent, JobListItem, JobOutcome, JobPage, JobResult, JobView, Ledger, Pattern, ReportSummary };
+export type AgentDetail = ServiceTypes['AgentDetail'];
+export type AgentManifest = ServiceTypes['AgentManifest'];
+/** One event of a job's live stream (`events()`). */
+export type JobEvent = ServiceTypes['JobEvent'];
+export type JobListItem = ServiceTypes['JobListItem'];
+/** How a finished job ended: `success`, `partial`, `failure`, `cancelled`. */
+export type JobOutcome = ServiceTypes['JobOutcome'];
+export type JobPage = ServiceTypes['JobPage'];
+export type JobResult = ServiceTypes['JobResult'];
+/** A job's state, progress, subtasks and ledger (its result once done). */
+export type JobView = ServiceTypes['JobView'];
+export type Ledger = ServiceTypes['Ledger'];
+export type Pattern = ServiceTypes['Pattern'];
+/** Counts and spend of the jobs finished in a period. */
+export type ReportSummary = ServiceTypes['ReportSummary'];
+/** A research subtask's output in the contract. */
+export type ResearchSubtaskOutput = ServiceTypes['ResearchSubtaskOutput'];
+/** A scout's committed report. */
+export type ScoutReport = ServiceTypes['ScoutReport'];
 
 /** A job spec as a caller writes it (defaults may be left out). */
-export type JobSpecInput = z.input<typeof JobSpecSchema>;
+export type JobSpecInput = ServiceTypes['JobSpecInput'];
 
 /** Amounts to add to a budget, each strictly positive (at least one axis). */
-export type BudgetAdd = BudgetTopUp['add'];
+export type BudgetAdd = ServiceTypes['BudgetTopUp']['add'];
 
 /** A page of the record's search. */
-export type ReportPage = z.infer<typeof ReportPageSchema>;
+export type ReportPage = ServiceTypes['ReportPage'];
 
 /** What the API answers to a submission, a stop or a cancel. */
 export interface Accepted {
@@ -103,9 +102,7 @@ export interface SubtaskTopUp {
 }
 
 /** A subtask in the research-subtask contract, as a harness writes it (snake_case; defaults may be left out). */
-export type ResearchSubtaskRequest = z.input<typeof ResearchSubtaskInputSchema>;
-
-export type { ResearchSubtaskOutput, ScoutReport };
+export type ResearchSubtaskRequest = ServiceTypes['ResearchSubtaskRequest'];
 
 /** A research subtask still running: where to read its output (`subtasks.get(job_id)`). */
 export interface ResearchSubtaskRunning {
@@ -117,7 +114,7 @@ export interface ResearchSubtaskRunning {
 }
 
 /** What `POST /v1/scouts/prep` and `POST /v1/scouts` take: the question, the scope, who asks and why. */
-export type ScoutRequest = z.input<typeof ScoutRequestSchema>;
+export type ScoutRequest = ServiceTypes['ScoutRequest'];
 
 /** A scout dispatch: the request plus Delegate's extensions. */
 export interface ScoutDispatchRequest extends ScoutRequest {
@@ -126,7 +123,7 @@ export interface ScoutDispatchRequest extends ScoutRequest {
   /** That agent's params. @default { paths: the resolved scope } */
   params?: Record<string, unknown>;
   /** The scout subtask's budget. @default 40 tool calls, 300 s */
-  budget?: z.input<typeof BudgetSchema>;
+  budget?: ServiceTypes['BudgetInput'];
   /** Commit a valid report when the scout ends; false: `scouts.commit(id)` does. @default true */
   autoCommit?: boolean;
 }

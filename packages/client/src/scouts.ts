@@ -6,10 +6,19 @@
  *   prep(req) ──> { id, prompt, caps }          (429 over a cap, 422 path_outside_root)
  *   dispatch(req) ──> { id, jobId, caps } ──get(id, { waitSeconds })──> Scout { state, report }
  */
-import type { createTransport } from './http';
-import { longPoll } from './long-poll';
-import { allPages } from './pages';
-import type { Scout, ScoutCommit, ScoutDispatched, ScoutDispatchRequest, ScoutFilters, ScoutPage, ScoutPrep, ScoutRequest } from './types';
+import type { createTransport } from './http.js';
+import { longPoll } from './long-poll.js';
+import { allPages } from './pages.js';
+import type {
+  Scout,
+  ScoutCommit,
+  ScoutDispatched,
+  ScoutDispatchRequest,
+  ScoutFilters,
+  ScoutPage,
+  ScoutPrep,
+  ScoutRequest,
+} from './types.js';
 
 /** The `scouts` methods of a client over `request`. */
 export function scoutMethods(request: ReturnType<typeof createTransport>) {

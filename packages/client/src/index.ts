@@ -12,13 +12,13 @@
  *   const out = await delegate.subtasks.run(researchSubtask, { waitSeconds: 120 });
  *   const scout = await delegate.scouts.run(scoutRequest);   // scout.report once committed
  */
-import { DelegateTimeoutError } from './errors';
-import { streamEvents, type EventsOptions } from './events';
-import { createTransport, type TransportOptions } from './http';
-import { MAX_WAIT_SECONDS } from './long-poll';
-import { allPages } from './pages';
-import { scoutMethods } from './scouts';
-import { subtaskMethods } from './subtasks';
+import { DelegateTimeoutError } from './errors.js';
+import { streamEvents, type EventsOptions } from './events.js';
+import { createTransport, type TransportOptions } from './http.js';
+import { MAX_WAIT_SECONDS } from './long-poll.js';
+import { allPages } from './pages.js';
+import { scoutMethods } from './scouts.js';
+import { subtaskMethods } from './subtasks.js';
 import type {
   Accepted,
   AgentDetail,
@@ -37,12 +37,14 @@ import type {
   ReportPeriod,
   ReportSummary,
   SubtaskTopUp,
-} from './types';
+} from './types.js';
 
-export * from './errors';
-export type * from './types';
-export type { EventsOptions } from './events';
-export type { ResearchSubtaskAnswer, SubtaskRunOptions } from './subtasks';
+export * from './errors.js';
+export { FinishedSubtasks } from './finished-subtasks.js';
+export { MAX_WAIT_SECONDS } from './long-poll.js';
+export type * from './types.js';
+export type { EventsOptions } from './events.js';
+export type { ResearchSubtaskAnswer, SubtaskRunOptions } from './subtasks.js';
 
 /** Options of `createDelegateClient`. */
 export type DelegateClientOptions = TransportOptions;

@@ -2,7 +2,7 @@
  * The client's errors: a refusal or failure the API answered (RFC 9457 problem details,
  * field paths included), a network failure that outlasted the retries, a wait that ran out.
  */
-import type { JobView } from './types';
+import type { JobView } from './types.js';
 
 /** One failing field of a refused request: where (`body.tasks[0].question`) and why. */
 export interface ProblemField {

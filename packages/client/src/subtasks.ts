@@ -4,9 +4,9 @@
  *
  *   run(input, { waitSeconds }) ──POST /v1/subtasks──> output (200) | running (202) ──get(job_id)──> output
  */
-import type { createTransport } from './http';
-import { longPoll, MAX_WAIT_SECONDS } from './long-poll';
-import type { ResearchSubtaskOutput, ResearchSubtaskRequest, ResearchSubtaskRunning } from './types';
+import type { createTransport } from './http.js';
+import { longPoll, MAX_WAIT_SECONDS } from './long-poll.js';
+import type { ResearchSubtaskOutput, ResearchSubtaskRequest, ResearchSubtaskRunning } from './types.js';
 
 /** Options of `subtasks.run`. */
 export interface SubtaskRunOptions {

@@ -7,7 +7,7 @@
  *   subtask.finished (wf) ──> a seen subtask under `wf/`? ──yes──> a holder: not counted
  *                                                         └─no──> done + 1
  */
-import type { JobEvent } from '../schemas/events';
+import type { JobEvent } from './types.js';
 
 /** Finished leaf subtasks of one job, event by event. */
 export class FinishedSubtasks {

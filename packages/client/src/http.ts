@@ -6,7 +6,7 @@
  *         ──4xx/5xx──> DelegateProblemError
  *         ──network error, 429 (not a coded refusal), 502/503/504, idempotent──> wait (Retry-After or backoff) ──> again
  */
-import { DelegateNetworkError, DelegateProblemError, problemOf } from './errors';
+import { DelegateNetworkError, DelegateProblemError, problemOf } from './errors.js';
 
 /** How the client reaches the API. */
 export interface TransportOptions {

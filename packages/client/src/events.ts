@@ -9,9 +9,9 @@
  *        └────────────── backoff (reset by every event) ◄─┘   (4xx: DelegateProblemError)
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import type { JobEvent } from '../schemas/events';
-import { DelegateNetworkError, DelegateProblemError, problemOf } from './errors';
-import { backoffMs, sleep, urlOf, type TransportOptions } from './http';
+import type { JobEvent } from './types.js';
+import { DelegateNetworkError, DelegateProblemError, problemOf } from './errors.js';
+import { backoffMs, sleep, urlOf, type TransportOptions } from './http.js';
 
 /** Options of `events()`. */
 export interface EventsOptions {
