@@ -5,6 +5,14 @@ import { createRecordStore, type RecordStore } from './store';
 
 export { createJobEvents, type JobEvents } from './events';
 export {
+  createTaskStats,
+  measuredResults,
+  STATS_MAX_DAYS,
+  STATS_WINDOW_DAYS,
+  type AgentStats,
+  type TaskStatsStore,
+} from './task-stats';
+export {
   createScoutStore,
   decodeScoutCursor,
   SCOUT_RETENTION_DAYS,
