@@ -110,21 +110,20 @@ export function scoreAdaptive(candidates: AdaptiveCandidate[], weights: RouteWei
   const maxCost = Math.max(...drawn.map((d) => d.cost), 1e-12);
   const maxLatency = Math.max(...drawn.map((d) => d.latency), 1e-12);
   return drawn
-    .map(
-      (d): AdaptiveScore => ({
-        agent: d.m.agent,
-        runs: d.m.runs,
-        successRate: d.m.runs > 0 ? d.m.s!.success / d.m.runs : null,
-        meanCostUsd: d.m.cost,
-        meanLatencySeconds: d.m.latency,
-        theta: d.theta,
-        utility: w.success * d.theta - w.cost * (d.cost / maxCost) - w.latency * (d.latency / maxLatency),
-      }),
-    )
+    .map((d): AdaptiveScore => ({
+      agent: d.m.agent,
+      runs: d.m.runs,
+      successRate: d.m.runs > 0 ? d.m.s!.success / d.m.runs : null,
+      meanCostUsd: d.m.cost,
+      meanLatencySeconds: d.m.latency,
+      theta: d.theta,
+      utility: w.success * d.theta - w.cost * (d.cost / maxCost) - w.latency * (d.latency / maxLatency),
+    }))
     .sort((a, b) => b.utility - a.utility || a.agent.localeCompare(b.agent));
 }
 
-const fmt = (v: number | null, unit: string, digits: number) => (v === null ? `no ${unit}` : `${unit === '$' ? '$' : ''}${v.toFixed(digits)}${unit === 's' ? ' s' : ''}`);
+const fmt = (v: number | null, unit: string, digits: number) =>
+  v === null ? `no ${unit}` : `${unit === '$' ? '$' : ''}${v.toFixed(digits)}${unit === 's' ? ' s' : ''}`;
 
 /** One candidate as a reason shows it. */
 function describe(s: AdaptiveScore): string {

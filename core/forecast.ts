@@ -6,6 +6,8 @@
  *   task ──history──> quantiles per axis          (no history: the agent's manifest limits, and it says so)
  *   job  ──N samples: draw every task, compose──> quantiles, P(budget suffices)
  *          fanout, vote: spend sums; duration the makespan of the tasks on `maxParallel` slots (all at once by default)
+ *          fanout with a quorum: stops at the quorum-th success; tasks not started by then spend nothing,
+ *                        running ones their share so far (so a lower maxParallel wastes less)
  *          pipeline:     spend sums; duration sums
  *          nested job:   one more node, composed the same way (its own budget checked too)
  * Axes are drawn independently (the record keeps marginal histograms): a task's cost and tokens
@@ -54,6 +56,8 @@ export interface JobPlan {
   id: string;
   pattern: Pattern;
   maxParallel?: number;
+  /** A fan-out that stops after this many successes (quorum, or 1 for first_success): the rest are cancelled. */
+  quorum?: number;
   budget?: PlanBudget;
   children: PlanNode[];
 }
@@ -143,9 +147,9 @@ function countTasks(n: PlanNode): number {
   return n.kind === 'task' ? 1 : n.children.reduce((s, c) => s + countTasks(c), 0);
 }
 
-/** The finish time of `durations` run in order on `slots` parallel slots (greedy list scheduling, a min-heap of slot ends). */
-export function makespan(durations: number[], slots: number): number {
-  if (slots >= durations.length) return durations.reduce((m, d) => (d > m ? d : m), 0);
+/** Start times of `durations` run in order on `slots` parallel slots (greedy list scheduling: each takes the slot free first). */
+export function schedule(durations: number[], slots: number): number[] {
+  if (slots >= durations.length) return durations.map(() => 0);
   const heap = new Array<number>(slots).fill(0);
   const down = (i: number) => {
     for (;;) {
@@ -159,13 +163,34 @@ export function makespan(durations: number[], slots: number): number {
       i = s;
     }
   };
-  let end = 0;
-  for (const d of durations) {
+  return durations.map((d) => {
+    const start = heap[0];
     heap[0] += d;
-    if (heap[0] > end) end = heap[0];
     down(0);
-  }
-  return end;
+    return start;
+  });
+}
+
+/** The finish time of `durations` run in order on `slots` parallel slots. */
+export function makespan(durations: number[], slots: number): number {
+  const starts = schedule(durations, slots);
+  return durations.reduce((m, d, i) => Math.max(m, starts[i] + d), 0);
+}
+
+/**
+ * A fan-out that stops at its `quorum`-th success: when that happens (T), the share of each
+ * task's spend until T, and T; without the quorum reached, everything and the makespan.
+ */
+export function quorumCut(durations: number[], successes: boolean[], slots: number, quorum: number): { share: number[]; duration: number } {
+  const starts = schedule(durations, slots);
+  const ends = durations.map((d, i) => starts[i] + d);
+  const won = ends.filter((_, i) => successes[i]).sort((a, b) => a - b);
+  if (won.length < quorum) return { share: durations.map(() => 1), duration: ends.reduce((m, e) => Math.max(m, e), 0) };
+  const t = won[quorum - 1];
+  const share = durations.map((d, i) =>
+    starts[i] >= t && d > 0 ? 0 : d === 0 ? (starts[i] <= t ? 1 : 0) : Math.min(1, (t - starts[i]) / d),
+  );
+  return { share, duration: t };
 }
 
 const fits = (v: Float64Array, b: PlanBudget | undefined): boolean => {
@@ -207,40 +232,54 @@ export function forecastPlan(root: JobPlan, opts: ForecastOptions = {}): Forecas
   const rootHeld = { n: 0 };
   const byAxisHeld: Record<string, number> = {};
 
-  /** One draw of a node into `out`; returns whether every budget inside it held. */
-  function draw(node: PlanNode, out: Float64Array, at: number): boolean {
+  /** One draw of a node into `out`; whether every budget inside it held, and whether it succeeded. */
+  function draw(node: PlanNode, out: Float64Array, at: number): { ok: boolean; success: boolean } {
     if (node.kind === 'task') {
       const s = samplerOfTask(node);
-      const v = new Float64Array(width);
-      for (let i = 0; i < width; i++) v[i] = s[i](rng());
-      out.set(v, 0);
-      const ok = fits(v, node.budget);
+      for (let i = 0; i < width; i++) out[i] = s[i](rng());
+      const st = node.stats;
+      const success = !st || st.runs === 0 || rng() < st.success / st.runs;
+      const ok = fits(out, node.budget);
       if (node.budget && ok) held.set(node, (held.get(node) ?? 0) + 1);
-      return ok;
+      return { ok, success };
     }
     let ok = true;
-    const child = new Float64Array(width);
+    const vectors = node.children.map(() => new Float64Array(width));
+    const successes: boolean[] = [];
+    node.children.forEach((c, i) => {
+      const r = draw(c, vectors[i], at);
+      if (!r.ok) ok = false;
+      successes.push(r.success);
+    });
+    const lat = AXIS_INDEX.latencySeconds;
+    const durations = vectors.map((v) => v[lat]);
+    const slots = node.maxParallel ?? durations.length;
+    let share: number[] | undefined;
+    let duration: number;
+    if (node.pattern === 'pipeline') duration = durations.reduce((a, d) => a + d, 0);
+    else if (node.pattern === 'fanout' && node.quorum !== undefined) {
+      const cut = quorumCut(durations, successes, slots, node.quorum);
+      share = cut.share;
+      duration = cut.duration;
+    } else duration = makespan(durations, slots);
     const acc = new Float64Array(width);
-    const durations: number[] = [];
-    for (const c of node.children) {
-      if (!draw(c, child, at)) ok = false;
-      for (let i = 0; i < width; i++) if (i !== AXIS_INDEX.latencySeconds) acc[i] += child[i];
-      durations.push(child[AXIS_INDEX.latencySeconds]);
-    }
-    acc[AXIS_INDEX.latencySeconds] =
-      node.pattern === 'pipeline' ? durations.reduce((a, d) => a + d, 0) : makespan(durations, node.maxParallel ?? durations.length);
+    vectors.forEach((v, k) => {
+      for (let i = 0; i < width; i++) if (i !== lat) acc[i] += v[i] * (share ? share[k] : 1);
+    });
+    acc[lat] = duration;
     out.set(acc, 0);
     let store = jobSamples.get(node);
     if (!store) jobSamples.set(node, (store = new Float64Array(samples * width)));
     store.set(acc, at * width);
     const own = fits(acc, node.budget);
     if (node.budget && own) held.set(node, (held.get(node) ?? 0) + 1);
-    return ok && own;
+    const wins = successes.filter(Boolean).length;
+    return { ok: ok && own, success: node.pattern === 'pipeline' ? wins === successes.length : wins > 0 };
   }
 
   const scratch = new Float64Array(width);
   for (let k = 0; k < samples; k++) {
-    if (draw(root, scratch, k)) rootHeld.n++;
+    if (draw(root, scratch, k).ok) rootHeld.n++;
     for (const axis of BUDGET_KEYS) {
       const cap = root.budget?.[axis];
       if (cap !== undefined && scratch[AXIS_INDEX[axis]] <= cap * (1 + 1e-9)) byAxisHeld[axis] = (byAxisHeld[axis] ?? 0) + 1;

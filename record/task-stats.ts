@@ -54,7 +54,9 @@ export async function addTaskStats(
   }
   // one row per key per statement (PostgreSQL refuses to update a row twice in one), in one order for every writer
   const rows = [...counts.values()]
-    .sort((a, b) => (a.agent_id < b.agent_id ? -1 : a.agent_id > b.agent_id ? 1 : a.metric < b.metric ? -1 : a.metric > b.metric ? 1 : a.bin - b.bin))
+    .sort((a, b) =>
+      a.agent_id < b.agent_id ? -1 : a.agent_id > b.agent_id ? 1 : a.metric < b.metric ? -1 : a.metric > b.metric ? 1 : a.bin - b.bin,
+    )
     .map((c) => ({ tenant: o.tenant, pattern: o.pattern, bucket, ...c }));
   for (let i = 0; i < rows.length; i += 500)
     await trx
