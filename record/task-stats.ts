@@ -11,7 +11,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Pattern, TaskResult } from '../schemas';
 import { toMicros } from '../core/money';
-import { addBin, binsOf, emptyStats, type StatMetric, type TaskStats } from '../core/forecast-sketch';
+import { addBin, binsOf, emptyStats, OUTCOME_BIN, type StatMetric, type TaskStats } from '../core/forecast-sketch';
 import type { RecordDb, RecordTables } from './db';
 
 /** A day, the width of one bucket. */
@@ -29,6 +29,14 @@ export function measuredResults(results: TaskResult[]): TaskResult[] {
   return results.filter((r) => !r.agentId.includes(':') && r.agentId !== 'none' && !NOT_MEASURED.has(r.failureReason ?? ''));
 }
 
+/** The agents a task tried before its last one (fallbacks), that worked on it and failed. */
+export function earlierTries(r: TaskResult): NonNullable<TaskResult['agentsTried']> {
+  const tries = r.agentsTried ?? [];
+  return tries.filter(
+    (t, i) => !(i === tries.length - 1 && t.agent === r.agentId) && !t.agent.includes(':') && !NOT_MEASURED.has(t.reason ?? ''),
+  );
+}
+
 /** The start of the day `at` falls in. */
 export const bucketOf = (at: number) => Math.floor(at / DAY_MS) * DAY_MS;
 
@@ -39,18 +47,21 @@ export async function addTaskStats(
 ): Promise<number> {
   const bucket = bucketOf(o.closedAt);
   const counts = new Map<string, { agent_id: string; metric: StatMetric; bin: number; n: number }>();
+  const count = (agent_id: string, metric: StatMetric, bin: number) => {
+    const key = `${agent_id}\u0000${metric}\u0000${bin}`;
+    const c = counts.get(key);
+    if (c) c.n++;
+    else counts.set(key, { agent_id, metric, bin, n: 1 });
+  };
   for (const r of measuredResults(o.results)) {
     const m = r.metrics;
     const bins = binsOf({
       status: r.status,
       values: { costMicros: toMicros(m.costUsd), tokens: m.tokens, toolCalls: m.toolCalls, steps: m.steps, latencyMs: m.latencyMs },
     });
-    for (const { metric, bin } of bins) {
-      const key = `${r.agentId}\u0000${metric}\u0000${bin}`;
-      const c = counts.get(key);
-      if (c) c.n++;
-      else counts.set(key, { agent_id: r.agentId, metric, bin, n: 1 });
-    }
+    for (const { metric, bin } of bins) count(r.agentId, metric, bin);
+    // the agents a fallback moved on from failed the task: their outcome counts, the spend is the task's (its last agent's)
+    for (const t of earlierTries(r)) count(t.agent, 'outcome', OUTCOME_BIN[t.outcome]);
   }
   // one row per key per statement (PostgreSQL refuses to update a row twice in one), in one order for every writer
   const rows = [...counts.values()]

@@ -15,7 +15,14 @@ import { openFreshRecord, RECORD_STORES } from '../record-stores';
 const NOW = Date.UTC(2026, 5, 15, 12);
 
 /** A finished vote job of `agent` tasks with these costs (dollars) and latencies (ms). */
-function job(tenant: string, jobId: string, agent: string, costs: number[], closedAt = NOW, status: 'success' | 'failure' = 'success'): ArchiveInput {
+function job(
+  tenant: string,
+  jobId: string,
+  agent: string,
+  costs: number[],
+  closedAt = NOW,
+  status: 'success' | 'failure' = 'success',
+): ArchiveInput {
   return {
     tenant,
     jobId,
@@ -38,7 +45,17 @@ function job(tenant: string, jobId: string, agent: string, costs: number[], clos
       ),
       evidence: [],
       followUps: [],
-      metrics: { latencyMs: 0, costUsd: 0, tokens: 0, toolCalls: 0, steps: 0, attempts: 0, channelsHit: [], subtasks: costs.length, savedUsd: 0 },
+      metrics: {
+        latencyMs: 0,
+        costUsd: 0,
+        tokens: 0,
+        toolCalls: 0,
+        steps: 0,
+        attempts: 0,
+        channelsHit: [],
+        subtasks: costs.length,
+        savedUsd: 0,
+      },
     },
   };
 }
@@ -68,6 +85,19 @@ describe.each(RECORD_STORES)('record task statistics on %s', (kind) => {
     // the old job counts in a window long enough to reach it
     const long = await record.store.stats.window('acme', ['alpha'], { now: NOW, days: 60 });
     expect(long.get('alpha')!.get('vote')!.runs).toBe(43);
+  });
+
+  it('counts a failure for each agent a fallback moved on from', async () => {
+    const j = job('fb', 'f1', 'second', [0.02]);
+    j.result.results[0].agentsTried = [
+      { agent: 'first', outcome: 'failure', reason: 'agent_error' },
+      { agent: 'second', outcome: 'success' },
+    ];
+    await record.store.archive(j);
+    const stats = await record.store.stats.window('fb', ['first', 'second'], { now: NOW });
+    expect(stats.get('first')!.get('vote')!).toMatchObject({ runs: 1, failure: 1 });
+    expect(stats.get('first')!.get('vote')!.hist.costMicros.size).toBe(0);
+    expect(stats.get('second')!.get('vote')!).toMatchObject({ runs: 1, success: 1 });
   });
 
   it('loses no count when archives of one agent run at once', async () => {
