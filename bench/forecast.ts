@@ -17,7 +17,7 @@ import { createAgentRegistry, createLoadRouter } from '../activities';
 import { createSimAgent } from '../activities/agents/sim';
 import type { AgentStats } from '../record';
 import type { JobSpec, Pattern, TaskSpec } from '../schemas';
-import { addBin, binsOf, emptyStats } from '../core/forecast-sketch';
+import { addBin, binsOf, emptyStats, mergeStats } from '../core/forecast-sketch';
 import { DEFAULT_ROUTE_WEIGHTS, pickAdaptive } from '../core/adaptive-route';
 import { forecastPlan, makespan, seededRng } from '../core/forecast';
 import { planOf } from '../api/forecast';
@@ -175,7 +175,7 @@ async function routingPass(policy: Policy) {
       else if (policy === 'adaptive') {
         const candidates = AGENTS.map((a) => {
           const s = rec.stats.get(a);
-          return s ? { agent: a, stats: [...s.values()].reduce((x, y) => mergeInto(x, y), emptyStats()) } : { agent: a };
+          return s ? { agent: a, stats: mergeStats([...s.values()]) } : { agent: a };
         });
         agent = pickAdaptive(candidates, {}, routeRnd).agent as AgentId;
       } else if (policy === 'bm25') agent = (registry.semantic.routeLexical(q).id as AgentId | undefined) ?? AGENTS[0];
@@ -198,16 +198,6 @@ async function routingPass(policy: Policy) {
     });
   }
   return { policy, tasks, successRate: successes / tasks, cost, regret, regretByDecile, picks: Object.fromEntries(picks) };
-}
-
-function mergeInto(a: ReturnType<typeof emptyStats>, b: ReturnType<typeof emptyStats>) {
-  a.runs += b.runs;
-  a.success += b.success;
-  a.partial += b.partial;
-  a.failure += b.failure;
-  for (const m of Object.keys(a.hist) as (keyof typeof a.hist)[])
-    for (const [bin, n] of b.hist[m]) a.hist[m].set(bin, (a.hist[m].get(bin) ?? 0) + n);
-  return a;
 }
 
 const started = Date.now();
