@@ -186,6 +186,10 @@ describe('admission control', () => {
     expect(result.results.map((r) => r.agentId)).toEqual(Array(5).fill('sim-cheap'));
     expect(result.metrics.costUsd).toBeLessThanOrEqual(0.3);
     expect(await eventsOf(jobId)).toMatch(/event: job.admission\ndata: .*"decision":"replanned"/);
+    // the same submission again is the same job: not re-planned, not refused, not started twice
+    const again = await post('/v1/jobs', spec);
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.json()).toMatchObject({ jobId, status: 'existing' });
   });
 
   it('re-plans a vote with no cheaper agent by dropping voters, down to what fits', async () => {
