@@ -12,6 +12,8 @@ import type { CircuitBreaker } from './circuit-breaker';
 import { fatal, toFailure } from './errors';
 import { schemaThreads } from './schema-thread';
 import { createLoadRouter, describeWithClient, type LoadRouter, type RouteDecision } from './load-router';
+import { createAdaptiveRouter, type AdaptiveRouter } from './adaptive-router';
+import type { TaskStatsStore } from '../record';
 import { DEFAULT_POOL_SLOTS } from '../schemas/pools';
 import type { EventTarget } from '../workflows/job/events';
 import { redact } from './redact';
@@ -90,6 +92,10 @@ export interface AgentActivityDeps {
   observer?: StepObserver;
   /** Picks among a capability's agents by load. @default a router reading the worker's own Temporal client, every pool DEFAULT_POOL_SLOTS wide */
   router?: LoadRouter;
+  /** The record's task statistics, which `{ capability, routing: 'adaptive' }` routes by. @default none: adaptive routing falls back on load */
+  stats?: Pick<TaskStatsStore, 'window'>;
+  /** Picks among a capability's agents by measured quality. @default one over `stats` */
+  adaptive?: AdaptiveRouter;
 }
 
 /** How long a step keeps trying to write one of its events before its attempt fails. */
@@ -141,11 +147,26 @@ function defaultRouter(): LoadRouter {
   return createLoadRouter({ describe: (queue) => describeWithClient(Context.current().client)(queue), slotsOf: () => DEFAULT_POOL_SLOTS });
 }
 
+/** The tenant of a subtask's workflow id (`job/<tenant>/<jobId>/<taskId>`); undefined for one started otherwise. */
+export function tenantOf(workflowId: string): string | undefined {
+  const m = /^job\/([^/]+)\//.exec(workflowId);
+  return m?.[1];
+}
+
 /** A cancellation-aware sleep for agents (the host's own heartbeat keeps the step alive meanwhile). */
 const agentSleep = (ms: number): Promise<void> => Context.current().sleep(ms);
 
 /** Creates the activities that find agents and run their steps. */
-export function createAgentActivities({ registry, stepLogPath, breaker, events, observer, router = defaultRouter() }: AgentActivityDeps) {
+export function createAgentActivities({
+  registry,
+  stepLogPath,
+  breaker,
+  events,
+  observer,
+  router = defaultRouter(),
+  stats,
+  adaptive = stats ? createAdaptiveRouter({ stats }) : undefined,
+}: AgentActivityDeps) {
   function validateParams(agentId: string, params: unknown): Record<string, unknown> {
     const def = registry.get(agentId);
     if (!def) throw fatal(ErrorType.NoAgent, `no agent "${agentId}"`);
@@ -168,11 +189,12 @@ export function createAgentActivities({ registry, stepLogPath, breaker, events, 
 
   /** A capability's agent: the only one, or among those that accept the params the least loaded. */
   async function routeCapability(
-    capability: string,
+    ref: Extract<AgentRef, { capability: string }>,
     params: Record<string, unknown> | undefined,
     scope: string[] | undefined,
     lane?: string,
   ): Promise<ResolvedAgent> {
+    const { capability } = ref;
     const all = registry.candidates(capability);
     if (all.length === 0) throw fatal(ErrorType.NoAgent, `no agent matches ${JSON.stringify({ capability })}`);
     const fit = all.filter((d) => refusal(d, params, scope) === undefined);
@@ -182,12 +204,20 @@ export function createAgentActivities({ registry, stepLogPath, breaker, events, 
     const only = (why: string): ResolvedAgent => ({ manifest: fit[0].manifest, routing: { agent: fit[0].manifest.id, reason: why } });
     if (all.length === 1) return only(`only agent with capability ${capability}`);
     if (fit.length === 1) return only(`only agent with capability ${capability} that takes the task`);
-    const decision = await router.route({
+    const candidates = fit.map((d) => ({ agent: d.manifest.id, ...(d.manifest.pool ? { pool: d.manifest.pool } : {}) }));
+    const byQuality = ref.routing === 'adaptive' && adaptive;
+    const decision = byQuality
+      ? await adaptive.route({
+          tenant: tenantOf(Context.current().info.workflowExecution?.workflowId ?? ''),
+          candidates,
+          weights: ref.weights ?? {},
+        })
+      : await router.route({ capability, lane: lane ?? Context.current().info.taskQueue, candidates });
+    log.info(`capability routed by ${byQuality ? 'measured quality' : 'load'}`, {
       capability,
-      lane: lane ?? Context.current().info.taskQueue,
-      candidates: fit.map((d) => ({ agent: d.manifest.id, ...(d.manifest.pool ? { pool: d.manifest.pool } : {}) })),
+      agentId: decision.agent,
+      reason: decision.reason,
     });
-    log.info('capability routed by load', { capability, agentId: decision.agent, reason: decision.reason });
     const fallbacks = fit
       .map((d) => d.manifest.id)
       .filter((id) => id !== decision.agent)
@@ -198,7 +228,7 @@ export function createAgentActivities({ registry, stepLogPath, breaker, events, 
   return {
     /** Finds the agent a task names (a capability's by load, a semantic reference by ranking) and checks its params; NoAgent / InvalidInput otherwise. */
     async resolveAgent({ agent, question, params, scope, lane }: ResolveAgentInput): Promise<ResolvedAgent> {
-      if (typeof agent === 'object' && 'capability' in agent) return routeCapability(agent.capability, params, scope, lane);
+      if (typeof agent === 'object' && 'capability' in agent) return routeCapability(agent, params, scope, lane);
       const { def, reason } =
         typeof agent !== 'string' && 'route' in agent
           ? await routeSemantic(agent, question)

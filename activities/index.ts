@@ -13,6 +13,7 @@ import { createRoleActivities, loadRoleCatalog } from './roles';
 
 export type { AgentStepInput, AgentStepOutput, ResolveAgentInput, ResolvedAgent, StepObserver } from './agent-step';
 export { createLoadRouter, describeWithClient, type LoadRouter, type RouteDecision } from './load-router';
+export { createAdaptiveRouter, type AdaptiveRouter } from './adaptive-router';
 export type { JudgeInput, JudgeOutput } from './judge';
 export { loadRoleCatalog, type RoleCatalog, type LoadedSkill } from './roles';
 export type { ScoutJobInput } from './scout/commit';

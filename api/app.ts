@@ -27,6 +27,7 @@ import { withExamples } from './openapi-examples';
 import { createJobService, type JobService } from './job-service';
 import { installRateLimit } from './quotas';
 import { jobRoutes } from './routes/jobs';
+import { forecastRoutes } from './routes/forecast';
 import { mcpRoutes } from './routes/mcp';
 import { systemRoutes } from './routes/system';
 import { webhookRoutes } from './routes/webhooks';
@@ -134,6 +135,7 @@ export async function buildApp({ config, client, registry, tenants, record, fast
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(systemRoutes);
   await app.register(jobRoutes);
+  await app.register(forecastRoutes);
   await app.register(subtaskRoutes);
   await app.register(scoutRoutes);
   await app.register(webhookRoutes);

@@ -2,7 +2,8 @@
  * The Temporal side of the API, with no HTTP in it, one module per concern:
  *
  *   jobs/handles.ts  ids, handles, describe (404), requireRunning (409)
- *   jobs/submit.ts   checks, agent resolution, idempotent start
+ *   jobs/submit.ts   checks, admission control, agent resolution, idempotent start
+ *   jobs/estimate.ts the same checks, then the forecast (nothing starts)
  *   jobs/read.ts     view, result wait, list, live detail; finished jobs from the record
  *   jobs/control.ts  stop, cancel, budget top-ups
  */
@@ -11,6 +12,7 @@ import { createJobHandles, type JobServiceDeps } from './jobs/handles';
 import { createLaneWatch, laneQueues, type LaneWatch } from './lanes';
 import { createReads } from './jobs/read';
 import { createSubmit } from './jobs/submit';
+import { createEstimate } from './jobs/estimate';
 import { declaredPools } from '../config/pools';
 import { agentQueueFor } from '../core/names';
 
@@ -28,6 +30,8 @@ export function createJobService(deps: JobServiceDeps, lanes: LaneWatch = create
     events: (tenant: string, jobId: string, seq: number, signal?: AbortSignal) =>
       deps.record.events.follow(tenant, jobId, seq, { signal, ended: () => handles.isOver(tenant, jobId) }),
     submit: createSubmit(deps, handles, lanes),
+    /** The forecast of a spec (POST /v1/jobs/estimate). */
+    estimate: createEstimate(deps),
     /** The workflow queue, every tenant's agent lane and each declared pool's queue on it, that no worker polled lately (for /readyz). */
     lanesWithoutWorker: () => {
       const queue = deps.config.DELEGATE_TASK_QUEUE;

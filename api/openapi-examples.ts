@@ -7,7 +7,7 @@
  *   swagger transformObject ──> document ──withExamples──> paths[…][op].requestBody/responses[…].content['application/json'].example
  */
 import type { z } from 'zod';
-import type { AgentManifest, BudgetTopUp, JobPage, JobResult, JobSpecSchema, JobView, Ledger, ReportSummary } from '../schemas';
+import type { AgentManifest, BudgetTopUp, Estimate, JobPage, JobResult, JobSpecSchema, JobView, Ledger, ReportSummary } from '../schemas';
 import type { ReportPageSchema } from '../schemas';
 import type { ResearchSubtaskOutput, ResearchSubtaskRequest } from '../schemas/research-contract';
 import type { ScoutReport, ScoutRequest } from '../schemas/scout';
@@ -265,7 +265,40 @@ const scoutLinks = {
   events: `https://delegate.example.com/v1/jobs/${scoutId}/events`,
 };
 
+const q = (p50: number | null, p90: number | null) => ({ p50, p90 });
+const taskForecast = (id: string, agent: string, runs: number, cost: [number, number]) => ({
+  id,
+  kind: 'task' as const,
+  agent,
+  runs,
+  history: runs > 0,
+  basis:
+    runs > 0
+      ? `agent ${agent} in fanout jobs, last 30 days`
+      : `no history of agent ${agent} in the last 30 days: the manifest limits and the task budget`,
+  ...(runs > 0 ? { successRate: 0.95 } : {}),
+  predicted: { costUsd: q(...cost), tokens: q(1800, 3100), toolCalls: q(2, 4), steps: q(3, 5), latencySeconds: q(8.4, 14.1) },
+});
+const estimate: Estimate = {
+  job: {
+    id: 'job',
+    kind: 'job',
+    runs: 0,
+    history: false,
+    basis: 'fanout of 2: 1 with history',
+    predicted: { costUsd: q(0.62, 0.74), tokens: q(3600, 5300), toolCalls: q(4, 7), steps: q(6, 9), latencySeconds: q(9.8, 15.2) },
+    budgetSuffices: 0.93,
+    children: [taskForecast('pg', 'researcher', 42, [0.12, 0.24]), taskForecast('ch', 'researcher', 0, [0.5, 0.5])],
+  },
+  budgetSuffices: 0.93,
+  byAxis: { costUsd: 0.93 },
+  notes: [],
+  samples: 1000,
+  windowDays: 30,
+};
+
 export const OPENAPI_EXAMPLES: Record<string, OperationExamples> = {
+  estimateJob: { request: spec, responses: { 200: estimate } },
   prepScout: {
     request: scoutRequest,
     responses: {

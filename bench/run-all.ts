@@ -19,6 +19,7 @@ const ALL = [
   'event-latency',
   'telemetry',
   'cluster',
+  'forecast',
 ];
 const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ALL;
 const failed: string[] = [];

@@ -127,6 +127,19 @@ export interface ScoutsTable {
   failed_at: number | null;
 }
 
+/** Task statistics: how many subtasks of an agent in a pattern's jobs fell in a metric's bin on one day (see task-stats.ts). */
+export interface TaskStatsTable {
+  tenant: string;
+  agent_id: string;
+  pattern: string;
+  /** Epoch ms of the day's start (UTC). */
+  bucket: number;
+  /** A StatMetric (core/forecast-sketch.ts). */
+  metric: string;
+  bin: number;
+  n: number;
+}
+
 /** The record's tables. */
 export interface RecordTables {
   jobs: JobsTable;
@@ -135,6 +148,7 @@ export interface RecordTables {
   job_subtasks: JobSubtasksTable;
   job_events: JobEventsTable;
   scouts: ScoutsTable;
+  task_stats: TaskStatsTable;
 }
 
 /** An open record database. */

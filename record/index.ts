@@ -4,6 +4,7 @@ import { openRecordDb, type RecordLocation } from './db';
 import { createRecordStore, type RecordStore } from './store';
 
 export { createJobEvents, type JobEvents } from './events';
+export { createTaskStats, measuredResults, STATS_MAX_DAYS, STATS_WINDOW_DAYS, type AgentStats, type TaskStatsStore } from './task-stats';
 export {
   createScoutStore,
   decodeScoutCursor,

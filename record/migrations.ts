@@ -57,6 +57,14 @@ const scoutIndexes = [
   'CREATE INDEX scouts_by_age ON scouts (created_at) WHERE feature_slug IS NULL',
 ];
 
+/** The task statistics' columns: a count per (tenant, agent, pattern, day, metric, bin). */
+const taskStatColumns = (big: string) => `
+  tenant TEXT NOT NULL, agent_id TEXT NOT NULL, pattern TEXT NOT NULL, bucket ${big} NOT NULL,
+  metric TEXT NOT NULL, bin INTEGER NOT NULL, n ${big} NOT NULL,
+  PRIMARY KEY (tenant, agent_id, pattern, bucket, metric, bin)`;
+
+const taskStatIndexes = ['CREATE INDEX task_stats_by_age ON task_stats (bucket)'];
+
 /** Every migration, oldest first. Append only: a released migration never changes. */
 export const MIGRATIONS: Migration[] = [
   {
@@ -95,6 +103,12 @@ export const MIGRATIONS: Migration[] = [
     name: '0003_scouts',
     sqlite: [`CREATE TABLE scouts (${scoutColumns('INTEGER')})`, ...scoutIndexes],
     postgres: [`CREATE TABLE scouts (${scoutColumns('BIGINT')})`, ...scoutIndexes],
+  },
+  {
+    // per tenant, agent and pattern, one day's bin counts of each task metric (see task-stats.ts): what forecasts and adaptive routing read
+    name: '0004_task_stats',
+    sqlite: [`CREATE TABLE task_stats (${taskStatColumns('INTEGER')})`, ...taskStatIndexes],
+    postgres: [`CREATE TABLE task_stats (${taskStatColumns('BIGINT')})`, ...taskStatIndexes],
   },
 ];
 

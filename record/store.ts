@@ -5,7 +5,8 @@
  *
  *   archive ── one transaction: jobs row (unique per tenant + job id) ─┬─ job_labels
  *              a second archive of the same job writes nothing         ├─ job_agents (spend per agent)
- *                                                                      └─ job_subtasks (each TaskResult)
+ *                                                                      ├─ job_subtasks (each TaskResult)
+ *                                                                      └─ task_stats (bin counts per agent, see task-stats.ts)
  */
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { JobOutcome, JobResult, Pattern, Report, ReportSummary, TaskResult } from '../schemas';
@@ -14,6 +15,7 @@ import type { RecordDb, RecordTables } from './db';
 import { createJobEvents } from './events';
 import { createScoutStore } from './scouts';
 import { searchText, tokens } from './tokens';
+import { addTaskStats, createTaskStats, DAY_MS, STATS_MAX_DAYS } from './task-stats';
 
 /** What the archive activity writes: one finished root job, its result whole (stitched). */
 export interface ArchiveInput {
@@ -151,6 +153,8 @@ export function createRecordStore(rdb: RecordDb, { sparseText = SPARSE }: { spar
     events: createJobEvents(rdb),
     /** The code scouts (see scouts.ts). */
     scouts: createScoutStore(rdb),
+    /** Task statistics per agent and pattern over a sliding window (see task-stats.ts). */
+    stats: createTaskStats(rdb),
 
     /** Writes a finished job once; a second call for the same job writes nothing. `beforeCommit` runs inside the transaction. */
     async archive(input: ArchiveInput, beforeCommit?: () => Promise<void>): Promise<{ created: boolean; bytes: number }> {
@@ -220,6 +224,7 @@ export function createRecordStore(rdb: RecordDb, { sparseText = SPARSE }: { spar
             .insertInto('job_subtasks')
             .values(subtasks.slice(i, i + CHUNK).map((s) => ({ job, ...s })))
             .execute();
+        await addTaskStats(trx, { tenant: input.tenant, pattern: result.pattern, closedAt: input.closedAt, results: result.results });
         await beforeCommit?.();
         const bytes = [stored, text, digest, ...subtasks.map((s) => s.result)].reduce((n, s) => n + Buffer.byteLength(s), 0);
         return { created: true, bytes };
@@ -479,6 +484,8 @@ export function createRecordStore(rdb: RecordDb, { sparseText = SPARSE }: { spar
         deleted += ids.length;
         o.onBatch?.(deleted);
       }
+      // statistics hold no content: they go when no window can reach them, whatever the jobs' retention
+      await createTaskStats(rdb).prune(Date.now() - STATS_MAX_DAYS * DAY_MS);
       return { dryRun: false, jobs: deleted, listed };
     },
   };

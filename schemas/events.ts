@@ -3,6 +3,7 @@ import { z } from 'zod';
 /** What a job's live event says happened. */
 export const JobEventTypeSchema = z.enum([
   'job.started',
+  'job.admission',
   'subtask.started',
   'subtask.step',
   'subtask.retried',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BudgetSchema } from './budget';
 import { EvidenceSchema } from './evidence';
+import { AdmissionSchema } from './forecast';
 import { OutputSchemaSchema } from './output-schema';
 import { PrioritySchema } from './priority';
 import { ResearchMarkerSchema } from './research-contract';
@@ -117,6 +118,9 @@ const JobSpecObject = z.strictObject({
   budget: BudgetSchema.optional(),
   priority: PrioritySchema.optional().describe("1 (most urgent) to 5 (bulk), the default of its tasks; default: the parent task's, else 3"),
   maxParallel: z.number().int().min(1).max(1000).optional(),
+  admission: AdmissionSchema.optional().describe(
+    'admission control of a root job: what happens when the forecast says its budget is unlikely to suffice (POST /v1/jobs/estimate)',
+  ),
   // https, or http to loopback where a deployment allows it: the API checks the policy at
   // submission, the webhook sender again at connect time
   callbackUrl: z

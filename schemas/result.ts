@@ -72,7 +72,7 @@ export const TaskResultSchema = z
       .object({ agent: z.string(), reason: z.string() })
       .optional()
       .describe(
-        'which agent the task went to and why: `named`, `only agent with capability x`, or the load figures capability routing chose by',
+        'which agent the task went to and why: `named`, `only agent with capability x`, the load figures capability routing chose by, or (`routing: "adaptive"`) the measured quality and posterior draws it chose by',
       ),
     research: ResearchSubtaskOutputSchema.optional().describe(
       'a task written in the research-subtask contract: its output, as the contract shapes it',

@@ -20,7 +20,23 @@ export const LabelValueSchema = z
 /** Who works on a subtask: an agent id, any agent with a capability, or semantic routing. */
 export const AgentRefSchema = z.union([
   z.string().min(1).max(128),
-  z.strictObject({ capability: z.string().min(1).max(128) }),
+  z.strictObject({
+    capability: z.string().min(1).max(128),
+    routing: z
+      .enum(['load', 'adaptive'])
+      .optional()
+      .describe(
+        'among several agents: the least loaded (default), or adaptive: the measured best (success, cost, latency) by Thompson sampling',
+      ),
+    weights: z
+      .strictObject({
+        success: z.number().min(0).max(100).optional(),
+        cost: z.number().min(0).max(100).optional(),
+        latency: z.number().min(0).max(100).optional(),
+      })
+      .optional()
+      .describe('adaptive routing: how much each measure counts (default success 1, cost 0.5, latency 0.25)'),
+  }),
   z.strictObject({ route: z.literal('semantic'), hint: z.string().max(2000).optional() }),
 ]);
 export type AgentRef = z.infer<typeof AgentRefSchema>;

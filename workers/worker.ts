@@ -189,6 +189,8 @@ export async function createWorkerSet(opts: DelegateWorkerOptions, lanes: AgentL
     observer: metrics.observer,
     judgeAgent: opts.judgeAgent,
     router,
+    // `{ capability, routing: 'adaptive' }` routes by the record's task statistics
+    stats: opts.record.stats,
   });
   if (opts.workflowBundle && tracedBundles.has(opts.workflowBundle) !== (opts.tracing !== undefined)) {
     // a traced bundle without the sink logs an error per workflow task; an untraced one with it loses the workflow spans

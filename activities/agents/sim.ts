@@ -24,6 +24,12 @@ const SimParams = z.strictObject({
   tools: z.array(z.string()).max(100).default([]).describe('tools each step uses; must be in the task scope'),
   failAttempts: z.number().int().min(0).max(100).default(0).describe('the first n attempts of each step throw a retryable error'),
   failRate: z.number().min(0).max(1).default(0).describe('chance that an attempt throws a retryable error (seeded)'),
+  successRate: z
+    .number()
+    .min(0)
+    .max(1)
+    .default(1)
+    .describe("the agent's quality: chance its final step succeeds (seeded per step key); otherwise it fails for good"),
   seed: z.number().int().default(0),
   fatal: z.boolean().default(false).describe('throw a non-retryable error'),
   hang: z.boolean().default(false).describe('never return (until cancelled)'),
@@ -75,6 +81,8 @@ export const simAgent: AgentDefinition<SimParams> = {
       for (;;) await sleep(60_000);
     }
     if (p.latencyMs > 0) await sleep(p.latencyMs);
+    if (step + 1 >= p.steps && p.successRate < 1 && seededRandom(`${p.seed}|quality|${stepKey}`) >= p.successRate)
+      throw new AgentFatalError(`sim: wrong answer at step ${step} (successRate ${p.successRate})`);
     const honour = !p.ignoreBudget;
     const usage = Object.fromEntries(SPEND_AXES.map((a) => [a, clamp(p[a], budgetLeft[a], honour)]));
     const done = step + 1 >= p.steps;
@@ -102,3 +110,30 @@ export const simAgent: AgentDefinition<SimParams> = {
     };
   },
 };
+
+/** What a sim variant changes: its id, capabilities, and the defaults of its params (its cost per step, its quality…). */
+export interface SimVariantOptions {
+  id: string;
+  description?: string;
+  capabilities?: string[];
+  /** Params a task does not set: e.g. `{ costUsd: 0.01, successRate: 0.9, latencyMs: 50 }`. */
+  defaults?: Partial<z.input<typeof SimParams>>;
+}
+
+/** A `sim` under another id with its own defaults: agents of known cost and quality for tests and benches. */
+export function createSimAgent(o: SimVariantOptions): AgentDefinition<SimParams> {
+  const defaults = o.defaults ?? {};
+  return {
+    ...simAgent,
+    manifest: {
+      ...simAgent.manifest,
+      id: o.id,
+      description: o.description ?? `Simulated agent ${o.id}: sim with defaults ${JSON.stringify(defaults)}`,
+      capabilities: o.capabilities ?? simAgent.manifest.capabilities,
+    },
+    params: z.preprocess(
+      (p) => (p !== null && typeof p === 'object' && !Array.isArray(p) ? { ...defaults, ...p } : p),
+      SimParams,
+    ) as unknown as z.ZodType<SimParams>,
+  };
+}

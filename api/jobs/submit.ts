@@ -24,12 +24,17 @@ import { laneQueues, type LaneWatch, type QueueRef } from '../lanes';
 import { createRunningJobsQuota } from '../quotas';
 import { checkOutputSchemas, checkRunnable, resolveAgents } from '../spec-check';
 import type { JobHandles, JobServiceDeps } from './handles';
+import { admit, type Admitted } from '../admission';
+import { createForecaster } from '../forecast';
+import type { AdmissionDecision } from '../../schemas';
 
 /** Outcome of a submission: the job and whether this call created it. */
 export interface Submission {
   jobId: string;
   workflowId: string;
   created: boolean;
+  /** What admission control decided (a job that asked for it and was started by this call). */
+  admission?: AdmissionDecision;
 }
 
 /** Largest workflow input the API submits (Temporal refuses payloads over 2 MiB). */
@@ -43,7 +48,7 @@ export function specHashOf(spec: JobSpec): string {
 }
 
 /** Refuses a spec this tenant may not run, with the field paths at fault (its outputSchemas compile off the event loop). */
-async function checkSubmission(
+export async function checkSubmission(
   { config, registry, tenants }: JobServiceDeps,
   netPolicy: ReturnType<typeof netPolicyFromConfig>,
   tenant: string,
@@ -124,6 +129,7 @@ export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, des
   const { client, config, registry, record } = deps;
   const runningJobs = createRunningJobsQuota(client, record);
   const netPolicy = netPolicyFromConfig(config);
+  const forecaster = createForecaster({ registry, record });
 
   /** Starts the job, or finds the one with the same id (a different spec under the same id is a 409). */
   return async function submit(
@@ -146,8 +152,23 @@ export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, des
     };
     const archived = await record.specHashOf(tenant, jobId);
     if (archived) return sameOrConflict(archived.specHash);
+    // admission control: refused (422), warned, or re-planned before anything starts; a
+    // resubmission of a job that exists is answered below whatever today's forecast says
+    const admitted: Admitted = await admit(forecaster, registry, tenant, spec).catch(async (err: unknown) => {
+      if (
+        err instanceof HttpProblem &&
+        (await handleOf(tenant, jobId)
+          .describe()
+          .then(
+            () => true,
+            () => false,
+          ))
+      )
+        return { spec };
+      throw err;
+    });
     // agents are found once, here: each subtask gets its manifest and spends no activity on it
-    const resolved = resolveAgents(spec, registry);
+    const resolved = resolveAgents(admitted.spec, registry);
     const input: JobInput = {
       spec: { ...resolved.spec, jobId },
       agents: resolved.agents,
@@ -206,7 +227,8 @@ export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, des
         ],
       });
       place?.release(workflowId);
-      return { jobId, workflowId, created: true };
+      if (admitted.decision) await recordAdmission(record, tenant, jobId, admitted);
+      return { jobId, workflowId, created: true, ...(admitted.decision ? { admission: admitted.decision } : {}) };
     } catch (err) {
       place?.release();
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
@@ -237,4 +259,17 @@ function jobStaticDetails(tenant: string, spec: JobSpec): string {
     ...spec.tasks.slice(0, 20).map((t) => `- ${t.id}: ${t.question.replace(/\s+/g, ' ').slice(0, 100)}`),
     ...(spec.tasks.length > 20 ? [`- … and ${spec.tasks.length - 20} more`] : []),
   ].join('\n');
+}
+
+/** The admission decision and the forecast it rests on (the job level and its first tasks), as the job's `job.admission` event. */
+async function recordAdmission(record: JobServiceDeps['record'], tenant: string, jobId: string, a: Admitted): Promise<void> {
+  const f = a.forecast;
+  const job = f ? { ...f.job, children: f.job.children?.slice(0, 100) } : undefined;
+  await record.events.append(tenant, jobId, [
+    {
+      key: 'job.admission',
+      type: 'job.admission',
+      data: { ...a.decision, ...(f ? { forecast: { ...f, job } } : {}) },
+    },
+  ]);
 }

@@ -11,7 +11,9 @@ import {
   LabelKeySchema,
   LabelValueSchema,
   LedgerSchema,
+  AdmissionDecisionSchema,
 } from '../../schemas';
+import { AdmissionProblemSchema } from '../admission';
 import { PROBLEM_RESPONSES } from '../errors';
 import { NoWorkerProblemSchema } from '../lanes';
 import { decodeJobPageToken } from '../jobs/page-token';
@@ -32,7 +34,15 @@ const JobModelBody = z
   .refine((b) => b.model !== undefined || b.maxOutputTokens !== undefined, 'give model, maxOutputTokens or both');
 /** Jobs a listing page holds. */
 const PageSize = z.coerce.number().int().min(1).max(1000);
-const Accepted = z.object({ jobId: z.string(), workflowId: z.string(), status: z.string(), links: z.record(z.string(), z.string()) });
+const Accepted = z.object({
+  jobId: z.string(),
+  workflowId: z.string(),
+  status: z.string(),
+  links: z.record(z.string(), z.string()),
+  admission: AdmissionDecisionSchema.optional().describe(
+    "set when the job asked for admission control: the decision, and a re-plan's changes",
+  ),
+});
 
 /** Job routes under /v1/jobs. */
 export const jobRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -52,7 +62,7 @@ export const jobRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['jobs'],
         headers: SubmitHeaders,
         body: JobSpecSchema,
-        response: { 201: Accepted, 200: Accepted, ...problems },
+        response: { 201: Accepted, 200: Accepted, ...problems, 422: AdmissionProblemSchema },
       },
     },
     async (req, reply) => {
@@ -70,6 +80,7 @@ export const jobRoutes: FastifyPluginAsyncZod = async (app) => {
           workflowId: sub.workflowId,
           status: sub.created ? 'running' : 'existing',
           links: linksFor(tenant, sub.jobId),
+          ...(sub.admission ? { admission: sub.admission } : {}),
         });
     },
   );

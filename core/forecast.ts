@@ -1,0 +1,365 @@
+/**
+ * The forecast of a job before it runs: each task's spend and duration from its agent's
+ * history (histogram quantiles, exact to the bins), the job's by Monte Carlo over the plan
+ * (seeded, so one spec always gets one answer), and how likely every budget in it holds.
+ *
+ *   task ──history──> quantiles per axis          (no history: the agent's manifest limits, and it says so)
+ *   job  ──N samples: draw every task, compose──> quantiles, P(budget suffices)
+ *          fanout, vote: spend sums; duration the makespan of the tasks on `maxParallel` slots (all at once by default)
+ *          fanout with a quorum: stops at the quorum-th success; tasks not started by then spend nothing,
+ *                        running ones their share so far (so a lower maxParallel wastes less)
+ *          pipeline:     spend sums; duration sums
+ *          nested job:   one more node, composed the same way (its own budget checked too)
+ * Axes are drawn independently (the record keeps marginal histograms): a task's cost and tokens
+ * move together in life, so the probability over several capped axes is a little conservative.
+ * Pure.
+ */
+import type { Pattern } from '../schemas/job';
+import { samplerOf, quantile, type TaskStats, type ValueMetric } from './forecast-sketch';
+
+/** The axes a forecast predicts: the budget axes and steps; `latencySeconds` is the duration. */
+export const FORECAST_AXES = ['costUsd', 'tokens', 'toolCalls', 'steps', 'latencySeconds'] as const;
+/** One forecast axis. */
+export type ForecastAxis = (typeof FORECAST_AXES)[number];
+/** The budgets a plan's nodes may carry (the budget axes). */
+export type PlanBudget = Partial<Record<'costUsd' | 'tokens' | 'toolCalls' | 'latencySeconds', number>>;
+
+/** Which histogram predicts each axis, and the factor from its unit to the axis's. */
+const SOURCE: Record<ForecastAxis, { metric: ValueMetric; scale: number }> = {
+  costUsd: { metric: 'costMicros', scale: 1e-6 },
+  tokens: { metric: 'tokens', scale: 1 },
+  toolCalls: { metric: 'toolCalls', scale: 1 },
+  steps: { metric: 'steps', scale: 1 },
+  latencySeconds: { metric: 'latencyMs', scale: 1e-3 },
+};
+const BUDGET_KEYS = ['costUsd', 'tokens', 'toolCalls', 'latencySeconds'] as const;
+const AXIS_INDEX = Object.fromEntries(FORECAST_AXES.map((a, i) => [a, i])) as Record<ForecastAxis, number>;
+
+/** One task of a plan: its agent, the history it rests on, or the limits it falls back on. */
+export interface TaskPlan {
+  kind: 'task';
+  id: string;
+  /** The agent (or `capability:x` for a capability several agents share). */
+  agent: string;
+  /** The history; absent or with no runs: the task has none. */
+  stats?: TaskStats;
+  /** What the history is (`agent sim in vote jobs, last 30 days`), or why there is none. */
+  basis: string;
+  /** Upper bounds used when there is no history (the manifest's limits, the task's budget); absent axes are unknown. */
+  limits: Partial<Record<ForecastAxis, number>>;
+  budget?: PlanBudget;
+}
+
+/** A job of a plan (the root or a nested one). */
+export interface JobPlan {
+  kind: 'job';
+  id: string;
+  pattern: Pattern;
+  maxParallel?: number;
+  /** A fan-out that stops after this many successes (quorum, or 1 for first_success): the rest are cancelled. */
+  quorum?: number;
+  budget?: PlanBudget;
+  children: PlanNode[];
+}
+
+/** A node of a plan. */
+export type PlanNode = TaskPlan | JobPlan;
+
+/** p50 and p90 of one axis; null when some task has neither history nor a limit on it. */
+export interface Quantiles {
+  p50: number | null;
+  p90: number | null;
+}
+
+/** The forecast of one node. */
+export interface NodeForecast {
+  id: string;
+  kind: 'task' | 'job';
+  agent?: string;
+  /** Past runs the forecast rests on: a task's own; a job's fewest of any of its tasks. */
+  runs: number;
+  /** False for a task without history (its figures are the limits it falls back on). */
+  history: boolean;
+  basis: string;
+  /** Share of the runs that succeeded (tasks with history). */
+  successRate?: number;
+  predicted: Record<ForecastAxis, Quantiles>;
+  /** Probability that this node's own budget holds (when it has one); null when it cannot be told. */
+  budgetSuffices?: number | null;
+  children?: NodeForecast[];
+}
+
+/** The whole forecast: the root job's node, and how likely every budget of the plan holds. */
+export interface Forecast {
+  job: NodeForecast;
+  /** Probability that the job's budget (and every nested job's and task's own) suffices; null when unknown, 1 with no budget at all. */
+  budgetSuffices: number | null;
+  /** Per budget axis of the root job: the probability it holds. */
+  byAxis: Partial<Record<(typeof BUDGET_KEYS)[number], number | null>>;
+  /** Why `budgetSuffices` is null, or what it assumed. */
+  notes: string[];
+  samples: number;
+}
+
+/** Options of `forecastPlan`. */
+export interface ForecastOptions {
+  /** Monte Carlo samples of the job. @default 1000 (fewer for very large plans, at least 200) */
+  samples?: number;
+  seed?: number;
+}
+
+/** mulberry32: a small, fast, seeded generator in [0, 1). */
+export function seededRng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const hasHistory = (t: TaskPlan) => (t.stats?.runs ?? 0) > 0;
+
+/** The forecast of one task, straight from its history (or its limits). */
+function taskQuantiles(t: TaskPlan): Record<ForecastAxis, Quantiles> {
+  const out = {} as Record<ForecastAxis, Quantiles>;
+  for (const axis of FORECAST_AXES) {
+    if (hasHistory(t)) {
+      const { metric, scale } = SOURCE[axis];
+      const h = t.stats!.hist[metric];
+      const q = (p: number) => {
+        const v = quantile(h, p);
+        return v === undefined ? null : v * scale;
+      };
+      out[axis] = { p50: q(0.5), p90: q(0.9) };
+    } else {
+      const v = t.limits[axis];
+      out[axis] = { p50: v ?? null, p90: v ?? null };
+    }
+  }
+  return out;
+}
+
+/** Tasks in a plan. */
+function countTasks(n: PlanNode): number {
+  return n.kind === 'task' ? 1 : n.children.reduce((s, c) => s + countTasks(c), 0);
+}
+
+/** Start times of `durations` run in order on `slots` parallel slots (greedy list scheduling: each takes the slot free first). */
+export function schedule(durations: number[], slots: number): number[] {
+  if (slots >= durations.length) return durations.map(() => 0);
+  const heap = new Array<number>(slots).fill(0);
+  const down = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let s = i;
+      if (l < slots && heap[l] < heap[s]) s = l;
+      if (r < slots && heap[r] < heap[s]) s = r;
+      if (s === i) return;
+      [heap[i], heap[s]] = [heap[s], heap[i]];
+      i = s;
+    }
+  };
+  return durations.map((d) => {
+    const start = heap[0];
+    heap[0] += d;
+    down(0);
+    return start;
+  });
+}
+
+/** The finish time of `durations` run in order on `slots` parallel slots. */
+export function makespan(durations: number[], slots: number): number {
+  const starts = schedule(durations, slots);
+  return durations.reduce((m, d, i) => Math.max(m, starts[i] + d), 0);
+}
+
+/**
+ * A fan-out that stops at its `quorum`-th success: when that happens (T), the share of each
+ * task's spend until T, and T; without the quorum reached, everything and the makespan.
+ */
+export function quorumCut(durations: number[], successes: boolean[], slots: number, quorum: number): { share: number[]; duration: number } {
+  const starts = schedule(durations, slots);
+  const ends = durations.map((d, i) => starts[i] + d);
+  const won = ends.filter((_, i) => successes[i]).sort((a, b) => a - b);
+  if (won.length < quorum) return { share: durations.map(() => 1), duration: ends.reduce((m, e) => Math.max(m, e), 0) };
+  const t = won[quorum - 1];
+  const share = durations.map((d, i) =>
+    starts[i] >= t && d > 0 ? 0 : d === 0 ? (starts[i] <= t ? 1 : 0) : Math.min(1, (t - starts[i]) / d),
+  );
+  return { share, duration: t };
+}
+
+const fits = (v: Float64Array, b: PlanBudget | undefined): boolean => {
+  if (!b) return true;
+  for (const k of BUDGET_KEYS) {
+    const cap = b[k];
+    // NaN (unknown) never fits: the caller tells unknown apart
+    if (cap !== undefined && !(v[AXIS_INDEX[k]] <= cap * (1 + 1e-9))) return false;
+  }
+  return true;
+};
+
+/** Forecasts a plan: every task from its history, the jobs by `samples` seeded draws. */
+export function forecastPlan(root: JobPlan, opts: ForecastOptions = {}): Forecast {
+  const tasks = countTasks(root);
+  const samples = opts.samples ?? Math.max(200, Math.min(1000, Math.floor(2_000_000 / Math.max(1, tasks))));
+  const rng = seededRng(opts.seed ?? 1);
+  const width = FORECAST_AXES.length;
+  /** Per job node (by object): its samples, one vector each; per node with a budget: samples where it held. */
+  const jobSamples = new Map<JobPlan, Float64Array>();
+  const held = new Map<PlanNode, number>();
+  const samplers = new Map<TaskPlan, ((u: number) => number)[]>();
+  const samplerOfTask = (t: TaskPlan) => {
+    let s = samplers.get(t);
+    if (!s) {
+      s = FORECAST_AXES.map((axis) => {
+        if (!hasHistory(t)) {
+          const v = t.limits[axis] ?? Number.NaN;
+          return () => v;
+        }
+        const { metric, scale } = SOURCE[axis];
+        const draw = samplerOf(t.stats!.hist[metric]);
+        return (u: number) => draw(u) * scale;
+      });
+      samplers.set(t, s);
+    }
+    return s;
+  };
+  const rootHeld = { n: 0 };
+  const byAxisHeld: Record<string, number> = {};
+
+  /** One draw of a node into `out`; whether every budget inside it held, and whether it succeeded. */
+  function draw(node: PlanNode, out: Float64Array, at: number): { ok: boolean; success: boolean } {
+    if (node.kind === 'task') {
+      const s = samplerOfTask(node);
+      for (let i = 0; i < width; i++) out[i] = s[i](rng());
+      const st = node.stats;
+      const success = !st || st.runs === 0 || rng() < st.success / st.runs;
+      const ok = fits(out, node.budget);
+      if (node.budget && ok) held.set(node, (held.get(node) ?? 0) + 1);
+      return { ok, success };
+    }
+    let ok = true;
+    const vectors = node.children.map(() => new Float64Array(width));
+    const successes: boolean[] = [];
+    node.children.forEach((c, i) => {
+      const r = draw(c, vectors[i], at);
+      if (!r.ok) ok = false;
+      successes.push(r.success);
+    });
+    const lat = AXIS_INDEX.latencySeconds;
+    const durations = vectors.map((v) => v[lat]);
+    const slots = node.maxParallel ?? durations.length;
+    let share: number[] | undefined;
+    let duration: number;
+    if (node.pattern === 'pipeline') duration = durations.reduce((a, d) => a + d, 0);
+    else if (node.pattern === 'fanout' && node.quorum !== undefined) {
+      const cut = quorumCut(durations, successes, slots, node.quorum);
+      share = cut.share;
+      duration = cut.duration;
+    } else duration = makespan(durations, slots);
+    const acc = new Float64Array(width);
+    vectors.forEach((v, k) => {
+      for (let i = 0; i < width; i++) if (i !== lat) acc[i] += v[i] * (share ? share[k] : 1);
+    });
+    acc[lat] = duration;
+    out.set(acc, 0);
+    let store = jobSamples.get(node);
+    if (!store) jobSamples.set(node, (store = new Float64Array(samples * width)));
+    store.set(acc, at * width);
+    const own = fits(acc, node.budget);
+    if (node.budget && own) held.set(node, (held.get(node) ?? 0) + 1);
+    const wins = successes.filter(Boolean).length;
+    return { ok: ok && own, success: node.pattern === 'pipeline' ? wins === successes.length : wins > 0 };
+  }
+
+  const scratch = new Float64Array(width);
+  for (let k = 0; k < samples; k++) {
+    if (draw(root, scratch, k).ok) rootHeld.n++;
+    for (const axis of BUDGET_KEYS) {
+      const cap = root.budget?.[axis];
+      if (cap !== undefined && scratch[AXIS_INDEX[axis]] <= cap * (1 + 1e-9)) byAxisHeld[axis] = (byAxisHeld[axis] ?? 0) + 1;
+    }
+  }
+
+  const notes: string[] = [];
+  /** The axes some task leaves unknown (no history, no limit), with the first such tasks. */
+  const unknownAxes = new Map<ForecastAxis, string[]>();
+  const walk = (n: PlanNode) => {
+    if (n.kind === 'job') return n.children.forEach(walk);
+    if (hasHistory(n)) return;
+    for (const axis of FORECAST_AXES)
+      if (n.limits[axis] === undefined) unknownAxes.set(axis, [...(unknownAxes.get(axis) ?? []), n.id].slice(0, 5));
+  };
+  walk(root);
+
+  const budgetedAxes = new Set<ForecastAxis>();
+  const collectBudgets = (n: PlanNode) => {
+    for (const k of BUDGET_KEYS) if (n.budget?.[k] !== undefined) budgetedAxes.add(k);
+    if (n.kind === 'job') n.children.forEach(collectBudgets);
+  };
+  collectBudgets(root);
+  const blind = [...budgetedAxes].filter((a) => unknownAxes.has(a));
+  for (const a of blind)
+    notes.push(`${a} is capped but tasks ${unknownAxes.get(a)!.join(', ')} have no history and no limit on it: the chance cannot be told`);
+  if (budgetedAxes.size === 0) notes.push('no budget in the job: nothing can run short');
+
+  const nodeForecast = (n: PlanNode): NodeForecast => {
+    const budgetSuffices =
+      n.budget === undefined
+        ? undefined
+        : BUDGET_KEYS.some((k) => n.budget![k] !== undefined && unknownAxes.has(k))
+          ? null
+          : (held.get(n) ?? 0) / samples;
+    if (n.kind === 'task') {
+      const st = n.stats;
+      return {
+        id: n.id,
+        kind: 'task',
+        agent: n.agent,
+        runs: st?.runs ?? 0,
+        history: hasHistory(n),
+        basis: n.basis,
+        ...(st && st.runs > 0 ? { successRate: st.success / st.runs } : {}),
+        predicted: taskQuantiles(n),
+        ...(budgetSuffices !== undefined ? { budgetSuffices } : {}),
+      };
+    }
+    const children = n.children.map(nodeForecast);
+    const store = jobSamples.get(n)!;
+    const predicted = {} as Record<ForecastAxis, Quantiles>;
+    FORECAST_AXES.forEach((axis, i) => {
+      const col = Float64Array.from({ length: samples }, (_, k) => store[k * width + i]);
+      if (col.some((v) => Number.isNaN(v))) return void (predicted[axis] = { p50: null, p90: null });
+      col.sort();
+      const at = (q: number) => col[Math.min(samples - 1, Math.max(0, Math.ceil(q * samples) - 1))];
+      predicted[axis] = { p50: at(0.5), p90: at(0.9) };
+    });
+    const withHistory = children.filter((c) => c.runs > 0);
+    return {
+      id: n.id,
+      kind: 'job',
+      runs: children.reduce((m, c) => Math.min(m, c.runs), Infinity),
+      history: children.every((c) => c.history),
+      basis: `${n.pattern} of ${n.children.length}: ${withHistory.length} with history`,
+      predicted,
+      ...(budgetSuffices !== undefined ? { budgetSuffices } : {}),
+      children,
+    };
+  };
+
+  const byAxis: Forecast['byAxis'] = {};
+  for (const axis of BUDGET_KEYS)
+    if (root.budget?.[axis] !== undefined) byAxis[axis] = unknownAxes.has(axis) ? null : (byAxisHeld[axis] ?? 0) / samples;
+  return {
+    job: nodeForecast(root),
+    budgetSuffices: blind.length > 0 ? null : rootHeld.n / samples,
+    byAxis,
+    notes,
+    samples,
+  };
+}
