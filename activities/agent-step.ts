@@ -283,6 +283,7 @@ export function createAgentActivities({ registry, stepLogPath, breaker, events, 
         data: { taskId, workflowId: subtask, step: input.step, attempt },
       });
     let reply;
+    let notes = 0;
     const began = performance.now();
     try {
       reply = await def.step({
@@ -293,6 +294,13 @@ export function createAgentActivities({ registry, stepLogPath, breaker, events, 
         sleep: agentSleep,
         signal: ctx.cancellationSignal,
         tenant: input.events?.tenant,
+        // each note once per attempt: a retried attempt's notes are its own
+        progress: (p) =>
+          tell({
+            key: `progress:${input.stepKey}#${attempt}#${++notes}`,
+            type: 'subtask.step',
+            data: { taskId, workflowId: subtask, agentId: input.agentId, step: input.step, attempt, done: false, progress: p },
+          }),
       });
       observer?.stepEnded(input.agentId, true, (performance.now() - began) / 1000);
     } catch (err) {

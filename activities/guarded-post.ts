@@ -41,18 +41,25 @@ export interface GuardedPostOptions {
 /** Largest response body read (and discarded): a receiver cannot make the worker buffer more. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
-/** POSTs `body` to `url` if the policy allows every address it reaches; resolves with the status code. */
-export function guardedPost(url: string, { body, headers, policy, resolve = systemResolver, signal }: GuardedPostOptions): Promise<number> {
-  const u = new URL(url);
-  if (u.protocol !== 'https:' && u.protocol !== 'http:') return Promise.reject(new DestinationRefusedError('not https'));
+/** The refusal of a URL before any lookup (scheme, names, literal addresses), or undefined. */
+export function urlRefusal(u: URL, policy: NetPolicy): DestinationRefusedError | undefined {
+  if (u.protocol !== 'https:' && u.protocol !== 'http:') return new DestinationRefusedError('not https');
   const host = u.hostname.replace(/^\[|\]$/g, '');
   const byName = hostRefusal(host, policy);
-  if (byName) return Promise.reject(new DestinationRefusedError(`refused: ${byName}`));
+  if (byName) return new DestinationRefusedError(`refused: ${byName}`);
   // a literal address never goes through `lookup`: check it here
   if (parseIp(host)) {
     const why = addressRefusal(host, policy, undefined, u.protocol);
-    if (why) return Promise.reject(new DestinationRefusedError(`refused: ${why}`));
+    if (why) return new DestinationRefusedError(`refused: ${why}`);
   }
+  return undefined;
+}
+
+/**
+ * A socket `lookup` that resolves the name, refuses when any address is refused, and hands the
+ * socket only checked addresses; `refused()` tells a request's error handler why it failed.
+ */
+export function guardedLookup(protocol: string, policy: NetPolicy, resolve: Resolver = systemResolver) {
   let refused: DestinationRefusedError | undefined;
   const lookup: LookupFunction = (hostname, options, callback) => {
     resolve(hostname).then(
@@ -60,7 +67,7 @@ export function guardedPost(url: string, { body, headers, policy, resolve = syst
         const wanted = options.family === 4 || options.family === 6 ? found.filter((a) => a.family === options.family) : found;
         // every address is checked, not just the first: the socket may fall back to any of them
         const why =
-          found.length === 0 ? 'no address' : found.map((a) => addressRefusal(a.address, policy, hostname, u.protocol)).find(Boolean);
+          found.length === 0 ? 'no address' : found.map((a) => addressRefusal(a.address, policy, hostname, protocol)).find(Boolean);
         if (why || wanted.length === 0) {
           refused = new DestinationRefusedError(`refused: ${why ?? 'no address of the requested family'}`);
           return callback(refused, '', 0);
@@ -71,6 +78,15 @@ export function guardedPost(url: string, { body, headers, policy, resolve = syst
       (err: NodeJS.ErrnoException) => callback(err, '', 0),
     );
   };
+  return { lookup, refused: () => refused };
+}
+
+/** POSTs `body` to `url` if the policy allows every address it reaches; resolves with the status code. */
+export function guardedPost(url: string, { body, headers, policy, resolve = systemResolver, signal }: GuardedPostOptions): Promise<number> {
+  const u = new URL(url);
+  const early = urlRefusal(u, policy);
+  if (early) return Promise.reject(early);
+  const { lookup, refused } = guardedLookup(u.protocol, policy, resolve);
   const send = u.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise<number>((resolveStatus, reject) => {
     const req = send(
@@ -86,7 +102,7 @@ export function guardedPost(url: string, { body, headers, policy, resolve = syst
         res.on('error', () => resolveStatus(res.statusCode ?? 0));
       },
     );
-    req.on('error', (err) => reject(refused ?? err));
+    req.on('error', (err) => reject(refused() ?? err));
     req.end(body);
   });
 }

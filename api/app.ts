@@ -28,6 +28,7 @@ import { createJobService, type JobService } from './job-service';
 import { installRateLimit } from './quotas';
 import { jobRoutes } from './routes/jobs';
 import { mcpRoutes } from './routes/mcp';
+import { a2aRoutes } from './a2a/routes';
 import { systemRoutes } from './routes/system';
 import { webhookRoutes } from './routes/webhooks';
 import { reportRoutes } from './routes/reports';
@@ -139,5 +140,6 @@ export async function buildApp({ config, client, registry, tenants, record, fast
   await app.register(webhookRoutes);
   await app.register(reportRoutes);
   await app.register(mcpRoutes);
+  await app.register(a2aRoutes);
   return app;
 }
