@@ -77,12 +77,13 @@ export function createA2aHandler(app: FastifyInstance): A2ARequestHandler {
       if (message.contextId) checkContextId(message.contextId);
       const sub = submissionOf(message);
       const labels: Record<string, string> = message.contextId ? { [A2A_CONTEXT_LABEL]: message.contextId } : {};
-      if (sub.kind === 'job') {
-        jobId = sub.spec.jobId ?? jobId;
-        await svc.submit(tenant, { ...sub.spec, ...pushOf(params), labels: { ...sub.spec.labels, ...labels } }, jobId);
-      } else {
-        await submitResearchSubtask(svc, researchRoutingOf(app), tenant, sub.input, jobId, { ...pushOf(params), labels });
-      }
+      if (sub.kind === 'job') jobId = sub.spec.jobId ?? jobId;
+      const { created } =
+        sub.kind === 'job'
+          ? await svc.submit(tenant, { ...sub.spec, ...pushOf(params), labels: { ...sub.spec.labels, ...labels } }, jobId)
+          : await submitResearchSubtask(svc, researchRoutingOf(app), tenant, sub.input, jobId, { ...pushOf(params), labels });
+      // a job just started is working: no read before the stream begins, whose first events would wait for it
+      if (created) return { task: taskOfJob(jobId, contextId, TaskState.TASK_STATE_WORKING), started: true };
     } catch (err) {
       if (err instanceof Rejection) return { task: rejectedTask(jobId, contextId, err.detail, err.errors), started: false };
       if (err instanceof HttpProblem && [400, 413, 422].includes(err.status))
