@@ -36,16 +36,17 @@ export function agentMessage(taskId: string, contextId: string, messageId: strin
   return { messageId, contextId, taskId, role: Role.ROLE_AGENT, parts, metadata: undefined, extensions: [], referenceTaskIds: [] };
 }
 
-/** The A2A state of a finished job's outcome. */
-export function stateOfOutcome(status: JobResult['status']): TaskState {
+/** The A2A state of a finished job's outcome (a job stopped or cancelled before it succeeded is canceled, its work kept in the artifact). */
+export function stateOfOutcome(status: JobResult['status'], results: JobResult['results'] = []): TaskState {
   if (status === 'cancelled') return TaskState.TASK_STATE_CANCELED;
+  if (status !== 'success' && results.some((r) => r.failureReason === 'stopped')) return TaskState.TASK_STATE_CANCELED;
   if (status === 'failure') return TaskState.TASK_STATE_FAILED;
   return TaskState.TASK_STATE_COMPLETED;
 }
 
 /** The A2A state of a job's view (its result's outcome once it has one). */
-export function stateOfView(view: Pick<JobView, 'state' | 'status'>): TaskState {
-  if (view.status) return stateOfOutcome(view.status);
+export function stateOfView(view: Pick<JobView, 'state' | 'status' | 'result'>): TaskState {
+  if (view.status) return stateOfOutcome(view.status, view.result?.results);
   if (view.state === 'running' || view.state === 'continued_as_new') return TaskState.TASK_STATE_WORKING;
   if (view.state === 'cancelled' || view.state === 'terminated') return TaskState.TASK_STATE_CANCELED;
   if (view.state === 'completed') return TaskState.TASK_STATE_COMPLETED;
@@ -101,4 +102,4 @@ export function taskOfJob(
 
 /** The task of a finished job's result. */
 export const taskOfResult = (jobId: string, contextId: string, result: JobResult, at?: string): Task =>
-  taskOfJob(jobId, contextId, stateOfOutcome(result.status), { result, at });
+  taskOfJob(jobId, contextId, stateOfOutcome(result.status, result.results), { result, at });

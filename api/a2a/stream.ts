@@ -102,7 +102,7 @@ export async function* followTask(
         },
       };
       const final = await reads.getTask(tenant, task.id);
-      yield finalStatus({ ...final, status: { ...final.status!, state: stateOfOutcome(rec.result.status) } });
+      yield finalStatus({ ...final, status: { ...final.status!, state: stateOfOutcome(rec.result.status, rec.result.results) } });
       return;
     }
   }
