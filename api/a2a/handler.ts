@@ -53,6 +53,13 @@ function pushOf(params: SendMessageRequest): Pick<JobSpec, 'callbackUrl' | 'call
   return { callbackUrl: push.url, callbackFormat: 'a2a', ...(push.token ? { callbackToken: push.token } : {}) };
 }
 
+/** A problem's field path in the message's terms: the spec is the data part, the callback the push config. */
+function a2aPath(path: string, params: SendMessageRequest): string {
+  if (path === 'body.callbackUrl' && params.configuration?.taskPushNotificationConfig?.url)
+    return 'configuration.taskPushNotificationConfig.url';
+  return path.replace(/^body\.?/, 'data.');
+}
+
 /** Creates the handler over the app's job service. */
 export function createA2aHandler(app: FastifyInstance): A2ARequestHandler {
   const svc = app.jobs;
@@ -86,13 +93,14 @@ export function createA2aHandler(app: FastifyInstance): A2ARequestHandler {
       if (created) return { task: taskOfJob(jobId, contextId, TaskState.TASK_STATE_WORKING), started: true };
     } catch (err) {
       if (err instanceof Rejection) return { task: rejectedTask(jobId, contextId, err.detail, err.errors), started: false };
-      if (err instanceof HttpProblem && [400, 413, 422].includes(err.status))
+      // refused before dispatch (invalid, too large, over a quota, no worker on the lane): nothing started, the same message may be sent again
+      if (err instanceof HttpProblem && err.status !== 409 && (err.status < 500 || err.status === 503))
         return {
           task: rejectedTask(
             jobId,
             contextId,
             err.detail ?? err.title,
-            (err.errors ?? []).map((e) => ({ ...e, path: e.path.replace(/^body\.?/, 'data.') })),
+            (err.errors ?? []).map((e) => ({ ...e, path: a2aPath(e.path, params) })),
           ),
           started: false,
         };

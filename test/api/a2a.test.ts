@@ -117,6 +117,8 @@ describe('Delegate as an A2A agent', () => {
     const again = (await client.sendMessage(send(message(id, [data(spec)])))) as Task;
     expect(again.id).toBe(id);
     expect(await jobsListedWithId(id)).toBe(1);
+    // the same messageId for another message is refused, not a second job
+    await expect(client.sendMessage(send(message(id, [data({ ...spec, objective: 'another' })])))).rejects.toThrow(/already started/);
     // GetTask answers from the record as well
     const got = await client.getTask({ tenant: '', id });
     expect(got.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
@@ -155,6 +157,14 @@ describe('Delegate as an A2A agent', () => {
     const invalid = (await client.sendMessage(send(message(uniqueId('a2a-bad'), [data({ pattern: 'fanout', tasks: [] })])))) as Task;
     expect(invalid.status?.state).toBe(TaskState.TASK_STATE_REJECTED);
     expect(JSON.stringify(invalid.status?.message?.parts)).toContain('message.parts[0].data.tasks');
+    // a push config the address policy refuses: rejected at its own path
+    const refusedPush = (await client.sendMessage(
+      send(message(uniqueId('a2a-bad'), [data({ pattern: 'fanout', tasks: [{ id: 'a', question: 'q', agent: 'echo' }] })]), {
+        push: { url: 'https://169.254.169.254/hook' },
+      }),
+    )) as Task;
+    expect(refusedPush.status?.state).toBe(TaskState.TASK_STATE_REJECTED);
+    expect(JSON.stringify(refusedPush.status?.message?.parts)).toContain('configuration.taskPushNotificationConfig.url');
     // a text message: one research subtask (no agent named, routed as the contract routes it)
     const asked = (await client.sendMessage(
       send(message(uniqueId('a2a-text'), [text('count these words please')]), { returnImmediately: true }),
