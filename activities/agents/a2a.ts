@@ -11,7 +11,7 @@
  * A retried step sends the same message id (it derives from the step key), so a remote agent
  * that deduplicates by message id (as the spec allows) does not start a second task.
  */
-import { Role, TaskState, type Artifact, type Message, type Part, type StreamResponse, type Task } from '@a2a-js/sdk';
+import { Role, TaskState, type Message } from '@a2a-js/sdk';
 import { z } from 'zod';
 import { A2aAgentConfigSchema, type A2aAgentConfig } from '../../schemas';
 import { dataPart, textPart } from '../a2a-task';
@@ -19,6 +19,7 @@ import { AgentCancelledError, AgentFatalError, AgentRetryableError } from '../er
 import type { Resolver } from '../guarded-post';
 import type { NetPolicy } from '../net-policy';
 import { createA2aRemote, fetchFailure } from './a2a-client';
+import { dataOf, Seen, textOf } from './a2a-seen';
 import { expandEnv, jsonSchemaParams, remoteManifest } from './remote';
 import type { AgentDefinition, StepReply, StepRequest } from './types';
 
@@ -35,14 +36,6 @@ interface A2aState {
   /** Set after input-required: the next step ends the task (partial) instead of calling again. */
   inputRequired?: string;
 }
-
-const TERMINAL = new Set([
-  TaskState.TASK_STATE_COMPLETED,
-  TaskState.TASK_STATE_FAILED,
-  TaskState.TASK_STATE_CANCELED,
-  TaskState.TASK_STATE_REJECTED,
-]);
-const INTERRUPTED = new Set([TaskState.TASK_STATE_INPUT_REQUIRED, TaskState.TASK_STATE_AUTH_REQUIRED]);
 
 /** The message a step sends: the question as text, its context as a data part. */
 function stepMessage(req: StepRequest, skill: string | undefined): Message {
@@ -69,58 +62,6 @@ function stepMessage(req: StepRequest, skill: string | undefined): Message {
     extensions: [],
     referenceTaskIds: [],
   };
-}
-
-const textOf = (parts: Part[] = []) =>
-  parts
-    .map((p) => (p.content?.$case === 'text' ? p.content.value : ''))
-    .filter(Boolean)
-    .join('\n');
-const dataOf = (parts: Part[]) => parts.flatMap((p) => (p.content?.$case === 'data' ? [p.content.value as unknown] : []));
-
-/** The remote task as it is seen so far. */
-class Seen {
-  taskId?: string;
-  state?: TaskState;
-  message?: Message;
-  artifacts = new Map<string, Artifact>();
-
-  /** Takes one stream event; returns the text of a `working` update for the progress event. */
-  take(ev: StreamResponse): string | undefined {
-    const p = ev.payload;
-    if (!p) return undefined;
-    if (p.$case === 'task') return this.task(p.value);
-    if (p.$case === 'message') {
-      this.message = p.value;
-      this.state = TaskState.TASK_STATE_COMPLETED;
-    } else if (p.$case === 'statusUpdate') {
-      this.taskId ??= p.value.taskId;
-      this.state = p.value.status?.state;
-      this.message = p.value.status?.message;
-      if (this.state === TaskState.TASK_STATE_WORKING) return textOf(this.message?.parts) || 'working';
-    } else if (p.$case === 'artifactUpdate' && p.value.artifact) {
-      const a = p.value.artifact;
-      const before = this.artifacts.get(a.artifactId);
-      this.artifacts.set(a.artifactId, p.value.append && before ? { ...before, parts: [...before.parts, ...a.parts] } : a);
-    }
-    return undefined;
-  }
-
-  task(t: Task): undefined {
-    this.taskId = t.id;
-    this.state = t.status?.state;
-    this.message = t.status?.message;
-    for (const a of t.artifacts) this.artifacts.set(a.artifactId, a);
-    return undefined;
-  }
-
-  get over(): boolean {
-    return this.state !== undefined && (TERMINAL.has(this.state) || INTERRUPTED.has(this.state));
-  }
-
-  get parts(): Part[] {
-    return [...this.artifacts.values()].flatMap((a) => a.parts);
-  }
 }
 
 /** An RPC's failure as the step reports it: 5xx, 429 and network errors may pass; auth and other refusals are final. */
