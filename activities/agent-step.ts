@@ -313,6 +313,7 @@ export function createAgentActivities({
         data: { taskId, workflowId: subtask, step: input.step, attempt },
       });
     let reply;
+    let notes = 0;
     const began = performance.now();
     try {
       reply = await def.step({
@@ -323,6 +324,13 @@ export function createAgentActivities({
         sleep: agentSleep,
         signal: ctx.cancellationSignal,
         tenant: input.events?.tenant,
+        // each note once per attempt: a retried attempt's notes are its own
+        progress: (p) =>
+          tell({
+            key: `progress:${input.stepKey}#${attempt}#${++notes}`,
+            type: 'subtask.step',
+            data: { taskId, workflowId: subtask, agentId: input.agentId, step: input.step, attempt, done: false, progress: p },
+          }),
       });
       observer?.stepEnded(input.agentId, true, (performance.now() - began) / 1000);
     } catch (err) {

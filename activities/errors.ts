@@ -13,11 +13,19 @@ export class AgentFatalError extends Error {
   override readonly name = 'AgentFatalError';
 }
 
+/** The remote agent canceled the task (an A2A `canceled` state): the subtask ends as cancelled, no retry. */
+export class AgentCancelledError extends Error {
+  override readonly name = 'AgentCancelledError';
+}
+
 /** Turns anything an agent threw into an ApplicationFailure whose type the workflow branches on. */
 export function toFailure(err: unknown, attempt: number): ApplicationFailure {
   if (err instanceof ApplicationFailure) return err;
   // an agent's own error may quote a URL or a key: the message goes into results and histories
   const message = redact(err instanceof Error ? err.message : String(err));
+  if (err instanceof AgentCancelledError) {
+    return ApplicationFailure.create({ type: ErrorType.RemoteCancelled, message, nonRetryable: true, details: [{ attempt }] });
+  }
   if (err instanceof AgentFatalError) {
     return ApplicationFailure.create({ type: ErrorType.AgentFatal, message, nonRetryable: true, details: [{ attempt }] });
   }

@@ -1,7 +1,8 @@
 /**
- * A `fetch` for SDK clients (the MCP client's streamable-HTTP transport) that connects only to
- * addresses the net policy allows, checked at connect time as `guardedPost` does, and reads at
- * most `maxResponseBytes` of any one response body.
+ * A `fetch` for SDK clients (the MCP client's streamable-HTTP transport, the A2A client) that
+ * connects only to addresses the net policy allows, checked at connect time as `guardedPost`
+ * does, follows no redirect (a 3xx reaches the caller as it is), streams response bodies (SSE)
+ * and reads at most `maxResponseBytes` of any one.
  *
  *   url ──urlRefusal──> request({ lookup: checkedLookup }) ──> Response(body capped, streamed)
  */
@@ -27,8 +28,8 @@ export class ResponseTooLargeError extends Error {
   override readonly name = 'ResponseTooLargeError';
 }
 
-/** The subset of `fetch` SDK transports call. */
-export type GuardedFetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
+/** The subset of `fetch` SDK transports call: GET and POST with a string or byte body. */
+export type GuardedFetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 function headersOf(init: RequestInit['headers']): Record<string, string> {
   return Object.fromEntries(new Headers(init).entries());
@@ -71,7 +72,7 @@ export function guardedFetch({
 }: GuardedFetchOptions): GuardedFetch {
   const agents = { 'http:': new HttpAgent({ keepAlive: true }), 'https:': new HttpsAgent({ keepAlive: true }) };
   return async (input, init = {}) => {
-    const u = new URL(String(input));
+    const u = new URL(input instanceof Request ? input.url : String(input));
     const early = urlRefusal(u, policy);
     if (early) throw new DestinationRefusedError(early);
     let refused: DestinationRefusedError | undefined;
@@ -85,7 +86,7 @@ export function guardedFetch({
         u,
         {
           method: init.method ?? 'GET',
-          headers: headersOf(init.headers),
+          headers: headersOf(init.headers ?? (input instanceof Request ? input.headers : undefined)),
           lookup,
           agent: agents[u.protocol as 'http:' | 'https:'],
           signal: init.signal ?? undefined,

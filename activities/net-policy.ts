@@ -191,6 +191,20 @@ export function checkCallbackUrl(url: string, policy: NetPolicy = {}): string | 
   return undefined;
 }
 
+/** The policy of the DELEGATE_WEBHOOK_ALLOW_* variables, read where no parsed configuration reaches (the agents file's loader). */
+export function netPolicyFromEnv(env: NodeJS.ProcessEnv): NetPolicy {
+  const list = (v: string | undefined) =>
+    (v ?? '')
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean);
+  return netPolicyFromConfig({
+    DELEGATE_WEBHOOK_ALLOW_LOOPBACK: env.DELEGATE_WEBHOOK_ALLOW_LOOPBACK === 'true',
+    DELEGATE_WEBHOOK_ALLOW_CIDRS: list(env.DELEGATE_WEBHOOK_ALLOW_CIDRS),
+    DELEGATE_WEBHOOK_ALLOW_HOSTS: list(env.DELEGATE_WEBHOOK_ALLOW_HOSTS),
+  });
+}
+
 /** The policy the configuration asks for; throws naming a bad CIDR (at start, not at the first webhook). */
 export function netPolicyFromConfig(config: {
   DELEGATE_WEBHOOK_ALLOW_LOOPBACK?: boolean;

@@ -5,6 +5,7 @@ import { DestinationRefusedError, guardedPost, type Resolver } from './guarded-p
 import type { NetPolicy } from './net-policy';
 import { ErrorType } from '../core/errors';
 import { redact, redactUrl } from './redact';
+import { a2aPushBody } from './a2a-push';
 
 /** Input of `sendWebhook`. */
 export interface WebhookInput {
@@ -14,6 +15,8 @@ export interface WebhookInput {
   jobId: string;
   workflowId: string;
   result: JobResult;
+  /** Set for a job started over A2A with a push config: the body is the A2A task (`application/a2a+json`), the config's token in `X-A2A-Notification-Token`. */
+  a2a?: { contextId: string; token?: string };
 }
 
 /** What the webhook activity needs. */
@@ -53,10 +56,13 @@ export function signWebhook(secret: string, timestamp: number, body: string): st
 export function createWebhookActivities({ secret, timeoutMs = 10_000, policy = {}, resolve }: WebhookDeps) {
   return {
     /** POSTs the JobResult; 5xx, 429 and network errors are retried, other non-2xx and refused destinations are final. */
-    async sendWebhook({ url, tenant, jobId, workflowId, result }: WebhookInput): Promise<{ status: number }> {
-      const body = JSON.stringify({ type: 'job.completed', tenant, jobId, workflowId, status: result.status, result });
+    async sendWebhook({ url, tenant, jobId, workflowId, result, a2a }: WebhookInput): Promise<{ status: number }> {
+      const body = a2a
+        ? a2aPushBody(jobId, a2a.contextId, result)
+        : JSON.stringify({ type: 'job.completed', tenant, jobId, workflowId, status: result.status, result });
       const headers: Record<string, string> = {
-        'content-type': 'application/json',
+        'content-type': a2a ? 'application/a2a+json' : 'application/json',
+        ...(a2a?.token ? { 'x-a2a-notification-token': a2a.token } : {}),
         'user-agent': 'delegate-webhook/1',
         'delegate-job-id': jobId,
         'delegate-tenant': tenant,

@@ -29,6 +29,7 @@ import { installRateLimit } from './quotas';
 import { jobRoutes } from './routes/jobs';
 import { forecastRoutes } from './routes/forecast';
 import { mcpRoutes } from './routes/mcp';
+import { a2aRoutes } from './a2a/routes';
 import { systemRoutes } from './routes/system';
 import { webhookRoutes } from './routes/webhooks';
 import { reportRoutes } from './routes/reports';
@@ -141,5 +142,6 @@ export async function buildApp({ config, client, registry, tenants, record, fast
   await app.register(webhookRoutes);
   await app.register(reportRoutes);
   await app.register(mcpRoutes);
+  await app.register(a2aRoutes);
   return app;
 }

@@ -21,7 +21,8 @@ declare module 'fastify' {
 export const BEARER_SCHEME = 'bearerAuth';
 
 // /metrics spans every tenant: it takes the operator's DELEGATE_METRICS_TOKEN, never a tenant key (api/metrics.ts)
-const PUBLIC = new Set(['/healthz', '/readyz', '/openapi.json', '/metrics']);
+// the A2A agent card is how a client learns where and how to authenticate: it says nothing of a tenant
+const PUBLIC = new Set(['/healthz', '/readyz', '/openapi.json', '/metrics', '/.well-known/agent-card.json']);
 
 /** True for routes anyone may call. */
 export function isPublicPath(url: string): boolean {

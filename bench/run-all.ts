@@ -17,6 +17,7 @@ const ALL = [
   'archive-cost',
   'record',
   'event-latency',
+  'a2a-latency',
   'telemetry',
   'cluster',
   'forecast',

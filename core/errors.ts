@@ -19,6 +19,8 @@ export const ErrorType = {
   NoAgent: 'NoAgent',
   /** The agent's circuit is open after repeated failures: fail fast. */
   CircuitOpen: 'CircuitOpen',
+  /** The remote agent canceled the task (A2A `canceled`): the subtask ends as cancelled. */
+  RemoteCancelled: 'RemoteCancelled',
   /** A nested job is deeper than the operator's cap. */
   DepthExceeded: 'DepthExceeded',
   /** An update names something the job does not have (a subtask id). */
@@ -46,6 +48,7 @@ export const NON_RETRYABLE_ERROR_TYPES: ErrorType[] = [
   ErrorType.NoAgent,
   ErrorType.DepthExceeded,
   ErrorType.CircuitOpen,
+  ErrorType.RemoteCancelled,
 ];
 
 /**

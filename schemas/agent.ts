@@ -11,7 +11,7 @@ export const AgentManifestSchema = z
     id: z.string().min(1),
     version: z.string().min(1),
     description: z.string(),
-    kind: z.enum(['builtin', 'http', 'llm']),
+    kind: z.enum(['builtin', 'http', 'llm', 'a2a']),
     capabilities: z.array(z.string()),
     inputSchema: z.record(z.string(), z.unknown()).describe('JSON Schema of params'),
     outputSchema: z.record(z.string(), z.unknown()).optional().describe('JSON Schema of result data'),
@@ -137,9 +137,48 @@ export const LlmAgentConfigSchema = z
   .meta({ id: 'LlmAgentConfig' });
 export type LlmAgentConfig = z.infer<typeof LlmAgentConfigSchema>;
 
+/**
+ * A remote A2A 1.0 agent as a subagent: Delegate reads its card (under the connect-time address
+ * policy), sends each step's question and context as an A2A message to the card's interface and
+ * maps the remote task's states back (README "A2A agents as subagents").
+ */
+export const A2aAgentConfigSchema = z
+  .strictObject({
+    kind: z.literal('a2a'),
+    id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/),
+    version: z.string().min(1).default('1.0.0'),
+    description: z.string().default(''),
+    cardUrl: z.url({ protocol: /^https?$/ }).describe('the agent card, e.g. https://agent.example/.well-known/agent-card.json'),
+    skill: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe("the card's skill to use: checked against the card, sent as the message's metadata.skill"),
+    headers: z
+      .record(z.string(), z.string())
+      .default({})
+      .describe('sent with every request (the card too); "${VAR}" is read from the environment'),
+    capabilities: z.array(z.string()).default([]),
+    pool: PoolNameSchema.optional().describe(
+      "its steps run on this pool's own task queue, served by the workers that host the pool (DELEGATE_POOLS)",
+    ),
+    inputSchema: z.record(z.string(), z.unknown()).default({ type: 'object' }).describe('JSON Schema of params'),
+    outputSchema: z.record(z.string(), z.unknown()).optional(),
+    timeoutSeconds: z.number().positive().max(86_400).default(300).describe('per-attempt limit of one remote task'),
+    maxSteps: z.number().int().positive().max(100_000).default(50),
+    retry: RetrySchema.default({ maxAttempts: 3, initialIntervalSeconds: 1, backoffCoefficient: 2, maximumIntervalSeconds: 30 }),
+    pricing: z
+      .strictObject({ perTaskUsd: z.number().nonnegative().default(0) })
+      .default({ perTaskUsd: 0 })
+      .describe('what one remote task costs, booked when it ends (A2A reports no usage)'),
+  })
+  .meta({ id: 'A2aAgentConfig' });
+export type A2aAgentConfig = z.infer<typeof A2aAgentConfigSchema>;
+
 /** The agents file (`DELEGATE_AGENTS_FILE`, default `agents.json`). */
 export const AgentsFileSchema = z.strictObject({
-  agents: z.array(z.discriminatedUnion('kind', [HttpAgentConfigSchema, LlmAgentConfigSchema])),
+  agents: z.array(z.discriminatedUnion('kind', [HttpAgentConfigSchema, LlmAgentConfigSchema, A2aAgentConfigSchema])),
   skills: z.array(SkillSchema).default([]).describe('documents the host serves to role children (load_skill)'),
   roles: z.array(RoleSchema).default([]).describe('specialist roles a task can dispatch to (role, taskType)'),
 });

@@ -127,6 +127,18 @@ const JobSpecObject = z.strictObject({
     .url({ protocol: /^https?$/ })
     .max(2048)
     .optional(),
+  callbackFormat: z
+    .enum(['delegate', 'a2a'])
+    .optional()
+    .describe(
+      "the webhook's body: Delegate's job.completed (default), or the final A2A task as a push notification (application/a2a+json)",
+    ),
+  callbackToken: z
+    .string()
+    .min(1)
+    .max(1024)
+    .optional()
+    .describe('an a2a webhook sends it as X-A2A-Notification-Token (the push config token)'),
   labels: z.record(LabelKeySchema, LabelValueSchema).optional(),
   model: z
     .string()

@@ -42,6 +42,7 @@ import type { DelegateMetricsSinks } from './telemetry-sinks';
 import { jobDetails } from './ui-details';
 import { runVote } from './patterns/vote';
 import { webhookDelivery, webhookWorkflowId } from './webhook-delivery';
+import { a2aPushOf } from '../core/a2a';
 
 export type { JobInput } from './job/runtime';
 export * from './messages';
@@ -168,11 +169,17 @@ export async function delegationJob(input: JobInput): Promise<JobResult> {
       const { workflowId } = workflowInfo();
       await startChild(webhookDelivery, {
         workflowId: webhookWorkflowId(workflowId),
-        args: [{ url: rt.spec.callbackUrl, tenant: rt.tenant, jobId: rt.spec.jobId, workflowId, result }],
+        args: [{ url: rt.spec.callbackUrl, tenant: rt.tenant, jobId: rt.spec.jobId, workflowId, result, ...a2aWebhookOf(rt.spec) }],
         parentClosePolicy: ParentClosePolicy.ABANDON,
         staticSummary: `completion webhook of job ${rt.spec.jobId}`,
       }).catch((err) => log.warn('webhook delivery not started', { jobId: rt.spec.jobId, error: String(err) }));
     }
   });
   return result;
+}
+
+/** The A2A push part of the completion webhook (jobs started over A2A with a push config), spread into its input. */
+function a2aWebhookOf(spec: JobInput['spec']): { a2a?: { contextId: string; token?: string } } {
+  const a2a = a2aPushOf(spec);
+  return a2a ? { a2a } : {};
 }

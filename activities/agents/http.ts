@@ -13,6 +13,8 @@ import { z } from 'zod';
 import { AgentsFileSchema, HttpAgentConfigSchema, StepReplySchema, type HttpAgentConfig } from '../../schemas';
 import { AgentRetryableError } from '../errors';
 import { createLlmAgent, type LlmAgentOptions } from './llm';
+import { createA2aAgent } from './a2a';
+import { netPolicyFromEnv } from '../net-policy';
 import { expandEnv, jsonSchemaParams, parseReply, postJson, remoteManifest } from './remote';
 import type { AgentDefinition, StepReply } from './types';
 
@@ -25,7 +27,7 @@ export function createHttpAgent(input: z.input<typeof HttpAgentConfigSchema>, en
     params: jsonSchemaParams(cfg.inputSchema),
     toolsFor: () => cfg.tools,
     async step(req): Promise<StepReply> {
-      const { sleep: _sleep, signal, ...body } = req;
+      const { sleep: _sleep, signal, progress: _progress, ...body } = req;
       const reply = await postJson(cfg.url, body, { 'delegate-step-key': req.stepKey, ...headers }, signal, `agent ${cfg.id}`);
       const json = parseReply(reply, `agent ${cfg.id}`);
       const parsed = StepReplySchema.safeParse(json);
@@ -51,5 +53,11 @@ export function loadAgentsFile(path: string, env: NodeJS.ProcessEnv = process.en
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`invalid agents file ${path}:\n${lines.join('\n')}`);
   }
-  return parsed.data.agents.map((a) => (a.kind === 'llm' ? createLlmAgent(a, env, llm) : createHttpAgent(a, env)));
+  return parsed.data.agents.map((a) =>
+    a.kind === 'llm'
+      ? createLlmAgent(a, env, llm)
+      : a.kind === 'a2a'
+        ? createA2aAgent(a, { policy: netPolicyFromEnv(env) }, env)
+        : createHttpAgent(a, env),
+  );
 }

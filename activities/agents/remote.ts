@@ -20,7 +20,7 @@ export function jsonSchemaParams(schema: Record<string, unknown>) {
 
 /** The manifest of a configured remote agent. */
 export function remoteManifest(
-  kind: 'http' | 'llm',
+  kind: 'http' | 'llm' | 'a2a',
   cfg: Pick<
     AgentManifest,
     'id' | 'version' | 'description' | 'capabilities' | 'inputSchema' | 'outputSchema' | 'retry' | 'tools' | 'pool'

@@ -43,6 +43,15 @@ export interface StepRequest {
   model?: string;
   /** Output-token cap of one model turn after routing (the lower of the role's and the job's). */
   maxOutputTokens?: number;
+  /** Tells the job's stream how the step is getting on (a `subtask.step` event with `done: false` and `progress`); absent without a job stream. */
+  progress?(p: StepProgress): Promise<void>;
+}
+
+/** A step's progress note (an A2A agent's `working` status update). */
+export interface StepProgress {
+  /** The remote state, e.g. `working`. */
+  state: string;
+  text: string;
 }
 
 /** What an agent returns from one step. */

@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { AgentRegistry } from '../../activities';
-import type { JobResult, TaskSpec } from '../../schemas';
+import type { JobResult, JobSpec, TaskSpec } from '../../schemas';
 import type { ResearchSubtaskInput, ResearchSubtaskOutput } from '../../schemas/research-contract';
 import { toTaskPlan } from '../../schemas/research-mapping';
 import { HttpProblem } from '../errors';
@@ -86,6 +86,34 @@ function inContractTerms(err: unknown, input: ResearchSubtaskInput, task: TaskSp
   return new HttpProblem(err.status, err.title, err.detail, errors, err.headers);
 }
 
+/** Submits one contract subtask as a one-task job (idempotent on the key), routed as `routing` says; 422s in the contract's terms. */
+export async function submitResearchSubtask(
+  svc: JobService,
+  routing: ResearchRouting,
+  tenant: string,
+  input: ResearchSubtaskInput,
+  idempotencyKey?: string,
+  extra: Pick<JobSpec, 'labels' | 'callbackUrl' | 'callbackFormat' | 'callbackToken'> = {},
+) {
+  const plan = toTaskPlan(input);
+  const task = withDefaultAgent(input, plan.task, routing);
+  return svc
+    .submit(
+      tenant,
+      {
+        pattern: 'fanout',
+        tasks: [task],
+        ...extra,
+        labels: { ...plan.labels, ...extra.labels },
+        ...(input.rationale ? { objective: input.rationale } : {}),
+      },
+      idempotencyKey,
+    )
+    .catch((err: unknown) => {
+      throw inContractTerms(err, input, task);
+    });
+}
+
 /** Submits one contract subtask (idempotent on the key), routed as `routing` says (`researchRoutingOf`), and waits up to `waitSeconds` for its output. */
 export async function runResearchSubtask(
   svc: JobService,
@@ -95,22 +123,7 @@ export async function runResearchSubtask(
   waitSeconds: number,
   idempotencyKey?: string,
 ): Promise<ResearchRun> {
-  const plan = toTaskPlan(input);
-  const task = withDefaultAgent(input, plan.task, routing);
-  const sub = await svc
-    .submit(
-      tenant,
-      {
-        pattern: 'fanout',
-        tasks: [task],
-        labels: plan.labels,
-        ...(input.rationale ? { objective: input.rationale } : {}),
-      },
-      idempotencyKey,
-    )
-    .catch((err: unknown) => {
-      throw inContractTerms(err, input, task);
-    });
+  const sub = await submitResearchSubtask(svc, routing, tenant, input, idempotencyKey);
   const result = await svc.result(tenant, sub.jobId, waitSeconds);
   return { jobId: sub.jobId, created: sub.created, ...(result ? { output: outputOf(sub.jobId, result) } : {}) };
 }

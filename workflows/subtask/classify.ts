@@ -16,6 +16,7 @@ const REASONS: ReadonlyMap<string | undefined | null, FailureReason> = new Map([
   [ErrorType.NoAgent, 'no_agent'],
   [ErrorType.BudgetExceeded, 'budget_exhausted'],
   [ErrorType.CircuitOpen, 'circuit_open'],
+  [ErrorType.RemoteCancelled, 'cancelled'],
 ]);
 
 /** The failure reason, attempts and spend of an activity that did not complete (`maxAttempts`: its retry policy's). */

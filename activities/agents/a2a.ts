@@ -1,0 +1,175 @@
+/**
+ * Agents that speak A2A 1.0 (`kind: "a2a"` in the agents file). A step sends the task's question
+ * and context as one A2A message, streaming when the card says so, and maps the remote task:
+ *
+ *   step ──message (id from the step key)──> remote agent
+ *        <── working (status updates: step progress events on the job's stream)
+ *        <── completed (artifacts: the step's data) | input-required (partial: the question as a follow-up)
+ *            | auth-required / rejected / failed (final failures) | canceled (cancelled)
+ *   step cancelled (job cancel, stop by latency, budget halt) ──CancelTask──> remote agent
+ *
+ * A retried step sends the same message id (it derives from the step key), so a remote agent
+ * that deduplicates by message id (as the spec allows) does not start a second task.
+ */
+import { Role, TaskState, type Message } from '@a2a-js/sdk';
+import { z } from 'zod';
+import { A2aAgentConfigSchema, type A2aAgentConfig } from '../../schemas';
+import { dataPart, textPart } from '../a2a-task';
+import { AgentCancelledError, AgentFatalError, AgentRetryableError } from '../errors';
+import type { Resolver } from '../guarded-post';
+import type { NetPolicy } from '../net-policy';
+import { createA2aRemote, fetchFailure } from './a2a-client';
+import { dataOf, Seen, textOf } from './a2a-seen';
+import { expandEnv, jsonSchemaParams, remoteManifest } from './remote';
+import type { AgentDefinition, StepReply, StepRequest } from './types';
+
+/** What the host gives an `a2a` agent besides its config. */
+export interface A2aAgentDeps {
+  /** Where the card and the interface may be reached (the webhook policy of the worker). */
+  policy: NetPolicy;
+  resolve?: Resolver;
+}
+
+/** What a step carries to the next one. */
+interface A2aState {
+  remoteTaskId?: string;
+  /** Set after input-required: the next step ends the task (partial) instead of calling again. */
+  inputRequired?: string;
+}
+
+/** The message a step sends: the question as text, its context as a data part. */
+function stepMessage(req: StepRequest, skill: string | undefined): Message {
+  const t = req.task;
+  const context = {
+    ...(t.rationale ? { rationale: t.rationale } : {}),
+    ...(t.contextSeed?.length ? { contextSeed: t.contextSeed } : {}),
+    ...(t.constraints?.length ? { constraints: t.constraints } : {}),
+    ...(t.stopConditions?.length ? { stopConditions: t.stopConditions } : {}),
+    ...(Object.keys(req.params).length ? { params: req.params } : {}),
+    ...(req.previous ? { previous: req.previous } : {}),
+    ...(t.outputSchema ? { outputSchema: t.outputSchema } : {}),
+  };
+  return {
+    messageId: `delegate:${req.stepKey}${req.reprompt ? ':reprompt' : ''}`,
+    contextId: '',
+    taskId: '',
+    role: Role.ROLE_USER,
+    parts: [
+      textPart(req.reprompt ? `${t.question}\n\n${req.reprompt}` : t.question),
+      ...(Object.keys(context).length ? [dataPart(context)] : []),
+    ],
+    metadata: skill ? { skill } : undefined,
+    extensions: [],
+    referenceTaskIds: [],
+  };
+}
+
+/** An RPC's failure as the step reports it: 5xx, 429 and network errors may pass; auth and other refusals are final. */
+function rpcFailure(err: unknown, what: string): Error {
+  const msg = err instanceof Error ? err.message : String(err);
+  const status = /Status: (\d{3})|stream for \w+: (\d{3})/.exec(msg);
+  const code = Number(status?.[1] ?? status?.[2] ?? 0);
+  if (code === 401 || code === 403) return new AgentFatalError(`${what} refused the credentials (${code})`);
+  if (code >= 500 || code === 429) return new AgentRetryableError(`${what} answered ${code}`);
+  if (code) return new AgentFatalError(`${what} answered ${code}`);
+  if ((err as { reason?: string }).reason)
+    return new AgentFatalError(`${what} answered an A2A error (${(err as { reason: string }).reason})`);
+  return fetchFailure(err, what);
+}
+
+/** An agent definition that hands each step to a remote A2A agent. */
+export function createA2aAgent(
+  input: z.input<typeof A2aAgentConfigSchema>,
+  deps: A2aAgentDeps,
+  env: NodeJS.ProcessEnv = process.env,
+): AgentDefinition {
+  const cfg: A2aAgentConfig = A2aAgentConfigSchema.parse(input);
+  const headers = Object.fromEntries(Object.entries(cfg.headers).map(([k, v]) => [k, expandEnv(v, env)]));
+  const remote = createA2aRemote({
+    id: cfg.id,
+    cardUrl: cfg.cardUrl,
+    skill: cfg.skill,
+    headers,
+    policy: deps.policy,
+    resolve: deps.resolve,
+  });
+  const what = `agent ${cfg.id}`;
+  return {
+    manifest: remoteManifest('a2a', { ...cfg, tools: [] }),
+    params: jsonSchemaParams(cfg.inputSchema),
+    toolsFor: () => [],
+    async step(req): Promise<StepReply> {
+      const carried = (req.state ?? {}) as A2aState;
+      if (carried.inputRequired) throw new AgentFatalError(`${what} asks for input: ${carried.inputRequired.slice(0, 500)}`);
+      const { client, streaming } = await remote();
+      const seen = new Seen();
+      const params = { tenant: '', message: stepMessage(req, cfg.skill), configuration: undefined, metadata: undefined };
+      try {
+        if (streaming) {
+          for await (const ev of client.sendMessageStream(params, { signal: req.signal })) {
+            const working = seen.take(ev);
+            if (working !== undefined) await req.progress?.({ state: 'working', text: working.slice(0, 2000) });
+            if (seen.over) break;
+          }
+        } else {
+          const r = await client.sendMessage(params, { signal: req.signal });
+          if ('role' in r) seen.take({ payload: { $case: 'message', value: r } });
+          else seen.task(r);
+          // a blocking agent that answers before the task ends: ask again until it does
+          while (!seen.over && seen.taskId) {
+            await req.sleep(1000);
+            seen.task(await client.getTask({ tenant: '', id: seen.taskId }, { signal: req.signal }));
+          }
+        }
+      } catch (err) {
+        if (req.signal.aborted) {
+          // the step was cancelled (job cancel, latency cut, budget halt): so is the remote task
+          if (seen.taskId)
+            await client
+              .cancelTask({ tenant: '', id: seen.taskId, metadata: undefined }, { signal: AbortSignal.timeout(5000) })
+              .catch(() => undefined);
+          throw err;
+        }
+        throw rpcFailure(err, what);
+      }
+      return outcome(seen, cfg, what);
+    },
+  };
+}
+
+/** The step's reply from the remote task's last state. */
+function outcome(seen: Seen, cfg: A2aAgentConfig, what: string): StepReply {
+  const said = textOf(seen.message?.parts);
+  const usage = { costUsd: cfg.pricing.perTaskUsd };
+  const state: A2aState = seen.taskId ? { remoteTaskId: seen.taskId } : {};
+  const parts = seen.state === TaskState.TASK_STATE_COMPLETED && seen.artifacts.size === 0 ? (seen.message?.parts ?? []) : seen.parts;
+  const data = dataOf(parts);
+  const found = { ...(data.length ? { data: data.length === 1 ? data[0] : data } : {}) };
+  switch (seen.state) {
+    case TaskState.TASK_STATE_COMPLETED:
+      return { done: true, usage, summary: textOf(parts) || said || 'completed', ...found, state };
+    case TaskState.TASK_STATE_INPUT_REQUIRED: {
+      const question = said || 'the remote agent asks for more input';
+      return {
+        done: false,
+        usage,
+        summary: `asks: ${question}`,
+        ...found,
+        followUps: [question],
+        state: { ...state, inputRequired: question },
+      };
+    }
+    case TaskState.TASK_STATE_AUTH_REQUIRED:
+      throw new AgentFatalError(`${what} requires authentication${said ? `: ${said.slice(0, 300)}` : ''}`);
+    case TaskState.TASK_STATE_REJECTED:
+      throw new AgentFatalError(`${what} rejected the task${said ? `: ${said.slice(0, 300)}` : ''}`);
+    case TaskState.TASK_STATE_FAILED:
+      // terminal: the same message id would reach the same failed task, so no retry
+      throw new AgentFatalError(`${what} failed the task${said ? `: ${said.slice(0, 300)}` : ''}`);
+    case TaskState.TASK_STATE_CANCELED:
+      throw new AgentCancelledError(`${what} canceled the task${said ? `: ${said.slice(0, 300)}` : ''}`);
+    default:
+      // the stream ended before the task did: another attempt (same message id) picks it up again
+      throw new AgentRetryableError(`${what}: the stream ended before the task did (state ${seen.state ?? 'none'})`);
+  }
+}

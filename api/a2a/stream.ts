@@ -1,0 +1,113 @@
+/**
+ * A job's durable events as an A2A stream: every open stream of a task reads the same record,
+ * so they all get the same events in the same order, on whichever API replica they landed.
+ *
+ *   task (current) ──> statusUpdate working (each event: job.started, subtask.*, budget.changed, vote.decided)
+ *                  ──> job.finished: artifactUpdate (the result) ──> statusUpdate final (completed | failed | canceled)
+ *   a job that ended without job.finished (terminated): the final statusUpdate from its view
+ */
+import { TaskState, type StreamResponse, type Task, type TaskStatusUpdateEvent } from '@a2a-js/sdk';
+import type { FastifyInstance } from 'fastify';
+import { agentMessage, dataPart, resultArtifact, stateOfOutcome, textPart } from '../../activities/a2a-task';
+import type { JobEvent } from '../../schemas';
+import type { createTaskReads } from './tasks';
+
+/** The text of a status update a person reads. */
+function eventText(e: JobEvent): string {
+  const d = e.data;
+  const task = typeof d.taskId === 'string' ? d.taskId : '';
+  const progress = (d.progress as { text?: string } | undefined)?.text;
+  switch (e.type) {
+    case 'subtask.finished':
+      return `${task} finished: ${String(d.status)}${d.failureReason ? ` (${String(d.failureReason)})` : ''}`;
+    case 'subtask.step':
+      return progress ? `${task}: ${progress}` : `${task} step ${String(d.step)}${d.done ? ' (done)' : ''}`;
+    case 'subtask.started':
+      return `${task} started`;
+    case 'subtask.retried':
+      return `${task} step ${String(d.step)} attempt ${String(d.attempt)}`;
+    default:
+      return e.type;
+  }
+}
+
+/** One durable event as a `working` status update (the event itself in its data part and metadata). */
+export function statusOfEvent(taskId: string, contextId: string, e: JobEvent): StreamResponse {
+  const update: TaskStatusUpdateEvent = {
+    taskId,
+    contextId,
+    status: {
+      state: TaskState.TASK_STATE_WORKING,
+      message: agentMessage(taskId, contextId, `${taskId}:event:${e.seq}`, [textPart(eventText(e)), dataPart(e)]),
+      timestamp: e.at,
+    },
+    metadata: { delegate: { seq: e.seq, type: e.type } },
+  };
+  return { payload: { $case: 'statusUpdate', value: update } };
+}
+
+/** The final status update of a task. */
+const finalStatus = (task: Task): StreamResponse => ({
+  payload: { $case: 'statusUpdate', value: { taskId: task.id, contextId: task.contextId, status: task.status, metadata: undefined } },
+});
+
+/** Whether a state is one a task never leaves. */
+export const isTerminal = (s: TaskState | undefined) =>
+  s === TaskState.TASK_STATE_COMPLETED ||
+  s === TaskState.TASK_STATE_FAILED ||
+  s === TaskState.TASK_STATE_CANCELED ||
+  s === TaskState.TASK_STATE_REJECTED;
+
+/** The last seq of a job's stream so far (a subscriber starts after it: the task it gets first says what came before). */
+export async function lastSeq(app: FastifyInstance, tenant: string, jobId: string): Promise<number> {
+  let seq = 0;
+  for (;;) {
+    const page = await app.record.events.after(tenant, jobId, seq);
+    if (page.length === 0) return seq;
+    seq = page[page.length - 1]!.seq;
+  }
+}
+
+/**
+ * The task's updates after `seq` until it ends: one status update per event, then the result
+ * artifact and the final status. Ends early when `signal` aborts (the client went away).
+ */
+export async function* followTask(
+  app: FastifyInstance,
+  reads: ReturnType<typeof createTaskReads>,
+  tenant: string,
+  task: Pick<Task, 'id' | 'contextId'>,
+  seq: number,
+  signal: AbortSignal,
+): AsyncGenerator<StreamResponse> {
+  for await (const e of app.jobs.events(tenant, task.id, seq, signal)) {
+    if (e.type !== 'job.finished') {
+      yield statusOfEvent(task.id, task.contextId, e);
+      continue;
+    }
+    // job.finished is written once the record holds the result
+    const rec = await app.record.get(tenant, task.id);
+    if (rec) {
+      yield {
+        payload: {
+          $case: 'artifactUpdate',
+          value: {
+            taskId: task.id,
+            contextId: task.contextId,
+            artifact: resultArtifact(rec.result),
+            append: false,
+            lastChunk: true,
+            metadata: undefined,
+          },
+        },
+      };
+      const final = await reads.getTask(tenant, task.id);
+      yield finalStatus({ ...final, status: { ...final.status!, state: stateOfOutcome(rec.result.status, rec.result.results) } });
+      return;
+    }
+  }
+  if (signal.aborted) return;
+  // ended without job.finished (terminated, timed out): its view says how
+  const final = await reads.getTask(tenant, task.id);
+  if (isTerminal(final.status?.state)) yield finalStatus(final);
+}

@@ -1,0 +1,84 @@
+/**
+ * A2A tasks read from Delegate's own record and Temporal (never an in-memory store), so any API
+ * replica answers: a task is a job of the caller's tenant, its id the job id.
+ *
+ *   GetTask  ──jobs.view (404: TaskNotFound)──> state, result artifact; contextId from the job's label
+ *   ListTasks ──jobs.list (label a2a.context=…, status)──> tasks, newest first, paged by the job list's token
+ */
+import { TaskState, type ListTasksRequest, type ListTasksResponse, type Task } from '@a2a-js/sdk';
+import { TaskNotFoundError } from '@a2a-js/sdk/errors';
+import type { FastifyInstance } from 'fastify';
+import { A2A_CONTEXT_LABEL, a2aContextOf, stateOfView, taskOfJob, taskOfResult } from '../../activities/a2a-task';
+import { LABELS_KEY } from '../../core/search-attributes';
+import type { JobListItem } from '../../schemas';
+import { HttpProblem } from '../errors';
+import { decodeJobPageToken } from '../jobs/page-token';
+
+/** Turns the job service's 404 into A2A's TaskNotFound (another tenant's task is not found either). */
+export async function orNotFound<T>(jobId: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof HttpProblem && err.status === 404) throw new TaskNotFoundError(`no task "${jobId}"`);
+    throw err;
+  }
+}
+
+/** A2A's list filter as the job list's status (undefined: no filter there; `completed` covers success and partial). */
+const STATUS_FILTER: Partial<Record<TaskState, 'running' | 'failure' | 'cancelled'>> = {
+  [TaskState.TASK_STATE_WORKING]: 'running',
+  [TaskState.TASK_STATE_FAILED]: 'failure',
+  [TaskState.TASK_STATE_CANCELED]: 'cancelled',
+};
+
+/** The task readers over one app's job service. */
+export function createTaskReads(app: FastifyInstance) {
+  const svc = app.jobs;
+  const links = { self: '', result: '', temporalUi: '' };
+
+  /** The task's contextId: the job's label (the record once finished, the search attribute while it runs), else the job id. */
+  async function contextOf(tenant: string, jobId: string): Promise<string> {
+    const rec = await app.record.get(tenant, jobId);
+    if (rec) return a2aContextOf(jobId, rec.labels);
+    const d = await app.temporal.workflow
+      .getHandle(svc.workflowIdOf(tenant, jobId))
+      .describe()
+      .catch(() => undefined);
+    const keywords = d?.typedSearchAttributes.get(LABELS_KEY) ?? [];
+    const label = keywords.find((k) => k.startsWith(`${A2A_CONTEXT_LABEL}=`));
+    return label ? label.slice(A2A_CONTEXT_LABEL.length + 1) : jobId;
+  }
+
+  /** The task of a job of the tenant; TaskNotFound when the tenant has no such job. */
+  async function getTask(tenant: string, jobId: string): Promise<Task> {
+    const view = await orNotFound(jobId, () => svc.view(tenant, jobId, links));
+    const contextId = await contextOf(tenant, jobId);
+    if (view.result) return taskOfResult(jobId, contextId, view.result, view.closedAt);
+    return taskOfJob(jobId, contextId, stateOfView(view), { at: view.closedAt ?? view.startedAt });
+  }
+
+  /** A listed job as a task (no artifacts: GetTask reads them). */
+  const listed = (item: JobListItem, contextId: string): Task =>
+    taskOfJob(item.jobId, contextId, stateOfView({ state: item.state, status: item.status === 'running' ? undefined : item.status }), {
+      at: item.startedAt,
+    });
+
+  /** A page of the tenant's tasks, newest first: those of one context, in one state, when asked. */
+  async function listTasks(tenant: string, p: ListTasksRequest): Promise<ListTasksResponse> {
+    const pageSize = Math.min(100, Math.max(1, p.pageSize ?? 50));
+    const state = p.status ? p.status : undefined;
+    const status = state === undefined ? undefined : STATUS_FILTER[state];
+    const page = await svc.list(tenant, {
+      label: p.contextId ? [`${A2A_CONTEXT_LABEL}=${p.contextId}`] : [],
+      pageSize,
+      ...(status ? { status } : {}),
+      ...(p.pageToken ? { after: decodeJobPageToken(p.pageToken) } : {}),
+    });
+    // a job started over A2A without a context has its id as the context: a context filter finds it only by label
+    const tasks = await Promise.all(page.jobs.map(async (j) => listed(j, p.contextId || (await contextOf(tenant, j.jobId)))));
+    const filtered = state === undefined ? tasks : tasks.filter((t) => t.status?.state === state);
+    return { tasks: filtered, nextPageToken: page.nextPageToken ?? '', pageSize, totalSize: filtered.length };
+  }
+
+  return { getTask, listTasks, contextOf };
+}

@@ -1,0 +1,243 @@
+/** Delegate as an A2A 1.0 agent, driven by the SDK's own client (ClientFactory) over a real socket. */
+import { Role, TaskState, type Message, type Part, type StreamResponse, type Task } from '@a2a-js/sdk';
+import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
+import type { FastifyInstance } from 'fastify';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signWebhook, webhookSecretFor } from '../../activities';
+import { jobsListedWithId, listeningApp, pollUntil, uniqueId } from '../helpers';
+import { authHeader, type TestTenant } from '../tenants';
+import { TEST_WEBHOOK_SECRET } from '../webhook-secret';
+
+let app: FastifyInstance;
+let url: string;
+let receiver: Server;
+let receiverUrl: string;
+const pushes: { headers: IncomingMessage['headers']; body: string }[] = [];
+
+beforeAll(async () => {
+  ({ app, url } = await listeningApp({ DELEGATE_WEBHOOK_SECRET: TEST_WEBHOOK_SECRET }, null));
+  receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      pushes.push({ headers: req.headers, body });
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/a2a-push`;
+});
+afterAll(async () => {
+  await app?.close();
+  await new Promise((r) => receiver?.close(r));
+});
+
+/** The SDK's client for Delegate as `tenant`, its card read from the well-known path. */
+async function clientAs(tenant: TestTenant = 'default'): Promise<Client> {
+  const fetchImpl = ((input: string | URL | Request, init: RequestInit = {}) =>
+    fetch(input, {
+      ...init,
+      headers: { ...Object.fromEntries(new Headers(init.headers).entries()), ...authHeader(tenant) },
+    })) as typeof fetch;
+  // the fetch adds the bearer key to every call, the card's read too
+  return new ClientFactory({
+    transports: [new JsonRpcTransportFactory({ fetchImpl })],
+    cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
+  }).createFromUrl(url);
+}
+
+const data = (value: unknown): Part => ({
+  content: { $case: 'data', value },
+  metadata: undefined,
+  filename: '',
+  mediaType: 'application/json',
+});
+const text = (value: string): Part => ({ content: { $case: 'text', value }, metadata: undefined, filename: '', mediaType: 'text/plain' });
+const message = (messageId: string, parts: Part[], contextId = ''): Message => ({
+  messageId,
+  contextId,
+  taskId: '',
+  role: Role.ROLE_USER,
+  parts,
+  metadata: undefined,
+  extensions: [],
+  referenceTaskIds: [],
+});
+const send = (m: Message, configuration?: { returnImmediately?: boolean; push?: { url: string; token?: string } }) => ({
+  tenant: '',
+  message: m,
+  configuration: configuration
+    ? {
+        acceptedOutputModes: [],
+        returnImmediately: configuration.returnImmediately ?? false,
+        historyLength: undefined,
+        taskPushNotificationConfig: configuration.push
+          ? {
+              tenant: '',
+              id: '',
+              taskId: '',
+              url: configuration.push.url,
+              token: configuration.push.token ?? '',
+              authentication: undefined,
+            }
+          : undefined,
+      }
+    : undefined,
+  metadata: undefined,
+});
+const slowJob = (ms: number, n = 1) => ({
+  pattern: 'fanout',
+  tasks: Array.from({ length: n }, (_, i) => ({ id: `t${i}`, question: `slow ${i}`, agent: 'sim', params: { latencyMs: ms, steps: 2 } })),
+});
+const resultOf = (t: Task) =>
+  t.artifacts[0]?.parts.find((p) => p.content?.$case === 'data')?.content?.value as { status: string; results: unknown[] };
+
+describe('Delegate as an A2A agent', () => {
+  it('serves an A2A 1.0 card anyone may read: JSON-RPC interface, streaming, push, bearer, five skills with examples', async () => {
+    const res = await fetch(`${url}/.well-known/agent-card.json`);
+    expect(res.status).toBe(200);
+    const card = (await res.json()) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(card.supportedInterfaces).toEqual([{ url: `${url}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]);
+    expect(card.capabilities).toMatchObject({ streaming: true, pushNotifications: true });
+    expect(card.securitySchemes.bearerAuth.httpAuthSecurityScheme.scheme).toBe('bearer');
+    expect(card.skills.map((s: { id: string }) => s.id)).toEqual(['fanout', 'pipeline', 'vote', 'research', 'scout']);
+    for (const s of card.skills) expect(s.examples.length).toBeGreaterThan(0);
+  });
+
+  it('runs a job spec sent as a data part (SendMessage blocks until it is done) and the same messageId twice is one job', async () => {
+    const client = await clientAs();
+    const id = uniqueId('a2a-send');
+    const spec = { pattern: 'fanout', tasks: [{ id: 'a', question: 'hello there', agent: 'echo' }] };
+    const first = (await client.sendMessage(send(message(id, [data(spec)])))) as Task;
+    expect(first.id).toBe(id);
+    expect(first.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(resultOf(first)).toMatchObject({ status: 'success', results: [{ id: 'a', status: 'success' }] });
+    const again = (await client.sendMessage(send(message(id, [data(spec)])))) as Task;
+    expect(again.id).toBe(id);
+    expect(await jobsListedWithId(id)).toBe(1);
+    // the same messageId for another message is refused, not a second job
+    await expect(client.sendMessage(send(message(id, [data({ ...spec, objective: 'another' })])))).rejects.toThrow(/already started/);
+    // GetTask answers from the record as well
+    const got = await client.getTask({ tenant: '', id });
+    expect(got.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(got.artifacts[0]?.metadata).toMatchObject({ status: 'success', partial: false });
+  });
+
+  it('streams a job to its end: the task, a status update per durable event, the result artifact, the final status', async () => {
+    const client = await clientAs();
+    const id = uniqueId('a2a-stream');
+    const events: StreamResponse[] = [];
+    for await (const ev of client.sendMessageStream(send(message(id, [data(slowJob(100, 3))])))) events.push(ev);
+    const kinds = events.map((e) => e.payload?.$case);
+    expect(kinds[0]).toBe('task');
+    expect(kinds.at(-2)).toBe('artifactUpdate');
+    expect(kinds.at(-1)).toBe('statusUpdate');
+    const last = events.at(-1)!.payload!.value as { status: { state: TaskState } };
+    expect(last.status.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    const finished = events.filter(
+      (e) =>
+        e.payload?.$case === 'statusUpdate' &&
+        (e.payload.value.metadata as { delegate?: { type?: string } })?.delegate?.type === 'subtask.finished',
+    );
+    expect(finished).toHaveLength(3);
+  });
+
+  it('answers a plain text message as a research subtask, and rejects a refused spec with its field paths', async () => {
+    const client = await clientAs();
+    const rejected = (await client.sendMessage(
+      send(message(uniqueId('a2a-bad'), [data({ pattern: 'fanout', tasks: [{ id: 'a', question: 'q', agent: 'no-such-agent' }] })])),
+    )) as Task;
+    expect(rejected.status?.state).toBe(TaskState.TASK_STATE_REJECTED);
+    const detail = rejected.status?.message?.parts.find((p) => p.content?.$case === 'data')?.content?.value as {
+      errors: { path: string }[];
+    };
+    expect(detail.errors[0]!.path).toBe('data.tasks[0].agent');
+    const invalid = (await client.sendMessage(send(message(uniqueId('a2a-bad'), [data({ pattern: 'fanout', tasks: [] })])))) as Task;
+    expect(invalid.status?.state).toBe(TaskState.TASK_STATE_REJECTED);
+    expect(JSON.stringify(invalid.status?.message?.parts)).toContain('message.parts[0].data.tasks');
+    // a push config the address policy refuses: rejected at its own path
+    const refusedPush = (await client.sendMessage(
+      send(message(uniqueId('a2a-bad'), [data({ pattern: 'fanout', tasks: [{ id: 'a', question: 'q', agent: 'echo' }] })]), {
+        push: { url: 'https://169.254.169.254/hook' },
+      }),
+    )) as Task;
+    expect(refusedPush.status?.state).toBe(TaskState.TASK_STATE_REJECTED);
+    expect(JSON.stringify(refusedPush.status?.message?.parts)).toContain('configuration.taskPushNotificationConfig.url');
+    // a text message: one research subtask (no agent named, routed as the contract routes it)
+    const asked = (await client.sendMessage(
+      send(message(uniqueId('a2a-text'), [text('count these words please')]), { returnImmediately: true }),
+    )) as Task;
+    expect([TaskState.TASK_STATE_WORKING, TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED]).toContain(asked.status?.state);
+    const view = await app.inject({ url: `/v1/jobs/${asked.id}`, headers: authHeader() });
+    expect(view.statusCode).toBe(200);
+  });
+
+  it('lists tasks by context, cancels a running one, and subscribes to another mid-job', async () => {
+    const client = await clientAs();
+    const contextId = uniqueId('ctx');
+    const slow = (await client.sendMessage(
+      send(message(uniqueId('a2a-cancel'), [data(slowJob(20_000))], contextId), { returnImmediately: true }),
+    )) as Task;
+    expect(slow.status?.state).toBe(TaskState.TASK_STATE_WORKING);
+    expect(slow.contextId).toBe(contextId);
+    await pollUntil(
+      async () =>
+        (await client.listTasks({ tenant: '', contextId, status: 0, pageToken: '', statusTimestampAfter: undefined })).tasks.length === 1,
+      'task listed',
+    );
+    const listed = await client.listTasks({ tenant: '', contextId, status: 0, pageToken: '', statusTimestampAfter: undefined });
+    expect(listed.tasks.map((t) => [t.id, t.contextId])).toEqual([[slow.id, contextId]]);
+
+    const sub = (await client.sendMessage(
+      send(message(uniqueId('a2a-sub'), [data(slowJob(1000, 2))]), { returnImmediately: true }),
+    )) as Task;
+    const seen: StreamResponse[] = [];
+    for await (const ev of client.resubscribeTask({ tenant: '', id: sub.id })) seen.push(ev);
+    expect(seen[0]!.payload?.$case).toBe('task');
+    expect((seen[0]!.payload!.value as Task).status?.state).toBe(TaskState.TASK_STATE_WORKING);
+    // joined mid-job: the events from then on, the finishes among them
+    expect(seen.filter((e) => e.payload?.$case === 'statusUpdate').length).toBeGreaterThan(1);
+    expect((seen.at(-1)!.payload!.value as { status: { state: TaskState } }).status.state).toBe(TaskState.TASK_STATE_COMPLETED);
+
+    const cancelled = await client.cancelTask({ tenant: '', id: slow.id, metadata: undefined });
+    expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    await expect(client.cancelTask({ tenant: '', id: slow.id, metadata: undefined })).rejects.toThrow(/finished/);
+  });
+
+  it("does not show one tenant's task to another (not found), and refuses a caller without a key", async () => {
+    const client = await clientAs();
+    const id = uniqueId('a2a-tenant');
+    await client.sendMessage(send(message(id, [data({ pattern: 'fanout', tasks: [{ id: 'a', question: 'q', agent: 'echo' }] })])));
+    const other = await clientAs('beta');
+    await expect(other.getTask({ tenant: '', id })).rejects.toThrow(/not found|no task/i);
+    await expect(other.cancelTask({ tenant: '', id, metadata: undefined })).rejects.toThrow(/not found|no task/i);
+    const res = await fetch(`${url}/a2a`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id } }),
+    });
+    expect(res.status).toBe(401);
+  });
+
+  it('sends the final task as a push notification, signed with the tenant secret and carrying the config token', async () => {
+    const client = await clientAs();
+    const id = uniqueId('a2a-push');
+    const token = 'push-token-123';
+    await client.sendMessage(
+      send(message(id, [data({ pattern: 'fanout', tasks: [{ id: 'a', question: 'q', agent: 'echo' }] })]), {
+        push: { url: receiverUrl, token },
+      }),
+    );
+    await pollUntil(async () => pushes.some((p) => p.headers['delegate-job-id'] === id), 'push received');
+    const push = pushes.find((p) => p.headers['delegate-job-id'] === id)!;
+    expect(push.headers['content-type']).toBe('application/a2a+json');
+    expect(push.headers['x-a2a-notification-token']).toBe(token);
+    const [t, v1] = String(push.headers['delegate-signature']).split(',');
+    const timestamp = Number(t!.slice(2));
+    expect(`t=${timestamp},${v1}`).toBe(signWebhook(webhookSecretFor(TEST_WEBHOOK_SECRET, 'default'), timestamp, push.body));
+    const body = JSON.parse(push.body);
+    expect(body.task).toMatchObject({ id, status: { state: 'TASK_STATE_COMPLETED' } });
+  });
+});
