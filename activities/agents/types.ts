@@ -43,6 +43,10 @@ export interface StepRequest {
   model?: string;
   /** Output-token cap of one model turn after routing (the lower of the role's and the job's). */
   maxOutputTokens?: number;
+  /** What the step has spent so far, as it streams (cumulative): a cut step books the last one. */
+  onUsage?(usage: Usage): void;
+  /** Text of the model's turn as it streams (the host batches it into `subtask.delta` events). */
+  onText?(delta: string): void;
 }
 
 /** What an agent returns from one step. */

@@ -245,7 +245,7 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
       now,
     });
     const sent = stepInput(r, { ...step, maxAttempts: policy.retry.maxAttempts, role: roleHost?.stepFields() }, now);
-    const outcome = await runStep(options, sent, sent.budgetLeft.latencySeconds, () => r.cancelRequested);
+    const outcome = await runStep(options, sent, sent.budgetLeft.latencySeconds, () => r.cancelRequested, rules.bookCutSteps);
     const where = {
       pastDeadline: pastDeadline(deadline, Date.now()),
       queue: stepQueue() ?? workflowInfo().taskQueue,

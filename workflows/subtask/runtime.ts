@@ -7,6 +7,7 @@
  *   TaskResult ──finishRun──> sink · upsert outcome ──> return | throw SubtaskFailed(result)
  */
 import {
+  ActivityCancellationType,
   ApplicationFailure,
   CancellationScope,
   condition,
@@ -87,15 +88,19 @@ export function stepOptions({ task, agentId, policy, queue, deadline, scheduleTo
 
 /**
  * One step, raced against the latency budget (`latencyLeft` seconds; undefined: none) and the
- * cancel signal. A cut step's activity is cancelled and awaited.
+ * cancel signal. A cut step's activity is cancelled and awaited; with `bookCut` (hostRules 2)
+ * until it acknowledges, so the usage it reports (or its last heartbeat's) comes back with the cut.
  */
 export async function runStep(
   options: ActivityOptions,
   input: AgentStepInput,
   latencyLeft: number | undefined,
   cancelled: () => boolean,
+  bookCut = false,
 ): Promise<StepOutcome> {
-  const { agentStep } = proxyActivities<Activities>(options);
+  const { agentStep } = proxyActivities<Activities>(
+    bookCut ? { ...options, cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED } : options,
+  );
   const stepScope = new CancellationScope();
   const step = stepScope
     .run(() => agentStep(input))
@@ -118,8 +123,9 @@ export async function runStep(
     return first;
   }
   stepScope.cancel();
-  await step;
-  return first;
+  const cut = await step;
+  const usage = cut.kind === 'failed' ? cut.failure.usage : cut.kind === 'ok' ? cut.out.usage : undefined;
+  return bookCut && usage ? { ...first, usage } : first;
 }
 
 /**
