@@ -352,7 +352,7 @@ export function createAgentActivities({ registry, stepLogPath, breaker, events, 
     await stream.flush();
     // the step ran and spent: a refused output still carries its usage, so the subtask books it;
     // earlier attempts' spend (their last heartbeat's) is part of the step's
-    const usage: Usage = addUsage(stream.total(), reply.usage ?? {});
+    const usage: Usage = addUsage(stream.carried, reply.usage ?? {});
     ctx.heartbeat({ usage });
     tagActiveSpan(spendAttributes(usage));
     const size = Buffer.byteLength(JSON.stringify(reply) ?? '');

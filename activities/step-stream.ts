@@ -74,8 +74,10 @@ export function createStepStream({ ctx, append, fields, key }: StepStreamOptions
   return {
     /** The heartbeat's details now: the step's spend so far (undefined while nothing was spent). */
     details,
-    /** What the step spent, earlier attempts' last report included. */
+    /** What the step spent so far, earlier attempts' last report included. */
     total,
+    /** What earlier attempts of the step had spent (their last heartbeat's). */
+    carried,
     /** Heartbeats (throttled by the SDK) with the step's spend so far. */
     onUsage(u: Usage): void {
       own = u;
