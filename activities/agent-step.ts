@@ -135,6 +135,41 @@ function withUsage(failure: ApplicationFailure, spent: Usage | undefined): Appli
   return failure;
 }
 
+/** How long after the subtask's latency budget a step cuts itself: the workflow's timer fires first and asks for the cancel. */
+const LATENCY_CUT_GRACE_MS = 200;
+
+/**
+ * The step's own cut at the subtask's latency budget (measured from when the step was first
+ * scheduled): the agent's signal aborts and the attempt ends with what it spent, without
+ * waiting for the cancel to arrive with a heartbeat (the SDK throttles them to seconds apart).
+ */
+function latencyCut(ctx: Context, latencySeconds: number | undefined) {
+  const ctl = new AbortController();
+  const onCancel = () => ctl.abort(ctx.cancellationSignal.reason);
+  ctx.cancellationSignal.addEventListener('abort', onCancel, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  const reached = new Promise<never>((_, reject) => {
+    if (latencySeconds === undefined) return;
+    const at = ctx.info.scheduledTimestampMs + latencySeconds * 1000 + LATENCY_CUT_GRACE_MS;
+    timer = setTimeout(
+      () => {
+        ctl.abort(new Error('latency budget'));
+        reject(new Error('latency budget'));
+      },
+      Math.max(0, at - Date.now()),
+    );
+  });
+  reached.catch(() => undefined);
+  return {
+    signal: ctl.signal,
+    reached,
+    clear: () => {
+      clearTimeout(timer);
+      ctx.cancellationSignal.removeEventListener('abort', onCancel);
+    },
+  };
+}
+
 /** What the step activity tells the worker's metrics. */
 export interface StepObserver {
   /** A step's attempt after the first began. */
@@ -228,18 +263,23 @@ export function createAgentActivities({ registry, stepLogPath, breaker, events, 
       // thread, the agent's call, the event writes), so a dead worker is noticed within the
       // heartbeat timeout and a cancelled step is told at once, however long any of them takes
       // every beat carries the step's spend so far: a heartbeat replaces the last one's details
-      const live = { details: (): unknown => undefined };
+      const live = { details: (): unknown => undefined, done: () => {} };
       const beat = setInterval(() => ctx.heartbeat(live.details()), HEARTBEAT_EVERY_MS);
       try {
         return await runStep(input, ctx, live);
       } finally {
         clearInterval(beat);
+        live.done();
       }
     },
   };
 
   /** One attempt of a step, heartbeating meanwhile (agentStep). */
-  async function runStep(input: AgentStepInput, ctx: Context, live: { details: () => unknown }): Promise<AgentStepOutput> {
+  async function runStep(
+    input: AgentStepInput,
+    ctx: Context,
+    live: { details: () => unknown; done: () => void },
+  ): Promise<AgentStepOutput> {
     const { attempt } = ctx.info;
     tagActiveSpan({
       'delegate.job_id': input.events?.jobId,
@@ -306,22 +346,31 @@ export function createAgentActivities({ registry, stepLogPath, breaker, events, 
       key: `${input.stepKey}#${attempt}`,
     });
     live.details = stream.details;
+    const cut = latencyCut(ctx, input.budgetLeft.latencySeconds);
+    live.done = cut.clear;
     try {
-      reply = await def.step({
-        ...input,
-        params,
-        attempt,
-        state: input.state,
-        sleep: agentSleep,
-        signal: ctx.cancellationSignal,
-        tenant: input.events?.tenant,
-        onUsage: stream.onUsage,
-        onText: stream.onText,
-      });
+      reply = await Promise.race([
+        def.step({
+          ...input,
+          params,
+          attempt,
+          state: input.state,
+          sleep: agentSleep,
+          signal: cut.signal,
+          tenant: input.events?.tenant,
+          onUsage: stream.onUsage,
+          onText: stream.onText,
+        }),
+        cut.reached,
+      ]);
       observer?.stepEnded(input.agentId, true, (performance.now() - began) / 1000);
     } catch (err) {
       observer?.stepEnded(input.agentId, false, (performance.now() - began) / 1000);
       await stream.flush();
+      if (cut.signal.aborted && !ctx.cancellationSignal.aborted)
+        throw fatal(ErrorType.BudgetExceeded, `the latency budget ran out during step ${input.step}`, attempt, {
+          ...(stream.details() ? { usage: stream.total() } : {}),
+        });
       log.warn('agent step failed', { agentId: input.agentId, stepKey: input.stepKey, attempt, error: redact(String(err)) });
       if (guarded) {
         // a cancelled step says nothing about the agent's health: just free a half-open trial

@@ -198,7 +198,7 @@ export async function streamTurn(o: TurnOptions): Promise<TurnResult> {
     if (part.type === 'raw') rawUsage(part.rawValue, t);
     else if (part.type === 'text-delta') {
       text += part.text;
-      deltas++;
+      if (part.text) deltas++;
       o.onText?.(part.text);
     } else if (part.type === 'tool-input-delta') deltas++;
     else if (part.type === 'tool-call')
