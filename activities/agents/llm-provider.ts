@@ -169,7 +169,7 @@ export interface TurnOptions {
   cacheBreakpoint?: number;
   /** Each piece of text as it streams. */
   onText?: (delta: string) => void;
-  /** The tokens so far: the provider's counts where it sent them, otherwise an estimate (prompt characters / 4, one output token per delta). */
+  /** The tokens so far: the provider's counts where it sent them, otherwise an estimate (prompt characters / 4 from the moment the request goes out, one output token per delta). */
   onTokens?: (t: TurnTokens) => void;
 }
 
@@ -194,6 +194,8 @@ export async function streamTurn(o: TurnOptions): Promise<TurnResult> {
   let text = '';
   const toolCalls: TurnResult['toolCalls'] = [];
   let finished = false;
+  // the request goes out now: its input is spent from here on, also if the turn is cut before any answer
+  o.onTokens?.({ ...t });
   for await (const part of result.fullStream) {
     if (part.type === 'raw') rawUsage(part.rawValue, t);
     else if (part.type === 'text-delta') {
