@@ -176,6 +176,42 @@ describe('token streams and cut steps', () => {
   );
 });
 
+describe('cancelled mid-stream', () => {
+  it('books what a turn spent before the job was cancelled, as the fake charged it', async () => {
+    const api = await listeningApp();
+    try {
+      const model = uniqueId('cancel');
+      await script(model, { text: 'y'.repeat(400), chunkChars: 1, chunkDelayMs: 50 });
+      const jobId = uniqueId('cancel-llm');
+      const res = await api.app.inject({
+        method: 'POST',
+        url: '/v1/jobs',
+        payload: { jobId, pattern: 'fanout', model, tasks: [{ id: 't', question: 'a long answer, please', agent: 'claude-researcher' }] },
+      });
+      expect(res.statusCode).toBe(201);
+      // some of the answer has streamed
+      for (let i = 0; i < 100 && (await charged(model)).output < 20; i++) await new Promise((r) => setTimeout(r, 100));
+      const at = Date.now();
+      expect((await api.app.inject({ method: 'POST', url: `/v1/jobs/${jobId}/cancel`, payload: {} })).statusCode).toBeLessThan(300);
+      const job = (await finalResult(api.app, jobId)).json();
+      const t = job.results[0] as TaskResult;
+      const c = await charged(model);
+      const fakeTokens = c.input + c.output;
+      console.log(
+        `cancelled step: booked ${t.metrics.tokens} tokens / $${t.metrics.costUsd.toFixed(6)}; the fake charged ${fakeTokens} (${c.input} in, ${c.output} out); result ${Date.now() - at} ms after the cancel`,
+      );
+      expect(t.failureReason).toBe('cancelled');
+      // the cancel reached the step with its next heartbeat (every 2 s), and the step answered with its spend
+      expect(Date.now() - at).toBeLessThan(6000);
+      expect(c.output).toBeLessThan(400);
+      expect(t.metrics.tokens).toBeGreaterThan(c.input);
+      expect(Math.abs(t.metrics.tokens - fakeTokens)).toBeLessThanOrEqual(Math.max(3, fakeTokens * 0.05));
+    } finally {
+      await api.app.close();
+    }
+  });
+});
+
 describe('prompt caching', () => {
   it("prices a role's cached first request as cached (Anthropic cache control)", async () => {
     const model = uniqueId('role#cache');
