@@ -175,7 +175,10 @@ export interface TurnOptions {
 
 /** Runs one model turn, streaming; throws AgentRetryableError / AgentFatalError as the provider's answer says. */
 export async function streamTurn(o: TurnOptions): Promise<TurnResult> {
-  const promptChars = o.messages.reduce((n, m) => n + (m.content?.length ?? 0) + JSON.stringify(m.tool_calls ?? '').length, 0);
+  const promptChars = o.messages.reduce(
+    (n, m) => n + (m.content?.length ?? 0) + (m.tool_calls ? JSON.stringify(m.tool_calls).length : 0),
+    0,
+  );
   const t: TurnTokens = { input: Math.ceil(promptChars / 4), cached: 0, output: 0 };
   let deltas = 0;
   let failure: unknown;
