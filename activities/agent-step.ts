@@ -1,15 +1,16 @@
-import { Context, log } from '@temporalio/activity';
+import { CancelledFailure, Context, log } from '@temporalio/activity';
 import { appendFileSync } from 'node:fs';
 import type { JobEvents } from '../record';
 import type { AgentManifest, AgentRef, Budget, Evidence, NewJobEvent, TaskSpec, Usage } from '../schemas';
 import { ErrorType } from '../core/errors';
 import { MAX_FALLBACKS } from '../schemas/job';
-import { usageOf } from '../core/money';
+import { addUsage } from '../core/money';
 import { refusal, type AgentRegistry } from './agents/registry';
 import { semanticText } from './agents/semantic-router';
 import type { PreviousStage } from './agents/types';
 import type { CircuitBreaker } from './circuit-breaker';
 import { fatal, toFailure } from './errors';
+import type { ApplicationFailure } from '@temporalio/activity';
 import { schemaThreads } from './schema-thread';
 import { createLoadRouter, describeWithClient, type LoadRouter, type RouteDecision } from './load-router';
 import { createAdaptiveRouter, type AdaptiveRouter } from './adaptive-router';
@@ -17,6 +18,7 @@ import type { TaskStatsStore } from '../record';
 import { DEFAULT_POOL_SLOTS } from '../schemas/pools';
 import type { EventTarget } from '../workflows/job/events';
 import { redact } from './redact';
+import { createStepStream } from './step-stream';
 import type { RoleStepContext } from './role-protocol-tools';
 import { spendAttributes, tagActiveSpan } from '../telemetry/tracing';
 
@@ -126,6 +128,52 @@ async function appendUntilWritten(
       await new Promise((r) => setTimeout(r, wait));
     }
   }
+}
+
+/**
+ * A failure carrying what its attempt spent (unless it says already): a retried step's next attempt
+ * reads it from the heartbeat, a final one is booked from the failure (classify.ts).
+ */
+function withUsage(failure: ApplicationFailure, spent: Usage | undefined): ApplicationFailure {
+  const d = failure.details?.[0] as { usage?: Usage } | undefined;
+  if (!spent || d?.usage || !failure.details) return failure;
+  (failure.details as unknown[])[0] = { ...(d ?? {}), usage: spent };
+  return failure;
+}
+
+/** How long after the subtask's latency budget a step cuts itself: the workflow's timer fires first and asks for the cancel. */
+const LATENCY_CUT_GRACE_MS = 200;
+
+/**
+ * The step's own cut at the subtask's latency budget (measured from when the step was first
+ * scheduled): the agent's signal aborts and the attempt ends with what it spent, without
+ * waiting for the cancel to arrive with a heartbeat (the SDK throttles them to seconds apart).
+ */
+function latencyCut(ctx: Context, latencySeconds: number | undefined) {
+  const ctl = new AbortController();
+  const onCancel = () => ctl.abort(ctx.cancellationSignal.reason);
+  ctx.cancellationSignal.addEventListener('abort', onCancel, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  const reached = new Promise<never>((_, reject) => {
+    if (latencySeconds === undefined) return;
+    const at = ctx.info.scheduledTimestampMs + latencySeconds * 1000 + LATENCY_CUT_GRACE_MS;
+    timer = setTimeout(
+      () => {
+        ctl.abort(new Error('latency budget'));
+        reject(new Error('latency budget'));
+      },
+      Math.max(0, at - Date.now()),
+    );
+  });
+  reached.catch(() => undefined);
+  return {
+    signal: ctl.signal,
+    reached,
+    clear: () => {
+      clearTimeout(timer);
+      ctx.cancellationSignal.removeEventListener('abort', onCancel);
+    },
+  };
 }
 
 /** What the step activity tells the worker's metrics. */
@@ -244,17 +292,24 @@ export function createAgentActivities({
       // the host heartbeats for the whole attempt (the breaker's checks, a wait for a schema
       // thread, the agent's call, the event writes), so a dead worker is noticed within the
       // heartbeat timeout and a cancelled step is told at once, however long any of them takes
-      const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_EVERY_MS);
+      // every beat carries the step's spend so far: a heartbeat replaces the last one's details
+      const live = { details: (): unknown => undefined, done: () => {} };
+      const beat = setInterval(() => ctx.heartbeat(live.details()), HEARTBEAT_EVERY_MS);
       try {
-        return await runStep(input, ctx);
+        return await runStep(input, ctx, live);
       } finally {
         clearInterval(beat);
+        live.done();
       }
     },
   };
 
   /** One attempt of a step, heartbeating meanwhile (agentStep). */
-  async function runStep(input: AgentStepInput, ctx: Context): Promise<AgentStepOutput> {
+  async function runStep(
+    input: AgentStepInput,
+    ctx: Context,
+    live: { details: () => unknown; done: () => void },
+  ): Promise<AgentStepOutput> {
     const { attempt } = ctx.info;
     tagActiveSpan({
       'delegate.job_id': input.events?.jobId,
@@ -315,33 +370,56 @@ export function createAgentActivities({
     let reply;
     let notes = 0;
     const began = performance.now();
+    const stream = createStepStream({
+      ctx,
+      ...(input.events && events ? { append: (e: NewJobEvent) => events.append(input.events!.tenant, input.events!.jobId, [e]) } : {}),
+      fields: { taskId, workflowId: subtask, step: input.step, attempt },
+      key: `${input.stepKey}#${attempt}`,
+    });
+    live.details = stream.details;
+    const cut = latencyCut(ctx, input.budgetLeft.latencySeconds);
+    live.done = cut.clear;
     try {
-      reply = await def.step({
-        ...input,
-        params,
-        attempt,
-        state: input.state,
-        sleep: agentSleep,
-        signal: ctx.cancellationSignal,
-        tenant: input.events?.tenant,
-        // each note once per attempt: a retried attempt's notes are its own
-        progress: (p) =>
-          tell({
-            key: `progress:${input.stepKey}#${attempt}#${++notes}`,
-            type: 'subtask.step',
-            data: { taskId, workflowId: subtask, agentId: input.agentId, step: input.step, attempt, done: false, progress: p },
-          }),
-      });
+      reply = await Promise.race([
+        def.step({
+          ...input,
+          params,
+          attempt,
+          state: input.state,
+          sleep: agentSleep,
+          signal: cut.signal,
+          tenant: input.events?.tenant,
+          onUsage: stream.onUsage,
+          onText: stream.onText,
+          // each note once per attempt: a retried attempt's notes are its own
+          progress: (p) =>
+            tell({
+              key: `progress:${input.stepKey}#${attempt}#${++notes}`,
+              type: 'subtask.step',
+              data: { taskId, workflowId: subtask, agentId: input.agentId, step: input.step, attempt, done: false, progress: p },
+            }),
+        }),
+        cut.reached,
+      ]);
       observer?.stepEnded(input.agentId, true, (performance.now() - began) / 1000);
     } catch (err) {
       observer?.stepEnded(input.agentId, false, (performance.now() - began) / 1000);
+      await stream.flush();
+      if (cut.signal.aborted && !ctx.cancellationSignal.aborted)
+        throw fatal(ErrorType.BudgetExceeded, `the latency budget ran out during step ${input.step}`, attempt, {
+          ...(stream.details() ? { usage: stream.total() } : {}),
+        });
       log.warn('agent step failed', { agentId: input.agentId, stepKey: input.stepKey, attempt, error: redact(String(err)) });
       if (guarded) {
         // a cancelled step says nothing about the agent's health: just free a half-open trial
         if (ctx.cancellationSignal.aborted) await guarded.abandoned(circuit, ticket);
         else await guarded.failed(circuit, redact(String(err)));
       }
-      const failure = toFailure(err, attempt);
+      const spent = stream.details()?.usage;
+      // a cancelled step says what it spent: the workflow awaits the cancellation and books it (hostRules 2)
+      if (ctx.cancellationSignal.aborted && ctx.cancellationDetails?.cancelRequested)
+        throw new CancelledFailure('step cancelled', [{ attempt, ...(spent ? { usage: spent } : {}) }]);
+      const failure = withUsage(toFailure(err, attempt), spent);
       // Temporal retries the step on the server: the line is written here, where the error is
       // known, once per attempt (activities are not replayed)
       const max = input.maxAttempts ?? ctx.info.retryPolicy?.maximumAttempts ?? 0;
@@ -358,8 +436,11 @@ export function createAgentActivities({
       throw failure;
     }
     if (guarded) await guarded.succeeded(circuit);
-    // the step ran and spent: a refused output still carries its usage, so the subtask books it
-    const usage: Usage = usageOf(reply.usage ?? {});
+    await stream.flush();
+    // the step ran and spent: a refused output still carries its usage, so the subtask books it;
+    // earlier attempts' spend (their last heartbeat's) is part of the step's
+    const usage: Usage = addUsage(stream.carried, reply.usage ?? {});
+    ctx.heartbeat({ usage });
     tagActiveSpan(spendAttributes(usage));
     const size = Buffer.byteLength(JSON.stringify(reply) ?? '');
     if (size > MAX_STEP_OUTPUT_BYTES) {

@@ -97,6 +97,8 @@ function eventLine(e: JobEvent): string {
   const limit = (d.ledger as { costUsd?: { limit: number | null; spent: number } } | undefined)?.costUsd;
   if (limit) parts.push(`budget=${usd(limit.spent)}/${limit.limit === null ? '∞' : usd(limit.limit)}`);
   if (d.winner !== undefined) parts.push(`winner=${JSON.stringify(d.winner)}`);
+  // a subtask.delta: the text a model turn streamed, quoted so it stays on its line
+  if (typeof d.text === 'string') parts.push(`text=${JSON.stringify(d.text)}`);
   return `${String(e.seq).padStart(4)} ${e.at} ${e.type.padEnd(16)} ${parts.join(' ')}`.trimEnd();
 }
 

@@ -95,21 +95,43 @@ export const McpServerSchema = z
   .refine((s) => (s.stdio === undefined) !== (s.http === undefined), { error: 'give exactly one of stdio and http' });
 export type McpServer = z.infer<typeof McpServerSchema>;
 
-/** An LLM agent: a model behind an OpenAI-compatible chat-completions endpoint, with host-checked tools. */
+/** The providers an LLM agent may run on (the AI SDK's): each speaks its own wire format. */
+export const LLM_PROVIDERS = ['openai', 'anthropic', 'google', 'openai-compatible'] as const;
+
+/** An LLM agent: a model on one of the AI SDK's providers, with host-checked tools. */
 export const LlmAgentConfigSchema = z
   .strictObject({
     kind: z.literal('llm'),
     id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/),
     version: z.string().min(1).default('1.0.0'),
     description: z.string().default(''),
-    baseUrl: z.url({ protocol: /^https?$/ }).describe('e.g. https://api.openai.com/v1'),
+    provider: z
+      .enum(LLM_PROVIDERS)
+      .default('openai-compatible')
+      .describe('whose wire format: openai (Responses API), anthropic (Messages), google (Gemini), openai-compatible (chat completions)'),
+    baseUrl: z
+      .url({ protocol: /^https?$/ })
+      .optional()
+      .describe("required for openai-compatible (e.g. http://localhost:11434/v1); the others default to the provider's own"),
     model: z.string().min(1),
     apiKey: z.string().optional().describe('"${VAR}" is read from the environment'),
     systemPrompt: z.string().default('You are a careful research agent. Answer the question; use the tools you are given when they help.'),
     maxTokensPerStep: z.number().int().positive().default(1024),
     pricing: z
-      .strictObject({ inputPerMTok: z.number().nonnegative().default(0), outputPerMTok: z.number().nonnegative().default(0) })
+      .strictObject({
+        inputPerMTok: z.number().nonnegative().default(0),
+        outputPerMTok: z.number().nonnegative().default(0),
+        cachedInputPerMTok: z
+          .number()
+          .nonnegative()
+          .optional()
+          .describe('cached input tokens (as the provider reports them); absent: priced as input'),
+      })
       .default({ inputPerMTok: 0, outputPerMTok: 0 }),
+    streamEvents: z
+      .boolean()
+      .default(true)
+      .describe("a model turn's text goes to the job's event stream as subtask.delta events while it streams"),
     capabilities: z.array(z.string()).default([]),
     pool: PoolNameSchema.optional().describe(
       "its steps run on this pool's own task queue, served by the workers that host the pool (DELEGATE_POOLS)",
@@ -133,6 +155,10 @@ export const LlmAgentConfigSchema = z
     timeoutSeconds: z.number().positive().max(86_400).default(120),
     maxSteps: z.number().int().positive().max(1000).default(10),
     retry: RetrySchema.default({ maxAttempts: 3, initialIntervalSeconds: 1, backoffCoefficient: 2, maximumIntervalSeconds: 30 }),
+  })
+  .refine((a) => a.provider !== 'openai-compatible' || a.baseUrl !== undefined, {
+    path: ['baseUrl'],
+    message: 'an openai-compatible provider needs its baseUrl',
   })
   .meta({ id: 'LlmAgentConfig' });
 export type LlmAgentConfig = z.infer<typeof LlmAgentConfigSchema>;

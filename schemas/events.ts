@@ -7,6 +7,7 @@ export const JobEventTypeSchema = z.enum([
   'subtask.started',
   'subtask.step',
   'subtask.retried',
+  'subtask.delta',
   'subtask.finished',
   'budget.changed',
   'vote.decided',

@@ -269,6 +269,21 @@ export const SCENARIOS: Scenario[] = [
       ),
   },
   {
+    // recorded with host rules 2: a step the latency budget cuts is cancelled and awaited until it says
+    // what it spent (WAIT_CANCELLATION_COMPLETED), a second step runs its two steps before the cut
+    name: 'cut-steps',
+    run: async (ctx, id) =>
+      finish(
+        await start(ctx, id, {
+          pattern: 'fanout',
+          tasks: [
+            sim('cut', { steps: 3, latencyMs: 1500, costUsd: 0.01 }, { budget: { latencySeconds: 2 } }),
+            sim('whole', { steps: 2, costUsd: 0.01 }),
+          ],
+        }),
+      ),
+  },
+  {
     // a weighted vote under the share-of-cast rule (patch 'weighted-vote-share'), decided early: three
     // voters at 0.9 hold 2.7 of at most 3.7 cast, so the slow fourth is cancelled
     name: 'weighted-vote',

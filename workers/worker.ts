@@ -207,6 +207,9 @@ export async function createWorkerSet(opts: DelegateWorkerOptions, lanes: AgentL
     activities,
     shutdownGraceTime: '5 seconds',
     interceptors: { activity: activityInterceptors },
+    // a cancel reaches a step with a heartbeat's answer: sent every 2 s (the host's beat), not every 8 s
+    // (0.8 × the 10 s heartbeat timeout), so a cancelled step acknowledges with its spend within seconds
+    maxHeartbeatThrottleInterval: '2 seconds',
   } as const;
   const activityWorkers = (of: AgentLane[]) =>
     Promise.all(of.map((lane) => Worker.create({ ...common, taskQueue: lane.taskQueue, maxConcurrentActivityTaskExecutions: lane.slots })));

@@ -1,32 +1,27 @@
 /**
- * LLM agents: a model behind an OpenAI-compatible `/chat/completions` endpoint. Each step
- * is one model turn; a turn that asks for tools runs them (the host checks each against the
- * task's scope) and the next step gives the model their answers.
+ * LLM agents: a model on one of the AI SDK's providers (OpenAI, Anthropic, Google, any
+ * OpenAI-compatible server). Each step is one streamed model turn; a turn that asks for tools
+ * runs them (the host checks each against the task's scope) and the next step gives the model
+ * their answers. The SDK brings the wire format; the loop, the checks and the tools stay the host's.
  *
- *   step n: messages ──POST /chat/completions (max_tokens ≤ tokens left, tools ∩ scope)──> model
- *           tool_calls? ──POST each tool url──> results appended ──> next step
- *           content?    ──> done: data = the JSON it wrote (or the text)
+ *   step n: messages ──streamText (max output ≤ tokens left, tools ∩ scope, no execute)──> model
+ *           text deltas ──> onText · usage so far ──> onUsage
+ *           tool calls? ──runTool each (scope checked first)──> results appended ──> next step
+ *           text?       ──> done: data = the JSON it wrote (or the text)
  */
 import { z } from 'zod';
 import { LlmAgentConfigSchema, type LlmAgentConfig } from '../../schemas';
 import { ErrorType } from '../../core/errors';
-import { usageOf } from '../../core/money';
-import { AgentRetryableError, fatal } from '../errors';
+import { fatal } from '../errors';
 import { HOST_TOOL_SPECS, runHostTool } from '../scout/host-tools';
 import { createSandbox, scoutRoot, type ScoutSandbox } from '../scout/sandbox';
-import { expandEnv, jsonSchemaParams, parseReply, postJson, remoteManifest } from './remote';
+import { jsonSchemaParams, postJson, remoteManifest } from './remote';
 import type { AgentDefinition, StepReply, StepRequest } from './types';
 import type { PendingToolCall } from '../role-protocol-tools';
 import { applyHostAnswers, checkedRoleAnswer, roleStartMessages, roleToolDefs } from './llm-role';
 import { mcpToolsForStep } from './llm-mcp';
 import { defaultMcpPool, type McpPool } from './mcp-pool';
-
-interface ChatMessage {
-  role: 'system' | 'user' | 'assistant' | 'tool';
-  content: string | null;
-  tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
-  tool_call_id?: string;
-}
+import { costOf, languageModel, parseArgs, streamTurn, type ChatMessage, type ToolDef, type TurnTokens } from './llm-provider';
 
 /** The first user message: the question, with the context the host gathered. */
 function brief(req: StepRequest): string {
@@ -52,14 +47,17 @@ export interface LlmAgentOptions {
   mcpPool?: McpPool;
 }
 
-/** An agent definition for a model behind an OpenAI-compatible endpoint. */
+/** Runs one tool call the host has let through: its answer's text. The one place tool kinds are dispatched. */
+export type ToolRunner = (name: string, args: unknown, signal: AbortSignal) => Promise<string>;
+
+/** An agent definition for a model on one of the AI SDK's providers. */
 export function createLlmAgent(
   input: z.input<typeof LlmAgentConfigSchema>,
   env: NodeJS.ProcessEnv = process.env,
   opts: LlmAgentOptions = {},
 ): AgentDefinition {
   const cfg: LlmAgentConfig = LlmAgentConfigSchema.parse(input);
-  const auth: Record<string, string> = cfg.apiKey ? { authorization: `Bearer ${expandEnv(cfg.apiKey, env)}` } : {};
+  const usageOf = (t: TurnTokens, toolCalls: number) => ({ tokens: t.input + t.output, costUsd: costOf(cfg.pricing, t), toolCalls });
   return {
     manifest: remoteManifest('llm', {
       ...cfg,
@@ -74,6 +72,7 @@ export function createLlmAgent(
     async step(req): Promise<StepReply> {
       const { role } = req;
       const prior = req.state as { messages?: ChatMessage[]; pendingToolCalls?: PendingToolCall[] } | undefined;
+      const first = !prior?.messages;
       const messages: ChatMessage[] =
         prior?.messages ??
         (role
@@ -101,109 +100,75 @@ export function createLlmAgent(
       // host tools run here, on the files of params.paths only; the sandbox refuses any other path
       const paths = Array.isArray(req.params.paths) ? req.params.paths.filter((p): p is string => typeof p === 'string') : [];
       let sandbox: ScoutSandbox | undefined;
+      const runTool: ToolRunner = async (name, args, signal) => {
+        const host = hostOffered.find((t) => t === name);
+        if (host)
+          return paths.length
+            ? runHostTool((sandbox ??= createSandbox(opts.scoutRoot ?? scoutRoot(env, req.tenant), paths)), host, args)
+            : `error: ${host} has no scope (the task's params.paths is empty)`;
+        if (mcp?.scopeName(name)) return mcp.call(name, args as Record<string, unknown>, signal);
+        const tool = offered.find((t) => t.name === name)!;
+        return (await postJson(tool.url, args, {}, signal, `tool ${tool.name} of ${what}`)).text;
+      };
       // the cap after routing: the agent's, the budget's, and the lower of the role's and the job's
       const maxTokens = Math.max(1, Math.min(cfg.maxTokensPerStep, req.budgetLeft.tokens ?? Infinity, req.maxOutputTokens ?? Infinity));
       const model = req.model ?? cfg.model;
       const what = `agent ${cfg.id}`;
-      const answer = await postJson(
-        `${cfg.baseUrl.replace(/\/$/, '')}/chat/completions`,
-        {
-          model,
-          messages,
-          max_tokens: maxTokens,
-          ...(role
-            ? { tools: roleToolDefs(cfg, role) }
-            : offered.length + hostOffered.length + (mcp?.defs.length ?? 0)
-              ? {
-                  tools: [
-                    ...hostOffered.map((name) => ({ type: 'function', function: { name, ...HOST_TOOL_SPECS[name] } })),
-                    ...offered.map((t) => ({
-                      type: 'function',
-                      function: { name: t.name, description: t.description, parameters: t.parameters },
-                    })),
-                    ...(mcp?.defs ?? []),
-                  ],
-                }
-              : {}),
-        },
-        auth,
-        req.signal,
-        what,
-      );
-      const reply = parseReply(answer, what) as {
-        choices?: { message?: ChatMessage }[];
-        usage?: { prompt_tokens?: number; completion_tokens?: number };
-      };
-      const message = reply.choices?.[0]?.message;
-      if (!message) throw new AgentRetryableError(`${what} (model ${model}) sent no message`);
-      const prompt = reply.usage?.prompt_tokens ?? 0;
-      const completion = reply.usage?.completion_tokens ?? 0;
-      const usage = {
-        tokens: prompt + completion,
-        costUsd: (prompt * cfg.pricing.inputPerMTok + completion * cfg.pricing.outputPerMTok) / 1e6,
-        toolCalls: roleToolsRun,
-      };
-      messages.push({
-        role: 'assistant',
-        content: message.content ?? null,
-        ...(message.tool_calls ? { tool_calls: message.tool_calls } : {}),
+      const tools: ToolDef[] = role
+        ? roleToolDefs(cfg, role)
+        : [
+            ...hostOffered.map((name) => ({ type: 'function', function: { name, ...HOST_TOOL_SPECS[name] } })),
+            ...offered.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } })),
+            ...(mcp?.defs ?? []),
+          ];
+      const turn = await streamTurn({
+        model: languageModel(cfg, env, model),
+        messages,
+        tools,
+        maxOutputTokens: maxTokens,
+        signal: req.signal,
+        what: `${what} (model ${model})`,
+        // a role's first request is the same bytes for every task: the provider may cache it (Anthropic: cache control)
+        ...(role && first ? { cacheBreakpoint: messages.length - 1 } : {}),
+        ...(cfg.streamEvents && req.onText ? { onText: req.onText } : {}),
+        onTokens: (t) => req.onUsage?.(usageOf(t, roleToolsRun)),
       });
+      const usage = usageOf(turn.tokens, roleToolsRun);
+      const calls = turn.toolCalls.map((c) => ({
+        id: c.id,
+        type: 'function' as const,
+        function: { name: c.name, arguments: c.arguments },
+      }));
+      messages.push({ role: 'assistant', content: turn.text || null, ...(calls.length ? { tool_calls: calls } : {}) });
       if (role) {
         // the host, not the model, decides each call: every one goes back to the workflow
-        const calls = message.tool_calls ?? [];
-        if (calls.length) {
-          const pendingToolCalls: PendingToolCall[] = calls.map((c) => ({
-            id: c.id,
-            name: c.function.name,
-            arguments: c.function.arguments ?? '',
-          }));
+        if (turn.toolCalls.length) {
           return {
             done: false,
             usage,
-            summary: `called ${calls.map((c) => c.function.name).join(', ')}`,
-            state: { messages, pendingToolCalls },
+            summary: `called ${turn.toolCalls.map((c) => c.name).join(', ')}`,
+            state: { messages, pendingToolCalls: turn.toolCalls },
             channelsHit: [model],
           };
         }
-        const { data, summary } = checkedRoleAnswer(message.content ?? '', role, req.attempt, usage);
+        const { data, summary } = checkedRoleAnswer(turn.text, role, req.attempt, usage);
         return { done: true, usage, summary, data, confidence: 0.8, state: { messages }, channelsHit: [model] };
       }
-      if (message.tool_calls?.length) {
-        for (const call of message.tool_calls) {
-          const host = hostOffered.find((t) => t === call.function.name);
-          const tool = offered.find((t) => t.name === call.function.name);
-          const mcpTool = mcp?.scopeName(call.function.name);
+      if (turn.toolCalls.length) {
+        for (const call of turn.toolCalls) {
           // the host checks, not the model: a tool outside the task's scope is never called
-          if (!tool && !host && !mcpTool)
-            throw fatal(
-              ErrorType.ToolDenied,
-              `model asked for tool "${call.function.name}", which the task's scope does not allow`,
-              req.attempt,
-              { usage: usageOf(usage) },
-            );
-          let args: unknown;
-          try {
-            args = JSON.parse(call.function.arguments || '{}');
-          } catch {
-            args = { raw: call.function.arguments };
-          }
-          let text: string;
-          if (host) {
-            text = paths.length
-              ? await runHostTool((sandbox ??= createSandbox(opts.scoutRoot ?? scoutRoot(env, req.tenant), paths)), host, args)
-              : `error: ${host} has no scope (the task's params.paths is empty)`;
-          } else if (mcpTool) {
-            text = await mcp!.call(call.function.name, args as Record<string, unknown>, req.signal);
-          } else {
-            text = (await postJson(tool!.url, args, {}, req.signal, `tool ${tool!.name} of ${what}`)).text;
-          }
+          if (!offered.some((t) => t.name === call.name) && !hostOffered.some((t) => t === call.name) && !mcp?.scopeName(call.name))
+            throw fatal(ErrorType.ToolDenied, `model asked for tool "${call.name}", which the task's scope does not allow`, req.attempt, {
+              usage,
+            });
+          const text = await runTool(call.name, parseArgs(call.arguments), req.signal);
           messages.push({ role: 'tool', tool_call_id: call.id, content: text.slice(0, 20_000) });
           usage.toolCalls++;
         }
-        const names = message.tool_calls.map((c) => mcp?.scopeName(c.function.name) ?? c.function.name);
+        const names = turn.toolCalls.map((c) => mcp?.scopeName(c.name) ?? c.name);
         return { done: false, usage, summary: `called ${names.join(', ')}`, state: { messages }, channelsHit: names, tools: names };
       }
-      const content = message.content ?? '';
+      const content = turn.text;
       let data: unknown = content;
       if (/^\s*[[{]/.test(content)) {
         try {

@@ -45,6 +45,10 @@ export interface StepRequest {
   maxOutputTokens?: number;
   /** Tells the job's stream how the step is getting on (a `subtask.step` event with `done: false` and `progress`); absent without a job stream. */
   progress?(p: StepProgress): Promise<void>;
+  /** What the step has spent so far, as it streams (cumulative): a cut step books the last one. */
+  onUsage?(usage: Usage): void;
+  /** Text of the model's turn as it streams (the host batches it into `subtask.delta` events). */
+  onText?(delta: string): void;
 }
 
 /** A step's progress note (an A2A agent's `working` status update). */

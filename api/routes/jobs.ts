@@ -199,7 +199,7 @@ export const jobRoutes: FastifyPluginAsyncZod = async (app) => {
         summary:
           'Live events of the job as Server-Sent Events (id = seq); replays from the start or after Last-Event-ID, closes after job.finished',
         description:
-          'Each event: `id: <seq>`, `event: <type>`, `data: <JobEvent JSON>`. Types: job.started, subtask.started, subtask.step, subtask.retried, subtask.finished, budget.changed, vote.decided, job.finished. Comment lines keep the connection alive.',
+          'Each event: `id: <seq>`, `event: <type>`, `data: <JobEvent JSON>`. Types: job.started, subtask.started, subtask.step, subtask.retried, subtask.delta (the text of a model turn as it streams), subtask.finished, budget.changed, vote.decided, job.finished. Comment lines keep the connection alive.',
         operationId: 'streamJobEvents',
         tags: ['jobs'],
         params: JobParams,

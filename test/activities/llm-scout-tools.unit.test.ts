@@ -1,12 +1,14 @@
 /**
  * The LLM agent's host tools (read_file, grep) against a fake OpenAI-compatible provider on
- * loopback, one step at a time (the subtask loop is tested with the real server elsewhere).
+ * loopback (chat-completions SSE, the fake provider's wire format), one step at a time (the
+ * subtask loop is tested with the real server elsewhere).
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLlmAgent } from '../../activities/agents/llm';
+import { openAiJson, openAiStream, type FakeAnswer } from '../../scripts/fake-llm-wire';
 import type { StepReply } from '../../activities/agents/types';
 import { scoutTree } from './scout-tree';
 
@@ -16,6 +18,7 @@ interface Msg {
 }
 interface ChatRequest {
   model: string;
+  stream?: boolean;
   messages: Msg[];
   tools?: { function: { name: string } }[];
 }
@@ -40,19 +43,14 @@ const server = createServer((req, res) => {
     requests.push(body);
     const last = body.messages[body.messages.length - 1];
     const call = FIRST_CALL[body.model];
-    const message =
+    const answer: FakeAnswer =
       last.role === 'tool' || !call
-        ? { role: 'assistant', content: JSON.stringify({ seen: last.content }) }
-        : {
-            role: 'assistant',
-            content: null,
-            tool_calls: [
-              { id: `call_${requests.length}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args) } },
-            ],
-          };
-    res
-      .writeHead(200, { 'content-type': 'application/json' })
-      .end(JSON.stringify({ choices: [{ index: 0, message }], usage: { prompt_tokens: 10, completion_tokens: 5 } }));
+        ? { text: JSON.stringify({ seen: last.content }), outputTokens: 5 }
+        : { toolCalls: [{ id: `call_${requests.length}`, name: call.name, arguments: JSON.stringify(call.args) }], outputTokens: 5 };
+    const charged = { requests: 0, input: 0, cached: 0, output: 0 };
+    const input = { input: 10, cached: 0 };
+    if (body.stream) void openAiStream(res, body.model, answer, input, true, charged);
+    else openAiJson(res, body.model, answer, input, charged);
   });
 });
 

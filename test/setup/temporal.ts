@@ -48,8 +48,21 @@ const ROLES = {
       maxOutputTokens: 300,
       maxDepth: 0,
     },
+    {
+      id: 'review-claude',
+      persona: 'You are a meticulous reviewer.',
+      agent: 'claude-role-player',
+      requiredSkills: ['review-checklist', 'house-style'],
+      tools: ['search'],
+      outputKinds: { code_review: ['review'] },
+      maxOutputTokens: 300,
+      maxDepth: 0,
+    },
   ],
 };
+
+/** Pricing of the agents on the SDK's other providers: cached input at a tenth. */
+const CACHED_PRICING = { inputPerMTok: 1000, outputPerMTok: 2000, cachedInputPerMTok: 100 };
 
 export default async function setup(project: TestProject) {
   // the shared worker's SDK lines go to this run's log folder (test/setup/sdk-log.ts), its errors to the console too
@@ -122,6 +135,11 @@ export default async function setup(project: TestProject) {
         { ...llmAgent('judge', 'judge'), description: 'Decides rubrics', capabilities: ['judge'], tools: [] },
         // plays the specialist roles below (a job's model picks the script: role, role-skip, …)
         { ...llmAgent('role-player', 'role'), description: 'Plays specialist roles', capabilities: [] },
+        // the same fake through the AI SDK's other providers (no capability: routing tests do not see them)
+        { ...llmAgent('claude-researcher', 'scripted'), provider: 'anthropic', capabilities: [], pricing: CACHED_PRICING },
+        { ...llmAgent('openai-researcher', 'scripted'), provider: 'openai', capabilities: [], pricing: CACHED_PRICING },
+        { ...llmAgent('quiet-researcher', 'scripted'), capabilities: [], streamEvents: false },
+        { ...llmAgent('claude-role-player', 'role'), provider: 'anthropic', capabilities: [], pricing: CACHED_PRICING },
       ],
       ...ROLES,
     }),

@@ -116,6 +116,11 @@ describe('recorded histories replay against the current workflow code', () => {
     );
     expect(subtasks.filter(hostRules).map((r) => r.workflowId)).toContain('job/rec/host-rules/stop');
     expect(subtasks.filter((r) => !hostRules(r)).map((r) => r.workflowId)).toContain('job/rec/outcomes/halt');
+    // and of host rules 2: a step cut by the latency budget, cancelled and awaited for what it spent
+    const cutAwaited = (r: RecordedRun) =>
+      (firstInput(r) as { hostRules?: number } | undefined)?.hostRules === 2 &&
+      JSON.stringify(r.history).includes('ACTIVITY_TASK_CANCEL_REQUESTED');
+    expect(subtasks.filter(cutAwaited).map((r) => r.workflowId)).toContain('job/rec/cut-steps/cut');
     // and of `scout`: a root that settles its scout before its record, and roots without one
     const settlesScout = (r: RecordedRun) => JSON.stringify(r.history).includes('"finishScout"');
     expect(roots.filter(settlesScout).map((r) => r.workflowId)).toEqual(['job/rec/scout']);

@@ -7,11 +7,13 @@
  *   hostRules 1 ────────── stop conditions between steps · a budget halt explained, and partial
  *                          even before the first step · one summary re-prompt (research contract)
  *                          · the rules' state carried through continue-as-new
+ *   hostRules 2 ────────── and a step cut by the latency budget or a cancel books what it spent
+ *                          (the step's cancellation is awaited for the usage it carries)
  */
 import { parseStopConditions, type StopCondition } from '../../core/stop-conditions';
 
 /** The host rules jobs start subtasks with (input `hostRules`). */
-export const HOST_RULES = 1;
+export const HOST_RULES = 2;
 
 /** What a run enforces, decided once from its input. */
 export interface HostRules {
@@ -29,6 +31,8 @@ export interface HostRules {
   readonly repromptSummary: boolean;
   /** stoppedBy, notes, the summary re-prompt and schemaValid go into the carry. */
   readonly carryRuleState: boolean;
+  /** A cut step's activity is cancelled and awaited (WAIT_CANCELLATION_COMPLETED): the usage it reports is booked. */
+  readonly bookCutSteps: boolean;
 }
 
 /**
@@ -47,5 +51,6 @@ export function hostRules(version: number | undefined, stopConditions: readonly 
     budgetHaltIsPartial: on,
     repromptSummary: on,
     carryRuleState: on,
+    bookCutSteps: v >= 2,
   };
 }

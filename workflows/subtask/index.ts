@@ -253,7 +253,7 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
       now,
     });
     const sent = stepInput(r, { ...step, maxAttempts: policy.retry.maxAttempts, role: roleHost?.stepFields() }, now);
-    const outcome = await runStep(options, sent, sent.budgetLeft.latencySeconds, () => r.cancelRequested, cutter);
+    const outcome = await runStep(options, sent, sent.budgetLeft.latencySeconds, () => r.cancelRequested, cutter, rules.bookCutSteps);
     const where = {
       pastDeadline: pastDeadline(deadline, Date.now()),
       queue: stepQueue() ?? workflowInfo().taskQueue,

@@ -7,6 +7,7 @@
  *   TaskResult ──finishRun──> sink · upsert outcome ──> return | throw SubtaskFailed(result)
  */
 import {
+  ActivityCancellationType,
   ApplicationFailure,
   CancellationScope,
   condition,
@@ -100,17 +101,25 @@ export class StepCutter {
     this.scope?.cancel();
   }
 
-  /** Runs one step in its own scope, which `cut()` cancels. */
-  async run(step: () => Promise<AgentStepOutput>, maxAttempts: number): Promise<StepOutcome> {
+  /**
+   * Runs one step in its own scope, which `cut()` cancels; with `bookCut` (hostRules 2) a cut step
+   * is awaited until it acknowledges, and what it reports having spent comes back with the cut.
+   */
+  async run(step: () => Promise<AgentStepOutput>, maxAttempts: number, bookCut: boolean): Promise<StepOutcome> {
     const scope = (this.scope = new CancellationScope());
     try {
       const running = scope.run(step);
       // a cancel that came before the step started: as if it came right after
       if (this.cutRequested) scope.cancel();
-      return { kind: 'ok', out: await running };
+      const out = await running;
+      // a step that finished its turn after being cut (it acknowledges only then) is still cut
+      if (this.cutRequested && bookCut) return { kind: 'cancel', usage: out.usage };
+      return { kind: 'ok', out };
     } catch (err) {
+      const failure = classify(err, maxAttempts);
       // a failure that beat the cancel to the step is still a failure, as when a watcher raced it
-      return this.cutRequested && isCancellation(err) ? { kind: 'cancel' } : { kind: 'failed', failure: classify(err, maxAttempts) };
+      if (!this.cutRequested || !isCancellation(err)) return { kind: 'failed', failure };
+      return bookCut && failure.usage ? { kind: 'cancel', usage: failure.usage } : { kind: 'cancel' };
     } finally {
       this.scope = undefined;
     }
@@ -119,8 +128,10 @@ export class StepCutter {
 
 /**
  * One step, raced against the latency budget (`latencyLeft` seconds; undefined: none) and the
- * cancel signal. A cut step's activity is cancelled and awaited. Without a latency budget the
- * cancel signal reaches the step through `cutter` alone: one scope per step, no watcher.
+ * cancel signal. A cut step's activity is cancelled and awaited; with `bookCut` (hostRules 2)
+ * until it acknowledges, so the usage it reports (or its last heartbeat's) comes back with the cut.
+ * Without a latency budget the cancel signal reaches the step through `cutter` alone: one scope
+ * per step, no watcher.
  */
 export async function runStep(
   options: ActivityOptions,
@@ -128,9 +139,12 @@ export async function runStep(
   latencyLeft: number | undefined,
   cancelled: () => boolean,
   cutter: StepCutter,
+  bookCut = false,
 ): Promise<StepOutcome> {
-  const { agentStep } = proxyActivities<Activities>(options);
-  if (latencyLeft === undefined) return cutter.run(() => agentStep(input), input.maxAttempts ?? 1);
+  const { agentStep } = proxyActivities<Activities>(
+    bookCut ? { ...options, cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED } : options,
+  );
+  if (latencyLeft === undefined) return cutter.run(() => agentStep(input), input.maxAttempts ?? 1, bookCut);
   const stepScope = new CancellationScope();
   const step = stepScope
     .run(() => agentStep(input))
@@ -151,8 +165,9 @@ export async function runStep(
     return first;
   }
   stepScope.cancel();
-  await step;
-  return first;
+  const cut = await step;
+  const usage = cut.kind === 'failed' ? cut.failure.usage : cut.kind === 'ok' ? cut.out.usage : undefined;
+  return bookCut && usage ? { ...first, usage } : first;
 }
 
 /**

@@ -26,7 +26,11 @@ export interface StepFailure {
 
 /** How a step ended: its output, its failure, the cancel signal, or the latency budget cutting it. */
 export type StepOutcome =
-  { kind: 'ok'; out: AgentStepOutput } | { kind: 'failed'; failure: StepFailure } | { kind: 'cancel' } | { kind: 'latency' };
+  | { kind: 'ok'; out: AgentStepOutput }
+  | { kind: 'failed'; failure: StepFailure }
+  /** `usage`: what the cut step reported it had spent (hostRules 2), booked. */
+  | { kind: 'cancel'; usage?: Usage }
+  | { kind: 'latency'; usage?: Usage };
 
 /** What the loop does after a step. */
 export type AfterStep =
@@ -84,6 +88,8 @@ export interface FailureContext {
 
 /** A step's outcome applied to the state; `awaitingSummary` from before the step (`awaitsSummary`). */
 export function applyOutcome(s: RunningState, o: StepOutcome, awaitingSummary: boolean, ctx: FailureContext): AfterStep {
+  // a cut step was paid for as far as it went
+  if ((o.kind === 'cancel' || o.kind === 'latency') && o.usage) charge(s.ledger, o.usage);
   if (o.kind === 'cancel') {
     s.attempts += 1;
     halt(s, 'cancelled');

@@ -1,4 +1,4 @@
-/** The host rules as one object: what a run started without them keeps, and what version 1 enforces. */
+/** The host rules as one object: what a run started without them keeps, and what versions 1 and 2 enforce. */
 import { describe, expect, it } from 'vitest';
 import { HOST_RULES, hostRules } from '../../../workflows/subtask/host-rules';
 
@@ -12,14 +12,16 @@ describe('hostRules', () => {
       budgetHaltIsPartial: false,
       repromptSummary: false,
       carryRuleState: false,
+      bookCutSteps: false,
     });
   });
 
-  it('jobs start subtasks with version 1: every rule on, the stop conditions parsed once', () => {
-    expect(HOST_RULES).toBe(1);
+  it('jobs start subtasks with version 2: every rule on, the stop conditions parsed once', () => {
+    expect(HOST_RULES).toBe(2);
     const r = hostRules(HOST_RULES, ['Confidence ≥ 0.8', 'budget is exhausted', 'cites two sources']);
     expect(r).toMatchObject({
-      version: 1,
+      version: 2,
+      bookCutSteps: true,
       explainBudgetHalt: true,
       budgetHaltIsPartial: true,
       repromptSummary: true,
@@ -27,7 +29,7 @@ describe('hostRules', () => {
     });
     expect(r.stopConditions.map((c) => c.kind)).toEqual(['threshold', 'budget_exhausted', 'rubric']);
     expect(r.haltOnBudget).toEqual({ kind: 'budget_exhausted', text: 'budget is exhausted' });
-    expect(hostRules(1, undefined)).toMatchObject({ stopConditions: [], haltOnBudget: undefined });
+    expect(hostRules(1, undefined)).toMatchObject({ stopConditions: [], haltOnBudget: undefined, bookCutSteps: false });
   });
 
   it('keeps the conditions that parse from a TaskSpec the API did not check', () => {

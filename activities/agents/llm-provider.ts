@@ -1,0 +1,235 @@
+/**
+ * One model turn on the AI SDK: the agent's provider and model, the conversation (kept in the
+ * chat-completions shape the step state has always had), the offered tools WITHOUT execute (a
+ * tool call comes back to the host, which checks and runs it), and the usage read as it streams.
+ *
+ *   chat messages ──toModelMessages──> streamText(model, tools, maxOutputTokens, abortSignal)
+ *     text-delta ──> onText            raw usage / deltas counted ──> onUsage (estimate so far)
+ *     finish-step ──> the provider's usage ──> TurnResult { text, toolCalls, usage }
+ */
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createGoogleGenerativeAI } from '@ai-sdk/google';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { jsonSchema, streamText, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
+import type { LlmAgentConfig } from '../../schemas';
+import { startHttpCall } from '../../telemetry/tracing';
+import { AgentFatalError, AgentRetryableError } from '../errors';
+import { expandEnv } from './remote';
+
+/** A chat message of the step state (the chat-completions shape; older states have it too). */
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string | null;
+  tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
+  tool_call_id?: string;
+}
+
+/** A tool as offered to the model (the chat-completions function shape). */
+export interface ToolDef {
+  type: string;
+  function: { name: string; description?: string; parameters?: Record<string, unknown> };
+}
+
+/** Tokens of one turn: all input (cached included), the cached part of it, and output. */
+export interface TurnTokens {
+  input: number;
+  cached: number;
+  output: number;
+}
+
+/** What one turn answered. */
+export interface TurnResult {
+  text: string;
+  toolCalls: { id: string; name: string; arguments: string }[];
+  tokens: TurnTokens;
+}
+
+/** A fetch for the providers: a client span per call, and no redirects followed (a key must not travel to another host). */
+const tracedFetch = (what: string): typeof fetch =>
+  (async (url: string | URL | Request, init?: RequestInit) => {
+    const call = startHttpCall(init?.method ?? 'POST', String(url), what);
+    try {
+      const res = await fetch(url, {
+        ...init,
+        redirect: 'manual',
+        headers: { ...(init?.headers as Record<string, string>), ...call.headers },
+      });
+      call.end(res.status);
+      return res;
+    } catch (err) {
+      call.end(undefined, err);
+      throw err;
+    }
+  }) as typeof fetch;
+
+/** The agent's model on its provider; `modelId` overrides the configured one (a job's model). */
+export function languageModel(cfg: LlmAgentConfig, env: NodeJS.ProcessEnv, modelId: string): LanguageModel {
+  const apiKey = cfg.apiKey ? expandEnv(cfg.apiKey, env) : undefined;
+  const base = { ...(cfg.baseUrl ? { baseURL: cfg.baseUrl.replace(/\/$/, '') } : {}), fetch: tracedFetch(`agent ${cfg.id}`) };
+  switch (cfg.provider) {
+    case 'anthropic':
+      return createAnthropic({ ...base, apiKey: apiKey ?? '' })(modelId);
+    case 'google':
+      return createGoogleGenerativeAI({ ...base, apiKey: apiKey ?? '' })(modelId);
+    case 'openai':
+      // chat completions: the wire format every OpenAI-like server shares (usage in the stream included)
+      return createOpenAI({ ...base, apiKey: apiKey ?? '' }).chat(modelId);
+    default:
+      return createOpenAICompatible({ ...base, baseURL: base.baseURL!, name: cfg.id, ...(apiKey ? { apiKey } : {}), includeUsage: true })(
+        modelId,
+      );
+  }
+}
+
+/** The state's chat messages as the AI SDK's; `cacheBreakpoint`: the index of the message that ends a cache-stable prefix (Anthropic cache control). */
+export function toModelMessages(messages: ChatMessage[], cacheBreakpoint?: number): ModelMessage[] {
+  const names = new Map<string, string>();
+  const cache = { anthropic: { cacheControl: { type: 'ephemeral' } } } as const;
+  return messages.map((m, i): ModelMessage => {
+    const mark = i === cacheBreakpoint ? { providerOptions: cache } : {};
+    if (m.role === 'system') return { role: 'system', content: m.content ?? '', ...mark };
+    if (m.role === 'user') return { role: 'user', content: m.content ?? '', ...mark };
+    if (m.role === 'tool') {
+      const toolName = names.get(m.tool_call_id ?? '') ?? 'tool';
+      return {
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId: m.tool_call_id ?? '', toolName, output: { type: 'text', value: m.content ?? '' } }],
+      };
+    }
+    const parts: Exclude<Extract<ModelMessage, { role: 'assistant' }>['content'], string> = [];
+    if (m.content) parts.push({ type: 'text', text: m.content });
+    for (const c of m.tool_calls ?? []) {
+      names.set(c.id, c.function.name);
+      parts.push({ type: 'tool-call', toolCallId: c.id, toolName: c.function.name, input: parseArgs(c.function.arguments) });
+    }
+    return { role: 'assistant', content: parts, ...mark };
+  });
+}
+
+/** A tool call's arguments as the host reads them: the JSON, or `{raw}` when the model wrote none. */
+export function parseArgs(text: string | undefined): unknown {
+  try {
+    return JSON.parse(text || '{}');
+  } catch {
+    return { raw: text };
+  }
+}
+
+/** The offered tools as the SDK's, without execute: every call the model makes comes back to the host. */
+export function toolSet(defs: ToolDef[]): ToolSet {
+  return Object.fromEntries(
+    defs.map((d) => [
+      d.function.name,
+      { description: d.function.description ?? '', inputSchema: jsonSchema((d.function.parameters ?? { type: 'object' }) as never) },
+    ]),
+  );
+}
+
+/** A turn's cost by the agent's pricing: cached input at its own price where the agent has one. */
+export function costOf(pricing: LlmAgentConfig['pricing'], t: TurnTokens): number {
+  const cachedPrice = pricing.cachedInputPerMTok ?? pricing.inputPerMTok;
+  return ((t.input - t.cached) * pricing.inputPerMTok + t.cached * cachedPrice + t.output * pricing.outputPerMTok) / 1e6;
+}
+
+/** What a provider's raw stream chunk says of usage (OpenAI's final chunk, Anthropic's message_start / message_delta). */
+function rawUsage(raw: unknown, t: TurnTokens): void {
+  const r = raw as {
+    type?: string;
+    usage?: {
+      prompt_tokens?: number;
+      completion_tokens?: number;
+      prompt_tokens_details?: { cached_tokens?: number };
+      output_tokens?: number;
+    };
+    message?: { usage?: { input_tokens?: number; cache_read_input_tokens?: number; cache_creation_input_tokens?: number } };
+  };
+  const start = r?.type === 'message_start' ? r.message?.usage : undefined;
+  if (start) {
+    t.cached = start.cache_read_input_tokens ?? 0;
+    t.input = (start.input_tokens ?? 0) + t.cached + (start.cache_creation_input_tokens ?? 0);
+  }
+  if (r?.type === 'message_delta' && typeof r.usage?.output_tokens === 'number') t.output = r.usage.output_tokens;
+  if (typeof r?.usage?.prompt_tokens === 'number') {
+    t.input = r.usage.prompt_tokens;
+    t.cached = r.usage.prompt_tokens_details?.cached_tokens ?? 0;
+    t.output = r.usage.completion_tokens ?? t.output;
+  }
+}
+
+/** Options of one turn. */
+export interface TurnOptions {
+  model: LanguageModel;
+  messages: ChatMessage[];
+  tools: ToolDef[];
+  maxOutputTokens: number;
+  signal: AbortSignal;
+  what: string;
+  /** The message ending the cache-stable prefix (roles' first request). */
+  cacheBreakpoint?: number;
+  /** Each piece of text as it streams. */
+  onText?: (delta: string) => void;
+  /** The tokens so far: the provider's counts where it sent them, otherwise an estimate (prompt characters / 4 from the moment the request goes out, one output token per delta). */
+  onTokens?: (t: TurnTokens) => void;
+}
+
+/** Runs one model turn, streaming; throws AgentRetryableError / AgentFatalError as the provider's answer says. */
+export async function streamTurn(o: TurnOptions): Promise<TurnResult> {
+  const promptChars = o.messages.reduce(
+    (n, m) => n + (m.content?.length ?? 0) + (m.tool_calls ? JSON.stringify(m.tool_calls).length : 0),
+    0,
+  );
+  const t: TurnTokens = { input: Math.ceil(promptChars / 4), cached: 0, output: 0 };
+  let deltas = 0;
+  let failure: unknown;
+  const result = streamText({
+    model: o.model,
+    messages: toModelMessages(o.messages, o.cacheBreakpoint),
+    allowSystemInMessages: true,
+    ...(o.tools.length ? { tools: toolSet(o.tools) } : {}),
+    maxOutputTokens: o.maxOutputTokens,
+    // the step's retry policy is Temporal's
+    maxRetries: 0,
+    abortSignal: o.signal,
+    includeRawChunks: true,
+    onError: ({ error }) => void (failure ??= error),
+  });
+  let text = '';
+  const toolCalls: TurnResult['toolCalls'] = [];
+  let finished = false;
+  // the request goes out now: its input is spent from here on, also if the turn is cut before any answer
+  o.onTokens?.({ ...t });
+  for await (const part of result.fullStream) {
+    if (part.type === 'raw') rawUsage(part.rawValue, t);
+    else if (part.type === 'text-delta') {
+      text += part.text;
+      if (part.text) deltas++;
+      o.onText?.(part.text);
+    } else if (part.type === 'tool-input-delta') deltas++;
+    else if (part.type === 'tool-call')
+      toolCalls.push({ id: part.toolCallId, name: part.toolName, arguments: JSON.stringify(part.input ?? {}) });
+    else if (part.type === 'finish-step') {
+      const u = part.usage;
+      t.input = u.inputTokens ?? t.input;
+      t.cached = u.inputTokenDetails?.cacheReadTokens ?? u.cachedInputTokens ?? t.cached;
+      t.output = u.outputTokens ?? t.output;
+      finished = true;
+    } else if (part.type === 'error') failure ??= part.error;
+    else continue;
+    if (!finished) t.output = Math.max(t.output, deltas);
+    if (part.type !== 'tool-call') o.onTokens?.({ ...t });
+  }
+  if (o.signal.aborted) throw o.signal.reason ?? new Error('aborted');
+  if (failure) throw providerError(failure, o.what);
+  if (!finished) throw new AgentRetryableError(`${o.what} ended its stream before the turn finished`);
+  return { text, toolCalls, tokens: t };
+}
+
+/** A provider error as the host's: 429, 5xx and network errors retryable, other statuses final; never the body (it may echo a key). */
+function providerError(err: unknown, what: string): Error {
+  const e = err as { statusCode?: number; name?: string; isRetryable?: boolean };
+  const status = e?.statusCode;
+  if (status !== undefined && status < 500 && status !== 429) return new AgentFatalError(`${what} answered ${status}`);
+  if (status !== undefined) return new AgentRetryableError(`${what} answered ${status}`);
+  return new AgentRetryableError(`${what} failed (${e?.name ?? 'error'})`);
+}
