@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { createAgentActivities, type AgentActivityDeps } from './agent-step';
 import { createArchiveActivities, type ArchiveDeps } from './archive';
+import { createInboxActivities } from './inbox';
 import { createJudgeActivities } from './judge';
 import { createScoutActivities } from './scout/commit';
 import { scoutRoot } from './scout/sandbox';
@@ -13,6 +14,7 @@ import { createRoleActivities, loadRoleCatalog } from './roles';
 export type { AgentStepInput, AgentStepOutput, ResolveAgentInput, ResolvedAgent, StepObserver } from './agent-step';
 export { createLoadRouter, describeWithClient, type LoadRouter, type RouteDecision } from './load-router';
 export type { JudgeInput, JudgeOutput } from './judge';
+export type { SettleInboxInput } from './inbox';
 export { loadRoleCatalog, type RoleCatalog, type LoadedSkill } from './roles';
 export type { ScoutJobInput } from './scout/commit';
 export { createCircuitBreaker, type CircuitBreaker, type CircuitState } from './circuit-breaker';
@@ -52,6 +54,7 @@ export function createActivities(
     ...createRoleActivities(deps),
     ...createWebhookActivities(deps.webhook ?? {}),
     ...createArchiveActivities(deps.archive),
+    ...createInboxActivities(deps.archive.record),
     ...createScoutActivities({
       scouts: deps.archive.record.scouts,
       events: deps.archive.record.events,

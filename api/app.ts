@@ -26,6 +26,7 @@ import { bindRequestLogIds, redactingChildLogger } from './request-log';
 import { withExamples } from './openapi-examples';
 import { createJobService, type JobService } from './job-service';
 import { installRateLimit } from './quotas';
+import { approvalRoutes } from './routes/approvals';
 import { jobRoutes } from './routes/jobs';
 import { mcpRoutes } from './routes/mcp';
 import { systemRoutes } from './routes/system';
@@ -118,6 +119,7 @@ export async function buildApp({ config, client, registry, tenants, record, fast
         { name: 'agents', description: 'The agent catalogue' },
         { name: 'reports', description: "Search and sum up the tenant's finished jobs (the durable record)" },
         { name: 'webhooks', description: 'Completion webhooks: signing secret' },
+        { name: 'approvals', description: 'Humans and parents in the loop: approvals, questions, budget waits' },
         { name: 'system', description: 'Health and readiness' },
       ],
       components: {
@@ -135,6 +137,7 @@ export async function buildApp({ config, client, registry, tenants, record, fast
   await app.register(systemRoutes);
   await app.register(jobRoutes);
   await app.register(subtaskRoutes);
+  await app.register(approvalRoutes);
   await app.register(scoutRoutes);
   await app.register(webhookRoutes);
   await app.register(reportRoutes);

@@ -4,6 +4,7 @@ import { openRecordDb, type RecordLocation } from './db';
 import { createRecordStore, type RecordStore } from './store';
 
 export { createJobEvents, type JobEvents } from './events';
+export { createInbox, INBOX_PAGE, type Inbox, type InboxFilter, type InboxSettle } from './inbox';
 export {
   createScoutStore,
   decodeScoutCursor,

@@ -57,6 +57,18 @@ const scoutIndexes = [
   'CREATE INDEX scouts_by_age ON scouts (created_at) WHERE feature_slug IS NULL',
 ];
 
+/** The inbox table: `big` is the type of epoch ms. */
+const inboxTable = (big: string) => `CREATE TABLE inbox (
+  tenant TEXT NOT NULL, id TEXT NOT NULL, kind TEXT NOT NULL, reason TEXT NOT NULL, state TEXT NOT NULL,
+  job_id TEXT NOT NULL, task_id TEXT, workflow_id TEXT NOT NULL, labels TEXT NOT NULL, detail TEXT NOT NULL, on_timeout TEXT NOT NULL,
+  requested_at ${big} NOT NULL, expires_at ${big} NOT NULL, decided_at ${big}, decided_by TEXT, note TEXT, answer TEXT,
+  PRIMARY KEY (tenant, id))`;
+
+const inboxIndexes = [
+  'CREATE INDEX inbox_by_state ON inbox (tenant, state, requested_at)',
+  'CREATE INDEX inbox_by_job ON inbox (tenant, job_id, requested_at)',
+];
+
 /** Every migration, oldest first. Append only: a released migration never changes. */
 export const MIGRATIONS: Migration[] = [
   {
@@ -95,6 +107,12 @@ export const MIGRATIONS: Migration[] = [
     name: '0003_scouts',
     sqlite: [`CREATE TABLE scouts (${scoutColumns('INTEGER')})`, ...scoutIndexes],
     postgres: [`CREATE TABLE scouts (${scoutColumns('BIGINT')})`, ...scoutIndexes],
+  },
+  {
+    // the inbox: approvals, questions and budget waits; pending ones listed per tenant without asking Temporal
+    name: '0004_inbox',
+    sqlite: [inboxTable('INTEGER'), ...inboxIndexes],
+    postgres: [inboxTable('BIGINT'), ...inboxIndexes],
   },
 ];
 

@@ -13,6 +13,7 @@ import { fromMicros, toMicros } from '../core/money';
 import type { RecordDb, RecordTables } from './db';
 import { createJobEvents } from './events';
 import { createScoutStore } from './scouts';
+import { createInbox } from './inbox';
 import { searchText, tokens } from './tokens';
 
 /** What the archive activity writes: one finished root job, its result whole (stitched). */
@@ -151,6 +152,8 @@ export function createRecordStore(rdb: RecordDb, { sparseText = SPARSE }: { spar
     events: createJobEvents(rdb),
     /** The code scouts (see scouts.ts). */
     scouts: createScoutStore(rdb),
+    /** Approvals, questions and budget waits (see inbox.ts). */
+    inbox: createInbox(rdb),
 
     /** Writes a finished job once; a second call for the same job writes nothing. `beforeCommit` runs inside the transaction. */
     async archive(input: ArchiveInput, beforeCommit?: () => Promise<void>): Promise<{ created: boolean; bytes: number }> {

@@ -15,3 +15,4 @@ export * from './events';
 export * from './role';
 export * from './role-output';
 export * from './breaker';
+export * from './approval';

@@ -43,6 +43,31 @@ export interface StepRequest {
   model?: string;
   /** Output-token cap of one model turn after routing (the lower of the role's and the job's). */
   maxOutputTokens?: number;
+  /** The answer to the question the previous step asked (`StepReply.ask`), checked against its answerSchema. */
+  answer?: StepAnswer;
+  /** Steering messages sent to the subtask since its previous step (an llm agent reads them as user turns). */
+  messages?: SteeringNote[];
+}
+
+/** A question's answer, handed to the step after the one that asked. */
+export interface StepAnswer {
+  question: string;
+  answer: unknown;
+  note?: string;
+  by: string;
+}
+
+/** A steering message for the next step. */
+export interface SteeringNote {
+  text: string;
+  from?: string;
+}
+
+/** A question instead of a result: the subtask waits for the answer (the inbox), then runs the next step with it. */
+export interface StepAsk {
+  question: string;
+  /** JSON Schema the answer must satisfy (checked by the API when it is given). */
+  answerSchema?: Record<string, unknown>;
 }
 
 /** What an agent returns from one step. */
@@ -59,6 +84,8 @@ export interface StepReply {
   channelsHit?: string[];
   /** Carried to the next step. */
   state?: unknown;
+  /** A question for the parent (or a human) instead of a result: the subtask waits for its answer. */
+  ask?: StepAsk;
 }
 
 /** A registered agent: its manifest, its params schema and its step function. */
