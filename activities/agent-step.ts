@@ -377,7 +377,9 @@ export function createAgentActivities({ registry, stepLogPath, breaker, events, 
       attempt,
       ...(schemaValid !== undefined ? { schemaValid } : {}),
       // a question is asked only by a step that is not done; its text and schema are bounded like any payload
-      ...(reply.ask && !reply.done ? { ask: { question: String(reply.ask.question).slice(0, 10_000), answerSchema: reply.ask.answerSchema } } : {}),
+      ...(reply.ask && !reply.done
+        ? { ask: { question: String(reply.ask.question).slice(0, 10_000), answerSchema: reply.ask.answerSchema } }
+        : {}),
     };
   }
 }

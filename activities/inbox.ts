@@ -28,7 +28,15 @@ export function createInboxActivities(record: Pick<RecordStore, 'inbox' | 'event
         {
           key: `approval:${id}`,
           type: kind === 'budget' ? 'budget.reached' : 'approval.requested',
-          data: { approvalId: id, kind, reason, ...(taskId ? { taskId } : {}), detail, onTimeout, expiresAt: new Date(expiresAt).toISOString() },
+          data: {
+            approvalId: id,
+            kind,
+            reason,
+            ...(taskId ? { taskId } : {}),
+            detail,
+            onTimeout,
+            expiresAt: new Date(expiresAt).toISOString(),
+          },
           at: item.requestedAt,
         },
       ]);

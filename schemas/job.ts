@@ -54,7 +54,9 @@ export const TaskSpecSchema = z
       .optional()
       .describe('when the budget runs out before the agent is done, wait this long for a top-up before halting (default 0)'),
     retry: RetrySchema.optional(),
-    approval: ApprovalPolicySchema.optional().describe('wait for a human (or the parent) to approve: before the start, a costly step, a named tool'),
+    approval: ApprovalPolicySchema.optional().describe(
+      'wait for a human (or the parent) to approve: before the start, a costly step, a named tool',
+    ),
     allowQuestions: z
       .boolean()
       .optional()

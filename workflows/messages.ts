@@ -74,7 +74,8 @@ export const subtaskMessages = {
   cancel: 'Hard stop: cancel the step in flight and return the work so far',
   grant: 'From the parent job: add budget (already reserved there) to this subtask',
   status: 'Phase, steps and the ledger (limit, spent, remaining per axis) of this subtask',
-  decide: 'Decide the approval or answer the question this subtask waits on: `{ id, state: approved|rejected|answered, answer?, note?, by, at }`',
+  decide:
+    'Decide the approval or answer the question this subtask waits on: `{ id, state: approved|rejected|answered, answer?, note?, by, at }`',
   message: 'A steering message `{ text, from? }`: the next step receives it',
 } as const;
 

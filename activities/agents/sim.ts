@@ -93,7 +93,13 @@ export const simAgent: AgentDefinition<SimParams> = {
     };
     if (p.ask && step === p.ask.atStep && !answer) {
       const { question, answerSchema } = p.ask;
-      return { done: false, usage, summary: `sim asks: ${question}`, ask: { question, answerSchema }, state: { stepsDone: step + 1, ...heard } };
+      return {
+        done: false,
+        usage,
+        summary: `sim asks: ${question}`,
+        ask: { question, answerSchema },
+        state: { stepsDone: step + 1, ...heard },
+      };
     }
     const done = step + 1 >= p.steps;
     const final =

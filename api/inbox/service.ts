@@ -60,13 +60,22 @@ export function createInboxService({ client, record, config, publicUrl }: InboxD
       const schema = item.detail.answerSchema as Record<string, unknown> | undefined;
       if (schema) {
         const checked = await schemaThreads.validate(schema, body.answer, { owner: tenant });
-        if (!checked.ok) throw new HttpProblem(422, 'Unprocessable answer', `the question's answerSchema cannot be checked: ${checked.error}`);
-        if (checked.why) throw new HttpProblem(422, 'Unprocessable answer', "the answer does not satisfy the question's answerSchema", answerErrors(checked.why));
+        if (!checked.ok)
+          throw new HttpProblem(422, 'Unprocessable answer', `the question's answerSchema cannot be checked: ${checked.error}`);
+        if (checked.why)
+          throw new HttpProblem(
+            422,
+            'Unprocessable answer',
+            "the answer does not satisfy the question's answerSchema",
+            answerErrors(checked.why),
+          );
       }
       return { ...base, state: 'answered', answer: body.answer };
     }
     if (item.kind !== 'question' && body.decision === undefined)
-      throw new HttpProblem(400, 'Invalid request', `an ${item.kind} takes a decision`, [{ path: 'body.decision', message: 'approve or reject' }]);
+      throw new HttpProblem(400, 'Invalid request', `an ${item.kind} takes a decision`, [
+        { path: 'body.decision', message: 'approve or reject' },
+      ]);
     return { ...base, state: body.decision === 'approve' ? 'approved' : 'rejected' };
   }
 

@@ -67,7 +67,8 @@ export const approvalRoutes: FastifyPluginAsyncZod = async (app) => {
     '/v1/approvals/:id',
     {
       schema: {
-        summary: 'Approve or reject an approval (or budget wait), or answer a question; 409 once decided, 422 for an answer its schema refuses',
+        summary:
+          'Approve or reject an approval (or budget wait), or answer a question; 409 once decided, 422 for an answer its schema refuses',
         operationId: 'decideApproval',
         tags: ['approvals'],
         params: ItemParams,
@@ -127,7 +128,8 @@ export const approvalRoutes: FastifyPluginAsyncZod = async (app) => {
     '/v1/jobs/:jobId/subtasks/:taskId/messages',
     {
       schema: {
-        summary: "Steer a running subtask: its next step receives the message (an llm agent as a user turn); in the stream and the result's notes",
+        summary:
+          "Steer a running subtask: its next step receives the message (an llm agent as a user turn); in the stream and the result's notes",
         operationId: 'steerSubtask',
         tags: ['jobs'],
         params: z.strictObject({ jobId: IdSchema, taskId: IdSchema }),

@@ -170,7 +170,10 @@ export class JobChildren {
               ...common,
               args: [
                 {
-                  spec: { ...withJobRules(withContextSeed(task, context.contextSeed ?? []), input.spec).job!, jobId: `${input.spec.jobId}/${task.id}` },
+                  spec: {
+                    ...withJobRules(withContextSeed(task, context.contextSeed ?? []), input.spec).job!,
+                    jobId: `${input.spec.jobId}/${task.id}`,
+                  },
                   tenant: s.tenant,
                   depth: s.isBatch(task.id) ? s.depth : s.depth + 1,
                   maxDepth: s.maxDepth,

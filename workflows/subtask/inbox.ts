@@ -70,7 +70,12 @@ export function questionOf(s: RunningState, ask: StepAsk): ItemSpec {
     kind: 'question',
     reason: 'question',
     question: ask.question,
-    detail: { agentId: s.agentId, step: s.steps - 1, question: ask.question, ...(ask.answerSchema ? { answerSchema: ask.answerSchema } : {}) },
+    detail: {
+      agentId: s.agentId,
+      step: s.steps - 1,
+      question: ask.question,
+      ...(ask.answerSchema ? { answerSchema: ask.answerSchema } : {}),
+    },
   };
 }
 
@@ -132,7 +137,8 @@ export function afterWait(s: RunningState, item: PendingItem): AfterWait {
     return 'halt';
   }
   s.notes.push(`${what} ${item.id} ${d.state} by ${d.by}${note}`);
-  if (d.state === 'answered') s.hitl.answer = { question: item.question ?? '', answer: d.answer, by: d.by, ...(d.note ? { note: d.note } : {}) };
+  if (d.state === 'answered')
+    s.hitl.answer = { question: item.question ?? '', answer: d.answer, by: d.by, ...(d.note ? { note: d.note } : {}) };
   else grant(s, item);
   return 'go';
 }
@@ -174,12 +180,14 @@ export function delivered(s: SubtaskState, given: StepHumanInput, step: number):
   if (given.answer) s.hitl.answer = undefined;
   const n = given.messages?.length ?? 0;
   s.hitl.messages.splice(0, n);
-  for (const m of given.messages ?? []) s.notes.push(`message${m.from ? ` from ${m.from}` : ''} received by step ${step}: ${m.text.slice(0, 500)}`);
+  for (const m of given.messages ?? [])
+    s.notes.push(`message${m.from ? ` from ${m.from}` : ''} received by step ${step}: ${m.text.slice(0, 500)}`);
 }
 
 /** Messages no step received before the subtask ended: said in the notes. */
 export function undelivered(s: SubtaskState): void {
-  for (const m of s.hitl.messages.splice(0)) s.notes.push(`message${m.from ? ` from ${m.from}` : ''} not delivered (the subtask ended): ${m.text.slice(0, 500)}`);
+  for (const m of s.hitl.messages.splice(0))
+    s.notes.push(`message${m.from ? ` from ${m.from}` : ''} not delivered (the subtask ended): ${m.text.slice(0, 500)}`);
 }
 
 /** The human inputs of one step. */
@@ -204,7 +212,9 @@ export interface HitlState {
 }
 
 /** The carried part: what must survive continue-as-new (absent when there is nothing, so old carries read back). */
-export type HitlCarry = Partial<Pick<HitlState, 'approvedStart' | 'spendApprovedStep' | 'approvedTools' | 'lastCostUsd' | 'answer' | 'messages'>>;
+export type HitlCarry = Partial<
+  Pick<HitlState, 'approvedStart' | 'spendApprovedStep' | 'approvedTools' | 'lastCostUsd' | 'answer' | 'messages'>
+>;
 
 /** A fresh (or carried) human-in-the-loop state. */
 export function newHitl(carry?: HitlCarry): HitlState {

@@ -42,7 +42,18 @@ import { finishRun, judgeActivity, resolveAgent, runStep, stepOptions, stepPolic
 import { carryOf, elapsedSeconds, newState, resolved, spentAxes, type RunningState, type SubtaskCarry } from './state';
 import { applyOutcome, stepInput } from './step';
 import { applyStopHit, applyVerdict, checkStops, judgeFailed, judgeInput } from './stops';
-import { afterBudgetWait, afterWait, approvalNeeded, delivered, forStep, questionOf, toolApproval, undelivered, waitRule, type ItemSpec } from './inbox';
+import {
+  afterBudgetWait,
+  afterWait,
+  approvalNeeded,
+  delivered,
+  forStep,
+  questionOf,
+  toolApproval,
+  undelivered,
+  waitRule,
+  type ItemSpec,
+} from './inbox';
 import { handleHumans, INBOX_BUDGET_PATCH, messagesReceived, waitForHuman, type InboxTarget } from './waits';
 
 export { HOST_RULES } from './host-rules';
@@ -185,7 +196,14 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
     if (patched(INBOX_BUDGET_PATCH)) {
       // budget.reached on the job's stream and in the inbox: a top-up ends the wait, a rejection gives up
       const detail = { spent: spentAxes(r, Date.now()), ledger: ledgerNow() };
-      await waitForHuman(r, { kind: 'budget', reason: 'budget', detail }, { timeoutSeconds: wait, onTimeout: 'fail' }, inbox, deadline, refilled);
+      await waitForHuman(
+        r,
+        { kind: 'budget', reason: 'budget', detail },
+        { timeoutSeconds: wait, onTimeout: 'fail' },
+        inbox,
+        deadline,
+        refilled,
+      );
       return afterBudgetWait(r, refilled());
     }
     r.phase = 'waiting_for_budget';
