@@ -35,6 +35,7 @@ import { reportRoutes } from './routes/reports';
 import { subtaskRoutes } from './routes/subtasks';
 import { scoutRoutes } from './routes/scouts';
 import { createScoutService, type ScoutService } from './scouts/service';
+import { createInboxService, type InboxService } from './inbox/service';
 import { installRequestTracing } from './request-tracing';
 
 declare module 'fastify' {
@@ -44,6 +45,7 @@ declare module 'fastify' {
     registry: AgentRegistry;
     jobs: JobService;
     scouts: ScoutService;
+    inbox: InboxService;
     tenants: TenantDirectory;
     record: RecordStore;
     publicUrl: string;
@@ -89,6 +91,7 @@ export async function buildApp({ config, client, registry, tenants, record, fast
   app.decorate('jobs', createJobService({ client, config, registry, tenants, record }));
   app.decorate('scouts', createScoutService({ config, record, jobs: app.jobs }));
   app.decorate('publicUrl', config.PUBLIC_URL ?? `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${config.PORT}`);
+  app.decorate('inbox', createInboxService({ client, record, config, publicUrl: app.publicUrl }));
   if (tracing) installRequestTracing(app);
   installErrorHandling(app);
   // before anything answers: a DNS-rebinding page gets 403, not even a 401 to learn from

@@ -17,6 +17,7 @@ import { streamEvents, type EventsOptions } from './events';
 import { createTransport, type TransportOptions } from './http';
 import { MAX_WAIT_SECONDS } from './long-poll';
 import { allPages } from './pages';
+import { approvalMethods } from './approvals';
 import { scoutMethods } from './scouts';
 import { subtaskMethods } from './subtasks';
 import type {
@@ -43,6 +44,7 @@ export * from './errors';
 export type * from './types';
 export type { EventsOptions } from './events';
 export type { ResearchSubtaskAnswer, SubtaskRunOptions } from './subtasks';
+export type { ApprovalFilters } from './approvals';
 
 /** Options of `createDelegateClient`. */
 export type DelegateClientOptions = TransportOptions;
@@ -177,6 +179,20 @@ export function createDelegateClient(options: DelegateClientOptions) {
         })
       ).body;
     },
+
+    /** Sends a steering message to a running subtask: its next step receives it. Sent once. */
+    async steer(
+      jobId: string,
+      taskId: string,
+      text: string,
+      opts: { from?: string } = {},
+    ): Promise<{ taskId: string; workflowId: string }> {
+      const url = `${job(jobId)}/subtasks/${encodeURIComponent(taskId)}/messages`;
+      return (await request<{ taskId: string; workflowId: string }>('POST', url, { body: { text, ...opts }, idempotent: false })).body;
+    },
+
+    /** The inbox: approvals, questions from subagents and budget waits, and their decisions. */
+    approvals: approvalMethods(request),
 
     /** Subtasks in the research-subtask contract (snake_case in, the contract's output back). */
     subtasks: subtaskMethods(request),

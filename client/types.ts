@@ -21,10 +21,17 @@ import type {
   ReportSummary,
 } from '../schemas';
 import type { ResearchSubtaskInputSchema, ResearchSubtaskOutput } from '../schemas/research-contract';
+import type { Decision, InboxItem } from '../schemas/approval';
+import type { InboxState } from '../core/inbox';
 import type { ScoutReport, ScoutRequestSchema } from '../schemas/scout';
 import type { ScoutCaps } from './errors';
 
 export type { AgentDetail, AgentManifest, JobEvent, JobListItem, JobOutcome, JobPage, JobResult, JobView, Ledger, Pattern, ReportSummary };
+
+export type { InboxItem, InboxState };
+
+/** A decision on an inbox item: `{ decision: 'approve' | 'reject', note? }`, or `{ answer, note? }` for a question. */
+export type ApprovalDecision = Decision;
 
 /** A job spec as a caller writes it (defaults may be left out). */
 export type JobSpecInput = z.input<typeof JobSpecSchema>;

@@ -14,6 +14,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { BudgetTopUpSchema, countSubtasks, IdSchema, JobSpecSchema, type JobSpec, type Pattern } from '../schemas';
 import { DelegateError, type DelegateBackend } from './backend';
+import { registerApprovalTools } from './approval-tools';
 import { registerContractTools } from './contract-tools';
 import { followProgress, type Progress } from './progress';
 import { TOOL_DOCS } from './tool-docs';
@@ -171,6 +172,7 @@ export function createDelegateMcpServer(backend: DelegateBackend): McpServer {
   );
 
   registerContractTools(server, backend);
+  registerApprovalTools(server, backend);
 
   server.registerResource(
     'job-result',

@@ -14,7 +14,6 @@ import { z } from 'zod';
 import { INBOX_STATES } from '../../core/inbox';
 import { DecisionSchema, IdSchema, InboxItemSchema, SteeringMessageSchema } from '../../schemas';
 import { PROBLEM_RESPONSES, ProblemSchema } from '../errors';
-import { createInboxService } from '../inbox/service';
 import { LabelFilter } from './jobs';
 
 const problems = { ...PROBLEM_RESPONSES, 410: ProblemSchema, 422: ProblemSchema };
@@ -24,7 +23,7 @@ const InboxPage = z.object({ items: z.array(InboxItemSchema) }).meta({ id: 'Inbo
 
 /** Approval and steering routes. */
 export const approvalRoutes: FastifyPluginAsyncZod = async (app) => {
-  const inbox = createInboxService({ client: app.temporal, record: app.record, config: app.config, publicUrl: app.publicUrl });
+  const inbox = app.inbox;
 
   app.get(
     '/v1/approvals',
