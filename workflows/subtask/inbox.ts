@@ -79,6 +79,21 @@ export function questionOf(s: RunningState, ask: StepAsk): ItemSpec {
   };
 }
 
+/** A role's final answer `{"result": {"decision": "need_more_information", "reason"}}` (with `allowQuestions`): the question it becomes, else null. */
+export function needMoreInformation(out: { done: boolean; data?: unknown }): StepAsk | null {
+  const result = (out.data as { result?: { decision?: unknown; reason?: unknown } } | undefined)?.result;
+  if (!out.done || result?.decision !== 'need_more_information') return null;
+  return { question: typeof result.reason === 'string' && result.reason ? result.reason.slice(0, 10_000) : 'more information is needed' };
+}
+
+/** After the answer to a role's need-more-information: the role goes on, told the answer in its re-prompt. */
+export function resumeWithAnswer(s: RunningState): void {
+  const a = s.hitl.answer;
+  if (!a) return;
+  s.done = false;
+  s.reprompt = `The parent answered your request for more information ("${a.question.slice(0, 500)}"): ${JSON.stringify(a.answer).slice(0, 4000)}. Go on with the task.`;
+}
+
 /** The wait's timeout and its outcome: the policy's, else a day and `fail`. */
 export function waitRule(policy: ApprovalPolicy | undefined): { timeoutSeconds: number; onTimeout: OnTimeout } {
   return { timeoutSeconds: policy?.timeoutSeconds ?? DEFAULT_WAIT_SECONDS, onTimeout: policy?.onTimeout ?? 'fail' };

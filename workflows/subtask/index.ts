@@ -52,6 +52,8 @@ import {
   toolApproval,
   undelivered,
   waitRule,
+  needMoreInformation,
+  resumeWithAnswer,
   type ItemSpec,
 } from './inbox';
 import { handleHumans, INBOX_BUDGET_PATCH, messagesReceived, waitForHuman, type InboxTarget } from './waits';
@@ -340,6 +342,13 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
     if (role === 'halt') break;
     if (role !== 'go') {
       retryLog(role);
+      continue;
+    }
+    const more = task.allowQuestions && roleHost ? needMoreInformation(after.out) : null;
+    if (more) {
+      // the role's need-more-information becomes a question: the answer goes back to it, and it goes on
+      if (!(await askHuman(questionOf(r, more)))) break;
+      resumeWithAnswer(r);
       continue;
     }
     const summary = summaryReprompt(r, task, rules, Date.now());

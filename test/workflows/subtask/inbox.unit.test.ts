@@ -15,6 +15,8 @@ import {
   undelivered,
   waitRule,
   MAX_QUEUED_MESSAGES,
+  needMoreInformation,
+  resumeWithAnswer,
 } from '../../../workflows/subtask/inbox';
 import { applyStepOutput } from '../../../workflows/subtask/step';
 import { carryOf, newState, resolved } from '../../../workflows/subtask/state';
@@ -186,6 +188,23 @@ describe('the carry', () => {
     expect(carry.hitl).toEqual({ approvedStart: true, approvedTools: ['fetch'], answer: { question: 'q', answer: 1, by: 'token' } });
     const next = resolved(newState({ task: task(), allocation: {}, carry }, T0), manifest());
     expect(next.hitl).toMatchObject({ approvedStart: true, approvedTools: ['fetch'], answer: { answer: 1 }, opened: 0 });
+  });
+});
+
+describe("a role's need-more-information", () => {
+  it('becomes a question; the answer resumes the role through its re-prompt', () => {
+    const data = { result: { decision: 'need_more_information', reason: 'Which region?' } };
+    expect(needMoreInformation({ done: true, data })).toEqual({ question: 'Which region?' });
+    expect(needMoreInformation({ done: false, data })).toBeNull();
+    expect(needMoreInformation({ done: true, data: { result: { decision: 'decline' } } })).toBeNull();
+    const s = running();
+    s.done = true;
+    const item = openItem(s, questionOf(s, { question: 'Which region?' }), 'q', T0 + 1000, 'fail');
+    applyDecision(s, decision('q', 'answered', { answer: 'eu-west' }));
+    afterWait(s, item);
+    resumeWithAnswer(s);
+    expect(s.done).toBe(false);
+    expect(s.reprompt).toMatch(/answered your request for more information \("Which region\?"\): "eu-west"/);
   });
 });
 
