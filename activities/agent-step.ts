@@ -7,7 +7,7 @@ import { MAX_FALLBACKS } from '../schemas/job';
 import { addUsage } from '../core/money';
 import { refusal, type AgentRegistry } from './agents/registry';
 import { semanticText } from './agents/semantic-router';
-import type { PreviousStage } from './agents/types';
+import type { PreviousStage, SteeringNote, StepAnswer, StepAsk } from './agents/types';
 import type { CircuitBreaker } from './circuit-breaker';
 import { fatal, toFailure } from './errors';
 import type { ApplicationFailure } from '@temporalio/activity';
@@ -62,6 +62,12 @@ export interface AgentStepInput {
   model?: string;
   /** Output-token cap of one model turn, after routing. */
   maxOutputTokens?: number;
+  /** The answer to the previous step's question. */
+  answer?: StepAnswer;
+  /** Steering messages for this step. */
+  messages?: SteeringNote[];
+  /** Tools of `task.approval.tools` approved so far: a step calling another one is refused with ApprovalRequired first. */
+  approvedTools?: string[];
 }
 
 /** Output of one `agentStep`, normalised by the host. */
@@ -79,6 +85,8 @@ export interface AgentStepOutput {
   attempt: number;
   /** Whether the step's data satisfies the task's outputSchema (set when the task has one and the step gave data). */
   schemaValid?: boolean;
+  /** The agent asked a question instead of answering (never with `done`). */
+  ask?: StepAsk;
 }
 
 /** What the agent activities need from their host. */
@@ -327,6 +335,15 @@ export function createAgentActivities({
     if (denied.length > 0) {
       throw fatal(ErrorType.ToolDenied, `tools not in the task scope: ${denied.join(', ')}`, attempt);
     }
+    // a tool the approval policy names waits for a human before the agent runs: the workflow opens the approval
+    const approved = new Set(input.approvedTools ?? []);
+    const gated = (def.toolsFor?.(params) ?? []).filter((t) => input.task.approval?.tools?.includes(t) && !approved.has(t));
+    if (gated.length > 0) {
+      throw fatal(ErrorType.ApprovalRequired, `approval required before calling ${gated.join(', ')}`, attempt, {
+        tools: gated,
+        noReprompt: true,
+      });
+    }
     const guarded = breaker && def.manifest.kind !== 'builtin' ? breaker : undefined;
     // one tenant's failures (its own input may provoke them) open that tenant's circuit only
     const circuit = { agentId: def.manifest.id, ...(input.events?.tenant ? { tenant: input.events.tenant } : {}) };
@@ -487,6 +504,10 @@ export function createAgentActivities({
       state: reply.state,
       attempt,
       ...(schemaValid !== undefined ? { schemaValid } : {}),
+      // a question is asked only by a step that is not done; its text and schema are bounded like any payload
+      ...(reply.ask && !reply.done
+        ? { ask: { question: String(reply.ask.question).slice(0, 10_000), answerSchema: reply.ask.answerSchema } }
+        : {}),
     };
   }
 }

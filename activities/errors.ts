@@ -38,6 +38,8 @@ export interface FailureDetails {
   usage?: Usage;
   /** Set when another answer cannot fix the failure (an outputSchema that does not compile): no re-prompt. */
   noReprompt?: boolean;
+  /** ApprovalRequired: the tools that wait for approval. */
+  tools?: string[];
 }
 
 /** A non-retryable failure of the given type, carrying the attempt (and any details) for the subtask. */

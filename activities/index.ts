@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { createAgentActivities, type AgentActivityDeps } from './agent-step';
 import { createArchiveActivities, type ArchiveDeps } from './archive';
+import { createInboxActivities } from './inbox';
 import { createJudgeActivities } from './judge';
 import { createScoutActivities } from './scout/commit';
 import { scoutRoot } from './scout/sandbox';
@@ -15,6 +16,7 @@ export type { AgentStepInput, AgentStepOutput, ResolveAgentInput, ResolvedAgent,
 export { createLoadRouter, describeWithClient, type LoadRouter, type RouteDecision } from './load-router';
 export { createAdaptiveRouter, type AdaptiveRouter } from './adaptive-router';
 export type { JudgeInput, JudgeOutput } from './judge';
+export type { SettleInboxInput } from './inbox';
 export { loadRoleCatalog, type RoleCatalog, type LoadedSkill } from './roles';
 export type { ScoutJobInput } from './scout/commit';
 export { createCircuitBreaker, type CircuitBreaker, type CircuitState } from './circuit-breaker';
@@ -58,6 +60,7 @@ export function createActivities(
     ...createRoleActivities(deps),
     ...createWebhookActivities(deps.webhook ?? {}),
     ...createArchiveActivities(deps.archive),
+    ...createInboxActivities(deps.archive.record),
     ...createScoutActivities({
       scouts: deps.archive.record.scouts,
       events: deps.archive.record.events,

@@ -26,6 +26,7 @@ import { bindRequestLogIds, redactingChildLogger } from './request-log';
 import { withExamples } from './openapi-examples';
 import { createJobService, type JobService } from './job-service';
 import { installRateLimit } from './quotas';
+import { approvalRoutes } from './routes/approvals';
 import { jobRoutes } from './routes/jobs';
 import { forecastRoutes } from './routes/forecast';
 import { mcpRoutes } from './routes/mcp';
@@ -36,6 +37,7 @@ import { reportRoutes } from './routes/reports';
 import { subtaskRoutes } from './routes/subtasks';
 import { scoutRoutes } from './routes/scouts';
 import { createScoutService, type ScoutService } from './scouts/service';
+import { createInboxService, type InboxService } from './inbox/service';
 import { installRequestTracing } from './request-tracing';
 
 declare module 'fastify' {
@@ -45,6 +47,7 @@ declare module 'fastify' {
     registry: AgentRegistry;
     jobs: JobService;
     scouts: ScoutService;
+    inbox: InboxService;
     tenants: TenantDirectory;
     record: RecordStore;
     publicUrl: string;
@@ -90,6 +93,7 @@ export async function buildApp({ config, client, registry, tenants, record, fast
   app.decorate('jobs', createJobService({ client, config, registry, tenants, record }));
   app.decorate('scouts', createScoutService({ config, record, jobs: app.jobs }));
   app.decorate('publicUrl', config.PUBLIC_URL ?? `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${config.PORT}`);
+  app.decorate('inbox', createInboxService({ client, record, config, publicUrl: app.publicUrl }));
   if (tracing) installRequestTracing(app);
   installErrorHandling(app);
   // before anything answers: a DNS-rebinding page gets 403, not even a 401 to learn from
@@ -120,6 +124,7 @@ export async function buildApp({ config, client, registry, tenants, record, fast
         { name: 'agents', description: 'The agent catalogue' },
         { name: 'reports', description: "Search and sum up the tenant's finished jobs (the durable record)" },
         { name: 'webhooks', description: 'Completion webhooks: signing secret' },
+        { name: 'approvals', description: 'Humans and parents in the loop: approvals, questions, budget waits' },
         { name: 'system', description: 'Health and readiness' },
       ],
       components: {
@@ -138,6 +143,7 @@ export async function buildApp({ config, client, registry, tenants, record, fast
   await app.register(jobRoutes);
   await app.register(forecastRoutes);
   await app.register(subtaskRoutes);
+  await app.register(approvalRoutes);
   await app.register(scoutRoutes);
   await app.register(webhookRoutes);
   await app.register(reportRoutes);

@@ -27,7 +27,8 @@ const PUBLIC = new Set(['/healthz', '/readyz', '/openapi.json', '/metrics', '/.w
 /** True for routes anyone may call. */
 export function isPublicPath(url: string): boolean {
   const path = url.split('?')[0]!;
-  return PUBLIC.has(path) || path === '/docs' || path.startsWith('/docs/');
+  // an approval's token URL is its own credential (api/inbox/tokens.ts)
+  return PUBLIC.has(path) || path === '/docs' || path.startsWith('/docs/') || path.startsWith('/v1/approvals/token/');
 }
 
 /** The bearer token of a request, or undefined. */

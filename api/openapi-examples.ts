@@ -296,6 +296,25 @@ const estimate: Estimate = {
   samples: 1000,
   windowDays: 30,
 };
+/** A pending approval (an inbox item) and the same, approved. */
+const approval = {
+  id: '6f1c2a4e-8d0b-4f7e-9a51-3c2d1e0f9b77',
+  kind: 'approval',
+  reason: 'before_start',
+  state: 'pending',
+  jobId: 'compare-dbs-1',
+  taskId: 'pg',
+  workflowId: 'job/acme/compare-dbs-1/pg',
+  labels: { team: 'research' },
+  detail: { agentId: 'researcher' },
+  onTimeout: 'fail',
+  requestedAt: at,
+  expiresAt: '2026-03-03T10:15:00.000Z',
+  tokenUrl: 'https://delegate.example.com/v1/approvals/token/eyJ0IjoiYWNtZSIs….Qm9v…',
+};
+const { tokenUrl: _link, ...approvalSeen } = approval;
+const decided = { ...approvalSeen, state: 'approved', decidedAt: done, decidedBy: 'key:acme', note: 'within the quarter budget' };
+const { note: _note, ...decidedByToken } = decided;
 
 export const OPENAPI_EXAMPLES: Record<string, OperationExamples> = {
   estimateJob: { request: spec, responses: { 200: estimate } },
@@ -386,6 +405,15 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExamples> = {
   },
   searchReports: { responses: { 200: reports } },
   summarizeReports: { responses: { 200: summary } },
+  listApprovals: { responses: { 200: { items: [approval] } } },
+  getApproval: { responses: { 200: approval } },
+  decideApproval: { request: { decision: 'approve', note: 'within the quarter budget' }, responses: { 200: decided } },
+  getApprovalByToken: { responses: { 200: approvalSeen } },
+  decideApprovalByToken: { request: { decision: 'approve' }, responses: { 200: { ...decidedByToken, decidedBy: 'token' } } },
+  steerSubtask: {
+    request: { text: 'focus on releases after 2024', from: 'parent' },
+    responses: { 202: { taskId: 'pg', workflowId: 'job/acme/compare-dbs-1/pg', status: 'queued' } },
+  },
 };
 
 /** Problem titles by status, for the error answers' examples. */
@@ -394,6 +422,7 @@ const PROBLEMS: Record<string, [title: string, detail: string]> = {
   401: ['Unauthorized', 'send Authorization: Bearer <key>'],
   404: ['Not found', 'no job "compare-dbs-1"'],
   409: ['Conflict', 'job "compare-dbs-1" already exists with another spec, or has already finished'],
+  410: ['Gone', 'this approval link has expired'],
   415: ['Unsupported media type', 'POST routes take application/json'],
   422: ['Unprocessable', 'no agent has capability "research"'],
   429: ['Too many requests', 'at most 100 requests a minute; retry after 12 s'],

@@ -7,6 +7,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { DEFAULT_URL } from './context';
+import { registerApprovalCommands } from './approval-commands';
 import { registerCatalogCommands } from './catalog-commands';
 import { registerJobCommands } from './job-commands';
 import { registerScoutCommands } from './scout-commands';
@@ -31,6 +32,7 @@ export function buildProgram(): Command {
   registerSubtaskCommand(program);
   registerScoutCommands(program);
   registerCatalogCommands(program);
+  registerApprovalCommands(program);
   return program;
 }
 

@@ -17,6 +17,8 @@ export const ErrorType = {
   BudgetExceeded: 'BudgetExceeded',
   /** No registered agent matches the task's agent reference. */
   NoAgent: 'NoAgent',
+  /** The step would call a tool the approval policy names, not approved yet: the subtask asks first. */
+  ApprovalRequired: 'ApprovalRequired',
   /** The agent's circuit is open after repeated failures: fail fast. */
   CircuitOpen: 'CircuitOpen',
   /** The remote agent canceled the task (A2A `canceled`): the subtask ends as cancelled. */

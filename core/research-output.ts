@@ -85,7 +85,8 @@ export function slimEvidence(e: Evidence, fetchedAt: string | null): { item: Res
 
 /** A Delegate failure reason in the contract's vocabulary. */
 export function toResearchFailureReason(r: FailureReason): ResearchFailureReason {
-  return r === 'circuit_open' ? 'agent_unavailable' : r;
+  // the contract has no word for a human's rejection: the task was stopped
+  return r === 'circuit_open' ? 'agent_unavailable' : r === 'rejected' ? 'stopped' : r;
 }
 
 /** What the host adds to a TaskResult when it maps it back. */

@@ -6,7 +6,15 @@
  *   MCP tools ──> DelegateBackend ──┬── in-process.ts ──> app.jobs, app.record.events, the scout service
  *                                   └── http-backend.ts ──> delegate/client ──> https://…/v1/jobs…, /v1/subtasks, /v1/scouts
  */
-import type { ResearchSubtaskAnswer, Scout, ScoutDispatched, ScoutDispatchRequest } from 'delegate/client';
+import type {
+  ApprovalDecision,
+  ApprovalFilters,
+  InboxItem,
+  ResearchSubtaskAnswer,
+  Scout,
+  ScoutDispatched,
+  ScoutDispatchRequest,
+} from 'delegate/client';
 import type { AgentManifest, Budget, JobEvent, JobResult, JobSpec, JobView, Ledger } from '../schemas';
 import type { ResearchSubtaskInput } from '../schemas/research-contract';
 
@@ -47,6 +55,10 @@ export interface DelegateBackend {
   dispatchScout(req: ScoutDispatchRequest): Promise<ScoutDispatched>;
   /** A scout and, once settled, its report, waiting up to `waitSeconds` (≤ 60) for it to settle. */
   scout(id: string, waitSeconds: number): Promise<Scout>;
+  /** The tenant's inbox items (pending by default). */
+  approvals(filter: ApprovalFilters): Promise<InboxItem[]>;
+  /** Decides one (`by` says who, in the record). */
+  decide(id: string, decision: ApprovalDecision): Promise<InboxItem>;
 }
 
 /** A refusal from Delegate, as its problem+json says it: status, title, detail, field errors and extension members (code, caps). */

@@ -61,6 +61,8 @@ export function createHttpBackend({ url, key }: HttpBackendOptions): DelegateBac
         (taskId === undefined ? client.addBudget(jobId, add) : client.addSubtaskBudget(jobId, taskId, add)).then((r) => r.ledger),
       ),
     agents: () => guard(() => client.agents()),
+    approvals: (f) => guard(() => client.approvals.list(f)),
+    decide: (id, decision) => guard(() => client.approvals.decide(id, decision)),
     // a stream that fails (an API without the route, a network loss) ends the feed: the view reports progress instead
     events: (jobId, afterSeq, signal) => client.events(jobId, { after: afterSeq, signal }),
     list: ({ status, limit }) =>

@@ -56,6 +56,8 @@ export function createInProcessBackend(app: FastifyInstance, tenant: string): De
         taskId === undefined ? svc.topUp(tenant, jobId, add) : (await svc.topUpSubtask(tenant, jobId, taskId, add)).ledger,
       ),
     agents: async () => app.registry.list(),
+    approvals: (f) => guard(() => app.inbox.list(tenant, { ...f, state: f.state ?? 'pending' })),
+    decide: (id, decision) => guard(() => app.inbox.decide(tenant, id, decision, `mcp:${tenant}`)),
     events: (jobId, afterSeq, signal) =>
       app.record.events.follow(tenant, jobId, afterSeq, {
         signal,

@@ -15,6 +15,7 @@ import { z } from 'zod';
 import { BudgetTopUpSchema, countSubtasks, IdSchema, JobSpecSchema, type JobSpec, type Pattern } from '../schemas';
 import { jobAnswer, resultUri } from './answers';
 import { DelegateError, type DelegateBackend } from './backend';
+import { registerApprovalTools } from './approval-tools';
 import { registerContractTools } from './contract-tools';
 import { createDelegateTaskStore, taskIdOf } from './task-store';
 import { enableTasks, TASK_CAPABILITIES } from './tasks';
@@ -183,6 +184,7 @@ export function createDelegateMcpServer(backend: DelegateBackend): McpServer {
   );
 
   registerContractTools(server, backend, tasks);
+  registerApprovalTools(server, backend);
 
   server.registerResource(
     'job-result',

@@ -140,8 +140,34 @@ export interface TaskStatsTable {
   n: number;
 }
 
+/** One inbox item: an approval, a question or a budget wait a subtask (or job) opened (see inbox.ts). */
+export interface InboxTable {
+  tenant: string;
+  id: string;
+  kind: string;
+  reason: string;
+  /** `pending` until decided, answered, timed out or cancelled. */
+  state: string;
+  job_id: string;
+  task_id: string | null;
+  workflow_id: string;
+  /** JSON objects. */
+  labels: string;
+  detail: string;
+  on_timeout: string;
+  /** Epoch ms. */
+  requested_at: number;
+  expires_at: number;
+  decided_at: number | null;
+  decided_by: string | null;
+  note: string | null;
+  /** JSON of a question's answer. */
+  answer: string | null;
+}
+
 /** The record's tables. */
 export interface RecordTables {
+  inbox: InboxTable;
   jobs: JobsTable;
   job_labels: JobLabelsTable;
   job_agents: JobAgentsTable;

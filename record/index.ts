@@ -5,6 +5,7 @@ import { createRecordStore, type RecordStore } from './store';
 
 export { createJobEvents, type JobEvents } from './events';
 export { createTaskStats, measuredResults, STATS_MAX_DAYS, STATS_WINDOW_DAYS, type AgentStats, type TaskStatsStore } from './task-stats';
+export { createInbox, INBOX_PAGE, type Inbox, type InboxFilter, type InboxSettle } from './inbox';
 export {
   createScoutStore,
   decodeScoutCursor,

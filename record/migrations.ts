@@ -65,6 +65,18 @@ const taskStatColumns = (big: string) => `
 
 const taskStatIndexes = ['CREATE INDEX task_stats_by_age ON task_stats (bucket)'];
 
+/** The inbox table: `big` is the type of epoch ms. */
+const inboxTable = (big: string) => `CREATE TABLE inbox (
+  tenant TEXT NOT NULL, id TEXT NOT NULL, kind TEXT NOT NULL, reason TEXT NOT NULL, state TEXT NOT NULL,
+  job_id TEXT NOT NULL, task_id TEXT, workflow_id TEXT NOT NULL, labels TEXT NOT NULL, detail TEXT NOT NULL, on_timeout TEXT NOT NULL,
+  requested_at ${big} NOT NULL, expires_at ${big} NOT NULL, decided_at ${big}, decided_by TEXT, note TEXT, answer TEXT,
+  PRIMARY KEY (tenant, id))`;
+
+const inboxIndexes = [
+  'CREATE INDEX inbox_by_state ON inbox (tenant, state, requested_at)',
+  'CREATE INDEX inbox_by_job ON inbox (tenant, job_id, requested_at)',
+];
+
 /** Every migration, oldest first. Append only: a released migration never changes. */
 export const MIGRATIONS: Migration[] = [
   {
@@ -109,6 +121,12 @@ export const MIGRATIONS: Migration[] = [
     name: '0004_task_stats',
     sqlite: [`CREATE TABLE task_stats (${taskStatColumns('INTEGER')})`, ...taskStatIndexes],
     postgres: [`CREATE TABLE task_stats (${taskStatColumns('BIGINT')})`, ...taskStatIndexes],
+  },
+  {
+    // the inbox: approvals, questions and budget waits; pending ones listed per tenant without asking Temporal
+    name: '0005_inbox',
+    sqlite: [inboxTable('INTEGER'), ...inboxIndexes],
+    postgres: [inboxTable('BIGINT'), ...inboxIndexes],
   },
 ];
 

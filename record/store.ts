@@ -14,6 +14,7 @@ import { fromMicros, toMicros } from '../core/money';
 import type { RecordDb, RecordTables } from './db';
 import { createJobEvents } from './events';
 import { createScoutStore } from './scouts';
+import { createInbox } from './inbox';
 import { searchText, tokens } from './tokens';
 import { addTaskStats, createTaskStats, DAY_MS, STATS_MAX_DAYS } from './task-stats';
 
@@ -155,6 +156,8 @@ export function createRecordStore(rdb: RecordDb, { sparseText = SPARSE }: { spar
     scouts: createScoutStore(rdb),
     /** Task statistics per agent and pattern over a sliding window (see task-stats.ts). */
     stats: createTaskStats(rdb),
+    /** Approvals, questions and budget waits (see inbox.ts). */
+    inbox: createInbox(rdb),
 
     /** Writes a finished job once; a second call for the same job writes nothing. `beforeCommit` runs inside the transaction. */
     async archive(input: ArchiveInput, beforeCommit?: () => Promise<void>): Promise<{ created: boolean; bytes: number }> {

@@ -144,6 +144,13 @@ export const ConfigSchema = z
       .min(16)
       .optional()
       .describe("master HMAC-SHA256 key (16+ characters); each tenant's webhooks are signed with a key derived from it"),
+    DELEGATE_APPROVAL_SECRET: z
+      .string()
+      .min(16)
+      .optional()
+      .describe(
+        "master HMAC-SHA256 key (16+ characters) of the approvals' token URLs, each tenant's derived from it; default DELEGATE_WEBHOOK_SECRET; neither: no token URLs",
+      ),
     DELEGATE_DATABASE_URL: z
       .string()
       .regex(/^postgres(ql)?:\/\//, 'a postgres:// URL')

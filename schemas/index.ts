@@ -16,3 +16,4 @@ export * from './role';
 export * from './role-output';
 export * from './breaker';
 export * from './forecast';
+export * from './approval';

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { BudgetSchema } from './budget';
 import { EvidenceSchema } from './evidence';
 import { AdmissionSchema } from './forecast';
+import { ApprovalPolicySchema } from './approval';
 import { OutputSchemaSchema } from './output-schema';
 import { PrioritySchema } from './priority';
 import { ResearchMarkerSchema } from './research-contract';
@@ -54,6 +55,13 @@ export const TaskSpecSchema = z
       .optional()
       .describe('when the budget runs out before the agent is done, wait this long for a top-up before halting (default 0)'),
     retry: RetrySchema.optional(),
+    approval: ApprovalPolicySchema.optional().describe(
+      'wait for a human (or the parent) to approve: before the start, a costly step, a named tool',
+    ),
+    allowQuestions: z
+      .boolean()
+      .optional()
+      .describe("a role task's need-more-information becomes a question in the inbox instead of ending the task"),
     outputSchema: OutputSchemaSchema.optional(),
     priority: PrioritySchema.optional().describe("1 (most urgent) to 5 (bulk); default: the job's"),
     research: ResearchMarkerSchema.optional().describe(
@@ -116,6 +124,15 @@ const JobSpecObject = z.strictObject({
   vote: VoteOptionsSchema.optional(),
   pipeline: PipelineOptionsSchema.optional(),
   budget: BudgetSchema.optional(),
+  approval: ApprovalPolicySchema.optional().describe("every task's approval policy, unless the task has its own"),
+  allowQuestions: z.boolean().optional().describe('every task may turn need-more-information into a question (see TaskSpec)'),
+  budgetWaitSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(30 * 86_400)
+    .optional()
+    .describe('when the job budget runs out, its tasks wait this long for a top-up (budget.reached, in the inbox) before halting'),
   priority: PrioritySchema.optional().describe("1 (most urgent) to 5 (bulk), the default of its tasks; default: the parent task's, else 3"),
   maxParallel: z.number().int().min(1).max(1000).optional(),
   admission: AdmissionSchema.optional().describe(

@@ -22,6 +22,8 @@ export const FailureReasonSchema = z.enum([
   'no_agent',
   'depth_exceeded',
   'skipped',
+  /** A human (or the parent) rejected an approval the task waited for. */
+  'rejected',
 ]);
 export type FailureReason = z.infer<typeof FailureReasonSchema>;
 

@@ -7,11 +7,14 @@
  *   API ──stopSignal · budgetUpdate · subtaskBudgetUpdate · jobStatusQuery──> delegationJob
  *   job ──stopSignal · cancelJobSignal · grantSignal · grantTaskSignal──> nested job / batch
  *   job ──stopSignal · cancelSignal · grantSignal──> subtask ──subtaskStatusQuery──> API
+ *   API ──decideUpdate (approvals, answers) · steerSignal (messages)──> subtask
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { Budget, JobProgress, Ledger } from '../schemas';
 import type { JobModelState } from '../core/role-limits';
 import type { BreakerState, StepOutcome, TrialGrant, TrialRequest } from '../core/breaker-state';
+import type { InboxDecision } from '../core/inbox';
+import type { SteeringNote } from '../activities/agents/types';
 
 /** Why a stop or cancel was sent (logs only). */
 export interface StopReason {
@@ -33,7 +36,9 @@ export const grantTaskSignal = defineSignal<[{ taskId: string; add: Budget }]>('
 export interface SubtaskStatus {
   id: string;
   agentId: string;
-  phase: 'resolving' | 'running' | 'waiting_for_budget' | 'done';
+  phase: 'resolving' | 'running' | 'waiting_for_budget' | 'waiting_for_approval' | 'waiting_for_answer' | 'done';
+  /** The inbox item the subtask waits on, while it waits. */
+  waitingOn?: string;
   steps: number;
   ledger: Ledger;
 }
@@ -58,12 +63,20 @@ export const subtaskBudgetUpdate = defineUpdate<SubtaskGrant, [{ taskId: string;
 /** Changes a job's current model (and output cap): children started after it use it, running ones keep theirs. */
 export const modelUpdate = defineUpdate<JobModelState, [JobModelState]>('model');
 
+/** Decides the inbox item a subtask waits on (the API checked the caller and a question's answer); refused unless that item is pending. */
+export const decideUpdate = defineUpdate<{ id: string; state: InboxDecision['state'] }, [InboxDecision]>('decide');
+/** A steering message: the subtask's next step receives it. */
+export const steerSignal = defineSignal<[SteeringNote]>('message');
+
 /** What the Temporal UI (and `temporal workflow metadata`) says each handler of a subtask does. */
 export const subtaskMessages = {
   stop: 'Graceful stop: finish the step in flight, start no other, return the work so far',
   cancel: 'Hard stop: cancel the step in flight and return the work so far',
   grant: 'From the parent job: add budget (already reserved there) to this subtask',
   status: 'Phase, steps and the ledger (limit, spent, remaining per axis) of this subtask',
+  decide:
+    'Decide the approval or answer the question this subtask waits on: `{ id, state: approved|rejected|answered, answer?, note?, by, at }`',
+  message: 'A steering message `{ text, from? }`: the next step receives it',
 } as const;
 
 /** What the Temporal UI says each handler of a job does. */

@@ -38,6 +38,15 @@ const SimParams = z.strictObject({
   followUps: z.array(z.string()).max(100).default([]),
   echoPrevious: z.boolean().default(false).describe("answer with the previous pipeline stage's data (StepRequest.previous)"),
   echoSeed: z.boolean().default(false).describe("answer with the task's contextSeed as the host handed it over (ids and urls)"),
+  ask: z
+    .strictObject({
+      question: z.string().min(1).max(10_000),
+      answerSchema: z.record(z.string(), z.unknown()).optional(),
+      atStep: z.number().int().min(0).default(0),
+    })
+    .optional()
+    .describe('ask this question (instead of a result) at step atStep; the next step gets the answer'),
+  echoHuman: z.boolean().default(false).describe('answer with the answers and steering messages the steps received: { answers, messages }'),
 });
 type SimParams = z.infer<typeof SimParams>;
 
@@ -70,7 +79,7 @@ export const simAgent: AgentDefinition<SimParams> = {
   },
   params: SimParams as unknown as z.ZodType<SimParams>,
   toolsFor: (p) => p.tools,
-  async step({ task, params: p, step, attempt, budgetLeft, stepKey, previous, sleep, reprompt }) {
+  async step({ task, params: p, step, attempt, budgetLeft, stepKey, previous, sleep, reprompt, state, answer, messages }) {
     if (p.fatal) throw new AgentFatalError(`sim: fatal error at step ${step}`);
     if (attempt <= p.failAttempts)
       throw new AgentRetryableError(`sim: attempt ${attempt} of step ${step} fails (failAttempts ${p.failAttempts})`);
@@ -85,8 +94,23 @@ export const simAgent: AgentDefinition<SimParams> = {
       throw new AgentFatalError(`sim: wrong answer at step ${step} (successRate ${p.successRate})`);
     const honour = !p.ignoreBudget;
     const usage = Object.fromEntries(SPEND_AXES.map((a) => [a, clamp(p[a], budgetLeft[a], honour)]));
+    const before = (state ?? {}) as { answers?: unknown[]; messages?: string[] };
+    const heard = {
+      answers: [...(before.answers ?? []), ...(answer ? [answer.answer] : [])],
+      messages: [...(before.messages ?? []), ...(messages ?? []).map((m) => m.text)],
+    };
+    if (p.ask && step === p.ask.atStep && !answer) {
+      const { question, answerSchema } = p.ask;
+      return {
+        done: false,
+        usage,
+        summary: `sim asks: ${question}`,
+        ask: { question, answerSchema },
+        state: { stepsDone: step + 1, ...heard },
+      };
+    }
     const done = step + 1 >= p.steps;
-    const answer =
+    const final =
       reprompt !== undefined && p.repromptAnswer !== undefined
         ? p.repromptAnswer
         : p.echoSeed
@@ -100,13 +124,13 @@ export const simAgent: AgentDefinition<SimParams> = {
       done,
       usage,
       summary: done ? (p.summary ?? `sim answered after ${step + 1} step(s)`) : `sim step ${step + 1} of ${p.steps}`,
-      data: done ? answer : undefined,
+      data: done ? (p.echoHuman ? heard : final) : undefined,
       confidence: p.confidence,
       evidence: step === 0 ? p.evidence : [],
       followUps: done ? p.followUps : [],
       citations: step === 0 ? p.evidence.map((e) => e.id) : [],
       channelsHit: ['sim', ...p.tools],
-      state: { stepsDone: step + 1 },
+      state: { stepsDone: step + 1, ...(p.echoHuman ? heard : {}) },
     };
   },
 };

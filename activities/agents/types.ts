@@ -49,6 +49,10 @@ export interface StepRequest {
   onUsage?(usage: Usage): void;
   /** Text of the model's turn as it streams (the host batches it into `subtask.delta` events). */
   onText?(delta: string): void;
+  /** The answer to the question the previous step asked (`StepReply.ask`), checked against its answerSchema. */
+  answer?: StepAnswer;
+  /** Steering messages sent to the subtask since its previous step (an llm agent reads them as user turns). */
+  messages?: SteeringNote[];
 }
 
 /** A step's progress note (an A2A agent's `working` status update). */
@@ -56,6 +60,27 @@ export interface StepProgress {
   /** The remote state, e.g. `working`. */
   state: string;
   text: string;
+}
+
+/** A question's answer, handed to the step after the one that asked. */
+export interface StepAnswer {
+  question: string;
+  answer: unknown;
+  note?: string;
+  by: string;
+}
+
+/** A steering message for the next step. */
+export interface SteeringNote {
+  text: string;
+  from?: string;
+}
+
+/** A question instead of a result: the subtask waits for the answer (the inbox), then runs the next step with it. */
+export interface StepAsk {
+  question: string;
+  /** JSON Schema the answer must satisfy (checked by the API when it is given). */
+  answerSchema?: Record<string, unknown>;
 }
 
 /** What an agent returns from one step. */
@@ -74,6 +99,8 @@ export interface StepReply {
   tools?: string[];
   /** Carried to the next step. */
   state?: unknown;
+  /** A question for the parent (or a human) instead of a result: the subtask waits for its answer. */
+  ask?: StepAsk;
 }
 
 /** A registered agent: its manifest, its params schema and its step function. */

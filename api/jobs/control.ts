@@ -3,7 +3,8 @@ import type { Client } from '@temporalio/client';
 import type { Budget, Ledger } from '../../schemas';
 import { BUDGET_AXES } from '../../core/budget-axes';
 import { toUnits } from '../../core/money';
-import { budgetUpdate, jobStatusQuery, modelUpdate, stopSignal, subtaskBudgetUpdate } from '../../workflows/messages';
+import { budgetUpdate, jobStatusQuery, modelUpdate, steerSignal, stopSignal, subtaskBudgetUpdate } from '../../workflows/messages';
+import type { SteeringMessage } from '../../schemas/approval';
 import type { JobModelState } from '../../core/role-limits';
 import { HttpProblem } from '../errors';
 import type { JobHandles } from './handles';
@@ -44,6 +45,25 @@ export function createControls(client: Client, { requireRunning }: JobHandles) {
     async setModel(tenant: string, jobId: string, update: JobModelState): Promise<JobModelState> {
       const handle = await requireRunning(tenant, jobId);
       return handle.executeUpdate(modelUpdate, { args: [update] });
+    },
+
+    /** Sends a steering message to a running subtask (in a batch of a wide fan-out too): its next step receives it. 404 unknown, 409 not running. */
+    async steer(tenant: string, jobId: string, taskId: string, message: SteeringMessage): Promise<{ workflowId: string }> {
+      const handle = await requireRunning(tenant, jobId);
+      const root = await handle.query(jobStatusQuery);
+      let found = root.subtasks.find((s) => s.id === taskId && !s.batch);
+      for (const b of found ? [] : root.subtasks.filter((s) => s.batch && s.state === 'running')) {
+        const inner = await client.workflow
+          .getHandle(b.workflowId)
+          .query(jobStatusQuery)
+          .catch(() => undefined);
+        found = inner?.subtasks.find((s) => s.id === taskId && !s.batch);
+        if (found) break;
+      }
+      if (!found) throw new HttpProblem(404, 'Not found', `no subtask "${taskId}" in job "${jobId}"`);
+      if (found.state !== 'running') throw new HttpProblem(409, 'Conflict', `subtask "${taskId}" is not running (${found.state})`);
+      await client.workflow.getHandle(found.workflowId).signal(steerSignal, message);
+      return { workflowId: found.workflowId };
     },
 
     /** One running subtask's top-up, within what its job has left. */

@@ -39,6 +39,8 @@ describe.each(['http', 'stdio'] as const)('MCP over %s', (transport) => {
     const { tools } = await client.listTools();
     const byName = new Map(tools.map((t) => [t.name, t]));
     expect([...byName.keys()].sort()).toEqual([
+      'delegate_approvals',
+      'delegate_decide',
       'delegate_fanout',
       'delegate_pipeline',
       'delegate_research_subtask',

@@ -49,6 +49,24 @@ export interface ChildSettings {
 /** The `model` field of a nested job's input, when there is one. */
 const withModel = (model: ReturnType<typeof nestedModel>) => (model ? { model } : {});
 
+/** A task with the job's human-in-the-loop rules where it sets none of its own (approval, questions, budget wait); the same task when the job has none. */
+export function withJobRules(task: TaskSpec, job: JobInput['spec']): TaskSpec {
+  const add = {
+    ...(job.approval && !task.approval ? { approval: job.approval } : {}),
+    ...(job.allowQuestions !== undefined && task.allowQuestions === undefined ? { allowQuestions: job.allowQuestions } : {}),
+    ...(job.budgetWaitSeconds !== undefined && task.budgetWaitSeconds === undefined && !task.role
+      ? { budgetWaitSeconds: job.budgetWaitSeconds }
+      : {}),
+  };
+  if (Object.keys(add).length === 0) return task;
+  if (task.job) {
+    const { approval, allowQuestions, budgetWaitSeconds } = job;
+    const nested = { ...task.job, approval: task.job.approval ?? approval, allowQuestions: task.job.allowQuestions ?? allowQuestions };
+    return { ...task, job: { ...nested, budgetWaitSeconds: task.job.budgetWaitSeconds ?? budgetWaitSeconds } };
+  }
+  return { ...task, ...add };
+}
+
 /** The child's workflow id: the job's workflow id and the task id. */
 export function childId(task: TaskSpec): string {
   return `${workflowInfo().workflowId}/${task.id}`;
@@ -158,7 +176,10 @@ export class JobChildren {
             ...common,
             args: [
               {
-                spec: { ...withContextSeed(task, context.contextSeed ?? []).job!, jobId: `${input.spec.jobId}/${task.id}` },
+                spec: {
+                  ...withJobRules(withContextSeed(task, context.contextSeed ?? []), input.spec).job!,
+                  jobId: `${input.spec.jobId}/${task.id}`,
+                },
                 tenant: s.tenant,
                 depth: s.isBatch(task.id) ? s.depth : s.depth + 1,
                 maxDepth: s.maxDepth,
@@ -181,7 +202,7 @@ export class JobChildren {
             ...common,
             args: [
               {
-                task: withContextSeed(task, context.contextSeed ?? []),
+                task: withJobRules(withContextSeed(task, context.contextSeed ?? []), input.spec),
                 jobId: input.spec.jobId,
                 allocation,
                 previous: context.previous,

@@ -12,6 +12,7 @@ import type { StepFailure } from './step';
 /** Failure reasons by the application failure's type; any other type is the agent's error. */
 const REASONS: ReadonlyMap<string | undefined | null, FailureReason> = new Map([
   [ErrorType.ToolDenied, 'tool_denied'],
+  [ErrorType.ApprovalRequired, 'tool_denied'],
   [ErrorType.InvalidOutput, 'invalid_output'],
   [ErrorType.NoAgent, 'no_agent'],
   [ErrorType.BudgetExceeded, 'budget_exhausted'],
@@ -38,7 +39,14 @@ export function classify(err: unknown, maxAttempts: number): StepFailure {
   if (cause instanceof ApplicationFailure) {
     const details = cause.details?.[0] as (FailureDetails & { attempt?: number }) | undefined;
     const reason = REASONS.get(cause.type) ?? 'agent_error';
-    return { reason, attempts: details?.attempt ?? maxAttempts, message, usage: details?.usage, noReprompt: details?.noReprompt };
+    return {
+      reason,
+      attempts: details?.attempt ?? maxAttempts,
+      message,
+      usage: details?.usage,
+      noReprompt: details?.noReprompt,
+      ...(cause.type === ErrorType.ApprovalRequired ? { approvalTools: details?.tools ?? [] } : {}),
+    };
   }
   return { reason: 'agent_error', attempts: maxAttempts, message };
 }

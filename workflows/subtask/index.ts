@@ -42,6 +42,21 @@ import { finishRun, judgeActivity, resolveAgent, runStep, StepCutter, stepOption
 import { carryOf, elapsedSeconds, newState, resolved, spentAxes, type RunningState, type SubtaskCarry } from './state';
 import { applyOutcome, stepInput } from './step';
 import { applyStopHit, applyVerdict, checkStops, judgeFailed, judgeInput } from './stops';
+import {
+  afterBudgetWait,
+  afterWait,
+  approvalNeeded,
+  delivered,
+  forStep,
+  questionOf,
+  toolApproval,
+  undelivered,
+  waitRule,
+  needMoreInformation,
+  resumeWithAnswer,
+  type ItemSpec,
+} from './inbox';
+import { handleHumans, INBOX_BUDGET_PATCH, messagesReceived, waitForHuman, type InboxTarget } from './waits';
 
 export { HOST_RULES } from './host-rules';
 export type { SubtaskCarry } from './state';
@@ -116,9 +131,20 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
     { description: subtaskMessages.cancel },
   );
   setHandler(grantSignal, ({ add }) => (topUp(s.ledger, add), showDetails()), { description: subtaskMessages.grant });
-  setHandler(subtaskStatusQuery, () => ({ id: task.id, agentId: s.agentId, phase: s.phase, steps: s.steps, ledger: ledgerNow() }), {
-    description: subtaskMessages.status,
-  });
+  setHandler(
+    subtaskStatusQuery,
+    () => ({
+      id: task.id,
+      agentId: s.agentId,
+      phase: s.phase,
+      steps: s.steps,
+      ledger: ledgerNow(),
+      ...(s.hitl.pending ? { waitingOn: s.hitl.pending.id } : {}),
+    }),
+    { description: subtaskMessages.status },
+  );
+  handleHumans(s);
+  const inbox: InboxTarget = { tenant, jobId: input.events?.jobId ?? jobId, taskId: task.id };
   showDetails();
 
   /** The next fallback agent's manifest; those that cannot be resolved are recorded and skipped. */
@@ -175,9 +201,22 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
   async function waitForTopUp(): Promise<boolean> {
     const wait = task.budgetWaitSeconds ?? 0;
     if (wait <= 0 || roleHost) return false;
-    r.phase = 'waiting_for_budget';
     log.info('subtask waiting for a budget top-up', { jobId, taskId: task.id, waitSeconds: wait });
     const refilled = () => spentAxes(r, Date.now()).length === 0;
+    if (patched(INBOX_BUDGET_PATCH)) {
+      // budget.reached on the job's stream and in the inbox: a top-up ends the wait, a rejection gives up
+      const detail = { spent: spentAxes(r, Date.now()), ledger: ledgerNow() };
+      await waitForHuman(
+        r,
+        { kind: 'budget', reason: 'budget', detail },
+        { timeoutSeconds: wait, onTimeout: 'fail' },
+        inbox,
+        deadline,
+        refilled,
+      );
+      return afterBudgetWait(r, refilled());
+    }
+    r.phase = 'waiting_for_budget';
     const waitMs = Math.min(wait * 1000, msLeft(deadline, Date.now()));
     await condition(() => refilled() || r.stopRequested || r.cancelRequested, Math.max(1, waitMs)).catch(() => false);
     r.phase = 'running';
@@ -200,6 +239,17 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
     setLogContext({ agent: r.agentId });
     showDetails();
     return true;
+  }
+
+  /** Waits for a human (or the parent) on `spec`; true when the loop goes on, false when it ended (`reason` set). */
+  async function askHuman(spec: ItemSpec): Promise<boolean> {
+    log.info('subtask waits for a decision', { jobId, taskId: task.id, kind: spec.kind, reason: spec.reason });
+    showDetails();
+    const item = await waitForHuman(r, spec, waitRule(task.approval), inbox, deadline);
+    const next = afterWait(r, item);
+    showDetails();
+    if (next === 'fallback' && !(await switchAgent('timeout', r.errors.at(-1)!))) halt(r, 'timeout');
+    return !r.reason;
   }
 
   /** The stop conditions after a step; rubrics go to the judge when nothing else holds. True when the loop ends. */
@@ -241,6 +291,11 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
       }
       if (cannotCarry(r, workflowInfo(), bytes)) break;
     }
+    const approval = approvalNeeded(r, task.approval);
+    if (approval) {
+      if (!(await askHuman(approval))) break;
+      continue;
+    }
     const awaitingSummary = awaitsSummary(r);
     const now = Date.now();
     const options = stepOptions({
@@ -252,8 +307,23 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
       scheduleToStartSeconds: stepScheduleToStartSeconds,
       now,
     });
-    const sent = stepInput(r, { ...step, maxAttempts: policy.retry.maxAttempts, role: roleHost?.stepFields() }, now);
+    const human = forStep(r);
+    const sent = {
+      ...stepInput(r, { ...step, maxAttempts: policy.retry.maxAttempts, role: roleHost?.stepFields() }, now),
+      ...human,
+      ...(r.hitl.approvedTools.length ? { approvedTools: r.hitl.approvedTools } : {}),
+    };
     const outcome = await runStep(options, sent, sent.budgetLeft.latencySeconds, () => r.cancelRequested, cutter, rules.bookCutSteps);
+    if (outcome.kind === 'failed' && outcome.failure.approvalTools) {
+      // the agent did not run: the step waits for its tools' approval, then runs again
+      r.attempts += outcome.failure.attempts;
+      if (!(await askHuman(toolApproval(r, outcome.failure.approvalTools)))) break;
+      continue;
+    }
+    if (outcome.kind === 'ok') {
+      delivered(r, human, sent.step);
+      if (human.messages) await messagesReceived(inbox, sent.step, human.messages);
+    }
     const where = {
       pastDeadline: pastDeadline(deadline, Date.now()),
       queue: stepQueue() ?? workflowInfo().taskQueue,
@@ -271,10 +341,22 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
       if (after.reprompted) retryLog(after.reprompted);
       continue;
     }
+    if (after.out.ask) {
+      // a question instead of a result: the next step gets the answer
+      if (!(await askHuman(questionOf(r, after.out.ask)))) break;
+      continue;
+    }
     const role = roleHost ? applyRoleNext(r, await roleHost.afterStep(after.out)) : 'go';
     if (role === 'halt') break;
     if (role !== 'go') {
       retryLog(role);
+      continue;
+    }
+    const more = task.allowQuestions && roleHost ? needMoreInformation(after.out) : null;
+    if (more) {
+      // the role's need-more-information becomes a question: the answer goes back to it, and it goes on
+      if (!(await askHuman(questionOf(r, more)))) break;
+      resumeWithAnswer(r);
       continue;
     }
     const summary = summaryReprompt(r, task, rules, Date.now());
@@ -282,6 +364,7 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
     else if (await stopped()) break;
   }
 
+  undelivered(r);
   if (r.reason) log.info('subtask halted', { jobId, taskId: task.id, agentId: r.agentId, reason: r.reason, steps: r.steps });
   return finish(
     taskResult(r, { task, rules, jobId: input.events?.jobId ?? jobId, now: Date.now(), finishRole: roleHost?.finishResult.bind(roleHost) }),

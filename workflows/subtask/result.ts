@@ -19,9 +19,11 @@ import { cappedErrors, cappedList, MAX_ERRORS, type SubtaskState } from './state
 /** A subtask result never passes this (Temporal refuses payloads over 2 MiB). */
 export const MAX_RESULT_BYTES = 1_500_000;
 
-/** How the loop ended: success without a halt; a halt is partial when it has work (or is a budget halt, host rules 1), failure otherwise. */
+/** How the loop ended: success without a halt; a skip (onTimeout "skip") partial; a halt is partial when it has work (or is a budget halt, host rules 1), failure otherwise. */
 export function outcomeOf(s: SubtaskState, rules: HostRules): TaskResult['status'] {
   if (s.reason === null) return 'success';
+  // an approval nobody decided, with onTimeout "skip": the task is skipped as partial, by the approver's policy
+  if (s.reason === 'skipped') return 'partial';
   const hasWork = s.steps > 0 || s.evidence.length > 0 || s.data !== undefined;
   return hasWork || (rules.budgetHaltIsPartial && s.reason === 'budget_exhausted') ? 'partial' : 'failure';
 }

@@ -12,6 +12,7 @@ import type { SubtaskStatus } from '../messages';
 import type { RoleHostCarry } from '../role-host';
 import type { Routing } from '../routing';
 import type { HostRules } from './host-rules';
+import { hitlCarry, newHitl, type HitlCarry, type HitlState } from './inbox';
 import { exhaustedAxes, newLedger, type LedgerState } from '../../core/budget-ledger';
 import { agentLabel, dedupe, fitList } from '../../core/task-results';
 
@@ -77,6 +78,8 @@ export interface SubtaskState {
   stepsAtRunStart: number;
   /** This run only: every fallback left failed to resolve, and `agentsTried` already ends with them. */
   triedAll: boolean;
+  /** Approvals, questions and steering messages (inbox.ts); carried only when it holds something. */
+  hitl: HitlState;
 }
 
 /** The state's fields a carry holds as they are (capped lists aside): the same names, so a carry reads back field by field. */
@@ -114,6 +117,8 @@ export type SubtaskCarry = Pick<SubtaskState, CarriedAsIs> &
     state?: unknown;
     /** A role task's protocol state. */
     role?: RoleHostCarry;
+    /** Approvals given, an answer or messages not yet handed to a step. */
+    hitl?: HitlCarry;
   };
 
 /** The state once the agent is resolved: every step-time transition takes this. */
@@ -163,6 +168,7 @@ export function newState({ task, allocation, manifest, carry }: StateInput, now:
     reason: null,
     stepsAtRunStart: carry?.steps ?? 0,
     triedAll: false,
+    hitl: newHitl(carry?.hitl),
   };
 }
 
@@ -229,5 +235,8 @@ export function carryOf(s: RunningState, rules: HostRules, task: TaskSpec, role?
         }
       : {}),
     ...(s.routing ? { routing: s.routing } : {}),
+    ...withHitl(hitlCarry(s.hitl, task.approval?.aboveCostUsd !== undefined)),
   };
 }
+
+const withHitl = (hitl: HitlCarry | undefined) => (hitl ? { hitl } : {});

@@ -22,6 +22,8 @@ export interface StepFailure {
   message: string;
   usage?: Usage;
   noReprompt?: boolean;
+  /** ApprovalRequired: the tools the step waits for approval of (the agent did not run). */
+  approvalTools?: string[];
 }
 
 /** How a step ended: its output, its failure, the cancel signal, or the latency budget cutting it. */
@@ -133,6 +135,7 @@ export function applyStepOutput(s: RunningState, out: AgentStepOutput): void {
   s.steps += 1;
   s.reprompt = undefined;
   charge(s.ledger, out.usage);
+  s.hitl.lastCostUsd = out.usage.costUsd;
   if (out.evidence.length > 0) {
     // in place: the evidence so far is free of duplicates already, and a step must not copy it
     appendEvidence(s.evidence, out.evidence);

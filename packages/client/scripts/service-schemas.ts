@@ -24,6 +24,7 @@ import {
 } from '../../../schemas';
 import { ResearchSubtaskInputSchema, ResearchSubtaskOutputSchema } from '../../../schemas/research-contract';
 import { ScoutReportSchema, ScoutRequestSchema } from '../../../schemas/scout';
+import { DecisionSchema, InboxItemSchema } from '../../../schemas/approval';
 
 /** How a schema is read: a request the caller writes, or an answer the API sends. */
 export type Io = 'input' | 'output';
@@ -35,8 +36,10 @@ const output = <S>(schema: S) => ({ schema, io: 'output' as const });
 export const SERVICE_SCHEMAS = {
   AgentDetail: output(AgentDetailSchema),
   AgentManifest: output(AgentManifestSchema),
+  ApprovalDecision: input(DecisionSchema),
   BudgetInput: input(BudgetSchema),
   BudgetTopUp: input(BudgetTopUpSchema),
+  InboxItem: output(InboxItemSchema),
   JobEvent: output(JobEventSchema),
   JobListItem: output(JobListItemSchema),
   JobOutcome: output(JobOutcomeSchema),

@@ -17,6 +17,7 @@ import { streamEvents, type EventsOptions } from './events.js';
 import { createTransport, type TransportOptions } from './http.js';
 import { MAX_WAIT_SECONDS } from './long-poll.js';
 import { allPages } from './pages.js';
+import { approvalMethods } from './approvals.js';
 import { scoutMethods } from './scouts.js';
 import { subtaskMethods } from './subtasks.js';
 import type {
@@ -45,6 +46,7 @@ export { MAX_WAIT_SECONDS } from './long-poll.js';
 export type * from './types.js';
 export type { EventsOptions } from './events.js';
 export type { ResearchSubtaskAnswer, SubtaskRunOptions } from './subtasks.js';
+export type { ApprovalFilters } from './approvals.js';
 
 /** Options of `createDelegateClient`. */
 export type DelegateClientOptions = TransportOptions;
@@ -179,6 +181,20 @@ export function createDelegateClient(options: DelegateClientOptions) {
         })
       ).body;
     },
+
+    /** Sends a steering message to a running subtask: its next step receives it. Sent once. */
+    async steer(
+      jobId: string,
+      taskId: string,
+      text: string,
+      opts: { from?: string } = {},
+    ): Promise<{ taskId: string; workflowId: string }> {
+      const url = `${job(jobId)}/subtasks/${encodeURIComponent(taskId)}/messages`;
+      return (await request<{ taskId: string; workflowId: string }>('POST', url, { body: { text, ...opts }, idempotent: false })).body;
+    },
+
+    /** The inbox: approvals, questions from subagents and budget waits, and their decisions. */
+    approvals: approvalMethods(request),
 
     /** Subtasks in the research-subtask contract (snake_case in, the contract's output back). */
     subtasks: subtaskMethods(request),

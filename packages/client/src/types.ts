@@ -6,6 +6,11 @@ import type { ScoutCaps } from './errors.js';
 import type { ServiceTypes } from './service-types.js';
 
 export type AgentDetail = ServiceTypes['AgentDetail'];
+/** An inbox item: an approval, a question or a budget wait (`approvals.list()`). */
+export type InboxItem = ServiceTypes['InboxItem'];
+export type InboxState = InboxItem['state'];
+/** A decision on an inbox item: `{ decision: 'approve' | 'reject', note? }`, or `{ answer, note? }` for a question. */
+export type ApprovalDecision = ServiceTypes['ApprovalDecision'];
 export type AgentManifest = ServiceTypes['AgentManifest'];
 /** One event of a job's live stream (`events()`). */
 export type JobEvent = ServiceTypes['JobEvent'];

@@ -1,0 +1,113 @@
+/**
+ * The subtask's waits for a human (or its parent): an inbox item opened in the record, then a
+ * workflow condition on the decide update, bounded by the item's timeout and the job's
+ * deadline. Nothing runs meanwhile: no activity, no timer but the condition's, no worker slot
+ * (the workflow leaves the worker's cache like any idle workflow and replays when decided).
+ *
+ *   openInboxItem (local) ──condition(decided | stop | cancel, timeout)──> settleInboxItem (local) ──> afterWait
+ */
+import { ApplicationFailure, condition, proxyLocalActivities, setHandler, uuid4, workflowInfo } from '@temporalio/workflow';
+import type { Activities } from '../../activities';
+import { ErrorType } from '../../core/errors';
+import { labelsOf, type InboxOpen } from '../../core/inbox';
+import { msLeft } from '../../core/engine-limits';
+import { LABELS_KEY } from '../../core/search-attributes';
+import { decideUpdate, steerSignal, subtaskMessages } from '../messages';
+import { applyDecision, openItem, queueMessage, refusal, type ItemSpec, type PendingItem } from './inbox';
+import type { SubtaskState } from './state';
+
+const { openInboxItem, settleInboxItem, appendJobEvents } = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+});
+
+/** The patch id of the budget wait's inbox item (runs that waited before it replay without): do not change. */
+export const INBOX_BUDGET_PATCH = 'inbox-budget-wait';
+
+/** Whose inbox and stream a subtask's items go to. */
+export interface InboxTarget {
+  tenant: string;
+  jobId: string;
+  taskId: string;
+}
+
+/** Handles the decide update and the steering signal on the state. */
+export function handleHumans(s: SubtaskState): void {
+  setHandler(
+    decideUpdate,
+    (d) => {
+      applyDecision(s, d);
+      return { id: d.id, state: d.state };
+    },
+    {
+      description: subtaskMessages.decide,
+      validator: (d) => {
+        const no = refusal(s, d);
+        if (no) throw ApplicationFailure.create({ type: ErrorType[no.type], message: no.message, nonRetryable: true });
+      },
+    },
+  );
+  setHandler(steerSignal, (m) => queueMessage(s, m), { description: subtaskMessages.message });
+}
+
+/** Opens an item and waits for its decision, its timeout, the job's deadline, or a stop; the item is settled in the record either way. */
+export async function waitForHuman(
+  s: SubtaskState,
+  spec: ItemSpec,
+  rule: { timeoutSeconds: number; onTimeout: PendingItem['onTimeout'] },
+  target: InboxTarget,
+  deadline: number | undefined,
+  /** Also ends the wait (a budget top-up): the item is then `approved` by `top-up`. */
+  met?: () => boolean,
+): Promise<PendingItem> {
+  const now = Date.now();
+  const item = openItem(s, spec, uuid4(), now + rule.timeoutSeconds * 1000, rule.onTimeout);
+  const info = workflowInfo();
+  const open: InboxOpen = {
+    id: item.id,
+    kind: item.kind,
+    reason: item.reason,
+    tenant: target.tenant,
+    jobId: target.jobId,
+    taskId: target.taskId,
+    workflowId: info.workflowId,
+    labels: labelsOf(info.typedSearchAttributes.get(LABELS_KEY)),
+    detail: item.detail,
+    onTimeout: item.onTimeout,
+    requestedAt: now,
+    expiresAt: item.expiresAt,
+  };
+  await openInboxItem(open);
+  const waitMs = Math.max(1, Math.min(item.expiresAt - now, msLeft(deadline, now)));
+  await condition(() => s.hitl.decision !== undefined || s.stopRequested || s.cancelRequested || (met?.() ?? false), waitMs);
+  const d = s.hitl.decision;
+  const ended = s.cancelRequested || s.stopRequested ? 'cancelled' : met?.() ? 'approved' : 'timed_out';
+  const by = { cancelled: 'stop', approved: 'top-up', timed_out: 'timeout' }[ended];
+  await settleInboxItem({
+    tenant: target.tenant,
+    jobId: target.jobId,
+    id: item.id,
+    kind: item.kind,
+    taskId: target.taskId,
+    settle: d
+      ? { state: d.state, by: d.by, at: d.at, ...(d.note ? { note: d.note } : {}), ...(d.answer !== undefined ? { answer: d.answer } : {}) }
+      : { state: ended, by, at: Date.now() },
+  });
+  return item;
+}
+
+/** `subtask.message` on the job's stream: the messages a step received. */
+export async function messagesReceived(target: InboxTarget, step: number, texts: { text: string; from?: string }[]): Promise<void> {
+  await appendJobEvents({
+    tenant: target.tenant,
+    jobId: target.jobId,
+    events: [
+      {
+        key: `message:${workflowInfo().workflowId}:${step}`,
+        type: 'subtask.message',
+        data: { taskId: target.taskId, step, messages: texts },
+        at: Date.now(),
+      },
+    ],
+  });
+}
