@@ -11,9 +11,10 @@ import { eagerBytes, eagerWorkflowGraph, violations, type EagerGraph } from './b
  * What a run evaluates, in bytes of module source as webpack counts them, recorded: 741,642 in
  * all (266,031 the project's) when the guard landed; 364,500 (201,429) once core/ was preloaded
  * into the shared context; 404,332 (241,261) with the human-in-the-loop waits (workflows/subtask/inbox.ts,
- * waits.ts: about 15 kB). Raise it on purpose, in the commit that needs it, saying why.
+ * waits.ts: about 15 kB); 410,661 (247,590) once the cut-step booking, the step cutter and the
+ * A2A cancel mapping joined them. Raise it on purpose, in the commit that needs it, saying why.
  */
-const BUDGET = { total: 410_000, project: 245_000 };
+const BUDGET = { total: 415_000, project: 250_000 };
 
 let graph: EagerGraph;
 beforeAll(async () => {
