@@ -259,6 +259,8 @@ describe('stop and cancel', () => {
       ],
     });
     await waitForSubtask(jobId, 'slow', 'running');
+    // the finished result the cancel must keep: wait for it, not for a fast agent to be fast
+    await waitForSubtask(jobId, 'fast', 'done');
     expect((await post(`/v1/jobs/${jobId}/cancel`)).statusCode).toBe(202);
     const r = await result(jobId);
     expect(r.status).toBe('cancelled');

@@ -59,9 +59,9 @@ describe.each(['http', 'stdio'] as const)('MCP tasks over %s', (transport) => {
       statuses.push(n.params);
     });
     const jobId = uniqueId(`mcpt-${transport}`);
-    const { task, ms } = await startTask(client, 'delegate_fanout', threeWay(jobId));
+    // "at once": the task comes back while the job still runs (no wall-clock bound: the suite runs loaded too)
+    const { task } = await startTask(client, 'delegate_fanout', threeWay(jobId));
     expect(task).toMatchObject({ taskId: `job:${jobId}`, status: 'working', ttl: null, pollInterval: 1000 });
-    expect(ms).toBeLessThan(5000);
 
     const polled = await client.experimental.tasks.getTask(task.taskId);
     expect(polled).toMatchObject({ taskId: task.taskId, status: 'working' });
