@@ -99,6 +99,32 @@ export async function listeningApp(
  * The file's API app (see `testApp`): built before its tests, closed after them. Returns a
  * stand-in that forwards to the app once built, so tests write `app.inject(...)` as usual.
  */
+/** `listeningApp` for a whole file: started in beforeAll, closed in afterAll; read `url` and `app` inside a test. */
+export function useListeningApp(
+  extra: Record<string, string> = {},
+  as: TestTenant | null = 'default',
+): { readonly url: string; readonly app: FastifyInstance } {
+  let listening: { app: FastifyInstance; url: string } | undefined;
+  beforeAll(async () => {
+    listening = await listeningApp(extra, as);
+  });
+  afterAll(async () => {
+    await listening?.app.close();
+  });
+  const started = () => {
+    if (!listening) throw new Error('useListeningApp: the app listens from beforeAll on; read it inside a test');
+    return listening;
+  };
+  return {
+    get url() {
+      return started().url;
+    },
+    get app() {
+      return started().app;
+    },
+  };
+}
+
 export function useApp(extra: Record<string, string> = {}, as: TestTenant | null = 'default'): FastifyInstance {
   let app: FastifyInstance | undefined;
   beforeAll(async () => {

@@ -3,30 +3,22 @@
  * job waits for and answers a subagent's question; an answer its schema refuses comes back as
  * a tool error naming the field.
  */
-import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
-import type { FastifyInstance } from 'fastify';
+import { expect, it, onTestFinished } from 'vitest';
 import type { InboxItem, JobResult } from '../../schemas';
-import { listeningApp, pollUntil, uniqueId } from '../helpers';
+import { useListeningApp, pollUntil, uniqueId } from '../helpers';
 import { authHeader } from '../tenants';
 import { connectMcp } from './connect';
 
-let app: FastifyInstance;
-let baseUrl: string;
-beforeAll(async () => {
-  ({ app, url: baseUrl } = await listeningApp({}, null));
-});
-afterAll(async () => {
-  await app?.close();
-});
+const listening = useListeningApp({}, null);
 
 const text = (r: unknown) => ((r as { content: { text: string }[] }).content[0]?.text ?? '') as string;
 
 it('a question is listed by delegate_approvals and answered by delegate_decide', async () => {
-  const client = await connectMcp(baseUrl, 'http');
+  const client = await connectMcp(listening.url, 'http');
   onTestFinished(() => client.close());
   const jobId = uniqueId('mcp-ask');
   const answerSchema = { type: 'object', properties: { year: { type: 'integer' } }, required: ['year'] };
-  const res = await app.inject({
+  const res = await listening.app.inject({
     method: 'POST',
     url: '/v1/jobs',
     headers: authHeader('default'),
@@ -62,6 +54,10 @@ it('a question is listed by delegate_approvals and answered by delegate_decide',
   expect(ok.isError ?? false, text(ok)).toBe(false);
   expect(JSON.parse(text(ok))).toMatchObject({ state: 'answered', decidedBy: 'mcp:default' });
 
-  const done = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=30`, headers: authHeader('default') });
+  const done = await listening.app.inject({
+    method: 'GET',
+    url: `/v1/jobs/${jobId}/result?waitSeconds=30`,
+    headers: authHeader('default'),
+  });
   expect((done.json() as JobResult).results[0].data).toMatchObject({ answers: [{ year: 2024 }] });
 });

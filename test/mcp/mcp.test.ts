@@ -5,26 +5,18 @@
  * tools, and is refused with a wrong key.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JobResult } from '../../schemas';
 import { connectMcp, threeWay } from './connect';
-import { listeningApp, uniqueId } from '../helpers';
+import { useListeningApp, uniqueId } from '../helpers';
 import { TEST_TENANTS } from '../tenants';
 
-let app: FastifyInstance;
-let baseUrl: string;
-beforeAll(async () => {
-  ({ app, url: baseUrl } = await listeningApp({}, null));
-});
-afterAll(async () => {
-  await app?.close();
-});
+const listening = useListeningApp({}, null);
 
 const KEY = TEST_TENANTS.default.key;
 
 /** An MCP client connected over `transport` with `key`, closed when the test ends. */
-const connect = (transport: 'http' | 'stdio', key: string = KEY): Promise<Client> => connectMcp(baseUrl, transport, key);
+const connect = (transport: 'http' | 'stdio', key: string = KEY): Promise<Client> => connectMcp(listening.url, transport, key);
 
 /** The text of a tool answer's first content block, parsed as JSON. */
 function answer(res: Awaited<ReturnType<Client['callTool']>>): Record<string, unknown> {
@@ -134,7 +126,7 @@ describe.each(['http', 'stdio'] as const)('MCP over %s', (transport) => {
 
 describe('a wrong key is refused', () => {
   it('over HTTP: 401 on the endpoint, and the SDK client cannot connect', async () => {
-    const res = await fetch(`${baseUrl}/mcp`, {
+    const res = await fetch(`${listening.url}/mcp`, {
       method: 'POST',
       headers: { authorization: 'Bearer not-a-key', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
       body: JSON.stringify({
@@ -145,7 +137,7 @@ describe('a wrong key is refused', () => {
       }),
     });
     expect(res.status).toBe(401);
-    expect((await fetch(`${baseUrl}/mcp`, { method: 'POST' })).status).toBe(401);
+    expect((await fetch(`${listening.url}/mcp`, { method: 'POST' })).status).toBe(401);
     await expect(connect('http', 'not-a-key')).rejects.toThrow(/401|Unauthorized|not valid/);
   });
 

@@ -14,20 +14,12 @@ import {
   TaskStatusNotificationSchema,
   type Task,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { connectMcp, threeWay } from './connect';
-import { listeningApp, uniqueId } from '../helpers';
+import { useListeningApp, uniqueId } from '../helpers';
 import { TEST_TENANTS } from '../tenants';
 
-let app: FastifyInstance;
-let baseUrl: string;
-beforeAll(async () => {
-  ({ app, url: baseUrl } = await listeningApp({}, null));
-});
-afterAll(async () => {
-  await app?.close();
-});
+const listening = useListeningApp({}, null);
 
 const TASK_TOOLS = ['delegate_fanout', 'delegate_pipeline', 'delegate_research_subtask', 'delegate_scout', 'delegate_vote'];
 
@@ -45,7 +37,7 @@ const textOf = (res: { content: unknown[] }) => JSON.parse((res.content[0] as { 
 
 describe.each(['http', 'stdio'] as const)('MCP tasks over %s', (transport) => {
   it('lists the delegation tools as task-capable and keeps the others plain', async () => {
-    const client = await connectMcp(baseUrl, transport);
+    const client = await connectMcp(listening.url, transport);
     expect(client.getServerCapabilities()?.tasks).toMatchObject({ cancel: {}, requests: { tools: { call: {} } } });
     const { tools } = await client.listTools();
     const optional = tools.filter((t) => t.execution?.taskSupport === 'optional').map((t) => t.name);
@@ -53,7 +45,7 @@ describe.each(['http', 'stdio'] as const)('MCP tasks over %s', (transport) => {
   });
 
   it('creates a fan-out task at once, reports it while it runs, relays its status, and gives its result', async () => {
-    const client = await connectMcp(baseUrl, transport);
+    const client = await connectMcp(listening.url, transport);
     const statuses: Task[] = [];
     client.setNotificationHandler(TaskStatusNotificationSchema, (n) => {
       statuses.push(n.params);
@@ -76,7 +68,7 @@ describe.each(['http', 'stdio'] as const)('MCP tasks over %s', (transport) => {
     expect(statuses.every((s) => s.taskId === task.taskId)).toBe(true);
     expect(statuses.at(-1)).toMatchObject({ status: 'completed' });
     // the task is the job: REST sees it under the same id
-    const view = await app.inject({
+    const view = await listening.app.inject({
       method: 'GET',
       url: `/v1/jobs/${jobId}`,
       headers: { authorization: `Bearer ${TEST_TENANTS.default.key}` },
@@ -85,7 +77,7 @@ describe.each(['http', 'stdio'] as const)('MCP tasks over %s', (transport) => {
   });
 
   it('cancels the job with tasks/cancel; a finished task cannot be cancelled again', async () => {
-    const client = await connectMcp(baseUrl, transport);
+    const client = await connectMcp(listening.url, transport);
     const jobId = uniqueId(`mcpc-${transport}`);
     const slow = { jobId, tasks: [{ id: 's', question: 'slow', agent: 'sim', params: { steps: 1000, latencyMs: 20 } }] };
     const { task } = await startTask(client, 'delegate_vote', { ...slow, vote: { strategy: 'majority' } });
@@ -99,8 +91,8 @@ describe.each(['http', 'stdio'] as const)('MCP tasks over %s', (transport) => {
   });
 
   it("does not find another tenant's task, nor an id it never made", async () => {
-    const alpha = await connectMcp(baseUrl, transport, TEST_TENANTS.alpha.key);
-    const beta = await connectMcp(baseUrl, transport, TEST_TENANTS.beta.key);
+    const alpha = await connectMcp(listening.url, transport, TEST_TENANTS.alpha.key);
+    const beta = await connectMcp(listening.url, transport, TEST_TENANTS.beta.key);
     const jobId = uniqueId(`mcpx-${transport}`);
     const { task } = await startTask(alpha, 'delegate_pipeline', { jobId, tasks: [{ id: 'a', question: 'A?', agent: 'echo' }] });
     await expect(beta.experimental.tasks.getTask(task.taskId)).rejects.toThrow(/not found/i);
@@ -113,7 +105,7 @@ describe.each(['http', 'stdio'] as const)('MCP tasks over %s', (transport) => {
   });
 
   it('answers a refused input with a task failed at once, the refusal as its message', async () => {
-    const client = await connectMcp(baseUrl, transport);
+    const client = await connectMcp(listening.url, transport);
     const dup = [
       { id: 'a', question: 'x', agent: 'echo' },
       { id: 'a', question: 'y', agent: 'echo' },
@@ -127,7 +119,7 @@ describe.each(['http', 'stdio'] as const)('MCP tasks over %s', (transport) => {
 
 describe('MCP tasks of the contract tools', () => {
   it('runs a research subtask and a scout as tasks', async () => {
-    const client = await connectMcp(baseUrl, 'http');
+    const client = await connectMcp(listening.url, 'http');
     const id = uniqueId('mcprs');
     const research = await startTask(client, 'delegate_research_subtask', {
       id,
