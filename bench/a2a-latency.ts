@@ -9,35 +9,14 @@
  */
 import { Role } from '@a2a-js/sdk';
 import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
-import { buildApp } from '../api/app';
-import { loadRegistry } from '../activities';
 import type { JobEvent } from '../schemas';
-import { loadConfig } from '../config/config';
-import { loadTenants } from '../config/tenants';
-import { agentQueueFor } from '../core/names';
-import { bundleWorkflows, createWorkers } from '../workers/worker';
-import { benchRecord, percentile as pct, quietRuntime, report, round, startTemporal } from './lib';
+import { percentile as pct, report, round } from './lib';
+import { startApiStack } from './api-stack';
 
 const N = Number(process.env.BENCH_A2A_SUBTASKS ?? 100);
 
-if (!process.env.BENCH_VERBOSE) quietRuntime();
-const t = await startTemporal('a2a-latency');
-const record = await benchRecord();
-const taskQueue = 'bench-a2a';
-const workers = await createWorkers(
-  { connection: t.workerConnection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows(), record },
-  [{ taskQueue: agentQueueFor(taskQueue, 'default'), slots: 200 }],
-);
-const running = Promise.all(workers.map((w) => w.run()));
-const config = loadConfig({
-  TEMPORAL_ADDRESS: t.server.address,
-  DELEGATE_TASK_QUEUE: taskQueue,
-  DELEGATE_AUTH: 'off',
-  LOG_LEVEL: 'silent',
-});
-const app = await buildApp({ config, client: t.client, registry: loadRegistry(), tenants: loadTenants(config), record });
-await app.listen({ host: '127.0.0.1', port: 0 });
-const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+const stack = await startApiStack('a2a-latency', 'bench-a2a');
+const { t, base } = stack;
 const arrived = new Map<string, number>();
 try {
   const client = await new ClientFactory({
@@ -104,8 +83,5 @@ try {
     { latencies, lag },
   );
 } finally {
-  await app.close();
-  for (const w of workers) w.shutdown();
-  await running;
-  await t.close();
+  await stack.stop();
 }

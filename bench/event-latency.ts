@@ -6,36 +6,14 @@
  *
  *   npm run bench -- event-latency        (BENCH_EVENT_SUBTASKS, default 100)
  */
-import { buildApp } from '../api/app';
-import { loadRegistry } from '../activities';
 import type { JobEvent } from '../schemas';
-import { loadConfig } from '../config/config';
-import { loadTenants } from '../config/tenants';
-import { agentQueueFor } from '../core/names';
-import { bundleWorkflows, createWorkers } from '../workers/worker';
-import { benchRecord, percentile as pct, quietRuntime, report, round, startTemporal } from './lib';
+import { percentile as pct, report, round } from './lib';
+import { startApiStack } from './api-stack';
 
 const N = Number(process.env.BENCH_EVENT_SUBTASKS ?? 100);
 
-if (!process.env.BENCH_VERBOSE) quietRuntime();
-const t = await startTemporal('event-latency');
-const record = await benchRecord();
-const taskQueue = 'bench-events';
-// the API sends tenant default's steps to its own lane
-const workers = await createWorkers(
-  { connection: t.workerConnection, namespace: 'default', taskQueue, workflowBundle: await bundleWorkflows(), record },
-  [{ taskQueue: agentQueueFor(taskQueue, 'default'), slots: 200 }],
-);
-const running = Promise.all(workers.map((w) => w.run()));
-const config = loadConfig({
-  TEMPORAL_ADDRESS: t.server.address,
-  DELEGATE_TASK_QUEUE: taskQueue,
-  DELEGATE_AUTH: 'off',
-  LOG_LEVEL: 'silent',
-});
-const app = await buildApp({ config, client: t.client, registry: loadRegistry(), tenants: loadTenants(config), record });
-await app.listen({ host: '127.0.0.1', port: 0 });
-const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+const stack = await startApiStack('event-latency', 'bench-events');
+const { t, base, app } = stack;
 const arrived = new Map<string, number>();
 const counts = new Map<string, number>();
 try {
@@ -86,8 +64,5 @@ try {
     { latencies },
   );
 } finally {
-  await app.close();
-  for (const w of workers) w.shutdown();
-  await running;
-  await t.close();
+  await stack.stop();
 }
