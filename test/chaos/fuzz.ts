@@ -5,6 +5,7 @@
  * 4xx problem+json and no workflow. Hostile decorations (huge strings, deep nesting,
  * `__proto__`/`constructor`/`prototype` keys) ride on top of the flaw that makes it invalid.
  */
+import { seededRng } from '../../core/forecast';
 
 /** One request to send. */
 export interface FuzzRequest {
@@ -15,17 +16,8 @@ export interface FuzzRequest {
   body?: string | Uint8Array;
 }
 
-/** mulberry32: a small seeded PRNG. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32: a small seeded PRNG (the forecasts' own). */
+export const prng = seededRng;
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
