@@ -28,6 +28,8 @@ export const SCENARIO_ENGINES: Record<string, ('dev' | 'cluster')[]> = {
   'api-restart': ['dev'],
   // the API's validation: no workflow starts at all
   'malformed-input': ['dev'],
+  // 100 subtasks waiting on workflow conditions, then a worker kill: the wait is the workflow's, held by either engine alike
+  'approval-wait': ['dev'],
 };
 
 /** The scenario files to run on `engine`: those the table puts there, and any it does not name yet (on both, so none is skipped). */
