@@ -9,6 +9,8 @@
  * metadata addresses, also inside IPv4-mapped / NAT64 / 6to4 IPv6 forms. `allowCidrs` and
  * `allowHosts` open ranges and names for internal receivers; metadata stays refused whatever they say.
  */
+import { z } from 'zod';
+import { ConfigSchema } from '../schemas/config';
 
 /** Operator allowances over the default refusals. */
 export interface NetPolicy {
@@ -191,19 +193,13 @@ export function checkCallbackUrl(url: string, policy: NetPolicy = {}): string | 
   return undefined;
 }
 
-/** The policy of the DELEGATE_WEBHOOK_ALLOW_* variables, read where no parsed configuration reaches (the agents file's loader). */
+/** The policy of the DELEGATE_WEBHOOK_ALLOW_* variables, read where no parsed configuration reaches (the agents file's loader), as the configuration reads them. */
 export function netPolicyFromEnv(env: NodeJS.ProcessEnv): NetPolicy {
-  const list = (v: string | undefined) =>
-    (v ?? '')
-      .split(',')
-      .map((x) => x.trim())
-      .filter(Boolean);
-  return netPolicyFromConfig({
-    DELEGATE_WEBHOOK_ALLOW_LOOPBACK: env.DELEGATE_WEBHOOK_ALLOW_LOOPBACK === 'true',
-    DELEGATE_WEBHOOK_ALLOW_CIDRS: list(env.DELEGATE_WEBHOOK_ALLOW_CIDRS),
-    DELEGATE_WEBHOOK_ALLOW_HOSTS: list(env.DELEGATE_WEBHOOK_ALLOW_HOSTS),
-  });
+  return netPolicyFromConfig(WEBHOOK_POLICY_ENV.parse(env));
 }
+
+const { DELEGATE_WEBHOOK_ALLOW_LOOPBACK, DELEGATE_WEBHOOK_ALLOW_CIDRS, DELEGATE_WEBHOOK_ALLOW_HOSTS } = ConfigSchema.shape;
+const WEBHOOK_POLICY_ENV = z.object({ DELEGATE_WEBHOOK_ALLOW_LOOPBACK, DELEGATE_WEBHOOK_ALLOW_CIDRS, DELEGATE_WEBHOOK_ALLOW_HOSTS });
 
 /** The policy the configuration asks for; throws naming a bad CIDR (at start, not at the first webhook). */
 export function netPolicyFromConfig(config: {

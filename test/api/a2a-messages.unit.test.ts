@@ -1,22 +1,14 @@
 /** What an A2A message runs, and how a job reads as an A2A task (pure: no server). */
-import { Role, TaskState, type Message, type Part } from '@a2a-js/sdk';
+import { TaskState, type Message, type Part } from '@a2a-js/sdk';
 import { describe, expect, it } from 'vitest';
 import { stateOfOutcome, stateOfView, taskOfResult } from '../../activities/a2a-task';
 import { a2aPushOf } from '../../core/a2a';
 import { jobIdOfMessage, Rejection, submissionOf } from '../../api/a2a/messages';
 import type { JobResult, TaskResult } from '../../schemas';
+import { a2aMessage } from '../a2a-fixtures';
 
 const part = (content: Part['content']): Part => ({ content, metadata: undefined, filename: '', mediaType: '' });
-const msg = (...parts: Part[]): Message => ({
-  messageId: 'm',
-  contextId: '',
-  taskId: '',
-  role: Role.ROLE_USER,
-  parts,
-  metadata: undefined,
-  extensions: [],
-  referenceTaskIds: [],
-});
+const msg = (...parts: Part[]): Message => a2aMessage('m', parts);
 const rejection = (m: Message): Rejection => {
   try {
     submissionOf(m);

@@ -1,5 +1,5 @@
 /** Delegate as an A2A 1.0 agent, driven by the SDK's own client (ClientFactory) over a real socket. */
-import { Role, TaskState, type Message, type Part, type StreamResponse, type Task } from '@a2a-js/sdk';
+import { TaskState, type Message, type Part, type StreamResponse, type Task } from '@a2a-js/sdk';
 import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
 import type { FastifyInstance } from 'fastify';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -9,6 +9,7 @@ import { signWebhook, webhookSecretFor } from '../../activities';
 import { jobsListedWithId, listeningApp, pollUntil, uniqueId } from '../helpers';
 import { authHeader, type TestTenant } from '../tenants';
 import { TEST_WEBHOOK_SECRET } from '../webhook-secret';
+import { a2aMessage } from '../a2a-fixtures';
 
 let app: FastifyInstance;
 let url: string;
@@ -55,16 +56,7 @@ const data = (value: unknown): Part => ({
   mediaType: 'application/json',
 });
 const text = (value: string): Part => ({ content: { $case: 'text', value }, metadata: undefined, filename: '', mediaType: 'text/plain' });
-const message = (messageId: string, parts: Part[], contextId = ''): Message => ({
-  messageId,
-  contextId,
-  taskId: '',
-  role: Role.ROLE_USER,
-  parts,
-  metadata: undefined,
-  extensions: [],
-  referenceTaskIds: [],
-});
+const message = a2aMessage;
 const send = (m: Message, configuration?: { returnImmediately?: boolean; push?: { url: string; token?: string } }) => ({
   tenant: '',
   message: m,
