@@ -57,7 +57,7 @@ function insertions(unguarded: boolean): Insertion[] {
     },
     {
       // in the step loop, right before a step is issued
-      anchor: '    const awaitingSummary = awaitsSummary(r);\n',
+      anchor: '    const after = await run.runOne(awaitsSummary(r));\n',
       code:
         `    // version N+1 (test/chaos/next-version.ts): mark the run once, before the next step\n` +
         `    if (${when}) {\n` +

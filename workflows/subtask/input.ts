@@ -1,0 +1,47 @@
+/**
+ * What a subtask run is given: the task, its share of the job's budget, where its steps run,
+ * and, for a run continued as new, everything the loop had.
+ */
+import type { PreviousStage } from '../../activities';
+import type { AgentManifest, Budget, TaskSpec } from '../../schemas';
+import type { EventTarget } from '../job/events';
+import type { SubtaskCarry } from './state';
+
+/** Input of the subtask workflow. */
+export interface SubtaskInput {
+  task: TaskSpec;
+  jobId: string;
+  /** The budget this subtask may spend: the lower of its own and what its job had left. */
+  allocation: Budget;
+  /** In a pipeline: the previous stage's result, handed to the agent with every step. */
+  previous?: PreviousStage;
+  /** The tenant's agent lane: the task queue its steps run on (default: the workflow's own); a pooled agent's on `<lane>.pool-<pool>`. */
+  agentQueue?: string;
+  /** The agent's manifest, resolved at submission: no `resolveAgent` activity (absent: resolved here). */
+  manifest?: AgentManifest;
+  /** Wall-clock deadline (epoch ms, the job's): the subtask halts there with `timeout` and its work. */
+  deadline?: number;
+  /** Ceiling on one step's worst case (timeout × attempts + backoff); the policy is clamped to it. */
+  stepCeilingSeconds?: number;
+  /** Longest a step waits for a worker to start it, then `agent_unavailable` (0: no bound). @default 300 */
+  stepScheduleToStartSeconds?: number;
+  /** Continue as new after this many steps in one run (tests lower it); history size decides otherwise. */
+  stepsPerRun?: number;
+  /** Set by the previous run of a long loop (continue-as-new): everything the loop had. */
+  carry?: SubtaskCarry;
+  /** The root job's event stream: each step writes its event there. */
+  events?: EventTarget;
+  /**
+   * Set by jobs since subtasks show their outcome in the UI: the run upserts its outcome's
+   * search attributes, and a failure fails the run. Runs started before complete as they
+   * always did, so their histories replay: the input decides, not a patch marker (which
+   * would cost two events per subtask).
+   */
+  showOutcome?: boolean;
+  /** The host rules this run enforces (HOST_RULES when a job starts it); absent: none of them (host-rules.ts). */
+  hostRules?: number;
+  /** The job's model when this subtask started: its llm agent runs on it (a later switch does not reach it). */
+  model?: string;
+  /** The job's output-token cap of one model turn (a role's lower cap stays). */
+  maxOutputTokens?: number;
+}

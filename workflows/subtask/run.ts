@@ -1,0 +1,318 @@
+/**
+ * One run of the subtask loop and what it holds beside its state: the host rules, the tenant's
+ * inbox, the role host, the agent's step policy, the UI's details. Its methods are the loop's
+ * Temporal side — resolving the agent and its fallbacks, the waits for a human or a top-up,
+ * the judge, continue-as-new, one step — each calling the pure transitions beside this file
+ * in the order `subtask()` (index.ts) gives.
+ *
+ *   open ──> [ beforeStep ──> carryOn? ──> approval? ──> runOne ──> afterStep ]* ──> result
+ */
+import {
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  log,
+  patched,
+  setCurrentDetails,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { AgentStepInput } from '../../activities';
+import type { AgentManifest, FailureReason, TaskResult, TaskSpec } from '../../schemas';
+import { cancelSignal, grantSignal, stopSignal, subtaskMessages, subtaskStatusQuery } from '../messages';
+import { snapshot, topUp } from '../../core/budget-ledger';
+import { MAX_CARRY_BYTES } from '../../core/engine-limits';
+import { agentLabel, jsonBytes } from '../../core/task-results';
+import { TENANT_KEY } from '../../core/search-attributes';
+import { stepQueueFor } from '../../core/names';
+import { setLogContext } from '../log-context';
+import { subtaskDetails } from '../ui-details';
+import { RoleHost } from '../role-host';
+import { FALLBACK_PATCH } from '../fallbacks';
+import { readResolved, submittedRouting } from '../routing';
+import type { StepPolicy } from '../step-policy';
+import { classify } from './classify';
+import { fallbackUnresolved, leaveAgent, mayFallBack, switchTo, takeFallback } from './fallback';
+import { cannotCarry, continuesAsNew, pastDeadline } from './halt';
+import { hostRules, type HostRules } from './host-rules';
+import type { SubtaskInput } from './input';
+import { delivered, forStep, toolApproval } from './inbox';
+import type { Reprompted } from './reprompt';
+import { notResolvedResult, taskResult } from './result';
+import { finishRun, judgeActivity, resolveAgent, runStep, StepCutter, stepOptions, stepPolicyOf } from './runtime';
+import { carryOf, elapsedSeconds, newState, resolved, type RunningState, type SubtaskState } from './state';
+import { applyOutcome, stepInput, type AfterStep } from './step';
+import { applyStopHit, applyVerdict, checkStops, judgeFailed, judgeInput } from './stops';
+import { askHuman, handleHumans, messagesReceived, type InboxTarget } from './waits';
+
+/** What one step came to: its outcome applied, or (its tools waited for approval) `approved`: round again. */
+export type StepTurn = AfterStep | { kind: 'approved' };
+
+/** One run of the subtask workflow: its state, its context, and the Temporal side of its loop. */
+export class SubtaskRun {
+  readonly task: TaskSpec;
+  readonly rules: HostRules;
+  /** The loop's state (state.ts); `r` is the same object once the agent is known. */
+  readonly s: SubtaskState;
+  r!: RunningState;
+  roleHost?: RoleHost;
+  private policy!: StepPolicy;
+  private readonly tenant: string;
+  /** Where the run's inbox items and messages go. */
+  readonly inbox: InboxTarget;
+  private readonly cutter = new StepCutter();
+
+  constructor(readonly input: SubtaskInput) {
+    this.task = input.task;
+    this.rules = hostRules(input.hostRules, input.task.stopConditions);
+    this.s = newState(input, Date.now());
+    this.tenant = workflowInfo().typedSearchAttributes.get(TENANT_KEY) ?? input.events?.tenant ?? 'default';
+    this.inbox = { tenant: this.tenant, jobId: input.events?.jobId ?? input.jobId, taskId: input.task.id };
+  }
+
+  /** The subtask's signals, query and updates: stop, cancel (which cuts a running step), grant, status, decide, steer. */
+  handle(): void {
+    const s = this.s;
+    setLogContext({ agent: s.agentId });
+    setHandler(stopSignal, () => void (s.stopRequested = true), { description: subtaskMessages.stop });
+    setHandler(
+      cancelSignal,
+      () => {
+        s.cancelRequested = true;
+        this.cutter.cut();
+      },
+      { description: subtaskMessages.cancel },
+    );
+    setHandler(grantSignal, ({ add }) => (topUp(s.ledger, add), this.showDetails()), { description: subtaskMessages.grant });
+    setHandler(
+      subtaskStatusQuery,
+      () => ({
+        id: this.task.id,
+        agentId: s.agentId,
+        phase: s.phase,
+        steps: s.steps,
+        ledger: this.ledgerNow(),
+        ...(s.hitl.pending ? { waitingOn: s.hitl.pending.id } : {}),
+      }),
+      { description: subtaskMessages.status },
+    );
+    handleHumans(s);
+    this.showDetails();
+  }
+
+  /** The ledger's snapshot now. */
+  ledgerNow() {
+    return snapshot(this.s.ledger, elapsedSeconds(this.s, Date.now()));
+  }
+
+  /** The UI's current details: step, attempts, spend against the budget, the last error. */
+  showDetails(): void {
+    const { agentId, phase, steps, attempts, routing } = this.s;
+    setCurrentDetails(
+      subtaskDetails({
+        taskId: this.task.id,
+        agentId,
+        phase,
+        steps,
+        attempts,
+        ledger: this.ledgerNow(),
+        lastError: this.s.errors.at(-1),
+        routing,
+      }),
+    );
+  }
+
+  /** The run's end: `done` in the UI, the metrics sink, the outcome's search attributes (a failure fails the run). */
+  finish(result: TaskResult): TaskResult {
+    this.s.phase = 'done';
+    this.showDetails();
+    return finishRun(result, this.tenant, this.input.showOutcome);
+  }
+
+  /** The loop's result, with the work done so far. */
+  result(): TaskResult {
+    const { task, rules, input, roleHost } = this;
+    const jobId = input.events?.jobId ?? input.jobId;
+    return this.finish(taskResult(this.r, { task, rules, jobId, now: Date.now(), finishRole: roleHost?.finishResult.bind(roleHost) }));
+  }
+
+  /**
+   * The agent the loop runs: the carried one (routing must not pick another halfway), the one
+   * resolved at submission, the role's, or resolved now; a fallback when that fails. A result
+   * when no agent can be had, else null and `r` is set.
+   */
+  async open(): Promise<TaskResult | null> {
+    const { task, s, input } = this;
+    const { carry } = input;
+    try {
+      if (task.role)
+        this.roleHost = await RoleHost.open(
+          task,
+          { model: input.model, maxOutputTokens: input.maxOutputTokens, previous: input.previous },
+          carry?.role,
+        );
+      if (carry) this.r = resolved(s, carry.manifest);
+      else if (input.manifest) this.r = resolved(s, input.manifest, submittedRouting(task, input.manifest));
+      else if (this.roleHost?.manifest)
+        this.r = resolved(s, this.roleHost.manifest, { agent: this.roleHost.manifest.id, reason: `plays role ${task.role}` });
+      else {
+        const found = readResolved(
+          await resolveAgent({
+            agent: task.agent ?? '',
+            question: task.question,
+            params: task.params,
+            scope: task.scope,
+            lane: input.agentQueue,
+          }),
+        );
+        if (!task.fallback && found.fallbacks) s.fallbacks = found.fallbacks;
+        this.r = resolved(s, found.manifest, found.routing);
+      }
+    } catch (err) {
+      const f = classify(err, 1);
+      let next: AgentManifest | undefined;
+      if (mayFallBack(s, f.reason, pastDeadline(input.deadline, Date.now())) && patched(FALLBACK_PATCH)) {
+        leaveAgent(s, agentLabel(task), f.reason, f.message);
+        s.errors.push(f.message);
+        next = await this.nextFallback();
+      }
+      if (!next) return this.finish(notResolvedResult(s, task, f, Date.now()));
+      this.r = resolved(s, next, { agent: next.id, reason: `fallback after ${f.reason} of ${agentLabel(task)}` });
+    }
+    this.policy = stepPolicyOf(task, this.r.manifest, input.stepCeilingSeconds);
+    setLogContext({ agent: this.r.agentId });
+    this.showDetails();
+    return null;
+  }
+
+  /** The next fallback agent's manifest; those that cannot be resolved are recorded and skipped. */
+  private async nextFallback(): Promise<AgentManifest | undefined> {
+    const { task, s } = this;
+    for (let id = takeFallback(s); id !== undefined; id = takeFallback(s)) {
+      try {
+        return readResolved(await resolveAgent({ agent: id, question: task.question, params: task.params, lane: this.input.agentQueue }))
+          .manifest;
+      } catch (err) {
+        fallbackUnresolved(s, id, classify(err, 1));
+      }
+    }
+    return undefined;
+  }
+
+  /** After the agent failed for good (or its circuit is open): the next fallback agent takes over. False when none can. */
+  async switchAgent(why: FailureReason, message: string): Promise<boolean> {
+    const r = this.r;
+    if (!mayFallBack(r, why, pastDeadline(this.input.deadline, Date.now())) || !patched(FALLBACK_PATCH)) return false;
+    leaveAgent(r, r.manifest.id, why, message);
+    const next = await this.nextFallback();
+    // every fallback left failed to resolve: agentsTried already ends with this agent and those
+    if (!next) {
+      r.triedAll = true;
+      return false;
+    }
+    log.info('subtask falls back to another agent', {
+      jobId: this.input.jobId,
+      taskId: this.task.id,
+      from: r.manifest.id,
+      to: next.id,
+      reason: why,
+    });
+    switchTo(r, next, why);
+    this.policy = stepPolicyOf(this.task, next, this.input.stepCeilingSeconds);
+    setLogContext({ agent: r.agentId });
+    this.showDetails();
+    return true;
+  }
+
+  /** The stop conditions after a step; rubrics go to the judge when nothing else holds. True when the loop ends. */
+  async stopped(): Promise<boolean> {
+    const { r, task, rules } = this;
+    const check = checkStops(r, task, rules, Date.now());
+    let hit = check.kind === 'hit' ? check.hit : null;
+    if (check.kind === 'judge') {
+      try {
+        const judge = judgeActivity(this.input.agentQueue);
+        hit = applyVerdict(r, rules, check.stop, await judge(judgeInput(r, task, check.rubrics, workflowInfo().workflowId, Date.now())));
+      } catch (err) {
+        hit = judgeFailed(r, classify(err, 2).message);
+      }
+    }
+    if (!hit) return false;
+    log.info('subtask stopped by a stop condition', {
+      jobId: this.input.jobId,
+      taskId: task.id,
+      condition: hit.condition.text,
+      steps: r.steps,
+    });
+    return applyStopHit(r, hit) === 'halt';
+  }
+
+  /** A long loop goes on in a fresh run before its history nears Temporal's limits; true when it can neither go on here nor carry. */
+  async carryOn(): Promise<boolean> {
+    const { r, input } = this;
+    if (!continuesAsNew(r, workflowInfo(), input.stepsPerRun)) return false;
+    await condition(allHandlersFinished);
+    const next: SubtaskInput = { ...input, carry: carryOf(r, this.rules, this.task, this.roleHost?.carry()) };
+    const bytes = jsonBytes(next);
+    if (bytes <= MAX_CARRY_BYTES) {
+      log.info('subtask continues as new', { jobId: input.jobId, taskId: this.task.id, steps: r.steps, runs: next.carry!.runs });
+      await continueAsNew<(input: SubtaskInput) => Promise<TaskResult>>(next);
+    }
+    return cannotCarry(r, workflowInfo(), bytes);
+  }
+
+  /** A pooled agent's steps go to its pool's queue on the lane: read from the manifest of the moment. */
+  private stepQueue(): string | undefined {
+    const { agentQueue } = this.input;
+    return this.r.manifest.pool ? stepQueueFor(agentQueue ?? workflowInfo().taskQueue, this.r.manifest.pool) : agentQueue;
+  }
+
+  /**
+   * One step: the agent's activity with what the humans said since the last one, raced against
+   * the latency budget and the cancel signal, its outcome applied. A step whose tools wait for
+   * approval asks for it and goes round again.
+   */
+  async runOne(awaitingSummary: boolean): Promise<StepTurn> {
+    const { r, task, input, policy } = this;
+    const now = Date.now();
+    const queue = this.stepQueue();
+    const scheduleToStartSeconds = input.stepScheduleToStartSeconds;
+    const options = stepOptions({ task, agentId: r.manifest.id, policy, queue, deadline: input.deadline, scheduleToStartSeconds, now });
+    const human = forStep(r);
+    const { previous, events, model, maxOutputTokens } = input;
+    const context = { workflowId: workflowInfo().workflowId, task: { ...task, job: undefined }, previous, events, model, maxOutputTokens };
+    const sent: AgentStepInput = {
+      ...stepInput(r, { ...context, maxAttempts: policy.retry.maxAttempts, role: this.roleHost?.stepFields() }, now),
+      ...human,
+      ...(r.hitl.approvedTools.length ? { approvedTools: r.hitl.approvedTools } : {}),
+    };
+    const outcome = await runStep(
+      options,
+      sent,
+      sent.budgetLeft.latencySeconds,
+      () => r.cancelRequested,
+      this.cutter,
+      this.rules.bookCutSteps,
+    );
+    if (outcome.kind === 'failed' && outcome.failure.approvalTools) {
+      // the agent did not run: the step waits for its tools' approval, then runs again
+      r.attempts += outcome.failure.attempts;
+      return (await askHuman(this, toolApproval(r, outcome.failure.approvalTools))) ? { kind: 'approved' } : { kind: 'halt' };
+    }
+    if (outcome.kind === 'ok') {
+      delivered(r, human, sent.step);
+      if (human.messages) await messagesReceived(this.inbox, sent.step, human.messages);
+    }
+    const where = {
+      pastDeadline: pastDeadline(input.deadline, Date.now()),
+      queue: queue ?? workflowInfo().taskQueue,
+      scheduleToStartSeconds,
+    };
+    return applyOutcome(r, outcome, awaitingSummary, where);
+  }
+
+  /** A re-prompt sent back to the agent, in the worker's log as a retry. */
+  retryLog(p: Reprompted): void {
+    log.info('RETRY', { event: 'RETRY', step: this.r.steps, attempt: 2, maxAttempts: 2, ...p });
+  }
+}
