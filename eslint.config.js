@@ -112,6 +112,13 @@ export default tseslint.config(
               allowTypeImports: true,
               message: 'The API imports no workers/ module: configuration and tenants are in config/, names in core/.',
             },
+            // workflows/messages.ts aside (the signals and updates the API sends): rules the API shares live in core/
+            {
+              regex: '^(\\.\\./)+workflows/(?!messages$).*$',
+              allowTypeImports: true,
+              message:
+                'The API imports no workflow values (workflows/messages.ts aside): shared rules live in core/, the workflow names in core/names.ts.',
+            },
           ],
         },
       ],

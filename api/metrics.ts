@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { createApiMetrics, type ApiMetrics, type RunningJobsCounter } from '../telemetry/metrics';
 import { scrapeAllowed } from '../telemetry/metrics-server';
 import { TENANT_KEY } from '../core/search-attributes';
-import { delegationJob } from '../workflows/delegation-job';
+import { JOB_WORKFLOW } from '../core/names';
 
 /** The path Prometheus scrapes. */
 export const METRICS_PATH = '/metrics';
@@ -26,7 +26,7 @@ export function runningJobsCounter(app: FastifyInstance): RunningJobsCounter {
     const tenants = app.tenants.auth === 'off' ? ['default'] : app.tenants.list().map((t) => t.tenant);
     const counts = await Promise.all(
       tenants.map(async (tenant) => {
-        const query = `WorkflowType = '${delegationJob.name}' AND ${TENANT_KEY.name} = ${JSON.stringify(tenant)} AND ExecutionStatus = 'Running' AND ParentWorkflowId IS NULL`;
+        const query = `WorkflowType = '${JOB_WORKFLOW}' AND ${TENANT_KEY.name} = ${JSON.stringify(tenant)} AND ExecutionStatus = 'Running' AND ParentWorkflowId IS NULL`;
         return [tenant, (await app.temporal.workflow.count(query)).count] as const;
       }),
     );

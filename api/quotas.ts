@@ -13,7 +13,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { Client } from '@temporalio/client';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RecordStore } from '../record';
-import { delegationJob } from '../workflows/delegation-job';
+import { JOB_WORKFLOW } from '../core/names';
 import { TENANT_KEY } from '../core/search-attributes';
 import type { TenantDirectory, TenantQuotas } from '../config/tenants';
 import { isPublicPath } from './auth';
@@ -78,7 +78,7 @@ export function createRunningJobsQuota(client: Client, record?: Pick<RecordStore
 
   async function running(tenant: string, limit: number): Promise<Set<string>> {
     const ids = new Set<string>();
-    const query = `WorkflowType = '${delegationJob.name}' AND ${TENANT_KEY.name} = ${JSON.stringify(tenant)} AND ExecutionStatus = 'Running' AND ParentWorkflowId IS NULL`;
+    const query = `WorkflowType = '${JOB_WORKFLOW}' AND ${TENANT_KEY.name} = ${JSON.stringify(tenant)} AND ExecutionStatus = 'Running' AND ParentWorkflowId IS NULL`;
     const cap = limit + 1 + (record ? LAG_ALLOWANCE : 0);
     for await (const wf of client.workflow.list({ query, pageSize: Math.min(1000, cap) })) {
       ids.add(wf.workflowId);

@@ -27,3 +27,6 @@ export const BREAKER_MEMO_KEY = 'breaker';
  * the agent's shared `breaker/<agentId>`.
  */
 export const breakerWorkflowId = (agentId: string, tenant?: string) => (tenant ? `breaker/${tenant}/${agentId}` : `breaker/${agentId}`);
+
+/** The job workflow's type (`delegationJob`, its function's name): what the API starts and lists by, without importing workflow code. */
+export const JOB_WORKFLOW = 'delegationJob';

@@ -3,28 +3,20 @@
  * a TaskSpec (plus the job labels and priority it implies), and a TaskResult back to the
  * contract's output. No other module translates these fields.
  *
- *   ResearchSubtaskInput ──toTaskPlan──> { task: TaskSpec { research: { parentId, priority, outputFormat } }, labels: { contract, parent_id } }
+ *   ResearchSubtaskInput ──taskFieldsOf──> (TaskSpecSchema: research-plan.ts toTaskPlan) ──> { task: TaskSpec { research: { parentId, priority, outputFormat } }, labels: { contract, parent_id } }
  *   TaskResult + input ──toResearchOutput──> ResearchSubtaskOutput   (core/research-output.ts: the
  *       subtask workflow runs that half, so it is zod-free)
  */
 import type { Budget } from './budget';
 import { CONTRACT_AXES, type ContractAxis, type ResearchSubtaskInput } from './research-contract';
 import type { Evidence } from './evidence';
-import { RetrySchema, TaskSpecSchema, type AgentRef, type TaskSpec } from './job';
+import type { AgentRef, TaskSpec } from './job';
 import type { ResearchOrigin } from '../core/research-output';
 
 /** Job label every contract subtask carries, so the record can list them. */
 export const CONTRACT_LABEL = { key: 'contract', value: 'research-subtask' } as const;
 /** Job label that keeps the input's `parent_id` (searchable like any label). */
 export const PARENT_ID_LABEL = 'parent_id';
-
-/** A contract input as Delegate runs it. */
-export interface ResearchTaskPlan {
-  /** The TaskSpec, valid against TaskSpecSchema. */
-  task: TaskSpec;
-  /** Labels for the job that runs it: `contract` always, `parent_id` when the input has one. */
-  labels: Record<string, string>;
-}
 
 /** The channel of a seed item that names none: the web when it has a url, the parent's context otherwise. */
 export const seedSourceOf = (item: { source?: string; url?: string | null }): string =>
@@ -59,9 +51,14 @@ function agentOf(input: ResearchSubtaskInput): AgentRef {
   return scope.length > 0 ? { route: 'semantic', hint: `channels: ${scope.join(', ')}`.slice(0, 2000) } : { route: 'semantic' };
 }
 
-/** A contract input as the TaskSpec Delegate runs (priority and output format in its `research` marker), with the labels it implies. */
-export function toTaskPlan(input: ResearchSubtaskInput): ResearchTaskPlan {
-  const task = TaskSpecSchema.parse({
+/**
+ * A contract input as the fields of the TaskSpec Delegate runs (priority and output format in
+ * its `research` marker), before TaskSpecSchema checks them and fills its defaults: the job's
+ * schema pipes a research entry into it, and `toTaskPlan` (research-plan.ts) parses it. This
+ * module takes no value from job.ts, whose tasks include research entries.
+ */
+export function taskFieldsOf(input: ResearchSubtaskInput): Record<string, unknown> {
+  return {
     id: input.id,
     question: input.question,
     rationale: input.rationale,
@@ -73,16 +70,15 @@ export function toTaskPlan(input: ResearchSubtaskInput): ResearchTaskPlan {
     stopConditions: input.stop_conditions.length > 0 ? input.stop_conditions : undefined,
     budget: toBudget(input.budget),
     timeoutSeconds: input.timeout_seconds,
-    // retry_limit counts retries; maxAttempts counts the first attempt too
-    retry: input.retry_limit !== undefined ? RetrySchema.parse({ maxAttempts: input.retry_limit + 1 }) : undefined,
+    // retry_limit counts retries; maxAttempts counts the first attempt too (the schema fills the rest of the policy)
+    retry: input.retry_limit !== undefined ? { maxAttempts: input.retry_limit + 1 } : undefined,
     outputSchema: input.output_schema,
     research: {
       parentId: input.parent_id,
       priority: input.priority,
       ...(input.output_format ? { outputFormat: input.output_format } : {}),
     },
-  });
-  return { task, labels: researchJobLabels([task]) };
+  };
 }
 
 /**

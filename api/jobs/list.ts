@@ -14,7 +14,7 @@
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import type { RecordStore } from '../../record';
 import type { JobListItem, JobOutcome, JobPage, Pattern } from '../../schemas';
-import { delegationJob } from '../../workflows/delegation-job';
+import { JOB_WORKFLOW } from '../../core/names';
 import { PATTERN_KEY, STATUS_KEY } from '../../core/search-attributes';
 import { stateOf } from './handles';
 import { compareJobKeys, encodeJobPageToken, isAfter, type JobKey } from './page-token';
@@ -87,7 +87,7 @@ export function createJobList(client: Client, record: RecordStore) {
   return async function list(tenant: string, f: JobListFilter): Promise<JobPage> {
     const k = f.pageSize + 1;
     // root jobs only, in the query: nested jobs, batches and webhook deliveries are children
-    const q = [`WorkflowType = ${quote(delegationJob.name)}`, 'ParentWorkflowId IS NULL', `DelegateTenant = ${quote(tenant)}`];
+    const q = [`WorkflowType = ${quote(JOB_WORKFLOW)}`, 'ParentWorkflowId IS NULL', `DelegateTenant = ${quote(tenant)}`];
     if (f.pattern) q.push(`DelegatePattern = ${quote(f.pattern)}`);
     if (f.status) q.push(`DelegateStatus = ${quote(f.status)}`);
     for (const l of f.label) q.push(`DelegateLabels = ${quote(l)}`);

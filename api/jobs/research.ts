@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AgentRegistry } from '../../activities';
 import type { JobResult, JobSpec, TaskSpec } from '../../schemas';
 import type { ResearchSubtaskInput, ResearchSubtaskOutput } from '../../schemas/research-contract';
-import { toTaskPlan } from '../../schemas/research-mapping';
+import { toTaskPlan } from '../../schemas/research-plan';
 import { HttpProblem } from '../errors';
 import type { JobService } from '../job-service';
 

@@ -12,11 +12,11 @@ import { createHash, randomUUID } from 'node:crypto';
 import { checkCallbackUrl, netPolicyFromConfig } from '../../activities';
 import { countSubtasks, type AgentManifest, type JobSpec } from '../../schemas';
 import { researchJobLabels } from '../../schemas/research-mapping';
-import { delegationJob, type JobInput } from '../../workflows/delegation-job';
+import type { delegationJob, JobInput } from '../../workflows/delegation-job';
 import { EXECUTION_TIMEOUT_MARGIN_SECONDS } from '../../core/engine-limits';
 import { LABELS_KEY, labelKeywords, PATTERN_KEY, STATUS_KEY, TENANT_KEY } from '../../core/search-attributes';
 import { canonicalJson } from '../../core/vote-tally';
-import { agentQueueFor } from '../../core/names';
+import { agentQueueFor, JOB_WORKFLOW } from '../../core/names';
 import { declaredPools } from '../../config/pools';
 import { tagActiveSpan } from '../../telemetry/tracing';
 import { HttpProblem } from '../errors';
@@ -207,7 +207,7 @@ export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, des
       throw err;
     });
     try {
-      await client.workflow.start(delegationJob, {
+      await client.workflow.start<typeof delegationJob>(JOB_WORKFLOW, {
         workflowId,
         taskQueue: config.DELEGATE_TASK_QUEUE,
         args: [input],

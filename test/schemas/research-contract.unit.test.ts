@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { TaskSpecSchema, type TaskResult } from '../../schemas';
 import { ResearchSubtaskInputSchema, ResearchSubtaskOutputSchema, type ResearchSubtaskRequest } from '../../schemas/research-contract';
 import { toResearchOutput } from '../../core/research-output';
-import { originOfInput, toTaskPlan } from '../../schemas/research-mapping';
+import { originOfInput } from '../../schemas/research-mapping';
+import { toTaskPlan } from '../../schemas/research-plan';
 
 /** A subtask as a planner writes it, every contract field set (PROTOCOLS.md §1). */
 const example: ResearchSubtaskRequest = {

@@ -1,7 +1,8 @@
 /** `context_seed` as the contract types it (`list[dict]`): a plain slim dict with no `source` is an item. */
 import { describe, expect, it } from 'vitest';
 import { ResearchSubtaskInputSchema } from '../../schemas/research-contract';
-import { seedEvidence, toTaskPlan } from '../../schemas/research-mapping';
+import { seedEvidence } from '../../schemas/research-mapping';
+import { toTaskPlan } from '../../schemas/research-plan';
 
 const base = { id: 'sub_1', question: 'q', budget: { latency_seconds: 60, cost_usd: 1, tool_calls: 5 } };
 

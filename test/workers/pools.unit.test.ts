@@ -5,7 +5,7 @@ import type { AgentManifest, JobSpec, TaskSpec } from '../../schemas';
 import { loadConfig } from '../../config/config';
 import { hostedPools } from '../../config/pools';
 import { stepQueueFor } from '../../core/names';
-import { readResolved, submittedManifest, submittedRouting } from '../../workflows/routing';
+import { readResolved, submittedManifest, submittedRouting } from '../../core/routing';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

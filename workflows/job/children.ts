@@ -17,7 +17,7 @@ import { delegationJob } from '../delegation-job';
 import { cancelJobSignal, cancelSignal, stopSignal } from '../messages';
 import { HOST_RULES, subtask, type SubtaskInput } from '../subtask';
 import { currentModel, nestedModel } from './model';
-import { submittedManifest } from '../routing';
+import { submittedManifest } from '../../core/routing';
 
 /** A child between start and result. */
 export interface Running {

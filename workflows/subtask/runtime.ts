@@ -22,7 +22,7 @@ import type { AgentManifest, TaskResult, TaskSpec } from '../../schemas';
 import { ErrorType, NON_RETRYABLE_ERROR_TYPES } from '../../core/errors';
 import { DEFAULT_STEP_CEILING_SECONDS, msLeft } from '../../core/engine-limits';
 import { AGENT_KEY, FAILURE_REASON_KEY, STATUS_KEY, taskOutcome } from '../../core/search-attributes';
-import { clampStepPolicy, scheduleToStartOption, type StepPolicy } from '../step-policy';
+import { clampStepPolicy, scheduleToStartOption, type StepPolicy } from '../../core/step-policy';
 import type { DelegateMetricsSinks } from '../telemetry-sinks';
 import { staticSummary } from '../ui-details';
 import { classify } from './classify';

@@ -10,7 +10,7 @@
 import type { AgentManifest, AgentTry, Budget, Evidence, FailureReason, TaskSpec } from '../../schemas';
 import type { SubtaskStatus } from '../messages';
 import type { RoleHostCarry } from '../role-host';
-import type { Routing } from '../routing';
+import type { Routing } from '../../core/routing';
 import type { HostRules } from './host-rules';
 import { hitlCarry, newHitl, type HitlCarry, type HitlState } from './inbox';
 import { exhaustedAxes, newLedger, type LedgerState } from '../../core/budget-ledger';

@@ -10,7 +10,7 @@ import type { FailureReason, Usage } from '../../schemas';
 import type { EventTarget } from '../job/events';
 import { charge, remaining } from '../../core/budget-ledger';
 import { appendEvidence, fitList, jsonBytes } from '../../core/task-results';
-import { noWorkerMessage } from '../step-policy';
+import { noWorkerMessage } from '../../core/step-policy';
 import { halt } from './halt';
 import { invalidOutputReprompt, type Reprompted } from './reprompt';
 import { elapsedSeconds, MAX_EVIDENCE_BYTES, type RunningState } from './state';

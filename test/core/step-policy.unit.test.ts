@@ -6,7 +6,7 @@ import {
   noWorkerMessage,
   scheduleToStartOption,
   worstCaseSeconds,
-} from '../../workflows/step-policy';
+} from '../../core/step-policy';
 
 const retry = (maxAttempts: number, initialIntervalSeconds = 1, backoffCoefficient = 2, maximumIntervalSeconds = 30) => ({
   maxAttempts,
