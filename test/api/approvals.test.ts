@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { InboxItem, JobEvent, JobResult } from '../../schemas';
 import { signApprovalToken } from '../../api/inbox/tokens';
-import { pollUntil, testRecord, uniqueId, useApp } from '../helpers';
+import { pollUntil, testRecord, uniqueId, useApp, waitForSubtask } from '../helpers';
 import { authHeader } from '../tenants';
 
 const SECRET = 'approval-secret-for-tests-0123456789';
@@ -229,6 +229,8 @@ describe('steering', () => {
     });
     const unknown = await post(`/v1/jobs/${jobId}/subtasks/nope/messages`, { text: 'x' });
     expect(unknown.statusCode).toBe(404);
+    // a message goes to a running subtask (one not started yet is a 409): wait until its first step runs
+    await waitForSubtask(jobId, 't', 'running');
     const sent = await post(`/v1/jobs/${jobId}/subtasks/t/messages`, { text: 'focus on 2024', from: 'parent' });
     expect(sent.statusCode, sent.body).toBe(202);
     const r = (await result(jobId)).results[0];
