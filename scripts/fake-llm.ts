@@ -13,6 +13,9 @@
  *                              Model "toolplan" calls the tools its question lists after
  *                              "plan:" in order, offered or not ({"term": "durable"}), one per
  *                              turn, then answers {"answer": [each tool's answer]}.
+ *                              Model "asker" calls ask_parent once when it is offered ("Which
+ *                              year do you mean?", answer {year: integer}), then answers
+ *                              {"answer": <the last user turn>}; not offered: "could not ask".
  *   POST /v1/messages          the same scripts, answered as Anthropic Messages SSE
  *   POST /v1/models/m:streamGenerateContent?alt=sse   the same scripts, answered as Gemini SSE
  *                              (usageMetadata in every chunk, cachedContentTokenCount included)
@@ -64,6 +67,9 @@ interface ScriptedAnswer {
   chunkDelayMs?: number;
 }
 
+/** The answer schema the "asker" script's question carries. */
+const ASKER_SCHEMA = { type: 'object', properties: { year: { type: 'integer' } }, required: ['year'] };
+
 /** The script a model name plays: the name before its "#tag" (or "~tag": Gemini's model is a URL path, where "#" cannot go). */
 const scriptName = (model: string) => model.split(/[#~]/)[0];
 
@@ -84,6 +90,16 @@ function scriptAnswer(r: FakeLlm['requests'][number], n: number): FakeAnswer {
     return 'content' in turn
       ? { text: turn.content, outputTokens }
       : { toolCalls: turn.tool_calls.map((c, i) => call(c.name, c.args, i)), outputTokens };
+  }
+  if (script === 'asker') {
+    // asks its parent once (when it may), then answers with what the last user turn said
+    const asked = r.messages.some((m) => m.tool_calls?.some((c) => c.function.name === 'ask_parent'));
+    if (!(r.tools ?? []).some((t) => t.function.name === 'ask_parent'))
+      return { text: JSON.stringify({ answer: 'could not ask' }), outputTokens };
+    if (!asked)
+      return { toolCalls: [call('ask_parent', { question: 'Which year do you mean?', answerSchema: ASKER_SCHEMA })], outputTokens };
+    const said = [...r.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+    return { text: JSON.stringify({ answer: said }), outputTokens };
   }
   if (script === 'rogue') return { toolCalls: [call('shell', { cmd: 'cat /etc/passwd' })], outputTokens };
   if (script === 'toolplan') {
@@ -220,6 +236,6 @@ export async function startFakeLlm(port = 0): Promise<FakeLlm> {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { url } = await startFakeLlm(Number(process.env.PORT ?? 8082));
   console.log(
-    `fake LLM provider at ${url}/v1 (models "scripted", "rogue", "toolplan", "judge", "role", "role-twice", "role-skip", "role-wrongkind", "role-ask"; "#tag" / "~tag" and "+slow" suffixes); tool at ${url}/tools/search`,
+    `fake LLM provider at ${url}/v1 (models "scripted", "rogue", "toolplan", "judge", "role", "role-twice", "role-skip", "role-wrongkind", "role-ask", "asker"; "#tag" / "~tag" and "+slow" suffixes); tool at ${url}/tools/search`,
   );
 }
