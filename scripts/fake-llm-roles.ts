@@ -61,7 +61,9 @@ export function roleTurn(script: string, messages: FakeMessage[], tools: string[
   if (script !== 'role-skip' && missing.length) return { tool_calls: missing.map((skill) => ({ name: 'load_skill', args: { skill } })) };
   const own = tools.filter((t) => t !== 'delegation_bootstrap' && t !== 'load_skill');
   const used = calls.find((c) => own.includes(c.name));
-  if (own.length && !used) return { tool_calls: [{ name: own[0], args: { query: task.question } }] };
+  // an MCP tool (`<server>__<tool>`: the test servers' lookup) takes {term}, the HTTP search {query}
+  if (own.length && !used)
+    return { tool_calls: [{ name: own[0], args: own[0].includes('__') ? { term: task.question } : { query: task.question } }] };
   if (script === 'role-ask')
     return {
       content: JSON.stringify({

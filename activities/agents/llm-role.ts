@@ -8,7 +8,7 @@
  *   step n+1: answers (approved role tools run here: HTTP, or MCP in the task's scope) ──> model ──> … ──> {"result": …} checked
  *
  * A role's MCP tools are those of its allowlist (`<server>.<tool>`, as a plain agent's scope
- * names them) that the task's scope also names: the host judges the call by its scope name.
+ * names them): a role task's scope is its role's tools. The host judges each call by its scope name.
  */
 import type { LlmAgentConfig } from '../../schemas';
 import { ErrorType } from '../../core/errors';
@@ -44,9 +44,9 @@ export function roleToolDefs(cfg: LlmAgentConfig, role: RoleStepContext, mcp: To
   ];
 }
 
-/** The scope MCP tools are offered from in role mode: the role's allowlist, within the task's scope. */
-export function roleMcpScope(role: RoleStepContext, scope: readonly string[]): string[] {
-  return role.tools.filter((t) => scope.includes(t));
+/** The scope a role's MCP tools are offered from: its allowlist, which is a role task's scope (the API refuses a scope of its own on one, api/role-check.ts). */
+export function roleMcpScope(role: RoleStepContext): string[] {
+  return role.tools;
 }
 
 /** Runs a role tool the agent's HTTP tools do not have (an MCP tool, by its scope name), or undefined when it offers none by that name. */

@@ -91,10 +91,10 @@ export function createLlmAgent(
       const offered = cfg.tools.filter(
         (t) => scope.includes(t.name) && !(hostOffered as string[]).includes(t.name) && !(asking && t.name === ASK_PARENT),
       );
-      // MCP tools in scope (`<server>.<tool>`), listed on the worker's pooled connections; a role's: its allowlist within the scope
+      // MCP tools in scope (`<server>.<tool>`), listed on the worker's pooled connections; a role's: its allowlist (a role task's scope)
       const mcp = await mcpToolsForStep(
         cfg.mcpServers,
-        role ? roleMcpScope(role, scope) : scope,
+        role ? roleMcpScope(role) : scope,
         opts.mcpPool ?? defaultMcpPool(),
         role
           ? roleToolDefs(cfg, role).map((t) => t.function.name)
