@@ -84,6 +84,8 @@ export function createLlmAgent(
               { role: 'system', content: cfg.systemPrompt },
               { role: 'user', content: brief(req) },
             ]);
+      // a role's first request is the same bytes for every task up to here (a steering message comes after)
+      const stableEnd = messages.length - 1;
       const scope = req.task.scope ?? [];
       // a task that allows questions offers ask_parent (a role asks through need-more-information instead)
       const asking = !role && req.task.allowQuestions === true;
@@ -146,7 +148,7 @@ export function createLlmAgent(
         signal: req.signal,
         what: `${what} (model ${model})`,
         // a role's first request is the same bytes for every task: the provider may cache it (Anthropic: cache control)
-        ...(role && first ? { cacheBreakpoint: messages.length - 1 } : {}),
+        ...(role && first ? { cacheBreakpoint: stableEnd } : {}),
         ...(cfg.streamEvents && req.onText ? { onText: req.onText } : {}),
         onTokens: (t) => req.onUsage?.(usageOf(t, roleToolsRun.length)),
       });
