@@ -236,6 +236,6 @@ export async function startFakeLlm(port = 0): Promise<FakeLlm> {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { url } = await startFakeLlm(Number(process.env.PORT ?? 8082));
   console.log(
-    `fake LLM provider at ${url}/v1 (models "scripted", "rogue", "toolplan", "judge", "role", "role-twice", "role-skip", "role-wrongkind", "role-ask", "asker"; "#tag" / "~tag" and "+slow" suffixes); tool at ${url}/tools/search`,
+    `fake LLM provider at ${url}/v1 (models "scripted", "rogue", "toolplan", "judge", "role", "role-twice", "role-skip", "role-wrongkind", "role-ask", "role-wipe", "asker"; "#tag" / "~tag" and "+slow" suffixes); tool at ${url}/tools/search`,
   );
 }

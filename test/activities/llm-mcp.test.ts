@@ -18,6 +18,7 @@ import type { JobResult } from '../../schemas';
 import { startDedicatedWorker } from '../dedicated-worker';
 import { startTestMcpHttp, type TestMcpHttp } from '../fixtures/mcp/servers';
 import { submitFanout, testClient, testConfig, testRecord, uniqueId } from '../helpers';
+import { authHeader } from '../tenants';
 
 const dir = mkdtempSync(join(tmpdir(), 'delegate-mcp-'));
 const callsFile = join(dir, 'stdio-calls.txt');
@@ -208,5 +209,26 @@ describe('a role whose agent has an MCP server', () => {
     expect(result.results[0]).toMatchObject({ status: 'success' });
     const names = (await bodies()).slice(seen).flatMap((b) => (b.tools ?? []).map((x) => x.function.name));
     expect(names).not.toContain('web__wipe');
+  });
+
+  it('denies a call to a tool of the server outside its allowlist, whatever the model asks: it never runs', async () => {
+    const before = http.calls.length;
+    // the role child runs on the job's model: the script that calls wipe
+    const jobId = uniqueId('mcp-role-wipe');
+    const model = `role-wipe#${jobId}`;
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/jobs',
+      headers: authHeader('default'),
+      payload: { jobId, pattern: 'fanout', model, tasks: [{ id: 'r', question: 'durable', role: 'mcp-analyst', taskType: 'research' }] },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const got = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=60`, headers: authHeader('default') });
+    expect(got.statusCode, got.body).toBe(200);
+    const result = got.json() as JobResult;
+    const t = result.results[0];
+    expect(t).toMatchObject({ status: 'failure', failureReason: 'tool_denied', metrics: { toolCalls: 0 } });
+    expect(t.errors.join(' ')).toContain('"web__wipe"');
+    expect(http.calls.slice(before)).toEqual([]);
   });
 });
