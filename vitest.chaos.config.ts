@@ -30,6 +30,8 @@ export const SCENARIO_ENGINES: Record<string, ('dev' | 'cluster')[]> = {
   'malformed-input': ['dev'],
   // 100 subtasks waiting on workflow conditions, then a worker kill: the wait is the workflow's, held by either engine alike
   'approval-wait': ['dev'],
+  // the worker dies mid LLM stream; the heartbeat the server keeps is the same on both engines
+  'llm-worker-kill': ['dev'],
 };
 
 /** The scenario files to run on `engine`: those the table puts there, and any it does not name yet (on both, so none is skipped). */

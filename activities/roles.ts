@@ -27,6 +27,18 @@ export interface RoleCatalog {
 /** Tools the llm executor runs itself on params.paths: not offered to roles (their sandbox needs the task's paths). */
 const HOST_ONLY_TOOLS = new Set(['read_file', 'grep']);
 
+/** Whether `tool` names a tool of one of the agent's MCP servers (`<server>.<tool>`, within the server's allow-list if it has one). */
+function mcpToolOf(
+  agents: { id: string; kind?: string; mcpServers?: { id: string; tools?: string[] }[] }[],
+  agentId: string,
+  tool: string,
+): boolean {
+  const dot = tool.indexOf('.');
+  if (dot < 0) return false;
+  const server = agents.find((a) => a.id === agentId)?.mcpServers?.find((m) => m.id === tool.slice(0, dot));
+  return server !== undefined && (server.tools === undefined || server.tools.includes(tool.slice(dot + 1)));
+}
+
 /**
  * Builds the catalog of `file`'s roles and skills, checked against `registry`: every error
  * names the role (or skill) and the field. Skill paths are read relative to the file.
@@ -59,7 +71,7 @@ export function loadRoleCatalog(file: string, registry: Pick<AgentRegistry, 'get
     r.tools.forEach((t, i) => {
       if (t === 'delegation_bootstrap' || t === 'load_skill') at(`tools[${i}]`, `"${t}" is a protocol tool the host always offers`);
       else if (HOST_ONLY_TOOLS.has(t)) at(`tools[${i}]`, `"${t}" is a host tool that roles cannot use yet`);
-      else if (agent && !agent.tools.includes(t))
+      else if (agent && !agent.tools.includes(t) && !mcpToolOf(parsed.agents, r.agent, t))
         at(`tools[${i}]`, `unknown tool "${t}": agent "${r.agent}" has ${agent.tools.length ? agent.tools.join(', ') : 'no tools'}`);
     });
   }

@@ -21,6 +21,7 @@ const ALL = [
   'telemetry',
   'cluster',
   'forecast',
+  'llm-stream',
 ];
 const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ALL;
 const failed: string[] = [];

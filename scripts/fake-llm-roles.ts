@@ -15,7 +15,7 @@ export interface FakeMessage {
 }
 
 /** The scripts this module plays. */
-export const ROLE_SCRIPTS = ['role', 'role-twice', 'role-skip', 'role-wrongkind', 'role-ask'];
+export const ROLE_SCRIPTS = ['role', 'role-twice', 'role-skip', 'role-wrongkind', 'role-ask', 'role-wipe'];
 
 interface Task {
   question: string;
@@ -59,9 +59,13 @@ export function roleTurn(script: string, messages: FakeMessage[], tools: string[
     .map((c) => (JSON.parse(c.args) as { skill: string }).skill);
   const missing = task.requiredSkills.filter((s) => !loaded.includes(s));
   if (script !== 'role-skip' && missing.length) return { tool_calls: missing.map((skill) => ({ name: 'load_skill', args: { skill } })) };
+  // "role-wipe": calls the MCP test servers' wipe, offered or not
+  if (script === 'role-wipe') return { tool_calls: [{ name: 'web__wipe', args: {} }] };
   const own = tools.filter((t) => t !== 'delegation_bootstrap' && t !== 'load_skill');
   const used = calls.find((c) => own.includes(c.name));
-  if (own.length && !used) return { tool_calls: [{ name: own[0], args: { query: task.question } }] };
+  // an MCP tool (`<server>__<tool>`: the test servers' lookup) takes {term}, the HTTP search {query}
+  if (own.length && !used)
+    return { tool_calls: [{ name: own[0], args: own[0].includes('__') ? { term: task.question } : { query: task.question } }] };
   if (script === 'role-ask')
     return {
       content: JSON.stringify({

@@ -6,6 +6,7 @@
  *   answer { text | toolCalls } ──chunks (each one output token, charged as written)──> SSE events
  *   OpenAI:    data: {choices:[{delta}]} … data: {choices:[], usage:{…, prompt_tokens_details}} · data: [DONE]
  *   Anthropic: message_start(usage) · content_block_start/delta/stop … · message_delta(usage) · message_stop
+ *   Gemini:    data: {candidates:[{content:{parts:[{text}]}}], usageMetadata:{…, cachedContentTokenCount}} … · last with finishReason
  */
 import type { ServerResponse } from 'node:http';
 import type { FakeMessage } from './fake-llm-roles';
@@ -241,4 +242,89 @@ export function anthropicCachePrefix(body: { system?: unknown; messages?: { cont
   const raw = JSON.stringify({ tools: body.tools, system: body.system, messages: body.messages });
   const at = raw.lastIndexOf('"cache_control"');
   return at < 0 ? undefined : raw.slice(0, at);
+}
+
+/**
+ * A Gemini `streamGenerateContent?alt=sse` answer: one `data:` chunk per piece of text, each with
+ * the usage so far (`usageMetadata`: prompt, cached part, candidates written), as Gemini sends it;
+ * function calls in the last chunk, which carries the finish reason.
+ */
+export async function geminiStream(res: ServerResponse, model: string, a: FakeAnswer, inp: FakeInput, charged: Charged) {
+  const usage = (output: number) => ({
+    promptTokenCount: inp.input,
+    candidatesTokenCount: output,
+    totalTokenCount: inp.input + output,
+    ...(inp.cached ? { cachedContentTokenCount: inp.cached } : {}),
+  });
+  const chunk = (parts: unknown[], output: number, finishReason?: string) =>
+    res.write(
+      `data: ${JSON.stringify({
+        candidates: [{ content: { role: 'model', parts }, index: 0, ...(finishReason ? { finishReason } : {}) }],
+        usageMetadata: usage(output),
+        modelVersion: model,
+        responseId: `gem-${Date.now()}`,
+      })}\r\n\r\n`,
+    );
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const sent = await drip(res, chunksOf(a), a.chunkDelayMs ?? 0, (c, i) => chunk([{ text: c }], i + 1), charged);
+  if (res.destroyed) return;
+  const output = finalOutput(a, sent, charged);
+  const calls = (a.toolCalls ?? []).map((c) => ({ functionCall: { name: c.name, args: JSON.parse(c.arguments || '{}') as unknown } }));
+  chunk(calls.length ? calls : [{ text: '' }], output, 'STOP');
+  res.end();
+}
+
+interface GeminiPart {
+  text?: string;
+  functionCall?: { name: string; args?: unknown };
+  functionResponse?: { name: string; response?: { content?: unknown } };
+}
+
+/**
+ * A Gemini request in the chat shape the scripts read. Gemini's calls carry no ids: the n-th
+ * function call of the conversation is `gem_<n>`, and the n-th function response answers it.
+ */
+export function fromGemini(body: {
+  systemInstruction?: { parts?: GeminiPart[] };
+  contents?: { role: string; parts?: GeminiPart[] }[];
+  tools?: { functionDeclarations?: { name: string }[] }[];
+  generationConfig?: { maxOutputTokens?: number };
+}): { messages: FakeMessage[]; tools: { function: { name: string } }[]; max_tokens?: number } {
+  const out: FakeMessage[] = [];
+  const system = (body.systemInstruction?.parts ?? []).map((p) => p.text ?? '').join('');
+  if (system) out.push({ role: 'system', content: system });
+  let calls = 0;
+  let answers = 0;
+  for (const m of body.contents ?? []) {
+    const parts = m.parts ?? [];
+    const text = parts.map((p) => p.text ?? '').join('');
+    for (const p of parts.filter((x) => x.functionResponse)) {
+      const content = p.functionResponse!.response?.content;
+      out.push({
+        role: 'tool',
+        tool_call_id: `gem_${++answers}`,
+        content: typeof content === 'string' ? content : JSON.stringify(content),
+      });
+    }
+    const uses = parts.filter((p) => p.functionCall);
+    if (m.role === 'model')
+      out.push({
+        role: 'assistant',
+        content: text || null,
+        ...(uses.length
+          ? {
+              tool_calls: uses.map((u) => ({
+                id: `gem_${++calls}`,
+                function: { name: u.functionCall!.name, arguments: JSON.stringify(u.functionCall!.args ?? {}) },
+              })),
+            }
+          : {}),
+      });
+    else if (text) out.push({ role: 'user', content: text });
+  }
+  return {
+    messages: out,
+    tools: (body.tools ?? []).flatMap((t) => t.functionDeclarations ?? []).map((t) => ({ function: { name: t.name } })),
+    ...(body.generationConfig?.maxOutputTokens !== undefined ? { max_tokens: body.generationConfig.maxOutputTokens } : {}),
+  };
 }

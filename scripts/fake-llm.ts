@@ -13,7 +13,12 @@
  *                              Model "toolplan" calls the tools its question lists after
  *                              "plan:" in order, offered or not ({"term": "durable"}), one per
  *                              turn, then answers {"answer": [each tool's answer]}.
+ *                              Model "asker" calls ask_parent once when it is offered ("Which
+ *                              year do you mean?", answer {year: integer}), then answers
+ *                              {"answer": <the last user turn>}; not offered: "could not ask".
  *   POST /v1/messages          the same scripts, answered as Anthropic Messages SSE
+ *   POST /v1/models/m:streamGenerateContent?alt=sse   the same scripts, answered as Gemini SSE
+ *                              (usageMetadata in every chunk, cachedContentTokenCount included)
  *   POST /v1/_script           {model, text?, toolCall?: {name, arguments}, chunkChars?, chunkDelayMs?}:
  *                              what model m answers from now on (a test's own model name)
  *   POST /tools/search         {"query"} → "results for <query>"
@@ -22,8 +27,8 @@
  *                               as written, also for a stream the client cut
  *
  * Input tokens are the characters of the messages / 4. A request whose prefix the fake has seen
- * reports it cached: OpenAI's first two messages (automatic caching), Anthropic's up to its
- * cache_control mark (written on first sight, read after).
+ * reports it cached: OpenAI's and Gemini's first two messages (automatic, implicit caching),
+ * Anthropic's up to its cache_control mark (written on first sight, read after).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -32,6 +37,8 @@ import {
   anthropicCachePrefix,
   anthropicStream,
   fromAnthropic,
+  fromGemini,
+  geminiStream,
   openAiJson,
   openAiStream,
   type Charged,
@@ -60,9 +67,15 @@ interface ScriptedAnswer {
   chunkDelayMs?: number;
 }
 
+/** The answer schema the "asker" script's question carries. */
+const ASKER_SCHEMA = { type: 'object', properties: { year: { type: 'integer' } }, required: ['year'] };
+
+/** The script a model name plays: the name before its "#tag" (or "~tag": Gemini's model is a URL path, where "#" cannot go). */
+const scriptName = (model: string) => model.split(/[#~]/)[0];
+
 /** What a legacy script answers, as chat messages decide it (the scripts predate the wire formats). */
 function scriptAnswer(r: FakeLlm['requests'][number], n: number): FakeAnswer {
-  const named = r.model.split('#')[0];
+  const named = scriptName(r.model);
   const script = named.endsWith('+slow') ? named.slice(0, -'+slow'.length) : named;
   const question = (r.messages.find((m) => m.role === 'user')?.content ?? '').split('\n')[0];
   const last = r.messages[r.messages.length - 1];
@@ -77,6 +90,16 @@ function scriptAnswer(r: FakeLlm['requests'][number], n: number): FakeAnswer {
     return 'content' in turn
       ? { text: turn.content, outputTokens }
       : { toolCalls: turn.tool_calls.map((c, i) => call(c.name, c.args, i)), outputTokens };
+  }
+  if (script === 'asker') {
+    // asks its parent once (when it may), then answers with what the last user turn said
+    const asked = r.messages.some((m) => m.tool_calls?.some((c) => c.function.name === 'ask_parent'));
+    if (!(r.tools ?? []).some((t) => t.function.name === 'ask_parent'))
+      return { text: JSON.stringify({ answer: 'could not ask' }), outputTokens };
+    if (!asked)
+      return { toolCalls: [call('ask_parent', { question: 'Which year do you mean?', answerSchema: ASKER_SCHEMA })], outputTokens };
+    const said = [...r.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+    return { text: JSON.stringify({ answer: said }), outputTokens };
   }
   if (script === 'rogue') return { toolCalls: [call('shell', { cmd: 'cat /etc/passwd' })], outputTokens };
   if (script === 'toolplan') {
@@ -146,10 +169,13 @@ export async function startFakeLlm(port = 0): Promise<FakeLlm> {
         return send(200, { ok: true });
       }
       const anthropic = req.url === '/v1/messages';
-      if (req.url !== '/v1/chat/completions' && !anthropic) return send(404, { error: { message: `no route ${req.url}` } });
+      const gemini = /^\/v1\/models\/([^:/?]+):streamGenerateContent(\?|$)/.exec(req.url ?? '');
+      if (req.url !== '/v1/chat/completions' && !anthropic && !gemini) return send(404, { error: { message: `no route ${req.url}` } });
       const r = (anthropic
         ? { ...(body as { model: string; max_tokens?: number }), ...fromAnthropic(body) }
-        : body) as unknown as FakeLlm['requests'][number] & { stream?: boolean; stream_options?: { include_usage?: boolean } };
+        : gemini
+          ? { model: decodeURIComponent(gemini[1]), ...fromGemini(body) }
+          : body) as unknown as FakeLlm['requests'][number] & { stream?: boolean; stream_options?: { include_usage?: boolean } };
       r.max_tokens ??= (body as { max_completion_tokens?: number }).max_completion_tokens;
       requests.push(r);
       captured.push({ model: r.model, body: raw });
@@ -166,10 +192,10 @@ export async function startFakeLlm(port = 0): Promise<FakeLlm> {
           seen.add(`${r.model}\n${prefix}`);
         }
       } else if (r.messages.length >= 2) {
-        const prefix = JSON.stringify(r.messages.slice(0, 2));
-        if (seen.has(`${r.model}\n${prefix}`))
-          inp.cached = Math.ceil(((r.messages[0].content?.length ?? 0) + (r.messages[1].content?.length ?? 0)) / 4);
-        seen.add(`${r.model}\n${prefix}`);
+        // each provider's cache is its own
+        const prefix = `${gemini ? 'gemini' : 'openai'}\n${r.model}\n${JSON.stringify(r.messages.slice(0, 2))}`;
+        if (seen.has(prefix)) inp.cached = Math.ceil(((r.messages[0].content?.length ?? 0) + (r.messages[1].content?.length ?? 0)) / 4);
+        seen.add(prefix);
       }
       tally.requests++;
       tally.input += inp.input;
@@ -190,13 +216,15 @@ export async function startFakeLlm(port = 0): Promise<FakeLlm> {
           }
         : scriptAnswer(r, requests.length);
       // a script ending in "+slow" answers after a second (a child that is still running)
-      const slow = r.model.split('#')[0].endsWith('+slow');
+      const slow = scriptName(r.model).endsWith('+slow');
       const reply = () =>
         void (anthropic
           ? anthropicStream(res, r.model, answer, inp, tally)
-          : r.stream
-            ? openAiStream(res, r.model, answer, inp, r.stream_options?.include_usage === true, tally)
-            : openAiJson(res, r.model, answer, inp, tally));
+          : gemini
+            ? geminiStream(res, r.model, answer, inp, tally)
+            : r.stream
+              ? openAiStream(res, r.model, answer, inp, r.stream_options?.include_usage === true, tally)
+              : openAiJson(res, r.model, answer, inp, tally));
       if (slow) setTimeout(reply, 1000);
       else reply();
     });
@@ -208,6 +236,6 @@ export async function startFakeLlm(port = 0): Promise<FakeLlm> {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { url } = await startFakeLlm(Number(process.env.PORT ?? 8082));
   console.log(
-    `fake LLM provider at ${url}/v1 (models "scripted", "rogue", "toolplan", "judge", "role", "role-twice", "role-skip", "role-wrongkind", "role-ask"; "#tag" and "+slow" suffixes); tool at ${url}/tools/search`,
+    `fake LLM provider at ${url}/v1 (models "scripted", "rogue", "toolplan", "judge", "role", "role-twice", "role-skip", "role-wrongkind", "role-ask", "role-wipe", "asker"; "#tag" / "~tag" and "+slow" suffixes); tool at ${url}/tools/search`,
   );
 }

@@ -33,6 +33,8 @@ export interface StepMcpTools {
   defs: ModelToolDef[];
   /** The scope name of an offered model name, or undefined when the step offers no such tool. */
   scopeName(modelName: string): string | undefined;
+  /** The model name of an offered scope name (a role's approved call), or undefined when the step offers no such tool. */
+  modelName(scopeName: string): string | undefined;
   /** Runs an offered tool (by its model name) and returns its text. */
   call(modelName: string, args: Record<string, unknown>, signal: AbortSignal): Promise<string>;
 }
@@ -44,7 +46,12 @@ interface Offered {
 }
 
 /** No MCP tools this step (the agent has no servers, or the scope names none of their tools). */
-const NONE: StepMcpTools = { defs: [], scopeName: () => undefined, call: () => Promise.reject(new Error('no MCP tools offered')) };
+const NONE: StepMcpTools = {
+  defs: [],
+  scopeName: () => undefined,
+  modelName: () => undefined,
+  call: () => Promise.reject(new Error('no MCP tools offered')),
+};
 
 /**
  * Lists the servers the scope names (only those: a server the task cannot use is never
@@ -81,6 +88,7 @@ export async function mcpToolsForStep(
   return {
     defs,
     scopeName: (modelName) => byModelName.get(modelName)?.scopeName,
+    modelName: (scopeName) => [...byModelName].find(([, o]) => o.scopeName === scopeName)?.[0],
     call(modelName, args, callSignal) {
       const o = byModelName.get(modelName);
       if (!o) return Promise.reject(new Error(`no MCP tool offered as "${modelName}"`));

@@ -132,10 +132,16 @@ export function costOf(pricing: LlmAgentConfig['pricing'], t: TurnTokens): numbe
   return ((t.input - t.cached) * pricing.inputPerMTok + t.cached * cachedPrice + t.output * pricing.outputPerMTok) / 1e6;
 }
 
-/** What a provider's raw stream chunk says of usage (OpenAI's final chunk, Anthropic's message_start / message_delta). */
+/** What a provider's raw stream chunk says of usage (OpenAI's final chunk, Anthropic's message_start / message_delta, Gemini's usageMetadata on every chunk). */
 function rawUsage(raw: unknown, t: TurnTokens): void {
   const r = raw as {
     type?: string;
+    usageMetadata?: {
+      promptTokenCount?: number;
+      cachedContentTokenCount?: number;
+      candidatesTokenCount?: number;
+      thoughtsTokenCount?: number;
+    };
     usage?: {
       prompt_tokens?: number;
       completion_tokens?: number;
@@ -150,6 +156,12 @@ function rawUsage(raw: unknown, t: TurnTokens): void {
     t.input = (start.input_tokens ?? 0) + t.cached + (start.cache_creation_input_tokens ?? 0);
   }
   if (r?.type === 'message_delta' && typeof r.usage?.output_tokens === 'number') t.output = r.usage.output_tokens;
+  const g = r?.usageMetadata;
+  if (typeof g?.promptTokenCount === 'number') {
+    t.input = g.promptTokenCount;
+    t.cached = g.cachedContentTokenCount ?? 0;
+    t.output = Math.max(t.output, (g.candidatesTokenCount ?? 0) + (g.thoughtsTokenCount ?? 0));
+  }
   if (typeof r?.usage?.prompt_tokens === 'number') {
     t.input = r.usage.prompt_tokens;
     t.cached = r.usage.prompt_tokens_details?.cached_tokens ?? 0;

@@ -4,14 +4,18 @@
  * host (the subtask workflow, which enforces the protocol's order), runs only the calls the
  * host approved, and has its final answer checked against the task's output kinds.
  *
- *   step n:   model ──tool_calls──> state.pendingToolCalls ──> host answers / approves
- *   step n+1: answers (approved role tools run here) ──> model ──> … ──> {"result": …} checked
+ *   step n:   model ──tool_calls (MCP ones by scope name)──> state.pendingToolCalls ──> host answers / approves
+ *   step n+1: answers (approved role tools run here: HTTP, or MCP in the task's scope) ──> model ──> … ──> {"result": …} checked
+ *
+ * A role's MCP tools are those of its allowlist (`<server>.<tool>`, as a plain agent's scope
+ * names them): a role task's scope is its role's tools. The host judges each call by its scope name.
  */
 import type { LlmAgentConfig } from '../../schemas';
 import { ErrorType } from '../../core/errors';
 import { checkRoleOutput } from '../../schemas/role-output';
 import { fatal } from '../errors';
 import { PROTOCOL_TOOL_DEFS, ROLE_START_MESSAGE, rolePrompt, type PendingToolCall, type RoleStepContext } from '../role-protocol-tools';
+import type { ToolDef } from './llm-provider';
 import { postJson } from './remote';
 
 /** A chat message of the conversation (the subset the executor writes). */
@@ -30,18 +34,28 @@ export function roleStartMessages(role: RoleStepContext): RoleChatMessage[] {
   ];
 }
 
-/** The tools offered to a role child: the protocol tools, then the role's tools in the role's order. */
-export function roleToolDefs(cfg: LlmAgentConfig, role: RoleStepContext) {
+/** The tools offered to a role child: the protocol tools, then the role's HTTP tools in the role's order, then its MCP tools (`mcp`: those of the step). */
+export function roleToolDefs(cfg: LlmAgentConfig, role: RoleStepContext, mcp: ToolDef[] = []): ToolDef[] {
   const own = role.tools.flatMap((name) => cfg.tools.filter((t) => t.name === name));
   return [
     ...PROTOCOL_TOOL_DEFS,
     ...own.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } })),
+    ...mcp,
   ];
 }
 
+/** The scope a role's MCP tools are offered from: its allowlist, which is a role task's scope (the API refuses a scope of its own on one, api/role-check.ts). */
+export function roleMcpScope(role: RoleStepContext): string[] {
+  return role.tools;
+}
+
+/** Runs a role tool the agent's HTTP tools do not have (an MCP tool, by its scope name), or undefined when it offers none by that name. */
+export type OtherRoleTool = (name: string, args: unknown, signal: AbortSignal) => Promise<string> | undefined;
+
 /**
  * Appends the answers to the previous step's pending calls (the tool messages must follow
- * the assistant message that made the calls); approved role tools run here. Returns the tools run.
+ * the assistant message that made the calls); approved role tools run here (HTTP tools, else
+ * `other`: the step's MCP tools). Returns the names of the tools run.
  */
 export async function applyHostAnswers(
   cfg: LlmAgentConfig,
@@ -49,23 +63,30 @@ export async function applyHostAnswers(
   pending: PendingToolCall[],
   messages: RoleChatMessage[],
   signal: AbortSignal,
-): Promise<number> {
-  let ran = 0;
+  other?: OtherRoleTool,
+): Promise<string[]> {
+  const ran: string[] = [];
   for (const call of pending) {
     const answer = role.answers?.find((a) => a.id === call.id);
     let text = 'error: the host gave no answer to this call';
     if (answer && 'content' in answer) text = answer.content;
     else if (answer) {
-      const tool = cfg.tools.find((t) => t.name === call.name && role.tools.includes(t.name));
-      if (!tool) throw fatal(ErrorType.ToolDenied, `tool "${call.name}" is not a tool of role "${role.id}"`);
       let args: unknown;
       try {
         args = JSON.parse(call.arguments || '{}');
       } catch {
         args = { raw: call.arguments };
       }
-      text = (await postJson(tool.url, args, {}, signal, `tool ${tool.name} of agent ${cfg.id}`)).text;
-      ran++;
+      const allowed = role.tools.includes(call.name);
+      const tool = allowed ? cfg.tools.find((t) => t.name === call.name) : undefined;
+      const running = tool
+        ? postJson(tool.url, args, {}, signal, `tool ${tool.name} of agent ${cfg.id}`).then((r) => r.text)
+        : allowed
+          ? other?.(call.name, args, signal)
+          : undefined;
+      if (!running) throw fatal(ErrorType.ToolDenied, `tool "${call.name}" is not a tool of role "${role.id}" in this task's scope`);
+      text = await running;
+      ran.push(call.name);
     }
     messages.push({ role: 'tool', tool_call_id: call.id, content: text.slice(0, 20_000) });
   }

@@ -7,7 +7,9 @@
  *   step n: messages ──streamText (max output ≤ tokens left, tools ∩ scope, no execute)──> model
  *           text deltas ──> onText · usage so far ──> onUsage
  *           tool calls? ──runTool each (scope checked first)──> results appended ──> next step
+ *           ask_parent? ──(a task with allowQuestions)──> StepReply.ask: the subtask waits for the answer
  *           text?       ──> done: data = the JSON it wrote (or the text)
+ *   step n+1 starts with the answer and any steering messages as a user turn (llm-human.ts).
  */
 import { z } from 'zod';
 import { LlmAgentConfigSchema, type LlmAgentConfig } from '../../schemas';
@@ -16,9 +18,10 @@ import { fatal } from '../errors';
 import { HOST_TOOL_SPECS, runHostTool } from '../scout/host-tools';
 import { createSandbox, scoutRoot, type ScoutSandbox } from '../scout/sandbox';
 import { jsonSchemaParams, postJson, remoteManifest } from './remote';
-import type { AgentDefinition, StepReply, StepRequest } from './types';
+import type { AgentDefinition, StepAsk, StepReply, StepRequest } from './types';
 import type { PendingToolCall } from '../role-protocol-tools';
-import { applyHostAnswers, checkedRoleAnswer, roleStartMessages, roleToolDefs } from './llm-role';
+import { applyHostAnswers, checkedRoleAnswer, roleMcpScope, roleStartMessages, roleToolDefs } from './llm-role';
+import { ASK_PARENT, ASK_PARENT_DEF, askOf, humanTurns, type AskedState } from './llm-human';
 import { mcpToolsForStep } from './llm-mcp';
 import { defaultMcpPool, type McpPool } from './mcp-pool';
 import { costOf, languageModel, parseArgs, streamTurn, type ChatMessage, type ToolDef, type TurnTokens } from './llm-provider';
@@ -71,7 +74,7 @@ export function createLlmAgent(
     params: jsonSchemaParams(cfg.inputSchema),
     async step(req): Promise<StepReply> {
       const { role } = req;
-      const prior = req.state as { messages?: ChatMessage[]; pendingToolCalls?: PendingToolCall[] } | undefined;
+      const prior = req.state as ({ messages?: ChatMessage[]; pendingToolCalls?: PendingToolCall[] } & AskedState) | undefined;
       const first = !prior?.messages;
       const messages: ChatMessage[] =
         prior?.messages ??
@@ -81,22 +84,37 @@ export function createLlmAgent(
               { role: 'system', content: cfg.systemPrompt },
               { role: 'user', content: brief(req) },
             ]);
+      // a role's first request is the same bytes for every task up to here (a steering message comes after)
+      const stableEnd = messages.length - 1;
+      const scope = req.task.scope ?? [];
+      // a task that allows questions offers ask_parent (a role asks through need-more-information instead)
+      const asking = !role && req.task.allowQuestions === true;
+      const hostOffered = cfg.hostTools.filter((t) => scope.includes(t));
+      const offered = cfg.tools.filter(
+        (t) => scope.includes(t.name) && !(hostOffered as string[]).includes(t.name) && !(asking && t.name === ASK_PARENT),
+      );
+      // MCP tools in scope (`<server>.<tool>`), listed on the worker's pooled connections; a role's: its allowlist (a role task's scope)
+      const mcp = await mcpToolsForStep(
+        cfg.mcpServers,
+        role ? roleMcpScope(role) : scope,
+        opts.mcpPool ?? defaultMcpPool(),
+        role
+          ? roleToolDefs(cfg, role).map((t) => t.function.name)
+          : [...hostOffered, ...offered.map((t) => t.name), ...(asking ? [ASK_PARENT] : [])],
+        req.signal,
+      );
       // role mode: the host's answers to the last step's calls come first, right after the calls
       const roleToolsRun =
-        role && prior?.pendingToolCalls?.length ? await applyHostAnswers(cfg, role, prior.pendingToolCalls, messages, req.signal) : 0;
+        role && prior?.pendingToolCalls?.length
+          ? await applyHostAnswers(cfg, role, prior.pendingToolCalls, messages, req.signal, (name, args, signal) => {
+              const modelName = mcp.modelName(name);
+              return modelName ? mcp.call(modelName, args as Record<string, unknown>, signal) : undefined;
+            })
+          : [];
+      // the answer to the question the last step asked, and the steering messages since: a user turn
+      // (a role's answer comes in the host's re-prompt)
+      messages.push(...humanTurns(role ? undefined : prior?.askedCall, role ? undefined : req.answer, req.messages));
       if (req.reprompt) messages.push({ role: 'user', content: req.reprompt });
-      const hostOffered = cfg.hostTools.filter((t) => (req.task.scope ?? []).includes(t));
-      const offered = cfg.tools.filter((t) => (req.task.scope ?? []).includes(t.name) && !(hostOffered as string[]).includes(t.name));
-      // MCP tools in scope (`<server>.<tool>`), listed on the worker's pooled connections
-      const mcp = role
-        ? undefined
-        : await mcpToolsForStep(
-            cfg.mcpServers,
-            req.task.scope ?? [],
-            opts.mcpPool ?? defaultMcpPool(),
-            [...hostOffered, ...offered.map((t) => t.name)],
-            req.signal,
-          );
       // host tools run here, on the files of params.paths only; the sandbox refuses any other path
       const paths = Array.isArray(req.params.paths) ? req.params.paths.filter((p): p is string => typeof p === 'string') : [];
       let sandbox: ScoutSandbox | undefined;
@@ -106,7 +124,7 @@ export function createLlmAgent(
           return paths.length
             ? runHostTool((sandbox ??= createSandbox(opts.scoutRoot ?? scoutRoot(env, req.tenant), paths)), host, args)
             : `error: ${host} has no scope (the task's params.paths is empty)`;
-        if (mcp?.scopeName(name)) return mcp.call(name, args as Record<string, unknown>, signal);
+        if (mcp.scopeName(name)) return mcp.call(name, args as Record<string, unknown>, signal);
         const tool = offered.find((t) => t.name === name)!;
         return (await postJson(tool.url, args, {}, signal, `tool ${tool.name} of ${what}`)).text;
       };
@@ -115,11 +133,12 @@ export function createLlmAgent(
       const model = req.model ?? cfg.model;
       const what = `agent ${cfg.id}`;
       const tools: ToolDef[] = role
-        ? roleToolDefs(cfg, role)
+        ? roleToolDefs(cfg, role, mcp.defs)
         : [
             ...hostOffered.map((name) => ({ type: 'function', function: { name, ...HOST_TOOL_SPECS[name] } })),
             ...offered.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } })),
-            ...(mcp?.defs ?? []),
+            ...mcp.defs,
+            ...(asking ? [ASK_PARENT_DEF] : []),
           ];
       const turn = await streamTurn({
         model: languageModel(cfg, env, model),
@@ -129,11 +148,11 @@ export function createLlmAgent(
         signal: req.signal,
         what: `${what} (model ${model})`,
         // a role's first request is the same bytes for every task: the provider may cache it (Anthropic: cache control)
-        ...(role && first ? { cacheBreakpoint: messages.length - 1 } : {}),
+        ...(role && first ? { cacheBreakpoint: stableEnd } : {}),
         ...(cfg.streamEvents && req.onText ? { onText: req.onText } : {}),
-        onTokens: (t) => req.onUsage?.(usageOf(t, roleToolsRun)),
+        onTokens: (t) => req.onUsage?.(usageOf(t, roleToolsRun.length)),
       });
-      const usage = usageOf(turn.tokens, roleToolsRun);
+      const usage = usageOf(turn.tokens, roleToolsRun.length);
       const calls = turn.toolCalls.map((c) => ({
         id: c.id,
         type: 'function' as const,
@@ -142,22 +161,36 @@ export function createLlmAgent(
       messages.push({ role: 'assistant', content: turn.text || null, ...(calls.length ? { tool_calls: calls } : {}) });
       if (role) {
         // the host, not the model, decides each call: every one goes back to the workflow
+        const ran = roleToolsRun.length ? { tools: roleToolsRun } : {};
         if (turn.toolCalls.length) {
+          // an MCP call goes to the host under its scope name, which the role's allowlist names
+          const pendingToolCalls = turn.toolCalls.map((c) => ({ ...c, name: mcp.scopeName(c.name) ?? c.name }));
           return {
             done: false,
             usage,
-            summary: `called ${turn.toolCalls.map((c) => c.name).join(', ')}`,
-            state: { messages, pendingToolCalls: turn.toolCalls },
+            summary: `called ${pendingToolCalls.map((c) => c.name).join(', ')}`,
+            state: { messages, pendingToolCalls },
             channelsHit: [model],
+            ...ran,
           };
         }
         const { data, summary } = checkedRoleAnswer(turn.text, role, req.attempt, usage);
-        return { done: true, usage, summary, data, confidence: 0.8, state: { messages }, channelsHit: [model] };
+        return { done: true, usage, summary, data, confidence: 0.8, state: { messages }, channelsHit: [model], ...ran };
       }
       if (turn.toolCalls.length) {
+        let ask: { call: string; ask: StepAsk } | undefined;
         for (const call of turn.toolCalls) {
+          if (asking && call.name === ASK_PARENT) {
+            // a question ends the step once the turn's other calls have run; its result is written with the answer
+            const asked = ask
+              ? { error: `error: one question at a time: ${ASK_PARENT} was already called this turn` }
+              : askOf(parseArgs(call.arguments));
+            if ('ask' in asked) ask = { call: call.id, ask: asked.ask };
+            else messages.push({ role: 'tool', tool_call_id: call.id, content: asked.error });
+            continue;
+          }
           // the host checks, not the model: a tool outside the task's scope is never called
-          if (!offered.some((t) => t.name === call.name) && !hostOffered.some((t) => t === call.name) && !mcp?.scopeName(call.name))
+          if (!offered.some((t) => t.name === call.name) && !hostOffered.some((t) => t === call.name) && !mcp.scopeName(call.name))
             throw fatal(ErrorType.ToolDenied, `model asked for tool "${call.name}", which the task's scope does not allow`, req.attempt, {
               usage,
             });
@@ -165,8 +198,18 @@ export function createLlmAgent(
           messages.push({ role: 'tool', tool_call_id: call.id, content: text.slice(0, 20_000) });
           usage.toolCalls++;
         }
-        const names = turn.toolCalls.map((c) => mcp?.scopeName(c.name) ?? c.name);
-        return { done: false, usage, summary: `called ${names.join(', ')}`, state: { messages }, channelsHit: names, tools: names };
+        const names = turn.toolCalls.filter((c) => !(asking && c.name === ASK_PARENT)).map((c) => mcp.scopeName(c.name) ?? c.name);
+        const ran = names.length ? { channelsHit: names, tools: names } : { channelsHit: [model] };
+        if (ask)
+          return {
+            done: false,
+            usage,
+            summary: `asks: ${ask.ask.question.slice(0, 480)}`,
+            ask: ask.ask,
+            state: { messages, askedCall: ask.call } satisfies AskedState & { messages: ChatMessage[] },
+            ...ran,
+          };
+        return { done: false, usage, summary: `called ${names.join(', ') || ASK_PARENT}`, state: { messages }, ...ran };
       }
       const content = turn.text;
       let data: unknown = content;

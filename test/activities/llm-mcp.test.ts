@@ -3,7 +3,8 @@
  * file's own (its MCP pool allows loopback, as tests need), the fake provider's "toolplan"
  * model asking for tools, and two servers built with the official SDK (test/fixtures/mcp): one
  * the worker starts over stdio, one over streamable HTTP on loopback. Each has a tool the
- * tasks' scope allows (`lookup`) and one it does not (`wipe`).
+ * tasks' scope allows (`lookup`) and one it does not (`wipe`). A role played by an LLM agent
+ * with an MCP server uses its tools too: those of its allowlist (a role task's scope), and no other.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,11 +18,14 @@ import type { JobResult } from '../../schemas';
 import { startDedicatedWorker } from '../dedicated-worker';
 import { startTestMcpHttp, type TestMcpHttp } from '../fixtures/mcp/servers';
 import { submitFanout, testClient, testConfig, testRecord, uniqueId } from '../helpers';
+import { authHeader } from '../tenants';
 
 const dir = mkdtempSync(join(tmpdir(), 'delegate-mcp-'));
 const callsFile = join(dir, 'stdio-calls.txt');
 /** The fake provider's model for this file: "#tag" finds its requests. */
 const model = `toolplan#${uniqueId('mcp')}`;
+/** The role player's model: the fake's "role" script, which calls the first role tool it is offered. */
+const roleModel = `role#${uniqueId('mcp-role')}`;
 let http: TestMcpHttp;
 let pool: McpPool;
 let worker: Awaited<ReturnType<typeof startDedicatedWorker>>;
@@ -58,6 +62,18 @@ beforeAll(async () => {
           { id: 'web', http: { url: http.url, headers: { 'x-team': 'research' } } },
         ]),
         llm('mcp-intranet', [{ id: 'intranet', http: { url: 'http://10.255.255.1:8080/mcp' } }]),
+        { ...llm('mcp-role-player', [{ id: 'web', http: { url: http.url, headers: { 'x-team': 'research' } } }]), model: roleModel },
+      ],
+      roles: [
+        {
+          id: 'mcp-analyst',
+          persona: 'You are a careful analyst.',
+          agent: 'mcp-role-player',
+          tools: ['web.lookup'],
+          outputKinds: { research: ['report'] },
+          maxOutputTokens: 300,
+          maxDepth: 0,
+        },
       ],
     }),
   );
@@ -160,5 +176,59 @@ describe('an LLM agent with MCP servers as tools', () => {
     const t = result.results[0];
     expect(t).toMatchObject({ status: 'failure', failureReason: 'agent_error', metrics: { attempts: 1, toolCalls: 0 } });
     expect(t.errors[0]).toMatch(/MCP server "intranet" \(http\) refused by the MCP address policy: a private address/);
+  });
+});
+
+describe('a role whose agent has an MCP server', () => {
+  const bodies = async () =>
+    ((await (await fetch(`${inject('fakeLlmUrl')}/v1/_captured?model=${encodeURIComponent(roleModel)}`)).json()) as { body: string }[]).map(
+      (c) => JSON.parse(c.body) as { tools?: { function: { name: string } }[]; messages: { role: string; content: string }[] },
+    );
+
+  it('uses the MCP tool its allowlist names: offered, judged by the host, run on the pooled connection', async () => {
+    const before = http.calls.length;
+    const seen = (await bodies()).length;
+    const { jobId, result } = await run([{ id: 'r', question: 'durable', role: 'mcp-analyst', taskType: 'research' }]);
+    const t = result.results[0];
+    expect(t, JSON.stringify(t.errors)).toMatchObject({ status: 'success', metrics: { toolCalls: 1 } });
+    expect(t.role).toMatchObject({ bootstrapped: true, protocolErrors: [], outputKind: 'report' });
+    expect((t.data as { result: { findings: { detail: string }[] } }).result.findings[0].detail).toBe('definition of durable (http-tools)');
+    expect(http.calls.slice(before)).toEqual(['lookup']);
+    // offered after the protocol tools, under its model name
+    const mine = (await bodies()).slice(seen);
+    expect(mine[0].tools?.map((x) => x.function.name)).toEqual(['delegation_bootstrap', 'load_skill', 'web__lookup']);
+    // the step that ran it names it (by scope name) and books it
+    const events = await (await testRecord()).events.after('default', jobId, 0);
+    const ran = events.filter((e) => e.type === 'subtask.step' && (e.data.tools as string[] | undefined)?.length);
+    expect(ran.map((e) => [e.data.tools, (e.data.usage as { toolCalls: number }).toolCalls])).toEqual([[['web.lookup'], 1]]);
+  });
+
+  it('offers no MCP tool outside its allowlist: a tool of the same server the role does not list is never offered', async () => {
+    const seen = (await bodies()).length;
+    const { result } = await run([{ id: 'r', question: 'durable', role: 'mcp-analyst', taskType: 'research' }]);
+    expect(result.results[0]).toMatchObject({ status: 'success' });
+    const names = (await bodies()).slice(seen).flatMap((b) => (b.tools ?? []).map((x) => x.function.name));
+    expect(names).not.toContain('web__wipe');
+  });
+
+  it('denies a call to a tool of the server outside its allowlist, whatever the model asks: it never runs', async () => {
+    const before = http.calls.length;
+    // the role child runs on the job's model: the script that calls wipe
+    const jobId = uniqueId('mcp-role-wipe');
+    const model = `role-wipe#${jobId}`;
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/jobs',
+      headers: authHeader('default'),
+      payload: { jobId, pattern: 'fanout', model, tasks: [{ id: 'r', question: 'durable', role: 'mcp-analyst', taskType: 'research' }] },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const got = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=60`, headers: authHeader('default') });
+    expect(got.statusCode, got.body).toBe(200);
+    const result = got.json() as JobResult;
+    const t = result.results[0];
+    expect(t).toMatchObject({ status: 'failure', failureReason: 'tool_denied', metrics: { toolCalls: 0 } });
+    expect(t.errors.join(' ')).toContain('"web__wipe"');
+    expect(http.calls.slice(before)).toEqual([]);
   });
 });

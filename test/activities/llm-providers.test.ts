@@ -1,9 +1,11 @@
 /**
  * LLM agents on the AI SDK's providers, against the loopback fake speaking the real wire
- * formats (OpenAI chat-completions SSE with usage in the stream, Anthropic Messages SSE): a
+ * formats (OpenAI chat-completions SSE with usage in the stream, Anthropic Messages SSE, Gemini
+ * streamGenerateContent SSE with usageMetadata): a
  * plain answer, a tool call in scope, one out of scope refused, structured output checked by
  * the host, a streamed turn's deltas over SSE in order, a turn cut by the latency budget that
- * books what the fake charged, and a role's cached prefix priced as cached.
+ * books what the fake charged, a role's cached prefix priced as cached, and Gemini's implicitly
+ * cached tokens priced as cached.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { JobEvent, TaskResult } from '../../schemas';
@@ -44,6 +46,7 @@ async function sse(url: string): Promise<{ raw: string; events: JobEvent[] }> {
 describe.each([
   ['openai', 'openai-researcher'],
   ['anthropic', 'claude-researcher'],
+  ['google', 'gemini-researcher'],
 ])('LLM agents on the %s provider', (_provider, agent) => {
   it('answers plainly, booking the tokens the stream reported', async () => {
     const r = await runJob({ jobId: uniqueId('prov-plain'), pattern: 'fanout', tasks: [{ id: 't', question: 'capital of Peru', agent }] });
@@ -143,7 +146,7 @@ describe('token streams and cut steps', () => {
     expect((await finalResult(api.app, jobId)).json().results[0]).toMatchObject({ status: 'success', data: { answer: 'Quito' } });
   });
 
-  it.each(['researcher', 'claude-researcher'])(
+  it.each(['researcher', 'claude-researcher', 'gemini-researcher'])(
     'books the partial usage of a turn the latency budget cut mid-stream, as the fake charged it (%s)',
     async (agent) => {
       const model = uniqueId('cut');
@@ -213,6 +216,30 @@ describe('cancelled mid-stream', () => {
 });
 
 describe('prompt caching', () => {
+  it("prices Gemini's cached tokens (usageMetadata.cachedContentTokenCount) as cached", async () => {
+    // "~tag": a model of the test's own that plays the scripted model (Gemini's model is a URL path: no "#")
+    const model = uniqueId('scripted~gem-cache');
+    const r = await runJob({
+      jobId: uniqueId('gem-cache'),
+      pattern: 'fanout',
+      model,
+      tasks: [{ id: 't', question: 'capital of Ecuador', agent: 'gemini-researcher', scope: ['search'] }],
+    });
+    // two turns with the same system prompt and brief: the second one's prefix is cached
+    expect(r.results[0]).toMatchObject({ status: 'success', data: { answer: 'results for capital of Ecuador' }, metrics: { steps: 2 } });
+    const c = await charged(model);
+    expect(c.requests).toBe(2);
+    expect(c.cached).toBeGreaterThan(0);
+    const t = r.results[0];
+    const cachedCost = ((c.input - c.cached) * 1000 + c.cached * 100 + c.output * 2000) / 1e6;
+    console.log(
+      `gemini job: ${c.cached} of ${c.input} input tokens cached; booked ${t.metrics.tokens} tokens / $${t.metrics.costUsd.toFixed(6)}, the fake charged ${c.input + c.output} / $${cachedCost.toFixed(6)}`,
+    );
+    expect(t.metrics.tokens).toBe(c.input + c.output);
+    expect(t.metrics.costUsd).toBeCloseTo(cachedCost, 9);
+    expect(t.metrics.costUsd).toBeLessThan((c.input * 1000 + c.output * 2000) / 1e6);
+  });
+
   it("prices a role's cached first request as cached (Anthropic cache control)", async () => {
     const model = uniqueId('role#cache');
     const tasks = [0, 1].map((i) => ({ id: `r${i}`, question: `review change ${i}`, role: 'review-claude', taskType: 'code_review' }));

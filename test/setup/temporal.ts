@@ -138,6 +138,7 @@ export default async function setup(project: TestProject) {
         // the same fake through the AI SDK's other providers (no capability: routing tests do not see them)
         { ...llmAgent('claude-researcher', 'scripted'), provider: 'anthropic', capabilities: [], pricing: CACHED_PRICING },
         { ...llmAgent('openai-researcher', 'scripted'), provider: 'openai', capabilities: [], pricing: CACHED_PRICING },
+        { ...llmAgent('gemini-researcher', 'scripted'), provider: 'google', capabilities: [], pricing: CACHED_PRICING },
         { ...llmAgent('quiet-researcher', 'scripted'), capabilities: [], streamEvents: false },
         { ...llmAgent('claude-role-player', 'role'), provider: 'anthropic', capabilities: [], pricing: CACHED_PRICING },
       ],
