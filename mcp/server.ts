@@ -10,7 +10,7 @@
  *   delegate://jobs/{jobId}/result  (resource template; lists the tenant's finished jobs)
  */
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { BudgetTopUpSchema, countSubtasks, IdSchema, JobSpecSchema, type JobSpec, type Pattern } from '../schemas';
 import { jobAnswer, resultUri } from './answers';
@@ -19,6 +19,7 @@ import { registerApprovalTools } from './approval-tools';
 import { registerContractTools } from './contract-tools';
 import { createDelegateTaskStore, taskIdOf } from './task-store';
 import { enableTasks, TASK_CAPABILITIES } from './tasks';
+import { elicitVia, followInbox } from './elicitation';
 import { followProgress, type Progress } from './progress';
 import { TOOL_DOCS } from './tool-docs';
 import { failed, json, POLL_SECONDS, tool, type ToolExtra } from './tool-helpers';
@@ -38,13 +39,29 @@ const waitShape = {
 };
 const JobIdShape = { jobId: IdSchema.describe('the jobId a delegate_* tool returned') };
 
-/** Waits for a job's result up to `waitSeconds`, sending progress when the caller asked for it. */
+/** Options of `createDelegateMcpServer`. */
+export interface DelegateMcpServerOptions {
+  /**
+   * What the client declared at initialize, where this server did not see it (stateless HTTP: each
+   * POST has its own server; the session id carries them). @default the server's own handshake's
+   */
+  clientCapabilities?: ClientCapabilities;
+}
+
+/** Whether the client takes form elicitation (an empty `elicitation` means form, as the spec says). */
+export function elicitsForms(caps: ClientCapabilities | undefined): boolean {
+  const e = caps?.elicitation as { form?: object; url?: object } | undefined;
+  return e !== undefined && (e.form !== undefined || e.url === undefined);
+}
+
+/** Waits for a job's result up to `waitSeconds`, sending progress when the caller asked for it, and the job's inbox items to a client that elicits. */
 async function awaitResult(
   backend: DelegateBackend,
   jobId: string,
   total: number,
   waitSeconds: number,
   extra: ToolExtra,
+  elicits: boolean,
 ): Promise<CallToolResult> {
   const token = extra._meta?.progressToken;
   const stop = new AbortController();
@@ -52,6 +69,7 @@ async function awaitResult(
   extra.signal.addEventListener('abort', onAbort, { once: true });
   const send = (p: Progress) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token!, ...p } });
   const follower = token === undefined ? undefined : followProgress(backend, jobId, total, send, stop.signal);
+  const inbox = elicits ? followInbox(backend, jobId, elicitVia(extra), stop.signal) : undefined;
   try {
     const deadline = Date.now() + waitSeconds * 1000;
     for (;;) {
@@ -69,11 +87,12 @@ async function awaitResult(
       state: view.state,
       progress: view.progress,
       note: 'still running: call job_result (waitSeconds) or job_status with this jobId',
+      ...(inbox?.notes.length ? { inbox: inbox.notes } : {}),
     });
   } finally {
     extra.signal.removeEventListener('abort', onAbort);
     stop.abort();
-    await follower?.stopped;
+    await Promise.all([follower?.stopped, inbox?.stopped]);
   }
 }
 
@@ -92,12 +111,13 @@ function specOf(
 }
 
 /** Creates the MCP server over a backend (one tenant's); its delegation tools also take task-augmented calls (tasks.ts). */
-export function createDelegateMcpServer(backend: DelegateBackend): McpServer {
+export function createDelegateMcpServer(backend: DelegateBackend, options: DelegateMcpServerOptions = {}): McpServer {
   const taskStore = createDelegateTaskStore(backend);
   const server = new McpServer(MCP_SERVER_INFO, {
     capabilities: { resources: {}, tools: {}, tasks: TASK_CAPABILITIES },
     taskStore,
   });
+  const elicits = () => elicitsForms(options.clientCapabilities ?? server.server.getClientCapabilities());
   const tasks = enableTasks(server, backend, taskStore);
 
   const patterns: [name: 'delegate_fanout' | 'delegate_pipeline' | 'delegate_vote', pattern: Pattern, options: object][] = [
@@ -115,7 +135,7 @@ export function createDelegateMcpServer(backend: DelegateBackend): McpServer {
         if (!spec) return error;
         const sub = await backend.submit(spec);
         if (!wait) return json({ jobId: sub.jobId, created: sub.created, state: 'running' });
-        return awaitResult(backend, sub.jobId, countSubtasks(spec), waitSeconds, extra);
+        return awaitResult(backend, sub.jobId, countSubtasks(spec), waitSeconds, extra, elicits());
       }),
       async ({ wait: _wait, waitSeconds: _waitSeconds, ...rest }) => {
         const { spec, error } = specOf(rest, pattern);
@@ -139,11 +159,25 @@ export function createDelegateMcpServer(backend: DelegateBackend): McpServer {
         waitSeconds: z.number().min(0).max(60).default(0).describe('wait this long for a running job (default 0)'),
       },
     },
-    tool(async ({ jobId, waitSeconds }: { jobId: string; waitSeconds: number }) => {
-      const result = await backend.result(jobId, waitSeconds);
-      if (result) return json({ jobId, status: result.status, result });
-      const view = await backend.view(jobId);
-      return json({ jobId, state: view.state, progress: view.progress, note: 'still running' });
+    tool(async ({ jobId, waitSeconds }: { jobId: string; waitSeconds: number }, extra) => {
+      // a client that elicits answers the job's inbox while it waits
+      const stop = new AbortController();
+      const inbox = waitSeconds > 0 && elicits() ? followInbox(backend, jobId, elicitVia(extra), stop.signal) : undefined;
+      try {
+        const result = await backend.result(jobId, waitSeconds);
+        if (result) return json({ jobId, status: result.status, result });
+        const view = await backend.view(jobId);
+        return json({
+          jobId,
+          state: view.state,
+          progress: view.progress,
+          note: 'still running',
+          ...(inbox?.notes.length ? { inbox: inbox.notes } : {}),
+        });
+      } finally {
+        stop.abort();
+        await inbox?.stopped;
+      }
     }),
   );
 

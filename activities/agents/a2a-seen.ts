@@ -23,6 +23,7 @@ export const dataOf = (parts: Part[]) => parts.flatMap((p) => (p.content?.$case 
 /** The remote task as it is seen so far. */
 export class Seen {
   taskId?: string;
+  contextId?: string;
   state?: TaskState;
   message?: Message;
   artifacts = new Map<string, Artifact>();
@@ -37,6 +38,7 @@ export class Seen {
       this.state = TaskState.TASK_STATE_COMPLETED;
     } else if (p.$case === 'statusUpdate') {
       this.taskId ??= p.value.taskId;
+      this.contextId ||= p.value.contextId;
       this.state = p.value.status?.state;
       this.message = p.value.status?.message;
       if (this.state === TaskState.TASK_STATE_WORKING) return textOf(this.message?.parts) || 'working';
@@ -50,6 +52,7 @@ export class Seen {
 
   task(t: Task): undefined {
     this.taskId = t.id;
+    this.contextId ||= t.contextId;
     this.state = t.status?.state;
     this.message = t.status?.message;
     for (const a of t.artifacts) this.artifacts.set(a.artifactId, a);

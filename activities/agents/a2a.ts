@@ -4,7 +4,9 @@
  *
  *   step ──message (id from the step key)──> remote agent
  *        <── working (status updates: step progress events on the job's stream)
- *        <── completed (artifacts: the step's data) | input-required (partial: the question as a follow-up)
+ *        <── completed (artifacts: the step's data) | input-required (partial: the question as a follow-up;
+ *            with allowQuestions: an ask, the subtask waits in the inbox, and the next step sends the answer
+ *            as the next message of the same remote task and context, which then goes on)
  *            | auth-required / rejected / failed (final failures) | canceled (cancelled)
  *   step cancelled (job cancel, stop by latency, budget halt) ──CancelTask──> remote agent
  *
@@ -33,8 +35,26 @@ export interface A2aAgentDeps {
 /** What a step carries to the next one. */
 interface A2aState {
   remoteTaskId?: string;
+  remoteContextId?: string;
   /** Set after input-required: the next step ends the task (partial) instead of calling again. */
   inputRequired?: string;
+  /** Set after input-required with allowQuestions: the question asked; the next step sends its answer. */
+  asked?: string;
+}
+
+/** The answer to the remote's question as the next message of its task: text (JSON unless a string), and the data when structured. */
+function answerMessage(req: StepRequest, carried: A2aState): Message {
+  const a = req.answer!.answer;
+  return {
+    messageId: `delegate:${req.stepKey}`,
+    contextId: carried.remoteContextId ?? '',
+    taskId: carried.remoteTaskId ?? '',
+    role: Role.ROLE_USER,
+    parts: [textPart(typeof a === 'string' ? a : JSON.stringify(a)), ...(a !== null && typeof a === 'object' ? [dataPart(a)] : [])],
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+  };
 }
 
 /** The message a step sends: the question as text, its context as a data part. */
@@ -101,9 +121,11 @@ export function createA2aAgent(
     async step(req): Promise<StepReply> {
       const carried = (req.state ?? {}) as A2aState;
       if (carried.inputRequired) throw new AgentFatalError(`${what} asks for input: ${carried.inputRequired.slice(0, 500)}`);
+      if (carried.asked && !req.answer) throw new AgentFatalError(`${what} asks for input: ${carried.asked.slice(0, 500)}`);
       const { client, streaming } = await remote();
       const seen = new Seen();
-      const params = { tenant: '', message: stepMessage(req, cfg.skill), configuration: undefined, metadata: undefined };
+      const message = carried.asked ? answerMessage(req, carried) : stepMessage(req, cfg.skill);
+      const params = { tenant: '', message, configuration: undefined, metadata: undefined };
       try {
         if (streaming) {
           for await (const ev of client.sendMessageStream(params, { signal: req.signal })) {
@@ -132,16 +154,16 @@ export function createA2aAgent(
         }
         throw rpcFailure(err, what);
       }
-      return outcome(seen, cfg, what);
+      return outcome(seen, cfg, what, req.task.allowQuestions === true);
     },
   };
 }
 
 /** The step's reply from the remote task's last state. */
-function outcome(seen: Seen, cfg: A2aAgentConfig, what: string): StepReply {
+function outcome(seen: Seen, cfg: A2aAgentConfig, what: string, allowQuestions: boolean): StepReply {
   const said = textOf(seen.message?.parts);
   const usage = { costUsd: cfg.pricing.perTaskUsd };
-  const state: A2aState = seen.taskId ? { remoteTaskId: seen.taskId } : {};
+  const state: A2aState = seen.taskId ? { remoteTaskId: seen.taskId, ...(seen.contextId ? { remoteContextId: seen.contextId } : {}) } : {};
   const parts = seen.state === TaskState.TASK_STATE_COMPLETED && seen.artifacts.size === 0 ? (seen.message?.parts ?? []) : seen.parts;
   const data = dataOf(parts);
   const found = { ...(data.length ? { data: data.length === 1 ? data[0] : data } : {}) };
@@ -150,6 +172,9 @@ function outcome(seen: Seen, cfg: A2aAgentConfig, what: string): StepReply {
       return { done: true, usage, summary: textOf(parts) || said || 'completed', ...found, state };
     case TaskState.TASK_STATE_INPUT_REQUIRED: {
       const question = said || 'the remote agent asks for more input';
+      // the parent (or a human) answers in the inbox; the next step sends the answer to the same remote task
+      if (allowQuestions && seen.taskId)
+        return { done: false, usage, summary: `asks: ${question}`, ...found, ask: { question }, state: { ...state, asked: question } };
       return {
         done: false,
         usage,

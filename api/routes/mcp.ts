@@ -6,14 +6,20 @@
  * and its result travel on that POST's own SSE answer; there is no standalone GET stream
  * (405, which MCP clients take as "none"), and no session to DELETE. A JSON-RPC batch counts
  * against the caller's request rate once per message it holds, and the Host check
- * (api/host-check.ts) has refused a DNS-rebinding page before any of this runs.
+ * (api/host-check.ts) has refused a DNS-rebinding page before any of this runs. A client that
+ * declares elicitation gets a session id carrying that (mcp/http-session.ts): its later POSTs'
+ * servers put the job's inbox to it, and its answers (POSTs of their own) are relayed to the call
+ * that asked.
  *
- *   POST /mcp ──auth──> tenant ──> McpServer(in-process backend) ⇄ StreamableHTTPServerTransport ──> SSE / JSON answer
+ *   POST /mcp ──auth──> tenant ──> McpServer(in-process backend, caps of the session id) ⇄ StreamableHTTPServerTransport ──> SSE / JSON answer
+ *   POST /mcp { answers to the server's requests } ──> the asking call's transport ──> 202
  */
 import { MAX_BATCH_SIZE } from '@modelcontextprotocol/sdk/server/requestBody.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyPluginAsync } from 'fastify';
 import { createInProcessBackend } from '../../mcp/in-process';
+import { capabilitiesOf, deliverReplies, relayRequests, sessionIdOf } from '../../mcp/http-session';
 import { createDelegateMcpServer } from '../../mcp/server';
 import { HttpProblem, sendProblem } from '../errors';
 
@@ -22,8 +28,15 @@ export const mcpRoutes: FastifyPluginAsync = async (app) => {
   app.post('/mcp', { schema: { hide: true } }, async (req, reply) => {
     // a JSON-RPC batch is as many calls as it holds: the rate limit counted the POST once
     if (Array.isArray(req.body) && req.body.length > 1) await app.chargeRequests(req, Math.min(req.body.length, MAX_BATCH_SIZE) - 1);
-    const server = createDelegateMcpServer(createInProcessBackend(app, req.tenant));
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    // the client's answer to an elicitation: for the call that asked, not for a new server
+    if (deliverReplies(req.body, req.tenant)) return reply.code(202).send();
+    const clientCapabilities = capabilitiesOf(req.headers['mcp-session-id']);
+    const server = createDelegateMcpServer(createInProcessBackend(app, req.tenant), { clientCapabilities });
+    const initialize = isInitializeRequest(req.body) ? req.body.params.capabilities : undefined;
+    const session = sessionIdOf(initialize);
+    // stateless still: only the initialize answer names a session, and no later POST is checked against it
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: session ? () => session : undefined });
+    relayRequests(transport, req.tenant);
     // the transport writes the answer itself (JSON or an SSE stream)
     reply.hijack();
     reply.raw.on('close', () => {

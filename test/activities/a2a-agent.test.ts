@@ -11,13 +11,14 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createA2aAgent } from '../../activities/agents/a2a';
 import { builtinAgents, createAgentRegistry } from '../../activities/agents/registry';
-import type { JobResult, JobSpec } from '../../schemas';
+import type { InboxItem, JobResult, JobSpec } from '../../schemas';
+import { decideUpdate } from '../../workflows/messages';
 import { delegationJob } from '../../workflows/delegation-job';
 import { startDedicatedWorker } from '../dedicated-worker';
 import { fastRetry, pollUntil, testClient, testRecord, uniqueId } from '../helpers';
 
 /** What the remote agent saw. */
-const received: { messageId: string; taskId: string; question: string; skill?: unknown }[] = [];
+const received: { messageId: string; taskId: string; contextId?: string; question: string; skill?: unknown }[] = [];
 const cancels: string[] = [];
 const hanging = new Map<string, () => void>();
 /** messageIds the remote refused once with a 503 (a retryable failure before any task). */
@@ -38,7 +39,13 @@ const agentText = (taskId: string, contextId: string, text: string): Message => 
 const executor: AgentExecutor = {
   async execute(ctx, bus: ExecutionEventBus) {
     const question = ctx.userMessage.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
-    received.push({ messageId: ctx.userMessage.messageId, taskId: ctx.taskId, question, skill: ctx.userMessage.metadata?.skill });
+    received.push({
+      messageId: ctx.userMessage.messageId,
+      taskId: ctx.taskId,
+      contextId: ctx.contextId,
+      question,
+      skill: ctx.userMessage.metadata?.skill,
+    });
     const { taskId, contextId } = ctx;
     const status = (state: TaskState, text?: string) =>
       bus.publish(
@@ -57,6 +64,33 @@ const executor: AgentExecutor = {
       history: [ctx.userMessage],
       metadata: undefined,
     };
+    // the answer to an input-required task: the same task goes on, and completes with it
+    if (ctx.task?.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED) {
+      bus.publish(AgentEvent.task({ ...ctx.task, status: { ...ctx.task.status, state: TaskState.TASK_STATE_WORKING } }));
+      status(TaskState.TASK_STATE_WORKING, 'thanks, going on');
+      bus.publish(
+        AgentEvent.artifactUpdate({
+          taskId,
+          contextId,
+          artifact: {
+            artifactId: 'answer',
+            name: 'answer',
+            description: '',
+            parts: [
+              { content: { $case: 'data', value: { year: question } }, metadata: undefined, filename: '', mediaType: 'application/json' },
+            ],
+            metadata: undefined,
+            extensions: [],
+          },
+          append: false,
+          lastChunk: true,
+          metadata: undefined,
+        }),
+      );
+      status(TaskState.TASK_STATE_COMPLETED);
+      bus.finished();
+      return;
+    }
     bus.publish(AgentEvent.task(task));
     const kind = question.split(' ')[0];
     if (kind === 'progress') {
@@ -239,6 +273,31 @@ describe('A2A agents as subagents', () => {
     expect(ask!.errors.join(' ')).toContain('asks for input');
     expect(fail).toMatchObject({ status: 'failure', failureReason: 'agent_error', metrics: { attempts: 1 } });
     expect(fail!.errors[0]).toContain('the upstream index is down');
+  });
+
+  it('with allowQuestions, asks the remote question in the inbox and sends the answer on the same remote task, which completes', async () => {
+    const { jobId, handle } = await start({
+      pattern: 'fanout',
+      tasks: [{ id: 'ask', question: 'ask me about the year', agent: 'remote-a2a', allowQuestions: true }],
+    });
+    const record = await testRecord();
+    let item: InboxItem | undefined;
+    await pollUntil(
+      async () => (item = (await record.inbox.list(tenant, { jobId, state: 'pending', labels: {} }))[0]) !== undefined,
+      () => 'the remote question never reached the inbox',
+      30_000,
+    );
+    expect(item).toMatchObject({ kind: 'question', detail: { question: 'Which year do you mean?' } });
+    await (
+      await testClient()
+    ).workflow
+      .getHandle(item!.workflowId)
+      .executeUpdate(decideUpdate, { args: [{ id: item!.id, state: 'answered', answer: '1969', by: 'test', at: Date.now() }] });
+    const r = await handle.result();
+    expect(r.results[0], JSON.stringify(r.results[0])).toMatchObject({ status: 'success', data: { year: '1969' } });
+    const first = received.find((m) => m.question === 'ask me about the year')!;
+    const answer = received.find((m) => m.question === '1969')!;
+    expect(answer).toMatchObject({ taskId: first.taskId, contextId: first.contextId, messageId: `delegate:job/${tenant}/${jobId}/ask#1` });
   });
 
   it('retries a refused send with the same message id, so the remote starts one task', async () => {
