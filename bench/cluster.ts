@@ -12,7 +12,8 @@
  *   start server ─ 2 workers ─ warm-up ─ settle ─ idle window ─ JOBS jobs ─ settle ─ histories ─ stop
  *
  * BENCH_CLUSTER_N (400), BENCH_CLUSTER_JOBS (8), BENCH_CLUSTER_SHARDS (16,1,4: the first is
- * "the cluster" of the comparison; 1 and 4 make the prediction).
+ * "the cluster" of the comparison; 1 and 4 make the prediction), BENCH_CLUSTER_ONE_FIRST (1: on
+ * the first shard count, the whole N as one job runs before the JOBS jobs, not after).
  */
 import { Client, Connection } from '@temporalio/client';
 import type { ChildProcess } from 'node:child_process';
@@ -292,6 +293,8 @@ try {
       { jobs: JOBS, label: `cluster-${shards}` },
       ...(i === 0 && JOBS > 1 ? [{ jobs: 1, label: `cluster-${shards}-1job` }] : []),
     ];
+    // BENCH_CLUSTER_ONE_FIRST=1: the single job first, so neither shape always runs on the fuller database
+    if (process.env.BENCH_CLUSTER_ONE_FIRST === '1') windows.reverse();
     const { rs, startSeconds } = await withCluster(shards, async (stack, address) => ({ rs: await onStack(stack, address, windows) }));
     starts[shards] = startSeconds;
     results.push(...rs);

@@ -9,6 +9,7 @@ import { root } from './lib';
 
 const ALL = [
   'orchestration',
+  'one-job',
   'width',
   'api',
   'vote',

@@ -6,7 +6,7 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { JobSpec } from '../schemas';
 import type { EngineLimits } from '../core/engine-limits';
-import { BATCH_THRESHOLD } from '../workflows/patterns/batching';
+import { BATCH_THRESHOLD, MIDDLE_THRESHOLD } from '../workflows/patterns/batching';
 
 /** What a scenario gets to run its job. */
 export interface ScenarioContext {
@@ -158,6 +158,19 @@ export const SCENARIOS: Scenario[] = [
           pattern: 'fanout',
           maxParallel: 200,
           tasks: Array.from({ length: BATCH_THRESHOLD + 1 }, (_, i) => echo(`t${i}`)),
+        }),
+      ),
+    keep: (wf, root) => wf === root || wf === `${root}/batch-0001` || wf === `${root}/batch-0001/t0`,
+  },
+  {
+    // a fan-out of the middle band (101–500 tasks) since MIDDLE_BATCH_PATCH: two batches of 60, both at once
+    name: 'batched-middle',
+    run: async (ctx, id) =>
+      finish(
+        await start(ctx, id, {
+          pattern: 'fanout',
+          maxParallel: 40,
+          tasks: Array.from({ length: MIDDLE_THRESHOLD + 20 }, (_, i) => echo(`t${i}`)),
         }),
       ),
     keep: (wf, root) => wf === root || wf === `${root}/batch-0001` || wf === `${root}/batch-0001/t0`,

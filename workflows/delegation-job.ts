@@ -15,6 +15,7 @@ import {
   isCancellation,
   log,
   ParentClosePolicy,
+  patched,
   proxySinks,
   setCurrentDetails,
   setHandler,
@@ -26,7 +27,7 @@ import type { JobProgress, JobResult } from '../schemas';
 import { ErrorType } from '../core/errors';
 import { withTaskPriorities } from '../core/priority';
 import { runFanout } from './patterns/fanout';
-import { planBatches } from './patterns/batching';
+import { inMiddleBand, MIDDLE_BATCH_PATCH, planBatches } from './patterns/batching';
 import { installBudgetHandlers } from './job/budget';
 import { installModelHandler } from './job/model';
 import { cancelJobSignal, jobMessages, jobStatusQuery, stopSignal } from './messages';
@@ -77,7 +78,8 @@ export async function delegationJob(input: JobInput): Promise<JobResult> {
   }
   // every task's priority, resolved once (its own, else the job's): children and their steps run at it
   const spec = withTaskPriorities(input.spec, workflowInfo().priority?.priorityKey);
-  const plan = planBatches(spec, DEFAULT_MAX_PARALLEL);
+  // a fan-out of 101–500 tasks is a tree since MIDDLE_BATCH_PATCH (asked only of those: no marker in other jobs)
+  const plan = planBatches(spec, DEFAULT_MAX_PARALLEL, inMiddleBand(spec) && patched(MIDDLE_BATCH_PATCH));
   const rt = new JobRuntime(plan ? { ...input, spec: plan.spec } : spec === input.spec ? input : { ...input, spec }, plan?.batchIds);
   if (input.carry) restoreCarry(rt, input.carry);
   let done = false;

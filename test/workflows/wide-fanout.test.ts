@@ -50,4 +50,21 @@ describe('wide fan-out as a tree of batches', () => {
     expect(r.evidence.length).toBeLessThan(120);
     expect(r.metrics.steps).toBe(10);
   });
+
+  it('runs a fan-out of 101–500 tasks as batches all at once; the API gives back every task in order, as if flat', async () => {
+    const jobId = uniqueId('middle');
+    const tasks = Array.from({ length: 120 }, (_, i) => ({ id: `m${i}`, question: `q${i}`, agent: 'echo' }));
+    const submit = await app.inject({ method: 'POST', url: '/v1/jobs', payload: { jobId, pattern: 'fanout', maxParallel: 20, tasks } });
+    expect(submit.statusCode).toBe(201);
+    const res = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/result?waitSeconds=60` });
+    expect(res.statusCode).toBe(200);
+    const r = res.json() as JobResult;
+    expect(r).toMatchObject({ status: 'success', metrics: { subtasks: 120 } });
+    expect(r.results.map((x) => x.id)).toEqual(tasks.map((t) => t.id));
+    expect(Object.keys(r.output as object)).toEqual(tasks.map((t) => t.id));
+    // two batches of 60 (at least 50 each), each with half the job's maxParallel
+    expect(r.batches?.map((b) => b.id)).toEqual(['batch-0001', 'batch-0002']);
+    const status = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}` });
+    expect(status.json()).toMatchObject({ status: 'success', progress: { total: 120, succeeded: 120 } });
+  });
 });
