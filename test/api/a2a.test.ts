@@ -303,6 +303,9 @@ describe('input-required: the inbox over A2A', () => {
     let answered = false;
     for await (const ev of client.sendMessageStream(send(message(id, [data(spec)])))) {
       seen.push(ev);
+      // the update of the item's own event already asks (a stream that does not would wait here for a day)
+      if ((statusOf(ev)?.metadata as { delegate?: { type?: string } })?.delegate?.type === 'approval.requested')
+        expect(statusOf(ev)?.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
       if (answered || statusOf(ev)?.status?.state !== TaskState.TASK_STATE_INPUT_REQUIRED) continue;
       answered = true;
       const prompt = statusOf(ev)!.status!.message;
