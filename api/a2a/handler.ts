@@ -70,7 +70,7 @@ export function createA2aHandler(app: FastifyInstance): A2ARequestHandler {
   const reads = createTaskReads(app);
   const card = agentCardOf(app.publicUrl, CARD_VERSION);
 
-  /** What a message that opens no job gets back: the task, the events after `seq` to follow, and what waits. */
+  /** What a message gets back: the task; whether there is a job to follow, from `seq` on; what waited in the inbox when it was read. */
   type Turn = { task: Task; seq: number; started: boolean; pending: PendingInput[] };
 
   /** Answers what the message's task waits on through the inbox; a refused answer leaves it input-required with the refusal. */
