@@ -112,7 +112,8 @@ export function agentCardOf(publicUrl: string, version: string): AgentCard {
     name: 'Delegate',
     description:
       'Delegate subtasks to subagents with budgets: fan-out, pipeline and vote jobs, research-contract subtasks and code scouts, durable on Temporal. ' +
-      'The A2A task id is the job id; a message is one job, deduplicated by its messageId.',
+      'The A2A task id is the job id; a message is one job, deduplicated by its messageId. A job whose subtask waits on an approval or a question is input-required; ' +
+      'a message with its taskId answers it (a data part or text for a question, "approve"/"reject" for an approval).',
     supportedInterfaces: [{ url: `${publicUrl}${A2A_PATH}`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }],
     provider: undefined,
     version,

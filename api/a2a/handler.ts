@@ -3,8 +3,11 @@
  * store or event bus of its own (the SDK's default keeps both in memory, so only the replica that
  * took a message could answer for it). Every operation is the caller's tenant's, as on REST.
  *
- *   SendMessage ──submissionOf──> jobs.submit (id: spec.jobId, else from the messageId) ──> task (waits up to 30 s)
+ *   SendMessage ──submissionOf──> jobs.submit (id: spec.jobId, else from the messageId) ──> task (waits up to 30 s,
+ *       or until a subtask waits in the inbox: input-required)
  *       refused (400/413/422, invalid part) ──> rejected task, the field paths in its status message
+ *   SendMessage with the taskId of an input-required task ──answerOf──> inbox.decide (same checks, same tenant) ──> task
+ *       refused (the answer schema, not approve/reject) ──> still input-required, the field paths in its status message
  *   SendStreamingMessage ──submit──> task, then the job's events (stream.ts)
  *   GetTask / ListTasks (tasks.ts) · CancelTask ──jobs.cancel──> canceled · SubscribeToTask ──> task, then events
  *   push config: SendMessage's configuration.taskPushNotificationConfig ──> the job's completion webhook (A2A body)
@@ -23,6 +26,7 @@ import type { JobSpec } from '../../schemas';
 import { HttpProblem } from '../errors';
 import { researchRoutingOf, submitResearchSubtask } from '../jobs/research';
 import { agentCardOf, CARD_VERSION } from './card';
+import { answerOf, inMessage, inputOfEvent, targetOf, type AnswerAt, type PendingInput } from './input';
 import { checkContextId, jobIdOfMessage, Rejection, submissionOf } from './messages';
 import { followTask, isTerminal, lastSeq } from './stream';
 import { createTaskReads, orNotFound } from './tasks';
@@ -66,17 +70,52 @@ export function createA2aHandler(app: FastifyInstance): A2ARequestHandler {
   const reads = createTaskReads(app);
   const card = agentCardOf(app.publicUrl, CARD_VERSION);
 
+  /** What a message gets back: the task; whether there is a job to follow, from `seq` on; what waited in the inbox when it was read. */
+  type Turn = { task: Task; seq: number; started: boolean; pending: PendingInput[] };
+
+  /** Answers what the message's task waits on through the inbox; a refused answer leaves it input-required with the refusal. */
+  async function answer(message: Message, ctx: ServerCallContext): Promise<Turn> {
+    const tenant = tenantOf(ctx);
+    const jobId = message.taskId;
+    const task = await reads.getTask(tenant, jobId);
+    if (isTerminal(task.status?.state))
+      throw new UnsupportedOperationError(`task "${jobId}" has finished and takes no further messages: send a new message`);
+    const pending = await reads.pendingOf(tenant, jobId);
+    if (pending.length === 0)
+      throw new UnsupportedOperationError(
+        `task "${jobId}" waits on no input (it is working): a message with its taskId answers a question or an approval; send a new message for a new job`,
+      );
+    // the seq first: the decision's events come after it
+    const seq = await lastSeq(app, tenant, jobId);
+    let target: PendingInput | undefined;
+    let at: AnswerAt | undefined;
+    try {
+      target = targetOf(message, pending)!;
+      const got = answerOf(message, target);
+      at = got.at;
+      await app.inbox.decide(tenant, target.id, got.decision, `a2a:${tenant}`);
+    } catch (err) {
+      const refusal =
+        err instanceof Rejection
+          ? { detail: err.detail, errors: err.errors }
+          : err instanceof HttpProblem && (err.status === 400 || err.status === 422) && at
+            ? { detail: err.detail ?? err.title, errors: inMessage(err.errors ?? [], at) }
+            : undefined;
+      if (refusal) return { task: await reads.getTask(tenant, jobId, { ...refusal, id: target?.id }), seq, started: false, pending };
+      // decided elsewhere meanwhile, or its subtask ended
+      if (err instanceof HttpProblem && err.status === 409) throw new UnsupportedOperationError(err.detail ?? err.title);
+      throw err;
+    }
+    const now = await reads.pendingOf(tenant, jobId);
+    return { task: await reads.getTask(tenant, jobId), seq, started: true, pending: now };
+  }
+
   /** Starts (or finds) the message's job; a refused one is a rejected task. */
-  async function start(params: SendMessageRequest, ctx: ServerCallContext): Promise<{ task: Task; started: boolean }> {
+  async function start(params: SendMessageRequest, ctx: ServerCallContext): Promise<Turn> {
     const message: Message | undefined = params.message;
     if (!message?.messageId) throw new RequestMalformedError('a message with a messageId is required');
-    if (message.taskId) {
-      // Delegate's tasks take no further turns: a message to an existing task is refused, to another tenant's not found
-      const existing = await reads.getTask(tenantOf(ctx), message.taskId);
-      throw new UnsupportedOperationError(
-        `task "${existing.id}" takes no further messages (${isTerminal(existing.status?.state) ? 'it has finished' : 'it runs'}): send a new message`,
-      );
-    }
+    // a message to an existing task answers what it waits on (another tenant's task is not found)
+    if (message.taskId) return answer(message, ctx);
     const tenant = tenantOf(ctx);
     let jobId = jobIdOfMessage(message.messageId);
     const contextId = message.contextId || jobId;
@@ -90,25 +129,35 @@ export function createA2aHandler(app: FastifyInstance): A2ARequestHandler {
           ? await svc.submit(tenant, { ...sub.spec, ...pushOf(params), labels: { ...sub.spec.labels, ...labels } }, jobId)
           : await submitResearchSubtask(svc, researchRoutingOf(app), tenant, sub.input, jobId, { ...pushOf(params), labels });
       // a job just started is working: no read before the stream begins, whose first events would wait for it
-      if (created) return { task: taskOfJob(jobId, contextId, TaskState.TASK_STATE_WORKING), started: true };
+      if (created) return { task: taskOfJob(jobId, contextId, TaskState.TASK_STATE_WORKING), seq: 0, started: true, pending: [] };
     } catch (err) {
-      if (err instanceof Rejection) return { task: rejectedTask(jobId, contextId, err.detail, err.errors), started: false };
+      const rejected = (detail: string, errors: { path: string; message: string }[]): Turn => ({
+        task: rejectedTask(jobId, contextId, detail, errors),
+        seq: 0,
+        started: false,
+        pending: [],
+      });
+      if (err instanceof Rejection) return rejected(err.detail, err.errors);
       // refused before dispatch (invalid, too large, over a quota, no worker on the lane): nothing started, the same message may be sent again
       if (err instanceof HttpProblem && err.status !== 409 && (err.status < 500 || err.status === 503))
-        return {
-          task: rejectedTask(
-            jobId,
-            contextId,
-            err.detail ?? err.title,
-            (err.errors ?? []).map((e) => ({ ...e, path: a2aPath(e.path, params) })),
-          ),
-          started: false,
-        };
+        return rejected(
+          err.detail ?? err.title,
+          (err.errors ?? []).map((e) => ({ ...e, path: a2aPath(e.path, params) })),
+        );
       if (err instanceof HttpProblem && err.status === 409)
         throw new RequestMalformedError(`messageId "${message.messageId}" already started job "${jobId}" with a different message`);
       throw err;
     }
-    return { task: await reads.getTask(tenant, jobId), started: true };
+    // the same message again: its job as it is now
+    const seq = await lastSeq(app, tenant, jobId);
+    const pending = await reads.pendingOf(tenant, jobId);
+    return { task: await reads.getTask(tenant, jobId), seq, started: true, pending };
+  }
+
+  /** Waits (at most BLOCKING_WAIT_SECONDS) until the job ends or one of its subtasks asks for input after `seq`. */
+  async function untilTurnEnds(tenant: string, jobId: string, seq: number, signal: AbortSignal): Promise<void> {
+    const stop = AbortSignal.any([signal, AbortSignal.timeout(BLOCKING_WAIT_SECONDS * 1000)]);
+    for await (const e of svc.events(tenant, jobId, seq, stop)) if (inputOfEvent(e)) return;
   }
 
   return {
@@ -118,18 +167,18 @@ export function createA2aHandler(app: FastifyInstance): A2ARequestHandler {
     },
 
     async sendMessage(params, ctx) {
-      const { task, started } = await start(params, ctx);
-      if (!started || params.configuration?.returnImmediately || isTerminal(task.status?.state)) return task;
-      // blocking: the result when it comes within the wait, else the running task (GetTask or SubscribeToTask follow it)
-      await svc.result(tenantOf(ctx), task.id, BLOCKING_WAIT_SECONDS).catch(() => undefined);
+      const { task, started, seq } = await start(params, ctx);
+      if (!started || params.configuration?.returnImmediately || task.status?.state !== TaskState.TASK_STATE_WORKING) return task;
+      // blocking: until the job ends or asks for input, within the wait; else the running task (GetTask or SubscribeToTask follow it)
+      await untilTurnEnds(tenantOf(ctx), task.id, seq, signalOf(ctx));
       return reads.getTask(tenantOf(ctx), task.id);
     },
 
     async *sendMessageStream(params, ctx): AsyncGenerator<StreamResponse> {
-      const { task, started } = await start(params, ctx);
+      const { task, started, seq, pending } = await start(params, ctx);
       yield { payload: { $case: 'task', value: task } };
       if (!started || isTerminal(task.status?.state)) return;
-      yield* followTask(app, reads, tenantOf(ctx), task, 0, signalOf(ctx));
+      yield* followTask(app, reads, tenantOf(ctx), task, seq, signalOf(ctx), pending);
     },
 
     getTask: async (params, ctx) => reads.getTask(tenantOf(ctx), params.id),
@@ -159,10 +208,11 @@ export function createA2aHandler(app: FastifyInstance): A2ARequestHandler {
         await svc.requireJob(tenant, params.id);
         return lastSeq(app, tenant, params.id);
       });
+      const pending = await reads.pendingOf(tenant, params.id);
       const task = await reads.getTask(tenant, params.id);
       yield { payload: { $case: 'task', value: task } };
       if (isTerminal(task.status?.state)) return;
-      yield* followTask(app, reads, tenant, task, seq, signalOf(ctx));
+      yield* followTask(app, reads, tenant, task, seq, signalOf(ctx), pending);
     },
 
     async createTaskPushNotificationConfig() {

@@ -3,6 +3,8 @@
  * so they all get the same events in the same order, on whichever API replica they landed.
  *
  *   task (current) ──> statusUpdate working (each event: job.started, subtask.*, budget.changed, vote.decided)
+ *                  ──> approval.requested: input-required (the question or the approval as its message; every update
+ *                      while anything waits is input-required with the oldest item) ──> approval.decided of the last: working
  *                  ──> job.finished: artifactUpdate (the result) ──> statusUpdate final (completed | failed | canceled)
  *   a job that ended without job.finished (terminated): the final statusUpdate from its view
  */
@@ -10,6 +12,7 @@ import { TaskState, type StreamResponse, type Task, type TaskStatusUpdateEvent }
 import type { FastifyInstance } from 'fastify';
 import { agentMessage, dataPart, resultArtifact, stateOfOutcome, textPart } from '../../activities/a2a-task';
 import type { JobEvent } from '../../schemas';
+import { inputOfEvent, promptOf, type PendingInput } from './input';
 import type { createTaskReads } from './tasks';
 
 /** The text of a status update a person reads. */
@@ -26,22 +29,29 @@ function eventText(e: JobEvent): string {
       return `${task} started`;
     case 'subtask.retried':
       return `${task} step ${String(d.step)} attempt ${String(d.attempt)}`;
+    case 'approval.decided':
+      return `${task ? `${task}: ` : ''}${String(d.kind)} ${String(d.approvalId)} ${String(d.state)} by ${String(d.by)}`;
     default:
       return e.type;
   }
 }
 
-/** One durable event as a `working` status update (the event itself in its data part and metadata). */
-export function statusOfEvent(taskId: string, contextId: string, e: JobEvent): StreamResponse {
+/**
+ * One durable event as a status update: `working`, the event itself in its data part and metadata;
+ * while `waiting` is set, `input-required` with what waits as the message (the event in metadata).
+ */
+export function statusOfEvent(taskId: string, contextId: string, e: JobEvent, waiting?: PendingInput): StreamResponse {
   const update: TaskStatusUpdateEvent = {
     taskId,
     contextId,
-    status: {
-      state: TaskState.TASK_STATE_WORKING,
-      message: agentMessage(taskId, contextId, `${taskId}:event:${e.seq}`, [textPart(eventText(e)), dataPart(e)]),
-      timestamp: e.at,
-    },
-    metadata: { delegate: { seq: e.seq, type: e.type } },
+    status: waiting
+      ? { state: TaskState.TASK_STATE_INPUT_REQUIRED, message: promptOf(taskId, contextId, waiting), timestamp: e.at }
+      : {
+          state: TaskState.TASK_STATE_WORKING,
+          message: agentMessage(taskId, contextId, `${taskId}:event:${e.seq}`, [textPart(eventText(e)), dataPart(e)]),
+          timestamp: e.at,
+        },
+    metadata: { delegate: waiting ? { seq: e.seq, type: e.type, awaiting: waiting.id, event: e } : { seq: e.seq, type: e.type } },
   };
   return { payload: { $case: 'statusUpdate', value: update } };
 }
@@ -70,7 +80,8 @@ export async function lastSeq(app: FastifyInstance, tenant: string, jobId: strin
 
 /**
  * The task's updates after `seq` until it ends: one status update per event, then the result
- * artifact and the final status. Ends early when `signal` aborts (the client went away).
+ * artifact and the final status. `pending` is what waited in the inbox when the task was read
+ * (its events came before `seq`). Ends early when `signal` aborts (the client went away).
  */
 export async function* followTask(
   app: FastifyInstance,
@@ -79,10 +90,16 @@ export async function* followTask(
   task: Pick<Task, 'id' | 'contextId'>,
   seq: number,
   signal: AbortSignal,
+  pending: PendingInput[] = [],
 ): AsyncGenerator<StreamResponse> {
+  // the job's inbox as its events tell it, oldest first (the record writes each item before its event)
+  const waiting = new Map(pending.map((p) => [p.id, p]));
   for await (const e of app.jobs.events(tenant, task.id, seq, signal)) {
     if (e.type !== 'job.finished') {
-      yield statusOfEvent(task.id, task.contextId, e);
+      const asked = inputOfEvent(e);
+      if (asked && !waiting.has(asked.id)) waiting.set(asked.id, asked);
+      if (e.type === 'approval.decided') waiting.delete(String(e.data.approvalId));
+      yield statusOfEvent(task.id, task.contextId, e, waiting.values().next().value);
       continue;
     }
     // job.finished is written once the record holds the result

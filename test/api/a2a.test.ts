@@ -233,3 +233,143 @@ describe('Delegate as an A2A agent', () => {
     expect(body.task).toMatchObject({ id, status: { state: 'TASK_STATE_COMPLETED' } });
   });
 });
+
+/** A message answering what task `taskId` waits on. */
+const reply = (taskId: string, parts: Part[]): Message => ({ ...message(uniqueId('a2a-reply'), parts), taskId });
+const statusOf = (ev: StreamResponse) => (ev.payload?.$case === 'statusUpdate' ? ev.payload.value : undefined);
+const dataOf = (m: Message | undefined) => m?.parts.find((p) => p.content?.$case === 'data')?.content?.value as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+const textOf = (m: Message | undefined) => m?.parts.find((p) => p.content?.$case === 'text')?.content?.value as string;
+
+describe('input-required: the inbox over A2A', () => {
+  it('a question: SendMessage comes back input-required with it; an answer its schema refuses keeps it pending with the field path; a data part answers it', async () => {
+    const client = await clientAs();
+    const id = uniqueId('a2a-ask');
+    const contextId = uniqueId('ctx-ask');
+    const answerSchema = { type: 'object', properties: { year: { type: 'integer' } }, required: ['year'] };
+    const spec = {
+      pattern: 'fanout',
+      tasks: [
+        { id: 't', question: 'when?', agent: 'sim', params: { steps: 2, echoHuman: true, ask: { question: 'Which year?', answerSchema } } },
+      ],
+    };
+    // blocking: back as soon as the subtask asks, not after the 30 s wait
+    const asked = (await client.sendMessage(send(message(id, [data(spec)], contextId)))) as Task;
+    expect(asked.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    expect(textOf(asked.status?.message)).toBe('Which year?');
+    const prompt = dataOf(asked.status?.message);
+    expect(prompt).toMatchObject({ kind: 'question', taskId: 't', question: 'Which year?', answerSchema });
+    const [item] = await app.inbox.list('default', { jobId: id, state: 'pending' });
+    expect(prompt.id).toBe(item!.id);
+    expect((await client.getTask({ tenant: '', id })).status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    await pollUntil(
+      async () =>
+        (
+          await client.listTasks({
+            tenant: '',
+            contextId,
+            status: TaskState.TASK_STATE_INPUT_REQUIRED,
+            pageToken: '',
+            statusTimestampAfter: undefined,
+          })
+        ).tasks.some((t) => t.id === id),
+      'listed as input-required',
+    );
+
+    const bad = (await client.sendMessage(send(reply(id, [data({ year: 'soon' })])))) as Task;
+    expect(bad.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    expect(dataOf(bad.status?.message)).toMatchObject({
+      id: item!.id,
+      refused: { errors: [{ path: 'message.parts[0].data.year', message: 'must be integer' }] },
+    });
+    expect(textOf(bad.status?.message)).toContain('message.parts[0].data.year: must be integer');
+    expect((await app.inbox.get('default', item!.id)).state).toBe('pending');
+
+    // blocking again: the answer goes to the next step, and the job ends within the wait
+    const done = (await client.sendMessage(send(reply(id, [data({ year: 2024 })])))) as Task;
+    expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(resultOf(done)).toMatchObject({ status: 'success', results: [{ id: 't', data: { answers: [{ year: 2024 }], messages: [] } }] });
+    expect(await app.inbox.get('default', item!.id)).toMatchObject({ state: 'answered', decidedBy: 'a2a:default', answer: { year: 2024 } });
+    await expect(client.sendMessage(send(reply(id, [text('again')])))).rejects.toThrow(/has finished/);
+  });
+
+  it('an approval: the stream goes input-required, a reply that is not approve/reject is refused, "approve" sends it back to working', async () => {
+    const client = await clientAs();
+    const id = uniqueId('a2a-approve');
+    const spec = {
+      pattern: 'fanout',
+      tasks: [{ id: 't', question: 'needs a yes', agent: 'sim', params: { answer: 'ran' }, approval: { beforeStart: true } }],
+    };
+    const seen: StreamResponse[] = [];
+    let answered = false;
+    for await (const ev of client.sendMessageStream(send(message(id, [data(spec)])))) {
+      seen.push(ev);
+      // the update of the item's own event already asks (a stream that does not would wait here for a day)
+      if ((statusOf(ev)?.metadata as { delegate?: { type?: string } })?.delegate?.type === 'approval.requested')
+        expect(statusOf(ev)?.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+      if (answered || statusOf(ev)?.status?.state !== TaskState.TASK_STATE_INPUT_REQUIRED) continue;
+      answered = true;
+      const prompt = statusOf(ev)!.status!.message;
+      expect(dataOf(prompt)).toMatchObject({ kind: 'approval', reason: 'before_start', taskId: 't' });
+      expect(textOf(prompt)).toMatch(/task "t" waits for approval before it starts: reply "approve" or "reject"/);
+      const unclear = (await client.sendMessage(send(reply(id, [text('maybe')])))) as Task;
+      expect(unclear.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+      expect(dataOf(unclear.status?.message)?.refused?.errors).toEqual([
+        { path: 'message.parts[0].text', message: 'send "approve" or "reject" (or a data part { decision })' },
+      ]);
+      const approved = (await client.sendMessage(send(reply(id, [text('Approve')]), { returnImmediately: true }))) as Task;
+      expect(approved.status?.state).toBe(TaskState.TASK_STATE_WORKING);
+    }
+    const states = seen.map((e) => statusOf(e)?.status?.state);
+    const asked = states.indexOf(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const decided = seen.findIndex(
+      (e) => (statusOf(e)?.metadata as { delegate?: { type?: string } })?.delegate?.type === 'approval.decided',
+    );
+    expect(asked).toBeGreaterThan(0);
+    expect(decided).toBeGreaterThan(asked);
+    // every update while it waits is input-required; the decision sends it back to working
+    expect(states.slice(asked, decided).every((s) => s === TaskState.TASK_STATE_INPUT_REQUIRED)).toBe(true);
+    expect(states[decided]).toBe(TaskState.TASK_STATE_WORKING);
+    expect(textOf(statusOf(seen[decided]!)!.status!.message)).toMatch(/approval .* approved by a2a:default/);
+    expect(states.at(-1)).toBe(TaskState.TASK_STATE_COMPLETED);
+    const final = await client.getTask({ tenant: '', id });
+    expect(resultOf(final)).toMatchObject({ status: 'success', results: [{ id: 't', data: 'ran' }] });
+  });
+
+  it('SubscribeToTask mid-wait starts input-required; a text reply answers the question; another tenant cannot; a task that waits on nothing refuses a reply', async () => {
+    const client = await clientAs();
+    const id = uniqueId('a2a-text');
+    const spec = {
+      pattern: 'fanout',
+      tasks: [{ id: 't', question: 'colour?', agent: 'sim', params: { steps: 2, echoHuman: true, ask: { question: 'Which colour?' } } }],
+    };
+    await client.sendMessage(send(message(id, [data(spec)]), { returnImmediately: true }));
+    await pollUntil(
+      async () => (await client.getTask({ tenant: '', id })).status?.state === TaskState.TASK_STATE_INPUT_REQUIRED,
+      'the task asks',
+    );
+    const other = await clientAs('beta');
+    await expect(other.sendMessage(send(reply(id, [text('red')])))).rejects.toThrow(/not found|no task/i);
+
+    const seen: StreamResponse[] = [];
+    for await (const ev of client.resubscribeTask({ tenant: '', id })) {
+      seen.push(ev);
+      if (seen.length !== 1) continue;
+      expect((ev.payload!.value as Task).status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+      const answered: StreamResponse[] = [];
+      for await (const a of client.sendMessageStream(send(reply(id, [text('blue')])))) answered.push(a);
+      expect(answered[0]!.payload?.$case).toBe('task');
+      expect((answered.at(-1)!.payload!.value as { status: { state: TaskState } }).status.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    }
+    const states = seen.map((e) => (e.payload?.$case === 'task' ? e.payload.value.status?.state : statusOf(e)?.status?.state));
+    expect(states[0]).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    expect(states).toContain(TaskState.TASK_STATE_WORKING);
+    expect(states.at(-1)).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(resultOf(await client.getTask({ tenant: '', id })).results[0]).toMatchObject({ data: { answers: ['blue'] } });
+
+    const busy = (await client.sendMessage(
+      send(message(uniqueId('a2a-busy'), [data(slowJob(20_000))]), { returnImmediately: true }),
+    )) as Task;
+    await expect(client.sendMessage(send(reply(busy.id, [text('hello?')])))).rejects.toThrow(/waits on no input/);
+    await client.cancelTask({ tenant: '', id: busy.id, metadata: undefined });
+  });
+});
