@@ -54,12 +54,10 @@ export async function runFanout(rt: JobRuntime): Promise<PatternOutcome> {
   // batched: judge over every real task; merge the batches' outputs (dropped later if too big for one payload)
   const all = flattenBatches(spec.tasks, rt.records.nestedResults());
   const merge = (spec.aggregation?.strategy ?? 'merge') === 'merge';
-  const inCompletionOrder = rt.records
-    .results()
-    .map((r) => rt.records.nestedResult(r.id))
-    .filter((n) => n !== undefined);
-  return {
-    status: fanoutStatus(all, spec.aggregation, realTaskCount(spec.tasks, rt.records.batches())),
-    output: merge ? mergeOutputs(inCompletionOrder.map((b) => b.output)) : batchedOutput(inCompletionOrder, spec.aggregation),
-  };
+  const nested = (ids: string[]) => ids.map((id) => rt.records.nestedResult(id)).filter((n) => n !== undefined);
+  // a merged output keys its tasks in task order, as a flat job's does; first_success takes the batch that finished first
+  const output = merge
+    ? mergeOutputs(nested(spec.tasks.map((t) => t.id)).map((b) => b.output))
+    : batchedOutput(nested(rt.records.results().map((r) => r.id)), spec.aggregation);
+  return { status: fanoutStatus(all, spec.aggregation, realTaskCount(spec.tasks, rt.records.batches())), output };
 }
