@@ -81,19 +81,18 @@ async function awaitResult(
       }
       if (left <= POLL_SECONDS || extra.signal.aborted) break;
     }
-    const view = await backend.view(jobId);
-    return json({
-      jobId,
-      state: view.state,
-      progress: view.progress,
-      note: 'still running: call job_result (waitSeconds) or job_status with this jobId',
-      ...(inbox?.notes.length ? { inbox: inbox.notes } : {}),
-    });
+    return await stillRunning(backend, jobId, 'still running: call job_result (waitSeconds) or job_status with this jobId', inbox?.notes);
   } finally {
     extra.signal.removeEventListener('abort', onAbort);
     stop.abort();
     await Promise.all([follower?.stopped, inbox?.stopped]);
   }
+}
+
+/** A tool's answer for a job that still runs when its wait ends: its state and progress, and the inbox items left pending. */
+async function stillRunning(backend: DelegateBackend, jobId: string, note: string, inbox: string[] | undefined): Promise<CallToolResult> {
+  const view = await backend.view(jobId);
+  return json({ jobId, state: view.state, progress: view.progress, note, ...(inbox?.length ? { inbox } : {}) });
 }
 
 /** The job spec of a pattern tool's arguments, or the tool error that lists what is wrong. */
@@ -166,14 +165,7 @@ export function createDelegateMcpServer(backend: DelegateBackend, options: Deleg
       try {
         const result = await backend.result(jobId, waitSeconds);
         if (result) return json({ jobId, status: result.status, result });
-        const view = await backend.view(jobId);
-        return json({
-          jobId,
-          state: view.state,
-          progress: view.progress,
-          note: 'still running',
-          ...(inbox?.notes.length ? { inbox: inbox.notes } : {}),
-        });
+        return await stillRunning(backend, jobId, 'still running', inbox?.notes);
       } finally {
         stop.abort();
         await inbox?.stopped;

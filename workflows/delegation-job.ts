@@ -79,7 +79,8 @@ export async function delegationJob(input: JobInput): Promise<JobResult> {
   // every task's priority, resolved once (its own, else the job's): children and their steps run at it
   const spec = withTaskPriorities(input.spec, workflowInfo().priority?.priorityKey);
   // a fan-out of 101–500 tasks is a tree since MIDDLE_BATCH_PATCH (asked only of those: no marker in other jobs)
-  const plan = planBatches(spec, DEFAULT_MAX_PARALLEL, inMiddleBand(spec) && patched(MIDDLE_BATCH_PATCH));
+  // a batch is never cut again: a wide fan-out's batches of 250 stay one level below their job
+  const plan = planBatches(spec, DEFAULT_MAX_PARALLEL, !input.batch && inMiddleBand(spec) && patched(MIDDLE_BATCH_PATCH));
   const rt = new JobRuntime(plan ? { ...input, spec: plan.spec } : spec === input.spec ? input : { ...input, spec }, plan?.batchIds);
   if (input.carry) restoreCarry(rt, input.carry);
   let done = false;
