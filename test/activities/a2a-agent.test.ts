@@ -2,7 +2,7 @@
  * A2A agents as subagents: a real A2A server built with the SDK (its request handler and Express
  * adapters) on loopback is the remote agent; a dedicated worker runs the jobs.
  */
-import { Role, TaskState, type AgentCard, type Message, type Task } from '@a2a-js/sdk';
+import { Role, TaskState, type AgentCard, type Message, type Part, type Task } from '@a2a-js/sdk';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import express, { type RequestHandler } from 'express';
@@ -16,6 +16,17 @@ import { decideUpdate } from '../../workflows/messages';
 import { delegationJob } from '../../workflows/delegation-job';
 import { startDedicatedWorker } from '../dedicated-worker';
 import { fastRetry, pollUntil, testClient, testRecord, uniqueId } from '../helpers';
+
+/** The remote's final answer artifact on a task, with these parts. */
+const answerArtifact = (taskId: string, contextId: string, parts: Part[]) =>
+  AgentEvent.artifactUpdate({
+    taskId,
+    contextId,
+    artifact: { artifactId: 'answer', name: 'answer', description: '', parts, metadata: undefined, extensions: [] },
+    append: false,
+    lastChunk: true,
+    metadata: undefined,
+  });
 
 /** What the remote agent saw. */
 const received: { messageId: string; taskId: string; contextId?: string; question: string; skill?: unknown }[] = [];
@@ -69,23 +80,9 @@ const executor: AgentExecutor = {
       bus.publish(AgentEvent.task({ ...ctx.task, status: { ...ctx.task.status, state: TaskState.TASK_STATE_WORKING } }));
       status(TaskState.TASK_STATE_WORKING, 'thanks, going on');
       bus.publish(
-        AgentEvent.artifactUpdate({
-          taskId,
-          contextId,
-          artifact: {
-            artifactId: 'answer',
-            name: 'answer',
-            description: '',
-            parts: [
-              { content: { $case: 'data', value: { year: question } }, metadata: undefined, filename: '', mediaType: 'application/json' },
-            ],
-            metadata: undefined,
-            extensions: [],
-          },
-          append: false,
-          lastChunk: true,
-          metadata: undefined,
-        }),
+        answerArtifact(taskId, contextId, [
+          { content: { $case: 'data', value: { year: question } }, metadata: undefined, filename: '', mediaType: 'application/json' },
+        ]),
       );
       status(TaskState.TASK_STATE_COMPLETED);
       bus.finished();
@@ -104,24 +101,10 @@ const executor: AgentExecutor = {
     else if (kind === 'hang') await new Promise<void>((r) => hanging.set(taskId, r));
     else {
       bus.publish(
-        AgentEvent.artifactUpdate({
-          taskId,
-          contextId,
-          artifact: {
-            artifactId: 'answer',
-            name: 'answer',
-            description: '',
-            parts: [
-              { content: { $case: 'data', value: { answer: 42 } }, metadata: undefined, filename: '', mediaType: 'application/json' },
-              { content: { $case: 'text', value: 'The answer is 42.' }, metadata: undefined, filename: '', mediaType: 'text/plain' },
-            ],
-            metadata: undefined,
-            extensions: [],
-          },
-          append: false,
-          lastChunk: true,
-          metadata: undefined,
-        }),
+        answerArtifact(taskId, contextId, [
+          { content: { $case: 'data', value: { answer: 42 } }, metadata: undefined, filename: '', mediaType: 'application/json' },
+          { content: { $case: 'text', value: 'The answer is 42.' }, metadata: undefined, filename: '', mediaType: 'text/plain' },
+        ]),
       );
       status(TaskState.TASK_STATE_COMPLETED);
     }

@@ -41,7 +41,7 @@ import type { Reprompted } from './reprompt';
 import { notResolvedResult, taskResult } from './result';
 import { finishRun, judgeActivity, resolveAgent, runStep, StepCutter, stepOptions, stepPolicyOf } from './runtime';
 import { carryOf, elapsedSeconds, newState, resolved, type RunningState, type SubtaskState } from './state';
-import { applyOutcome, stepInput, type AfterStep } from './step';
+import { applyOutcome, stepInput, type AfterStep, type StepContext } from './step';
 import { applyStopHit, applyVerdict, checkStops, judgeFailed, judgeInput } from './stops';
 import { askHuman, handleHumans, messagesReceived, type InboxTarget } from './waits';
 
@@ -61,6 +61,8 @@ export class SubtaskRun {
   /** Where the run's inbox items and messages go. */
   readonly inbox: InboxTarget;
   private readonly cutter = new StepCutter();
+  /** What every step carries besides the state, built once per run (the task without its nested job). */
+  private readonly stepContext: Omit<StepContext, 'maxAttempts' | 'role'>;
 
   constructor(readonly input: SubtaskInput) {
     this.task = input.task;
@@ -68,6 +70,15 @@ export class SubtaskRun {
     this.s = newState(input, Date.now());
     this.tenant = workflowInfo().typedSearchAttributes.get(TENANT_KEY) ?? input.events?.tenant ?? 'default';
     this.inbox = { tenant: this.tenant, jobId: input.events?.jobId ?? input.jobId, taskId: input.task.id };
+    const { previous, events, model, maxOutputTokens } = input;
+    this.stepContext = {
+      workflowId: workflowInfo().workflowId,
+      task: { ...input.task, job: undefined },
+      previous,
+      events,
+      model,
+      maxOutputTokens,
+    };
   }
 
   /** The subtask's signals, query and updates: stop, cancel (which cuts a running step), grant, status, decide, steer. */
@@ -279,10 +290,8 @@ export class SubtaskRun {
     const scheduleToStartSeconds = input.stepScheduleToStartSeconds;
     const options = stepOptions({ task, agentId: r.manifest.id, policy, queue, deadline: input.deadline, scheduleToStartSeconds, now });
     const human = forStep(r);
-    const { previous, events, model, maxOutputTokens } = input;
-    const context = { workflowId: workflowInfo().workflowId, task: { ...task, job: undefined }, previous, events, model, maxOutputTokens };
     const sent: AgentStepInput = {
-      ...stepInput(r, { ...context, maxAttempts: policy.retry.maxAttempts, role: this.roleHost?.stepFields() }, now),
+      ...stepInput(r, { ...this.stepContext, maxAttempts: policy.retry.maxAttempts, role: this.roleHost?.stepFields() }, now),
       ...human,
       ...(r.hitl.approvedTools.length ? { approvedTools: r.hitl.approvedTools } : {}),
     };
