@@ -61,6 +61,21 @@ export default tseslint.config(
       ],
     },
   },
+  // workflows/ and core/ are evaluated once per worker context and shared by every run
+  // (workers/worker.ts preloadModules): no module-level variable may carry one run's state to another
+  {
+    files: ['workflows/**/*.ts', 'core/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "Program > VariableDeclaration[kind!='const'], Program > ExportNamedDeclaration > VariableDeclaration[kind!='const']",
+          message:
+            "Shared by every workflow run: no module-level let or var (keep a run's state in the run: its objects, or its own globals as log-context.ts does).",
+        },
+      ],
+    },
+  },
   // layers: core/ is pure; activities/ and record/ use no workflow values; the API no worker module
   {
     files: ['core/**/*.ts'],

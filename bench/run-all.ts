@@ -23,6 +23,7 @@ const ALL = [
   'cluster',
   'forecast',
   'llm-stream',
+  'workflow-profile',
 ];
 const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ALL;
 const failed: string[] = [];

@@ -102,16 +102,22 @@ export const interceptorModules = (tracing: boolean) => [...workflowInterceptorM
 
 /**
  * The modules a reusable V8 context evaluates once and shares with every workflow run: the
- * pure rules of core/ (lint keeps them stateless and free of workflow state). Every other
- * module a run imports is evaluated afresh for each run, so sharing these saves their module
- * evaluation on every subtask. The SDK freezes what it shares.
+ * workflows and everything they import statically (workflows/, core/, the SDK), and the pure
+ * rules of core/ that only the API and activities reach otherwise. A module a run evaluates
+ * afresh costs every subtask its evaluation and its own copy of every function and class it
+ * defines (CPU per run, and the heap of every run the worker caches), so none is left to the
+ * run: only what a dynamic `import()` loads (the job's input check) is evaluated per run. The SDK
+ * deep-freezes what it shares; shared modules keep no state of their own (lint forbids a
+ * module-level `let` in workflows/ and core/; a run's own ids live on its own globals:
+ * log-context.ts).
  */
 export function preloadModules(): string[] {
   const dir = fileURLToPath(new URL('../core/', import.meta.url));
-  return readdirSync(dir)
+  const core = readdirSync(dir)
     .filter((f) => f.endsWith('.ts'))
     .sort()
     .map((f) => join(dir, f));
+  return [...core, workflowsPath, ...workflowInterceptorModules];
 }
 
 /**
@@ -225,7 +231,9 @@ export async function createWorkerSet(opts: DelegateWorkerOptions, lanes: AgentL
     ...common,
     taskQueue: opts.taskQueue,
     // a bundle has its workflow interceptors compiled in (bundleWorkflows); bundling here takes them as modules
-    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath }),
+    ...(opts.workflowBundle
+      ? { workflowBundle: opts.workflowBundle }
+      : { workflowsPath, bundlerOptions: { preloadModules: preloadModules() } }),
     interceptors: { ...common.interceptors, ...(opts.workflowBundle ? {} : { workflowModules: interceptorModules(Boolean(traced)) }) },
     sinks: { ...metricsSinks(metrics), ...(traced ? traced.sinks : {}) },
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 200,

@@ -3,8 +3,8 @@
  * `bundleWorkflowCode` with a webpack plugin that records the module graph, walked along
  * static imports only (a dynamic `import()` is loaded when reached, not with every run).
  * Modules the reusable V8 context preloads (and what they import) are evaluated once per
- * context and shared, so they are not a run's cost; everything else the workflows module and
- * the interceptors reach is evaluated afresh by every run.
+ * context and shared: no run's cost, but every worker's, and held by it for good; everything
+ * else the workflows module and the interceptors reach is evaluated afresh by every run.
  */
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { relative } from 'node:path';
@@ -17,10 +17,10 @@ export interface EagerModule {
   via: string[];
 }
 
-/** What every run evaluates, what the context shares, and what only a dynamic import loads. */
+/** What every run evaluates, what the context evaluates once and shares, and what only a dynamic import loads. */
 export interface EagerGraph {
   eager: Map<string, EagerModule>;
-  shared: Set<string>;
+  shared: Map<string, EagerModule>;
   lazy: Set<string>;
   bundleBytes: number;
 }
@@ -42,41 +42,50 @@ const label = (root: string, resource: string) => {
 };
 
 /**
- * What a workflow run must not evaluate: anything outside the SDK's packages and the project's
- * workflow modules and pure rules (zod, ajv, schemas/, activities/, workers/...), each with the
- * chain of imports that reached it; `lazy` modules reached by `import()` are allowed.
+ * What a workflow bundle must not evaluate eagerly, per run or once per context: anything outside
+ * the SDK's packages and the project's workflow modules and pure rules (zod, ajv, schemas/,
+ * activities/, workers/...), each with the chain of imports that reached it; `lazy` modules
+ * reached by `import()` are allowed.
  */
 export function violations(graph: EagerGraph, folders: readonly string[] = PROJECT_FOLDERS): string[] {
   const out: string[] = [];
   const outside = (p: string) => !SDK_PACKAGES.some((s) => p.startsWith(s)) && !folders.some((f) => p.startsWith(f));
   const heavy = (p: string) => /^(zod|ajv)\//.test(p);
-  for (const m of graph.eager.values()) {
-    if (!outside(m.path)) continue;
-    // the first module outside reports it, and zod or ajv where they are first reached
-    const parent = m.via.at(-2);
-    if (parent !== undefined && outside(parent) && !(heavy(m.path) && !heavy(parent))) continue;
-    out.push(`${m.path} is evaluated by every workflow run: ${m.via.join(' > ')}`);
+  for (const [where, modules] of [
+    ['every workflow run', graph.eager],
+    ['every worker context', graph.shared],
+  ] as const) {
+    for (const m of modules.values()) {
+      if (!outside(m.path)) continue;
+      // the first module outside reports it, and zod or ajv where they are first reached
+      const parent = m.via.at(-2);
+      if (parent !== undefined && outside(parent) && !(heavy(m.path) && !heavy(parent))) continue;
+      out.push(`${m.path} is evaluated by ${where}: ${m.via.join(' > ')}`);
+    }
   }
   return out;
 }
 
-/** Bytes a run evaluates: all of it, and the project's own modules. */
-export function eagerBytes(graph: EagerGraph): { total: number; project: number } {
+/** Bytes of module source in a set of modules: all of it, and the project's own modules. */
+export function eagerBytes(modules: Map<string, EagerModule>): { total: number; project: number } {
   let total = 0;
   let project = 0;
-  for (const m of graph.eager.values()) {
+  for (const m of modules.values()) {
     total += m.bytes;
     if (PROJECT_FOLDERS.some((p) => m.path.startsWith(p))) project += m.bytes;
   }
   return { total, project };
 }
 
-/** Bundles the workflows as the worker does (or `entry` in their place) and returns what a run evaluates. */
+/**
+ * Bundles the workflows as the worker does (or `entry` in their place, preloaded as the worker
+ * preloads its workflows) and returns what a run evaluates and what the context shares.
+ */
 export async function eagerWorkflowGraph({
   root = process.cwd(),
   tracing = false,
   entry = workflowsPath,
-  preload = preloadModules(),
+  preload = preloadModules().map((m) => (m === workflowsPath ? entry : m)),
 }: { root?: string; tracing?: boolean; entry?: string; preload?: string[] } = {}): Promise<EagerGraph> {
   const modules = new Map<string, Wp>();
   let graph: Graph | undefined;
@@ -133,5 +142,6 @@ export async function eagerWorkflowGraph({
   const perRun = walk([entry, ...interceptorModules(tracing)]);
   for (const k of shared.keys()) perRun.delete(k);
   for (const k of perRun.keys()) lazy.delete(k);
-  return { eager: perRun, shared: new Set(shared.keys()), lazy, bundleBytes: Buffer.byteLength(bundle.code) };
+  for (const k of shared.keys()) lazy.delete(k);
+  return { eager: perRun, shared, lazy, bundleBytes: Buffer.byteLength(bundle.code) };
 }

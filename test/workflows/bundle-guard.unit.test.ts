@@ -1,23 +1,27 @@
 /**
- * The guard of zod-free workflow runs: every workflow run evaluates the bundle's eager module
- * graph afresh, so one value import of a schema costs every subtask (it halved throughput
- * once, and came back unnoticed for six issues). The bundle is built as the worker builds it.
+ * The guard of zod-free, small workflow runs: a module a run evaluates afresh costs every
+ * subtask (one value import of a schema halved throughput once, and came back unnoticed for six
+ * issues), so the worker preloads the whole static graph into the reusable context, and this
+ * guard keeps it that way: nothing per run but what `import()` loads, and the shared graph free of
+ * zod and ajv and within a recorded size. The bundle is built as the worker builds it.
  */
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eagerBytes, eagerWorkflowGraph, violations, type EagerGraph } from './bundle-graph';
 
 /**
- * What a run evaluates, in bytes of module source as webpack counts them, recorded: 741,642 in
- * all (266,031 the project's) when the guard landed; 364,500 (201,429) once core/ was preloaded
- * into the shared context; 404,332 (241,261) with the human-in-the-loop waits (workflows/subtask/inbox.ts,
- * waits.ts: about 15 kB); 410,661 (247,590) once the cut-step booking, the step cutter and the
- * A2A cancel mapping joined them; 414,897 (251,826) once `subtask()` became orchestration only (run.ts's
- * class and input.ts: about 4 kB of method shells and doc comments); 407,304 (244,233) once routing and
- * the step policy moved to core/ (shared across runs). Raise it on purpose, in the commit that needs it,
- * saying why.
+ * What a run evaluated afresh, in bytes of module source as webpack counts them, recorded while
+ * runs evaluated their own modules: 741,642 in all (266,031 the project's) when the guard landed;
+ * 364,500 (201,429) once core/ was preloaded into the shared context; 404,332 (241,261) with the
+ * human-in-the-loop waits; 410,661 (247,590) with the cut-step booking, the step cutter and the A2A
+ * cancel mapping; 414,897 (251,826) once `subtask()` became orchestration only; 407,304 (244,233)
+ * once routing and the step policy moved to core/. Since the whole graph is preloaded, a run
+ * evaluates none of it, and the budget is the shared graph's: what every worker context evaluates
+ * once and holds for good, 760,133 bytes (365,726 the project's: 247,274 of workflows/, 118,452 of
+ * core/) when the whole graph was first preloaded. Raise it on purpose, in the commit that needs
+ * it, saying why.
  */
-const BUDGET = { total: 410_000, project: 247_000 };
+const BUDGET = { total: 765_000, project: 368_000 };
 
 let graph: EagerGraph;
 beforeAll(async () => {
@@ -25,9 +29,15 @@ beforeAll(async () => {
 }, 120_000);
 
 describe('the workflow bundle', () => {
-  it('evaluates no zod, ajv, schemas/ or other module outside the SDK, workflows/ and core/ with every run', () => {
+  it('evaluates no zod, ajv, schemas/ or other module outside the SDK, workflows/ and core/, per run or per context', () => {
     expect(violations(graph)).toEqual([]);
-    expect([...graph.eager.keys()].filter((p) => /^(zod|ajv)\//.test(p))).toEqual([]);
+    expect([...graph.eager.keys(), ...graph.shared.keys()].filter((p) => /^(zod|ajv)\//.test(p))).toEqual([]);
+  });
+
+  it('leaves a run nothing to evaluate afresh: the workflows, their imports and the interceptors are shared', () => {
+    expect([...graph.eager.keys()]).toEqual([]);
+    expect(graph.shared.has('workflows/subtask/run.ts')).toBe(true);
+    expect(graph.shared.has('workflows/log-context.ts')).toBe(true);
   });
 
   it('loads the job input check lazily: the one named exception, reached by import()', () => {
@@ -36,13 +46,13 @@ describe('the workflow bundle', () => {
   });
 
   it('shares the pure rules of core/ across runs instead of evaluating them in each', () => {
-    expect([...graph.shared].filter((p) => p.startsWith('core/')).length).toBeGreaterThan(5);
+    expect([...graph.shared.keys()].filter((p) => p.startsWith('core/')).length).toBeGreaterThan(5);
     expect([...graph.eager.keys()].filter((p) => p.startsWith('core/'))).toEqual([]);
   });
 
   it('stays within its recorded size', () => {
-    const bytes = eagerBytes(graph);
-    expect(bytes.total, `eager graph ${bytes.total} bytes`).toBeLessThanOrEqual(BUDGET.total);
+    const bytes = eagerBytes(graph.shared);
+    expect(bytes.total, `shared graph ${bytes.total} bytes`).toBeLessThanOrEqual(BUDGET.total);
     expect(bytes.project, `project modules ${bytes.project} bytes`).toBeLessThanOrEqual(BUDGET.project);
   });
 
@@ -52,11 +62,11 @@ describe('the workflow bundle', () => {
     });
     const found = violations(leaky, ['workflows/', 'core/', 'test/fixtures/bundle-guard/']);
     expect(found).toContainEqual(
-      expect.stringMatching(/^schemas\/job\.ts is evaluated by every workflow run: .*leaky-workflows\.ts > schemas\/job\.ts$/),
+      expect.stringMatching(/^schemas\/job\.ts is evaluated by every worker context: .*leaky-workflows\.ts > schemas\/job\.ts$/),
     );
     expect(found).toContainEqual(
       expect.stringMatching(
-        /^zod\/index\.js is evaluated by every workflow run: .*leaky-workflows\.ts > schemas\/job\.ts > .*zod\/index\.js$/,
+        /^zod\/index\.js is evaluated by every worker context: .*leaky-workflows\.ts > schemas\/job\.ts > .*zod\/index\.js$/,
       ),
     );
   }, 120_000);

@@ -1,0 +1,244 @@
+/**
+ * Where the workflow thread's time goes: a CPU profile (`node --cpu-prof`) of one worker per
+ * side, Delegate's and the bare baseline's, each in a process of its own against one dev
+ * server, running the same echo fan-outs (a warm-up of N, then BENCH_PROFILE_RUNS × N). From
+ * the profile of each side's workflow thread (the worker thread that runs the bundle): its
+ * busy time (every sample but idle) per subtask run, parents and batches included, split
+ * into what the SDK's promise hook costs (a stack captured for every promise a workflow
+ * creates), module evaluation per run, the activation's own time, and the top self-time
+ * entries. The process's whole CPU (all threads, utime + stime) per subtask beside it.
+ *
+ *   BENCH_N=200 BENCH_PROFILE_RUNS=2 npm run bench -- workflow-profile
+ */
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { bareRun, delegateRun, startBareWorker } from './delegate-runs';
+import { quietRuntime, report, root, round, startTemporal } from './lib';
+import { bundleWorkflows, createWorker } from '../workers/worker';
+import { benchRecord } from './lib';
+
+const N = Number(process.env.BENCH_N ?? 200);
+const RUNS = Number(process.env.BENCH_PROFILE_RUNS ?? 2);
+type Side = 'bare' | 'delegate';
+
+/** The child: one side's worker in this (profiled) process, its jobs, then a clean exit so the profiles are written. */
+async function runSide(side: Side, address: string): Promise<void> {
+  quietRuntime();
+  const connection = await NativeConnection.connect({ address });
+  const client = new Client({ connection: await Connection.connect({ address }) });
+  const worker =
+    side === 'bare'
+      ? await startBareWorker(connection)
+      : await createWorker({
+          connection,
+          namespace: 'default',
+          taskQueue: 'bench-delegate',
+          workflowBundle: await bundleWorkflows(),
+          record: await benchRecord(),
+        });
+  const running = worker.run();
+  const cpu0 = process.cpuUsage();
+  const threads0 = threadCpu();
+  const run = (n: number) => (side === 'bare' ? bareRun(client, n) : delegateRun(client, n));
+  let workflows = 0;
+  for (let r = 0; r <= RUNS; r++) {
+    const { workflowId } = await run(N);
+    workflows += await countRuns(client, workflowId);
+  }
+  const cpu = process.cpuUsage(cpu0);
+  const threads = threadCpu();
+  const used = [...threads].map(([tid, t]) => ({ tid, name: t.name, ms: t.ms - (threads0.get(tid)?.ms ?? 0) }));
+  const mainThreadMs = used.find((t) => t.tid === process.pid)?.ms ?? NaN;
+  // the busiest JavaScript thread that is not the main one: the workflow thread (the SDK runs the bundle in one
+  // worker thread); core's threads are tokio's, the profiler's are V8's
+  const workflowThreadMs = Math.max(...used.filter((t) => t.tid !== process.pid && t.name === 'node').map((t) => t.ms));
+  worker.shutdown();
+  await running;
+  await connection.close();
+  console.log(
+    `RESULT ${JSON.stringify({ side, workflows, processCpuMs: (cpu.user + cpu.system) / 1000, mainThreadMs, workflowThreadMs })}`,
+  );
+  process.exit(0);
+}
+
+/** CPU ms (utime + stime) of each thread of this process, by thread id, with the thread's name. */
+function threadCpu(): Map<number, { name: string; ms: number }> {
+  const tick = 1000 / 100; // USER_HZ
+  const out = new Map<number, { name: string; ms: number }>();
+  for (const tid of readdirSync('/proc/self/task')) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(Number(tid), { name, ms: (Number(f[11]) + Number(f[12])) * tick });
+    } catch {
+      /* the thread ended */
+    }
+  }
+  return out;
+}
+
+/** Workflow runs under a root (itself, its batches, its children), from visibility. */
+async function countRuns(client: Client, rootId: string): Promise<number> {
+  const query = `WorkflowId = '${rootId}' OR WorkflowId STARTS_WITH '${rootId}/'`;
+  for (let i = 0; ; i++) {
+    const { count } = await client.workflow.count(query);
+    if (count > N || i > 50) return count;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+const REST = 'the rest of the activations';
+/** How a sample's stack is classified: the first rule that any frame of it matches, innermost first. */
+const CATEGORIES: [string, (f: ProfileNode['callFrame']) => boolean][] = [
+  [
+    'promise hook (stack per promise)',
+    (f) => f.url.endsWith('vm-shared.js') && /^(init|Error\.prepareStackTrace|settled)$/.test(f.functionName),
+  ],
+  ['module evaluation per run', (f) => f.functionName === '__webpack_require__'],
+  ['garbage collector', (f) => f.functionName === '(garbage collector)'],
+];
+
+function analyse(file: string) {
+  const p = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+  const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const self = new Map<string, number>();
+  const cat = new Map<string, number>();
+  let busy = 0;
+  const catOf = new Map<number, string>();
+  const categorise = (id: number): string => {
+    const known = catOf.get(id);
+    if (known) return known;
+    let found = REST;
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const f = byId.get(at)!.callFrame;
+      const hit = CATEGORIES.find(([, test]) => test(f));
+      if (hit) {
+        found = hit[0];
+        break;
+      }
+    }
+    catOf.set(id, found);
+    return found;
+  };
+  for (let i = 0; i < p.samples.length; i++) {
+    const node = byId.get(p.samples[i])!;
+    const dt = (p.timeDeltas[i + 1] ?? 0) / 1000; // a sample's time is the gap to the next one
+    if (node.callFrame.functionName === '(idle)') continue;
+    busy += dt;
+    const f = node.callFrame;
+    const key = `${f.functionName || '(anonymous)'} ${f.url ? basename(f.url) : ''}`.trim();
+    self.set(key, (self.get(key) ?? 0) + dt);
+    const c = categorise(node.id);
+    cat.set(c, (cat.get(c) ?? 0) + dt);
+  }
+  // only the workflow thread runs the bundle's code (the main thread loads the SDK's modules, not the bundle)
+  const isWorkflowThread = p.nodes.some((n) => n.callFrame.url.includes('workflow-bundle-'));
+  return { busy, self, cat, isWorkflowThread };
+}
+
+interface SideResult {
+  workflows: number;
+  processCpuMs: number;
+  mainThreadMs: number;
+  workflowThreadMs: number;
+}
+
+/** Runs one side in a process of its own, profiled (into `profileDir`) or not. */
+function spawnSide(side: Side, address: string, profileDir?: string): Promise<SideResult> {
+  return new Promise((resolve, reject) => {
+    const prof = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+    const child = spawn(process.execPath, [...prof, '--import', 'tsx', join(root, 'bench', 'workflow-profile.ts'), side, address], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let text = '';
+    child.stdout.on('data', (b: Buffer) => (text += b.toString()));
+    child.once('exit', (code) =>
+      code === 0
+        ? resolve(JSON.parse(/RESULT (.*)/.exec(text)![1]) as SideResult)
+        : reject(new Error(`${side} exited ${code}: ${text.slice(-2000)}`)),
+    );
+  });
+}
+
+/**
+ * Each side twice: unprofiled, for its threads' CPU (from /proc: the profiler's sampling costs CPU
+ * of its own, and a sampled profile counts wall time, which a loaded machine stretches); then
+ * profiled, for the shares of the workflow thread's samples, applied to the unprofiled CPU.
+ */
+async function main() {
+  quietRuntime();
+  const t = await startTemporal('workflow-profile');
+  const rows: (string | number)[][] = [];
+  const data: Record<string, unknown>[] = [];
+  const tops: string[] = [];
+  const subtasks = N * (RUNS + 1);
+  const per = (ms: number) => round(ms / subtasks, 2);
+  try {
+    for (const side of ['bare', 'delegate'] as Side[]) {
+      const plain = await spawnSide(side, t.server.address);
+      const dir = mkdtempSync(join(tmpdir(), `delegate-profile-${side}-`));
+      await spawnSide(side, t.server.address, dir);
+      const wf = readdirSync(dir)
+        .map((f) => analyse(join(dir, f)))
+        .filter((x) => x.isWorkflowThread);
+      rmSync(dir, { recursive: true, force: true });
+      if (wf.length === 0) throw new Error(`${side}: no profile of a workflow thread`);
+      // the thread that ran the workflows (a worker that bundles also evaluates the bundle once elsewhere)
+      const { busy, cat, self } = wf.sort((a, b) => b.busy - a.busy)[0];
+      if (wf.length > 1)
+        console.error(
+          `${side}: ${wf.length} profiles ran the bundle (busy ms ${wf.map((x) => Math.round(x.busy)).join(', ')}); the busiest is the workflow thread`,
+        );
+      // a sample category's share of the profiled thread's busy time, in the unprofiled run's CPU
+      const scaled = (ms: number) => per((ms / busy) * plain.workflowThreadMs);
+      const catRow = Object.fromEntries([...cat].map(([k, v]) => [k, scaled(v)]));
+      rows.push([
+        side,
+        subtasks,
+        plain.workflows,
+        per(plain.workflowThreadMs),
+        per(plain.mainThreadMs),
+        per(plain.processCpuMs),
+        ...CATEGORIES.map(([c]) => catRow[c] ?? 0),
+        catRow[REST] ?? 0,
+      ]);
+      const top = [...self].sort((a, b) => b[1] - a[1]).slice(0, 15);
+      tops.push(`\n${side}: the workflow thread's top self time, ms of CPU per subtask\n`);
+      for (const [k, v] of top) tops.push(`  ${scaled(v).toFixed(2).padStart(6)}  ${k}`);
+      data.push({ side, subtasks, ...plain, categories: catRow, top: top.map(([k, v]) => ({ entry: k, msPerSubtask: scaled(v) })) });
+    }
+    report(
+      'workflow-profile',
+      `CPU per subtask (N = ${N}, a warm-up and ${RUNS} runs per side, parents and batches included), ms`,
+      ['side', 'subtasks', 'workflow runs', 'workflow thread', 'main thread', 'process', ...CATEGORIES.map(([c]) => c), REST],
+      rows,
+      data,
+    );
+    console.log(tops.join('\n'));
+  } finally {
+    await t.close();
+  }
+}
+
+const [side, address] = process.argv.slice(2);
+if (side === 'bare' || side === 'delegate') await runSide(side, address!);
+else await main();
