@@ -8,7 +8,7 @@
  * creates), module evaluation per run, the activation's own time, and the top self-time
  * entries. The process's whole CPU (all threads, utime + stime) per subtask beside it.
  *
- *   BENCH_N=200 BENCH_PROFILE_RUNS=2 npm run bench -- workflow-profile
+ *   BENCH_N=200 BENCH_PROFILE_RUNS=2 [BENCH_BEFORE=<commit>] npm run bench -- workflow-profile
  */
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
@@ -17,33 +17,48 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { bareRun, delegateRun, startBareWorker } from './delegate-runs';
-import { quietRuntime, report, root, round, startTemporal } from './lib';
+import { beforeCheckout, quietRuntime, report, root, round, startTemporal } from './lib';
+import { pathToFileURL } from 'node:url';
 import { bundleWorkflows, createWorker } from '../workers/worker';
 import { benchRecord } from './lib';
 
 const N = Number(process.env.BENCH_N ?? 200);
 const RUNS = Number(process.env.BENCH_PROFILE_RUNS ?? 2);
-type Side = 'bare' | 'delegate';
+type Side = 'bare' | 'delegate' | 'before';
+/** An earlier commit's worker as a third side (BENCH_BEFORE, as the other benches; none by default). */
+const beforeDir = process.env.BENCH_BEFORE && process.env.BENCH_BEFORE !== 'none' ? beforeCheckout() : undefined;
 
 /** The child: one side's worker in this (profiled) process, its jobs, then a clean exit so the profiles are written. */
 async function runSide(side: Side, address: string): Promise<void> {
   quietRuntime();
   const connection = await NativeConnection.connect({ address });
   const client = new Client({ connection: await Connection.connect({ address }) });
+  const code =
+    side === 'before'
+      ? ((await import(pathToFileURL(join(process.env.BENCH_BEFORE_DIR!, 'workers', 'worker.ts')).href)) as {
+          createWorker: typeof createWorker;
+          bundleWorkflows: typeof bundleWorkflows;
+        })
+      : { createWorker, bundleWorkflows };
   const worker =
     side === 'bare'
       ? await startBareWorker(connection)
-      : await createWorker({
+      : await code.createWorker({
           connection,
           namespace: 'default',
           taskQueue: 'bench-delegate',
-          workflowBundle: await bundleWorkflows(),
+          workflowBundle: await code.bundleWorkflows(),
           record: await benchRecord(),
         });
   const running = worker.run();
+  // when the jobs start, on the profiler's clock (monotonic µs): the main thread's samples before it
+  // (its start, the bundling above all) would drown the rest
+  const jobsFromUs = Number(process.hrtime.bigint() / 1000n);
   const cpu0 = process.cpuUsage();
   const threads0 = threadCpu();
-  const run = (n: number) => (side === 'bare' ? bareRun(client, n) : delegateRun(client, n));
+  // ids of this process's own: every side's runs stay in visibility, and countRuns matches by id
+  const prefix = `${side}-${process.pid}`;
+  const run = (n: number) => (side === 'bare' ? bareRun(client, n, prefix) : delegateRun(client, n, { prefix }));
   let workflows = 0;
   for (let r = 0; r <= RUNS; r++) {
     const { workflowId } = await run(N);
@@ -60,7 +75,7 @@ async function runSide(side: Side, address: string): Promise<void> {
   await running;
   await connection.close();
   console.log(
-    `RESULT ${JSON.stringify({ side, workflows, processCpuMs: (cpu.user + cpu.system) / 1000, mainThreadMs, workflowThreadMs })}`,
+    `RESULT ${JSON.stringify({ side, workflows, processCpuMs: (cpu.user + cpu.system) / 1000, mainThreadMs, workflowThreadMs, jobsFromUs })}`,
   );
   process.exit(0);
 }
@@ -99,6 +114,7 @@ interface ProfileNode {
 }
 interface Profile {
   nodes: ProfileNode[];
+  startTime: number;
   samples: number[];
   timeDeltas: number[];
 }
@@ -114,7 +130,8 @@ const CATEGORIES: [string, (f: ProfileNode['callFrame']) => boolean][] = [
   ['garbage collector', (f) => f.functionName === '(garbage collector)'],
 ];
 
-function analyse(file: string) {
+/** A profile's busy time by category and by self-time entry; `fromUs`: only the samples from then on (the profiler's clock). */
+function analyse(file: string, fromUs = 0) {
   const p = JSON.parse(readFileSync(file, 'utf8')) as Profile;
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
@@ -138,7 +155,10 @@ function analyse(file: string) {
     catOf.set(id, found);
     return found;
   };
+  let at = p.startTime;
   for (let i = 0; i < p.samples.length; i++) {
+    at += p.timeDeltas[i] ?? 0;
+    if (at < fromUs) continue;
     const node = byId.get(p.samples[i])!;
     const dt = (p.timeDeltas[i + 1] ?? 0) / 1000; // a sample's time is the gap to the next one
     if (node.callFrame.functionName === '(idle)') continue;
@@ -155,6 +175,8 @@ function analyse(file: string) {
 }
 
 interface SideResult {
+  /** When the jobs began, on the profiler's clock (µs). */
+  jobsFromUs: number;
   workflows: number;
   processCpuMs: number;
   mainThreadMs: number;
@@ -167,6 +189,7 @@ function spawnSide(side: Side, address: string, profileDir?: string): Promise<Si
     const prof = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
     const child = spawn(process.execPath, [...prof, '--import', 'tsx', join(root, 'bench', 'workflow-profile.ts'), side, address], {
       cwd: root,
+      env: { ...process.env, ...(beforeDir ? { BENCH_BEFORE_DIR: beforeDir } : {}) },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let text = '';
@@ -193,13 +216,15 @@ async function main() {
   const subtasks = N * (RUNS + 1);
   const per = (ms: number) => round(ms / subtasks, 2);
   try {
-    for (const side of ['bare', 'delegate'] as Side[]) {
+    for (const side of ['bare', 'delegate', ...(beforeDir ? ['before'] : [])] as Side[]) {
       const plain = await spawnSide(side, t.server.address);
       const dir = mkdtempSync(join(tmpdir(), `delegate-profile-${side}-`));
-      await spawnSide(side, t.server.address, dir);
-      const wf = readdirSync(dir)
-        .map((f) => analyse(join(dir, f)))
-        .filter((x) => x.isWorkflowThread);
+      const profiled = await spawnSide(side, t.server.address, dir);
+      const analysed = readdirSync(dir).map((f) => ({ f, all: analyse(join(dir, f)) }));
+      // the main thread's profile is the process's first (CPU.<date>.<time>.<pid>.0.<seq>.cpuprofile: thread 0)
+      const mainFile = analysed.find((x) => /\.\d+\.0\.\d+\.cpuprofile$/.test(x.f))!.f;
+      const wf = analysed.filter((x) => x.f !== mainFile && x.all.isWorkflowThread).map((x) => x.all);
+      const main = analyse(join(dir, mainFile), profiled.jobsFromUs);
       rmSync(dir, { recursive: true, force: true });
       if (wf.length === 0) throw new Error(`${side}: no profile of a workflow thread`);
       // the thread that ran the workflows (a worker that bundles also evaluates the bundle once elsewhere)
@@ -224,7 +249,18 @@ async function main() {
       const top = [...self].sort((a, b) => b[1] - a[1]).slice(0, 15);
       tops.push(`\n${side}: the workflow thread's top self time, ms of CPU per subtask\n`);
       for (const [k, v] of top) tops.push(`  ${scaled(v).toFixed(2).padStart(6)}  ${k}`);
-      data.push({ side, subtasks, ...plain, categories: catRow, top: top.map(([k, v]) => ({ entry: k, msPerSubtask: scaled(v) })) });
+      const mainTop = [...main.self].sort((a, b) => b[1] - a[1]).slice(0, 15);
+      const mainScaled = (ms: number) => per((ms / main.busy) * plain.mainThreadMs);
+      tops.push(`\n${side}: the main thread's top self time (activities, the SDK's worker, the record), ms of CPU per subtask\n`);
+      for (const [k, v] of mainTop) tops.push(`  ${mainScaled(v).toFixed(2).padStart(6)}  ${k}`);
+      data.push({
+        side,
+        subtasks,
+        ...plain,
+        categories: catRow,
+        top: top.map(([k, v]) => ({ entry: k, msPerSubtask: scaled(v) })),
+        mainTop: mainTop.map(([k, v]) => ({ entry: k, msPerSubtask: mainScaled(v) })),
+      });
     }
     report(
       'workflow-profile',
@@ -240,5 +276,5 @@ async function main() {
 }
 
 const [side, address] = process.argv.slice(2);
-if (side === 'bare' || side === 'delegate') await runSide(side, address!);
+if (side === 'bare' || side === 'delegate' || side === 'before') await runSide(side, address!);
 else await main();
