@@ -5,10 +5,10 @@
  * compiling hundreds. The launchers themselves (`cli/bin.js`, `node --import tsx …`) still run
  * where a test says so, and in the docs' examples.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { inject } from 'vitest';
 
 const compiled = new Map<string, Promise<string>>();
 
@@ -17,10 +17,8 @@ export function compiledEntry(entry: string): Promise<string> {
   let out = compiled.get(entry);
   if (!out) {
     out = (async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'delegate-entry-'));
-      // a test file runs in a process of its own: its compiled entries go with it
-      process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-      const outfile = join(dir, 'entry.mjs');
+      // in the run's folder, which the global setup deletes at the end
+      const outfile = join(mkdtempSync(join(inject('runDir'), 'entry-')), 'entry.mjs');
       await build({
         entryPoints: [entry],
         bundle: true,

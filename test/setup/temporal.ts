@@ -30,6 +30,8 @@ declare module 'vitest' {
     fakeLlmUrl: string;
     /** The shared worker's workflow bundle (untraced), for the workers a test file starts itself. */
     workflowBundleFile: string;
+    /** A folder of the run's, deleted at its end: what test files build once (compiled entries). */
+    runDir: string;
   }
 }
 
@@ -184,6 +186,7 @@ export default async function setup(project: TestProject) {
   project.provide('recordFile', recordFile);
   project.provide('fakeLlmUrl', llm.url);
   project.provide('workflowBundleFile', workflowBundleFile);
+  project.provide('runDir', dir);
   return async () => {
     for (const w of workers) w.shutdown();
     await running.catch((err) => console.error('worker ended with', err));
