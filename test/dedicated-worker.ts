@@ -1,5 +1,6 @@
 /** A worker of a test file's own, on its own task queue, for options the shared test worker does not have. */
-import { NativeConnection } from '@temporalio/worker';
+import { readFileSync } from 'node:fs';
+import { NativeConnection, type WorkflowBundle } from '@temporalio/worker';
 import { inject } from 'vitest';
 import { agentQueueFor } from '../core/names';
 import { bundleWorkflows, createWorkers, type DelegateWorkerOptions } from '../workers/worker';
@@ -14,6 +15,17 @@ export type DedicatedWorkerOptions = Omit<DelegateWorkerOptions, 'connection' | 
     taskQueue?: string;
   };
 
+let shared: WorkflowBundle | undefined;
+
+/**
+ * The workflows as the run's shared worker runs them: the bundle the global setup built, read
+ * once per test file (bundling again costs seconds of CPU per worker). A traced worker needs a
+ * bundle of its own: `bundleWorkflows({ tracing: true })`.
+ */
+export function sharedWorkflowBundle(): WorkflowBundle {
+  return (shared ??= { code: readFileSync(inject('workflowBundleFile'), 'utf8') });
+}
+
 /** Starts a worker with `opts` against the run's dev server; `stop()` shuts it down. */
 export async function startDedicatedWorker({ lanes = [], taskQueue = uniqueId('own-queue'), ...opts }: DedicatedWorkerOptions) {
   const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
@@ -23,7 +35,7 @@ export async function startDedicatedWorker({ lanes = [], taskQueue = uniqueId('o
       connection,
       namespace: 'default',
       taskQueue,
-      workflowBundle: await bundleWorkflows({ tracing: opts.tracing !== undefined }),
+      workflowBundle: opts.tracing !== undefined ? await bundleWorkflows({ tracing: true }) : sharedWorkflowBundle(),
       record: await testRecord(),
       ...opts,
       breaker: { taskQueue: inject('taskQueue'), ...opts.breaker },

@@ -1,7 +1,9 @@
 /**
  * The durable circuit breaker: one per remote agent, shared by every worker (an entity
  * workflow), so failures seen on two workers add up, a restarted worker still finds it open,
- * and after the cool-down one trial step closes it again. Read through GET /v1/agents/:id.
+ * and after the cool-down one trial step closes it again. Read through GET /v1/agents/:id. The
+ * cool-down is a worker's setting (DELEGATE_BREAKER_COOLDOWN_SECONDS): the restart is checked
+ * on a circuit of ten minutes, the end of a cool-down on one of a second.
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -20,18 +22,23 @@ import { fastRetry, pollUntil, runJob, testClient, testConfig, testRecord, uniqu
 import { authHeader } from '../tenants';
 
 const upstream = await startAgentUpstream();
-const AGENT = uniqueId('brk').replace(/[^A-Za-z0-9_.-]/g, '-');
+const agentId = (name: string) => uniqueId(name).replace(/[^A-Za-z0-9_.-]/g, '-');
+/** The agent whose circuit must stay open across a worker restart: a cool-down no restart outlasts. */
+const AGENT = agentId('brk');
+/** The agent whose circuit half-opens after its cool-down and closes on a trial step. */
+const TRIAL_AGENT = agentId('brk-trial');
 const FAILURES = 4;
-// long enough to outlast a worker restart (a stop waits for its grace time)
-const COOLDOWN_MS = 20_000;
+// far longer than a worker restart (a stop waits for its grace time, however loaded the machine)
+const COOLDOWN_MS = 600_000;
+// the trial agent's: nothing needs to happen within it, the test waits for the half-open state
+const TRIAL_COOLDOWN_MS = 1000;
 let registry: AgentRegistry;
 let app: FastifyInstance;
 
 beforeAll(async () => {
-  registry = createAgentRegistry([
-    ...builtinAgents,
-    createHttpAgent({ id: AGENT, url: `${upstream.url}/switch`, timeoutSeconds: 5, retry: { ...fastRetry, maxAttempts: 1 } }),
-  ]);
+  const http = (id: string) =>
+    createHttpAgent({ id, url: `${upstream.url}/switch`, timeoutSeconds: 5, retry: { ...fastRetry, maxAttempts: 1 } });
+  registry = createAgentRegistry([...builtinAgents, http(AGENT), http(TRIAL_AGENT)]);
   const config = testConfig({ DELEGATE_BREAKER_FAILURES: String(FAILURES), DELEGATE_BREAKER_COOLDOWN_SECONDS: String(COOLDOWN_MS / 1000) });
   app = await buildApp({ config, client: await testClient(), registry, tenants: loadTenants(config), record: await testRecord() });
 });
@@ -40,13 +47,14 @@ afterAll(async () => {
 });
 
 type Worker = Awaited<ReturnType<typeof startDedicatedWorker>>;
-const startWorker = () => startDedicatedWorker({ registry, breaker: { failures: FAILURES, cooldownMs: COOLDOWN_MS } });
+/** A worker of the deployment; every outcome it reports carries its cool-down, which an opening failure applies. */
+const startWorker = (cooldownMs = COOLDOWN_MS) => startDedicatedWorker({ registry, breaker: { failures: FAILURES, cooldownMs } });
 
-/** Runs `n` tasks on the agent one after the other, on `worker`; their failure reasons (null: success). */
-async function runOn(worker: Worker, n: number) {
+/** Runs `n` tasks on `agent` one after the other, on `worker`; their failure reasons (null: success). */
+async function runOn(worker: Worker, n: number, agent = AGENT) {
   const client = await testClient();
   const jobId = uniqueId('brk-job');
-  const tasks: TaskSpec[] = Array.from({ length: n }, (_, i) => ({ id: `t${i}`, question: 'q', agent: AGENT }));
+  const tasks: TaskSpec[] = Array.from({ length: n }, (_, i) => ({ id: `t${i}`, question: 'q', agent }));
   const r = await client.workflow.execute(delegationJob, {
     taskQueue: worker.taskQueue,
     // the tenant whose breaker GET /v1/agents/:id shows below (circuits are per agent and tenant)
@@ -62,10 +70,11 @@ async function breakerOf(id: string): Promise<{ status: number; breaker?: Breake
 }
 
 describe('durable circuit breaker', () => {
-  it('opens on failures seen by two workers, stays open across a worker restart, and closes after a trial step succeeds', async () => {
+  it('opens on failures seen by two workers, stays open across a worker restart; after its cool-down a trial step closes it for every worker', async () => {
     expect((await breakerOf(AGENT)).breaker).toMatchObject({ state: 'closed', consecutiveFailures: 0, failureThreshold: FAILURES });
     const a = await startWorker();
     let b = await startWorker();
+    let trial: Worker | undefined;
     try {
       expect(await runOn(a, FAILURES / 2)).toEqual(Array(FAILURES / 2).fill('agent_error'));
       expect(await runOn(b, FAILURES / 2)).toEqual(Array(FAILURES / 2).fill('agent_error'));
@@ -76,9 +85,10 @@ describe('durable circuit breaker', () => {
       expect(open).toMatchObject({
         state: 'open',
         consecutiveFailures: FAILURES,
+        cooldownSeconds: COOLDOWN_MS / 1000,
         lastFailure: { error: expect.stringContaining('answered 500') },
       });
-      expect(Date.parse(open!.openUntil!)).toBeGreaterThan(Date.now() - COOLDOWN_MS);
+      expect(Date.parse(open!.openUntil!) - Date.parse(open!.openedAt!)).toBe(COOLDOWN_MS);
 
       // a worker restart: a new worker process knows nothing in memory, and still finds it open
       await b.stop();
@@ -86,21 +96,33 @@ describe('durable circuit breaker', () => {
       expect(await runOn(b, 1)).toEqual(['circuit_open']);
       expect(upstream.calls.get('/switch')).toBe(FAILURES);
 
+      // the cool-down's end, on an agent whose circuit a worker with a short cool-down opens
+      trial = await startWorker(TRIAL_COOLDOWN_MS);
+      expect(await runOn(trial, FAILURES, TRIAL_AGENT)).toEqual(Array(FAILURES).fill('agent_error'));
+      expect(upstream.calls.get('/switch')).toBe(2 * FAILURES);
+      const opened = (await breakerOf(TRIAL_AGENT)).breaker;
+      expect(opened).toMatchObject({ consecutiveFailures: FAILURES, cooldownSeconds: TRIAL_COOLDOWN_MS / 1000 });
+      expect(Date.parse(opened!.openUntil!) - Date.parse(opened!.openedAt!)).toBe(TRIAL_COOLDOWN_MS);
+
       // after the cool-down: half-open, one trial step goes through and closes it
       upstream.state.healthy = true;
-      await pollUntil(async () => (await breakerOf(AGENT)).breaker?.state === 'half_open', 'the breaker never half-opened', 30_000);
-      expect(await runOn(b, 1)).toEqual([null]);
-      expect(upstream.calls.get('/switch')).toBe(FAILURES + 1);
+      await pollUntil(async () => (await breakerOf(TRIAL_AGENT)).breaker?.state === 'half_open', 'the breaker never half-opened', 30_000);
+      expect(await runOn(trial, 1, TRIAL_AGENT)).toEqual([null]);
+      expect(upstream.calls.get('/switch')).toBe(2 * FAILURES + 1);
       await pollUntil(
-        async () => (await breakerOf(AGENT)).breaker?.state === 'closed',
+        async () => (await breakerOf(TRIAL_AGENT)).breaker?.state === 'closed',
         'the trial success never closed the breaker',
         10_000,
       );
-      expect((await breakerOf(AGENT)).breaker).toMatchObject({ state: 'closed', consecutiveFailures: 0 });
-      expect(await runOn(a, 2)).toEqual([null, null]);
+      expect((await breakerOf(TRIAL_AGENT)).breaker).toMatchObject({ state: 'closed', consecutiveFailures: 0 });
+      expect(await runOn(a, 2, TRIAL_AGENT)).toEqual([null, null]);
+      // the first agent's circuit is still within its cool-down, healthy upstream or not
+      expect(await runOn(a, 1)).toEqual(['circuit_open']);
+      expect(upstream.calls.get('/switch')).toBe(2 * FAILURES + 3);
     } finally {
       await a.stop();
       await b.stop();
+      await trial?.stop();
     }
   });
 

@@ -1,7 +1,8 @@
 /**
- * The `delegate` CLI run as a subprocess (`node cli/bin.js`) against the API on real
- * loopback HTTP: exit codes (0 success, 1 job failure or partial, 2 refused before
- * dispatch), `--json` on stdout only, and the commands a script would call.
+ * The `delegate` CLI run as a subprocess against the API on real loopback HTTP: exit codes
+ * (0 success, 1 job failure or partial, 2 refused before dispatch), `--json` on stdout only,
+ * and the commands a script would call. The first case runs the launcher a user runs
+ * (`node cli/bin.js`, under tsx); the others the same sources compiled once (run-cli.ts).
  */
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -25,16 +26,16 @@ const fanout = (jobId: string, labels?: Record<string, string>): JobSpecInput =>
 });
 
 describe('delegate CLI', () => {
-  it('submit --wait --json: exit 0, the result on stdout and nothing else there; progress lines on stderr', async () => {
+  it('submit --wait --json: exit 0, the result on stdout and nothing else there; progress lines on stderr (the launcher itself)', async () => {
     const jobId = uniqueId('cli');
-    const run = await delegate(['submit', specFile(fanout(jobId)), '--wait', '--json']);
+    const run = await delegate(['submit', specFile(fanout(jobId)), '--wait', '--json'], {}, { launcher: true });
     expect(run.code).toBe(0);
     const result = JSON.parse(run.stdout) as JobResult;
     expect(result).toMatchObject({ jobId, status: 'success', output: { a: 'What is A?', b: 'B' } });
     expect(run.stderr).toContain(`job ${jobId} running`);
 
     // and the same for people: a table of subtasks, the totals
-    const human = await delegate(['result', jobId]);
+    const human = await delegate(['result', jobId], {}, { launcher: true });
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(/^TASK\s+AGENT\s+STATUS/m);
     expect(human.stdout).toContain(`job ${jobId} (fanout) success`);

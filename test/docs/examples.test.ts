@@ -5,6 +5,8 @@
  * earlier one of its page made), in a scratch folder, with `DELEGATE_URL`, `DELEGATE_KEY` and
  * `AUTH` set as the docs tell a reader to set them, and `delegate` on PATH (the CLI from this
  * checkout); a TypeScript block runs with tsx. A renamed field breaks a `jq -e` or a `curl --fail-with-body` here, not a reader.
+ * Pages run side by side, a few at once (PAGES_AT_ONCE): a page uses only what it made, and
+ * its jobs have ids of its own.
  */
 import { execFile } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,6 +27,23 @@ interface Run {
   code: number;
   stdout: string;
   stderr: string;
+}
+
+/** Pages whose blocks run at once: the blocks mostly wait on jobs, and each starts bash, curl, jq or node. */
+const PAGES_AT_ONCE = 3;
+let running = 0;
+const queued: (() => void)[] = [];
+/** Runs `f` once fewer than PAGES_AT_ONCE blocks run (a page runs one block at a time). */
+async function inTurn<T>(f: () => Promise<T>): Promise<T> {
+  if (running >= PAGES_AT_ONCE) await new Promise<void>((r) => queued.push(r));
+  else running++;
+  try {
+    return await f();
+  } finally {
+    const next = queued.shift();
+    if (next) next();
+    else running--;
+  }
 }
 
 /** Where a runnable TypeScript block is written: inside the repository, so `delegate/client` resolves as for a user. */
@@ -102,15 +121,20 @@ describe('the runnable examples of the docs', () => {
   });
 
   for (const [file, blocks] of byFile) {
-    describe(file, () => {
+    // the pages side by side (a concurrent suite runs beside its concurrent siblings), a page's blocks in order
+    describe.concurrent(file, () => {
       const cwd = join(scratch, file.replace(/[/.]/g, '_'));
       beforeAll(() => mkdirSync(cwd, { recursive: true }));
       for (const b of blocks) {
-        it(`runs the block at ${where(b)}`, async () => {
-          const run = await runBlock(b, cwd, env);
-          const report = `${where(b)} exited ${run.code}\n--- block\n${b.code}--- stdout\n${run.stdout.slice(-4000)}\n--- stderr\n${run.stderr.slice(-4000)}`;
-          expect(run.code, report).toBe(0);
-        }, 150_000);
+        it.sequential(
+          `runs the block at ${where(b)}`,
+          async () => {
+            const run = await inTurn(() => runBlock(b, cwd, env));
+            const report = `${where(b)} exited ${run.code}\n--- block\n${b.code}--- stdout\n${run.stdout.slice(-4000)}\n--- stderr\n${run.stderr.slice(-4000)}`;
+            expect(run.code, report).toBe(0);
+          },
+          150_000,
+        );
       }
     });
   }

@@ -1,7 +1,7 @@
 /**
  * Delegate as an MCP server, driven by the SDK's own client over both transports: streamable
  * HTTP at /mcp of a listening API, and stdio (the entry spawned as a subprocess, calling that
- * API over HTTP). Each runs a fan-out with progress, reads the result resource, uses the job
+ * API over HTTP; compiled once, and under tsx for the wrong key's case). Each runs a fan-out with progress, reads the result resource, uses the job
  * tools, and is refused with a wrong key.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -16,7 +16,8 @@ const listening = useListeningApp({}, null);
 const KEY = TEST_TENANTS.default.key;
 
 /** An MCP client connected over `transport` with `key`, closed when the test ends. */
-const connect = (transport: 'http' | 'stdio', key: string = KEY): Promise<Client> => connectMcp(listening.url, transport, key);
+const connect = (transport: 'http' | 'stdio', key: string = KEY, opts: { launcher?: boolean } = {}): Promise<Client> =>
+  connectMcp(listening.url, transport, key, opts);
 
 /** The text of a tool answer's first content block, parsed as JSON. */
 function answer(res: Awaited<ReturnType<Client['callTool']>>): Record<string, unknown> {
@@ -141,8 +142,8 @@ describe('a wrong key is refused', () => {
     await expect(connect('http', 'not-a-key')).rejects.toThrow(/401|Unauthorized|not valid/);
   });
 
-  it('over stdio: every tool call errors, saying the key is refused', async () => {
-    const client = await connect('stdio', 'not-a-key');
+  it('over stdio (started as the docs say, under tsx): every tool call errors, saying the key is refused', async () => {
+    const client = await connect('stdio', 'not-a-key', { launcher: true });
     const res = await client.callTool({ name: 'list_agents', arguments: {} });
     expect(res.isError).toBe(true);
     expect((res.content as { text: string }[])[0]!.text).toMatch(/Unauthorized \(401\).*DELEGATE_KEY/);

@@ -28,6 +28,10 @@ declare module 'vitest' {
     keysFile: string;
     recordFile: string;
     fakeLlmUrl: string;
+    /** The shared worker's workflow bundle (untraced), for the workers a test file starts itself. */
+    workflowBundleFile: string;
+    /** A folder of the run's, deleted at its end: what test files build once (compiled entries). */
+    runDir: string;
   }
 }
 
@@ -156,12 +160,16 @@ export default async function setup(project: TestProject) {
   const webhook = { policy: { allowLoopback: true } };
   // one agent lane per test tenant, as workers/main.ts serves them
   const tenants = loadTenants(loadConfig({ DELEGATE_API_KEYS_FILE: keysFile }));
+  // bundled once per run: a test file's own workers load this file instead of bundling again (seconds of CPU each)
+  const workflowBundle = await bundleWorkflows();
+  const workflowBundleFile = join(dir, 'workflow-bundle.js');
+  writeFileSync(workflowBundleFile, workflowBundle.code);
   const workers = await createWorkers(
     {
       connection,
       namespace: 'default',
       taskQueue,
-      workflowBundle: await bundleWorkflows(),
+      workflowBundle,
       webhookSecret: TEST_WEBHOOK_SECRET,
       webhook,
       registry,
@@ -177,6 +185,8 @@ export default async function setup(project: TestProject) {
   project.provide('keysFile', keysFile);
   project.provide('recordFile', recordFile);
   project.provide('fakeLlmUrl', llm.url);
+  project.provide('workflowBundleFile', workflowBundleFile);
+  project.provide('runDir', dir);
   return async () => {
     for (const w of workers) w.shutdown();
     await running.catch((err) => console.error('worker ended with', err));

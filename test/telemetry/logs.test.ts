@@ -10,9 +10,8 @@ import { loadRegistry } from '../../activities';
 import type { JobResult } from '../../schemas';
 import { createLogger } from '../../telemetry/logging';
 import { installWorkerRuntime } from '../../telemetry/worker-runtime';
-import { bundleWorkflows } from '../../workers/worker';
 import { delegationJob } from '../../workflows/delegation-job';
-import { startDedicatedWorker } from '../dedicated-worker';
+import { sharedWorkflowBundle, startDedicatedWorker } from '../dedicated-worker';
 import { fastRetry, pollUntil, testClient, uniqueId } from '../helpers';
 
 const raw: string[] = [];
@@ -160,7 +159,7 @@ describe('delegation events in the log', () => {
         history: await client.workflow.getHandle(workflowId).fetchHistory(),
       })),
     );
-    const workflowBundle = await bundleWorkflows();
+    const workflowBundle = sharedWorkflowBundle();
     let replayed = 0;
     for await (const r of Worker.runReplayHistories({ workflowBundle, replayName: 'logs-replay' }, histories)) {
       expect(r.error).toBeUndefined();

@@ -17,8 +17,7 @@ import { builtinAgents, createAgentRegistry, createHttpAgent } from '../../activ
 import { buildApp } from '../../api/app';
 import { startTracing, type Tracing } from '../../telemetry/tracing';
 import { loadTenants } from '../../config/tenants';
-import { bundleWorkflows } from '../../workers/worker';
-import { startDedicatedWorker } from '../dedicated-worker';
+import { sharedWorkflowBundle, startDedicatedWorker } from '../dedicated-worker';
 import { testConfig, testRecord, uniqueId } from '../helpers';
 import { authHeader } from '../tenants';
 
@@ -171,7 +170,7 @@ describe('traces', () => {
 
   it('a traced job and its subtask replay on an untraced worker: tracing can be turned off during a deploy', async () => {
     expect(tracedJob, 'the traced job of the first test').toBeDefined();
-    const workflowBundle = await bundleWorkflows();
+    const workflowBundle = sharedWorkflowBundle();
     for (const workflowId of [tracedJob!, `${tracedJob}/count`]) {
       const history = await client.workflow.getHandle(workflowId).fetchHistory();
       // the trace context rides in headers, which replay does not compare: the same commands come out

@@ -13,7 +13,8 @@ import { loadConfig } from '../../config/config';
 import { createFleet, followTenantLanes, type WorkerFleet } from '../../workers/tenant-lanes';
 import { hashKey, loadTenants } from '../../config/tenants';
 import { agentQueueFor } from '../../core/names';
-import { bundleWorkflows, createWorkerSet } from '../../workers/worker';
+import { createWorkerSet } from '../../workers/worker';
+import { sharedWorkflowBundle } from '../dedicated-worker';
 import { appForTest, testRecord, uniqueId } from '../helpers';
 import { TEST_TENANTS } from '../tenants';
 
@@ -51,7 +52,7 @@ beforeAll(async () => {
       connection,
       namespace: 'default',
       taskQueue,
-      workflowBundle: await bundleWorkflows(),
+      workflowBundle: sharedWorkflowBundle(),
       record: await testRecord(),
       breaker: { taskQueue: inject('taskQueue') },
     },
