@@ -120,7 +120,9 @@ describe('live budget top-ups', () => {
           id: 's',
           question: 'slow',
           agent: 'sim',
-          params: { latencyMs: 1500, answer: 'late but done' },
+          // 3 s past its 1 s budget: the cut must come first even when a loaded machine delays the
+          // timer's workflow task (at 1.5 s it came after the step's end under the suite's own load)
+          params: { latencyMs: 4000, answer: 'late but done' },
           budget: { latencySeconds: 1 },
           budgetWaitSeconds: 60,
         },
