@@ -1,6 +1,4 @@
-import { relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
-import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * Projects that say what they need (CONTRIBUTING.md lists them with their times):
@@ -23,49 +21,6 @@ const serverEnv = { DELEGATE_SCOUT_ROOT: process.cwd() };
 const quiet = ['test/setup/quiet-sdk.ts'];
 const RUN_LOGS = 'test/setup/run-logs.ts';
 
-/**
- * The order files start in (`sequence.sequencer` below): the slowest first, so that none of
- * them starts last and holds the run up alone while the other workers sit idle. Vitest orders
- * by the durations of its last run (node_modules/.vite), and without them, as on a clean clone
- * (CI), by project name and then file size, which starts the integration project's slowest
- * files (small ones that wait on Temporal) near its end and the replay project after all of it.
- *
- *   a duration for every file: vitest's order (the longest first)
- *   otherwise:                 SLOWEST_FILES in their order ─> the rest as vitest orders them
- *
- * SLOWEST_FILES (project:path): CONTRIBUTING.md's "The ten slowest files", and the replay
- * project's replay of every committed history (the bulk of its minute).
- */
-const SLOWEST_FILES: string[] = [
-  'replay:test/workflows/replay.test.ts',
-  'integration:test/workflows/schema-isolation.test.ts',
-  'integration:test/docs/examples.test.ts',
-  'integration:test/api/budgets.test.ts',
-  'integration:test/api/events-load.test.ts',
-  'integration:test/mcp/tasks.test.ts',
-  'integration:test/cli/cli.test.ts',
-  'integration:test/api/record.test.ts',
-  'integration:test/mcp/mcp.test.ts',
-  'integration:test/activities/circuit-breaker.test.ts',
-  'integration:test/api/forecast.test.ts',
-];
-
-class SlowestFirst extends BaseSequencer {
-  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const sorted = await super.sort(files);
-    const key = (f: TestSpecification) => `${f.project.name}:${relative(this.ctx.config.root, f.moduleId)}`;
-    // vitest measured them all: its order already holds (it starts the files it has not measured first)
-    if (sorted.every((f) => this.ctx.cache.getFileTestResults(key(f))?.duration)) return sorted;
-    const rank = (f: TestSpecification) => {
-      const i = SLOWEST_FILES.indexOf(key(f));
-      return i === -1 ? SLOWEST_FILES.length : i;
-    };
-    const group = (f: TestSpecification) => f.project.config.sequence.groupOrder;
-    // Array.prototype.sort is stable: files of one rank keep vitest's order
-    return sorted.sort((a, b) => group(a) - group(b) || rank(a) - rank(b));
-  }
-}
-
 export default defineConfig({
   test: {
     // each file's duration goes to test-results/durations.json (`npm run --silent test:durations`)
@@ -73,8 +28,6 @@ export default defineConfig({
     // files at once: the server projects mostly wait on Temporal, not the CPU, so three share two
     // cores well (vitest's default on 2 cores is one at a time); DELEGATE_TEST_WORKERS changes it
     maxWorkers: Number(process.env.DELEGATE_TEST_WORKERS ?? 3),
-    // the slowest files start first, also on a clean clone, where vitest has no durations of its own
-    sequence: { sequencer: SlowestFirst },
     projects: [
       {
         test: {
