@@ -84,9 +84,19 @@ export async function bareRun(client: Client, n: number, prefix = 'baseline') {
 /** Task queue of the "before" commit's worker. */
 export const BEFORE_QUEUE = 'bench-delegate-before';
 
+/** The worker module of an earlier commit's checkout (`beforeCheckout()`). */
+export async function beforeWorkerModule(
+  dir: string,
+): Promise<{ createWorker: typeof createWorker; bundleWorkflows?: typeof bundleWorkflows }> {
+  return (await import(pathToFileURL(join(dir, 'workers', 'worker.ts')).href)) as {
+    createWorker: typeof createWorker;
+    bundleWorkflows?: typeof bundleWorkflows;
+  };
+}
+
 /** A worker of an earlier commit's checkout (`beforeCheckout()`), in this process, on BEFORE_QUEUE. */
 export async function startBeforeWorker(connection: NativeConnection, dir: string): Promise<Worker> {
-  const old = (await import(pathToFileURL(join(dir, 'workers', 'worker.ts')).href)) as { createWorker: typeof createWorker };
+  const old = await beforeWorkerModule(dir);
   return old.createWorker({ connection, namespace: 'default', taskQueue: BEFORE_QUEUE, record: await benchRecord() });
 }
 

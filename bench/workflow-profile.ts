@@ -1,12 +1,13 @@
 /**
- * Where the workflow thread's time goes: a CPU profile (`node --cpu-prof`) of one worker per
- * side, Delegate's and the bare baseline's, each in a process of its own against one dev
- * server, running the same echo fan-outs (a warm-up of N, then BENCH_PROFILE_RUNS × N). From
- * the profile of each side's workflow thread (the worker thread that runs the bundle): its
- * busy time (every sample but idle) per subtask run, parents and batches included, split
- * into what the SDK's promise hook costs (a stack captured for every promise a workflow
- * creates), module evaluation per run, the activation's own time, and the top self-time
- * entries. The process's whole CPU (all threads, utime + stime) per subtask beside it.
+ * Where the worker's CPU goes: one worker per side (the bare baseline's, Delegate's, and with
+ * BENCH_BEFORE an earlier commit's), each alone in a process of its own against one dev server,
+ * running the same echo fan-outs (a warm-up of N, then BENCH_PROFILE_RUNS × N). Each side runs
+ * twice: unprofiled, for each thread's CPU per subtask from /proc (the workflow thread, the main
+ * thread, the whole process); then under `node --cpu-prof`, whose samples split the workflow
+ * thread's CPU into the SDK's promise hook (a stack captured for every promise a workflow
+ * creates), module evaluation per run, GC and the rest, and give the top self-time entries of
+ * the workflow thread and of the main thread (from the jobs' start). Parents and batches are
+ * counted in.
  *
  *   BENCH_N=200 BENCH_PROFILE_RUNS=2 [BENCH_BEFORE=<commit>] npm run bench -- workflow-profile
  */
@@ -16,11 +17,9 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { bareRun, delegateRun, startBareWorker } from './delegate-runs';
-import { beforeCheckout, quietRuntime, report, root, round, startTemporal } from './lib';
-import { pathToFileURL } from 'node:url';
+import { bareRun, beforeWorkerModule, delegateRun, startBareWorker } from './delegate-runs';
+import { beforeCheckout, benchRecord, quietRuntime, report, root, round, startTemporal } from './lib';
 import { bundleWorkflows, createWorker } from '../workers/worker';
-import { benchRecord } from './lib';
 
 const N = Number(process.env.BENCH_N ?? 200);
 const RUNS = Number(process.env.BENCH_PROFILE_RUNS ?? 2);
@@ -33,13 +32,8 @@ async function runSide(side: Side, address: string): Promise<void> {
   quietRuntime();
   const connection = await NativeConnection.connect({ address });
   const client = new Client({ connection: await Connection.connect({ address }) });
-  const code =
-    side === 'before'
-      ? ((await import(pathToFileURL(join(process.env.BENCH_BEFORE_DIR!, 'workers', 'worker.ts')).href)) as {
-          createWorker: typeof createWorker;
-          bundleWorkflows: typeof bundleWorkflows;
-        })
-      : { createWorker, bundleWorkflows };
+  // a Delegate worker as the commit's own workers/main.ts builds it: with the commit's bundle
+  const code = side === 'before' ? await beforeWorkerModule(process.env.BENCH_BEFORE_DIR!) : { createWorker, bundleWorkflows };
   const worker =
     side === 'bare'
       ? await startBareWorker(connection)
@@ -47,7 +41,7 @@ async function runSide(side: Side, address: string): Promise<void> {
           connection,
           namespace: 'default',
           taskQueue: 'bench-delegate',
-          workflowBundle: await code.bundleWorkflows(),
+          workflowBundle: code.bundleWorkflows ? await code.bundleWorkflows() : undefined,
           record: await benchRecord(),
         });
   const running = worker.run();
@@ -220,19 +214,18 @@ async function main() {
       const plain = await spawnSide(side, t.server.address);
       const dir = mkdtempSync(join(tmpdir(), `delegate-profile-${side}-`));
       const profiled = await spawnSide(side, t.server.address, dir);
-      const analysed = readdirSync(dir).map((f) => ({ f, all: analyse(join(dir, f)) }));
-      // the main thread's profile is the process's first (CPU.<date>.<time>.<pid>.0.<seq>.cpuprofile: thread 0)
-      const mainFile = analysed.find((x) => /\.\d+\.0\.\d+\.cpuprofile$/.test(x.f))!.f;
-      const wf = analysed.filter((x) => x.f !== mainFile && x.all.isWorkflowThread).map((x) => x.all);
+      // the main thread's profile is thread 0's (CPU.<date>.<time>.<pid>.0.<seq>.cpuprofile); the workflow
+      // thread is the other one that ran the bundle
+      const files = readdirSync(dir);
+      const mainFile = files.find((f) => /\.\d+\.0\.\d+\.cpuprofile$/.test(f))!;
       const main = analyse(join(dir, mainFile), profiled.jobsFromUs);
+      const wf = files
+        .filter((f) => f !== mainFile)
+        .map((f) => analyse(join(dir, f)))
+        .find((x) => x.isWorkflowThread);
       rmSync(dir, { recursive: true, force: true });
-      if (wf.length === 0) throw new Error(`${side}: no profile of a workflow thread`);
-      // the thread that ran the workflows (a worker that bundles also evaluates the bundle once elsewhere)
-      const { busy, cat, self } = wf.sort((a, b) => b.busy - a.busy)[0];
-      if (wf.length > 1)
-        console.error(
-          `${side}: ${wf.length} profiles ran the bundle (busy ms ${wf.map((x) => Math.round(x.busy)).join(', ')}); the busiest is the workflow thread`,
-        );
+      if (!wf) throw new Error(`${side}: no profile of a workflow thread`);
+      const { busy, cat, self } = wf;
       // a sample category's share of the profiled thread's busy time, in the unprofiled run's CPU
       const scaled = (ms: number) => per((ms / busy) * plain.workflowThreadMs);
       const catRow = Object.fromEntries([...cat].map(([k, v]) => [k, scaled(v)]));

@@ -9,6 +9,7 @@
  * its jobs have ids of its own.
  */
 import { execFile } from 'node:child_process';
+import pLimit from 'p-limit';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { tmpdir } from 'node:os';
@@ -31,20 +32,8 @@ interface Run {
 
 /** Pages whose blocks run at once: the blocks mostly wait on jobs, and each starts bash, curl, jq or node. */
 const PAGES_AT_ONCE = 3;
-let running = 0;
-const queued: (() => void)[] = [];
-/** Runs `f` once fewer than PAGES_AT_ONCE blocks run (a page runs one block at a time). */
-async function inTurn<T>(f: () => Promise<T>): Promise<T> {
-  if (running >= PAGES_AT_ONCE) await new Promise<void>((r) => queued.push(r));
-  else running++;
-  try {
-    return await f();
-  } finally {
-    const next = queued.shift();
-    if (next) next();
-    else running--;
-  }
-}
+/** Runs a block once fewer than PAGES_AT_ONCE blocks run (a page runs one block at a time). */
+const inTurn = pLimit(PAGES_AT_ONCE);
 
 /** Where a runnable TypeScript block is written: inside the repository, so `delegate/client` resolves as for a user. */
 const TS_RUN_DIR = join(ROOT, 'test-results', 'docs-run');
