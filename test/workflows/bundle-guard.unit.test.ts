@@ -18,10 +18,11 @@ import { eagerBytes, eagerWorkflowGraph, violations, type EagerGraph } from './b
  * once routing and the step policy moved to core/. Since the whole graph is preloaded, a run
  * evaluates none of it, and the budget is the shared graph's: what every worker context evaluates
  * once and holds for good, 760,133 bytes (365,726 the project's: 247,274 of workflows/, 118,452 of
- * core/) when the whole graph was first preloaded. Raise it on purpose, in the commit that needs
- * it, saying why.
+ * core/) when the whole graph was first preloaded; 368,383 of the project's once the job's and the
+ * subtask's hot path lost their promise wrappers (sync fast paths, each with its comment). Raise it
+ * on purpose, in the commit that needs it, saying why.
  */
-const BUDGET = { total: 765_000, project: 368_000 };
+const BUDGET = { total: 768_000, project: 371_000 };
 
 let graph: EagerGraph;
 beforeAll(async () => {

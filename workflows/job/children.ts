@@ -30,10 +30,6 @@ export interface Running {
   nested: boolean;
 }
 
-/** A child just started, before it is attached. */
-export type Started =
-  { nested: true; handle: ChildWorkflowHandle<typeof delegationJob> } | { nested: false; handle: ChildWorkflowHandle<typeof subtask> };
-
 /** What a child's input is built from: the job's own settings. */
 export interface ChildSettings {
   input: JobInput;
@@ -147,8 +143,12 @@ export class JobChildren {
     return this.cutOff.has(taskId);
   }
 
-  /** Starts a task's child workflow with its allocation; called inside `detached` (the start must land). */
-  async start(task: TaskSpec, context: RunContext, allocation: Budget): Promise<Started> {
+  /**
+   * Starts a task's child workflow with its allocation (a nested job when `task.job` is set);
+   * called inside `detached` (the start must land). Not async: the start's own promise, no wrapper
+   * around it (each promise of a workflow costs its thread a stack capture).
+   */
+  start(task: TaskSpec, context: RunContext, allocation: Budget): Promise<Running['handle']> {
     const s = this.settings;
     const { input } = s;
     const limits = input.limits ?? {};
@@ -170,62 +170,56 @@ export class JobChildren {
       ...(labels?.length ? [{ key: LABELS_KEY, value: labels }] : []),
     ];
     return task.job
-      ? {
-          nested: true as const,
-          handle: await startChild(delegationJob, {
-            ...common,
-            args: [
-              {
-                spec: {
-                  ...withJobRules(withContextSeed(task, context.contextSeed ?? []), input.spec).job!,
-                  jobId: `${input.spec.jobId}/${task.id}`,
-                },
-                tenant: s.tenant,
-                depth: s.isBatch(task.id) ? s.depth : s.depth + 1,
-                maxDepth: s.maxDepth,
-                allocation,
-                agentQueue: input.agentQueue,
-                agents: input.agents,
-                limits,
-                deadline: s.deadline,
-                ...(s.events ? { events: s.events } : {}),
-                ...(s.isBatch(task.id) ? { batch: true } : {}),
-                ...withModel(nestedModel(input, task.job!)),
-              } satisfies JobInput,
-            ],
-            typedSearchAttributes: [{ key: PATTERN_KEY, value: task.job!.pattern }, ...inherited],
-          }),
-        }
-      : {
-          nested: false as const,
-          handle: await startChild(subtask, {
-            ...common,
-            args: [
-              {
-                task: withJobRules(withContextSeed(task, context.contextSeed ?? []), input.spec),
-                jobId: input.spec.jobId,
-                allocation,
-                previous: context.previous,
-                deadline: s.deadline,
-                stepCeilingSeconds: limits.stepCeilingSeconds,
-                stepScheduleToStartSeconds: limits.stepScheduleToStartSeconds,
-                stepsPerRun: limits.subtaskStepsPerRun,
-                agentQueue: input.agentQueue,
-                manifest: submittedManifest(task, input.agents),
-                ...(s.events ? { events: s.events } : {}),
-                showOutcome: true,
-                hostRules: HOST_RULES,
-                // the job's model now: a later switch reaches children started after it, not this one
-                ...currentModel(input),
-              } satisfies SubtaskInput,
-            ],
-            typedSearchAttributes: [
-              { key: PATTERN_KEY, value: input.spec.pattern },
-              { key: AGENT_KEY, value: agentLabel(task) },
-              ...inherited,
-            ],
-          }),
-        };
+      ? startChild(delegationJob, {
+          ...common,
+          args: [
+            {
+              spec: {
+                ...withJobRules(withContextSeed(task, context.contextSeed ?? []), input.spec).job!,
+                jobId: `${input.spec.jobId}/${task.id}`,
+              },
+              tenant: s.tenant,
+              depth: s.isBatch(task.id) ? s.depth : s.depth + 1,
+              maxDepth: s.maxDepth,
+              allocation,
+              agentQueue: input.agentQueue,
+              agents: input.agents,
+              limits,
+              deadline: s.deadline,
+              ...(s.events ? { events: s.events } : {}),
+              ...(s.isBatch(task.id) ? { batch: true } : {}),
+              ...withModel(nestedModel(input, task.job!)),
+            } satisfies JobInput,
+          ],
+          typedSearchAttributes: [{ key: PATTERN_KEY, value: task.job!.pattern }, ...inherited],
+        })
+      : startChild(subtask, {
+          ...common,
+          args: [
+            {
+              task: withJobRules(withContextSeed(task, context.contextSeed ?? []), input.spec),
+              jobId: input.spec.jobId,
+              allocation,
+              previous: context.previous,
+              deadline: s.deadline,
+              stepCeilingSeconds: limits.stepCeilingSeconds,
+              stepScheduleToStartSeconds: limits.stepScheduleToStartSeconds,
+              stepsPerRun: limits.subtaskStepsPerRun,
+              agentQueue: input.agentQueue,
+              manifest: submittedManifest(task, input.agents),
+              ...(s.events ? { events: s.events } : {}),
+              showOutcome: true,
+              hostRules: HOST_RULES,
+              // the job's model now: a later switch reaches children started after it, not this one
+              ...currentModel(input),
+            } satisfies SubtaskInput,
+          ],
+          typedSearchAttributes: [
+            { key: PATTERN_KEY, value: input.spec.pattern },
+            { key: AGENT_KEY, value: agentLabel(task) },
+            ...inherited,
+          ],
+        });
   }
 
   /** Tracks a started child; one started after a stop or cancel is told at once. */

@@ -7,7 +7,7 @@
  */
 import { ApplicationFailure, ChildWorkflowFailure, log, TimeoutFailure } from '@temporalio/workflow';
 import type { PreviousStage, ScoutJobInput } from '../../activities';
-import type { AgentManifest, Budget, Evidence, FailureReason, JobSpec, TaskResult, TaskSpec } from '../../schemas';
+import type { AgentManifest, Budget, Evidence, FailureReason, JobResult, JobSpec, TaskResult, TaskSpec } from '../../schemas';
 import { minBudget } from '../../core/budget-ledger';
 import { DEFAULT_JOB_MAX_SECONDS, type EngineLimits } from '../../core/engine-limits';
 import type { JobCarry } from './carry';
@@ -138,59 +138,71 @@ export class JobRuntime {
     for (const t of this.records.pending()) this.record(t, notRunResult(t, reason, message));
   }
 
-  /** Runs one task as a child workflow with a reserved budget; always resolves to a result. */
-  async runTask(task: TaskSpec, context: RunContext = {}): Promise<TaskResult> {
-    this.children.enter(task.id);
-    try {
-      return await this.runChild(task, context);
-    } finally {
-      this.children.leave(task.id);
-    }
-  }
-
-  private async runChild(task: TaskSpec, context: RunContext): Promise<TaskResult> {
+  /**
+   * Runs one task as a child workflow with a reserved budget; always resolves to a result, which
+   * `settled` (when given) sees before the task leaves the in-flight count. One async function
+   * per child, no wrappers around it: each promise costs the workflow thread a stack capture.
+   */
+  async runTask(task: TaskSpec, context: RunContext = {}, settled?: (r: TaskResult) => void): Promise<TaskResult> {
     const { children, records } = this;
-    if (children.halted) return this.record(task, notRunResult(task, children.haltReason, `not started: job ${children.haltReason}`));
-    if (Date.now() >= this.deadline)
-      return this.record(task, notRunResult(task, 'timeout', 'not started: the job reached its maximum duration'));
-    if (task.job && !records.isBatch(task.id) && this.depth + 1 > this.maxDepth) {
-      return this.record(task, notRunResult(task, 'depth_exceeded', `nested job exceeds the depth cap of ${this.maxDepth}`));
-    }
-    const { allocation, clipped, refused, shared } = this.budget.reserveTask(task, this.elapsed());
-    if (refused) return this.record(task, notRunResult(task, 'budget_exhausted', 'not started: the job budget is spent'));
+    children.enter(task.id);
     let result: TaskResult;
     try {
-      records.starting(task.id);
-      if (!records.isBatch(task.id)) {
-        log.info('DELEGATE', {
-          event: 'DELEGATE',
-          taskId: task.id,
-          agent: agentLabel(task),
-          nested: Boolean(task.job),
-          timeoutSeconds: task.timeoutSeconds,
-          allocation,
-        });
+      const reserved = this.reserve(task);
+      if ('notRun' in reserved) result = reserved.notRun;
+      else {
+        const { allocation, clipped, shared } = reserved;
+        try {
+          records.starting(task.id);
+          if (!records.isBatch(task.id)) {
+            log.info('DELEGATE', {
+              event: 'DELEGATE',
+              taskId: task.id,
+              agent: agentLabel(task),
+              nested: Boolean(task.job),
+              timeoutSeconds: task.timeoutSeconds,
+              allocation,
+            });
+          }
+          // started in the job's one non-cancellable scope: a cancelled job signals its children. The
+          // result promise is made with the start, so awaiting it needs no scope around it.
+          const handle = await children.detached.run(() => children.start(task, context, allocation));
+          const running = { task, handle, allocation, clipped: clipped || shared, nested: Boolean(task.job) };
+          children.attach(running);
+          records.markRunning(task.id, clipped);
+          records.changed();
+          children.catchUp(running);
+          if (!running.nested) result = (await handle.result()) as TaskResult;
+          else {
+            const job = (await handle.result()) as JobResult;
+            records.setNested(task.id, job);
+            result = jobAsTaskResult(task, job);
+          }
+        } catch (err) {
+          result = failedChildResult(task, err);
+        }
+        const running = children.detach(task.id);
+        this.budget.settleTask(running?.allocation ?? allocation, result.metrics, children.wasCutOff(task.id));
+        if (!records.isBatch(task.id)) logResult(task, result);
+        result = this.record(task, result);
       }
-      // started and awaited in the job's one non-cancellable scope: a cancelled job signals its children
-      result = await children.detached.run(async () => {
-        const child = await children.start(task, context, allocation);
-        const running = { task, handle: child.handle, allocation, clipped: clipped || shared, nested: child.nested };
-        children.attach(running);
-        records.markRunning(task.id, clipped);
-        records.changed();
-        children.catchUp(running);
-        if (!child.nested) return child.handle.result();
-        const job = await child.handle.result();
-        records.setNested(task.id, job);
-        return jobAsTaskResult(task, job);
-      });
-    } catch (err) {
-      result = failedChildResult(task, err);
+    } finally {
+      children.leave(task.id);
     }
-    const running = children.detach(task.id);
-    this.budget.settleTask(running?.allocation ?? allocation, result.metrics, children.wasCutOff(task.id));
-    if (!records.isBatch(task.id)) logResult(task, result);
-    return this.record(task, result);
+    settled?.(result);
+    return result;
+  }
+
+  /** The task's reserved budget, or (recorded now) why it may not start. */
+  private reserve(task: TaskSpec): ReturnType<JobLedger['reserveTask']> | { notRun: TaskResult } {
+    const { children } = this;
+    const notRun = (reason: FailureReason, message: string) => ({ notRun: this.record(task, notRunResult(task, reason, message)) });
+    if (children.halted) return notRun(children.haltReason, `not started: job ${children.haltReason}`);
+    if (Date.now() >= this.deadline) return notRun('timeout', 'not started: the job reached its maximum duration');
+    if (task.job && !this.records.isBatch(task.id) && this.depth + 1 > this.maxDepth)
+      return notRun('depth_exceeded', `nested job exceeds the depth cap of ${this.maxDepth}`);
+    const reserved = this.budget.reserveTask(task, this.elapsed());
+    return reserved.refused ? notRun('budget_exhausted', 'not started: the job budget is spent') : reserved;
   }
 
   /** The ledger snapshot (job level). */

@@ -20,11 +20,13 @@ export async function runFanout(rt: JobRuntime): Promise<PatternOutcome> {
   let succeeded = 0;
   let quorumReached = false;
   const inFlight: Promise<unknown>[] = [];
+  const room = () => rt.children.inFlightCount() < maxParallel || rt.halted || quorumReached;
   for (const task of spec.tasks) {
-    await condition(() => rt.children.inFlightCount() < maxParallel || rt.halted || quorumReached);
+    // a wait only when there is no room: each awaited condition costs the workflow thread promises
+    if (!room()) await condition(room);
     if (rt.halted || quorumReached) break;
     inFlight.push(
-      rt.runTask(task).then((r) => {
+      rt.runTask(task, {}, (r) => {
         if (quorum === undefined || quorumReached) return;
         // a batch of a wide fan-out counts every success inside it
         const wins = rt.records.isBatch(task.id)

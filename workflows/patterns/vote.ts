@@ -41,11 +41,13 @@ export async function runVote(rt: JobRuntime): Promise<PatternOutcome> {
   let early: VoteDecision | undefined;
   const inFlight: Promise<unknown>[] = [];
 
+  // a wait only when there is no room: each awaited condition costs the workflow thread promises
+  const room = () => rt.children.inFlightCount() < maxParallel || rt.halted || early !== undefined;
   for (const task of spec.tasks) {
-    await waitFor(() => rt.children.inFlightCount() < maxParallel || rt.halted || early !== undefined);
+    if (!room()) await waitFor(room);
     if (rt.halted || early) break;
     inFlight.push(
-      rt.runTask(task).then((r) => {
+      rt.runTask(task, {}, (r) => {
         if (early) return;
         counted.add(r.id);
         const ballot = ballotOf(r, spec.vote?.key);

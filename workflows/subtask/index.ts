@@ -26,7 +26,8 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
   const run = new SubtaskRun(input);
   const { task, rules } = run;
   run.handle();
-  const unresolved = await run.open();
+  // the agent resolved at submission (or carried) needs no await: most subtasks
+  const unresolved = run.openKnown() ? null : await run.open();
   if (unresolved) return unresolved;
   const r = run.r;
 
@@ -37,7 +38,7 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
     if (check === 'out_of_steps' && (await run.switchAgent('agent_error', r.errors.at(-1)!))) continue;
     if (check === 'out_of_steps') halt(r, 'agent_error');
     if (r.reason) break;
-    if (await run.carryOn()) break;
+    if (run.mustCarry() && (await run.carryOn())) break;
     const approval = approvalNeeded(r, task.approval);
     if (approval) {
       if (!(await askHuman(run, approval))) break;
@@ -76,7 +77,10 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
     }
     const summary = summaryReprompt(r, task, rules, Date.now());
     if (summary) run.retryLog(summary);
-    else if (await run.stopped()) break;
+    else {
+      const stop = run.stopped();
+      if (typeof stop === 'boolean' ? stop : await run.judged(stop)) break;
+    }
   }
 
   undelivered(r);

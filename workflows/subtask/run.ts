@@ -42,7 +42,8 @@ import { notResolvedResult, taskResult } from './result';
 import { finishRun, judgeActivity, resolveAgent, runStep, StepCutter, stepOptions, stepPolicyOf } from './runtime';
 import { carryOf, elapsedSeconds, newState, resolved, type RunningState, type SubtaskState } from './state';
 import { applyOutcome, stepInput, type AfterStep, type StepContext } from './step';
-import { applyStopHit, applyVerdict, checkStops, judgeFailed, judgeInput } from './stops';
+import { applyStopHit, applyVerdict, checkStops, judgeFailed, judgeInput, type JudgeCheck } from './stops';
+import type { StopHit } from '../../core/stop-conditions';
 import { askHuman, handleHumans, messagesReceived, type InboxTarget } from './waits';
 
 /** What one step came to: its outcome applied, or (its tools waited for approval) `approved`: round again. */
@@ -155,6 +156,7 @@ export class SubtaskRun {
   async open(): Promise<TaskResult | null> {
     const { task, s, input } = this;
     const { carry } = input;
+    if (this.openKnown()) return null;
     try {
       if (task.role)
         this.roleHost = await RoleHost.open(
@@ -190,10 +192,28 @@ export class SubtaskRun {
       if (!next) return this.finish(notResolvedResult(s, task, f, Date.now()));
       this.r = resolved(s, next, { agent: next.id, reason: `fallback after ${f.reason} of ${agentLabel(task)}` });
     }
-    this.policy = stepPolicyOf(task, this.r.manifest, input.stepCeilingSeconds);
+    this.opened();
+    return null;
+  }
+
+  /**
+   * The agent when it is known without an activity or a role (carried, or resolved at
+   * submission: the common case): `r` is set at once and true, with no promise made for it;
+   * false when `open()` must resolve it.
+   */
+  openKnown(): boolean {
+    const { task, s, input } = this;
+    if (task.role || !(input.carry || input.manifest)) return false;
+    this.r = input.carry ? resolved(s, input.carry.manifest) : resolved(s, input.manifest!, submittedRouting(task, input.manifest!));
+    this.opened();
+    return true;
+  }
+
+  /** The agent is known: its step policy, the log's agent, the UI's details. */
+  private opened(): void {
+    this.policy = stepPolicyOf(this.task, this.r.manifest, this.input.stepCeilingSeconds);
     setLogContext({ agent: this.r.agentId });
     this.showDetails();
-    return null;
   }
 
   /** The next fallback agent's manifest; those that cannot be resolved are recorded and skipped. */
@@ -235,33 +255,48 @@ export class SubtaskRun {
     return true;
   }
 
-  /** The stop conditions after a step; rubrics go to the judge when nothing else holds. True when the loop ends. */
-  async stopped(): Promise<boolean> {
+  /**
+   * The stop conditions after a step, checked now; rubrics go to the judge (`judged`) when
+   * nothing else holds. True when the loop ends; `judge` when only the judge can tell.
+   */
+  stopped(): boolean | JudgeCheck {
+    const check = checkStops(this.r, this.task, this.rules, Date.now());
+    if (check.kind === 'judge') return check;
+    return this.haltedBy(check.kind === 'hit' ? check.hit : null);
+  }
+
+  /** The judge's verdict on the rubric stop conditions (a judge that fails is noted, the loop goes on). True when the loop ends. */
+  async judged(check: JudgeCheck): Promise<boolean> {
     const { r, task, rules } = this;
-    const check = checkStops(r, task, rules, Date.now());
-    let hit = check.kind === 'hit' ? check.hit : null;
-    if (check.kind === 'judge') {
-      try {
-        const judge = judgeActivity(this.input.agentQueue);
-        hit = applyVerdict(r, rules, check.stop, await judge(judgeInput(r, task, check.rubrics, workflowInfo().workflowId, Date.now())));
-      } catch (err) {
-        hit = judgeFailed(r, classify(err, 2).message);
-      }
+    let hit: StopHit | null;
+    try {
+      const judge = judgeActivity(this.input.agentQueue);
+      hit = applyVerdict(r, rules, check.stop, await judge(judgeInput(r, task, check.rubrics, workflowInfo().workflowId, Date.now())));
+    } catch (err) {
+      hit = judgeFailed(r, classify(err, 2).message);
     }
+    return this.haltedBy(hit);
+  }
+
+  private haltedBy(hit: StopHit | null): boolean {
     if (!hit) return false;
     log.info('subtask stopped by a stop condition', {
       jobId: this.input.jobId,
-      taskId: task.id,
+      taskId: this.task.id,
       condition: hit.condition.text,
-      steps: r.steps,
+      steps: this.r.steps,
     });
-    return applyStopHit(r, hit) === 'halt';
+    return applyStopHit(this.r, hit) === 'halt';
   }
 
-  /** A long loop goes on in a fresh run before its history nears Temporal's limits; true when it can neither go on here nor carry. */
+  /** True when the history nears Temporal's limits: the loop goes on in a fresh run (`carryOn`). */
+  mustCarry(): boolean {
+    return continuesAsNew(this.r, workflowInfo(), this.input.stepsPerRun);
+  }
+
+  /** A long loop goes on in a fresh run (once `mustCarry`); true when it can neither go on here nor carry. */
   async carryOn(): Promise<boolean> {
     const { r, input } = this;
-    if (!continuesAsNew(r, workflowInfo(), input.stepsPerRun)) return false;
     await condition(allHandlersFinished);
     const next: SubtaskInput = { ...input, carry: carryOf(r, this.rules, this.task, this.roleHost?.carry()) };
     const bytes = jsonBytes(next);

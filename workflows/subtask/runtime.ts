@@ -133,7 +133,7 @@ export class StepCutter {
  * Without a latency budget the cancel signal reaches the step through `cutter` alone: one scope
  * per step, no watcher.
  */
-export async function runStep(
+export function runStep(
   options: ActivityOptions,
   input: AgentStepInput,
   latencyLeft: number | undefined,
@@ -144,14 +144,24 @@ export async function runStep(
   const { agentStep } = proxyActivities<Activities>(
     bookCut ? { ...options, cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED } : options,
   );
+  // not async itself: a step without a latency budget is the cutter's promise alone
   if (latencyLeft === undefined) return cutter.run(() => agentStep(input), input.maxAttempts ?? 1, bookCut);
+  return raceLatency(() => agentStep(input), input, latencyLeft, cancelled, bookCut);
+}
+
+/** A step raced against what is left of its latency budget and the cancel signal. */
+async function raceLatency(
+  agentStep: () => Promise<AgentStepOutput>,
+  input: AgentStepInput,
+  latencyLeft: number,
+  cancelled: () => boolean,
+  bookCut: boolean,
+): Promise<StepOutcome> {
   const stepScope = new CancellationScope();
-  const step = stepScope
-    .run(() => agentStep(input))
-    .then(
-      (out): StepOutcome => ({ kind: 'ok', out }),
-      (err): StepOutcome => ({ kind: 'failed', failure: classify(err, input.maxAttempts ?? 1) }),
-    );
+  const step = stepScope.run(agentStep).then(
+    (out): StepOutcome => ({ kind: 'ok', out }),
+    (err): StepOutcome => ({ kind: 'failed', failure: classify(err, input.maxAttempts ?? 1) }),
+  );
   const watchScope = new CancellationScope();
   const watch = watchScope
     .run(() => condition(cancelled, Math.max(1, Math.round(latencyLeft * 1000))))

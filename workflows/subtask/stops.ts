@@ -22,7 +22,13 @@ export type JudgeInput = Parameters<Activities['judgeRubrics']>[0];
 export type JudgeOutput = Awaited<ReturnType<Activities['judgeRubrics']>>;
 
 /** What the stop conditions say after a step. */
-export type StopCheck = { kind: 'none' } | { kind: 'hit'; hit: StopHit } | { kind: 'judge'; stop: StopState; rubrics: string[] };
+/** Only a judge can tell: the rubrics, and the state they are judged against. */
+export interface JudgeCheck {
+  kind: 'judge';
+  stop: StopState;
+  rubrics: string[];
+}
+export type StopCheck = { kind: 'none' } | { kind: 'hit'; hit: StopHit } | JudgeCheck;
 
 /** The note when rubrics cannot be judged (said once). */
 export const NO_JUDGE_NOTE = 'rubric stop conditions not judged: no judge agent is configured (DELEGATE_JUDGE_AGENT)';
