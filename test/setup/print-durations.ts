@@ -4,6 +4,9 @@
  */
 import { DURATIONS_FILE, readDurations } from './durations-reporter';
 
+// a reader that closes the pipe early (`| head`) has what it wanted: end quietly, not with EPIPE's stack
+process.stdout.on('error', (err: NodeJS.ErrnoException) => process.exit(err.code === 'EPIPE' ? 0 : 1));
+
 const n = Number(process.argv[2] ?? 10);
 const { files, runs } = readDurations();
 if (files.length === 0) {
