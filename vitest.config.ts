@@ -49,6 +49,8 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 120_000,
           pool: 'forks',
+          // no Temporal Runtime of a file's own: the files share their worker's module cache, as unit's do
+          isolate: false,
         },
       },
       {
