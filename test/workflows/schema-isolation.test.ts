@@ -3,7 +3,7 @@
  * fails only its own task as invalid_output, and another tenant's echo jobs on the same shared
  * worker keep answering within a small bound meanwhile.
  */
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import type { JobResult, JobSpec } from '../../schemas';
 import { agentQueueFor } from '../../core/names';
 import { DATA_EXPONENTIAL, exponentialSchema, nested, SELF_REF } from '../hostile-schemas';
@@ -28,26 +28,19 @@ async function victimJob(): Promise<number> {
   return performance.now() - began;
 }
 
-/** The victim's latencies before any attack, measured once for the file's cases. */
-let baseline: number[];
-
-beforeAll(async () => {
-  // the worker's schema threads start with its first schema (a one-off second of CPU): not the attack's doing.
-  // A thread an attack gets stopped is replaced at once, so one warm-up serves every case
+/**
+ * Runs the hostile job (its evil task beside a fine one) and victim jobs one after the other
+ * until it ends (at least three); the hostile result and the victims' latencies.
+ */
+async function underAttack(label: string, outputSchema: Record<string, unknown>, answer: unknown) {
+  // the worker's schema threads start with its first schema (a one-off second of CPU): not the attack's doing
   const warm = await start('hog', {
     jobId: uniqueId('warm'),
     pattern: 'fanout',
     tasks: [{ id: 'w', question: 'q', agent: 'sim', params: { answer: 'w' }, outputSchema: { type: 'string' } }],
   });
   await warm.result();
-  baseline = [await victimJob(), await victimJob(), await victimJob()];
-});
-
-/**
- * Runs the hostile job (its evil task beside a fine one) and victim jobs one after the other
- * until it ends (at least three); the hostile result and the victims' latencies.
- */
-async function underAttack(label: string, outputSchema: Record<string, unknown>, answer: unknown) {
+  const baseline = [await victimJob(), await victimJob(), await victimJob()];
   const handle = await start('hog', {
     jobId: uniqueId('hostile'),
     pattern: 'fanout',
