@@ -156,7 +156,6 @@ export class SubtaskRun {
   async open(): Promise<TaskResult | null> {
     const { task, s, input } = this;
     const { carry } = input;
-    if (this.openKnown()) return null;
     try {
       if (task.role)
         this.roleHost = await RoleHost.open(
@@ -164,8 +163,8 @@ export class SubtaskRun {
           { model: input.model, maxOutputTokens: input.maxOutputTokens, previous: input.previous },
           carry?.role,
         );
-      if (carry) this.r = resolved(s, carry.manifest);
-      else if (input.manifest) this.r = resolved(s, input.manifest, submittedRouting(task, input.manifest));
+      const known = this.knownAgent();
+      if (known) this.r = known;
       else if (this.roleHost?.manifest)
         this.r = resolved(s, this.roleHost.manifest, { agent: this.roleHost.manifest.id, reason: `plays role ${task.role}` });
       else {
@@ -202,11 +201,19 @@ export class SubtaskRun {
    * false when `open()` must resolve it.
    */
   openKnown(): boolean {
-    const { task, s, input } = this;
-    if (task.role || !(input.carry || input.manifest)) return false;
-    this.r = input.carry ? resolved(s, input.carry.manifest) : resolved(s, input.manifest!, submittedRouting(task, input.manifest!));
+    const known = this.task.role ? undefined : this.knownAgent();
+    if (!known) return false;
+    this.r = known;
     this.opened();
     return true;
+  }
+
+  /** The carried agent, else the one resolved at submission; undefined when neither is known. */
+  private knownAgent(): RunningState | undefined {
+    const { task, s, input } = this;
+    if (input.carry) return resolved(s, input.carry.manifest);
+    if (input.manifest) return resolved(s, input.manifest, submittedRouting(task, input.manifest));
+    return undefined;
   }
 
   /** The agent is known: its step policy, the log's agent, the UI's details. */

@@ -144,23 +144,25 @@ export function runStep(
   const { agentStep } = proxyActivities<Activities>(
     bookCut ? { ...options, cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED } : options,
   );
+  const run = () => agentStep(input);
+  const maxAttempts = input.maxAttempts ?? 1;
   // not async itself: a step without a latency budget is the cutter's promise alone
-  if (latencyLeft === undefined) return cutter.run(() => agentStep(input), input.maxAttempts ?? 1, bookCut);
-  return raceLatency(() => agentStep(input), input, latencyLeft, cancelled, bookCut);
+  if (latencyLeft === undefined) return cutter.run(run, maxAttempts, bookCut);
+  return raceLatency(run, maxAttempts, latencyLeft, cancelled, bookCut);
 }
 
 /** A step raced against what is left of its latency budget and the cancel signal. */
 async function raceLatency(
-  agentStep: () => Promise<AgentStepOutput>,
-  input: AgentStepInput,
+  run: () => Promise<AgentStepOutput>,
+  maxAttempts: number,
   latencyLeft: number,
   cancelled: () => boolean,
   bookCut: boolean,
 ): Promise<StepOutcome> {
   const stepScope = new CancellationScope();
-  const step = stepScope.run(agentStep).then(
+  const step = stepScope.run(run).then(
     (out): StepOutcome => ({ kind: 'ok', out }),
-    (err): StepOutcome => ({ kind: 'failed', failure: classify(err, input.maxAttempts ?? 1) }),
+    (err): StepOutcome => ({ kind: 'failed', failure: classify(err, maxAttempts) }),
   );
   const watchScope = new CancellationScope();
   const watch = watchScope

@@ -21,13 +21,13 @@ export type JudgeInput = Parameters<Activities['judgeRubrics']>[0];
 /** See JudgeInput. */
 export type JudgeOutput = Awaited<ReturnType<Activities['judgeRubrics']>>;
 
-/** What the stop conditions say after a step. */
 /** Only a judge can tell: the rubrics, and the state they are judged against. */
 export interface JudgeCheck {
   kind: 'judge';
   stop: StopState;
   rubrics: string[];
 }
+/** What the stop conditions say after a step. */
 export type StopCheck = { kind: 'none' } | { kind: 'hit'; hit: StopHit } | JudgeCheck;
 
 /** The note when rubrics cannot be judged (said once). */
