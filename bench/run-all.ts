@@ -24,6 +24,7 @@ const ALL = [
   'forecast',
   'llm-stream',
   'workflow-profile',
+  'engine-share',
 ];
 const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ALL;
 const failed: string[] = [];

@@ -91,6 +91,13 @@ function threadCpu(): Map<number, { name: string; ms: number }> {
   return out;
 }
 
+/** CPU ms (utime + stime) of a whole process, all its threads, from /proc. */
+function processCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) * (1000 / 100);
+}
+
 /** Workflow runs under a root (itself, its batches, its children), from visibility. */
 async function countRuns(client: Client, rootId: string): Promise<number> {
   const query = `WorkflowId = '${rootId}' OR WorkflowId STARTS_WITH '${rootId}/'`;
@@ -211,7 +218,10 @@ async function main() {
   const per = (ms: number) => round(ms / subtasks, 2);
   try {
     for (const side of ['bare', 'delegate', ...(beforeDir ? ['before'] : [])] as Side[]) {
+      // the dev server's CPU while this side ran (it is idle otherwise): what the side cost the engine
+      const server0 = processCpuMs(t.server.process.pid!);
       const plain = await spawnSide(side, t.server.address);
+      const serverMs = processCpuMs(t.server.process.pid!) - server0;
       const dir = mkdtempSync(join(tmpdir(), `delegate-profile-${side}-`));
       const profiled = await spawnSide(side, t.server.address, dir);
       // the main thread's profile is thread 0's (CPU.<date>.<time>.<pid>.0.<seq>.cpuprofile); the workflow
@@ -236,6 +246,8 @@ async function main() {
         per(plain.workflowThreadMs),
         per(plain.mainThreadMs),
         per(plain.processCpuMs),
+        per(serverMs),
+        per(plain.processCpuMs + serverMs),
         ...CATEGORIES.map(([c]) => catRow[c] ?? 0),
         catRow[REST] ?? 0,
       ]);
@@ -250,6 +262,7 @@ async function main() {
         side,
         subtasks,
         ...plain,
+        serverCpuMs: serverMs,
         categories: catRow,
         top: top.map(([k, v]) => ({ entry: k, msPerSubtask: scaled(v) })),
         mainTop: mainTop.map(([k, v]) => ({ entry: k, msPerSubtask: mainScaled(v) })),
@@ -258,7 +271,18 @@ async function main() {
     report(
       'workflow-profile',
       `CPU per subtask (N = ${N}, a warm-up and ${RUNS} runs per side, parents and batches included), ms`,
-      ['side', 'subtasks', 'workflow runs', 'workflow thread', 'main thread', 'process', ...CATEGORIES.map(([c]) => c), REST],
+      [
+        'side',
+        'subtasks',
+        'workflow runs',
+        'workflow thread',
+        'main thread',
+        'process',
+        'dev server',
+        'process + server',
+        ...CATEGORIES.map(([c]) => c),
+        REST,
+      ],
       rows,
       data,
     );

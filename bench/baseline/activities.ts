@@ -2,3 +2,8 @@
 export async function noop(input: { i: number }): Promise<{ i: number }> {
   return input;
 }
+
+/** The shaped baseline's activity (bench/engine-share.ts): takes a padded input and answers with `reply` characters. */
+export async function noopPadded(input: { i: number; pad: string; reply: number }): Promise<{ i: number; pad: string }> {
+  return { i: input.i, pad: 'x'.repeat(input.reply) };
+}
