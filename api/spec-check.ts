@@ -3,10 +3,10 @@ import type { AgentRegistry } from '../activities';
 import { backtrackingPatterns } from '../activities/output-schema';
 import { schemaThreads } from '../activities/schema-thread';
 import { semanticText } from '../activities';
-import type { AgentManifest, AgentRef, JobSpec } from '../schemas';
+import type { AgentRef, JobSpec } from '../schemas';
 import { refGraphErrors } from '../schemas/output-schema-refs';
 import { DEFAULT_STEP_CEILING_SECONDS } from '../core/engine-limits';
-import { capabilityKey } from '../core/routing';
+import { capabilityKey, runManifest, type RunManifest } from '../core/routing';
 import { checkStepPolicy } from '../core/step-policy';
 import { formatPath, type FieldError } from './errors';
 import { checkRoleTask } from './role-check';
@@ -149,8 +149,8 @@ export function checkRunnable(
  * is handed over under `capability:<name>`; with several, the subtask routes it by load when it
  * starts. (A capability routed by load takes its other agents as fallbacks then, when the task names none.) Call after `checkRunnable` found nothing.
  */
-export function resolveAgents(spec: JobSpec, registry: AgentRegistry): { spec: JobSpec; agents: Record<string, AgentManifest> } {
-  const agents: Record<string, AgentManifest> = {};
+export function resolveAgents(spec: JobSpec, registry: AgentRegistry): { spec: JobSpec; agents: Record<string, RunManifest> } {
+  const agents: Record<string, RunManifest> = {};
   const walk = (job: JobSpec): JobSpec => ({
     ...job,
     tasks: job.tasks.map((task) => {
@@ -158,12 +158,12 @@ export function resolveAgents(spec: JobSpec, registry: AgentRegistry): { spec: J
       if (typeof task.agent === 'object' && 'capability' in task.agent) {
         // one agent: handed over now; several: left to the subtask, which routes by load when it starts
         const candidates = registry.candidates(task.agent.capability);
-        if (candidates.length === 1) agents[capabilityKey(task.agent.capability)] = candidates[0].manifest;
+        if (candidates.length === 1) agents[capabilityKey(task.agent.capability)] = runManifest(candidates[0].manifest);
         return task;
       }
       const def = task.agent === undefined || routedLater(task.agent, registry) ? undefined : registry.resolve(task.agent, task.question);
       if (!def) return task;
-      agents[def.manifest.id] = def.manifest;
+      agents[def.manifest.id] = runManifest(def.manifest);
       return { ...task, agent: def.manifest.id };
     }),
   });

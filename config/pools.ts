@@ -2,7 +2,7 @@
 import { DEFAULT_POOL_SLOTS, type AgentManifest, type PoolSlots } from '../schemas';
 
 /** The pools the agents declare, sorted. */
-export function declaredPools(agents: AgentManifest[]): string[] {
+export function declaredPools(agents: Pick<AgentManifest, 'pool'>[]): string[] {
   return [...new Set(agents.flatMap((a) => (a.pool ? [a.pool] : [])))].sort();
 }
 

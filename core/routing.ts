@@ -15,16 +15,34 @@ export type Routing = NonNullable<TaskResult['routing']>;
 /** The key of a capability's only agent in a job's `agents` (agent ids cannot hold a colon). */
 export const capabilityKey = (capability: string): string => `capability:${capability}`;
 
+/**
+ * What a subtask run reads of its agent's manifest: the id its steps name (the worker finds the
+ * agent itself by id), the step policy's defaults, the steps' pool. A job hands one to every
+ * child, and each lands twice in the engine's histories (the parent's start command and the
+ * child's first event), so the rest (description, input and output schemas, tools) stays out.
+ */
+export type RunManifest = Pick<AgentManifest, 'id' | 'version' | 'kind' | 'limits' | 'retry' | 'pool'>;
+
+/** The part of a manifest a subtask run reads (a manifest already cut down is returned equal). */
+export function runManifest({ id, version, kind, limits, retry, pool }: RunManifest): RunManifest {
+  return { id, version, kind, limits, retry, ...(pool !== undefined ? { pool } : {}) };
+}
+
 /** The manifest the job hands a task, when it was resolved at submission; undefined: the subtask resolves it. */
-export function submittedManifest(task: TaskSpec, agents: Record<string, AgentManifest> | undefined): AgentManifest | undefined {
+export function submittedManifest(task: TaskSpec, agents: Record<string, RunManifest> | undefined): RunManifest | undefined {
   const ref = task.agent;
   if (agents === undefined || ref === undefined) return undefined;
-  if (typeof ref === 'string') return agents[ref];
-  return 'capability' in ref ? agents[capabilityKey(ref.capability)] : undefined;
+  const found = typeof ref === 'string' ? agents[ref] : 'capability' in ref ? agents[capabilityKey(ref.capability)] : undefined;
+  return found && runManifest(found);
+}
+
+/** A job's manifests as its nested jobs and batches get them: what their subtasks read of each. */
+export function runManifests(agents: Record<string, RunManifest>): Record<string, RunManifest> {
+  return Object.fromEntries(Object.entries(agents).map(([key, m]) => [key, runManifest(m)]));
 }
 
 /** Why a task has the agent resolved at submission. */
-export function submittedRouting(task: TaskSpec, manifest: AgentManifest): Routing {
+export function submittedRouting(task: TaskSpec, manifest: RunManifest): Routing {
   const ref = task.agent;
   const reason = typeof ref === 'object' && 'capability' in ref ? `only agent with capability ${ref.capability}` : 'named';
   return { agent: manifest.id, reason };

@@ -91,7 +91,7 @@ export async function checkSubmission(
 }
 
 /** The activity queues a job's steps run on: the tenant's lane, and the pool queue on it of each agent resolved at submission. */
-export function stepQueuesOf(taskQueue: string, tenant: string, agents: Record<string, AgentManifest>): QueueRef[] {
+export function stepQueuesOf(taskQueue: string, tenant: string, agents: Record<string, Pick<AgentManifest, 'pool'>>): QueueRef[] {
   return laneQueues(agentQueueFor(taskQueue, tenant), declaredPools(Object.values(agents)));
 }
 
@@ -104,7 +104,7 @@ async function unservedLanes(
   lanes: LaneWatch,
   taskQueue: string,
   tenant: string,
-  agents: Record<string, AgentManifest>,
+  agents: Record<string, Pick<AgentManifest, 'pool'>>,
 ): Promise<string[]> {
   if ((await lanes.served({ name: taskQueue, kind: 'workflow' })) !== true) return [];
   return lanes.unserved(stepQueuesOf(taskQueue, tenant, agents));

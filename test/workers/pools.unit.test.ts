@@ -5,7 +5,7 @@ import type { AgentManifest, JobSpec, TaskSpec } from '../../schemas';
 import { loadConfig } from '../../config/config';
 import { hostedPools } from '../../config/pools';
 import { stepQueueFor } from '../../core/names';
-import { readResolved, submittedManifest, submittedRouting } from '../../core/routing';
+import { readResolved, runManifest, runManifests, submittedManifest, submittedRouting } from '../../core/routing';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,8 +79,8 @@ describe('routing as the subtask records it', () => {
 
   it('a job hands over a named agent, and a capability resolved at submission (its only agent)', () => {
     const agents = { vision: gpu, 'capability:see': gpu };
-    expect(submittedManifest(task('vision'), agents)).toBe(gpu);
-    expect(submittedManifest(task({ capability: 'see' }), agents)).toBe(gpu);
+    expect(submittedManifest(task('vision'), agents)).toEqual(runManifest(gpu));
+    expect(submittedManifest(task({ capability: 'see' }), agents)).toEqual(runManifest(gpu));
     // a capability with several agents is not in the map: the subtask routes it by load
     expect(submittedManifest(task({ capability: 'draw' }), agents)).toBeUndefined();
     expect(submittedRouting(task('vision'), gpu)).toEqual({ agent: 'vision', reason: 'named' });
@@ -128,6 +128,23 @@ describe('capabilities at submission', () => {
     expect(Object.keys(agents).sort()).toEqual(['capability:count', 'see-a']);
     expect(submittedManifest(out.tasks[0], agents)?.id).toBe('count');
     expect(submittedManifest(out.tasks[1], agents)).toBeUndefined();
+  });
+
+  it('hands a job only what its subtasks read of a manifest: the id, the step policy defaults and the pool, not the schemas', () => {
+    const { agents } = resolveAgents(spec([{ id: 'c', question: 'q', agent: 'see-a' }]), registry);
+    const full = registry.get('see-a')!.manifest;
+    const cut = { id: 'see-a', version: full.version, kind: 'http', limits: full.limits, retry: full.retry, pool: 'gpu' };
+    expect(agents['see-a']).toEqual(cut);
+    // a job started straight through Temporal with whole manifests hands its subtasks the same
+    expect(submittedManifest({ id: 'c', question: 'q', agent: 'see-a' }, { 'see-a': full })).toEqual(cut);
+    expect(runManifests({ 'see-a': full })).toEqual({ 'see-a': cut });
+    // a manifest without a pool gets no pool key; cutting twice changes nothing
+    const count = runManifest(registry.get('count')!.manifest);
+    expect(count).not.toHaveProperty('pool');
+    expect(runManifest(count)).toEqual(count);
+    // what it leaves out grows with the agent: its description, schemas, capabilities and tools
+    for (const key of ['description', 'inputSchema', 'outputSchema', 'capabilities', 'tools'])
+      expect(agents['see-a']).not.toHaveProperty(key);
   });
 
   it("a capability's params are checked against one of its agents that accepts them", () => {

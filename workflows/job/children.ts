@@ -17,7 +17,7 @@ import { delegationJob } from '../delegation-job';
 import { cancelJobSignal, cancelSignal, stopSignal } from '../messages';
 import { HOST_RULES, subtask, type SubtaskInput } from '../subtask';
 import { currentModel, nestedModel } from './model';
-import { submittedManifest } from '../../core/routing';
+import { runManifests, submittedManifest } from '../../core/routing';
 
 /** A child between start and result. */
 export interface Running {
@@ -183,7 +183,7 @@ export class JobChildren {
               maxDepth: s.maxDepth,
               allocation,
               agentQueue: input.agentQueue,
-              agents: input.agents,
+              agents: input.agents && runManifests(input.agents),
               limits,
               deadline: s.deadline,
               ...(s.events ? { events: s.events } : {}),

@@ -7,7 +7,7 @@
  */
 import { ApplicationFailure, ChildWorkflowFailure, log, TimeoutFailure } from '@temporalio/workflow';
 import type { PreviousStage, ScoutJobInput } from '../../activities';
-import type { AgentManifest, Budget, Evidence, FailureReason, JobResult, JobSpec, TaskResult, TaskSpec } from '../../schemas';
+import type { Budget, Evidence, FailureReason, JobResult, JobSpec, TaskResult, TaskSpec } from '../../schemas';
 import { minBudget } from '../../core/budget-ledger';
 import { DEFAULT_JOB_MAX_SECONDS, type EngineLimits } from '../../core/engine-limits';
 import type { JobCarry } from './carry';
@@ -17,6 +17,7 @@ import { JobLedger } from './ledger';
 import { JobEventLog, type EventTarget } from './events';
 import { JobRecords } from './task-records';
 import { ErrorType } from '../../core/errors';
+import type { RunManifest } from '../../core/routing';
 import { agentLabel, jobAsTaskResult, notRunResult } from '../../core/task-results';
 
 export type { Running } from './children';
@@ -43,7 +44,7 @@ export interface JobInput {
    * Manifests of the agents the spec names, by id, resolved at submission (the API rewrites
    * capability and semantic references to ids): subtasks then need no resolving activity.
    */
-  agents?: Record<string, AgentManifest>;
+  agents?: Record<string, RunManifest>;
   /** Engine-limit knobs (maximum duration, step ceiling, runs); nested jobs inherit them. */
   limits?: EngineLimits;
   /** Wall-clock deadline (epoch ms): set by a parent job, or by the previous run. */

@@ -6,7 +6,8 @@
  *
  *   failure ──mayFallBack?──> leaveAgent ──resolve next (skip unresolvable: fallbackUnresolved)──> switchTo | none left
  */
-import type { AgentManifest, FailureReason } from '../../schemas';
+import type { FailureReason } from '../../schemas';
+import { runManifest, type RunManifest } from '../../core/routing';
 import { fallsBack } from '../fallbacks';
 import type { StepFailure } from './step';
 import type { RunningState, SubtaskState } from './state';
@@ -33,9 +34,9 @@ export function fallbackUnresolved(s: SubtaskState, agent: string, f: StepFailur
 }
 
 /** The next agent takes over: routing says why, its steps count from here, nothing of the last agent's own state goes on. */
-export function switchTo(s: RunningState, next: AgentManifest, why: FailureReason): void {
+export function switchTo(s: RunningState, next: RunManifest, why: FailureReason): void {
   s.routing = { agent: next.id, reason: `fallback after ${why} of ${s.manifest.id}` };
-  s.manifest = next;
+  s.manifest = runManifest(next);
   s.agentId = next.id;
   s.agentStartStep = s.steps;
   s.agentState = undefined;

@@ -3,7 +3,8 @@
  * and, for a run continued as new, everything the loop had.
  */
 import type { PreviousStage } from '../../activities';
-import type { AgentManifest, Budget, TaskSpec } from '../../schemas';
+import type { Budget, TaskSpec } from '../../schemas';
+import type { RunManifest } from '../../core/routing';
 import type { EventTarget } from '../job/events';
 import type { SubtaskCarry } from './state';
 
@@ -17,8 +18,8 @@ export interface SubtaskInput {
   previous?: PreviousStage;
   /** The tenant's agent lane: the task queue its steps run on (default: the workflow's own); a pooled agent's on `<lane>.pool-<pool>`. */
   agentQueue?: string;
-  /** The agent's manifest, resolved at submission: no `resolveAgent` activity (absent: resolved here). */
-  manifest?: AgentManifest;
+  /** What the run reads of its agent's manifest, resolved at submission: no `resolveAgent` activity (absent: resolved here). Runs started before `RunManifest` have the whole manifest. */
+  manifest?: RunManifest;
   /** Wall-clock deadline (epoch ms, the job's): the subtask halts there with `timeout` and its work. */
   deadline?: number;
   /** Ceiling on one step's worst case (timeout × attempts + backoff); the policy is clamped to it. */

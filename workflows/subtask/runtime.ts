@@ -18,7 +18,8 @@ import {
   type ActivityOptions,
 } from '@temporalio/workflow';
 import type { Activities, AgentStepInput, AgentStepOutput } from '../../activities';
-import type { AgentManifest, TaskResult, TaskSpec } from '../../schemas';
+import type { TaskResult, TaskSpec } from '../../schemas';
+import type { RunManifest } from '../../core/routing';
 import { ErrorType, NON_RETRYABLE_ERROR_TYPES } from '../../core/errors';
 import { DEFAULT_STEP_CEILING_SECONDS, msLeft } from '../../core/engine-limits';
 import { AGENT_KEY, FAILURE_REASON_KEY, STATUS_KEY, taskOutcome } from '../../core/search-attributes';
@@ -43,7 +44,7 @@ export const judgeActivity = (taskQueue?: string) =>
   }).judgeRubrics;
 
 /** A step's timeout and retry policy: the task's over its agent's, its worst case (timeout × attempts + backoff) under the operator's ceiling. */
-export function stepPolicyOf(task: TaskSpec, m: AgentManifest, ceilingSeconds = DEFAULT_STEP_CEILING_SECONDS): StepPolicy {
+export function stepPolicyOf(task: TaskSpec, m: RunManifest, ceilingSeconds = DEFAULT_STEP_CEILING_SECONDS): StepPolicy {
   return clampStepPolicy(
     { timeoutSeconds: task.timeoutSeconds ?? m.limits.timeoutSeconds, retry: { ...m.retry, ...task.retry } },
     ceilingSeconds,

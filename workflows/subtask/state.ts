@@ -7,10 +7,10 @@
  *
  * Transitions update the state in place: a step must not copy the evidence or the lists.
  */
-import type { AgentManifest, AgentTry, Budget, Evidence, FailureReason, TaskSpec } from '../../schemas';
+import type { AgentTry, Budget, Evidence, FailureReason, TaskSpec } from '../../schemas';
 import type { SubtaskStatus } from '../messages';
 import type { RoleHostCarry } from '../role-host';
-import type { Routing } from '../../core/routing';
+import { runManifest, type Routing, type RunManifest } from '../../core/routing';
 import type { HostRules } from './host-rules';
 import { hitlCarry, newHitl, type HitlCarry, type HitlState } from './inbox';
 import { exhaustedAxes, newLedger, type LedgerState } from '../../core/budget-ledger';
@@ -30,7 +30,7 @@ export interface SubtaskState {
   /** Epoch ms the subtask's first run started: `latencySeconds` is wall clock from here. */
   startedAt: number;
   /** The agent working on the task; absent until it is resolved. */
-  manifest?: AgentManifest;
+  manifest?: RunManifest;
   /** Also `manifest.id` once resolved; until then the task's agent as a label. */
   agentId: string;
   ledger: LedgerState;
@@ -111,7 +111,7 @@ type CarriedSometimes = 'notes' | 'summaryReprompted' | 'schemaValid' | 'fallbac
  */
 export type SubtaskCarry = Pick<SubtaskState, CarriedAsIs> &
   Partial<Pick<SubtaskState, CarriedSometimes>> & {
-    manifest: AgentManifest;
+    manifest: RunManifest;
     channels: string[];
     /** The agent's own state (`agentState`). */
     state?: unknown;
@@ -122,13 +122,13 @@ export type SubtaskCarry = Pick<SubtaskState, CarriedAsIs> &
   };
 
 /** The state once the agent is resolved: every step-time transition takes this. */
-export type RunningState = SubtaskState & { manifest: AgentManifest };
+export type RunningState = SubtaskState & { manifest: RunManifest };
 
 /** What `newState` reads from the workflow input. */
 export interface StateInput {
   task: TaskSpec;
   allocation: Budget;
-  manifest?: AgentManifest;
+  manifest?: RunManifest;
   carry?: SubtaskCarry;
 }
 
@@ -173,8 +173,8 @@ export function newState({ task, allocation, manifest, carry }: StateInput, now:
 }
 
 /** The agent is known: the loop runs it. */
-export function resolved(s: SubtaskState, manifest: AgentManifest, routing?: Routing): RunningState {
-  s.manifest = manifest;
+export function resolved(s: SubtaskState, manifest: RunManifest, routing?: Routing): RunningState {
+  s.manifest = runManifest(manifest);
   if (routing) s.routing = routing;
   s.agentId = manifest.id;
   s.phase = 'running';
