@@ -5,7 +5,7 @@
  */
 import { Worker } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
-import type { NativeConnection } from '@temporalio/worker';
+import type { NativeConnection, WorkflowBundle } from '@temporalio/worker';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as baselineActivities from './baseline/activities';
@@ -94,10 +94,16 @@ export async function beforeWorkerModule(
   };
 }
 
-/** A worker of an earlier commit's checkout (`beforeCheckout()`), in this process, on BEFORE_QUEUE. */
-export async function startBeforeWorker(connection: NativeConnection, dir: string): Promise<Worker> {
+/** A worker of an earlier commit's checkout (`beforeCheckout()`), in this process, on BEFORE_QUEUE; `bundle`: one its own `bundleWorkflows` built. */
+export async function startBeforeWorker(connection: NativeConnection, dir: string, bundle?: WorkflowBundle): Promise<Worker> {
   const old = await beforeWorkerModule(dir);
-  return old.createWorker({ connection, namespace: 'default', taskQueue: BEFORE_QUEUE, record: await benchRecord() });
+  return old.createWorker({
+    connection,
+    namespace: 'default',
+    taskQueue: BEFORE_QUEUE,
+    record: await benchRecord(),
+    ...(bundle ? { workflowBundle: bundle } : {}),
+  });
 }
 
 /** The baseline's worker in this process. */
