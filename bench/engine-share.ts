@@ -5,7 +5,7 @@
  * subtask asks — its search attributes and summary at start, payloads of the sizes measured from
  * a real subtask's history, its step's activity options, the outcome's upsert — with none of
  * Delegate's code. BENCH_REPEAT rounds, each side first in turn, every run on a dev server of its
- * own (a fresh database) after a warm-up; the median's wall time, the dev server's CPU per
+ * own (a fresh database) after a warm-up of its own; the median's wall time, the dev server's CPU per
  * subtask (from /proc) and the bench process's (all three workers live in it; one side runs at a time).
  *
  *   shaped / bare:   what the subtask's footprint in the engine costs by itself
@@ -17,12 +17,11 @@ import { Worker } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
 import type { WorkflowBundle } from '@temporalio/worker';
 import proto from '@temporalio/proto';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as baselineActivities from './baseline/activities';
 import type { EngineShape } from './baseline/shaped';
-import { bareRun, delegateRun, patientResult, startBenchWorkers } from './delegate-runs';
-import { quietRuntime, report, round, startTemporal } from './lib';
+import { bareRun, delegateRun, onFreshServer, patientResult } from './delegate-runs';
+import { quietRuntime, report, round, statCpu } from './lib';
 import { NON_RETRYABLE_ERROR_TYPES } from '../core/errors';
 import { bundleWorkflows } from '../workers/worker';
 
@@ -30,13 +29,6 @@ const N = Number(process.env.BENCH_N ?? 200);
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 3);
 const shapedQueue = 'bench-shaped';
 const { EventType } = proto.temporal.api.enums.v1;
-
-/** CPU ms (utime + stime) of a process, all its threads. */
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[11]) + Number(f[12])) * 10;
-}
 
 /** The payload sizes of one Delegate subtask of a job, from its history: input, step input, step output, result. */
 async function measuredShape(client: Client, rootId: string): Promise<EngineShape & { bytes: Record<string, number> }> {
@@ -78,55 +70,46 @@ async function shapedRun(client: Client, n: number, shape: EngineShape) {
   return { ms: performance.now() - started, workflowId };
 }
 
-/** One run of one side on a dev server of its own (a fresh database: the server's cost per subtask grows as it fills). */
-async function runSide(side: 'bare' | 'shaped' | 'delegate', n: number, bundle: WorkflowBundle, shape?: EngineShape) {
-  const t = await startTemporal('engine-share');
-  const workers = await startBenchWorkers(t.workerConnection, {}, bundle);
-  const shapedWorker = await Worker.create({
-    connection: t.workerConnection,
-    taskQueue: shapedQueue,
-    workflowsPath: fileURLToPath(new URL('./baseline/shaped.ts', import.meta.url)),
-    activities: baselineActivities,
-    maxConcurrentActivityTaskExecutions: 200,
+type Side = 'bare' | 'shaped' | 'delegate';
+
+/** One run of one side on a dev server of its own, with the shaped baseline's worker beside the bench's, after a warm-up of 10 of its own. */
+const runSide = (side: Side, n: number, bundle: WorkflowBundle, shape: EngineShape) =>
+  onFreshServer('engine-share', bundle, async (t) => {
+    const shapedWorker = await Worker.create({
+      connection: t.workerConnection,
+      taskQueue: shapedQueue,
+      workflowsPath: fileURLToPath(new URL('./baseline/shaped.ts', import.meta.url)),
+      activities: baselineActivities,
+      maxConcurrentActivityTaskExecutions: 200,
+    });
+    const shapedRunning = shapedWorker.run();
+    const run = (k: number) =>
+      side === 'bare' ? bareRun(t.client, k) : side === 'shaped' ? shapedRun(t.client, k, shape) : delegateRun(t.client, k);
+    try {
+      await run(10);
+      const server = `/proc/${t.server.process.pid!}/stat`;
+      const s0 = statCpu(server).ms;
+      const p0 = process.cpuUsage();
+      const { ms } = await run(n);
+      const p = process.cpuUsage(p0);
+      return { ms, serverMs: statCpu(server).ms - s0, workerMs: (p.user + p.system) / 1000 };
+    } finally {
+      shapedWorker.shutdown();
+      await shapedRunning;
+    }
   });
-  const shapedRunning = shapedWorker.run();
-  const server = t.server.process.pid!;
-  try {
-    // a warm-up of the side's own: workflow caches, connections; the shape is read off Delegate's
-    const warm = await delegateRun(t.client, 10);
-    const measured = shape ?? (await measuredShape(t.client, warm.workflowId));
-    if (side === 'bare') await bareRun(t.client, 10);
-    if (side === 'shaped') await shapedRun(t.client, 10, measured);
-    const s0 = cpuMs(server);
-    const p0 = process.cpuUsage();
-    const { ms } =
-      side === 'bare'
-        ? await bareRun(t.client, n)
-        : side === 'shaped'
-          ? await shapedRun(t.client, n, measured)
-          : await delegateRun(t.client, n);
-    const p = process.cpuUsage(p0);
-    return { ms, serverMs: cpuMs(server) - s0, workerMs: (p.user + p.system) / 1000, shape: measured };
-  } finally {
-    shapedWorker.shutdown();
-    await shapedRunning;
-    await workers.stop().catch((err) => console.error(err));
-    await t.close();
-  }
-}
 
 quietRuntime();
 const bundle = await bundleWorkflows();
-type Side = 'bare' | 'shaped' | 'delegate';
+// the shape is read off a Delegate job of 10, once, on a server of its own
+const shape = await onFreshServer('engine-share', bundle, async (t) =>
+  measuredShape(t.client, (await delegateRun(t.client, 10)).workflowId),
+);
 const order: Side[] = ['bare', 'shaped', 'delegate'];
 const runs: Record<Side, { ms: number; serverMs: number; workerMs: number }[]> = { bare: [], shaped: [], delegate: [] };
-let shape: EngineShape | undefined;
-let bytes: Record<string, number> | undefined;
 for (let r = 0; r < REPEAT; r++) {
   for (const side of [...order.slice(r % 3), ...order.slice(0, r % 3)]) {
-    const { shape: measured, ...run } = await runSide(side, N, bundle, shape);
-    shape ??= measured;
-    bytes ??= (measured as { bytes?: Record<string, number> }).bytes;
+    const run = await runSide(side, N, bundle, shape);
     runs[side].push(run);
     console.log(
       `${side} ${Math.round(run.ms)} ms, server ${round(run.serverMs / N, 2)} ms per subtask, worker process ${round(run.workerMs / N, 2)}`,
@@ -138,7 +121,7 @@ const ms = (side: Side) => median(runs[side].map((x) => x.ms));
 const per = (side: Side, k: 'serverMs' | 'workerMs') => round(median(runs[side].map((x) => x[k])) / N, 2);
 report(
   'engine-share',
-  `Engine share of the distance from bare: N = ${N}, median of ${REPEAT}, each run on a fresh dev server; shaped = bare children with a subtask's footprint in the engine (payloads ${JSON.stringify(bytes)} bytes)`,
+  `Engine share of the distance from bare: N = ${N}, median of ${REPEAT}, each run on a fresh dev server; shaped = bare children with a subtask's footprint in the engine (payloads ${JSON.stringify(shape.bytes)} bytes)`,
   ['side', 'ms', 'subtasks/s', 'throughput / bare', 'dev server CPU ms per subtask', 'bench process CPU ms per subtask'],
   order.map((side) => [
     side,

@@ -113,6 +113,13 @@ export async function stopChild(child: ChildProcess | undefined): Promise<void> 
   clearTimeout(t);
 }
 
+/** A process's or thread's name and CPU ms (utime + stime) from its /proc stat file (`/proc/<pid>/stat`, `/proc/self/task/<tid>/stat`). */
+export function statCpu(path: string): { name: string; ms: number } {
+  const stat = readFileSync(path, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), ms: (Number(f[11]) + Number(f[12])) * (1000 / 100) }; // USER_HZ
+}
+
 /** Peak resident memory of a live process in MiB (Linux VmHWM), or NaN elsewhere. */
 export function peakRssMiB(pid: number): number {
   try {

@@ -12,8 +12,8 @@
  * same jobs in the same run, so before and after are measured side by side.
  */
 import { perSubtask, treeCost } from './history-cost';
-import { BEFORE_QUEUE, bareRun, beforeWorkerModule, delegateRun, startBeforeWorker, startBenchWorkers } from './delegate-runs';
-import { beforeCheckout, DEFAULT_BEFORE_REF, quietRuntime, report, round, startTemporal } from './lib';
+import { BEFORE_QUEUE, bareRun, beforeWorkerModule, delegateRun, onFreshServer, startBeforeWorker } from './delegate-runs';
+import { beforeCheckout, DEFAULT_BEFORE_REF, quietRuntime, report, round } from './lib';
 import { bundleWorkflows } from '../workers/worker';
 
 const SIZES = (process.env.BENCH_SIZES ?? '200,400,1000').split(',').map(Number);
@@ -27,30 +27,26 @@ const beforeCode = beforeDir ? await beforeWorkerModule(beforeDir) : undefined;
 const beforeBundle = beforeCode?.bundleWorkflows ? await beforeCode.bundleWorkflows() : undefined;
 
 /**
- * One timed run of one side on a dev server of its own (a fresh database: on one server for every
- * run, the server's cost per subtask grows as its database fills, and the later side pays more),
- * after a warm-up of 10; with `cost`, what the run cost the engine, read back from its histories.
+ * One timed run of one side on a dev server of its own, after a warm-up of 10; with `cost`, what
+ * the run cost the engine, read back from its histories.
  */
-async function runOn(side: Side, n: number, cost: boolean) {
-  const t = await startTemporal('orchestration');
-  const workers = await startBenchWorkers(t.workerConnection, {}, bundle);
-  const beforeWorker = side === 'before' ? await startBeforeWorker(t.workerConnection, beforeDir!, beforeBundle) : undefined;
-  const beforeRunning = beforeWorker?.run();
-  const run = (k: number) =>
-    side === 'bare'
-      ? bareRun(t.client, k)
-      : delegateRun(t.client, k, side === 'before' ? { taskQueue: BEFORE_QUEUE, prefix: 'before' } : {});
-  try {
-    await run(10);
-    const { ms, workflowId } = await run(n);
-    return { ms, cost: cost ? perSubtask(await treeCost(t.client, workflowId), n) : undefined };
-  } finally {
-    beforeWorker?.shutdown();
-    await beforeRunning?.catch((err) => console.error(err));
-    await workers.stop().catch((err) => console.error(err));
-    await t.close();
-  }
-}
+const runOn = (side: Side, n: number, cost: boolean) =>
+  onFreshServer('orchestration', bundle, async (t) => {
+    const beforeWorker = side === 'before' ? await startBeforeWorker(t.workerConnection, beforeDir!, beforeBundle) : undefined;
+    const beforeRunning = beforeWorker?.run();
+    const run = (k: number) =>
+      side === 'bare'
+        ? bareRun(t.client, k)
+        : delegateRun(t.client, k, side === 'before' ? { taskQueue: BEFORE_QUEUE, prefix: 'before' } : {});
+    try {
+      await run(10);
+      const { ms, workflowId } = await run(n);
+      return { ms, cost: cost ? perSubtask(await treeCost(t.client, workflowId), n) : undefined };
+    } finally {
+      beforeWorker?.shutdown();
+      await beforeRunning?.catch((err) => console.error(err));
+    }
+  });
 
 const sides: Side[] = ['delegate', 'bare', ...(beforeCode ? (['before'] as const) : [])];
 const rows: (string | number)[][] = [];

@@ -18,7 +18,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { bareRun, beforeWorkerModule, delegateRun, startBareWorker } from './delegate-runs';
-import { beforeCheckout, benchRecord, quietRuntime, report, root, round, startTemporal } from './lib';
+import { beforeCheckout, benchRecord, quietRuntime, report, root, round, startTemporal, statCpu } from './lib';
 import { bundleWorkflows, createWorker } from '../workers/worker';
 
 const N = Number(process.env.BENCH_N ?? 200);
@@ -76,26 +76,15 @@ async function runSide(side: Side, address: string): Promise<void> {
 
 /** CPU ms (utime + stime) of each thread of this process, by thread id, with the thread's name. */
 function threadCpu(): Map<number, { name: string; ms: number }> {
-  const tick = 1000 / 100; // USER_HZ
   const out = new Map<number, { name: string; ms: number }>();
   for (const tid of readdirSync('/proc/self/task')) {
     try {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(Number(tid), { name, ms: (Number(f[11]) + Number(f[12])) * tick });
+      out.set(Number(tid), statCpu(`/proc/self/task/${tid}/stat`));
     } catch {
       /* the thread ended */
     }
   }
   return out;
-}
-
-/** CPU ms (utime + stime) of a whole process, all its threads, from /proc. */
-function processCpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[11]) + Number(f[12])) * (1000 / 100);
 }
 
 /** Workflow runs under a root (itself, its batches, its children), from visibility. */
@@ -219,9 +208,10 @@ async function main() {
   try {
     for (const side of ['bare', 'delegate', ...(beforeDir ? ['before'] : [])] as Side[]) {
       // the dev server's CPU while this side ran (it is idle otherwise): what the side cost the engine
-      const server0 = processCpuMs(t.server.process.pid!);
+      const serverStat = `/proc/${t.server.process.pid!}/stat`;
+      const server0 = statCpu(serverStat).ms;
       const plain = await spawnSide(side, t.server.address);
-      const serverMs = processCpuMs(t.server.process.pid!) - server0;
+      const serverMs = statCpu(serverStat).ms - server0;
       const dir = mkdtempSync(join(tmpdir(), `delegate-profile-${side}-`));
       const profiled = await spawnSide(side, t.server.address, dir);
       // the main thread's profile is thread 0's (CPU.<date>.<time>.<pid>.0.<seq>.cpuprofile); the workflow

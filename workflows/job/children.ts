@@ -86,7 +86,12 @@ export class JobChildren {
    */
   readonly detached = new CancellationScope({ cancellable: false });
 
-  constructor(private readonly settings: ChildSettings) {}
+  /** The job's manifests as its nested jobs and batches get them, cut once per run (not per child). */
+  private readonly nestedAgents: JobInput['agents'];
+
+  constructor(private readonly settings: ChildSettings) {
+    this.nestedAgents = settings.input.agents && runManifests(settings.input.agents);
+  }
 
   /** True once stop, cancel or the deadline halted the job: nothing new starts. */
   get halted(): boolean {
@@ -183,7 +188,7 @@ export class JobChildren {
               maxDepth: s.maxDepth,
               allocation,
               agentQueue: input.agentQueue,
-              agents: input.agents && runManifests(input.agents),
+              agents: this.nestedAgents,
               limits,
               deadline: s.deadline,
               ...(s.events ? { events: s.events } : {}),
