@@ -52,3 +52,22 @@ export interface DelegateMetricsSinks extends Sinks {
     voteDecided(d: VoteDecision): void;
   };
 }
+
+/** One log line a workflow hands over in a batch (`delegateLog.lines`). */
+export interface WorkflowLogLine {
+  level: 'info' | 'warn';
+  message: string;
+  attrs: Record<string, unknown>;
+}
+
+/**
+ * The sink a worker provides as `delegateLog`: a job's per-child lines (DELEGATE, RESULT,
+ * ESCALATE), all of one activation in one call. Each sink call crosses to the worker's main
+ * thread with a copy of the run's whole WorkflowInfo; one call per line made the job's two
+ * lines per child cost more than the rest of its bookkeeping (bench/RESULTS.md).
+ */
+export interface DelegateLogSinks extends Sinks {
+  delegateLog: {
+    lines(lines: WorkflowLogLine[]): void;
+  };
+}

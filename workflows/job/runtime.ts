@@ -5,7 +5,7 @@
  *
  *   pattern ──runTask(task)──> budget.reserveTask ──> children.start ──> result ──> budget.settleTask ──> records.record
  */
-import { ApplicationFailure, ChildWorkflowFailure, log, TimeoutFailure } from '@temporalio/workflow';
+import { ApplicationFailure, ChildWorkflowFailure, TimeoutFailure } from '@temporalio/workflow';
 import type { PreviousStage, ScoutJobInput } from '../../activities';
 import type { Budget, Evidence, FailureReason, JobResult, JobSpec, TaskResult, TaskSpec } from '../../schemas';
 import { minBudget } from '../../core/budget-ledger';
@@ -16,6 +16,7 @@ import { childId, JobChildren } from './children';
 import { JobLedger } from './ledger';
 import { JobEventLog, type EventTarget } from './events';
 import { JobRecords } from './task-records';
+import { JobLogLines } from './log-lines';
 import { ErrorType } from '../../core/errors';
 import type { RunManifest } from '../../core/routing';
 import { agentLabel, jobAsTaskResult, notRunResult } from '../../core/task-results';
@@ -89,6 +90,8 @@ export class JobRuntime {
   readonly records: JobRecords;
   /** The live events this job writes to its root's stream. */
   readonly events: JobEventLog;
+  /** Its per-child log lines (DELEGATE, RESULT, ESCALATE), one batch per activation. */
+  readonly lines = new JobLogLines();
 
   constructor(input: JobInput, batchIds: string[] = []) {
     this.spec = input.spec;
@@ -156,7 +159,7 @@ export class JobRuntime {
         try {
           records.starting(task.id);
           if (!records.isBatch(task.id)) {
-            log.info('DELEGATE', {
+            this.lines.line('info', 'DELEGATE', {
               event: 'DELEGATE',
               taskId: task.id,
               agent: agentLabel(task),
@@ -184,7 +187,7 @@ export class JobRuntime {
         }
         const running = children.detach(task.id);
         this.budget.settleTask(running?.allocation ?? allocation, result.metrics, children.wasCutOff(task.id));
-        if (!records.isBatch(task.id)) logResult(task, result);
+        if (!records.isBatch(task.id)) logResult(this.lines, task, result);
         result = this.record(task, result);
       }
     } finally {
@@ -225,10 +228,10 @@ function failedChildResult(task: TaskSpec, err: unknown): TaskResult {
   return notRunResult(task, cause instanceof TimeoutFailure ? 'timeout' : 'agent_error', `child workflow failed: ${message}`);
 }
 
-/** RESULT, and ESCALATE for a subtask that failed for good: one log line each (replay-aware). */
-function logResult(task: TaskSpec, r: TaskResult): void {
+/** RESULT, and ESCALATE for a subtask that failed for good: one log line each (replay-aware, batched per activation). */
+function logResult(lines: JobLogLines, task: TaskSpec, r: TaskResult): void {
   const m = r.metrics;
-  log.info('RESULT', {
+  lines.line('info', 'RESULT', {
     event: 'RESULT',
     taskId: task.id,
     agent: r.agentId,
@@ -241,7 +244,7 @@ function logResult(task: TaskSpec, r: TaskResult): void {
     ...(r.failureReason ? { failureReason: r.failureReason } : {}),
   });
   if (r.status === 'failure' && r.failureReason !== 'cancelled' && r.failureReason !== 'stopped') {
-    log.warn('ESCALATE', {
+    lines.line('warn', 'ESCALATE', {
       event: 'ESCALATE',
       taskId: task.id,
       agent: r.agentId,
