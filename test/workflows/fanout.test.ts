@@ -114,3 +114,23 @@ describe('fan-out aggregation', () => {
     }
   });
 });
+
+describe('a fan-out’s live events', () => {
+  it('writes the job’s start and every child’s start of one activation with one local activity', async () => {
+    const jobId = uniqueId('burst');
+    const r = await runJob({
+      jobId,
+      pattern: 'fanout',
+      tasks: Array.from({ length: 20 }, (_, i) => ({ id: `t${i}`, question: `q${i}`, agent: 'echo' })),
+    });
+    expect(r.status).toBe('success');
+    const { events } = await (await testClient()).workflow.getHandle(`job/test/${jobId}`).fetchHistory();
+    const starts = events!.map((e, i) => (e.workflowTaskStartedEventAttributes ? i : -1)).filter((i) => i >= 0);
+    // the first workflow task's writes: job.started and the 20 subtask.started in one burst, one write
+    // (EVENTS_BURST_PATCH; before it the first event left alone and the other 20 waited for a second write)
+    const firstTask = events!.slice(starts[0], starts[1]);
+    const writes = firstTask.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity');
+    expect(writes).toHaveLength(1);
+    expect(firstTask.filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)).toHaveLength(20);
+  });
+});

@@ -102,6 +102,11 @@ describe('recorded histories replay against the current workflow code', () => {
     const writesEvents = (r: RecordedRun) => JSON.stringify(r.history).includes('"core_local_activity"');
     expect(roots.filter(writesEvents).map((r) => r.workflowId)).toContain('job/rec/archived');
     expect(roots.filter((r) => !writesEvents(r)).map((r) => r.workflowId)).toContain('job/rec/fanout');
+    // and of one write per burst: the same root with its marker, and before it (the renamed fixture)
+    const burst = (r: RecordedRun) => payloadText(r).includes('"job-events-burst"');
+    const archived = roots.filter((r) => r.workflowId === 'job/rec/archived');
+    expect(archived.filter(burst)).toHaveLength(1);
+    expect(archived.filter((r) => writesEvents(r) && !burst(r))).toHaveLength(1);
     // and of `showOutcome`: a subtask whose run failed with its result, and subtasks from before it
     const failedRun = (r: RecordedRun) => JSON.stringify(r.history).includes('"SubtaskFailed"');
     const subtasks = recorded.filter((r) => r.run.workflowType === 'subtask').map((r) => r.run);

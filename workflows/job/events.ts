@@ -13,6 +13,13 @@ import type { JobEventType, NewJobEvent } from '../../schemas/events';
 
 /** The patch id of job events: do not change. */
 export const EVENTS_PATCH = 'job-events';
+/**
+ * The patch id of one write per burst (do not change): since it, a flush starts after the
+ * activation's burst of events, not at its first one, so an activation that starts or settles
+ * fifty children writes their events with one local activity, not two (the first event alone,
+ * then the other 49). Runs begun before it replay their writes as they made them.
+ */
+export const EVENTS_BURST_PATCH = 'job-events-burst';
 
 /** Whose stream a job (or a subtask's steps) writes to: the root job's. */
 export interface EventTarget {
@@ -30,6 +37,9 @@ export class JobEventLog {
   private buffer: NewJobEvent[] = [];
   private flushing?: Promise<void>;
   private budgetChanges = 0;
+
+  /** Whether a flush waits for the end of the burst (EVENTS_BURST_PATCH); asked at the first event. */
+  private burst?: boolean;
 
   /** `target` undefined: this run writes no events. */
   private constructor(readonly target: EventTarget | undefined) {}
@@ -53,6 +63,8 @@ export class JobEventLog {
   }
 
   private async drain(): Promise<void> {
+    // one microtask later: every child this activation starts or settles has added its event by then
+    if ((this.burst ??= patched(EVENTS_BURST_PATCH))) await Promise.resolve();
     while (this.buffer.length) {
       const events = this.buffer.splice(0);
       await CancellationScope.nonCancellable(() => appendJobEvents({ ...this.target!, events }));
