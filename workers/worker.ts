@@ -24,7 +24,7 @@ import { tracingWorkflowModules, workerTracing } from '../telemetry/worker-traci
 import { activityLogIds } from '../telemetry/logging';
 import { createWorkerMetrics, type WorkerMetrics } from '../telemetry/metrics';
 import { metricsSinks } from '../telemetry/metrics-sinks';
-import { logSinks } from '../telemetry/log-sinks';
+import { reportSinks } from '../telemetry/report-sinks';
 
 /** Path of the one workflows module the worker registers. */
 export const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
@@ -236,7 +236,7 @@ export async function createWorkerSet(opts: DelegateWorkerOptions, lanes: AgentL
       ? { workflowBundle: opts.workflowBundle }
       : { workflowsPath, bundlerOptions: { preloadModules: preloadModules() } }),
     interceptors: { ...common.interceptors, ...(opts.workflowBundle ? {} : { workflowModules: interceptorModules(Boolean(traced)) }) },
-    sinks: { ...metricsSinks(metrics), ...logSinks(), ...(traced ? traced.sinks : {}) },
+    sinks: { ...metricsSinks(metrics), ...reportSinks(metrics), ...(traced ? traced.sinks : {}) },
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 200,
     ...opts.tuning,
   });

@@ -3,7 +3,8 @@
  * process (no I/O, no clocks of their own), so they hand facts to the worker, which counts
  * them. Sinks are not called on replay: a fact is counted once, when it happens.
  *
- *   subtask / job / vote ──proxySinks().delegateMetrics.*──> worker (telemetry/metrics.ts) ──> /metrics
+ *   job / vote ──proxySinks().delegateMetrics.*──> worker (telemetry/metrics.ts) ──> /metrics
+ *   job (per activation: its children's lines and outcomes) ──delegateReports.batch──> worker (telemetry/report-sinks.ts)
  */
 import type { Sinks } from '@temporalio/workflow';
 
@@ -53,21 +54,28 @@ export interface DelegateMetricsSinks extends Sinks {
   };
 }
 
-/** One log line a workflow hands over in a batch (`delegateLog.lines`). */
+/** One log line a job hands over in a batch (`delegateReports.batch`). */
 export interface WorkflowLogLine {
   level: 'info' | 'warn';
   message: string;
   attrs: Record<string, unknown>;
 }
 
+/** What a job reports of one activation: its per-child lines and the subtasks that finished. */
+export interface JobReportBatch {
+  lines: WorkflowLogLine[];
+  finished: SubtaskOutcome[];
+}
+
 /**
- * The sink a worker provides as `delegateLog`: a job's per-child lines (DELEGATE, RESULT,
- * ESCALATE), all of one activation in one call. Each sink call crosses to the worker's main
- * thread with a copy of the run's whole WorkflowInfo; one call per line made the job's two
- * lines per child cost more than the rest of its bookkeeping (bench/RESULTS.md).
+ * The sink a worker provides as `delegateReports`: what a job reports per child (its DELEGATE,
+ * RESULT and ESCALATE lines, each finished subtask's outcome for the metrics), all of one
+ * activation in one call. Each sink call crosses to the worker's main thread with a copy of the
+ * run's whole WorkflowInfo; one call per line and one per subtask cost the worker more than the
+ * rest of the job's bookkeeping per child (bench/RESULTS.md).
  */
-export interface DelegateLogSinks extends Sinks {
-  delegateLog: {
-    lines(lines: WorkflowLogLine[]): void;
+export interface DelegateReportSinks extends Sinks {
+  delegateReports: {
+    batch(b: JobReportBatch): void;
   };
 }

@@ -19,11 +19,12 @@ import { eagerBytes, eagerWorkflowGraph, violations, type EagerGraph } from './b
  * evaluates none of it, and the budget is the shared graph's: what every worker context evaluates
  * once and holds for good, 760,133 bytes (365,726 the project's: 247,274 of workflows/, 118,452 of
  * core/) when the whole graph was first preloaded; 368,383 of the project's once the job's and the
- * subtask's hot path lost their promise wrappers (sync fast paths, each with its comment); 373,031
- * with the job's log lines batched per activation and its event writes per burst (2,500 bytes, most
- * of them the comments that say why). Raise it on purpose, in the commit that needs it, saying why.
+ * subtask's hot path lost their promise wrappers (sync fast paths, each with its comment); 374,182
+ * with the job's reports (log lines, finished subtasks) batched per activation and its event writes
+ * per burst (5,800 bytes, most of them the comments that say why). Raise it on purpose, in the
+ * commit that needs it, saying why.
  */
-const BUDGET = { total: 771_000, project: 374_000 };
+const BUDGET = { total: 772_000, project: 375_000 };
 
 let graph: EagerGraph;
 beforeAll(async () => {

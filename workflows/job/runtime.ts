@@ -16,7 +16,7 @@ import { childId, JobChildren } from './children';
 import { JobLedger } from './ledger';
 import { JobEventLog, type EventTarget } from './events';
 import { JobRecords } from './task-records';
-import { JobLogLines } from './log-lines';
+import { JobReports } from './reports';
 import { ErrorType } from '../../core/errors';
 import type { RunManifest } from '../../core/routing';
 import { agentLabel, jobAsTaskResult, notRunResult } from '../../core/task-results';
@@ -90,8 +90,8 @@ export class JobRuntime {
   readonly records: JobRecords;
   /** The live events this job writes to its root's stream. */
   readonly events: JobEventLog;
-  /** Its per-child log lines (DELEGATE, RESULT, ESCALATE), one batch per activation. */
-  readonly lines = new JobLogLines();
+  /** What it reports per child (log lines, finished subtasks' outcomes), one batch per activation. */
+  readonly reports = new JobReports();
 
   constructor(input: JobInput, batchIds: string[] = []) {
     this.spec = input.spec;
@@ -159,7 +159,7 @@ export class JobRuntime {
         try {
           records.starting(task.id);
           if (!records.isBatch(task.id)) {
-            this.lines.line('info', 'DELEGATE', {
+            this.reports.line('info', 'DELEGATE', {
               event: 'DELEGATE',
               taskId: task.id,
               agent: agentLabel(task),
@@ -176,18 +176,22 @@ export class JobRuntime {
           records.markRunning(task.id, clipped);
           records.changed();
           children.catchUp(running);
-          if (!running.nested) result = (await handle.result()) as TaskResult;
-          else {
+          if (!running.nested) {
+            result = (await handle.result()) as TaskResult;
+            this.reports.finished(this.tenant, result);
+          } else {
             const job = (await handle.result()) as JobResult;
             records.setNested(task.id, job);
             result = jobAsTaskResult(task, job);
           }
         } catch (err) {
-          result = failedChildResult(task, err);
+          const own = task.job ? undefined : subtaskResultOf(err);
+          if (own) this.reports.finished(this.tenant, own);
+          result = own ?? failedChildResult(task, err);
         }
         const running = children.detach(task.id);
         this.budget.settleTask(running?.allocation ?? allocation, result.metrics, children.wasCutOff(task.id));
-        if (!records.isBatch(task.id)) logResult(this.lines, task, result);
+        if (!records.isBatch(task.id)) logResult(this.reports, task, result);
         result = this.record(task, result);
       }
     } finally {
@@ -215,21 +219,27 @@ export class JobRuntime {
   }
 }
 
+/** A failed subtask's own result: its run fails with it as the failure's details (showOutcome). */
+function subtaskResultOf(err: unknown): TaskResult | undefined {
+  const cause = err instanceof ChildWorkflowFailure ? err.cause : undefined;
+  if (cause instanceof ApplicationFailure && cause.type === ErrorType.SubtaskFailed && cause.details?.[0])
+    return cause.details[0] as TaskResult;
+  return undefined;
+}
+
 /**
  * The result of a child that did not complete: a failed subtask's own result (its run fails
  * with it as the failure's details), else a result that says why the child itself failed.
  */
 function failedChildResult(task: TaskSpec, err: unknown): TaskResult {
   const cause = err instanceof ChildWorkflowFailure ? err.cause : undefined;
-  if (cause instanceof ApplicationFailure && cause.type === ErrorType.SubtaskFailed && cause.details?.[0])
-    return cause.details[0] as TaskResult;
   const message = err instanceof Error ? `${err.message}${err.cause instanceof Error ? `: ${err.cause.message}` : ''}` : String(err);
   // only Temporal's backstop execution timeout ends a child without a result: say so
   return notRunResult(task, cause instanceof TimeoutFailure ? 'timeout' : 'agent_error', `child workflow failed: ${message}`);
 }
 
 /** RESULT, and ESCALATE for a subtask that failed for good: one log line each (replay-aware, batched per activation). */
-function logResult(lines: JobLogLines, task: TaskSpec, r: TaskResult): void {
+function logResult(lines: JobReports, task: TaskSpec, r: TaskResult): void {
   const m = r.metrics;
   lines.line('info', 'RESULT', {
     event: 'RESULT',

@@ -138,7 +138,7 @@ export class SubtaskRun {
   finish(result: TaskResult): TaskResult {
     this.s.phase = 'done';
     this.showDetails();
-    return finishRun(result, this.tenant, this.input.showOutcome);
+    return finishRun(result, this.input.showOutcome);
   }
 
   /** The loop's result, with the work done so far. */

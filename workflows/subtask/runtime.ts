@@ -13,7 +13,6 @@ import {
   condition,
   isCancellation,
   proxyActivities,
-  proxySinks,
   upsertSearchAttributes,
   type ActivityOptions,
 } from '@temporalio/workflow';
@@ -24,7 +23,6 @@ import { ErrorType, NON_RETRYABLE_ERROR_TYPES } from '../../core/errors';
 import { DEFAULT_STEP_CEILING_SECONDS, msLeft } from '../../core/engine-limits';
 import { AGENT_KEY, FAILURE_REASON_KEY, STATUS_KEY, taskOutcome } from '../../core/search-attributes';
 import { clampStepPolicy, scheduleToStartOption, type StepPolicy } from '../../core/step-policy';
-import type { DelegateMetricsSinks } from '../telemetry-sinks';
 import { staticSummary } from '../ui-details';
 import { classify } from './classify';
 import type { StepOutcome } from './step';
@@ -184,25 +182,13 @@ async function raceLatency(
 }
 
 /**
- * The run's end: the metrics, the outcome for the UI, then the result. A subtask that failed
+ * The run's end: the outcome for the UI, then the result (the job that receives it counts it
+ * in the worker's metrics, one batch per activation: workflows/job/reports.ts). A subtask that failed
  * ends its run as failed (a typed failure carrying the whole result, which the job turns back
  * into the TaskResult), so the UI lists it in red; one cancelled or stopped on purpose
  * completes, its search attributes say why. `showOutcome` false: runs from before that rule.
  */
-export function finishRun(result: TaskResult, tenant: string, showOutcome: boolean | undefined): TaskResult {
-  const m = result.metrics;
-  proxySinks<DelegateMetricsSinks>().delegateMetrics.subtaskFinished({
-    tenant,
-    agentId: result.agentId,
-    status: result.status,
-    failureReason: result.failureReason,
-    attempts: m.attempts,
-    steps: m.steps,
-    costUsd: m.costUsd,
-    tokens: m.tokens,
-    toolCalls: m.toolCalls,
-    latencyMs: m.latencyMs,
-  });
+export function finishRun(result: TaskResult, showOutcome: boolean | undefined): TaskResult {
   if (!showOutcome) return result;
   const outcome = taskOutcome(result);
   upsertSearchAttributes([
