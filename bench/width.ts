@@ -2,13 +2,26 @@
  * Width: the widest fan-out that completes in one job (2,000 / 5,000 / 10,000 `echo`
  * subtasks), its time and the peak RSS of the worker process; then the same job on the
  * "before" commit's worker (BENCH_BEFORE, `none` to skip) and the same N as bare child
- * workflows (a tree of 1,000-wide parents: one parent may not hold more), on the same
- * server. Each Delegate run gets a fresh worker process (so the peak is that run's) and a
+ * workflows (a tree of 1,000-wide parents: one parent may not hold more). Every run gets a
+ * dev server of its own (a fresh database: on one server for every run, the server's cost per
+ * subtask grows as its database fills, and the side that ran last paid for the others' histories,
+ * bench/RESULTS.md); each Delegate run a fresh worker process (so the peak is that run's) and a
  * timeout; a size that fails or times out is reported with its progress, and the larger
  * sizes are not tried.
  */
 import type { ChildProcess } from 'node:child_process';
-import { beforeCheckout, peakRssMiB, quietRuntime, report, root, round, spawnTsx, startTemporal, stopChild } from './lib';
+import {
+  beforeCheckout,
+  peakRssMiB,
+  quietRuntime,
+  report,
+  root,
+  round,
+  spawnTsx,
+  startTemporal,
+  stopChild,
+  type BenchTemporal,
+} from './lib';
 import { bareRun, echoManifest, patientResult, startBareWorker } from './delegate-runs';
 import { delegationJob } from '../workflows/delegation-job';
 import { jobStatusQuery } from '../workflows/messages';
@@ -18,14 +31,23 @@ const SIZES = (process.env.BENCH_WIDTHS ?? '2000,5000,10000').split(',').map(Num
 const timeoutFor = (n: number) => Number(process.env.BENCH_WIDTH_TIMEOUT ?? Math.max(120, Math.round(n * 0.06)));
 
 quietRuntime();
-const t = await startTemporal('width');
 const beforeDir = beforeCheckout();
 const rows: (string | number)[][] = [];
 const data = [];
 let worker: ChildProcess | undefined;
 let stopAt: number | undefined;
 
-async function progress(workflowId: string): Promise<string> {
+/** Runs `fn` against a dev server of its own, stopped after it. */
+async function onFreshServer<T>(fn: (t: BenchTemporal) => Promise<T>): Promise<T> {
+  const t = await startTemporal('width');
+  try {
+    return await fn(t);
+  } finally {
+    await t.close();
+  }
+}
+
+async function progress(t: BenchTemporal, workflowId: string): Promise<string> {
   try {
     const p = await t.client.workflow.getHandle(workflowId).query(jobStatusQuery);
     return p.progress ? `${p.progress.completed}/${p.progress.total} top-level children done` : 'no progress';
@@ -36,8 +58,10 @@ async function progress(workflowId: string): Promise<string> {
 
 type Outcome = { ok: true; seconds: number; rss: number; note: string } | { ok: false; seconds: number; rss: number; note: string };
 
-/** One N-wide job on a fresh worker process of `cwd`'s checkout. */
-async function delegateWidth(n: number, side: 'after' | 'before', cwd: string): Promise<Outcome> {
+/** One N-wide job on a fresh worker process of `cwd`'s checkout, on a server of its own. */
+const delegateWidth = (n: number, side: 'after' | 'before', cwd: string) => onFreshServer((t) => delegateWidthOn(t, n, side, cwd));
+
+async function delegateWidthOn(t: BenchTemporal, n: number, side: 'after' | 'before', cwd: string): Promise<Outcome> {
   const taskQueue = `bench-width-${side}`;
   worker = await spawnTsx(
     'workers/main.ts',
@@ -83,23 +107,24 @@ async function delegateWidth(n: number, side: 'after' | 'before', cwd: string): 
   }
   const note =
     outcome.kind === 'timeout'
-      ? `timeout after ${timeoutFor(n)}s: ${await progress(workflowId)}`
+      ? `timeout after ${timeoutFor(n)}s: ${await progress(t, workflowId)}`
       : `failed: ${String((outcome.err as Error).cause ?? outcome.err).slice(0, 120)}`;
   await handle.terminate('bench timeout').catch(() => undefined);
   return { ok: false, seconds, rss, note };
 }
 
-/** The bare baseline for N, on an in-process worker (no Delegate worker running). */
-async function bareWidth(n: number): Promise<number> {
-  const bare = await startBareWorker(t.workerConnection);
-  const running = bare.run();
-  try {
-    return (await bareRun(t.client, n, 'width-bare')).ms / 1000;
-  } finally {
-    bare.shutdown();
-    await running;
-  }
-}
+/** The bare baseline for N, on an in-process worker (no Delegate worker running), on a server of its own. */
+const bareWidth = (n: number) =>
+  onFreshServer(async (t) => {
+    const bare = await startBareWorker(t.workerConnection);
+    const running = bare.run();
+    try {
+      return (await bareRun(t.client, n, 'width-bare')).ms / 1000;
+    } finally {
+      bare.shutdown();
+      await running;
+    }
+  });
 
 try {
   for (const n of SIZES) {
@@ -156,5 +181,4 @@ try {
   );
 } finally {
   await stopChild(worker);
-  await t.close();
 }
