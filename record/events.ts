@@ -19,6 +19,17 @@ export function createJobEvents({ db, dialect }: RecordDb) {
     /** Appends events to a job's stream in order; an event whose key the job already has is skipped. Returns the seqs written. */
     async append(tenant: string, jobId: string, events: NewJobEvent[]): Promise<number[]> {
       if (!events.length) return [];
+      // one event on SQLite (every step's own): one statement, atomic under SQLite's one writer, in place
+      // of a transaction of four (two reads, the insert, the commit): 0.67 ms of the worker's main
+      // thread per subtask was this append (bench/RESULTS.md). A key the job has already: no row, no seq
+      if (dialect === 'sqlite' && events.length === 1) {
+        const e = events[0]!;
+        const { rows } = await sql<{ seq: number }>`INSERT INTO job_events (tenant, job_id, seq, key, type, data, at)
+          SELECT ${tenant}, ${jobId}, COALESCE(MAX(seq), 0) + 1, ${e.key}, ${e.type}, ${JSON.stringify(e.data)}, ${Math.floor(e.at ?? Date.now())}
+          FROM job_events WHERE tenant = ${tenant} AND job_id = ${jobId}
+          ON CONFLICT (tenant, job_id, key) DO NOTHING RETURNING seq`.execute(db);
+        return rows.map((r) => Number(r.seq));
+      }
       return db.transaction().execute(async (trx) => {
         // one writer per job at a time: seqs are handed out and committed in order (SQLite has one writer anyway)
         if (dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock(hashtext(${`${tenant}/${jobId}`}))`.execute(trx);
