@@ -25,6 +25,7 @@ import { dropDatabase } from '../scripts/postgres';
 import { DEPLOY_DIR, freePortOffset, readEnvFile, startTemporalServer, temporalSettings } from '../scripts/temporal-server';
 import { PgProbe, cpuSeconds, ioCounters, minus, type PgSnapshot } from './cluster-probe';
 import { delegateRun } from './delegate-runs';
+import { FANOUT_FLAT_MAX_CLUSTER, FANOUT_FLAT_MAX_DEV_SERVER } from '../core/engine-limits';
 import { treeCost } from './history-cost';
 import { report, round, sleep, spawnTsx, startTemporal, stopChild, table } from './lib';
 
@@ -97,6 +98,9 @@ interface Result {
 }
 
 /** Warm-up, idle window, then JOBS parallel jobs of n/JOBS subtasks; every counter before and after. */
+/** The fan-out cut each server's deployment sets (DELEGATE_FANOUT_FLAT_MAX): `npm start`'s on the dev server, the default on the cluster. */
+const flatMaxOf = (stack: Stack) => (stack.label === 'dev' ? FANOUT_FLAT_MAX_DEV_SERVER : FANOUT_FLAT_MAX_CLUSTER);
+
 async function measure(stack: Stack, workers: ChildProcess[], jobs: number, label: string): Promise<Result> {
   const perJob = Math.floor(N / jobs);
   const n = perJob * jobs;
@@ -111,7 +115,9 @@ async function measure(stack: Stack, workers: ChildProcess[], jobs: number, labe
   try {
     const runs = await Promise.race([
       Promise.all(
-        Array.from({ length: jobs }, (_, i) => delegateRun(stack.client, perJob, { taskQueue: QUEUE, prefix: `${label}-j${i}` })),
+        Array.from({ length: jobs }, (_, i) =>
+          delegateRun(stack.client, perJob, { taskQueue: QUEUE, prefix: `${label}-j${i}`, fanoutFlatMax: flatMaxOf(stack) }),
+        ),
       ),
       new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timeout after ${timeoutS}s`)), timeoutS * 1000))),
     ]);

@@ -14,6 +14,7 @@ import { delegationJob } from '../workflows/delegation-job';
 import { baselineFanout, baselineTree } from './baseline/workflows';
 import { benchRecord, startTemporal, type BenchTemporal } from './lib';
 import { builtinAgents } from '../activities';
+import { FANOUT_FLAT_MAX_DEV_SERVER } from '../core/engine-limits';
 
 /** The echo agent's manifest, as the API hands it to a job it resolved at submission. */
 export const echoManifest = builtinAgents.find((a) => a.manifest.id === 'echo')!.manifest;
@@ -37,7 +38,11 @@ export async function patientResult<T>(handle: { result(): Promise<T> }): Promis
 }
 
 /** Runs an N-wide echo fan-out as a Delegate job; returns ms and the root workflow id. */
-export async function delegateRun(client: Client, n: number, opts: { resolve?: boolean; prefix?: string; taskQueue?: string } = {}) {
+export async function delegateRun(
+  client: Client,
+  n: number,
+  opts: { resolve?: boolean; prefix?: string; taskQueue?: string; fanoutFlatMax?: number } = {},
+) {
   const jobId = `${opts.prefix ?? 'orch'}-${n}-${++seq}`;
   const workflowId = `job/bench/${jobId}`;
   const started = performance.now();
@@ -54,6 +59,8 @@ export async function delegateRun(client: Client, n: number, opts: { resolve?: b
             tasks: Array.from({ length: n }, (_, i) => ({ id: `t${i}`, question: `q${i}`, agent: 'echo' })),
           },
           tenant: 'bench',
+          // as the deployment's API would set it: the dev server's (npm start) unless said otherwise
+          limits: { fanoutFlatMax: opts.fanoutFlatMax ?? FANOUT_FLAT_MAX_DEV_SERVER },
           ...(opts.resolve ? {} : { agents: { echo: echoManifest } }),
         },
       ],

@@ -25,6 +25,11 @@ export const EXECUTION_TIMEOUT_MARGIN_SECONDS = 300;
 /** Default ceiling on one step's worst case (timeout × attempts + backoff), seconds. */
 export const DEFAULT_STEP_CEILING_SECONDS = 86_400;
 
+/** EngineLimits.fanoutFlatMax on a sharded cluster (the default): one parent of 400 children queued on its lock (bench/RESULTS.md). */
+export const FANOUT_FLAT_MAX_CLUSTER = 100;
+/** EngineLimits.fanoutFlatMax on the single-shard dev server (`npm start`): flat up to the wide fan-outs' batches. */
+export const FANOUT_FLAT_MAX_DEV_SERVER = 500;
+
 /** Engine-limit knobs of a job, all optional: operators set some, tests lower others. */
 export interface EngineLimits {
   /** Longest the job may run; then running children are halted and the job returns what it has. @default 86400 */
@@ -37,6 +42,13 @@ export interface EngineLimits {
   subtaskStepsPerRun?: number;
   /** A pipeline job continues as new after this many stages in one run (tests lower it). @default none: by history size */
   pipelineStagesPerRun?: number;
+  /**
+   * A fan-out of at most this many tasks runs flat in its job; one of more (up to 500) runs as a
+   * tree of batches (MIDDLE_BATCH_PATCH). The deployment's choice: on a sharded cluster one parent's
+   * lock makes one wide job slow (100), on the single-shard dev server the tree's extra workflow tasks
+   * cost more than they save (500). @default 100
+   */
+  fanoutFlatMax?: number;
 }
 
 /** What a run knows about its own history (a subset of workflowInfo()). */

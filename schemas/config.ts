@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_POOL_SLOTS, PoolsEnvSchema } from './pools';
+import { FANOUT_FLAT_MAX_CLUSTER, FANOUT_FLAT_MAX_DEV_SERVER } from '../core/engine-limits';
 
 const port = z.coerce.number().int().min(0).max(65_535);
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
@@ -113,6 +114,15 @@ export const ConfigSchema = z
       .max(31_536_000)
       .default(300)
       .describe('longest a step waits for a worker to start it (schedule-to-start); then the subtask ends agent_unavailable; 0: no bound'),
+    DELEGATE_FANOUT_FLAT_MAX: z.coerce
+      .number()
+      .int()
+      .min(FANOUT_FLAT_MAX_CLUSTER)
+      .max(FANOUT_FLAT_MAX_DEV_SERVER)
+      .default(FANOUT_FLAT_MAX_CLUSTER)
+      .describe(
+        'a fan-out of at most this many tasks runs flat in its job, one of more (to 500) as a tree of batches: 100 on a sharded cluster (one parent per 400 children queues on its lock), 500 on the single-shard dev server (`npm start` sets it)',
+      ),
     DELEGATE_POOLS: PoolsEnvSchema.optional().describe(
       `pool=steps pairs ("gpu=4,cheap=16"): the agent pools this worker hosts on every lane and the concurrent steps of each; unset: every pool of the agents file, ${DEFAULT_POOL_SLOTS} steps each`,
     ),

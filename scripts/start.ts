@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../config/config';
 import { developmentKey, keyNotice } from './api-key';
 import { startDevServer } from './dev-server';
+import { FANOUT_FLAT_MAX_DEV_SERVER } from '../core/engine-limits';
 import { Supervisor } from './supervisor';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -57,6 +58,8 @@ const env = {
   TEMPORAL_ADDRESS: address,
   TEMPORAL_UI_URL: uiUrl,
   ...(generatedKey ? { DELEGATE_API_KEYS: `default=${generatedKey}` } : {}),
+  // its own dev server has one history shard: fan-outs of up to 500 run flat there (bench/RESULTS.md)
+  ...(!external && !process.env.DELEGATE_FANOUT_FLAT_MAX ? { DELEGATE_FANOUT_FLAT_MAX: String(FANOUT_FLAT_MAX_DEV_SERVER) } : {}),
 };
 await stack.launch('worker', 'workers/main.ts', env);
 await stack.launch('api', 'api/server.ts', env);

@@ -93,7 +93,12 @@ export async function delegationJob(input: JobInput): Promise<JobResult> {
   const spec = withTaskPriorities(input.spec, workflowInfo().priority?.priorityKey);
   // a fan-out of 101–500 tasks is a tree since MIDDLE_BATCH_PATCH (asked only of those: no marker in other jobs)
   // a batch is never cut again: a wide fan-out's batches of 250 stay one level below their job
-  const plan = planBatches(spec, DEFAULT_MAX_PARALLEL, !input.batch && inMiddleBand(spec) && patched(MIDDLE_BATCH_PATCH));
+  // (the width it stays flat up to is the deployment's, carried in the input: a run replays with the cut it began with)
+  const plan = planBatches(
+    spec,
+    DEFAULT_MAX_PARALLEL,
+    !input.batch && inMiddleBand(spec, input.limits?.fanoutFlatMax) && patched(MIDDLE_BATCH_PATCH),
+  );
   const rt = new JobRuntime(plan ? { ...input, spec: plan.spec } : spec === input.spec ? input : { ...input, spec }, plan?.batchIds);
   if (input.carry) restoreCarry(rt, input.carry);
   let done = false;

@@ -180,6 +180,7 @@ export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, des
         maxDurationSeconds: config.DELEGATE_JOB_MAX_SECONDS,
         stepCeilingSeconds: config.DELEGATE_STEP_CEILING_SECONDS,
         stepScheduleToStartSeconds: config.DELEGATE_STEP_SCHEDULE_TIMEOUT_SECONDS,
+        fanoutFlatMax: config.DELEGATE_FANOUT_FLAT_MAX,
       },
       ...(extra.scout ? { scout: extra.scout } : {}),
     };

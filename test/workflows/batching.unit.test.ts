@@ -17,6 +17,13 @@ describe('a fan-out as a tree of batches', () => {
     expect(inMiddleBand(fanout(100))).toBe(false);
     expect(inMiddleBand(fanout(101))).toBe(true);
     expect(inMiddleBand(fanout(501))).toBe(false);
+    // the deployment's width up to which a fan-out stays flat (DELEGATE_FANOUT_FLAT_MAX): never below the band's start
+    expect(inMiddleBand(fanout(400), 500)).toBe(false);
+    expect(inMiddleBand(fanout(500), 500)).toBe(false);
+    expect(inMiddleBand(fanout(201), 200)).toBe(true);
+    expect(inMiddleBand(fanout(200), 200)).toBe(false);
+    expect(inMiddleBand(fanout(101), 50)).toBe(true);
+    expect(inMiddleBand(fanout(101), undefined)).toBe(true);
   });
 
   it('cuts 400 tasks into 8 batches of 50, all at once, each with its share of maxParallel', () => {

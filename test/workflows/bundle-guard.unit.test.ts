@@ -21,10 +21,10 @@ import { eagerBytes, eagerWorkflowGraph, violations, type EagerGraph } from './b
  * core/) when the whole graph was first preloaded; 368,383 of the project's once the job's and the
  * subtask's hot path lost their promise wrappers (sync fast paths, each with its comment); 374,182
  * with the job's reports (log lines, finished subtasks) batched per activation and its event writes
- * per burst (5,800 bytes, most of them the comments that say why). Raise it on purpose, in the
- * commit that needs it, saying why.
+ * per burst (5,800 bytes, most of them the comments that say why); 375,718 with the deployment's
+ * fan-out cut (EngineLimits.fanoutFlatMax). Raise it on purpose, in the commit that needs it, saying why.
  */
-const BUDGET = { total: 772_000, project: 375_000 };
+const BUDGET = { total: 773_000, project: 376_500 };
 
 let graph: EagerGraph;
 beforeAll(async () => {

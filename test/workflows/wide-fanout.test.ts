@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import type { JobResult } from '../../schemas';
-import { uniqueId, useApp } from '../helpers';
+import { delegationJob } from '../../workflows/delegation-job';
+import { testClient, uniqueId, useApp } from '../helpers';
 
 const app = useApp();
 
@@ -66,5 +67,22 @@ describe('wide fan-out as a tree of batches', () => {
     expect(r.batches?.map((b) => b.id)).toEqual(['batch-0001', 'batch-0002']);
     const status = await app.inject({ method: 'GET', url: `/v1/jobs/${jobId}` });
     expect(status.json()).toMatchObject({ status: 'success', progress: { total: 120, succeeded: 120 } });
+  });
+
+  it('runs the same fan-out flat where the deployment says so (DELEGATE_FANOUT_FLAT_MAX 500: the dev server)', async () => {
+    const jobId = uniqueId('flat');
+    const tasks = Array.from({ length: 120 }, (_, i) => ({ id: `f${i}`, question: `q${i}`, agent: 'echo' }));
+    const client = await testClient();
+    const r = await client.workflow.execute(delegationJob, {
+      taskQueue: inject('taskQueue'),
+      workflowId: `job/test/${jobId}`,
+      args: [{ spec: { jobId, pattern: 'fanout', maxParallel: 20, tasks }, tenant: 'test', limits: { fanoutFlatMax: 500 } }],
+    });
+    expect(r).toMatchObject({ status: 'success', metrics: { subtasks: 120 } });
+    expect(r.batches).toBeUndefined();
+    expect(r.results.map((x) => x.id)).toEqual(tasks.map((t) => t.id));
+    // its children are the tasks themselves, one level below the job
+    const child = await client.workflow.getHandle(`job/test/${jobId}/f7`).describe();
+    expect(child.status.name).toBe('COMPLETED');
   });
 });

@@ -29,9 +29,13 @@ export const MIDDLE_MIN_BATCH = 50;
 /** The patch id of the middle band's batches (jobs that began flat replay flat): do not change. */
 export const MIDDLE_BATCH_PATCH = 'fanout-middle-batches';
 
-/** Whether a job is in the middle band: batched since MIDDLE_BATCH_PATCH, flat before. */
-export const inMiddleBand = (spec: Pick<JobSpec, 'pattern' | 'tasks'>): boolean =>
-  spec.pattern === 'fanout' && spec.tasks.length > MIDDLE_THRESHOLD && spec.tasks.length <= BATCH_THRESHOLD;
+/**
+ * Whether a job is in the middle band: batched since MIDDLE_BATCH_PATCH, flat before. `flatMax`: the
+ * deployment's width up to which a fan-out stays flat (EngineLimits.fanoutFlatMax; MIDDLE_THRESHOLD
+ * when the job's input does not say, as in every run begun before the setting).
+ */
+export const inMiddleBand = (spec: Pick<JobSpec, 'pattern' | 'tasks'>, flatMax = MIDDLE_THRESHOLD): boolean =>
+  spec.pattern === 'fanout' && spec.tasks.length > Math.max(MIDDLE_THRESHOLD, flatMax) && spec.tasks.length <= BATCH_THRESHOLD;
 
 /** How a fan-out is cut: tasks per batch, batches at once, and each batch's parallelism out of the job's. */
 interface Cut {
