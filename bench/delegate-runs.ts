@@ -12,7 +12,7 @@ import * as baselineActivities from './baseline/activities';
 import { bundleWorkflows, createWorker, type WorkerTuning } from '../workers/worker';
 import { delegationJob } from '../workflows/delegation-job';
 import { baselineFanout, baselineTree } from './baseline/workflows';
-import { benchRecord, startTemporal, type BenchTemporal } from './lib';
+import { benchRecord, withTemporal, type BenchTemporal } from './lib';
 import { builtinAgents } from '../activities';
 import { FANOUT_FLAT_MAX_DEV_SERVER } from '../core/engine-limits';
 
@@ -150,18 +150,14 @@ export async function startBenchWorkers(
   };
 }
 
-/**
- * Runs `fn` on a dev server of its own (a fresh database: on one server for every run, the
- * server's cost per subtask grows as its database fills, and a later side pays more) with the
- * bench's workers on it, then stops both.
- */
-export async function onFreshServer<T>(name: string, bundle: WorkflowBundle, fn: (t: BenchTemporal) => Promise<T>): Promise<T> {
-  const t = await startTemporal(name);
-  const workers = await startBenchWorkers(t.workerConnection, {}, bundle);
-  try {
-    return await fn(t);
-  } finally {
-    await workers.stop().catch((err) => console.error(err));
-    await t.close();
-  }
+/** Runs `fn` on a dev server of its own (`withTemporal`) with the bench's workers on it, then stops both. */
+export function onFreshServer<T>(name: string, bundle: WorkflowBundle, fn: (t: BenchTemporal) => Promise<T>): Promise<T> {
+  return withTemporal(name, async (t) => {
+    const workers = await startBenchWorkers(t.workerConnection, {}, bundle);
+    try {
+      return await fn(t);
+    } finally {
+      await workers.stop().catch((err) => console.error(err));
+    }
+  });
 }

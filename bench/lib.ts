@@ -62,6 +62,19 @@ export async function startTemporal(name: string, settings?: Record<string, stri
   };
 }
 
+/**
+ * Runs `fn` on a dev server of its own (a fresh database: on one server for every run, the
+ * server's cost per subtask grows as its database fills, and a later side pays more), then stops it.
+ */
+export async function withTemporal<T>(name: string, fn: (t: BenchTemporal) => Promise<T>): Promise<T> {
+  const t = await startTemporal(name);
+  try {
+    return await fn(t);
+  } finally {
+    await t.close();
+  }
+}
+
 let record: Promise<OpenRecord> | undefined;
 /** This process's job record: a SQLite file in a temp folder (Delegate's workers archive every root job). */
 export async function benchRecord(): Promise<RecordStore> {

@@ -18,7 +18,7 @@ import {
   root,
   round,
   spawnTsx,
-  startTemporal,
+  withTemporal,
   stopChild,
   type BenchTemporal,
 } from './lib';
@@ -37,16 +37,6 @@ const data = [];
 let worker: ChildProcess | undefined;
 let stopAt: number | undefined;
 
-/** Runs `fn` against a dev server of its own, stopped after it. */
-async function onFreshServer<T>(fn: (t: BenchTemporal) => Promise<T>): Promise<T> {
-  const t = await startTemporal('width');
-  try {
-    return await fn(t);
-  } finally {
-    await t.close();
-  }
-}
-
 async function progress(t: BenchTemporal, workflowId: string): Promise<string> {
   try {
     const p = await t.client.workflow.getHandle(workflowId).query(jobStatusQuery);
@@ -59,7 +49,7 @@ async function progress(t: BenchTemporal, workflowId: string): Promise<string> {
 type Outcome = { ok: true; seconds: number; rss: number; note: string } | { ok: false; seconds: number; rss: number; note: string };
 
 /** One N-wide job on a fresh worker process of `cwd`'s checkout, on a server of its own. */
-const delegateWidth = (n: number, side: 'after' | 'before', cwd: string) => onFreshServer((t) => delegateWidthOn(t, n, side, cwd));
+const delegateWidth = (n: number, side: 'after' | 'before', cwd: string) => withTemporal('width', (t) => delegateWidthOn(t, n, side, cwd));
 
 async function delegateWidthOn(t: BenchTemporal, n: number, side: 'after' | 'before', cwd: string): Promise<Outcome> {
   const taskQueue = `bench-width-${side}`;
@@ -115,7 +105,7 @@ async function delegateWidthOn(t: BenchTemporal, n: number, side: 'after' | 'bef
 
 /** The bare baseline for N, on an in-process worker (no Delegate worker running), on a server of its own. */
 const bareWidth = (n: number) =>
-  onFreshServer(async (t) => {
+  withTemporal('width', async (t) => {
     const bare = await startBareWorker(t.workerConnection);
     const running = bare.run();
     try {

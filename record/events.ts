@@ -20,8 +20,8 @@ export function createJobEvents({ db, dialect }: RecordDb) {
     async append(tenant: string, jobId: string, events: NewJobEvent[]): Promise<number[]> {
       if (!events.length) return [];
       // one event on SQLite (every step's own): one statement, atomic under SQLite's one writer, in place
-      // of a transaction of four (two reads, the insert, the commit): 0.67 ms of the worker's main
-      // thread per subtask was this append (bench/RESULTS.md). A key the job has already: no row, no seq
+      // of a transaction of four (two reads, the insert, the commit): 0.07 ms of CPU instead of 0.18
+      // (bench/RESULTS.md). A key the job has already: no row, no seq
       if (dialect === 'sqlite' && events.length === 1) {
         const e = events[0]!;
         const { rows } = await sql<{ seq: number }>`INSERT INTO job_events (tenant, job_id, seq, key, type, data, at)

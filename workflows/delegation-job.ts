@@ -27,6 +27,7 @@ import type { JobProgress, JobResult } from '../schemas';
 import { ErrorType } from '../core/errors';
 import { withTaskPriorities } from '../core/priority';
 import { runFanout } from './patterns/fanout';
+import { afterBurst } from './job/burst';
 import { inMiddleBand, MIDDLE_BATCH_PATCH, planBatches } from './patterns/batching';
 import { installBudgetHandlers } from './job/budget';
 import { installModelHandler } from './job/model';
@@ -112,15 +113,7 @@ export async function delegationJob(input: JobInput): Promise<JobResult> {
     });
   // rendered once per burst of changes, not per change: an activation that starts or settles a
   // hundred children renders the details table (a walk over every task) once, not a hundred times
-  let detailsDue = false;
-  rt.records.watch(() => {
-    if (detailsDue) return;
-    detailsDue = true;
-    void Promise.resolve().then(() => {
-      detailsDue = false;
-      setCurrentDetails(renderDetails(rt));
-    });
-  });
+  rt.records.watch(afterBurst(() => setCurrentDetails(renderDetails(rt))));
   rt.records.changed();
 
   setHandler(stopSignal, () => rt.children.stopAll(), { description: jobMessages.stop });

@@ -10,6 +10,7 @@
 import { proxySinks } from '@temporalio/workflow';
 import type { TaskResult } from '../../schemas';
 import type { DelegateReportSinks, JobReportBatch, WorkflowLogLine } from '../telemetry-sinks';
+import { afterBurst } from './burst';
 
 const { delegateReports } = proxySinks<DelegateReportSinks>();
 
@@ -42,12 +43,8 @@ export class JobReports {
     this.due();
   }
 
-  /** The first report of a burst schedules the batch's hand-over after the burst. */
-  private due(): void {
-    if (this.lines.length + this.finishedOnes.length > 1) return;
-    // one microtask later: every child settled or started in this activation has added its reports by then
-    void Promise.resolve().then(() => this.flush());
-  }
+  /** The batch's hand-over, once after the burst of reports (every child this activation starts or settles). */
+  private readonly due = afterBurst(() => this.flush());
 
   /** Hands the buffered reports to the worker in one call. */
   flush(): void {
