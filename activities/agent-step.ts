@@ -4,7 +4,6 @@ import type { JobEvents } from '../record';
 import type { AgentManifest, AgentRef, Budget, Evidence, NewJobEvent, TaskSpec, Usage } from '../schemas';
 import { ErrorType } from '../core/errors';
 import { MAX_FALLBACKS } from '../schemas/job';
-import { addUsage } from '../core/money';
 import { refusal, type AgentRegistry } from './agents/registry';
 import { semanticText } from './agents/semantic-router';
 import type { PreviousStage, SteeringNote, StepAnswer, StepAsk } from './agents/types';
@@ -456,8 +455,7 @@ export function createAgentActivities({
     await stream.flush();
     // the step ran and spent: a refused output still carries its usage, so the subtask books it;
     // earlier attempts' spend (their last heartbeat's) is part of the step's
-    const usage: Usage = addUsage(stream.carried, reply.usage ?? {});
-    ctx.heartbeat({ usage });
+    const usage: Usage = stream.settle(reply.usage ?? {});
     tagActiveSpan(spendAttributes(usage));
     const size = Buffer.byteLength(JSON.stringify(reply) ?? '');
     if (size > MAX_STEP_OUTPUT_BYTES) {

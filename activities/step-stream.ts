@@ -8,7 +8,7 @@
  */
 import type { Context } from '@temporalio/activity';
 import { log } from '@temporalio/activity';
-import { addUsage, usageOf } from '../core/money';
+import { addUsage, spentSomething, usageOf } from '../core/money';
 import type { NewJobEvent, Usage } from '../schemas';
 
 /** How often streamed text is written to the job's stream, at most. */
@@ -98,5 +98,15 @@ export function createStepStream({ ctx, append, fields, key }: StepStreamOptions
     },
     /** Writes what is buffered and waits for every delta written so far. */
     flush: flushNow,
+    /**
+     * The step's whole spend once its agent answered (`reported`: the answer's usage, earlier
+     * attempts' added), heartbeated so a retry of a refused output still books it; a step that
+     * spent nothing sends no heartbeat, since each first one is a call to the server.
+     */
+    settle(reported: Partial<Usage>): Usage {
+      const usage = addUsage(carried, reported);
+      if (spentSomething(usage)) ctx.heartbeat({ usage });
+      return usage;
+    },
   };
 }

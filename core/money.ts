@@ -83,6 +83,11 @@ export function usageOf(m: Partial<Usage>): Usage {
   return Object.fromEntries(SPEND_AXES.map((a) => [a, m[a] ?? 0])) as Usage;
 }
 
+/** True when a usage spent anything on any accumulating axis. */
+export function spentSomething(u: Partial<Usage>): boolean {
+  return SPEND_AXES.some((a) => (u[a] ?? 0) > 0);
+}
+
 /** Adds two usages, exactly (money in micro-dollars); an axis missing from either counts 0. */
 export function addUsage(a: Partial<Usage>, b: Partial<Usage>): Usage {
   return Object.fromEntries(SPEND_AXES.map((x) => [x, addOn(x, a[x] ?? 0, b[x] ?? 0)])) as Usage;

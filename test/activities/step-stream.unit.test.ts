@@ -60,6 +60,16 @@ describe('step stream', () => {
   it('sends nothing while nothing was spent (a first attempt)', () => {
     expect(createStepStream({ ctx: fakeCtx().ctx, fields: {}, key: 'k#1' }).details()).toBeUndefined();
   });
+
+  it("settles the answer's spend with one heartbeat, earlier attempts' added; none for a step that spent nothing", () => {
+    const first = fakeCtx();
+    expect(createStepStream({ ctx: first.ctx, fields: {}, key: 'k#1' }).settle({})).toEqual({ costUsd: 0, tokens: 0, toolCalls: 0 });
+    expect(first.beats).toEqual([]);
+    const retried = fakeCtx({ usage: { costUsd: 0.5, tokens: 100, toolCalls: 0 } });
+    const usage = createStepStream({ ctx: retried.ctx, fields: {}, key: 'k#2' }).settle({ tokens: 20 });
+    expect(usage).toEqual({ costUsd: 0.5, tokens: 120, toolCalls: 0 });
+    expect(retried.beats).toEqual([{ usage }]);
+  });
 });
 
 describe('LLM turn pricing and caching', () => {
