@@ -61,6 +61,8 @@ export async function delegateRun(
           tenant: 'bench',
           // as the deployment's API would set it: the dev server's (npm start) unless said otherwise
           limits: { fanoutFlatMax: opts.fanoutFlatMax ?? FANOUT_FLAT_MAX_DEV_SERVER },
+          // as the API starts its jobs: it checked the input by the workflow's rules (JobInput.checked)
+          checked: true,
           ...(opts.resolve ? {} : { agents: { echo: echoManifest } }),
         },
       ],

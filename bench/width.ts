@@ -70,6 +70,8 @@ async function delegateWidthOn(t: BenchTemporal, n: number, side: 'after' | 'bef
         spec: { jobId, pattern: 'fanout', tasks: Array.from({ length: n }, (_, i) => ({ id: `t${i}`, question: `q${i}`, agent: 'echo' })) },
         tenant: 'bench',
         agents: { echo: echoManifest },
+        // as the API starts its jobs (JobInput.checked)
+        checked: true,
       },
     ],
   });

@@ -78,8 +78,9 @@ export async function delegationJob(input: JobInput): Promise<JobResult> {
   // schemas cost a subtask (which needs neither) several times its own work (bench/RESULTS.md)
   // A job's own batches and nested jobs are not checked again: their input is cut by the job from
   // the input it checked, and the check (zod and every schema, evaluated anew in each run) cost
-  // a batch of 50 subtasks about 14 ms, 0.36 ms per subtask (bench/RESULTS.md)
-  if (!startedByJob()) {
+  // a batch of 50 subtasks about 14 ms, 0.36 ms per subtask (bench/RESULTS.md). Nor is a job the
+  // API started (`checked`): it checked the input by these rules before the run began
+  if (!input.checked && !startedByJob()) {
     const { jobInputProblems } = await import(/* webpackMode: "eager" */ '../schemas/job-input');
     const problems = jobInputProblems(input);
     if (problems.length > 0) {

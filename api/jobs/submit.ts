@@ -12,6 +12,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { checkCallbackUrl, netPolicyFromConfig } from '../../activities';
 import { countSubtasks, type AgentManifest, type JobSpec } from '../../schemas';
 import { researchJobLabels } from '../../schemas/research-mapping';
+import { jobInputProblems } from '../../schemas/job-input';
 import type { delegationJob, JobInput } from '../../workflows/delegation-job';
 import { EXECUTION_TIMEOUT_MARGIN_SECONDS } from '../../core/engine-limits';
 import { LABELS_KEY, labelKeywords, PATTERN_KEY, STATUS_KEY, TENANT_KEY } from '../../core/search-attributes';
@@ -183,7 +184,21 @@ export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, des
         fanoutFlatMax: config.DELEGATE_FANOUT_FLAT_MAX,
       },
       ...(extra.scout ? { scout: extra.scout } : {}),
+      // checked below by the workflow's own rules: the run need not load them again
+      checked: true,
     };
+    // the spec passed the request's schema; the input built from it must pass the workflow's rules too
+    const invalid = jobInputProblems(input);
+    if (invalid.length > 0)
+      throw new HttpProblem(
+        400,
+        'Invalid request',
+        'the job input does not meet the job workflow rules',
+        invalid.map((p) => {
+          const [path, message] = [p.slice(0, p.indexOf(': ')), p.slice(p.indexOf(': ') + 2)];
+          return { path: path.startsWith('spec.') ? `body.${path.slice(5)}` : path, message };
+        }),
+      );
     const bytes = Buffer.byteLength(JSON.stringify(input));
     if (bytes > MAX_INPUT_BYTES) {
       throw new HttpProblem(

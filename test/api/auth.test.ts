@@ -6,6 +6,7 @@ import { buildApp } from '../../api/app';
 import { loadRegistry } from '../../activities';
 import { loadTenants } from '../../config/tenants';
 import { delegationJob } from '../../workflows/delegation-job';
+import { jobInputProblems } from '../../schemas/job-input';
 
 const alpha = useApp({}, 'alpha');
 const beta = useApp({}, 'beta');
@@ -274,5 +275,39 @@ describe('the workflow checks its own input', () => {
       expect(err).toBeInstanceOf(WorkflowFailedError);
       expect((err as WorkflowFailedError).cause).toMatchObject({ type: 'InvalidInput' });
     }
+  });
+
+  it('starts a job the API submitted as checked, with an input that meets the same rules: the run does not load them again', async () => {
+    const jobId = uniqueId('checked');
+    const res = await alpha.inject({
+      method: 'POST',
+      url: '/v1/jobs',
+      payload: {
+        jobId,
+        pattern: 'fanout',
+        tasks: [{ id: 'a', question: 'q', agent: 'echo', budget: { costUsd: 1 } }],
+        labels: { team: 'x' },
+      },
+    });
+    expect(res.statusCode).toBe(201);
+    const { workflowId } = res.json() as { workflowId: string };
+    const history = await (await testClient()).workflow.getHandle(workflowId).fetchHistory();
+    const payload = history.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!.data!;
+    const input = JSON.parse(Buffer.from(payload).toString('utf8')) as Record<string, unknown>;
+    expect(input.checked).toBe(true);
+    expect(jobInputProblems(input)).toEqual([]);
+    // the run trusts the flag: an input the rules refuse (a label with a quote) runs when it is set
+    const trusted = {
+      spec: { jobId: uniqueId('trusted'), pattern: 'fanout', tasks: [{ id: 'a', question: 'q', agent: 'echo' }], labels: { k: 'a"b' } },
+    };
+    expect(jobInputProblems(trusted)).not.toEqual([]);
+    const result = await (
+      await testClient()
+    ).workflow.execute(delegationJob, {
+      taskQueue: inject('taskQueue'),
+      workflowId: `job/test/${trusted.spec.jobId}`,
+      args: [{ ...trusted, checked: true } as never],
+    });
+    expect(result.status).toBe('success');
   });
 });

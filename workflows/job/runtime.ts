@@ -60,6 +60,13 @@ export interface JobInput {
   scout?: ScoutJobInput;
   /** The job's current model and output cap as last updated (job-model.ts); absent: the spec's. */
   model?: JobModelState;
+  /**
+   * Set by the API, which checked the input by the workflow's own rules (schemas/job-input.ts)
+   * before starting the run: the run does not load zod and every schema to check it again (about
+   * 60 ms of the workflow thread per job, before its first child starts). A job started straight
+   * through Temporal without it is checked by the workflow.
+   */
+  checked?: true;
 }
 
 /** Per-run context a pattern adds to a task (a pipeline hands each stage the previous one). */
