@@ -22,9 +22,11 @@ import { eagerBytes, eagerWorkflowGraph, violations, type EagerGraph } from './b
  * subtask's hot path lost their promise wrappers (sync fast paths, each with its comment); 374,182
  * with the job's reports (log lines, finished subtasks) batched per activation and its event writes
  * per burst (5,800 bytes, most of them the comments that say why); 375,718 with the deployment's
- * fan-out cut (EngineLimits.fanoutFlatMax). Raise it on purpose, in the commit that needs it, saying why.
+ * fan-out cut (EngineLimits.fanoutFlatMax); 377,392 with host rules 3 (the step cut through the
+ * root scope, and the input check skipped for jobs the API checked). Raise it on purpose, in the
+ * commit that needs it, saying why.
  */
-const BUDGET = { total: 773_000, project: 376_500 };
+const BUDGET = { total: 774_000, project: 378_000 };
 
 let graph: EagerGraph;
 beforeAll(async () => {

@@ -126,6 +126,17 @@ describe('recorded histories replay against the current workflow code', () => {
       (firstInput(r) as { hostRules?: number } | undefined)?.hostRules === 2 &&
       JSON.stringify(r.history).includes('ACTIVITY_TASK_CANCEL_REQUESTED');
     expect(subtasks.filter(cutAwaited).map((r) => r.workflowId)).toContain('job/rec/cut-steps/cut');
+    // and of host rules 3: a step the cancel signal cut through the run's root scope (no scope per step),
+    // beside the same scenario recorded under the rules before (a scope per step)
+    const cutInRoot = (r: RecordedRun) =>
+      (firstInput(r) as { hostRules?: number } | undefined)?.hostRules === 3 &&
+      JSON.stringify(r.history).includes('ACTIVITY_TASK_CANCEL_REQUESTED');
+    expect(subtasks.filter(cutInRoot).map((r) => r.workflowId)).toContain('job/rec/cancel/a');
+    expect(
+      recorded
+        .filter((x) => x.label.startsWith('cancel.2026-12-03') && x.run.workflowId === 'job/rec/cancel/a')
+        .map((x) => firstInput(x.run)),
+    ).toEqual([expect.not.objectContaining({ hostRules: 3 })]);
     // and of `scout`: a root that settles its scout before its record, and roots without one
     const settlesScout = (r: RecordedRun) => JSON.stringify(r.history).includes('"finishScout"');
     expect(roots.filter(settlesScout).map((r) => r.workflowId)).toEqual(['job/rec/scout']);

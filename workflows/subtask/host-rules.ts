@@ -9,11 +9,14 @@
  *                          · the rules' state carried through continue-as-new
  *   hostRules 2 ────────── and a step cut by the latency budget or a cancel books what it spent
  *                          (the step's cancellation is awaited for the usage it carries)
+ *   hostRules 3 ────────── and a cancel cuts the step in flight through the run's root scope (no
+ *                          scope per step: five promises less on the workflow thread), after
+ *                          which the loop halts `cancelled` whatever the step did
  */
 import { parseStopConditions, type StopCondition } from '../../core/stop-conditions';
 
 /** The host rules jobs start subtasks with (input `hostRules`). */
-export const HOST_RULES = 2;
+export const HOST_RULES = 3;
 
 /** What a run enforces, decided once from its input. */
 export interface HostRules {
@@ -33,6 +36,11 @@ export interface HostRules {
   readonly carryRuleState: boolean;
   /** A cut step's activity is cancelled and awaited (WAIT_CANCELLATION_COMPLETED): the usage it reports is booked. */
   readonly bookCutSteps: boolean;
+  /**
+   * Steps run in the run's root scope, which the cancel signal cancels (runtime.ts StepCutter);
+   * a step cut so ends `cancel` even when it failed first, so nothing cancellable runs after it.
+   */
+  readonly cutInRootScope: boolean;
 }
 
 /**
@@ -52,5 +60,6 @@ export function hostRules(version: number | undefined, stopConditions: readonly 
     repromptSummary: on,
     carryRuleState: on,
     bookCutSteps: v >= 2,
+    cutInRootScope: v >= 3,
   };
 }

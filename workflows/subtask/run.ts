@@ -337,14 +337,7 @@ export class SubtaskRun {
       ...human,
       ...(r.hitl.approvedTools.length ? { approvedTools: r.hitl.approvedTools } : {}),
     };
-    const outcome = await runStep(
-      options,
-      sent,
-      sent.budgetLeft.latencySeconds,
-      () => r.cancelRequested,
-      this.cutter,
-      this.rules.bookCutSteps,
-    );
+    const outcome = await runStep(options, sent, sent.budgetLeft.latencySeconds, () => r.cancelRequested, this.cutter, this.rules);
     if (outcome.kind === 'failed' && outcome.failure.approvalTools) {
       // the agent did not run: the step waits for its tools' approval, then runs again
       r.attempts += outcome.failure.attempts;

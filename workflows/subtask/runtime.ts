@@ -86,28 +86,44 @@ export function stepOptions({ task, agentId, policy, queue, deadline, scheduleTo
   };
 }
 
+/** How a run's steps are cut (its host rules'). */
+export interface CutRules {
+  /** hostRules 2: a cut step is awaited until it acknowledges, and what it spent comes back with the cut. */
+  bookCutSteps: boolean;
+  /** hostRules 3: the step runs in the root scope, which the cut cancels; a cut step ends `cancel`, whatever it did. */
+  cutInRootScope: boolean;
+}
+
 /**
  * The cancel signal's way into the step in flight: its handler calls `cut()`, which cancels the
- * step's scope at once (no watcher per step). Steps under a latency budget race a timer instead.
+ * step at once (no watcher per step). Steps under a latency budget race a timer instead.
+ *
+ * From hostRules 3 the step runs in the run's root scope and the cut cancels that scope: no scope
+ * is made per step (each costs the workflow thread five promises, with a stack captured for
+ * each). Nothing cancellable may run after a cut then, so the step's outcome is `cancel` whatever
+ * it was, and the loop halts. Runs from before keep a scope of their own per step.
  */
 export class StepCutter {
   private scope?: CancellationScope;
+  private inFlight = false;
   private cutRequested = false;
+  /** The run's root scope: the cutter is made in the workflow function, outside any other scope. */
+  private readonly root = CancellationScope.current();
 
   /** The cancel signal's handler: the step in flight (if any) is cancelled now. */
   cut(): void {
     this.cutRequested = true;
-    this.scope?.cancel();
+    if (this.scope) this.scope.cancel();
+    else if (this.inFlight) this.root.cancel();
   }
 
-  /**
-   * Runs one step in its own scope, which `cut()` cancels; with `bookCut` (hostRules 2) a cut step
-   * is awaited until it acknowledges, and what it reports having spent comes back with the cut.
-   */
-  async run(step: () => Promise<AgentStepOutput>, maxAttempts: number, bookCut: boolean): Promise<StepOutcome> {
-    const scope = (this.scope = new CancellationScope());
+  /** Runs one step, which `cut()` cancels (how: `rules`). */
+  async run(step: () => Promise<AgentStepOutput>, maxAttempts: number, rules: CutRules): Promise<StepOutcome> {
+    const bookCut = rules.bookCutSteps;
+    const scope = rules.cutInRootScope ? this.root : (this.scope = new CancellationScope());
+    this.inFlight = true;
     try {
-      const running = scope.run(step);
+      const running = rules.cutInRootScope ? step() : scope.run(step);
       // a cancel that came before the step started: as if it came right after
       if (this.cutRequested) scope.cancel();
       const out = await running;
@@ -116,21 +132,21 @@ export class StepCutter {
       return { kind: 'ok', out };
     } catch (err) {
       const failure = classify(err, maxAttempts);
-      // a failure that beat the cancel to the step is still a failure, as when a watcher raced it
-      if (!this.cutRequested || !isCancellation(err)) return { kind: 'failed', failure };
+      // before hostRules 3, a failure that beat the cancel to the step is still a failure, as when a watcher raced it
+      if (!this.cutRequested || (!isCancellation(err) && !rules.cutInRootScope)) return { kind: 'failed', failure };
       return bookCut && failure.usage ? { kind: 'cancel', usage: failure.usage } : { kind: 'cancel' };
     } finally {
       this.scope = undefined;
+      this.inFlight = false;
     }
   }
 }
 
 /**
  * One step, raced against the latency budget (`latencyLeft` seconds; undefined: none) and the
- * cancel signal. A cut step's activity is cancelled and awaited; with `bookCut` (hostRules 2)
+ * cancel signal. A cut step's activity is cancelled and awaited; with `bookCutSteps` (hostRules 2)
  * until it acknowledges, so the usage it reports (or its last heartbeat's) comes back with the cut.
- * Without a latency budget the cancel signal reaches the step through `cutter` alone: one scope
- * per step, no watcher.
+ * Without a latency budget the cancel signal reaches the step through `cutter` alone: no watcher.
  */
 export function runStep(
   options: ActivityOptions,
@@ -138,15 +154,16 @@ export function runStep(
   latencyLeft: number | undefined,
   cancelled: () => boolean,
   cutter: StepCutter,
-  bookCut = false,
+  rules: CutRules,
 ): Promise<StepOutcome> {
+  const bookCut = rules.bookCutSteps;
   const { agentStep } = proxyActivities<Activities>(
     bookCut ? { ...options, cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED } : options,
   );
   const run = () => agentStep(input);
   const maxAttempts = input.maxAttempts ?? 1;
   // not async itself: a step without a latency budget is the cutter's promise alone
-  if (latencyLeft === undefined) return cutter.run(run, maxAttempts, bookCut);
+  if (latencyLeft === undefined) return cutter.run(run, maxAttempts, rules);
   return raceLatency(run, maxAttempts, latencyLeft, cancelled, bookCut);
 }
 

@@ -1,4 +1,4 @@
-/** The host rules as one object: what a run started without them keeps, and what versions 1 and 2 enforce. */
+/** The host rules as one object: what a run started without them keeps, and what versions 1, 2 and 3 enforce. */
 import { describe, expect, it } from 'vitest';
 import { HOST_RULES, hostRules } from '../../../workflows/subtask/host-rules';
 
@@ -13,15 +13,17 @@ describe('hostRules', () => {
       repromptSummary: false,
       carryRuleState: false,
       bookCutSteps: false,
+      cutInRootScope: false,
     });
   });
 
-  it('jobs start subtasks with version 2: every rule on, the stop conditions parsed once', () => {
-    expect(HOST_RULES).toBe(2);
+  it('jobs start subtasks with version 3: every rule on, the stop conditions parsed once', () => {
+    expect(HOST_RULES).toBe(3);
     const r = hostRules(HOST_RULES, ['Confidence ≥ 0.8', 'budget is exhausted', 'cites two sources']);
     expect(r).toMatchObject({
-      version: 2,
+      version: 3,
       bookCutSteps: true,
+      cutInRootScope: true,
       explainBudgetHalt: true,
       budgetHaltIsPartial: true,
       repromptSummary: true,
@@ -30,6 +32,8 @@ describe('hostRules', () => {
     expect(r.stopConditions.map((c) => c.kind)).toEqual(['threshold', 'budget_exhausted', 'rubric']);
     expect(r.haltOnBudget).toEqual({ kind: 'budget_exhausted', text: 'budget is exhausted' });
     expect(hostRules(1, undefined)).toMatchObject({ stopConditions: [], haltOnBudget: undefined, bookCutSteps: false });
+    // runs started under version 2 keep a scope per step: their histories replay as recorded
+    expect(hostRules(2, undefined)).toMatchObject({ bookCutSteps: true, cutInRootScope: false });
   });
 
   it('keeps the conditions that parse from a TaskSpec the API did not check', () => {
