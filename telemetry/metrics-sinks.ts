@@ -7,7 +7,6 @@ import type { WorkerMetrics } from './metrics';
 export function metricsSinks(metrics: WorkerMetrics): InjectedSinks<DelegateMetricsSinks> {
   return {
     delegateMetrics: {
-      subtaskFinished: { fn: (_info, o) => metrics.subtaskFinished(o), callDuringReplay: false },
       jobFinished: { fn: (_info, o) => metrics.jobFinished(o), callDuringReplay: false },
       voteDecided: { fn: (_info, d) => metrics.voteDecided(d), callDuringReplay: false },
     },

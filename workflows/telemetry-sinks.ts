@@ -45,10 +45,9 @@ export interface VoteDecision {
   cancelled: number;
 }
 
-/** The sink a worker provides as `delegateMetrics`. */
+/** The sink a worker provides as `delegateMetrics` (subtasks are counted from their job's `delegateReports` batches). */
 export interface DelegateMetricsSinks extends Sinks {
   delegateMetrics: {
-    subtaskFinished(o: SubtaskOutcome): void;
     jobFinished(o: JobOutcome): void;
     voteDecided(d: VoteDecision): void;
   };

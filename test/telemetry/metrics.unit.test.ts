@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { CircuitBreaker, CircuitState } from '../../activities';
 import { createApiMetrics, createWorkerMetrics } from '../../telemetry/metrics';
 import { metricsSinks } from '../../telemetry/metrics-sinks';
+import { reportSinks } from '../../telemetry/report-sinks';
 import { scrapeAllowed } from '../../telemetry/metrics-server';
 import type { SubtaskOutcome } from '../../workflows/telemetry-sinks';
 
@@ -32,9 +33,14 @@ describe('worker metrics', () => {
   it('counts what the workflow sink reports: subtasks, spend per axis, budget halts, jobs and votes', async () => {
     const m = createWorkerMetrics();
     const sinks = metricsSinks(m).delegateMetrics;
-    expect(sinks.subtaskFinished.callDuringReplay).toBe(false);
-    await sinks.subtaskFinished.fn(info, outcome());
-    await sinks.subtaskFinished.fn(info, outcome({ status: 'partial', failureReason: 'budget_exhausted', costUsd: 0.5, tokens: 0 }));
+    // subtasks are counted from the job's batch of its activation (delegateReports), jobs and votes from delegateMetrics
+    const reports = reportSinks(m).delegateReports;
+    expect(reports.batch.callDuringReplay).toBe(false);
+    expect(sinks.jobFinished.callDuringReplay).toBe(false);
+    await reports.batch.fn(info, {
+      lines: [],
+      finished: [outcome(), outcome({ status: 'partial', failureReason: 'budget_exhausted', costUsd: 0.5, tokens: 0 })],
+    });
     await sinks.jobFinished.fn(info, { tenant: 'acme', pattern: 'vote', status: 'success', root: true, costUsd: 0.75, savedUsd: 0.4 });
     await sinks.voteDecided.fn(info, { tenant: 'acme', early: true, cancelled: 2 });
     const text = await m.registry.metrics();
