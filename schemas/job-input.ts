@@ -27,11 +27,17 @@ export const JobInputSchema = z.object({
     .optional(),
 });
 
-/** Field paths and messages of an invalid job input (empty when valid). */
-export function jobInputProblems(input: unknown): string[] {
-  const issues: string[] = [];
-  const note = (prefix: string[], err: z.ZodError) =>
-    err.issues.forEach((i) => issues.push(`${[...prefix, ...i.path.map(String)].join('.') || '(input)'}: ${i.message}`));
+/** One thing wrong with a job input: where (the input's field path) and what. */
+export interface JobInputIssue {
+  path: PropertyKey[];
+  message: string;
+}
+
+/** What is wrong with a job input, at most 20 issues (empty when valid). */
+export function jobInputIssues(input: unknown): JobInputIssue[] {
+  const issues: JobInputIssue[] = [];
+  const note = (prefix: PropertyKey[], err: z.ZodError) =>
+    err.issues.forEach((i) => issues.push({ path: [...prefix, ...i.path], message: i.message }));
   const parsed = JobInputSchema.safeParse(input);
   if (!parsed.success) note([], parsed.error);
   else {
@@ -40,4 +46,9 @@ export function jobInputProblems(input: unknown): string[] {
     if (!spec.success) note(['spec'], spec.error);
   }
   return issues.slice(0, 20);
+}
+
+/** Field paths and messages of an invalid job input (empty when valid). */
+export function jobInputProblems(input: unknown): string[] {
+  return jobInputIssues(input).map((i) => `${i.path.map(String).join('.') || '(input)'}: ${i.message}`);
 }

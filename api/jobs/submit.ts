@@ -12,7 +12,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { checkCallbackUrl, netPolicyFromConfig } from '../../activities';
 import { countSubtasks, type AgentManifest, type JobSpec } from '../../schemas';
 import { researchJobLabels } from '../../schemas/research-mapping';
-import { jobInputProblems } from '../../schemas/job-input';
+import { jobInputIssues } from '../../schemas/job-input';
 import type { delegationJob, JobInput } from '../../workflows/delegation-job';
 import { EXECUTION_TIMEOUT_MARGIN_SECONDS } from '../../core/engine-limits';
 import { LABELS_KEY, labelKeywords, PATTERN_KEY, STATUS_KEY, TENANT_KEY } from '../../core/search-attributes';
@@ -20,7 +20,7 @@ import { canonicalJson } from '../../core/vote-tally';
 import { agentQueueFor, JOB_WORKFLOW } from '../../core/names';
 import { declaredPools } from '../../config/pools';
 import { tagActiveSpan } from '../../telemetry/tracing';
-import { HttpProblem } from '../errors';
+import { formatPath, HttpProblem } from '../errors';
 import { laneQueues, type LaneWatch, type QueueRef } from '../lanes';
 import { createRunningJobsQuota } from '../quotas';
 import { checkOutputSchemas, checkRunnable, resolveAgents } from '../spec-check';
@@ -187,17 +187,20 @@ export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, des
       // checked below by the workflow's own rules: the run need not load them again
       checked: true,
     };
-    // the spec passed the request's schema; the input built from it must pass the workflow's rules too
-    const invalid = jobInputProblems(input);
-    if (invalid.length > 0)
+    // the spec passed the request's schema; the input built from it must pass the workflow's rules too:
+    // the spec's problems are the client's (400), the rest (tenant, lane, limits) the deployment's (500)
+    const issues = jobInputIssues(input);
+    const ours = issues.filter((i) => i.path[0] !== 'spec');
+    if (ours.length > 0)
+      throw new Error(
+        `the job input the API built breaks the workflow's rules: ${ours.map((i) => `${formatPath(i.path)}: ${i.message}`).join('; ')}`,
+      );
+    if (issues.length > 0)
       throw new HttpProblem(
         400,
         'Invalid request',
-        'the job input does not meet the job workflow rules',
-        invalid.map((p) => {
-          const [path, message] = [p.slice(0, p.indexOf(': ')), p.slice(p.indexOf(': ') + 2)];
-          return { path: path.startsWith('spec.') ? `body.${path.slice(5)}` : path, message };
-        }),
+        'the job does not meet the job workflow rules',
+        issues.map((i) => ({ path: formatPath(i.path.slice(1), 'body'), message: i.message })),
       );
     const bytes = Buffer.byteLength(JSON.stringify(input));
     if (bytes > MAX_INPUT_BYTES) {
