@@ -58,14 +58,6 @@ const PATTERNS: Record<string, (rt: JobRuntime) => Promise<PatternOutcome>> = {
   vote: runVote,
 };
 
-/** True for a job's batch or nested job: a child whose id is its parent's plus a task id (children.ts `childId`). */
-function startedByJob(): boolean {
-  const { parent, workflowId } = workflowInfo();
-  return (
-    parent !== undefined && workflowId.startsWith(`${parent.workflowId}/`) && !workflowId.slice(parent.workflowId.length + 1).includes('/')
-  );
-}
-
 /** Markdown shown in the Temporal UI's "current details" of the job. */
 function renderDetails(rt: JobRuntime): string {
   return jobDetails(rt.spec.pattern, rt.spec.jobId, rt.records.counts(), rt.ledgerSnapshot());
@@ -76,11 +68,10 @@ export async function delegationJob(input: JobInput): Promise<JobResult> {
   // the same rules as the API's, for jobs started straight through Temporal. Loaded here, not
   // imported: every workflow run evaluates the modules it imports afresh, and zod plus the
   // schemas cost a subtask (which needs neither) several times its own work (bench/RESULTS.md)
-  // A job's own batches and nested jobs are not checked again: their input is cut by the job from
-  // the input it checked, and the check (zod and every schema, evaluated anew in each run) cost
-  // a batch of 50 subtasks about 14 ms, 0.36 ms per subtask (bench/RESULTS.md). Nor is a job the
-  // API started (`checked`): it checked the input by these rules before the run began
-  if (!input.checked && !startedByJob()) {
+  // Not for an input that says it was `checked`: the API's (it ran these rules before the start) and
+  // a job's batches and nested jobs (cut by the job from the input it checked). The check (zod and
+  // every schema, evaluated anew in each run) cost a batch of 50 subtasks about 14 ms (bench/RESULTS.md)
+  if (!input.checked) {
     const { jobInputProblems } = await import(/* webpackMode: "eager" */ '../schemas/job-input');
     const problems = jobInputProblems(input);
     if (problems.length > 0) {

@@ -194,6 +194,8 @@ export class JobChildren {
               ...(s.events ? { events: s.events } : {}),
               ...(s.isBatch(task.id) ? { batch: true } : {}),
               ...withModel(nestedModel(input, task.job!)),
+              // cut from this job's input, which was checked: the child's run need not check it again
+              checked: true,
             } satisfies JobInput,
           ],
           typedSearchAttributes: [{ key: PATTERN_KEY, value: task.job!.pattern }, ...inherited],

@@ -62,9 +62,10 @@ export interface JobInput {
   model?: JobModelState;
   /**
    * Set by the API, which checked the input by the workflow's own rules (schemas/job-input.ts)
-   * before starting the run: the run does not load zod and every schema to check it again (about
-   * 60 ms of the workflow thread per job, before its first child starts). A job started straight
-   * through Temporal without it is checked by the workflow.
+   * before starting the run, and by a job on its batches and nested jobs (cut from the input it
+   * checked): the run does not load zod and every schema to check it again (about 60 ms of the
+   * workflow thread per job, before its first child starts). A job started straight through
+   * Temporal without it is checked by the workflow.
    */
   checked?: true;
 }

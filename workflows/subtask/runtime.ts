@@ -104,8 +104,8 @@ export interface CutRules {
  * it was, and the loop halts. Runs from before keep a scope of their own per step.
  */
 export class StepCutter {
+  /** The scope of the step in flight (the root's from hostRules 3, its own before); none between steps. */
   private scope?: CancellationScope;
-  private inFlight = false;
   private cutRequested = false;
   /** The run's root scope: the cutter is made in the workflow function, outside any other scope. */
   private readonly root = CancellationScope.current();
@@ -113,15 +113,13 @@ export class StepCutter {
   /** The cancel signal's handler: the step in flight (if any) is cancelled now. */
   cut(): void {
     this.cutRequested = true;
-    if (this.scope) this.scope.cancel();
-    else if (this.inFlight) this.root.cancel();
+    this.scope?.cancel();
   }
 
   /** Runs one step, which `cut()` cancels (how: `rules`). */
   async run(step: () => Promise<AgentStepOutput>, maxAttempts: number, rules: CutRules): Promise<StepOutcome> {
     const bookCut = rules.bookCutSteps;
-    const scope = rules.cutInRootScope ? this.root : (this.scope = new CancellationScope());
-    this.inFlight = true;
+    const scope = (this.scope = rules.cutInRootScope ? this.root : new CancellationScope());
     try {
       const running = rules.cutInRootScope ? step() : scope.run(step);
       // a cancel that came before the step started: as if it came right after
@@ -137,7 +135,6 @@ export class StepCutter {
       return bookCut && failure.usage ? { kind: 'cancel', usage: failure.usage } : { kind: 'cancel' };
     } finally {
       this.scope = undefined;
-      this.inFlight = false;
     }
   }
 }
