@@ -97,10 +97,10 @@ interface Result {
   writes: Record<string, number>;
 }
 
-/** Warm-up, idle window, then JOBS parallel jobs of n/JOBS subtasks; every counter before and after. */
 /** The fan-out cut each server's deployment sets (DELEGATE_FANOUT_FLAT_MAX): `npm start`'s on the dev server, the default on the cluster. */
 const flatMaxOf = (stack: Stack) => (stack.label === 'dev' ? FANOUT_FLAT_MAX_DEV_SERVER : FANOUT_FLAT_MAX_CLUSTER);
 
+/** Warm-up, idle window, then JOBS parallel jobs of n/JOBS subtasks; every counter before and after. */
 async function measure(stack: Stack, workers: ChildProcess[], jobs: number, label: string): Promise<Result> {
   const perJob = Math.floor(N / jobs);
   const n = perJob * jobs;

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as baselineActivities from './baseline/activities';
 import { bundleWorkflows, createWorker, type WorkerTuning } from '../workers/worker';
-import { delegationJob } from '../workflows/delegation-job';
+import { delegationJob, type JobInput } from '../workflows/delegation-job';
 import { baselineFanout, baselineTree } from './baseline/workflows';
 import { benchRecord, withTemporal, type BenchTemporal } from './lib';
 import { builtinAgents } from '../activities';
@@ -37,6 +37,30 @@ export async function patientResult<T>(handle: { result(): Promise<T> }): Promis
   }
 }
 
+/**
+ * The input of an N-wide echo fan-out job, as the API would start it: its agent resolved at
+ * submission (unless `resolve`), the dev server's fan-out cut (npm start's) unless said otherwise,
+ * and `checked` (the API ran the workflow's input rules).
+ */
+export function echoJobInput(
+  jobId: string,
+  n: number,
+  opts: { resolve?: boolean; maxParallel?: number; fanoutFlatMax?: number } = {},
+): JobInput {
+  return {
+    spec: {
+      jobId,
+      pattern: 'fanout',
+      ...(opts.maxParallel !== undefined ? { maxParallel: opts.maxParallel } : {}),
+      tasks: Array.from({ length: n }, (_, i) => ({ id: `t${i}`, question: `q${i}`, agent: 'echo' })),
+    },
+    tenant: 'bench',
+    limits: { fanoutFlatMax: opts.fanoutFlatMax ?? FANOUT_FLAT_MAX_DEV_SERVER },
+    checked: true,
+    ...(opts.resolve ? {} : { agents: { echo: echoManifest } }),
+  };
+}
+
 /** Runs an N-wide echo fan-out as a Delegate job; returns ms and the root workflow id. */
 export async function delegateRun(
   client: Client,
@@ -50,22 +74,7 @@ export async function delegateRun(
     await client.workflow.start(delegationJob, {
       taskQueue: opts.taskQueue ?? delegateQueue,
       workflowId,
-      args: [
-        {
-          spec: {
-            jobId,
-            pattern: 'fanout',
-            maxParallel: Math.min(n, 1000),
-            tasks: Array.from({ length: n }, (_, i) => ({ id: `t${i}`, question: `q${i}`, agent: 'echo' })),
-          },
-          tenant: 'bench',
-          // as the deployment's API would set it: the dev server's (npm start) unless said otherwise
-          limits: { fanoutFlatMax: opts.fanoutFlatMax ?? FANOUT_FLAT_MAX_DEV_SERVER },
-          // as the API starts its jobs: it checked the input by the workflow's rules (JobInput.checked)
-          checked: true,
-          ...(opts.resolve ? {} : { agents: { echo: echoManifest } }),
-        },
-      ],
+      args: [echoJobInput(jobId, n, { ...opts, maxParallel: Math.min(n, 1000) })],
     }),
   );
   if (result.status !== 'success' || result.metrics.subtasks !== n)

@@ -22,7 +22,7 @@ import {
   stopChild,
   type BenchTemporal,
 } from './lib';
-import { bareRun, echoManifest, patientResult, startBareWorker } from './delegate-runs';
+import { bareRun, echoJobInput, patientResult, startBareWorker } from './delegate-runs';
 import { delegationJob } from '../workflows/delegation-job';
 import { jobStatusQuery } from '../workflows/messages';
 
@@ -65,15 +65,7 @@ async function delegateWidthOn(t: BenchTemporal, n: number, side: 'after' | 'bef
   const handle = await t.client.workflow.start(delegationJob, {
     taskQueue,
     workflowId,
-    args: [
-      {
-        spec: { jobId, pattern: 'fanout', tasks: Array.from({ length: n }, (_, i) => ({ id: `t${i}`, question: `q${i}`, agent: 'echo' })) },
-        tenant: 'bench',
-        agents: { echo: echoManifest },
-        // as the API starts its jobs (JobInput.checked)
-        checked: true,
-      },
-    ],
+    args: [echoJobInput(jobId, n)],
   });
   let timer: NodeJS.Timeout | undefined;
   const outcome = await Promise.race([
