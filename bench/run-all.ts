@@ -25,6 +25,7 @@ const ALL = [
   'llm-stream',
   'workflow-profile',
   'engine-share',
+  'replay-cost',
 ];
 const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ALL;
 const failed: string[] = [];

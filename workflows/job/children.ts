@@ -68,6 +68,23 @@ export function childId(task: TaskSpec): string {
   return `${workflowInfo().workflowId}/${task.id}`;
 }
 
+/**
+ * A scope whose `run` adds no promise of its own. The SDK's is an async function that awaits
+ * `fn` (to clear a scope's timeout after it, which this scope has none of): two promises per
+ * call, each one a stack the SDK captures for the UI's stack trace. Here `fn` runs in the scope
+ * as it is: what it starts synchronously (a child's start command, the result promise made with
+ * it) is linked to this scope, as with the SDK's `run`, and the commands are the same.
+ */
+class ShieldScope extends CancellationScope {
+  protected override runInContext<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return fn();
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+  }
+}
+
 /** A job's running children and the stop/cancel state that reaches them. */
 export class JobChildren {
   private readonly running = new Map<string, Running>();
@@ -84,7 +101,7 @@ export class JobChildren {
    * job signals its children itself (cancelAll). One scope for the job rather than one per call:
    * each new scope costs the workflow thread its own promises, twice per child.
    */
-  readonly detached = new CancellationScope({ cancellable: false });
+  readonly detached = new ShieldScope({ cancellable: false });
 
   /** The job's manifests as its nested jobs and batches get them, cut once per run (not per child). */
   private readonly nestedAgents: JobInput['agents'];
