@@ -1,8 +1,8 @@
 /**
  * The reference pages that must follow the code: the configuration variables (generated from
  * the schema by `npm run docs:config`), the error types (every failure reason, error type and
- * problem type of the code is on the page), and every relative link of the docs (its file and
- * its #anchor exist).
+ * problem type of the code is on the page), every relative link of the docs (its file and
+ * its #anchor exist), and the contributors' table of benches (a row for each).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
@@ -77,5 +77,16 @@ describe('links in the docs', () => {
   it('do not point at README sections that moved', () => {
     const stale = [...docFiles(), 'CONTRIBUTING.md'].filter((f) => /README\.md#/.test(read(f)));
     expect(stale).toEqual([]);
+  });
+});
+
+describe("CONTRIBUTING.md's table of benches", () => {
+  it('has a row for every bench `npm run bench` runs', () => {
+    // bench/run-all.ts runs when imported: its list is read as text
+    const list = /const ALL = \[([\s\S]*?)\];/.exec(read('bench/run-all.ts'))![1]!;
+    const benches = [...list.matchAll(/'([a-z0-9-]+)'/g)].map((m) => m[1]!);
+    expect(benches.length).toBeGreaterThan(10);
+    const page = read('CONTRIBUTING.md');
+    expect(benches.filter((b) => !page.includes(`| \`${b}\` |`))).toEqual([]);
   });
 });
