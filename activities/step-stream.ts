@@ -51,7 +51,8 @@ export function createStepStream({ ctx, append, fields, key }: StepStreamOptions
   let timer: NodeJS.Timeout | undefined;
   let chain: Promise<void> = Promise.resolve();
   const total = (): Usage => (own ? addUsage(carried, own) : carried);
-  const details = (): StepHeartbeat | undefined => (own || carried.tokens || carried.costUsd ? { usage: total() } : undefined);
+  // an earlier attempt's spend on any axis counts (one that only called tools included), not only tokens and dollars
+  const details = (): StepHeartbeat | undefined => (own || spentSomething(carried) ? { usage: total() } : undefined);
 
   function flushNow(): Promise<void> {
     if (timer) clearTimeout(timer);

@@ -57,6 +57,11 @@ describe('step stream', () => {
     expect(s.carried).toEqual({ costUsd: 0.5, tokens: 100, toolCalls: 1 });
   });
 
+  it("reports an earlier attempt that only called tools: a failure before this attempt's first usage still books them", () => {
+    const s = createStepStream({ ctx: fakeCtx({ usage: { costUsd: 0, tokens: 0, toolCalls: 3 } }).ctx, fields: {}, key: 'k#2' });
+    expect(s.details()).toEqual({ usage: { costUsd: 0, tokens: 0, toolCalls: 3 } });
+  });
+
   it('sends nothing while nothing was spent (a first attempt)', () => {
     expect(createStepStream({ ctx: fakeCtx().ctx, fields: {}, key: 'k#1' }).details()).toBeUndefined();
   });
