@@ -24,26 +24,46 @@ export interface TreeCost {
 
 const zero = (): EngineCost => ({ workflows: 0, events: 0, workflowTasks: 0, activityTasks: 0 });
 
-/** Walks the tree of workflows under `rootId` (latest runs), `concurrency` histories at a time. */
-export async function treeCost(client: Client, rootId: string, concurrency = 16): Promise<TreeCost> {
-  const cost: TreeCost = { parents: zero(), leaves: zero() };
+/** One workflow of a job's tree, as `walkTree` hands it over. */
+export interface TreeNode {
+  workflowId: string;
+  history: proto.temporal.api.history.v1.IHistory;
+  /** True when it started children (the job, its batches and nested jobs; bare's parents). */
+  isParent: boolean;
+}
+
+/** Visits every workflow of the tree under `rootId` (latest runs), `concurrency` histories fetched at a time. */
+export async function walkTree(client: Client, rootId: string, visit: (node: TreeNode) => void, concurrency = 16): Promise<void> {
   const queue = [rootId];
-  const visit = async (workflowId: string) => {
+  const fetchOne = async (workflowId: string) => {
     const history = await client.workflow.getHandle(workflowId).fetchHistory();
-    const events = history.events ?? [];
-    const children = events.flatMap((e) =>
+    const children = (history.events ?? []).flatMap((e) =>
       e.eventType === EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED
         ? [e.childWorkflowExecutionStartedEventAttributes!.workflowExecution!.workflowId!]
         : [],
     );
-    const into = children.length > 0 ? cost.parents : cost.leaves;
-    into.workflows += 1;
-    into.events += events.length;
-    into.workflowTasks += events.filter((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED).length;
-    into.activityTasks += events.filter((e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED).length;
+    visit({ workflowId, history, isParent: children.length > 0 });
     queue.push(...children);
   };
-  while (queue.length > 0) await Promise.all(queue.splice(0, concurrency).map(visit));
+  while (queue.length > 0) await Promise.all(queue.splice(0, concurrency).map(fetchOne));
+}
+
+/** What the tree under `rootId` cost the engine, parents and leaves apart. */
+export async function treeCost(client: Client, rootId: string, concurrency = 16): Promise<TreeCost> {
+  const cost: TreeCost = { parents: zero(), leaves: zero() };
+  await walkTree(
+    client,
+    rootId,
+    ({ history, isParent }) => {
+      const events = history.events ?? [];
+      const into = isParent ? cost.parents : cost.leaves;
+      into.workflows += 1;
+      into.events += events.length;
+      into.workflowTasks += events.filter((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED).length;
+      into.activityTasks += events.filter((e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED).length;
+    },
+    concurrency,
+  );
   return cost;
 }
 

@@ -16,10 +16,13 @@ import { freePort, startDevServer, type DevServer } from '../scripts/dev-server'
 export const root = fileURLToPath(new URL('..', import.meta.url));
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** A logger that prints errors only (the benches' runtime, and a bundler's). */
+export const silentLogger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: (m: string) => console.error(m) } as never;
+
 /** Quiets the SDK's own logging (core errors only). Call once, before any worker. */
 export function quietRuntime(): void {
   Runtime.install({
-    logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: (m: string) => console.error(m) } as never,
+    logger: silentLogger,
     telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } },
   });
 }

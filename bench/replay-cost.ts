@@ -20,10 +20,10 @@
  */
 import { bundleWorkflowCode, Worker, type WorkflowBundle } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
-import proto from '@temporalio/proto';
 import { fileURLToPath } from 'node:url';
 import { BEFORE_QUEUE, bareRun, beforeWorkerModule, delegateRun, onFreshServer, startBeforeWorker } from './delegate-runs';
-import { beforeCheckout, quietRuntime, report, round } from './lib';
+import { walkTree, type TreeNode } from './history-cost';
+import { beforeCheckout, quietRuntime, report, round, silentLogger } from './lib';
 import { bundleWorkflows } from '../workers/worker';
 import { createWorkerMetrics } from '../telemetry/metrics';
 import { metricsSinks } from '../telemetry/metrics-sinks';
@@ -32,27 +32,13 @@ import { reportSinks } from '../telemetry/report-sinks';
 const N = Number(process.env.BENCH_N ?? 200);
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 7);
 const PARENT_TIMES = 5;
-const { EventType } = proto.temporal.api.enums.v1;
-type History = proto.temporal.api.history.v1.IHistory;
-type Recorded = { workflowId: string; history: History };
+type Recorded = Omit<TreeNode, 'isParent'>;
 
-/** A run's tree of histories: workflows that start children (the job, its batches; bare's parent) and the leaves. */
+/** A run's histories: workflows that start children (the job, its batches; bare's parent) and the leaves. */
 async function tree(client: Client, rootId: string): Promise<{ parents: Recorded[]; leaves: Recorded[] }> {
   const parents: Recorded[] = [];
   const leaves: Recorded[] = [];
-  for (let queue = [rootId]; queue.length;) {
-    const fetched = await Promise.all(
-      queue.map(async (id) => ({ workflowId: id, history: await client.workflow.getHandle(id).fetchHistory() })),
-    );
-    queue = [];
-    for (const r of fetched) {
-      const children = r.history
-        .events!.filter((e) => e.eventType === EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED)
-        .map((e) => e.startChildWorkflowExecutionInitiatedEventAttributes!.workflowId!);
-      (children.length ? parents : leaves).push(r);
-      queue.push(...children);
-    }
-  }
+  await walkTree(client, rootId, ({ workflowId, history, isParent }) => (isParent ? parents : leaves).push({ workflowId, history }));
   return { parents, leaves };
 }
 
@@ -70,7 +56,7 @@ quietRuntime();
 const delegateBundle = await bundleWorkflows();
 const bareBundle = await bundleWorkflowCode({
   workflowsPath: fileURLToPath(new URL('./baseline/workflows.ts', import.meta.url)),
-  logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: (m: string) => console.error(m) } as never,
+  logger: silentLogger,
 });
 // only when asked: the throughput benches' default "before" (issue 9's) replays nothing of today's
 const beforeDir = process.env.BENCH_BEFORE ? beforeCheckout() : undefined;
