@@ -8,7 +8,7 @@
  */
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { relative } from 'node:path';
-import { interceptorModules, preloadModules, workflowsPath } from '../../workers/worker';
+import { interceptorModules, modernWorkflowCode, preloadModules, workflowsPath } from '../../workers/worker';
 
 /** One module a run evaluates: its path (relative to the project, or the package's), its size, and the chain of imports that reached it. */
 export interface EagerModule {
@@ -23,7 +23,13 @@ export interface EagerGraph {
   shared: Map<string, EagerModule>;
   lazy: Set<string>;
   bundleBytes: number;
+  /** The swc helpers that stand in for syntax Node runs natively (`_object_spread` and the like), by name: none when the code is compiled for Node 20. */
+  downlevelHelpers: string[];
 }
+
+// what swc writes when it compiles below ES2022: object spread, class fields, private members, async functions
+const DOWNLEVEL_HELPER =
+  /\bfunction (_(?:object_spread(?:_props)?|define_property|class_private_\w+|async_to_generator|ts_generator|object_without_properties\w*))\(/g;
 
 type Wp = { resource?: string; size?(): number };
 type Graph = {
@@ -108,7 +114,7 @@ export async function eagerWorkflowGraph({
     workflowInterceptorModules: interceptorModules(tracing),
     preloadModules: preload,
     logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} } as never,
-    webpackConfigHook: (config) => ({ ...config, plugins: [...(config.plugins ?? []), plugin as never] }),
+    webpackConfigHook: (config) => modernWorkflowCode({ ...config, plugins: [...(config.plugins ?? []), plugin as never] }),
   });
   const g = graph!;
   const lazy = new Set<string>();
@@ -143,5 +149,6 @@ export async function eagerWorkflowGraph({
   for (const k of shared.keys()) perRun.delete(k);
   for (const k of perRun.keys()) lazy.delete(k);
   for (const k of shared.keys()) lazy.delete(k);
-  return { eager: perRun, shared, lazy, bundleBytes: Buffer.byteLength(bundle.code) };
+  const downlevelHelpers = [...new Set([...bundle.code.matchAll(DOWNLEVEL_HELPER)].map((m) => m[1]!))].sort();
+  return { eager: perRun, shared, lazy, bundleBytes: Buffer.byteLength(bundle.code), downlevelHelpers };
 }
