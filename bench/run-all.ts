@@ -26,6 +26,7 @@ const ALL = [
   'workflow-profile',
   'engine-share',
   'replay-cost',
+  'lane-cost',
 ];
 const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ALL;
 const failed: string[] = [];
