@@ -9,12 +9,13 @@ import type { NativeConnection, WorkflowBundle } from '@temporalio/worker';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as baselineActivities from './baseline/activities';
-import { bundleWorkflows, createWorker, type WorkerTuning } from '../workers/worker';
+import { bundleWorkflows, createWorker, createWorkers, type AgentLane, type WorkerTuning } from '../workers/worker';
 import { delegationJob, type JobInput } from '../workflows/delegation-job';
 import { baselineFanout, baselineTree } from './baseline/workflows';
 import { benchRecord, withTemporal, type BenchTemporal } from './lib';
 import { builtinAgents } from '../activities';
 import { FANOUT_FLAT_MAX_DEV_SERVER } from '../core/engine-limits';
+import { agentQueueFor } from '../core/names';
 
 /** The echo agent's manifest, as the API hands it to a job it resolved at submission. */
 export const echoManifest = builtinAgents.find((a) => a.manifest.id === 'echo')!.manifest;
@@ -24,6 +25,9 @@ export const BARE_PER_PARENT = 1000;
 let seq = 0;
 const delegateQueue = 'bench-delegate';
 const baselineQueue = 'bench-baseline';
+/** The echo jobs' tenant, and its agent lane on the bench's queue (what the API gives a job: `agentQueue`). */
+const BENCH_TENANT = 'bench';
+export const BENCH_LANE = agentQueueFor(delegateQueue, BENCH_TENANT);
 
 /** A workflow's result, asking again when a long poll times out on a busy server. */
 export async function patientResult<T>(handle: { result(): Promise<T> }): Promise<T> {
@@ -40,12 +44,13 @@ export async function patientResult<T>(handle: { result(): Promise<T> }): Promis
 /**
  * The input of an N-wide echo fan-out job, as the API would start it: its agent resolved at
  * submission (unless `resolve`), the dev server's fan-out cut (npm start's) unless said otherwise,
- * and `checked` (the API ran the workflow's input rules).
+ * and `checked` (the API ran the workflow's input rules); its steps on the tenant's lane when given
+ * one (`agentQueue`: a worker must serve it, `startBenchWorkers`' lanes), else on the job's queue.
  */
 export function echoJobInput(
   jobId: string,
   n: number,
-  opts: { resolve?: boolean; maxParallel?: number; fanoutFlatMax?: number } = {},
+  opts: { resolve?: boolean; maxParallel?: number; fanoutFlatMax?: number; agentQueue?: string } = {},
 ): JobInput {
   return {
     spec: {
@@ -54,9 +59,10 @@ export function echoJobInput(
       ...(opts.maxParallel !== undefined ? { maxParallel: opts.maxParallel } : {}),
       tasks: Array.from({ length: n }, (_, i) => ({ id: `t${i}`, question: `q${i}`, agent: 'echo' })),
     },
-    tenant: 'bench',
+    tenant: BENCH_TENANT,
     limits: { fanoutFlatMax: opts.fanoutFlatMax ?? FANOUT_FLAT_MAX_DEV_SERVER },
     checked: true,
+    ...(opts.agentQueue ? { agentQueue: opts.agentQueue } : {}),
     ...(opts.resolve ? {} : { agents: { echo: echoManifest } }),
   };
 }
@@ -65,10 +71,10 @@ export function echoJobInput(
 export async function delegateRun(
   client: Client,
   n: number,
-  opts: { resolve?: boolean; prefix?: string; taskQueue?: string; fanoutFlatMax?: number } = {},
+  opts: { resolve?: boolean; prefix?: string; taskQueue?: string; fanoutFlatMax?: number; agentQueue?: string } = {},
 ) {
   const jobId = `${opts.prefix ?? 'orch'}-${n}-${++seq}`;
-  const workflowId = `job/bench/${jobId}`;
+  const workflowId = `job/${BENCH_TENANT}/${jobId}`;
   const started = performance.now();
   const result = await patientResult(
     await client.workflow.start(delegationJob, {
@@ -136,35 +142,43 @@ export async function startBareWorker(connection: NativeConnection, tuning: Work
   });
 }
 
-/** Both workers (Delegate's and the baseline's) in this process, on one connection. */
+/** Both workers (Delegate's, with the agent lanes asked for, and the baseline's) in this process, on one connection. */
 export async function startBenchWorkers(
   connection: NativeConnection,
   tuning: WorkerTuning = {},
   bundle?: Awaited<ReturnType<typeof bundleWorkflows>>,
+  lanes: AgentLane[] = [],
 ) {
-  const delegate = await createWorker({
-    connection,
-    namespace: 'default',
-    taskQueue: delegateQueue,
-    workflowBundle: bundle ?? (await bundleWorkflows()),
-    tuning,
-    record: await benchRecord(),
-  });
-  const baseline = await startBareWorker(connection, tuning);
-  const running = Promise.all([delegate.run(), baseline.run()]);
+  const delegate = await createWorkers(
+    {
+      connection,
+      namespace: 'default',
+      taskQueue: delegateQueue,
+      workflowBundle: bundle ?? (await bundleWorkflows()),
+      tuning,
+      record: await benchRecord(),
+    },
+    lanes,
+  );
+  const workers = [...delegate, await startBareWorker(connection, tuning)];
+  const running = Promise.all(workers.map((w) => w.run()));
   return {
     async stop() {
-      delegate.shutdown();
-      baseline.shutdown();
+      for (const w of workers) w.shutdown();
       await running;
     },
   };
 }
 
-/** Runs `fn` on a dev server of its own (`withTemporal`) with the bench's workers on it, then stops both. */
-export function onFreshServer<T>(name: string, bundle: WorkflowBundle, fn: (t: BenchTemporal) => Promise<T>): Promise<T> {
+/** Runs `fn` on a dev server of its own (`withTemporal`) with the bench's workers (and `lanes`) on it, then stops both. */
+export function onFreshServer<T>(
+  name: string,
+  bundle: WorkflowBundle,
+  fn: (t: BenchTemporal) => Promise<T>,
+  lanes: AgentLane[] = [],
+): Promise<T> {
   return withTemporal(name, async (t) => {
-    const workers = await startBenchWorkers(t.workerConnection, {}, bundle);
+    const workers = await startBenchWorkers(t.workerConnection, {}, bundle, lanes);
     try {
       return await fn(t);
     } finally {

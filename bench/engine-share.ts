@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import * as baselineActivities from './baseline/activities';
 import type { EngineShape } from './baseline/shaped';
 import { bareRun, delegateRun, onFreshServer, patientResult } from './delegate-runs';
-import { quietRuntime, report, round, statCpu } from './lib';
+import { median, quietRuntime, report, round, statCpu } from './lib';
 import { NON_RETRYABLE_ERROR_TYPES } from '../core/errors';
 import { bundleWorkflows } from '../workers/worker';
 
@@ -116,7 +116,6 @@ for (let r = 0; r < REPEAT; r++) {
     );
   }
 }
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const ms = (side: Side) => median(runs[side].map((x) => x.ms));
 const per = (side: Side, k: 'serverMs' | 'workerMs') => round(median(runs[side].map((x) => x[k])) / N, 2);
 report(

@@ -9,18 +9,12 @@
  *
  *   BENCH_N=200 BENCH_REPEAT=4 npm run bench -- lane-cost
  */
-import { echoJobInput, onFreshServer, patientResult } from './delegate-runs';
-import { benchRecord, quietRuntime, report, round, statCpu } from './lib';
-import { agentQueueFor } from '../core/names';
-import { bundleWorkflows, createWorkers } from '../workers/worker';
-import { delegationJob } from '../workflows/delegation-job';
+import { BENCH_LANE, delegateRun, onFreshServer } from './delegate-runs';
+import { median, quietRuntime, report, round, statCpu } from './lib';
+import { bundleWorkflows } from '../workers/worker';
 
 const N = Number(process.env.BENCH_N ?? 200);
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 4);
-/** The queue the bench's Delegate worker polls (bench/delegate-runs.ts) and the bench tenant's lane on it. */
-const JOB_QUEUE = 'bench-delegate';
-const TENANT = 'bench';
-const LANE = agentQueueFor(JOB_QUEUE, TENANT);
 
 quietRuntime();
 const bundle = await bundleWorkflows();
@@ -28,48 +22,24 @@ type Side = 'job queue' | 'tenant lane';
 const sides: Side[] = ['job queue', 'tenant lane'];
 const runs: Record<Side, { ms: number; serverMs: number; processMs: number }[]> = { 'job queue': [], 'tenant lane': [] };
 
-let seq = 0;
+// both sides' workers serve the lane (as a worker process does for each tenant: workers/main.ts); one side's jobs use it
 const runSide = (side: Side) =>
-  onFreshServer('lane-cost', bundle, async (t) => {
-    // the lane's own activity worker, as a worker process makes one per tenant (workers/main.ts); the set's
-    // first worker (workflows, on a queue nothing uses) runs too, so that shutting the set down lets the process end
-    const workers = await createWorkers(
-      {
-        connection: t.workerConnection,
-        namespace: 'default',
-        taskQueue: 'bench-lane-host',
-        workflowBundle: bundle,
-        record: await benchRecord(),
-      },
-      [{ taskQueue: LANE, slots: 200 }],
-    );
-    const running = Promise.all(workers.map((w) => w.run()));
-    const run = async (n: number) => {
-      const jobId = `lane-${n}-${++seq}`;
-      const input = {
-        ...echoJobInput(jobId, n, { maxParallel: Math.min(n, 1000) }),
-        ...(side === 'tenant lane' ? { agentQueue: LANE } : {}),
-      };
-      const started = performance.now();
-      const result = await patientResult(
-        await t.client.workflow.start(delegationJob, { taskQueue: JOB_QUEUE, workflowId: `job/${TENANT}/${jobId}`, args: [input] }),
-      );
-      if (result.status !== 'success' || result.metrics.subtasks !== n) throw new Error(`${side} ${n}: ${result.status}`);
-      return performance.now() - started;
-    };
-    try {
+  onFreshServer(
+    'lane-cost',
+    bundle,
+    async (t) => {
+      const run = (n: number) =>
+        delegateRun(t.client, n, { prefix: 'lane', ...(side === 'tenant lane' ? { agentQueue: BENCH_LANE } : {}) });
       await run(10);
       const server = `/proc/${t.server.process.pid!}/stat`;
       const s0 = statCpu(server).ms;
       const p0 = process.cpuUsage();
-      const ms = await run(N);
+      const { ms } = await run(N);
       const p = process.cpuUsage(p0);
       return { ms, serverMs: (statCpu(server).ms - s0) / N, processMs: (p.user + p.system) / 1000 / N };
-    } finally {
-      workers.forEach((w) => w.shutdown());
-      await running;
-    }
-  });
+    },
+    [{ taskQueue: BENCH_LANE, slots: 200 }],
+  );
 
 for (let r = 0; r < REPEAT; r++)
   for (const side of [...sides.slice(r % 2), ...sides.slice(0, r % 2)]) {
@@ -78,7 +48,6 @@ for (let r = 0; r < REPEAT; r++)
     console.log(`${side}: ${Math.round(x.ms)} ms, server ${round(x.serverMs, 2)} ms per subtask, process ${round(x.processMs, 2)}`);
   }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const med = (side: Side, k: 'ms' | 'serverMs' | 'processMs') => median(runs[side].map((x) => x[k]));
 report(
   'lane-cost',
@@ -92,5 +61,5 @@ report(
     round(med(side, 'serverMs'), 2),
     round(med(side, 'processMs'), 2),
   ]),
-  { n: N, repeat: REPEAT, lane: LANE, runs },
+  { n: N, repeat: REPEAT, lane: BENCH_LANE, runs },
 );

@@ -23,7 +23,7 @@ import type { Client } from '@temporalio/client';
 import { fileURLToPath } from 'node:url';
 import { BEFORE_QUEUE, bareRun, beforeWorkerModule, delegateRun, onFreshServer, startBeforeWorker } from './delegate-runs';
 import { walkTree, type TreeNode } from './history-cost';
-import { beforeCheckout, quietRuntime, report, round, silentLogger } from './lib';
+import { beforeCheckout, median, quietRuntime, report, round, silentLogger } from './lib';
 import { bundleWorkflows } from '../workers/worker';
 import { createWorkerMetrics } from '../telemetry/metrics';
 import { metricsSinks } from '../telemetry/metrics-sinks';
@@ -104,7 +104,6 @@ for (let r = 0; r < REPEAT; r++) {
     x.start.push(one - leaf);
   }
 }
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const bare = runs.get(sides[0]!.name)!;
 const rows = sides.map((s) => {
   const x = runs.get(s.name)!;

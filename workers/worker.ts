@@ -125,7 +125,7 @@ export function preloadModules(): string[] {
 type WebpackConfig = Parameters<NonNullable<NonNullable<WorkerOptions['bundlerOptions']>['webpackConfigHook']>>[0];
 
 /** The syntax level our workflow code is compiled to: what the worker's Node (20) runs natively. */
-export const WORKFLOW_TARGET = 'es2022';
+const WORKFLOW_TARGET = 'es2022';
 
 /**
  * Compiles our TypeScript for the Node that runs it. The SDK's bundler asks swc for ES2017, so
