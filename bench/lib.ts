@@ -39,7 +39,7 @@ export interface BenchTemporal {
 }
 
 /** Starts a dev server on a temp SQLite file and free port, with a client and a worker connection. */
-export async function startTemporal(name: string, settings?: Record<string, string>): Promise<BenchTemporal> {
+export async function startTemporal(name: string, settings?: Record<string, string>, metricsPort?: number): Promise<BenchTemporal> {
   const dir = mkdtempSync(join(tmpdir(), `delegate-bench-${name}-`));
   const server = await startDevServer({
     dbFile: join(dir, 'temporal.sqlite'),
@@ -47,6 +47,7 @@ export async function startTemporal(name: string, settings?: Record<string, stri
     headless: true,
     logFile: join(dir, 'server.log'),
     settings,
+    metricsPort,
   });
   const connection = await Connection.connect({ address: server.address });
   const workerConnection = await NativeConnection.connect({ address: server.address });

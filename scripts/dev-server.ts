@@ -24,6 +24,8 @@ export interface DevServerOptions {
    * `DEV_THROUGHPUT_SETTINGS`; pass `{}` for the server's stock settings.
    */
   settings?: Record<string, string>;
+  /** Port of the server's Prometheus `/metrics` endpoint. @default a random one */
+  metricsPort?: number;
 }
 
 /**
@@ -155,6 +157,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     ...Object.entries(opts.settings ?? DEV_THROUGHPUT_SETTINGS).flatMap(([key, value]) => ['--dynamic-config-value', `${key}=${value}`]),
     ...Object.entries(SEARCH_ATTRIBUTE_DEFINITIONS).flatMap(([name, type]) => ['--search-attribute', `${name}=${type}`]),
   ];
+  if (opts.metricsPort) args.push('--metrics-port', String(opts.metricsPort));
   let uiUrl: string | undefined;
   if (opts.headless || !opts.uiPort) args.push('--headless');
   else {
