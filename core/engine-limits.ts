@@ -77,3 +77,10 @@ export function pastHardMark(h: HistoryInfo): boolean {
 export function msLeft(deadline: number | undefined, now: number): number {
   return deadline === undefined ? Infinity : Math.max(0, deadline - now);
 }
+
+/**
+ * Frames a stack trace keeps in the workflow context (DELEGATE_WORKFLOW_STACK_FRAMES): the SDK
+ * captures and source-maps one stack per promise a workflow makes, at a cost per frame (V8's
+ * default is 10; see workflows/stack-frames.ts and bench/RESULTS.md).
+ */
+export const DEFAULT_WORKFLOW_STACK_FRAMES = 4;

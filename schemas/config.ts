@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_POOL_SLOTS, PoolsEnvSchema } from './pools';
-import { FANOUT_FLAT_MAX_CLUSTER, FANOUT_FLAT_MAX_DEV_SERVER } from '../core/engine-limits';
+import { DEFAULT_WORKFLOW_STACK_FRAMES, FANOUT_FLAT_MAX_CLUSTER, FANOUT_FLAT_MAX_DEV_SERVER } from '../core/engine-limits';
 
 const port = z.coerce.number().int().min(0).max(65_535);
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
@@ -136,6 +136,15 @@ export const ConfigSchema = z
       .max(10_000)
       .default(200)
       .describe('concurrent agent steps of the shared lane (jobs started without a tenant lane)'),
+    DELEGATE_WORKFLOW_STACK_FRAMES: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .default(DEFAULT_WORKFLOW_STACK_FRAMES)
+      .describe(
+        "frames a stack trace keeps in the workers' workflow code (the UI's Stack Trace tab, a workflow error's stack): each frame costs every promise a workflow makes; V8's default is 10",
+      ),
     DELEGATE_BREAKER_FAILURES: z.coerce
       .number()
       .int()

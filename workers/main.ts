@@ -94,7 +94,7 @@ const set = await createWorkerSet(
     judgeAgent: config.DELEGATE_JUDGE_AGENT,
     webhookSecret: config.DELEGATE_WEBHOOK_SECRET,
     webhook: { policy: netPolicyFromConfig(config) },
-    workflowBundle: await bundleWorkflows({ tracing: tracing !== undefined }),
+    workflowBundle: await bundleWorkflows({ tracing: tracing !== undefined, stackFrames: config.DELEGATE_WORKFLOW_STACK_FRAMES }),
     tracing,
     maxConcurrentActivities: config.DELEGATE_WORKER_SLOTS,
     record: record.store,

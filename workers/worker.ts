@@ -18,6 +18,7 @@ import {
 import { Context } from '@temporalio/activity';
 import { DEFAULT_POOL_SLOTS, type PoolSlots } from '../schemas/pools';
 import { stepQueueFor } from '../core/names';
+import { DEFAULT_WORKFLOW_STACK_FRAMES } from '../core/engine-limits';
 import type { RecordStore } from '../record';
 import type { Tracing } from '../telemetry/tracing';
 import { tracingWorkflowModules, workerTracing } from '../telemetry/worker-tracing';
@@ -53,6 +54,8 @@ export interface DelegateWorkerOptions {
   record: RecordStore;
   /** Archive settings beyond the record (chaos tests hold the write open). */
   archive?: Omit<ArchiveDeps, 'record'>;
+  /** Frames a workflow's stack traces keep when this worker bundles (no `workflowBundle`); a bundle has its own (`bundleWorkflows`). @default 4 */
+  workflowStackFrames?: number;
   /** Workflow-side worker settings of the shared queue (cache, pollers); the SDK's defaults unless set. */
   tuning?: WorkerTuning;
   /** Trace workflows and activities into this (see telemetry/tracing.ts); the bundle must come from `bundleWorkflows({ tracing: true })`. @default untraced */
@@ -118,8 +121,12 @@ export function preloadModules(): string[] {
     .filter((f) => f.endsWith('.ts'))
     .sort()
     .map((f) => join(dir, f));
-  return [...core, workflowsPath, ...workflowInterceptorModules];
+  // first: the stack depth is set before anything else runs in the context, and before the SDK freezes `Error`
+  return [stackFramesModule, ...core, workflowsPath, ...workflowInterceptorModules];
 }
+
+/** The module that sets the workflow context's stack depth (preloaded first). */
+const stackFramesModule = fileURLToPath(new URL('../workflows/stack-frames.ts', import.meta.url));
 
 /** A webpack configuration, as the SDK's bundler hands it to `webpackConfigHook`. */
 type WebpackConfig = Parameters<NonNullable<NonNullable<WorkerOptions['bundlerOptions']>['webpackConfigHook']>>[0];
@@ -135,7 +142,7 @@ const WORKFLOW_TARGET = 'es2022';
  * (replay profile, bench/RESULTS.md). Node 20's V8 runs ES2022 as it is, so the bundle keeps
  * it: same semantics (class fields are defined either way), same commands, less work per run.
  */
-export function modernWorkflowCode(config: WebpackConfig): WebpackConfig {
+function modernWorkflowCode(config: WebpackConfig): WebpackConfig {
   const rules = config.module?.rules ?? [];
   let found = 0;
   for (const rule of rules) {
@@ -150,17 +157,40 @@ export function modernWorkflowCode(config: WebpackConfig): WebpackConfig {
   return config;
 }
 
+/** A webpack plugin that defines `name` as `value` in the bundle, with the bundling compiler's own webpack. */
+const definePlugin = (name: string, value: number) => ({
+  apply(compiler: { webpack: { DefinePlugin: new (defs: Record<string, string>) => { apply(c: unknown): void } } }) {
+    new compiler.webpack.DefinePlugin({ [name]: JSON.stringify(value) }).apply(compiler);
+  },
+});
+
+/**
+ * The worker's changes to the SDK's webpack configuration: our code compiled for Node 20
+ * (`modernWorkflowCode`), and the frames a stack trace keeps in the workflow context
+ * (`stackFrames`, DELEGATE_WORKFLOW_STACK_FRAMES; workflows/stack-frames.ts says why it is not V8's 10).
+ */
+export function workflowWebpackConfig(stackFrames: number = DEFAULT_WORKFLOW_STACK_FRAMES) {
+  if (!Number.isInteger(stackFrames) || stackFrames < 1) throw new Error(`stackFrames must be a positive integer, not ${stackFrames}`);
+  return (config: WebpackConfig): WebpackConfig => {
+    const modern = modernWorkflowCode(config);
+    return { ...modern, plugins: [...(modern.plugins ?? []), definePlugin('__DELEGATE_WORKFLOW_STACK_FRAMES__', stackFrames) as never] };
+  };
+}
+
 /**
  * Bundles the workflows once (tests and benchmarks reuse the bundle). A traced bundle also
  * holds the tracing interceptors: workflow interceptors are compiled into the bundle, so
  * tracing on or off is a bundle of its own, and an untraced worker runs no tracing code.
  */
-export async function bundleWorkflows({ tracing = false }: { tracing?: boolean } = {}): Promise<WorkflowBundle> {
+export async function bundleWorkflows({
+  tracing = false,
+  stackFrames = DEFAULT_WORKFLOW_STACK_FRAMES,
+}: { tracing?: boolean; stackFrames?: number } = {}): Promise<WorkflowBundle> {
   const bundle = await bundleWorkflowCode({
     workflowsPath,
     workflowInterceptorModules: interceptorModules(tracing),
     preloadModules: preloadModules(),
-    webpackConfigHook: modernWorkflowCode,
+    webpackConfigHook: workflowWebpackConfig(stackFrames),
     logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never,
   });
   if (tracing) tracedBundles.add(bundle);
@@ -264,7 +294,10 @@ export async function createWorkerSet(opts: DelegateWorkerOptions, lanes: AgentL
     // a bundle has its workflow interceptors compiled in (bundleWorkflows); bundling here takes them as modules
     ...(opts.workflowBundle
       ? { workflowBundle: opts.workflowBundle }
-      : { workflowsPath, bundlerOptions: { preloadModules: preloadModules(), webpackConfigHook: modernWorkflowCode } }),
+      : {
+          workflowsPath,
+          bundlerOptions: { preloadModules: preloadModules(), webpackConfigHook: workflowWebpackConfig(opts.workflowStackFrames) },
+        }),
     interceptors: { ...common.interceptors, ...(opts.workflowBundle ? {} : { workflowModules: interceptorModules(Boolean(traced)) }) },
     sinks: { ...metricsSinks(metrics), ...reportSinks(metrics), ...(traced ? traced.sinks : {}) },
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 200,

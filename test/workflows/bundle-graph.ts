@@ -8,7 +8,7 @@
  */
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { relative } from 'node:path';
-import { interceptorModules, modernWorkflowCode, preloadModules, workflowsPath } from '../../workers/worker';
+import { interceptorModules, preloadModules, workflowWebpackConfig, workflowsPath } from '../../workers/worker';
 
 /** One module a run evaluates: its path (relative to the project, or the package's), its size, and the chain of imports that reached it. */
 export interface EagerModule {
@@ -114,7 +114,7 @@ export async function eagerWorkflowGraph({
     workflowInterceptorModules: interceptorModules(tracing),
     preloadModules: preload,
     logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} } as never,
-    webpackConfigHook: (config) => modernWorkflowCode({ ...config, plugins: [...(config.plugins ?? []), plugin as never] }),
+    webpackConfigHook: (config) => workflowWebpackConfig()({ ...config, plugins: [...(config.plugins ?? []), plugin as never] }),
   });
   const g = graph!;
   const lazy = new Set<string>();

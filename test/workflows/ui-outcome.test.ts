@@ -7,7 +7,8 @@
 import { workflowMetadataQuery } from '@temporalio/workflow';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { JobResult } from '../../schemas';
-import { finalResult, pollUntil, testClient, uniqueId, useApp } from '../helpers';
+import { DEFAULT_WORKFLOW_STACK_FRAMES } from '../../core/engine-limits';
+import { finalResult, pollUntil, startJob, testClient, uniqueId, useApp } from '../helpers';
 
 const app = useApp();
 const run = uniqueId('ui');
@@ -181,5 +182,39 @@ describe('the Temporal UI tells the story', () => {
     const sub = (await metadata(`${root}/slow`)).definition!;
     const subHandlers = { ...described(sub.queryDefinitions), ...described(sub.signalDefinitions) };
     for (const name of ['status', 'stop', 'cancel', 'grant']) expect(subHandlers[name], name).toMatch(/\w{4,}/);
+  });
+});
+
+describe("the UI's Stack Trace tab", () => {
+  it('names the lines a waiting subtask and its job wait on, in stacks of at most DELEGATE_WORKFLOW_STACK_FRAMES frames', async () => {
+    const id = uniqueId('stacks');
+    const handle = await startJob({
+      jobId: id,
+      pattern: 'fanout',
+      tasks: [{ id: 'wait', question: 'q', agent: 'sim', params: { hang: true } }],
+    });
+    try {
+      const client = await testClient();
+      let stacks = '';
+      await pollUntil(
+        async () => {
+          stacks = await client.workflow
+            .getHandle(`${handle.workflowId}/wait`)
+            .query<string>('__stack_trace')
+            .catch(() => '');
+          return stacks.includes('workflows/subtask/');
+        },
+        () => `the subtask's stack trace never named its own code: ${stacks}`,
+      );
+      const job = await handle.query<string>('__stack_trace');
+      expect(job).toContain('workflows/patterns/fanout.ts');
+      // one stack per pending promise; V8's default of 10 frames shows blocks of 7-8 SDK lines
+      for (const block of [stacks, job].flatMap((s) => s.split(/\n\s*\n/)))
+        expect(block.split('\n').filter((l) => l.trim().startsWith('at ')).length, block).toBeLessThanOrEqual(
+          DEFAULT_WORKFLOW_STACK_FRAMES,
+        );
+    } finally {
+      await handle.terminate('test over');
+    }
   });
 });
