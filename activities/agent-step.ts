@@ -156,13 +156,15 @@ const LATENCY_CUT_GRACE_MS = 200;
  * scheduled): the agent's signal aborts and the attempt ends with what it spent, without
  * waiting for the cancel to arrive with a heartbeat (the SDK throttles them to seconds apart).
  */
-function latencyCut(ctx: Context, latencySeconds: number | undefined) {
+function latencyCut(ctx: Context, latencySeconds: number | undefined): { signal: AbortSignal; reached?: Promise<never>; clear(): void } {
+  // no latency budget, no cut: the agent's signal is the cancellation's own (an AbortController,
+  // its listener and a pending race cost every step's main thread ~0.07 ms, bench/RESULTS.md)
+  if (latencySeconds === undefined) return { signal: ctx.cancellationSignal, clear: () => {} };
   const ctl = new AbortController();
   const onCancel = () => ctl.abort(ctx.cancellationSignal.reason);
   ctx.cancellationSignal.addEventListener('abort', onCancel, { once: true });
   let timer: NodeJS.Timeout | undefined;
   const reached = new Promise<never>((_, reject) => {
-    if (latencySeconds === undefined) return;
     const at = ctx.info.scheduledTimestampMs + latencySeconds * 1000 + LATENCY_CUT_GRACE_MS;
     timer = setTimeout(
       () => {
@@ -396,27 +398,25 @@ export function createAgentActivities({
     const cut = latencyCut(ctx, input.budgetLeft.latencySeconds);
     live.done = cut.clear;
     try {
-      reply = await Promise.race([
-        def.step({
-          ...input,
-          params,
-          attempt,
-          state: input.state,
-          sleep: agentSleep,
-          signal: cut.signal,
-          tenant: input.events?.tenant,
-          onUsage: stream.onUsage,
-          onText: stream.onText,
-          // each note once per attempt: a retried attempt's notes are its own
-          progress: (p) =>
-            tell({
-              key: `progress:${input.stepKey}#${attempt}#${++notes}`,
-              type: 'subtask.step',
-              data: { taskId, workflowId: subtask, agentId: input.agentId, step: input.step, attempt, done: false, progress: p },
-            }),
-        }),
-        cut.reached,
-      ]);
+      const stepping = def.step({
+        ...input,
+        params,
+        attempt,
+        state: input.state,
+        sleep: agentSleep,
+        signal: cut.signal,
+        tenant: input.events?.tenant,
+        onUsage: stream.onUsage,
+        onText: stream.onText,
+        // each note once per attempt: a retried attempt's notes are its own
+        progress: (p) =>
+          tell({
+            key: `progress:${input.stepKey}#${attempt}#${++notes}`,
+            type: 'subtask.step',
+            data: { taskId, workflowId: subtask, agentId: input.agentId, step: input.step, attempt, done: false, progress: p },
+          }),
+      });
+      reply = await (cut.reached ? Promise.race([stepping, cut.reached]) : stepping);
       observer?.stepEnded(input.agentId, true, (performance.now() - began) / 1000);
     } catch (err) {
       observer?.stepEnded(input.agentId, false, (performance.now() - began) / 1000);
