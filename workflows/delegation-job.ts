@@ -17,7 +17,6 @@ import {
   ParentClosePolicy,
   patched,
   proxySinks,
-  setCurrentDetails,
   setHandler,
   startChild,
   upsertSearchAttributes,
@@ -27,7 +26,7 @@ import type { JobProgress, JobResult } from '../schemas';
 import { ErrorType } from '../core/errors';
 import { withTaskPriorities } from '../core/priority';
 import { runFanout } from './patterns/fanout';
-import { afterBurst } from './job/burst';
+import { showCurrentDetails } from './current-details';
 import { inMiddleBand, MIDDLE_BATCH_PATCH, planBatches } from './patterns/batching';
 import { installBudgetHandlers } from './job/budget';
 import { installModelHandler } from './job/model';
@@ -103,10 +102,7 @@ export async function delegationJob(input: JobInput): Promise<JobResult> {
       tasks: input.spec.tasks.length,
       ...(input.spec.labels ? { labels: input.spec.labels } : {}),
     });
-  // rendered once per burst of changes, not per change: an activation that starts or settles a
-  // hundred children renders the details table (a walk over every task) once, not a hundred times
-  rt.records.watch(afterBurst(() => setCurrentDetails(renderDetails(rt))));
-  rt.records.changed();
+  showCurrentDetails(() => renderDetails(rt));
 
   setHandler(stopSignal, () => rt.children.stopAll(), { description: jobMessages.stop });
   setHandler(cancelJobSignal, () => rt.children.cancelAll(), { description: jobMessages.cancelJob });
@@ -169,7 +165,6 @@ export async function delegationJob(input: JobInput): Promise<JobResult> {
   await archiveIfRoot(input.spec, rt.tenant, result);
   await CancellationScope.nonCancellable(async () => {
     upsertSearchAttributes([{ key: STATUS_KEY, value: result.status }]);
-    rt.records.changed();
     if (rt.spec.callbackUrl) {
       // delivery runs in its own workflow, off the result's path: wait until it has started, not delivered
       const { workflowId } = workflowInfo();

@@ -5,9 +5,10 @@
  * described handlers. The job's own result stays whole.
  */
 import { workflowMetadataQuery } from '@temporalio/workflow';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobResult } from '../../schemas';
 import { DEFAULT_WORKFLOW_STACK_FRAMES } from '../../core/engine-limits';
+import { grantSignal } from '../../workflows/messages';
 import { finalResult, pollUntil, startJob, testClient, uniqueId, useApp } from '../helpers';
 
 const app = useApp();
@@ -185,36 +186,50 @@ describe('the Temporal UI tells the story', () => {
   });
 });
 
-describe("the UI's Stack Trace tab", () => {
-  it('names the lines a waiting subtask and its job wait on, in stacks of at most DELEGATE_WORKFLOW_STACK_FRAMES frames', async () => {
-    const id = uniqueId('stacks');
-    const handle = await startJob({
+describe('a running job in the UI', () => {
+  const id = uniqueId('running');
+  let handle: Awaited<ReturnType<typeof startJob>>;
+  const sub = () => `${handle.workflowId}/wait`;
+  beforeAll(async () => {
+    handle = await startJob({
       jobId: id,
       pattern: 'fanout',
-      tasks: [{ id: 'wait', question: 'q', agent: 'sim', params: { hang: true } }],
+      tasks: [{ id: 'wait', question: 'q', agent: 'sim', params: { hang: true }, budget: { costUsd: 1 } }],
     });
-    try {
-      const client = await testClient();
-      let stacks = '';
-      await pollUntil(
-        async () => {
-          stacks = await client.workflow
-            .getHandle(`${handle.workflowId}/wait`)
-            .query<string>('__stack_trace')
-            .catch(() => '');
-          return stacks.includes('workflows/subtask/');
-        },
-        () => `the subtask's stack trace never named its own code: ${stacks}`,
-      );
-      const job = await handle.query<string>('__stack_trace');
-      expect(job).toContain('workflows/patterns/fanout.ts');
-      // one stack per pending promise; V8's default of 10 frames shows blocks of 7-8 SDK lines
-      for (const block of [stacks, job].flatMap((s) => s.split(/\n\s*\n/)))
-        expect(block.split('\n').filter((l) => l.trim().startsWith('at ')).length, block).toBeLessThanOrEqual(
-          DEFAULT_WORKFLOW_STACK_FRAMES,
-        );
-    } finally {
-      await handle.terminate('test over');
-    }
+    await pollUntil(
+      async () => (await metadata(sub()).catch(() => undefined))?.currentDetails?.includes('· running') ?? false,
+      'the subtask never showed itself running',
+    );
+  });
+  afterAll(() => handle.terminate('test over'));
+
+  it("shows the state at the moment of the look: the job's counts, a grant the subtask was just sent", async () => {
+    expect((await metadata(handle.workflowId)).currentDetails).toContain('| 1 | 0 | 1 | 0 | 0 | 0 |');
+    expect((await metadata(sub())).currentDetails).toContain('| limit | $1 |');
+    await (await testClient()).workflow.getHandle(sub()).signal(grantSignal, { add: { costUsd: 2 } });
+    await pollUntil(
+      async () => (await metadata(sub())).currentDetails?.includes('| limit | $3 |') ?? false,
+      'the granted money never showed in the limit row',
+    );
+  });
+
+  it('names the lines a waiting subtask and its job wait on, in stacks of at most DELEGATE_WORKFLOW_STACK_FRAMES frames', async () => {
+    const client = await testClient();
+    let stacks = '';
+    await pollUntil(
+      async () => {
+        stacks = await client.workflow
+          .getHandle(sub())
+          .query<string>('__stack_trace')
+          .catch(() => '');
+        return stacks.includes('workflows/subtask/');
+      },
+      () => `the subtask's stack trace never named its own code: ${stacks}`,
+    );
+    const job = await handle.query<string>('__stack_trace');
+    expect(job).toContain('workflows/patterns/fanout.ts');
+    // one stack per pending promise; V8's default of 10 frames shows blocks of 7-8 SDK lines
+    for (const block of [stacks, job].flatMap((s) => s.split(/\n\s*\n/)))
+      expect(block.split('\n').filter((l) => l.trim().startsWith('at ')).length, block).toBeLessThanOrEqual(DEFAULT_WORKFLOW_STACK_FRAMES);
   });
 });

@@ -66,7 +66,6 @@ export function installBudgetHandlers(rt: JobRuntime): void {
   const raise = async (add: Budget) => {
     rt.budget.raise(add);
     await shareTopUp(rt, add);
-    rt.records.changed();
   };
   const rootOnly = () => {
     if (rt.depth > 0) throw refuse(ErrorType.Conflict, 'a nested job is topped up through its root job');
@@ -97,7 +96,6 @@ export function installBudgetHandlers(rt: JobRuntime): void {
         rt.budget.growAllocation(target.allocation, granted);
         await rt.children.tell(target, (h) => h.signal(grantTaskSignal, { taskId, add: granted }));
       }
-      rt.records.changed();
       const ledger = rt.ledgerSnapshot();
       rt.events.budgetChanged({ taskId, add, granted, ledger });
       return { taskId, granted, ledger };
@@ -125,7 +123,6 @@ export function installBudgetHandlers(rt: JobRuntime): void {
       rt.budget.raise(add);
       const target = rt.children.get(taskId);
       if (target && !target.nested) await grant(rt, target, rt.budget.grantable(add, rt.elapsed()));
-      rt.records.changed();
     },
     { description: jobMessages.grantTask },
   );

@@ -182,7 +182,6 @@ export class JobRuntime {
           const running = { task, handle, allocation, clipped: clipped || shared, nested: Boolean(task.job) };
           children.attach(running);
           records.markRunning(task.id, clipped);
-          records.changed();
           children.catchUp(running);
           if (!running.nested) {
             result = (await handle.result()) as TaskResult;

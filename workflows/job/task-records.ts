@@ -19,7 +19,6 @@ export class JobRecords {
   /** Pseudo-tasks that are batches of a wide fan-out. */
   private readonly batchIds: Set<string>;
   /** Called whenever a task changes state (the job refreshes its UI details). */
-  private onChange?: () => void;
 
   constructor(
     private readonly tasks: TaskSpec[],
@@ -36,16 +35,6 @@ export class JobRecords {
     }
   }
 
-  /** Calls `fn` on every change from now on. */
-  watch(fn: () => void): void {
-    this.onChange = fn;
-  }
-
-  /** Tells the watcher something changed. */
-  changed(): void {
-    this.onChange?.();
-  }
-
   /** Records a result (once per task), with the task's ledger when it had an allocation. */
   record(task: TaskSpec, result: TaskResult, ledger?: Ledger): TaskResult {
     const p = this.progress.get(task.id);
@@ -60,7 +49,6 @@ export class JobRecords {
       metrics: result.metrics,
       ...(ledger ? { ledger } : {}),
     });
-    this.onChange?.();
     if (!this.batchIds.has(task.id)) {
       const workflowId = this.childId(task);
       this.events?.emit('subtask.finished', `finished:${workflowId}`, {

@@ -52,7 +52,6 @@ export async function subtask(input: SubtaskInput): Promise<TaskResult> {
       break;
     }
     if (after.kind === 'approved') continue;
-    run.showDetails();
     if (after.kind === 'again') {
       if (after.reprompted) run.retryLog(after.reprompted);
       continue;

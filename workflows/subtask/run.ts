@@ -7,16 +7,7 @@
  *
  *   open ──> [ beforeStep ──> carryOn? ──> approval? ──> runOne ──> afterStep ]* ──> result
  */
-import {
-  allHandlersFinished,
-  condition,
-  continueAsNew,
-  log,
-  patched,
-  setCurrentDetails,
-  setHandler,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { allHandlersFinished, condition, continueAsNew, log, patched, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { AgentStepInput } from '../../activities';
 import type { AgentManifest, FailureReason, TaskResult, TaskSpec } from '../../schemas';
 import { cancelSignal, grantSignal, stopSignal, subtaskMessages, subtaskStatusQuery } from '../messages';
@@ -27,6 +18,7 @@ import { TENANT_KEY } from '../../core/search-attributes';
 import { stepQueueFor } from '../../core/names';
 import { setLogContext } from '../log-context';
 import { subtaskDetails } from '../ui-details';
+import { showCurrentDetails } from '../current-details';
 import { RoleHost } from '../role-host';
 import { FALLBACK_PATCH } from '../fallbacks';
 import { readResolved, submittedRouting } from '../../core/routing';
@@ -95,7 +87,7 @@ export class SubtaskRun {
       },
       { description: subtaskMessages.cancel },
     );
-    setHandler(grantSignal, ({ add }) => (topUp(s.ledger, add), this.showDetails()), { description: subtaskMessages.grant });
+    setHandler(grantSignal, ({ add }) => topUp(s.ledger, add), { description: subtaskMessages.grant });
     setHandler(
       subtaskStatusQuery,
       () => ({
@@ -109,7 +101,7 @@ export class SubtaskRun {
       { description: subtaskMessages.status },
     );
     handleHumans(s);
-    this.showDetails();
+    showCurrentDetails(() => this.details());
   }
 
   /** The ledger's snapshot now. */
@@ -117,27 +109,24 @@ export class SubtaskRun {
     return snapshot(this.s.ledger, elapsedSeconds(this.s, Date.now()));
   }
 
-  /** The UI's current details: step, attempts, spend against the budget, the last error. */
-  showDetails(): void {
+  /** The UI's current details now: step, attempts, spend against the budget, the last error. */
+  details(): string {
     const { agentId, phase, steps, attempts, routing } = this.s;
-    setCurrentDetails(
-      subtaskDetails({
-        taskId: this.task.id,
-        agentId,
-        phase,
-        steps,
-        attempts,
-        ledger: this.ledgerNow(),
-        lastError: this.s.errors.at(-1),
-        routing,
-      }),
-    );
+    return subtaskDetails({
+      taskId: this.task.id,
+      agentId,
+      phase,
+      steps,
+      attempts,
+      ledger: this.ledgerNow(),
+      lastError: this.s.errors.at(-1),
+      routing,
+    });
   }
 
   /** The run's end: `done` in the UI, the metrics sink, the outcome's search attributes (a failure fails the run). */
   finish(result: TaskResult): TaskResult {
     this.s.phase = 'done';
-    this.showDetails();
     return finishRun(result, this.input.showOutcome);
   }
 
@@ -220,7 +209,6 @@ export class SubtaskRun {
   private opened(): void {
     this.policy = stepPolicyOf(this.task, this.r.manifest, this.input.stepCeilingSeconds);
     setLogContext({ agent: this.r.agentId });
-    this.showDetails();
   }
 
   /** The next fallback agent's manifest; those that cannot be resolved are recorded and skipped. */
@@ -258,7 +246,6 @@ export class SubtaskRun {
     switchTo(r, next, why);
     this.policy = stepPolicyOf(this.task, next, this.input.stepCeilingSeconds);
     setLogContext({ agent: r.agentId });
-    this.showDetails();
     return true;
   }
 

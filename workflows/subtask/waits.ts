@@ -149,10 +149,8 @@ export async function waitForTopUp(run: SubtaskRun): Promise<boolean> {
 export async function askHuman(run: SubtaskRun, spec: ItemSpec): Promise<boolean> {
   const { r, task, input } = run;
   log.info('subtask waits for a decision', { jobId: input.jobId, taskId: task.id, kind: spec.kind, reason: spec.reason });
-  run.showDetails();
   const item = await waitForHuman(r, spec, waitRule(task.approval), run.inbox, input.deadline);
   const next = afterWait(r, item);
-  run.showDetails();
   if (next === 'fallback' && !(await run.switchAgent('timeout', r.errors.at(-1)!))) halt(r, 'timeout');
   return !r.reason;
 }
