@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import * as baselineActivities from './baseline/activities';
 import type { EngineShape } from './baseline/shaped';
 import { bareRun, delegateRun, onFreshServer, patientResult } from './delegate-runs';
-import { median, quietRuntime, report, round, statCpu } from './lib';
+import { cpuPerSubtask, median, quietRuntime, report, round } from './lib';
 import { NON_RETRYABLE_ERROR_TYPES } from '../core/errors';
 import { bundleWorkflows } from '../workers/worker';
 
@@ -87,12 +87,7 @@ const runSide = (side: Side, n: number, bundle: WorkflowBundle, shape: EngineSha
       side === 'bare' ? bareRun(t.client, k) : side === 'shaped' ? shapedRun(t.client, k, shape) : delegateRun(t.client, k);
     try {
       await run(10);
-      const server = `/proc/${t.server.process.pid!}/stat`;
-      const s0 = statCpu(server).ms;
-      const p0 = process.cpuUsage();
-      const { ms } = await run(n);
-      const p = process.cpuUsage(p0);
-      return { ms, serverMs: statCpu(server).ms - s0, workerMs: (p.user + p.system) / 1000 };
+      return await cpuPerSubtask(t.server, n, () => run(n));
     } finally {
       shapedWorker.shutdown();
       await shapedRunning;
@@ -106,18 +101,18 @@ const shape = await onFreshServer('engine-share', bundle, async (t) =>
   measuredShape(t.client, (await delegateRun(t.client, 10)).workflowId),
 );
 const order: Side[] = ['bare', 'shaped', 'delegate'];
-const runs: Record<Side, { ms: number; serverMs: number; workerMs: number }[]> = { bare: [], shaped: [], delegate: [] };
+const runs: Record<Side, { ms: number; serverMs: number; processMs: number }[]> = { bare: [], shaped: [], delegate: [] };
 for (let r = 0; r < REPEAT; r++) {
   for (const side of [...order.slice(r % 3), ...order.slice(0, r % 3)]) {
     const run = await runSide(side, N, bundle, shape);
     runs[side].push(run);
     console.log(
-      `${side} ${Math.round(run.ms)} ms, server ${round(run.serverMs / N, 2)} ms per subtask, worker process ${round(run.workerMs / N, 2)}`,
+      `${side} ${Math.round(run.ms)} ms, server ${round(run.serverMs, 2)} ms per subtask, worker process ${round(run.processMs, 2)}`,
     );
   }
 }
 const ms = (side: Side) => median(runs[side].map((x) => x.ms));
-const per = (side: Side, k: 'serverMs' | 'workerMs') => round(median(runs[side].map((x) => x[k])) / N, 2);
+const per = (side: Side, k: 'serverMs' | 'processMs') => round(median(runs[side].map((x) => x[k])), 2);
 report(
   'engine-share',
   `Engine share of the distance from bare: N = ${N}, median of ${REPEAT}, each run on a fresh dev server; shaped = bare children with a subtask's footprint in the engine (payloads ${JSON.stringify(shape.bytes)} bytes)`,
@@ -128,7 +123,7 @@ report(
     round((N / ms(side)) * 1000),
     `${round(ms('bare') / ms(side), 2)}x`,
     per(side, 'serverMs'),
-    per(side, 'workerMs'),
+    per(side, 'processMs'),
   ]),
   { n: N, repeat: REPEAT, shape, runs },
 );

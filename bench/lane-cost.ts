@@ -10,7 +10,7 @@
  *   BENCH_N=200 BENCH_REPEAT=4 npm run bench -- lane-cost
  */
 import { BENCH_LANE, delegateRun, onFreshServer } from './delegate-runs';
-import { median, quietRuntime, report, round, statCpu } from './lib';
+import { cpuPerSubtask, median, quietRuntime, report, round } from './lib';
 import { bundleWorkflows } from '../workers/worker';
 
 const N = Number(process.env.BENCH_N ?? 200);
@@ -31,12 +31,7 @@ const runSide = (side: Side) =>
       const run = (n: number) =>
         delegateRun(t.client, n, { prefix: 'lane', ...(side === 'tenant lane' ? { agentQueue: BENCH_LANE } : {}) });
       await run(10);
-      const server = `/proc/${t.server.process.pid!}/stat`;
-      const s0 = statCpu(server).ms;
-      const p0 = process.cpuUsage();
-      const { ms } = await run(N);
-      const p = process.cpuUsage(p0);
-      return { ms, serverMs: (statCpu(server).ms - s0) / N, processMs: (p.user + p.system) / 1000 / N };
+      return cpuPerSubtask(t.server, N, () => run(N));
     },
     [{ taskQueue: BENCH_LANE, slots: 200 }],
   );

@@ -139,6 +139,23 @@ export function statCpu(path: string): { name: string; ms: number } {
   return { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), ms: (Number(f[11]) + Number(f[12])) * (1000 / 100) }; // USER_HZ
 }
 
+/**
+ * Runs `run` and reads what it cost: its wall ms (as `run` timed itself), and the dev server's CPU
+ * ms (from its /proc stat) and this process's (the bench's workers), each per subtask of `n`.
+ */
+export async function cpuPerSubtask(
+  server: DevServer,
+  n: number,
+  run: () => Promise<{ ms: number }>,
+): Promise<{ ms: number; serverMs: number; processMs: number }> {
+  const stat = `/proc/${server.process.pid!}/stat`;
+  const s0 = statCpu(stat).ms;
+  const p0 = process.cpuUsage();
+  const { ms } = await run();
+  const p = process.cpuUsage(p0);
+  return { ms, serverMs: (statCpu(stat).ms - s0) / n, processMs: (p.user + p.system) / 1000 / n };
+}
+
 /** Peak resident memory of a live process in MiB (Linux VmHWM), or NaN elsewhere. */
 export function peakRssMiB(pid: number): number {
   try {

@@ -184,7 +184,7 @@ export function workflowWebpackConfig(stackFrames: number = DEFAULT_WORKFLOW_STA
  */
 export async function bundleWorkflows({
   tracing = false,
-  stackFrames = DEFAULT_WORKFLOW_STACK_FRAMES,
+  stackFrames,
 }: { tracing?: boolean; stackFrames?: number } = {}): Promise<WorkflowBundle> {
   const bundle = await bundleWorkflowCode({
     workflowsPath,

@@ -18,7 +18,6 @@ export class JobRecords {
   private readonly nested = new Map<string, JobResult>();
   /** Pseudo-tasks that are batches of a wide fan-out. */
   private readonly batchIds: Set<string>;
-  /** Called whenever a task changes state (the job refreshes its UI details). */
 
   constructor(
     private readonly tasks: TaskSpec[],
