@@ -213,6 +213,28 @@ describe('a running job in the UI', () => {
     );
   });
 
+  it("a running subtask carries none of Delegate's search attributes yet; the guide's queries for running subtasks find it", async () => {
+    const client = await testClient();
+    const attrs = (await client.workflow.getHandle(sub()).describe()).searchAttributes;
+    expect(Object.keys(attrs).filter((k) => k.startsWith('Delegate'))).toEqual([]);
+    // the Temporal UI guide's queries: a job's running subtasks, and a tenant's (by the workflow id's prefix)
+    const found = async (query: string) => {
+      const ids: string[] = [];
+      for await (const wf of client.workflow.list({ query })) ids.push(wf.workflowId);
+      return ids;
+    };
+    await pollUntil(
+      async () => (await found(`ParentWorkflowId = "${handle.workflowId}" AND ExecutionStatus = "Running"`)).includes(sub()),
+      "the job's running subtasks never listed the waiting one",
+    );
+    // startJob's tenant is `test`: its jobs' workflow ids begin `job/test/`
+    await pollUntil(
+      async () =>
+        (await found('WorkflowType = "subtask" AND WorkflowId STARTS_WITH "job/test/" AND ExecutionStatus = "Running"')).includes(sub()),
+      "the tenant's running subtasks never listed the waiting one",
+    );
+  });
+
   it('names the lines a waiting subtask and its job wait on, in stacks of at most DELEGATE_WORKFLOW_STACK_FRAMES frames', async () => {
     const client = await testClient();
     let stacks = '';

@@ -11,7 +11,7 @@ import { EXECUTION_TIMEOUT_MARGIN_SECONDS } from '../../core/engine-limits';
 import type { EventTarget } from './events';
 import type { JobInput, RunContext } from './runtime';
 import { agentLabel, withContextSeed } from '../../core/task-results';
-import { AGENT_KEY, LABELS_KEY, PATTERN_KEY, STATUS_KEY, TENANT_KEY } from '../../core/search-attributes';
+import { LABELS_KEY, PATTERN_KEY, STATUS_KEY, TENANT_KEY } from '../../core/search-attributes';
 import { staticSummary } from '../ui-details';
 import { delegationJob } from '../delegation-job';
 import { cancelJobSignal, cancelSignal, stopSignal } from '../messages';
@@ -184,7 +184,8 @@ export class JobChildren {
       // the child's steps inherit it: urgent tasks overtake bulk ones waiting in the same queue
       ...(task.priority !== undefined ? { priority: { priorityKey: task.priority } } : {}),
     };
-    // every child carries its root's tenant and labels, so one query finds a tenant's subtasks too
+    // every child carries its root's tenant and labels, so one query finds a tenant's subtasks too: a
+    // nested job from its start, a subtask from its end (its outcome's upsert, with `shown`)
     const labels = workflowInfo().typedSearchAttributes.get(LABELS_KEY);
     const inherited = [
       { key: STATUS_KEY, value: 'running' },
@@ -233,16 +234,14 @@ export class JobChildren {
               manifest: submittedManifest(task, input.agents),
               ...(s.events ? { events: s.events } : {}),
               showOutcome: true,
+              shown: { pattern: input.spec.pattern, tenant: s.tenant, ...(labels?.length ? { labels } : {}) },
               hostRules: HOST_RULES,
               // the job's model now: a later switch reaches children started after it, not this one
               ...currentModel(input),
             } satisfies SubtaskInput,
           ],
-          typedSearchAttributes: [
-            { key: PATTERN_KEY, value: input.spec.pattern },
-            { key: AGENT_KEY, value: agentLabel(task) },
-            ...inherited,
-          ],
+          // none while it runs: search attributes at a child's start cost the server more than the
+          // rest of the child's start (bench/RESULTS.md); the outcome's upsert sets them all at the end
         });
   }
 

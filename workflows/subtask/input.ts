@@ -39,6 +39,13 @@ export interface SubtaskInput {
    * would cost two events per subtask).
    */
   showOutcome?: boolean;
+  /**
+   * Set by jobs since subtasks carry no search attributes while they run (set at a child's start
+   * they cost the single-shard server a third more per subtask, bench/RESULTS.md): what the
+   * outcome's upsert shows beside the status and the agent. Runs started before had them from
+   * their start.
+   */
+  shown?: { pattern: string; tenant: string; labels?: string[] };
   /** The host rules this run enforces (HOST_RULES when a job starts it); absent: none of them (host-rules.ts). */
   hostRules?: number;
   /** The job's model when this subtask started: its llm agent runs on it (a later switch does not reach it). */

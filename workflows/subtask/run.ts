@@ -61,8 +61,13 @@ export class SubtaskRun {
     this.task = input.task;
     this.rules = hostRules(input.hostRules, input.task.stopConditions);
     this.s = newState(input, Date.now());
-    this.tenant = workflowInfo().typedSearchAttributes.get(TENANT_KEY) ?? input.events?.tenant ?? 'default';
-    this.inbox = { tenant: this.tenant, jobId: input.events?.jobId ?? input.jobId, taskId: input.task.id };
+    this.tenant = input.shown?.tenant ?? workflowInfo().typedSearchAttributes.get(TENANT_KEY) ?? input.events?.tenant ?? 'default';
+    this.inbox = {
+      tenant: this.tenant,
+      jobId: input.events?.jobId ?? input.jobId,
+      taskId: input.task.id,
+      ...(input.shown ? { labels: input.shown.labels ?? [] } : {}),
+    };
     const { previous, events, model, maxOutputTokens } = input;
     this.stepContext = {
       workflowId: workflowInfo().workflowId,
@@ -127,7 +132,7 @@ export class SubtaskRun {
   /** The run's end: `done` in the UI, the metrics sink, the outcome's search attributes (a failure fails the run). */
   finish(result: TaskResult): TaskResult {
     this.s.phase = 'done';
-    return finishRun(result, this.input.showOutcome);
+    return finishRun(result, this.input.showOutcome, this.input.shown);
   }
 
   /** The loop's result, with the work done so far. */

@@ -21,11 +21,12 @@ import type { TaskResult, TaskSpec } from '../../schemas';
 import type { RunManifest } from '../../core/routing';
 import { ErrorType, NON_RETRYABLE_ERROR_TYPES } from '../../core/errors';
 import { DEFAULT_STEP_CEILING_SECONDS, msLeft } from '../../core/engine-limits';
-import { AGENT_KEY, FAILURE_REASON_KEY, STATUS_KEY, taskOutcome } from '../../core/search-attributes';
+import { AGENT_KEY, FAILURE_REASON_KEY, LABELS_KEY, PATTERN_KEY, STATUS_KEY, TENANT_KEY, taskOutcome } from '../../core/search-attributes';
 import { clampStepPolicy, scheduleToStartOption, type StepPolicy } from '../../core/step-policy';
 import { staticSummary } from '../ui-details';
 import { classify } from './classify';
 import type { StepOutcome } from './step';
+import type { SubtaskInput } from './input';
 
 /** Resolves the task's agent (and a fallback's). */
 export const { resolveAgent } = proxyActivities<Activities>({
@@ -202,13 +203,20 @@ async function raceLatency(
  * into the TaskResult), so the UI lists it in red; one cancelled or stopped on purpose
  * completes, its search attributes say why. `showOutcome` false: runs from before that rule.
  */
-export function finishRun(result: TaskResult, showOutcome: boolean | undefined): TaskResult {
+export function finishRun(result: TaskResult, showOutcome: boolean | undefined, shown?: SubtaskInput['shown']): TaskResult {
   if (!showOutcome) return result;
   const outcome = taskOutcome(result);
   upsertSearchAttributes([
     { key: STATUS_KEY, value: outcome },
     { key: AGENT_KEY, value: result.agentId },
     ...(result.failureReason ? [{ key: FAILURE_REASON_KEY, value: result.failureReason }] : []),
+    ...(shown
+      ? [
+          { key: PATTERN_KEY, value: shown.pattern },
+          { key: TENANT_KEY, value: shown.tenant },
+          ...(shown.labels?.length ? [{ key: LABELS_KEY, value: shown.labels }] : []),
+        ]
+      : []),
   ]);
   if (outcome !== 'failure') return result;
   const failure = ApplicationFailure.create({

@@ -41,6 +41,8 @@ export interface InboxTarget {
   tenant: string;
   jobId: string;
   taskId: string;
+  /** The job's labels as `key=value` (SubtaskInput.shown); absent: the run's own search attribute (runs started before). */
+  labels?: string[];
 }
 
 /** Handles the decide update and the steering signal on the state. */
@@ -83,7 +85,7 @@ export async function waitForHuman(
     jobId: target.jobId,
     taskId: target.taskId,
     workflowId: info.workflowId,
-    labels: labelsOf(info.typedSearchAttributes.get(LABELS_KEY)),
+    labels: labelsOf(target.labels ?? info.typedSearchAttributes.get(LABELS_KEY)),
     detail: item.detail,
     onTimeout: item.onTimeout,
     requestedAt: now,
