@@ -98,6 +98,13 @@ export function readmeQueries(root: string): { what: string; query: string; find
       query: `WorkflowType = "delegationJob" AND DelegateTenant = "${STORY_TENANT}" AND ExecutionStatus = "Running" AND ParentWorkflowId IS NULL`,
       finds: [root],
     },
+    // a subtask has its search attributes from its end: running ones are found by parent and by id
+    { what: "a job's running subtasks", query: `ParentWorkflowId = "${root}" AND ExecutionStatus = "Running"`, finds: [ids.running] },
+    {
+      what: "one tenant's running subtasks",
+      query: `WorkflowType = "subtask" AND WorkflowId STARTS_WITH "job/${STORY_TENANT}/" AND ExecutionStatus = "Running"`,
+      finds: [ids.running],
+    },
     {
       what: 'voters cancelled by an early decision',
       query: 'DelegatePattern = "vote" AND DelegateStatus = "cancelled"',
