@@ -13,7 +13,7 @@ import type { JobInput, RunContext } from './runtime';
 import { agentLabel, withContextSeed } from '../../core/task-results';
 import { LABELS_KEY, PATTERN_KEY, STATUS_KEY, TENANT_KEY } from '../../core/search-attributes';
 import { staticSummary } from '../ui-details';
-import { delegationJob } from '../delegation-job';
+import type { delegationJob } from '../delegation-job';
 import { cancelJobSignal, cancelSignal, stopSignal } from '../messages';
 import { HOST_RULES, subtask, type SubtaskInput } from '../subtask';
 import { currentModel, nestedModel } from './model';
@@ -193,7 +193,8 @@ export class JobChildren {
       ...(labels?.length ? [{ key: LABELS_KEY, value: labels }] : []),
     ];
     return task.job
-      ? startChild(delegationJob, {
+      ? // by its type's name: the job's module imports this one, so a value import would close a circle
+        startChild<typeof delegationJob>('delegationJob', {
           ...common,
           args: [
             {

@@ -230,29 +230,3 @@ export interface HitlState {
 export type HitlCarry = Partial<
   Pick<HitlState, 'approvedStart' | 'spendApprovedStep' | 'approvedTools' | 'lastCostUsd' | 'answer' | 'messages'>
 >;
-
-/** A fresh (or carried) human-in-the-loop state. */
-export function newHitl(carry?: HitlCarry): HitlState {
-  return {
-    approvedStart: carry?.approvedStart ?? false,
-    spendApprovedStep: carry?.spendApprovedStep,
-    approvedTools: [...(carry?.approvedTools ?? [])],
-    lastCostUsd: carry?.lastCostUsd,
-    answer: carry?.answer,
-    messages: [...(carry?.messages ?? [])],
-    opened: 0,
-  };
-}
-
-/** The carry of the human-in-the-loop state (`spend`: the task has a spend threshold); undefined when nothing of it matters. */
-export function hitlCarry(h: HitlState, spend: boolean): HitlCarry | undefined {
-  const c: HitlCarry = {
-    ...(spend && h.lastCostUsd !== undefined ? { lastCostUsd: h.lastCostUsd } : {}),
-    ...(h.approvedStart ? { approvedStart: true } : {}),
-    ...(h.spendApprovedStep !== undefined ? { spendApprovedStep: h.spendApprovedStep } : {}),
-    ...(h.approvedTools.length ? { approvedTools: h.approvedTools } : {}),
-    ...(h.answer ? { answer: h.answer } : {}),
-    ...(h.messages.length ? { messages: h.messages } : {}),
-  };
-  return Object.keys(c).length ? c : undefined;
-}

@@ -12,7 +12,7 @@ import type { SubtaskStatus } from '../messages';
 import type { RoleHostCarry } from '../role-host';
 import { runManifest, type Routing, type RunManifest } from '../../core/routing';
 import type { HostRules } from './host-rules';
-import { hitlCarry, newHitl, type HitlCarry, type HitlState } from './inbox';
+import type { HitlCarry, HitlState } from './inbox';
 import { exhaustedAxes, newLedger, type LedgerState } from '../../core/budget-ledger';
 import { agentLabel, dedupe, fitList } from '../../core/task-results';
 
@@ -240,3 +240,29 @@ export function carryOf(s: RunningState, rules: HostRules, task: TaskSpec, role?
 }
 
 const withHitl = (hitl: HitlCarry | undefined) => (hitl ? { hitl } : {});
+
+/** A fresh (or carried) human-in-the-loop state. */
+export function newHitl(carry?: HitlCarry): HitlState {
+  return {
+    approvedStart: carry?.approvedStart ?? false,
+    spendApprovedStep: carry?.spendApprovedStep,
+    approvedTools: [...(carry?.approvedTools ?? [])],
+    lastCostUsd: carry?.lastCostUsd,
+    answer: carry?.answer,
+    messages: [...(carry?.messages ?? [])],
+    opened: 0,
+  };
+}
+
+/** The carry of the human-in-the-loop state (`spend`: the task has a spend threshold); undefined when nothing of it matters. */
+export function hitlCarry(h: HitlState, spend: boolean): HitlCarry | undefined {
+  const c: HitlCarry = {
+    ...(spend && h.lastCostUsd !== undefined ? { lastCostUsd: h.lastCostUsd } : {}),
+    ...(h.approvedStart ? { approvedStart: true } : {}),
+    ...(h.spendApprovedStep !== undefined ? { spendApprovedStep: h.spendApprovedStep } : {}),
+    ...(h.approvedTools.length ? { approvedTools: h.approvedTools } : {}),
+    ...(h.answer ? { answer: h.answer } : {}),
+    ...(h.messages.length ? { messages: h.messages } : {}),
+  };
+  return Object.keys(c).length ? c : undefined;
+}
