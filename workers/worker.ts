@@ -66,7 +66,7 @@ export interface DelegateWorkerOptions {
   metrics?: WorkerMetrics;
   /** The remote agents' circuit breakers (one entity workflow per agent, shared by every worker). @default 5 failures, 30 s, on `taskQueue` */
   breaker?: WorkerBreakerOptions;
-  /** The agent pools this worker hosts on the shared queue and on every lane, with each one's concurrent steps (see pool-hosting.ts). @default none */
+  /** The agent pools this worker hosts on the shared queue and on every lane, with each one's concurrent steps (see config/pools.ts). @default none */
   pools?: PoolSlots;
   /** Host only the pool queues: no workflows, no shared queue, no lanes (a worker dedicated to its pools). @default false */
   poolsOnly?: boolean;

@@ -1,7 +1,7 @@
 /**
  * The code scout's lifecycle on the API side: prep (scope and caps checked, nothing written),
  * dispatch (a place reserved under the caps, then a one-task job on the scout agent), reads,
- * and the explicit commit. The job commits its own report at its end (workflows/job-scout.ts).
+ * and the explicit commit. The job commits its own report at its end (workflows/job/scout.ts).
  *
  *   prep ──resolveScope (path_outside_root) ──caps (429)──> { id, prompt, caps }
  *   dispatch ── prep ──reserve (atomic; 429)──> job { scout task: read_file + grep, outputSchema } ──> 201

@@ -1,7 +1,7 @@
 /**
  * What every pattern shares: one task's run, from its reserved budget to its recorded
- * result, over three parts with private state: the budget (job-ledger.ts, arithmetic in
- * allocation.ts), the children (job-children.ts) and the records (job-records.ts).
+ * result, over three parts with private state: the budget (ledger.ts, arithmetic in
+ * core/allocation.ts), the children (children.ts) and the records (task-records.ts).
  *
  *   pattern ──runTask(task)──> budget.reserveTask ──> children.start ──> result ──> budget.settleTask ──> records.record
  */
@@ -56,9 +56,9 @@ export interface JobInput {
   events?: EventTarget;
   /** True for a batch of a wide fan-out (part of its parent job, not a job of its own). */
   batch?: boolean;
-  /** Set by POST /v1/scouts: the job is a code scout, settled in the record at its end (job-scout.ts). */
+  /** Set by POST /v1/scouts: the job is a code scout, settled in the record at its end (scout.ts). */
   scout?: ScoutJobInput;
-  /** The job's current model and output cap as last updated (job-model.ts); absent: the spec's. */
+  /** The job's current model and output cap as last updated (model.ts); absent: the spec's. */
   model?: JobModelState;
   /**
    * Set by the API, which checked the input by the workflow's own rules (schemas/job-input.ts)

@@ -6,7 +6,7 @@
  *
  *   stage 1 ──result──> stage 2 ──result──> … ──> stage n ──> output = last successful stage's data
  *              failure? stop: skip the rest · continue: next stage gets the last success
- *   history near its limits? continue as new between two stages (job-carry.ts)
+ *   history near its limits? continue as new between two stages (job/carry.ts)
  *
  * A stage succeeds for chaining only with status `success`: a `partial` stage (budget
  * ran out, stopped) counts as a failed stage, because later stages should not build on
