@@ -1,6 +1,6 @@
 /**
  * How a job shares its budget among its tasks: pure arithmetic over what is left, no
- * Temporal, unit-tested alone (test/workflows/allocation.unit.test.ts).
+ * Temporal, unit-tested alone (test/core/allocation.unit.test.ts).
  *
  *   task asks ──fairWant(own budget, left, waiting)──> want ──ledger.reserve──> allocation
  *   top-up ──topUpShare(added, left, child, ways)──> extra for each clipped running child
