@@ -4,33 +4,19 @@
  * (job-ledger.ts, job-children.ts, …), which sends a reader looking for code that is not there.
  * A name with a folder must match the end of a real path; a bare name, some file's name.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { repoRoot, sourceFiles } from './import-circles';
+import { filesUnder, repoRoot, sourceFiles } from './import-circles';
 
 /** Names that are examples, not references. */
 const EXAMPLES = new Set([
   'src/a.ts', // activities/scout/verify.ts: the shape of a report's line
   'path/to/delegate/mcp/stdio-main.ts', // docs/reference/mcp.md: where a user's checkout is
 ]);
-const SKIP = new Set(['node_modules', '.git', 'dist', '.build', '.data', 'test-results', 'scratch']);
-
-/** Every file under `root` (paths relative to it, with `/`). */
-function allFiles(root: string): string[] {
-  const out: string[] = [];
-  const walk = (dir: string) => {
-    for (const e of readdirSync(dir, { withFileTypes: true })) {
-      if (SKIP.has(e.name)) continue;
-      const path = join(dir, e.name);
-      if (e.isDirectory()) walk(path);
-      else out.push(relative(root, path).split('\\').join('/'));
-    }
-  };
-  walk(root);
-  return out;
-}
+/** Folders whose files are not the project's: dependencies, builds, scratch (dot-entries are skipped too). */
+const SKIP = new Set(['node_modules', 'dist', 'test-results', 'scratch']);
 
 /** The `.ts` file names in `text` (globs such as `*.unit.test.ts` and suffixes such as `.d.ts` are not names). */
 export function tsNames(text: string): string[] {
@@ -53,7 +39,7 @@ function exists(name: string, files: string[]): boolean {
 }
 
 describe('file names in comments and docs', () => {
-  const files = allFiles(repoRoot);
+  const files = filesUnder(repoRoot, SKIP);
 
   it('every .ts file a source comment names exists', () => {
     const missing = sourceFiles(repoRoot).flatMap((path) =>

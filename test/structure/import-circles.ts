@@ -12,19 +12,24 @@ import ts from 'typescript';
 /** Folders that hold no source of the services: tests, benches, builds, scratch. */
 const SKIP = new Set(['node_modules', 'test', 'bench', 'scratch', 'dist', '.build', '.data', 'test-results', 'docs']);
 
-/** The project's TypeScript sources under `root`, as paths relative to it (with `/`). */
-export function sourceFiles(root: string): string[] {
+/** The files under `root` (paths relative to it, with `/`) that `keep` takes, past the folders `skip` names and dot-entries. */
+export function filesUnder(root: string, skip: ReadonlySet<string>, keep: (name: string) => boolean = () => true): string[] {
   const out: string[] = [];
   const walk = (dir: string) => {
     for (const e of readdirSync(dir, { withFileTypes: true })) {
-      if (e.name.startsWith('.') || SKIP.has(e.name)) continue;
+      if (e.name.startsWith('.') || skip.has(e.name)) continue;
       const path = join(dir, e.name);
       if (e.isDirectory()) walk(path);
-      else if (e.name.endsWith('.ts') && !e.name.endsWith('.d.ts')) out.push(relative(root, path).split('\\').join('/'));
+      else if (keep(e.name)) out.push(relative(root, path).split('\\').join('/'));
     }
   };
   walk(root);
   return out.sort();
+}
+
+/** The project's TypeScript sources under `root`, as paths relative to it (with `/`). */
+export function sourceFiles(root: string): string[] {
+  return filesUnder(root, SKIP, (name) => name.endsWith('.ts') && !name.endsWith('.d.ts'));
 }
 
 /** The relative modules `source` imports or re-exports as values, as written. */
