@@ -8,7 +8,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { filesUnder, repoRoot, sourceFiles } from './import-circles';
+import { docFiles, ROOT } from '../docs/blocks';
+import { filesUnder, sourceFiles } from './import-circles';
 
 /** Names that are examples, not references. */
 const EXAMPLES = new Set([
@@ -19,12 +20,12 @@ const EXAMPLES = new Set([
 const SKIP = new Set(['node_modules', 'dist', 'test-results', 'scratch']);
 
 /** The `.ts` file names in `text` (globs such as `*.unit.test.ts` and suffixes such as `.d.ts` are not names). */
-export function tsNames(text: string): string[] {
+function tsNames(text: string): string[] {
   return [...text.matchAll(/(?<![\w*.-])[A-Za-z0-9_][A-Za-z0-9_./-]*\.ts\b/g)].map((m) => m[0]);
 }
 
 /** The comments of a TypeScript source, as TypeScript's scanner reads them. */
-export function commentsOf(source: string): string[] {
+function commentsOf(source: string): string[] {
   const scanner = ts.createScanner(ts.ScriptTarget.Latest, false, ts.LanguageVariant.Standard, source);
   const out: string[] = [];
   for (let k = scanner.scan(); k !== ts.SyntaxKind.EndOfFileToken; k = scanner.scan())
@@ -39,11 +40,11 @@ function exists(name: string, files: string[]): boolean {
 }
 
 describe('file names in comments and docs', () => {
-  const files = filesUnder(repoRoot, SKIP);
+  const files = filesUnder(ROOT, SKIP);
 
   it('every .ts file a source comment names exists', () => {
-    const missing = sourceFiles(repoRoot).flatMap((path) =>
-      commentsOf(readFileSync(join(repoRoot, path), 'utf8'))
+    const missing = sourceFiles(ROOT).flatMap((path) =>
+      commentsOf(readFileSync(join(ROOT, path), 'utf8'))
         .flatMap(tsNames)
         .filter((name) => !EXAMPLES.has(name) && !exists(name, files))
         .map((name) => `${path}: ${name}`),
@@ -52,9 +53,9 @@ describe('file names in comments and docs', () => {
   });
 
   it('every .ts file the README, CONTRIBUTING and docs/ name exists', () => {
-    const pages = ['README.md', 'CONTRIBUTING.md', ...files.filter((f) => f.startsWith('docs/') && f.endsWith('.md'))];
+    const pages = [...docFiles(), 'CONTRIBUTING.md'];
     const missing = pages.flatMap((page) =>
-      tsNames(readFileSync(join(repoRoot, page), 'utf8'))
+      tsNames(readFileSync(join(ROOT, page), 'utf8'))
         .filter((name) => !EXAMPLES.has(name) && !exists(name, files))
         .map((name) => `${page}: ${name}`),
     );

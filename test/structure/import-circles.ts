@@ -6,7 +6,7 @@
  * together; DESIGN.md's layers forbid them, type-only ones are fine.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, posix, relative } from 'node:path';
+import { join, posix, relative } from 'node:path';
 import ts from 'typescript';
 
 /** Folders that hold no source of the services: tests, benches, builds, scratch. */
@@ -105,6 +105,3 @@ export function valueImportCircles(files: Map<string, string>): string[][] {
 export function projectCircles(root: string): string[][] {
   return valueImportCircles(new Map(sourceFiles(root).map((p) => [p, readFileSync(join(root, p), 'utf8')])));
 }
-
-/** The repository's root, from this file. */
-export const repoRoot = join(dirname(new URL(import.meta.url).pathname), '..', '..');

@@ -6,6 +6,7 @@
  *   stopAll · cancelAll · timeoutAll · cancelSome ──signal──> running children
  */
 import { CancellationScope, startChild, workflowInfo, type ChildWorkflowHandle } from '@temporalio/workflow';
+import type { SearchAttributePair } from '@temporalio/common';
 import type { Budget, FailureReason, TaskSpec } from '../../schemas';
 import { EXECUTION_TIMEOUT_MARGIN_SECONDS } from '../../core/engine-limits';
 import type { EventTarget } from './events';
@@ -105,9 +106,20 @@ export class JobChildren {
 
   /** The job's manifests as its nested jobs and batches get them, cut once per run (not per child). */
   private readonly nestedAgents: JobInput['agents'];
+  /**
+   * Every child carries its root's tenant and labels (fixed for the run), so one query finds a
+   * tenant's subtasks too: a nested job from its start (`inherited`), a subtask from its end (its
+   * outcome's upsert, with `shown`). Both built once per run, not per child.
+   */
+  private readonly inherited: SearchAttributePair[];
+  private readonly shown: NonNullable<SubtaskInput['shown']>;
 
   constructor(private readonly settings: ChildSettings) {
     this.nestedAgents = settings.input.agents && runManifests(settings.input.agents);
+    const labels = workflowInfo().typedSearchAttributes.get(LABELS_KEY);
+    const withLabels = labels?.length ? [{ key: LABELS_KEY, value: labels }] : [];
+    this.inherited = [{ key: STATUS_KEY, value: 'running' }, { key: TENANT_KEY, value: settings.tenant }, ...withLabels];
+    this.shown = { pattern: settings.input.spec.pattern, tenant: settings.tenant, ...(labels?.length ? { labels } : {}) };
   }
 
   /** True once stop, cancel or the deadline halted the job: nothing new starts. */
@@ -184,14 +196,6 @@ export class JobChildren {
       // the child's steps inherit it: urgent tasks overtake bulk ones waiting in the same queue
       ...(task.priority !== undefined ? { priority: { priorityKey: task.priority } } : {}),
     };
-    // every child carries its root's tenant and labels, so one query finds a tenant's subtasks too: a
-    // nested job from its start, a subtask from its end (its outcome's upsert, with `shown`)
-    const labels = workflowInfo().typedSearchAttributes.get(LABELS_KEY);
-    const inherited = [
-      { key: STATUS_KEY, value: 'running' },
-      { key: TENANT_KEY, value: s.tenant },
-      ...(labels?.length ? [{ key: LABELS_KEY, value: labels }] : []),
-    ];
     return task.job
       ? // by its type's name: the job's module imports this one, so a value import would close a circle
         startChild<typeof delegationJob>('delegationJob', {
@@ -217,7 +221,7 @@ export class JobChildren {
               checked: true,
             } satisfies JobInput,
           ],
-          typedSearchAttributes: [{ key: PATTERN_KEY, value: task.job!.pattern }, ...inherited],
+          typedSearchAttributes: [{ key: PATTERN_KEY, value: task.job!.pattern }, ...this.inherited],
         })
       : startChild(subtask, {
           ...common,
@@ -235,7 +239,7 @@ export class JobChildren {
               manifest: submittedManifest(task, input.agents),
               ...(s.events ? { events: s.events } : {}),
               showOutcome: true,
-              shown: { pattern: input.spec.pattern, tenant: s.tenant, ...(labels?.length ? { labels } : {}) },
+              shown: this.shown,
               hostRules: HOST_RULES,
               // the job's model now: a later switch reaches children started after it, not this one
               ...currentModel(input),
