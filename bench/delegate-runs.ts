@@ -26,7 +26,7 @@ let seq = 0;
 const delegateQueue = 'bench-delegate';
 const baselineQueue = 'bench-baseline';
 /** The echo jobs' tenant, and its agent lane on the bench's queue (what the API gives a job: `agentQueue`). */
-const BENCH_TENANT = 'bench';
+export const BENCH_TENANT = 'bench';
 export const BENCH_LANE = agentQueueFor(delegateQueue, BENCH_TENANT);
 
 /** A workflow's result, asking again when a long poll times out on a busy server. */

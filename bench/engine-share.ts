@@ -2,7 +2,7 @@
  * How much of Delegate's distance from bare Temporal is the engine's: N echo subtasks through
  * Delegate, N bare child workflows with one no-op activity (the orchestration bench's baseline),
  * and N "shaped" bare children (bench/baseline/shaped.ts) that ask of the engine what a Delegate
- * subtask asks — its search attributes and summary at start, payloads of the sizes measured from
+ * subtask asks — its summary at start and its search attributes at its end, payloads of the sizes measured from
  * a real subtask's history, its step's activity options, the outcome's upsert — with none of
  * Delegate's code. BENCH_REPEAT rounds, each side first in turn, every run on a dev server of its
  * own (a fresh database) after a warm-up of its own; the median's wall time, the dev server's CPU per

@@ -9,10 +9,13 @@ import type * as activities from './activities';
 
 /**
  * What a Delegate subtask asks of the engine, without Delegate's code (bench/engine-share.ts): a
- * bare child with the subtask's search attributes and summary at start, payloads of the sizes a
- * Delegate subtask's history holds (its input, its step's input and output, its result), the step's
- * activity options (heartbeat and schedule-to-start timeouts, retry policy with the non-retryable
- * types, summary), and the outcome's upsert at the end. Sizes are measured from a real subtask.
+ * bare child with the subtask's summary and execution timeout at start (no search attributes: a
+ * subtask gets them at its end), payloads of the sizes a Delegate subtask's history holds (its
+ * input, its step's input and output, its result), the step's activity options (heartbeat and
+ * schedule-to-start timeouts, retry policy with the non-retryable types, summary), and the
+ * outcome's upsert at the end with the attributes a job's subtask shows (status, agent,
+ * pattern and tenant; labels too when the job has some, the bench's have none). Sizes are measured from
+ * a real subtask.
  */
 export interface EngineShape {
   /** Padding of the child's input, its activity's input, its activity's result and its own result (characters). */
@@ -42,11 +45,13 @@ export async function shapedChild(input: { i: number; shape: EngineShape; pad: s
   upsertSearchAttributes([
     { key: STATUS_KEY, value: 'success' },
     { key: AGENT_KEY, value: 'echo' },
+    { key: PATTERN_KEY, value: 'fanout' },
+    { key: TENANT_KEY, value: 'bench' },
   ]);
   return { i: input.i, pad: 'x'.repeat(shape.pad.result) };
 }
 
-/** The parent of shaped children: n at once, each started as a job starts a subtask (search attributes, summary, timeout). */
+/** The parent of shaped children: n at once, each started as a job starts a subtask (summary, timeout). */
 export async function shapedFanout({ n, shape }: { n: number; shape: EngineShape }): Promise<number> {
   const id = workflowInfo().workflowId;
   const pad = 'x'.repeat(shape.pad.input);
@@ -57,12 +62,6 @@ export async function shapedFanout({ n, shape }: { n: number; shape: EngineShape
         args: [{ i, shape, pad }],
         staticSummary: `t${i} · echo · q${i}`,
         workflowExecutionTimeout: '1 day',
-        typedSearchAttributes: [
-          { key: PATTERN_KEY, value: 'fanout' },
-          { key: AGENT_KEY, value: 'echo' },
-          { key: STATUS_KEY, value: 'running' },
-          { key: TENANT_KEY, value: 'bench' },
-        ],
       }),
     ),
   );
