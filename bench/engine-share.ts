@@ -6,7 +6,8 @@
  * a real subtask's history, its step's activity options, the outcome's upsert — with none of
  * Delegate's code. BENCH_REPEAT rounds, each side first in turn, every run on a dev server of its
  * own (a fresh database) after a warm-up of its own; the median's wall time, the dev server's CPU per
- * subtask (from /proc) and the bench process's (all three workers live in it; one side runs at a time).
+ * subtask (from /proc) and the bench process's (all three workers live in it; one side runs at a time),
+ * and what the dev server wrote per subtask (its SQLite's pages through `write()`: steadier than CPU).
  *
  *   shaped / bare:   what the subtask's footprint in the engine costs by itself
  *   Delegate / shaped: what the worker's code (and the job's parents) cost on top
@@ -101,22 +102,32 @@ const shape = await onFreshServer('engine-share', bundle, async (t) =>
   measuredShape(t.client, (await delegateRun(t.client, 10)).workflowId),
 );
 const order: Side[] = ['bare', 'shaped', 'delegate'];
-const runs: Record<Side, { ms: number; serverMs: number; processMs: number }[]> = { bare: [], shaped: [], delegate: [] };
+const runs: Record<Side, Awaited<ReturnType<typeof runSide>>[]> = { bare: [], shaped: [], delegate: [] };
 for (let r = 0; r < REPEAT; r++) {
   for (const side of [...order.slice(r % 3), ...order.slice(0, r % 3)]) {
     const run = await runSide(side, N, bundle, shape);
     runs[side].push(run);
     console.log(
-      `${side} ${Math.round(run.ms)} ms, server ${round(run.serverMs, 2)} ms per subtask, worker process ${round(run.processMs, 2)}`,
+      `${side} ${Math.round(run.ms)} ms, server ${round(run.serverMs, 2)} ms per subtask, worker process ${round(run.processMs, 2)}, server wrote ${round(run.serverWriteKiB, 1)} KiB in ${round(run.serverWrites, 1)} write() calls per subtask`,
     );
   }
 }
 const ms = (side: Side) => median(runs[side].map((x) => x.ms));
-const per = (side: Side, k: 'serverMs' | 'processMs') => round(median(runs[side].map((x) => x[k])), 2);
+const per = (side: Side, k: 'serverMs' | 'processMs' | 'serverWriteKiB' | 'serverWrites', digits = 2) =>
+  round(median(runs[side].map((x) => x[k])), digits);
 report(
   'engine-share',
   `Engine share of the distance from bare: N = ${N}, median of ${REPEAT}, each run on a fresh dev server; shaped = bare children with a subtask's footprint in the engine (payloads ${JSON.stringify(shape.bytes)} bytes)`,
-  ['side', 'ms', 'subtasks/s', 'throughput / bare', 'dev server CPU ms per subtask', 'bench process CPU ms per subtask'],
+  [
+    'side',
+    'ms',
+    'subtasks/s',
+    'throughput / bare',
+    'dev server CPU ms per subtask',
+    'bench process CPU ms per subtask',
+    'dev server KiB written per subtask',
+    'dev server write() calls per subtask',
+  ],
   order.map((side) => [
     side,
     round(ms(side), 0),
@@ -124,6 +135,8 @@ report(
     `${round(ms('bare') / ms(side), 2)}x`,
     per(side, 'serverMs'),
     per(side, 'processMs'),
+    per(side, 'serverWriteKiB', 0),
+    per(side, 'serverWrites', 0),
   ]),
   { n: N, repeat: REPEAT, shape, runs },
 );

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { openRecord, type OpenRecord, type RecordStore } from '../record';
 import { fileURLToPath } from 'node:url';
 import { freePort, startDevServer, type DevServer } from '../scripts/dev-server';
+import { ioCounters } from './cluster-probe';
 
 export const root = fileURLToPath(new URL('..', import.meta.url));
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -140,20 +141,31 @@ export function statCpu(path: string): { name: string; ms: number } {
 }
 
 /**
- * Runs `run` and reads what it cost: its wall ms (as `run` timed itself), and the dev server's CPU
- * ms (from its /proc stat) and this process's (the bench's workers), each per subtask of `n`.
+ * Runs `run` and reads what it cost: its wall ms (as `run` timed itself), the dev server's CPU ms
+ * (from its /proc stat) and this process's (the bench's workers), and what the dev server wrote
+ * (KiB through `write()` and `write()` calls, from its /proc io: its SQLite's pages, steadier from
+ * run to run than CPU), each per subtask of `n`.
  */
 export async function cpuPerSubtask(
   server: DevServer,
   n: number,
   run: () => Promise<{ ms: number }>,
-): Promise<{ ms: number; serverMs: number; processMs: number }> {
-  const stat = `/proc/${server.process.pid!}/stat`;
+): Promise<{ ms: number; serverMs: number; processMs: number; serverWriteKiB: number; serverWrites: number }> {
+  const pid = server.process.pid!;
+  const stat = `/proc/${pid}/stat`;
   const s0 = statCpu(stat).ms;
+  const io0 = ioCounters(pid);
   const p0 = process.cpuUsage();
   const { ms } = await run();
   const p = process.cpuUsage(p0);
-  return { ms, serverMs: (statCpu(stat).ms - s0) / n, processMs: (p.user + p.system) / 1000 / n };
+  const io = ioCounters(pid);
+  return {
+    ms,
+    serverMs: (statCpu(stat).ms - s0) / n,
+    processMs: (p.user + p.system) / 1000 / n,
+    serverWriteKiB: (io.wchar - io0.wchar) / 1024 / n,
+    serverWrites: (io.syscw - io0.syscw) / n,
+  };
 }
 
 /** Peak resident memory of a live process in MiB (Linux VmHWM), or NaN elsewhere. */
