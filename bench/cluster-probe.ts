@@ -33,17 +33,6 @@ export function cpuSeconds(pid: number): number {
   return s ? s.own + s.children : NaN;
 }
 
-/** /proc/<pid>/io: write syscalls, bytes passed to write calls, bytes sent toward storage. */
-export function ioCounters(pid: number): { syscw: number; wchar: number; writeBytes: number } {
-  const io = Object.fromEntries(
-    readFileSync(`/proc/${pid}/io`, 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => l.split(':').map((s) => s.trim()) as [string, string]),
-  );
-  return { syscw: Number(io.syscw), wchar: Number(io.wchar), writeBytes: Number(io.write_bytes) };
-}
-
 /** Subtracts each numeric field. */
 export const minus = <T extends Record<string, number>>(a: T, b: T): T =>
   Object.fromEntries(Object.keys(a).map((k) => [k, a[k]! - b[k]!])) as T;

@@ -24,11 +24,11 @@ import { join } from 'node:path';
 import { machinePostgres } from '../scripts/machine-postgres';
 import { dropDatabase } from '../scripts/postgres';
 import { DEPLOY_DIR, freePortOffset, readEnvFile, startTemporalServer, temporalSettings } from '../scripts/temporal-server';
-import { PgProbe, cpuSeconds, ioCounters, minus, type PgSnapshot } from './cluster-probe';
+import { PgProbe, cpuSeconds, minus, type PgSnapshot } from './cluster-probe';
 import { delegateRun } from './delegate-runs';
 import { FANOUT_FLAT_MAX_CLUSTER, FANOUT_FLAT_MAX_DEV_SERVER } from '../core/engine-limits';
 import { treeCost } from './history-cost';
-import { report, round, sleep, spawnTsx, startTemporal, stopChild, table } from './lib';
+import { ioCounters, report, round, sleep, spawnTsx, startTemporal, stopChild, table } from './lib';
 
 const N = Number(process.env.BENCH_CLUSTER_N ?? 400);
 const JOBS = Number(process.env.BENCH_CLUSTER_JOBS ?? 8);
@@ -298,16 +298,15 @@ try {
   for (const [i, shards] of SHARDS.entries()) {
     const eight = { jobs: JOBS, label: `cluster-${shards}` };
     const one = { jobs: 1, label: `cluster-${shards}-1job` };
+    const again = (w: typeof one) => ({ ...w, label: `${w.label}-again` });
+    // BENCH_CLUSTER_ONE_FIRST=1: B A A B, the single job first and last
+    const [a, b] = process.env.BENCH_CLUSTER_ONE_FIRST === '1' ? [one, eight] : [eight, one];
     // the first shard count compares the two shapes in the order A B B A: the windows of one run do
     // not stand on equal ground (the database fills, the server and PostgreSQL warm up; in one run
     // of 2026-12-04 the same 8 × 50 ran at 17.7/s first and 26.6/s last), and with one window each
     // the order decided (0.80x with the single job second, 0.99x with it first): each shape's two
     // windows straddle the middle
-    const windows =
-      i === 0 && JOBS > 1 ? [eight, one, { ...one, label: `${one.label}-again` }, { ...eight, label: `${eight.label}-again` }] : [eight];
-    // BENCH_CLUSTER_ONE_FIRST=1: B A A B, the single job first and last
-    if (process.env.BENCH_CLUSTER_ONE_FIRST === '1' && windows.length > 1)
-      windows.splice(0, 4, windows[1]!, windows[0]!, windows[3]!, windows[2]!);
+    const windows = i === 0 && JOBS > 1 ? [a, b, again(b), again(a)] : [eight];
     const { rs, startSeconds } = await withCluster(shards, async (stack, address) => ({ rs: await onStack(stack, address, windows) }));
     starts[shards] = startSeconds;
     results.push(...rs);

@@ -22,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import * as baselineActivities from './baseline/activities';
 import type { EngineShape } from './baseline/shaped';
 import { bareRun, delegateRun, onFreshServer, patientResult } from './delegate-runs';
+import { firstChildHistory } from './history-cost';
 import { cpuPerSubtask, median, quietRuntime, report, round } from './lib';
 import { NON_RETRYABLE_ERROR_TYPES } from '../core/errors';
 import { bundleWorkflows } from '../workers/worker';
@@ -33,11 +34,8 @@ const { EventType } = proto.temporal.api.enums.v1;
 
 /** The payload sizes of one Delegate subtask of a job, from its history: input, step input, step output, result. */
 async function measuredShape(client: Client, rootId: string): Promise<EngineShape & { bytes: Record<string, number> }> {
-  // the leaf: the first child of the root that is a subtask (the root of a small job starts subtasks directly)
-  const root = await client.workflow.getHandle(rootId).fetchHistory();
-  const first = root.events!.find((e) => e.eventType === EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED)!;
-  const leafId = first.startChildWorkflowExecutionInitiatedEventAttributes!.workflowId!;
-  const events = (await client.workflow.getHandle(leafId).fetchHistory()).events!;
+  // the leaf: the root's first child, a subtask (the root of a small job starts subtasks directly)
+  const events = (await firstChildHistory(client, rootId)).events!;
   const size = (p?: proto.temporal.api.common.v1.IPayloads | null) => p?.payloads?.[0]?.data?.length ?? 0;
   const of = (t: number) => events.find((e) => e.eventType === t)!;
   const bytes = {

@@ -32,6 +32,15 @@ export interface TreeNode {
   isParent: boolean;
 }
 
+/** The history of the first child a workflow started (a small job's first subtask, a bare parent's first child). */
+export async function firstChildHistory(client: Client, parentId: string): Promise<proto.temporal.api.history.v1.IHistory> {
+  const parent = await client.workflow.getHandle(parentId).fetchHistory();
+  const start = (parent.events ?? []).find((e) => e.eventType === EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED);
+  const childId = start?.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId;
+  if (!childId) throw new Error(`${parentId} started no child`);
+  return client.workflow.getHandle(childId).fetchHistory();
+}
+
 /** Visits every workflow of the tree under `rootId` (latest runs), `concurrency` histories fetched at a time. */
 export async function walkTree(client: Client, rootId: string, visit: (node: TreeNode) => void, concurrency = 16): Promise<void> {
   const queue = [rootId];

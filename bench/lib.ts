@@ -12,7 +12,6 @@ import { join } from 'node:path';
 import { openRecord, type OpenRecord, type RecordStore } from '../record';
 import { fileURLToPath } from 'node:url';
 import { freePort, startDevServer, type DevServer } from '../scripts/dev-server';
-import { ioCounters } from './cluster-probe';
 
 export const root = fileURLToPath(new URL('..', import.meta.url));
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -138,6 +137,17 @@ export function statCpu(path: string): { name: string; ms: number } {
   const stat = readFileSync(path, 'utf8');
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), ms: (Number(f[11]) + Number(f[12])) * (1000 / 100) }; // USER_HZ
+}
+
+/** /proc/<pid>/io: write syscalls, bytes passed to write calls, bytes sent toward storage. */
+export function ioCounters(pid: number): { syscw: number; wchar: number; writeBytes: number } {
+  const io = Object.fromEntries(
+    readFileSync(`/proc/${pid}/io`, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(':').map((s) => s.trim()) as [string, string]),
+  );
+  return { syscw: Number(io.syscw), wchar: Number(io.wchar), writeBytes: Number(io.write_bytes) };
 }
 
 /**

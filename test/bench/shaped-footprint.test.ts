@@ -17,6 +17,7 @@ import * as activities from '../../bench/baseline/activities';
 import type { EngineShape } from '../../bench/baseline/shaped';
 import { NON_RETRYABLE_ERROR_TYPES } from '../../core/errors';
 import { BENCH_TENANT, echoJobInput } from '../../bench/delegate-runs';
+import { firstChildHistory } from '../../bench/history-cost';
 import { testClient, uniqueId } from '../helpers';
 
 type History = proto.temporal.api.history.v1.IHistory;
@@ -43,21 +44,12 @@ afterAll(async () => {
   await connection?.close();
 });
 
-/** The history of a workflow's first child, once the parent is done. */
-async function firstChildHistory(parent: WorkflowHandle): Promise<History> {
-  await parent.result();
-  const events = (await parent.fetchHistory()).events ?? [];
-  const start = events.find((e) => e.eventType === EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED)!;
-  const childId = start.startChildWorkflowExecutionInitiatedEventAttributes!.workflowId!;
-  return (await testClient()).workflow.getHandle(childId).fetchHistory();
-}
-
 /** What a leaf's history asks of the engine, without the values that differ by nature (ids, payload bytes, times). */
 function footprint(history: History) {
   const events = history.events ?? [];
-  const of = (t: proto.temporal.api.enums.v1.EventType) => events.find((e) => e.eventType === t)!;
-  const started = of(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED).workflowExecutionStartedEventAttributes!;
-  const step = of(EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED);
+  const of = (t: proto.temporal.api.enums.v1.EventType) => events.find((e) => e.eventType === t);
+  const started = of(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED)!.workflowExecutionStartedEventAttributes!;
+  const step = of(EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)!;
   const upsert = of(EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES)?.upsertWorkflowSearchAttributesEventAttributes;
   const set = (d?: proto.google.protobuf.IDuration | null) => Boolean(d && (String(d.seconds ?? 0) !== '0' || (d.nanos ?? 0) > 0));
   const a = step.activityTaskScheduledEventAttributes!;
@@ -84,9 +76,14 @@ function footprint(history: History) {
 describe("the engine-share bench's shaped child", () => {
   it('asks of the engine what an echo subtask of a job asks', async () => {
     const client = await testClient();
+    /** A parent's first child's history, once the parent is done. */
+    const leafOf = async (parent: WorkflowHandle) => {
+      await parent.result();
+      return firstChildHistory(client, parent.workflowId);
+    };
     // the job as the bench (and the API) start it: its agent resolved at submission
     const jobId = uniqueId('shaped-job');
-    const subtask = await firstChildHistory(
+    const subtask = await leafOf(
       await client.workflow.start('delegationJob', {
         taskQueue: inject('taskQueue'),
         workflowId: `job/${BENCH_TENANT}/${jobId}`,
@@ -97,7 +94,7 @@ describe("the engine-share bench's shaped child", () => {
       pad: { input: 10, stepInput: 10, stepOutput: 10, result: 10 },
       nonRetryable: [...NON_RETRYABLE_ERROR_TYPES],
     };
-    const shaped = await firstChildHistory(
+    const shaped = await leafOf(
       await client.workflow.start('shapedFanout', { taskQueue, workflowId: uniqueId('shaped-fanout'), args: [{ n: 1, shape }] }),
     );
     const ours = footprint(subtask);
