@@ -23,11 +23,12 @@ export const echoManifest = builtinAgents.find((a) => a.manifest.id === 'echo')!
 export const BARE_PER_PARENT = 1000;
 
 let seq = 0;
-const delegateQueue = 'bench-delegate';
+/** The queue of the bench's Delegate worker (startBenchWorkers). */
+export const DELEGATE_BENCH_QUEUE = 'bench-delegate';
 const baselineQueue = 'bench-baseline';
 /** The echo jobs' tenant, and its agent lane on the bench's queue (what the API gives a job: `agentQueue`). */
 export const BENCH_TENANT = 'bench';
-export const BENCH_LANE = agentQueueFor(delegateQueue, BENCH_TENANT);
+export const BENCH_LANE = agentQueueFor(DELEGATE_BENCH_QUEUE, BENCH_TENANT);
 
 /** A workflow's result, asking again when a long poll times out on a busy server. */
 export async function patientResult<T>(handle: { result(): Promise<T> }): Promise<T> {
@@ -78,7 +79,7 @@ export async function delegateRun(
   const started = performance.now();
   const result = await patientResult(
     await client.workflow.start(delegationJob, {
-      taskQueue: opts.taskQueue ?? delegateQueue,
+      taskQueue: opts.taskQueue ?? DELEGATE_BENCH_QUEUE,
       workflowId,
       args: [echoJobInput(jobId, n, { ...opts, maxParallel: Math.min(n, 1000) })],
     }),
@@ -153,7 +154,7 @@ export async function startBenchWorkers(
     {
       connection,
       namespace: 'default',
-      taskQueue: delegateQueue,
+      taskQueue: DELEGATE_BENCH_QUEUE,
       workflowBundle: bundle ?? (await bundleWorkflows()),
       tuning,
       record: await benchRecord(),

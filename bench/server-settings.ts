@@ -22,6 +22,7 @@ const GROUPS: Record<string, string[]> = {
   'no forced SA refresh': ['system.forceSearchAttributesCacheRefreshOnRead'],
   'eager activities': ['system.enableActivityEagerExecution'],
   '1 task-queue partition': ['matching.numTaskqueueReadPartitions', 'matching.numTaskqueueWritePartitions'],
+  'events cache 64 MiB': ['history.enableHostLevelEventsCache', 'history.eventsHostLevelCacheMaxSizeBytes'],
 };
 const only = (keys: string[]) => Object.fromEntries(Object.entries(DEV_THROUGHPUT_SETTINGS).filter(([k]) => keys.includes(k)));
 const without = (keys: string[]) => Object.fromEntries(Object.entries(DEV_THROUGHPUT_SETTINGS).filter(([k]) => !keys.includes(k)));

@@ -51,6 +51,11 @@ export const DEV_THROUGHPUT_SETTINGS: Record<string, string> = {
   'matching.useNewMatcher': 'true',
   // DescribeTaskQueue's stats (backlog) are cached this long (default 5 s): capability routing reads them
   'matching.TaskQueueInfoByBuildIdTTL': '"1s"',
+  // the history events the server reads back (a parent's start-child event when it starts that child,
+  // a child's start and close events): 512 KiB per shard by default, one shard here, which a job of a
+  // few hundred children outgrows; each miss reads and decodes the job's whole batch of start events again
+  'history.enableHostLevelEventsCache': 'true',
+  'history.eventsHostLevelCacheMaxSizeBytes': String(64 * 1024 * 1024),
 };
 
 /**
