@@ -137,8 +137,11 @@ describe('long subtasks continue as new', () => {
     expect(t.failureReason).toBe('timeout');
     expect(t.metrics.steps).toBeGreaterThan(0);
     expect(t.metrics.steps).toBeLessThan(100_000);
-    expect(t.metrics.costUsd).toBeCloseTo(t.metrics.steps * 0.001, 9);
-    expect(t.metrics.tokens).toBe(t.metrics.steps * 2);
+    // the step in flight at the deadline is paid for as far as its last heartbeat said (its spend
+    // is kept), and it is not a step done: the spend covers the steps done, or one more
+    const paid = Math.round(t.metrics.tokens / 2);
+    expect([t.metrics.steps, t.metrics.steps + 1]).toContain(paid);
+    expect(t.metrics.costUsd).toBeCloseTo(paid * 0.001, 9);
     expect(r.metrics.steps).toBe(t.metrics.steps);
     expect(r.metrics.costUsd).toBeCloseTo(t.metrics.costUsd, 9);
     expect(t.metrics.latencyMs).toBeGreaterThanOrEqual(19_000);
