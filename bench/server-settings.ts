@@ -6,7 +6,7 @@
  * - worker: the SDK's defaults vs autoscaling pollers, a small workflow cache, two workflow threads, on the tuned server.
  * BENCH_N (default 1000), BENCH_ROUNDS (2), BENCH_VARIANTS (comma list of names) narrow it.
  */
-import { DEV_THROUGHPUT_SETTINGS } from '../scripts/dev-server';
+import { DEV_THROUGHPUT_SETTINGS, EVENTS_CACHE_SETTINGS } from '../scripts/dev-server';
 import type { WorkerTuning } from '../workers/worker';
 import { bundleWorkflows } from '../workers/worker';
 import { bareRun, delegateRun, startBenchWorkers } from './delegate-runs';
@@ -22,7 +22,7 @@ const GROUPS: Record<string, string[]> = {
   'no forced SA refresh': ['system.forceSearchAttributesCacheRefreshOnRead'],
   'eager activities': ['system.enableActivityEagerExecution'],
   '1 task-queue partition': ['matching.numTaskqueueReadPartitions', 'matching.numTaskqueueWritePartitions'],
-  'events cache 64 MiB': ['history.enableHostLevelEventsCache', 'history.eventsHostLevelCacheMaxSizeBytes'],
+  'events cache 64 MiB': Object.keys(EVENTS_CACHE_SETTINGS),
 };
 const only = (keys: string[]) => Object.fromEntries(Object.entries(DEV_THROUGHPUT_SETTINGS).filter(([k]) => keys.includes(k)));
 const without = (keys: string[]) => Object.fromEntries(Object.entries(DEV_THROUGHPUT_SETTINGS).filter(([k]) => !keys.includes(k)));

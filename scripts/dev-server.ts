@@ -29,6 +29,17 @@ export interface DevServerOptions {
 }
 
 /**
+ * The history events the server reads back (a parent's start-child event when it starts that child,
+ * a child's start and close events): 512 KiB per shard by default, one shard on the dev server, which
+ * a job of a few hundred children outgrows; each miss reads and decodes the job's whole batch of start
+ * events again. One cache of 64 MiB per host instead (docs/operations/cluster.md).
+ */
+export const EVENTS_CACHE_SETTINGS: Record<string, string> = {
+  'history.enableHostLevelEventsCache': 'true',
+  'history.eventsHostLevelCacheMaxSizeBytes': String(64 * 1024 * 1024),
+};
+
+/**
  * Dynamic-config values that raise a one-machine dev server's throughput (A/B figures:
  * `npm run bench -- server-settings`, bench/RESULTS.md). The first two and the partition
  * counts only make sense for the dev server's single history shard and one matching host:
@@ -51,11 +62,7 @@ export const DEV_THROUGHPUT_SETTINGS: Record<string, string> = {
   'matching.useNewMatcher': 'true',
   // DescribeTaskQueue's stats (backlog) are cached this long (default 5 s): capability routing reads them
   'matching.TaskQueueInfoByBuildIdTTL': '"1s"',
-  // the history events the server reads back (a parent's start-child event when it starts that child,
-  // a child's start and close events): 512 KiB per shard by default, one shard here, which a job of a
-  // few hundred children outgrows; each miss reads and decodes the job's whole batch of start events again
-  'history.enableHostLevelEventsCache': 'true',
-  'history.eventsHostLevelCacheMaxSizeBytes': String(64 * 1024 * 1024),
+  ...EVENTS_CACHE_SETTINGS,
 };
 
 /**
