@@ -5,7 +5,8 @@
  * dev servers of the same kind in the same run, each run on a server of its own (a fresh
  * database, after a warm-up of 10: on one server for every run, its cost per subtask grows as
  * its database fills and the later side pays more), each side first in turn, best of
- * BENCH_REPEAT. Then what each side cost the engine, read back from the histories of its first
+ * BENCH_REPEAT, and the ratio of each side's median run (steadier than best-of on a 2-core host:
+ * BENCH_REPEAT=5 for a figure to compare across days). Then what each side cost the engine, read back from the histories of its first
  * run: events, workflow tasks and activity tasks per subtask (the subtask's own, and with the
  * parents' share). With a "before"
  * commit (BENCH_BEFORE, default DEFAULT_BEFORE_REF; `none` to skip), its worker runs the
@@ -60,6 +61,12 @@ for (const n of SIZES) {
       runs[side].push(await runOn(side, n, r === 0));
   }
   const best = (xs: { ms: number }[]) => (xs.length ? Math.min(...xs.map((x) => x.ms)) : NaN);
+  // the middle run (the mean of the middle two for an even count): best-of keeps each side's luckiest
+  // run, which on this 2-core host moves a ratio by ±10% from run to run; medians move less
+  const middle = (xs: { ms: number }[]) => {
+    const ms = xs.map((x) => x.ms).sort((p, q) => p - q);
+    return ms.length ? (ms[(ms.length - 1) >> 1]! + ms[ms.length >> 1]!) / 2 : NaN;
+  };
   const [d, b, u] = [runs.delegate, runs.bare, runs.before];
   const dRate = (n / best(d)) * 1000;
   const bRate = (n / best(b)) * 1000;
@@ -72,6 +79,7 @@ for (const n of SIZES) {
     round(best(b), 0),
     round(bRate),
     `${round(dRate / bRate, 2)}x`,
+    `${round(middle(b) / middle(d), 2)}x`,
     u.length ? `${round(uRate / bRate, 2)}x` : '–',
   ]);
   const fmt = (c: { events: number; workflowTasks: number; activityTasks: number }) =>
@@ -93,6 +101,7 @@ for (const n of SIZES) {
     delegatePerSec: dRate,
     baselinePerSec: bRate,
     ratio: dRate / bRate,
+    medianRatio: middle(b) / middle(d),
     beforeRatio: uRate / bRate,
     delegateCost: dCost,
     baselineCost: bCost,
@@ -101,7 +110,7 @@ for (const n of SIZES) {
 }
 report(
   'orchestration',
-  `Orchestration overhead: N no-op subtasks, Delegate fan-out vs bare child workflows (best of ${REPEAT}, each run on a fresh dev server)`,
+  `Orchestration overhead: N no-op subtasks, Delegate fan-out vs bare child workflows (best of ${REPEAT} and the ratio of the medians, each run on a fresh dev server)`,
   [
     'N',
     'Delegate ms',
@@ -109,6 +118,7 @@ report(
     'bare ms',
     'bare subtasks/s',
     'Delegate/bare throughput',
+    'Delegate/bare, medians',
     `before (${process.env.BENCH_BEFORE ?? DEFAULT_BEFORE_REF})/bare`,
   ],
   rows,
