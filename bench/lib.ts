@@ -15,8 +15,11 @@ import { freePort, startDevServer, type DevServer } from '../scripts/dev-server'
 
 export const root = fileURLToPath(new URL('..', import.meta.url));
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-/** The middle of `xs` (the upper one of an even count). */
-export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+/** The middle of `xs` (the mean of the middle two of an even count; NaN when empty). */
+export const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? (s[(s.length - 1) >> 1]! + s[s.length >> 1]!) / 2 : NaN;
+};
 
 /** A logger that prints errors only (the benches' runtime, and a bundler's). */
 export const silentLogger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: (m: string) => console.error(m) } as never;

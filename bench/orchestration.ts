@@ -5,16 +5,16 @@
  * dev servers of the same kind in the same run, each run on a server of its own (a fresh
  * database, after a warm-up of 10: on one server for every run, its cost per subtask grows as
  * its database fills and the later side pays more), each side first in turn, best of
- * BENCH_REPEAT, and the ratio of each side's median run (steadier than best-of on a 2-core host:
- * BENCH_REPEAT=5 for a figure to compare across days). Then what each side cost the engine, read back from the histories of its first
- * run: events, workflow tasks and activity tasks per subtask (the subtask's own, and with the
- * parents' share). With a "before"
+ * BENCH_REPEAT, and the ratio of each side's median run (steadier than best-of on a 2-core
+ * host: BENCH_REPEAT=5 for a figure to compare across days). Then what each side cost the
+ * engine, read back from the histories of its first run: events, workflow tasks and activity
+ * tasks per subtask (the subtask's own, and with the parents' share). With a "before"
  * commit (BENCH_BEFORE, default DEFAULT_BEFORE_REF; `none` to skip), its worker runs the
  * same jobs in the same run, so before and after are measured side by side.
  */
 import { perSubtask, treeCost } from './history-cost';
 import { BEFORE_QUEUE, bareRun, beforeWorkerModule, delegateRun, onFreshServer, startBeforeWorker } from './delegate-runs';
-import { beforeCheckout, DEFAULT_BEFORE_REF, quietRuntime, report, round } from './lib';
+import { beforeCheckout, DEFAULT_BEFORE_REF, median, quietRuntime, report, round } from './lib';
 import { bundleWorkflows } from '../workers/worker';
 
 const SIZES = (process.env.BENCH_SIZES ?? '200,400,1000').split(',').map(Number);
@@ -61,12 +61,8 @@ for (const n of SIZES) {
       runs[side].push(await runOn(side, n, r === 0));
   }
   const best = (xs: { ms: number }[]) => (xs.length ? Math.min(...xs.map((x) => x.ms)) : NaN);
-  // the middle run (the mean of the middle two for an even count): best-of keeps each side's luckiest
-  // run, which on this 2-core host moves a ratio by ±10% from run to run; medians move less
-  const middle = (xs: { ms: number }[]) => {
-    const ms = xs.map((x) => x.ms).sort((p, q) => p - q);
-    return ms.length ? (ms[(ms.length - 1) >> 1]! + ms[ms.length >> 1]!) / 2 : NaN;
-  };
+  // best-of keeps each side's luckiest run, which on this 2-core host moves a ratio by ±10% from run to run; medians move less
+  const middle = (xs: { ms: number }[]) => median(xs.map((x) => x.ms));
   const [d, b, u] = [runs.delegate, runs.bare, runs.before];
   const dRate = (n / best(d)) * 1000;
   const bRate = (n / best(b)) * 1000;
