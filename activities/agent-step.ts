@@ -6,10 +6,11 @@ import { ErrorType } from '../core/errors';
 import { MAX_FALLBACKS } from '../schemas/job';
 import { refusal, type AgentRegistry } from './agents/registry';
 import { semanticText } from './agents/semantic-router';
-import type { PreviousStage, SteeringNote, StepAnswer, StepAsk } from './agents/types';
+import type { AgentService, PacedCallOptions, PreviousStage, SteeringNote, StepAnswer, StepAsk } from './agents/types';
+import { processGates, ThrottledPastDeadline, type ProviderGates, type ThrottleWait, type ThrottleWhy } from './provider-gate';
 import type { CircuitBreaker } from './circuit-breaker';
 import { fatal, toFailure } from './errors';
-import type { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/activity';
 import { schemaThreads } from './schema-thread';
 import { createLoadRouter, describeWithClient, type LoadRouter, type RouteDecision } from './load-router';
 import { createAdaptiveRouter, type AdaptiveRouter } from './adaptive-router';
@@ -86,6 +87,8 @@ export interface AgentStepOutput {
   schemaValid?: boolean;
   /** The agent asked a question instead of answering (never with `done`). */
   ask?: StepAsk;
+  /** How long the step waited on its provider's throttling (absent: not at all). */
+  throttledMs?: number;
 }
 
 /** What the agent activities need from their host. */
@@ -105,6 +108,8 @@ export interface AgentActivityDeps {
   stats?: Pick<TaskStatsStore, 'window'>;
   /** Picks among a capability's agents by measured quality. @default one over `stats` */
   adaptive?: AdaptiveRouter;
+  /** The process's provider gates: each remote agent's calls go through its service's. @default gates of this module's own */
+  gates?: ProviderGates;
 }
 
 /** How long a step keeps trying to write one of its events before its attempt fails. */
@@ -191,10 +196,15 @@ export interface StepObserver {
   stepRetried(agentId: string): void;
   /** An agent's step call ended, well or not, after `seconds`. */
   stepEnded(agentId: string, ok: boolean, seconds: number): void;
+  /** A call of the agent waited `waitMs` on its provider (throttled, or pacing its tokens per minute). */
+  stepThrottled?(provider: string, agentId: string, waitMs: number, reason: ThrottleWhy): void;
 }
 
 /** Largest step output the host accepts (JSON bytes); keeps every result well under Temporal's 2 MiB payload cap. */
 export const MAX_STEP_OUTPUT_BYTES = 256 * 1024;
+
+/** What a throttled step keeps of its attempt's time for the call after a wait. */
+const PACING_MARGIN_MS = 5000;
 
 /** How often the host heartbeats while an agent step runs. */
 const HEARTBEAT_EVERY_MS = 2000;
@@ -202,6 +212,23 @@ const HEARTBEAT_EVERY_MS = 2000;
 /** A load router reading queues through the running activity's Temporal client (the worker's). */
 function defaultRouter(): LoadRouter {
   return createLoadRouter({ describe: (queue) => describeWithClient(Context.current().client)(queue), slotsOf: () => DEFAULT_POOL_SLOTS });
+}
+
+/** The worker processes (distinct identities) that polled an activity queue in the last minute; at least 1 (this one). */
+async function pollingProcesses(ctx: Context, queue: string): Promise<number> {
+  const { client } = ctx;
+  const res = await client.workflowService.describeTaskQueue({
+    namespace: client.options.namespace,
+    taskQueue: { name: queue },
+    taskQueueType: 2, // activity (temporal.api.enums.v1.TaskQueueType)
+  });
+  const recent = Date.now() - 60_000;
+  const seen = new Set(
+    (res.pollers ?? [])
+      .filter((p) => !p.lastAccessTime || Number(p.lastAccessTime.seconds ?? 0) * 1000 >= recent)
+      .map((p) => p.identity ?? ''),
+  );
+  return Math.max(1, seen.size);
 }
 
 /** The tenant of a subtask's workflow id (`job/<tenant>/<jobId>/<taskId>`); undefined for one started otherwise. */
@@ -223,6 +250,7 @@ export function createAgentActivities({
   router = defaultRouter(),
   stats,
   adaptive = stats ? createAdaptiveRouter({ stats }) : undefined,
+  gates = processGates,
 }: AgentActivityDeps) {
   function validateParams(agentId: string, params: unknown): Record<string, unknown> {
     const def = registry.get(agentId);
@@ -313,6 +341,33 @@ export function createAgentActivities({
     },
   };
 
+  /**
+   * A step's way through its agent's provider gate: the gate bound to the step's signal and to its
+   * attempt's deadline (its timeout, the job's deadline), the waits summed for the step's event.
+   */
+  function pacing(ctx: Context, service: AgentService | undefined, signal: AbortSignal, told: (w: ThrottleWait) => void) {
+    let waited: ThrottleWait | undefined;
+    if (!service) return { label: '', paced: undefined, waited: () => waited };
+    const gate = gates.gateFor(service);
+    const { info } = ctx;
+    const ends = [
+      info.startToCloseTimeoutMs ? info.currentAttemptScheduledTimestampMs + info.startToCloseTimeoutMs : Infinity,
+      info.scheduleToCloseTimeoutMs ? info.scheduledTimestampMs + info.scheduleToCloseTimeoutMs : Infinity,
+    ];
+    // a wait must end before the attempt does, with time left for the call it waits for
+    const deadline = Math.min(...ends) - PACING_MARGIN_MS;
+    const onWait = (w: ThrottleWait) => {
+      waited = { waitMs: (waited?.waitMs ?? 0) + w.waitMs, reason: w.reason };
+      told(w);
+    };
+    // on a provider's queue, the worker processes polling it share its declared rate
+    const queue = info.taskQueue;
+    const pollers = service.limits?.requestsPerMinute !== undefined ? () => pollingProcesses(ctx, queue) : undefined;
+    const paced = <T>(call: () => Promise<T>, o: PacedCallOptions<T> = {}) =>
+      gate.run(call, { ...o, signal, deadline, onWait, ...(pollers ? { pollers } : {}) });
+    return { label: gate.label, paced, waited: () => waited };
+  }
+
   /** One attempt of a step, heartbeating meanwhile (agentStep). */
   async function runStep(
     input: AgentStepInput,
@@ -397,6 +452,15 @@ export function createAgentActivities({
     live.details = stream.details;
     const cut = latencyCut(ctx, input.budgetLeft.latencySeconds);
     live.done = cut.clear;
+    const throttle = pacing(ctx, def.service, cut.signal, (w) => {
+      observer?.stepThrottled?.(throttle.label, input.agentId, w.waitMs, w.reason);
+      log.info('provider throttled: the step waits', {
+        agentId: input.agentId,
+        provider: throttle.label,
+        waitMs: w.waitMs,
+        reason: w.reason,
+      });
+    });
     try {
       const stepping = def.step({
         ...input,
@@ -405,6 +469,7 @@ export function createAgentActivities({
         state: input.state,
         sleep: agentSleep,
         signal: cut.signal,
+        ...(throttle.paced ? { paced: throttle.paced } : {}),
         tenant: input.events?.tenant,
         onUsage: stream.onUsage,
         onText: stream.onText,
@@ -425,6 +490,20 @@ export function createAgentActivities({
         throw fatal(ErrorType.BudgetExceeded, `the latency budget ran out during step ${input.step}`, attempt, {
           ...(stream.details() ? { usage: stream.total() } : {}),
         });
+      if (err instanceof ThrottledPastDeadline) {
+        // back-pressure longer than this attempt may wait: the next attempt starts after the provider's wait,
+        // and the breaker hears nothing (the agent did not fail)
+        log.warn('provider throttles past the step timeout: the step goes again after the wait', {
+          agentId: input.agentId,
+          waitMs: err.waitMs,
+        });
+        throw ApplicationFailure.create({
+          type: ErrorType.Throttled,
+          message: `${err.message} (${err.reason})`,
+          nextRetryDelay: err.waitMs,
+          details: [{ attempt }],
+        });
+      }
       log.warn('agent step failed', { agentId: input.agentId, stepKey: input.stepKey, attempt, error: redact(String(err)) });
       if (guarded) {
         // a cancelled step says nothing about the agent's health: just free a half-open trial
@@ -487,6 +566,7 @@ export function createAgentActivities({
         done: reply.done,
         usage,
         ...(reply.tools?.length ? { tools: reply.tools } : {}),
+        ...(throttle.waited() ? { throttled: throttle.waited() } : {}),
       },
     });
     return {
@@ -502,6 +582,7 @@ export function createAgentActivities({
       state: reply.state,
       attempt,
       ...(schemaValid !== undefined ? { schemaValid } : {}),
+      ...(throttle.waited() ? { throttledMs: throttle.waited()!.waitMs } : {}),
       // a question is asked only by a step that is not done; its text and schema are bounded like any payload
       ...(reply.ask && !reply.done
         ? { ask: { question: String(reply.ask.question).slice(0, 10_000), answerSchema: reply.ask.answerSchema } }

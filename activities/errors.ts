@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Usage } from '../schemas/budget';
 import { ErrorType } from '../core/errors';
+import type { ThrottleReason } from './throttle';
 import { redact } from './redact';
 
 /** An agent failure another attempt may fix (retried with backoff). */
@@ -11,6 +12,23 @@ export class AgentRetryableError extends Error {
 /** An agent failure no retry will fix. */
 export class AgentFatalError extends Error {
   override readonly name = 'AgentFatalError';
+}
+
+/**
+ * The provider refused the call for now (429, Anthropic's 529, Gemini's RESOURCE_EXHAUSTED, a 503
+ * with Retry-After): back-pressure, not a failure. The provider gate waits and calls again.
+ */
+export class AgentThrottledError extends Error {
+  override readonly name = 'AgentThrottledError';
+  constructor(
+    message: string,
+    /** Why: rate_limited, overloaded, quota_exhausted or unavailable. */
+    readonly reason: ThrottleReason,
+    /** The wait the provider asked for (absent: a jittered backoff). */
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+  }
 }
 
 /** The remote agent canceled the task (an A2A `canceled` state): the subtask ends as cancelled, no retry. */

@@ -68,6 +68,14 @@ function limitsOf(task: TaskSpec, defs: AgentDefinition[]): Partial<Record<Forec
   return limits;
 }
 
+/** The declared provider rate every agent a task may run on shares (absent: none, or they differ). */
+function pacedBy(defs: AgentDefinition[]): TaskPlan['provider'] {
+  const ids = new Set(defs.map((d) => d.manifest.provider));
+  const rpm = defs[0]?.service?.limits?.requestsPerMinute;
+  const id = defs[0]?.manifest.provider;
+  return ids.size === 1 && id !== undefined && rpm !== undefined ? { id, stepsPerSecond: rpm / 60 } : undefined;
+}
+
 /** A task's history in a pattern's jobs, and what it is. */
 function historyOf(defs: AgentDefinition[], pattern: Pattern, stats: Map<string, AgentStats>, days: number) {
   const of = (d: AgentDefinition) => stats.get(d.manifest.id);
@@ -92,6 +100,8 @@ export function planOf(spec: JobSpec, registry: AgentRegistry, stats: Map<string
     const agent =
       defs.length === 1 ? defs[0].manifest.id : typeof ref === 'object' && 'capability' in ref ? `capability:${ref.capability}` : 'unknown';
     const plan: TaskPlan = { kind: 'task', id: t.id, agent, basis: h.basis, limits: limitsOf(t, defs) };
+    const provider = pacedBy(defs);
+    if (provider) plan.provider = provider;
     if (h.stats) plan.stats = h.stats;
     if (t.budget) plan.budget = t.budget;
     return plan;

@@ -27,6 +27,7 @@ const ALL = [
   'engine-share',
   'replay-cost',
   'lane-cost',
+  'providers',
 ];
 const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ALL;
 const failed: string[] = [];

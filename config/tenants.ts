@@ -48,6 +48,7 @@ function defaults(config: Config): TenantQuotas {
     runningJobs: config.DELEGATE_QUOTA_RUNNING_JOBS,
     tasksPerJob: config.DELEGATE_QUOTA_TASKS_PER_JOB,
     agentSlots: config.DELEGATE_QUOTA_AGENT_SLOTS,
+    fairnessWeight: 1,
   };
 }
 

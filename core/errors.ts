@@ -23,6 +23,8 @@ export const ErrorType = {
   CircuitOpen: 'CircuitOpen',
   /** The remote agent canceled the task (A2A `canceled`): the subtask ends as cancelled. */
   RemoteCancelled: 'RemoteCancelled',
+  /** The provider kept throttling longer than the attempt could wait: retried after the provider's wait; never counts against the breaker. */
+  Throttled: 'Throttled',
   /** A nested job is deeper than the operator's cap. */
   DepthExceeded: 'DepthExceeded',
   /** An update names something the job does not have (a subtask id). */

@@ -6,6 +6,7 @@
  *   task ──history──> quantiles per axis          (no history: the agent's manifest limits, and it says so)
  *   job  ──N samples: draw every task, compose──> quantiles, P(budget suffices)
  *          fanout, vote: spend sums; duration the makespan of the tasks on `maxParallel` slots (all at once by default)
+ *          root: no shorter than its steps on a provider with a declared rate take to go out at that rate
  *          fanout with a quorum: stops at the quorum-th success; tasks not started by then spend nothing,
  *                        running ones their share so far (so a lower maxParallel wastes less)
  *          pipeline:     spend sums; duration sums
@@ -48,6 +49,8 @@ export interface TaskPlan {
   /** Upper bounds used when there is no history (the manifest's limits, the task's budget); absent axes are unknown. */
   limits: Partial<Record<ForecastAxis, number>>;
   budget?: PlanBudget;
+  /** The provider whose declared rate paces the task's steps: no job finishes before its steps on it could be dispatched. */
+  provider?: { id: string; stepsPerSecond: number };
 }
 
 /** A job of a plan (the root or a nested one). */
@@ -203,6 +206,8 @@ const fits = (v: Float64Array, b: PlanBudget | undefined): boolean => {
   return true;
 };
 
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
+
 /** Forecasts a plan: every task from its history, the jobs by `samples` seeded draws. */
 export function forecastPlan(root: JobPlan, opts: ForecastOptions = {}): Forecast {
   const tasks = countTasks(root);
@@ -232,11 +237,18 @@ export function forecastPlan(root: JobPlan, opts: ForecastOptions = {}): Forecas
   const rootHeld = { n: 0 };
   const byAxisHeld: Record<string, number> = {};
 
+  /** Per provider, the steps this draw sends it (the root's duration is at least their dispatch at its rate). */
+  const paced = new Map<string, { steps: number; perSecond: number }>();
   /** One draw of a node into `out`; whether every budget inside it held, and whether it succeeded. */
   function draw(node: PlanNode, out: Float64Array, at: number): { ok: boolean; success: boolean } {
     if (node.kind === 'task') {
       const s = samplerOfTask(node);
       for (let i = 0; i < width; i++) out[i] = s[i](rng());
+      if (node.provider) {
+        const p = paced.get(node.provider.id) ?? { steps: 0, perSecond: node.provider.stepsPerSecond };
+        p.steps += Number.isNaN(out[AXIS_INDEX.steps]) ? 1 : out[AXIS_INDEX.steps];
+        paced.set(node.provider.id, p);
+      }
       const st = node.stats;
       const success = !st || st.runs === 0 || rng() < st.success / st.runs;
       const ok = fits(out, node.budget);
@@ -262,6 +274,8 @@ export function forecastPlan(root: JobPlan, opts: ForecastOptions = {}): Forecas
       share = cut.share;
       duration = cut.duration;
     } else duration = makespan(durations, slots);
+    // a declared provider rate: the whole job cannot end before its steps on the provider went out
+    if (node === root) for (const p of paced.values()) duration = Math.max(duration, p.steps / p.perSecond);
     const acc = new Float64Array(width);
     vectors.forEach((v, k) => {
       for (let i = 0; i < width; i++) if (i !== lat) acc[i] += v[i] * (share ? share[k] : 1);
@@ -279,6 +293,7 @@ export function forecastPlan(root: JobPlan, opts: ForecastOptions = {}): Forecas
 
   const scratch = new Float64Array(width);
   for (let k = 0; k < samples; k++) {
+    paced.clear();
     if (draw(root, scratch, k).ok) rootHeld.n++;
     for (const axis of BUDGET_KEYS) {
       const cap = root.budget?.[axis];
@@ -307,6 +322,18 @@ export function forecastPlan(root: JobPlan, opts: ForecastOptions = {}): Forecas
   for (const a of blind)
     notes.push(`${a} is capped but tasks ${unknownAxes.get(a)!.join(', ')} have no history and no limit on it: the chance cannot be told`);
   if (budgetedAxes.size === 0) notes.push('no budget in the job: nothing can run short');
+  const providers = new Map<string, { tasks: number; perSecond: number }>();
+  const countPaced = (n: PlanNode) => {
+    if (n.kind === 'job') return n.children.forEach(countPaced);
+    if (!n.provider) return;
+    const p = providers.get(n.provider.id) ?? { tasks: 0, perSecond: n.provider.stepsPerSecond };
+    providers.set(n.provider.id, { ...p, tasks: p.tasks + 1 });
+  };
+  countPaced(root);
+  for (const [id, p] of providers)
+    notes.push(
+      `provider ${id} takes ${round3(p.perSecond)} steps/s: the job's ${p.tasks} task(s) on it need at least ${round3(p.tasks / p.perSecond)} s (one step each)`,
+    );
 
   const nodeForecast = (n: PlanNode): NodeForecast => {
     const budgetSuffices =

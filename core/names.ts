@@ -5,11 +5,20 @@
  *
  *   lane  delegate-agents-acme                 agents without a pool
  *   pool  delegate-agents-acme.pool-gpu        agents with "pool": "gpu"
+ *   provider  delegate-provider-openai-main     agents on a provider with declared limits (every tenant's, fairness key = tenant)
  */
 
 /** The activity task queue of an agent's steps: its pool's queue on the lane, or the lane itself when it has no pool. */
 export function stepQueueFor(lane: string, pool?: string): string {
   return pool ? `${lane}.pool-${pool}` : lane;
+}
+
+/**
+ * The activity task queue of a provider's steps: one per deployment, shared by every tenant, so the
+ * server's rate limit on it is the provider's limit across every worker, job and tenant.
+ */
+export function providerQueueFor(taskQueue: string, provider: string): string {
+  return `${taskQueue}-provider-${provider}`;
 }
 
 /** The activity task queue of a tenant's agent steps (its lane): `<queue>-agents-<tenant>`. */

@@ -21,11 +21,11 @@ export const capabilityKey = (capability: string): string => `capability:${capab
  * child, and each lands twice in the engine's histories (the parent's start command and the
  * child's first event), so the rest (description, input and output schemas, tools) stays out.
  */
-export type RunManifest = Pick<AgentManifest, 'id' | 'version' | 'kind' | 'limits' | 'retry' | 'pool'>;
+export type RunManifest = Pick<AgentManifest, 'id' | 'version' | 'kind' | 'limits' | 'retry' | 'pool' | 'provider'>;
 
 /** The part of a manifest a subtask run reads (a manifest already cut down is returned equal). */
-export function runManifest({ id, version, kind, limits, retry, pool }: RunManifest): RunManifest {
-  return { id, version, kind, limits, retry, ...(pool !== undefined ? { pool } : {}) };
+export function runManifest({ id, version, kind, limits, retry, pool, provider }: RunManifest): RunManifest {
+  return { id, version, kind, limits, retry, ...(pool !== undefined ? { pool } : {}), ...(provider !== undefined ? { provider } : {}) };
 }
 
 /** The manifest the job hands a task, when it was resolved at submission; undefined: the subtask resolves it. */

@@ -71,6 +71,7 @@ export function sumMetrics(results: TaskResult[], latencyMs: number, savedUsd = 
     Object.assign(m, addUsage(m, r.metrics));
     m.steps += r.metrics.steps;
     m.attempts += r.metrics.attempts;
+    if (r.metrics.throttledMs) m.throttledMs = (m.throttledMs ?? 0) + r.metrics.throttledMs;
     r.metrics.channelsHit.forEach((c) => channels.add(c));
   }
   m.channelsHit = [...channels];

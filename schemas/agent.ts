@@ -4,6 +4,7 @@ import { EvidenceSchema } from './evidence';
 import { RetrySchema } from './job';
 import { RoleSchema, SkillSchema } from './role';
 import { PoolNameSchema } from './pools';
+import { agentProviderFields, ProviderConfigSchema } from './provider';
 
 /** An agent's declared identity, capabilities, contract and limits. */
 export const AgentManifestSchema = z
@@ -22,6 +23,12 @@ export const AgentManifestSchema = z
     retry: RetrySchema.describe('default retry policy of one step'),
     tools: z.array(z.string()),
     pool: PoolNameSchema.optional().describe("the agent's pool: its steps run on the pool's own task queue (absent: the tenant's lane)"),
+    provider: z
+      .string()
+      .optional()
+      .describe(
+        "the provider whose declared limits pace the agent's steps: they run on the provider's own task queue, shared by every tenant",
+      ),
   })
   .meta({ id: 'AgentManifest' });
 export type AgentManifest = z.infer<typeof AgentManifestSchema>;
@@ -39,6 +46,7 @@ export const HttpAgentConfigSchema = z
     pool: PoolNameSchema.optional().describe(
       "its steps run on this pool's own task queue, served by the workers that host the pool (DELEGATE_POOLS)",
     ),
+    ...agentProviderFields,
     inputSchema: z.record(z.string(), z.unknown()).default({ type: 'object' }).describe('JSON Schema of params'),
     outputSchema: z.record(z.string(), z.unknown()).optional(),
     timeoutSeconds: z.number().positive().max(86_400).default(60),
@@ -136,6 +144,7 @@ export const LlmAgentConfigSchema = z
     pool: PoolNameSchema.optional().describe(
       "its steps run on this pool's own task queue, served by the workers that host the pool (DELEGATE_POOLS)",
     ),
+    ...agentProviderFields,
     tools: z.array(LlmToolSchema).default([]).describe('offered to the model only when the task scope allows them'),
     mcpServers: z
       .array(McpServerSchema)
@@ -189,6 +198,7 @@ export const A2aAgentConfigSchema = z
     pool: PoolNameSchema.optional().describe(
       "its steps run on this pool's own task queue, served by the workers that host the pool (DELEGATE_POOLS)",
     ),
+    ...agentProviderFields,
     inputSchema: z.record(z.string(), z.unknown()).default({ type: 'object' }).describe('JSON Schema of params'),
     outputSchema: z.record(z.string(), z.unknown()).optional(),
     timeoutSeconds: z.number().positive().max(86_400).default(300).describe('per-attempt limit of one remote task'),
@@ -202,12 +212,89 @@ export const A2aAgentConfigSchema = z
   .meta({ id: 'A2aAgentConfig' });
 export type A2aAgentConfig = z.infer<typeof A2aAgentConfigSchema>;
 
+/** One agent of the agents file, whatever its kind. */
+export type AgentConfig = HttpAgentConfig | LlmAgentConfig | A2aAgentConfig;
+
 /** The agents file (`DELEGATE_AGENTS_FILE`, default `agents.json`). */
-export const AgentsFileSchema = z.strictObject({
-  agents: z.array(z.discriminatedUnion('kind', [HttpAgentConfigSchema, LlmAgentConfigSchema, A2aAgentConfigSchema])),
-  skills: z.array(SkillSchema).default([]).describe('documents the host serves to role children (load_skill)'),
-  roles: z.array(RoleSchema).default([]).describe('specialist roles a task can dispatch to (role, taskType)'),
-});
+export const AgentsFileSchema = z
+  .strictObject({
+    providers: z
+      .array(ProviderConfigSchema)
+      .default([])
+      .describe('providers that several agents share (one key, one account): their limits hold across every worker, job and tenant'),
+    agents: z.array(z.discriminatedUnion('kind', [HttpAgentConfigSchema, LlmAgentConfigSchema, A2aAgentConfigSchema])),
+    skills: z.array(SkillSchema).default([]).describe('documents the host serves to role children (load_skill)'),
+    roles: z.array(RoleSchema).default([]).describe('specialist roles a task can dispatch to (role, taskType)'),
+  })
+  .superRefine((file, ctx) => {
+    for (const issue of providerIssues(file.providers, file.agents)) ctx.addIssue({ code: 'custom', ...issue });
+  });
+
+/** The key an agent calls its service with (where it goes, and as whom): agents sharing one share its limits. */
+export function agentKeyOf(a: AgentConfig): string {
+  if (a.kind === 'llm') return `llm|${a.provider}|${a.baseUrl ?? ''}|${a.apiKey ?? ''}`;
+  const auth = Object.entries(a.headers)
+    .filter(([k]) => /^(authorization|x-api-key|api-key)$/i.test(k))
+    .map(([k, v]) => `${k.toLowerCase()}=${v}`)
+    .sort()
+    .join('&');
+  return `${a.kind}|${new URL(a.kind === 'http' ? a.url : a.cardUrl).origin}|${auth}`;
+}
+
+/** The provider whose limits pace an agent's steps: the entry it names, or its own limits under its id. */
+export function providerOf(a: Pick<AgentConfig, 'id' | 'account' | 'limits'>): string | undefined {
+  return a.account ?? (a.limits ? a.id : undefined);
+}
+
+/** What is wrong with the providers and the agents' use of them (each with the path of its field). */
+export function providerIssues(providers: { id: string }[], agents: AgentConfig[]): { path: (string | number)[]; message: string }[] {
+  const issues: { path: (string | number)[]; message: string }[] = [];
+  const declared = new Map<string, number>();
+  providers.forEach((p, i) => {
+    if (declared.has(p.id)) issues.push({ path: ['providers', i, 'id'], message: `provider "${p.id}" is declared twice` });
+    declared.set(p.id, i);
+  });
+  const byKey = new Map<string, { agent: string; provider?: string }>();
+  agents.forEach((a, i) => {
+    const where = (field: string) => ['agents', i, field];
+    if (a.account !== undefined && a.limits !== undefined)
+      issues.push({
+        path: where('limits'),
+        message: `agent "${a.id}" names account "${a.account}" and declares limits of its own: give one`,
+      });
+    if (a.account !== undefined && !declared.has(a.account))
+      issues.push({
+        path: where('account'),
+        message: `agent "${a.id}" names account "${a.account}", which no providers entry declares (declared: ${[...declared.keys()].join(', ') || 'none'})`,
+      });
+    if (a.limits !== undefined && declared.has(a.id))
+      issues.push({
+        path: where('limits'),
+        message: `agent "${a.id}" declares its own limits, but a providers entry has its id: name the entry with "account" instead`,
+      });
+    const provider = providerOf(a);
+    if (provider !== undefined && a.pool !== undefined)
+      issues.push({
+        path: where('pool'),
+        message: `agent "${a.id}" runs on provider "${provider}"'s own queue: it cannot also name pool "${a.pool}"`,
+      });
+    const key = agentKeyOf(a);
+    const seen = byKey.get(key);
+    if (seen && seen.provider !== provider && (seen.provider !== undefined || provider !== undefined))
+      issues.push({
+        path: where(a.limits ? 'limits' : 'account'),
+        message: `agents "${seen.agent}" and "${a.id}" call one service with one key but with different limits (${seen.provider ?? 'none'} and ${provider ?? 'none'}): name one providers entry in both`,
+      });
+    else if (!seen) byKey.set(key, { agent: a.id, provider });
+  });
+  return issues;
+}
+
+/** Providers entries that no agent names: a warning at start (their limits pace nothing). */
+export function unusedProviders(providers: { id: string }[], agents: Pick<AgentConfig, 'account'>[]): string[] {
+  const named = new Set(agents.map((a) => a.account));
+  return providers.map((p) => p.id).filter((id) => !named.has(id));
+}
 
 /** What an HTTP agent answers to one step (the agent protocol). */
 export const StepReplySchema = z

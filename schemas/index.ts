@@ -9,6 +9,7 @@ export * from '../core/errors';
 export * from './config';
 export * from './tenant';
 export * from './pools';
+export * from './provider';
 export * from './job-input';
 export * from './report';
 export * from './events';

@@ -39,6 +39,12 @@ export const TaskMetricsSchema = z
     steps: z.number(),
     attempts: z.number(),
     channelsHit: z.array(z.string()),
+    throttledMs: z
+      .number()
+      .optional()
+      .describe(
+        "how long the steps waited on their provider's throttling (429, 529, Retry-After) or its declared tokens per minute; absent: never",
+      ),
   })
   .meta({ id: 'TaskMetrics' });
 export type TaskMetrics = z.infer<typeof TaskMetricsSchema>;

@@ -18,6 +18,12 @@ export const QuotasSchema = z.strictObject({
     .optional()
     .describe('subtasks in one request, counted across every level of nesting'),
   agentSlots: z.number().int().positive().max(10_000).optional().describe("concurrent agent steps per worker (the tenant's lane)"),
+  fairnessWeight: z
+    .number()
+    .positive()
+    .max(1000)
+    .optional()
+    .describe("the tenant's share where tenants share a queue (a provider's, the workflows'): its jobs' fairness weight, 1 by default"),
 });
 export type Quotas = z.infer<typeof QuotasSchema>;
 

@@ -60,6 +60,8 @@ export const DEV_THROUGHPUT_SETTINGS: Record<string, string> = {
   'matching.numTaskqueueWritePartitions': '1',
   // task priorities (job and task `priority`) are honoured by the new matcher only
   'matching.useNewMatcher': 'true',
+  // fairness keys (tenants sharing a provider's queue get dispatch by weight, core/names.ts)
+  'matching.enableFairness': 'true',
   // DescribeTaskQueue's stats (backlog) are cached this long (default 5 s): capability routing reads them
   'matching.TaskQueueInfoByBuildIdTTL': '"1s"',
   ...EVENTS_CACHE_SETTINGS,

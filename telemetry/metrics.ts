@@ -98,6 +98,19 @@ export function createWorkerMetrics(registry: Registry = processRegistry()) {
     help: 'Money early vote decisions saved (unspent allocations of cancelled voters), in US dollars',
     registers,
   });
+  const throttled = new Counter({
+    name: 'delegate_provider_throttled_total',
+    help: "Waits of agents' calls on their provider (throttled: 429, 529, RESOURCE_EXHAUSTED, Retry-After; or pacing tokens per minute), by provider, agent and reason",
+    labelNames: ['provider', 'agent', 'reason'],
+    registers,
+  });
+  const throttledSeconds = new Histogram({
+    name: 'delegate_provider_throttled_wait_seconds',
+    help: "How long agents' calls waited on their provider, by provider",
+    labelNames: ['provider'],
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300],
+    registers,
+  });
   const breakers: CircuitBreaker[] = [];
   new Gauge({
     name: 'delegate_circuit_breaker_state',
@@ -115,6 +128,10 @@ export function createWorkerMetrics(registry: Registry = processRegistry()) {
     stepEnded(agent, ok, seconds) {
       steps.inc({ agent, outcome: ok ? 'ok' : 'error' });
       stepSeconds.observe({ agent }, seconds);
+    },
+    stepThrottled(provider, agent, waitMs, reason) {
+      throttled.inc({ provider, agent, reason });
+      throttledSeconds.observe({ provider }, waitMs / 1000);
     },
   };
   return {

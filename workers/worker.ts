@@ -17,7 +17,8 @@ import {
 } from '../activities';
 import { Context } from '@temporalio/activity';
 import { DEFAULT_POOL_SLOTS, type PoolSlots } from '../schemas/pools';
-import { stepQueueFor } from '../core/names';
+import type { ProviderLimits } from '../schemas/provider';
+import { providerQueueFor, stepQueueFor } from '../core/names';
 import { DEFAULT_WORKFLOW_STACK_FRAMES } from '../core/engine-limits';
 import type { RecordStore } from '../record';
 import type { Tracing } from '../telemetry/tracing';
@@ -288,6 +289,18 @@ export async function createWorkerSet(opts: DelegateWorkerOptions, lanes: AgentL
   };
   const poolWorkers = await activityWorkers(poolLanes);
   if (opts.poolsOnly) return { workers: poolWorkers as [Worker, ...Worker[]], addLanes };
+  // each provider with declared limits: one queue every tenant's steps share, its rate enforced by the
+  // server across every worker polling it (the worker's maxTaskQueueActivitiesPerSecond is the queue's)
+  const providerWorkers = await Promise.all(
+    providerQueues(registry, opts.taskQueue).map((p) =>
+      Worker.create({
+        ...common,
+        taskQueue: p.taskQueue,
+        maxConcurrentActivityTaskExecutions: p.limits.concurrent ?? opts.maxConcurrentActivities ?? 200,
+        ...(p.limits.requestsPerMinute !== undefined ? { maxTaskQueueActivitiesPerSecond: p.limits.requestsPerMinute / 60 } : {}),
+      }),
+    ),
+  );
   const main = await Worker.create({
     ...common,
     taskQueue: opts.taskQueue,
@@ -304,7 +317,20 @@ export async function createWorkerSet(opts: DelegateWorkerOptions, lanes: AgentL
     ...opts.tuning,
   });
   const laneWorkers = await activityWorkers(lanes);
-  return { workers: [main, ...laneWorkers, ...poolWorkers], addLanes };
+  return { workers: [main, ...laneWorkers, ...poolWorkers, ...providerWorkers], addLanes };
+}
+
+/** The queues of the providers the agents declare limits for (core/names.ts), with each one's limits. */
+export function providerQueues(
+  registry: AgentRegistry,
+  taskQueue: string,
+): { provider: string; taskQueue: string; limits: ProviderLimits }[] {
+  const found = new Map<string, ProviderLimits>();
+  for (const m of registry.list()) {
+    const limits = m.provider !== undefined ? registry.get(m.id)?.service?.limits : undefined;
+    if (m.provider !== undefined && limits) found.set(m.provider, limits);
+  }
+  return [...found].map(([provider, limits]) => ({ provider, taskQueue: providerQueueFor(taskQueue, provider), limits }));
 }
 
 /** A worker hosting the job and subtask workflows and the agents, on the shared queue only. */

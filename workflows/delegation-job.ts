@@ -59,7 +59,7 @@ const PATTERNS: Record<string, (rt: JobRuntime) => Promise<PatternOutcome>> = {
 
 /** Markdown shown in the Temporal UI's "current details" of the job. */
 function renderDetails(rt: JobRuntime): string {
-  return jobDetails(rt.spec.pattern, rt.spec.jobId, rt.records.counts(), rt.ledgerSnapshot());
+  return jobDetails(rt.spec.pattern, rt.spec.jobId, rt.records.counts(), rt.ledgerSnapshot(), rt.records.throttledMs());
 }
 
 /** Runs a delegation job to its JobResult. The function name is the workflow type: do not rename. */

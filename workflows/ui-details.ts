@@ -43,7 +43,7 @@ export function ledgerTable(l: Ledger, withReserved: boolean): string[] {
 }
 
 /** A job's details: its progress counts and its budget. */
-export function jobDetails(pattern: string, jobId: string, c: Progress, l: Ledger): string {
+export function jobDetails(pattern: string, jobId: string, c: Progress, l: Ledger, throttledMs = 0): string {
   return [
     `**${pattern}** \`${jobId}\``,
     '',
@@ -51,6 +51,7 @@ export function jobDetails(pattern: string, jobId: string, c: Progress, l: Ledge
     '|---|---|---|---|---|---|',
     `| ${c.total} | ${c.pending} | ${c.running} | ${c.succeeded} | ${c.partial} | ${c.failed} |`,
     '',
+    ...(throttledMs > 0 ? [throttledLine(throttledMs, 'finished subtasks'), ''] : []),
     ...ledgerTable(l, true),
     ...CLIPPED_TAIL,
   ].join('\n');
@@ -67,6 +68,13 @@ export interface SubtaskDetails {
   lastError?: string;
   /** Which agent the subtask was routed to, and why. */
   routing?: { agent: string; reason: string };
+  /** How long its steps waited on their provider's throttling. */
+  throttledMs?: number;
+}
+
+/** The line that says how long steps waited on their providers (back-pressure, not failures). */
+function throttledLine(ms: number, whose: string): string {
+  return `${whose} waited ${(ms / 1000).toFixed(1)} s on their provider's throttling (429, 529, Retry-After): back-pressure, not failures`;
 }
 
 /** A subtask's details: where its loop is, what it spent against its budget, its last error. */
@@ -75,6 +83,7 @@ export function subtaskDetails(d: SubtaskDetails): string {
     `**${d.taskId}** · ${d.agentId} · ${d.phase}`,
     '',
     `step ${d.steps} · attempts ${d.attempts}`,
+    ...(d.throttledMs ? ['', throttledLine(d.throttledMs, 'its steps')] : []),
     ...(d.routing ? ['', `routed to ${d.routing.agent}: ${d.routing.reason.replace(/\s+/g, ' ').slice(0, 300)}`] : []),
     '',
     ...ledgerTable(d.ledger, false),

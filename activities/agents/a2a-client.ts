@@ -16,6 +16,7 @@ import {
 } from '@a2a-js/sdk/client';
 import { DestinationRefusedError, type Resolver } from '../guarded-post';
 import { guardedFetch } from '../guarded-fetch';
+import { throwIfThrottled } from './remote';
 import type { NetPolicy } from '../net-policy';
 import { AgentFatalError, AgentRetryableError } from '../errors';
 
@@ -59,8 +60,12 @@ export function createA2aRemote(o: A2aClientOptions): () => Promise<A2aRemote> {
     ...(o.resolve ? { resolve: o.resolve } : {}),
   });
   // the agent's headers on every request, the card's included; the SDK's own headers win on clashes
-  const fetchImpl = ((input: string | URL | Request, init: RequestInit = {}) =>
-    guarded(input, { ...init, headers: { ...o.headers, ...Object.fromEntries(new Headers(init.headers).entries()) } })) as typeof fetch;
+  // a 429 (or a 503 with Retry-After) is throttling: the step's provider gate waits and sends again
+  const fetchImpl = (async (input: string | URL | Request, init: RequestInit = {}) => {
+    const res = await guarded(input, { ...init, headers: { ...o.headers, ...Object.fromEntries(new Headers(init.headers).entries()) } });
+    throwIfThrottled(res, `agent ${o.id}`);
+    return res;
+  }) as typeof fetch;
   let cached: { at: number; remote: Promise<A2aRemote> } | undefined;
 
   async function connect(): Promise<A2aRemote> {

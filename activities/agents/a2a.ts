@@ -17,13 +17,13 @@ import { Role, TaskState, type Message } from '@a2a-js/sdk';
 import { z } from 'zod';
 import { A2aAgentConfigSchema, type A2aAgentConfig } from '../../schemas';
 import { dataPart, textPart } from '../a2a-task';
-import { AgentCancelledError, AgentFatalError, AgentRetryableError } from '../errors';
+import { AgentCancelledError, AgentFatalError, AgentRetryableError, AgentThrottledError } from '../errors';
 import type { Resolver } from '../guarded-post';
 import type { NetPolicy } from '../net-policy';
 import { createA2aRemote, fetchFailure } from './a2a-client';
 import { dataOf, Seen, textOf } from './a2a-seen';
-import { expandEnv, jsonSchemaParams, remoteManifest } from './remote';
-import type { AgentDefinition, StepReply, StepRequest } from './types';
+import { expandEnv, jsonSchemaParams, remoteManifest, serviceOf } from './remote';
+import { pacedCall, type AgentDefinition, type StepReply, type StepRequest } from './types';
 
 /** What the host gives an `a2a` agent besides its config. */
 export interface A2aAgentDeps {
@@ -115,6 +115,7 @@ export function createA2aAgent(
   });
   const what = `agent ${cfg.id}`;
   return {
+    service: serviceOf(cfg),
     manifest: remoteManifest('a2a', { ...cfg, tools: [] }),
     params: jsonSchemaParams(cfg.inputSchema),
     toolsFor: () => [],
@@ -122,41 +123,56 @@ export function createA2aAgent(
       const carried = (req.state ?? {}) as A2aState;
       if (carried.inputRequired) throw new AgentFatalError(`${what} asks for input: ${carried.inputRequired.slice(0, 500)}`);
       if (carried.asked && !req.answer) throw new AgentFatalError(`${what} asks for input: ${carried.asked.slice(0, 500)}`);
-      const { client, streaming } = await remote();
-      const seen = new Seen();
-      const message = carried.asked ? answerMessage(req, carried) : stepMessage(req, cfg.skill);
-      const params = { tenant: '', message, configuration: undefined, metadata: undefined };
-      try {
-        if (streaming) {
-          for await (const ev of client.sendMessageStream(params, { signal: req.signal })) {
-            const working = seen.take(ev);
-            if (working !== undefined) await req.progress?.({ state: 'working', text: working.slice(0, 2000) });
-            if (seen.over) break;
-          }
-        } else {
-          const r = await client.sendMessage(params, { signal: req.signal });
-          if ('role' in r) seen.take({ payload: { $case: 'message', value: r } });
-          else seen.task(r);
-          // a blocking agent that answers before the task ends: ask again until it does
-          while (!seen.over && seen.taskId) {
-            await req.sleep(1000);
-            seen.task(await client.getTask({ tenant: '', id: seen.taskId }, { signal: req.signal }));
-          }
-        }
-      } catch (err) {
-        if (req.signal.aborted) {
-          // the step was cancelled (job cancel, latency cut, budget halt): so is the remote task
-          if (seen.taskId)
-            await client
-              .cancelTask({ tenant: '', id: seen.taskId, metadata: undefined }, { signal: AbortSignal.timeout(5000) })
-              .catch(() => undefined);
-          throw err;
-        }
-        throw rpcFailure(err, what);
-      }
-      return outcome(seen, cfg, what, req.task.allowQuestions === true);
+      // one send through the provider's gate: a throttled one waits and goes again (same message id: the remote dedups)
+      return pacedCall(req, () => send(req, carried));
     },
   };
+
+  /** Sends the step's message and follows the remote task to the step's reply. */
+  async function send(req: StepRequest, carried: A2aState): Promise<StepReply> {
+    const { client, streaming } = await remote();
+    const seen = new Seen();
+    const message = carried.asked ? answerMessage(req, carried) : stepMessage(req, cfg.skill);
+    const params = { tenant: '', message, configuration: undefined, metadata: undefined };
+    try {
+      if (streaming) {
+        for await (const ev of client.sendMessageStream(params, { signal: req.signal })) {
+          const working = seen.take(ev);
+          if (working !== undefined) await req.progress?.({ state: 'working', text: working.slice(0, 2000) });
+          if (seen.over) break;
+        }
+      } else {
+        const r = await client.sendMessage(params, { signal: req.signal });
+        if ('role' in r) seen.take({ payload: { $case: 'message', value: r } });
+        else seen.task(r);
+        // a blocking agent that answers before the task ends: ask again until it does
+        while (!seen.over && seen.taskId) {
+          await req.sleep(1000);
+          seen.task(await client.getTask({ tenant: '', id: seen.taskId }, { signal: req.signal }));
+        }
+      }
+    } catch (err) {
+      if (req.signal.aborted) {
+        // the step was cancelled (job cancel, latency cut, budget halt): so is the remote task
+        if (seen.taskId)
+          await client
+            .cancelTask({ tenant: '', id: seen.taskId, metadata: undefined }, { signal: AbortSignal.timeout(5000) })
+            .catch(() => undefined);
+        throw err;
+      }
+      const throttled = throttleIn(err);
+      if (throttled) throw throttled;
+      throw rpcFailure(err, what);
+    }
+    return outcome(seen, cfg, what, req.task.allowQuestions === true);
+  }
+}
+
+/** The throttle behind an SDK error (the transport's fetch threw it; the SDK may wrap it as a cause). */
+function throttleIn(err: unknown): AgentThrottledError | undefined {
+  for (let e = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++)
+    if (e instanceof AgentThrottledError) return e;
+  return undefined;
 }
 
 /** The step's reply from the remote task's last state. */

@@ -14,7 +14,8 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { jsonSchema, streamText, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import type { LlmAgentConfig } from '../../schemas';
 import { startHttpCall } from '../../telemetry/tracing';
-import { AgentFatalError, AgentRetryableError } from '../errors';
+import { AgentFatalError, AgentRetryableError, AgentThrottledError } from '../errors';
+import { isThrottleStatus, retryAfterMs, retryDelayFromBody } from '../throttle';
 import { expandEnv } from './remote';
 
 /** A chat message of the step state (the chat-completions shape; older states have it too). */
@@ -185,13 +186,15 @@ export interface TurnOptions {
   onTokens?: (t: TurnTokens) => void;
 }
 
+/** The input tokens of a request as the host estimates them before the provider says: its characters / 4. */
+export function promptTokens(messages: ChatMessage[]): number {
+  const chars = messages.reduce((n, m) => n + (m.content?.length ?? 0) + (m.tool_calls ? JSON.stringify(m.tool_calls).length : 0), 0);
+  return Math.ceil(chars / 4);
+}
+
 /** Runs one model turn, streaming; throws AgentRetryableError / AgentFatalError as the provider's answer says. */
 export async function streamTurn(o: TurnOptions): Promise<TurnResult> {
-  const promptChars = o.messages.reduce(
-    (n, m) => n + (m.content?.length ?? 0) + (m.tool_calls ? JSON.stringify(m.tool_calls).length : 0),
-    0,
-  );
-  const t: TurnTokens = { input: Math.ceil(promptChars / 4), cached: 0, output: 0 };
+  const t: TurnTokens = { input: promptTokens(o.messages), cached: 0, output: 0 };
   let deltas = 0;
   let failure: unknown;
   const result = streamText({
@@ -209,11 +212,18 @@ export async function streamTurn(o: TurnOptions): Promise<TurnResult> {
   let text = '';
   const toolCalls: TurnResult['toolCalls'] = [];
   let finished = false;
-  // the request goes out now: its input is spent from here on, also if the turn is cut before any answer
-  o.onTokens?.({ ...t });
+  // the provider took the request once a chunk of its stream arrives: its input is spent from then
+  // on, also if the turn is cut before any text; a request it refused (429, 529) or failed (5xx)
+  // before answering costs nothing, so until then nothing is reported
+  let answered = false;
   for await (const part of result.fullStream) {
-    if (part.type === 'raw') rawUsage(part.rawValue, t);
-    else if (part.type === 'text-delta') {
+    if (part.type === 'raw') {
+      answered = true;
+      rawUsage(part.rawValue, t);
+    } else if (part.type === 'error') {
+      failure ??= part.error;
+      if (!answered) continue;
+    } else if (part.type === 'text-delta') {
       text += part.text;
       if (part.text) deltas++;
       o.onText?.(part.text);
@@ -226,8 +236,7 @@ export async function streamTurn(o: TurnOptions): Promise<TurnResult> {
       t.cached = u.inputTokenDetails?.cacheReadTokens ?? u.cachedInputTokens ?? t.cached;
       t.output = u.outputTokens ?? t.output;
       finished = true;
-    } else if (part.type === 'error') failure ??= part.error;
-    else continue;
+    } else continue;
     if (!finished) t.output = Math.max(t.output, deltas);
     if (part.type !== 'tool-call') o.onTokens?.({ ...t });
   }
@@ -237,11 +246,36 @@ export async function streamTurn(o: TurnOptions): Promise<TurnResult> {
   return { text, toolCalls, tokens: t };
 }
 
-/** A provider error as the host's: 429, 5xx and network errors retryable, other statuses final; never the body (it may echo a key). */
+/**
+ * A provider error as the host's: throttling (429, Anthropic's 529, Gemini's RESOURCE_EXHAUSTED, a 503
+ * with Retry-After) is back-pressure with the wait the provider asked for; 5xx and network errors
+ * retryable; other statuses final. Never the body in a message (it may echo a key).
+ */
 function providerError(err: unknown, what: string): Error {
-  const e = err as { statusCode?: number; name?: string; isRetryable?: boolean };
+  const e = err as {
+    statusCode?: number;
+    name?: string;
+    isRetryable?: boolean;
+    responseHeaders?: Record<string, string>;
+    responseBody?: string;
+  };
   const status = e?.statusCode;
-  if (status !== undefined && status < 500 && status !== 429) return new AgentFatalError(`${what} answered ${status}`);
+  if (status !== undefined) {
+    const body = parseBody(e.responseBody);
+    const wait = retryAfterMs(e.responseHeaders, Date.now()) ?? retryDelayFromBody(body);
+    const throttle = isThrottleStatus(status, { body, hasRetryAfter: wait !== undefined });
+    if (throttle) return new AgentThrottledError(`${what} answered ${status} (${throttle.reason})`, throttle.reason, wait);
+  }
+  if (status !== undefined && status < 500) return new AgentFatalError(`${what} answered ${status}`);
   if (status !== undefined) return new AgentRetryableError(`${what} answered ${status}`);
   return new AgentRetryableError(`${what} failed (${e?.name ?? 'error'})`);
+}
+
+/** A provider's error body as JSON, when it is (Gemini's says RESOURCE_EXHAUSTED and how long to wait there). */
+function parseBody(text: string | undefined): unknown {
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -17,14 +17,23 @@ import { ErrorType } from '../../core/errors';
 import { fatal } from '../errors';
 import { HOST_TOOL_SPECS, runHostTool } from '../scout/host-tools';
 import { createSandbox, scoutRoot, type ScoutSandbox } from '../scout/sandbox';
-import { jsonSchemaParams, postJson, remoteManifest } from './remote';
-import type { AgentDefinition, StepAsk, StepReply, StepRequest } from './types';
+import { jsonSchemaParams, postJson, remoteManifest, serviceOf } from './remote';
+import { pacedCall, type AgentDefinition, type StepAsk, type StepReply, type StepRequest } from './types';
 import type { PendingToolCall } from '../role-protocol-tools';
 import { applyHostAnswers, checkedRoleAnswer, roleMcpScope, roleStartMessages, roleToolDefs } from './llm-role';
 import { ASK_PARENT, ASK_PARENT_DEF, askOf, humanTurns, type AskedState } from './llm-human';
 import { mcpToolsForStep } from './llm-mcp';
 import { defaultMcpPool, type McpPool } from './mcp-pool';
-import { costOf, languageModel, parseArgs, streamTurn, type ChatMessage, type ToolDef, type TurnTokens } from './llm-provider';
+import {
+  costOf,
+  languageModel,
+  parseArgs,
+  promptTokens,
+  streamTurn,
+  type ChatMessage,
+  type ToolDef,
+  type TurnTokens,
+} from './llm-provider';
 
 /** The first user message: the question, with the context the host gathered. */
 function brief(req: StepRequest): string {
@@ -62,6 +71,7 @@ export function createLlmAgent(
   const cfg: LlmAgentConfig = LlmAgentConfigSchema.parse(input);
   const usageOf = (t: TurnTokens, toolCalls: number) => ({ tokens: t.input + t.output, costUsd: costOf(cfg.pricing, t), toolCalls });
   return {
+    service: serviceOf(cfg),
     manifest: remoteManifest('llm', {
       ...cfg,
       tools: [
@@ -140,18 +150,24 @@ export function createLlmAgent(
             ...mcp.defs,
             ...(asking ? [ASK_PARENT_DEF] : []),
           ];
-      const turn = await streamTurn({
-        model: languageModel(cfg, env, model),
-        messages,
-        tools,
-        maxOutputTokens: maxTokens,
-        signal: req.signal,
-        what: `${what} (model ${model})`,
-        // a role's first request is the same bytes for every task: the provider may cache it (Anthropic: cache control)
-        ...(role && first ? { cacheBreakpoint: stableEnd } : {}),
-        ...(cfg.streamEvents && req.onText ? { onText: req.onText } : {}),
-        onTokens: (t) => req.onUsage?.(usageOf(t, roleToolsRun.length)),
-      });
+      // one model call through the provider's gate: a throttled call waits and goes again, and costs nothing
+      const turn = await pacedCall(
+        req,
+        () =>
+          streamTurn({
+            model: languageModel(cfg, env, model),
+            messages,
+            tools,
+            maxOutputTokens: maxTokens,
+            signal: req.signal,
+            what: `${what} (model ${model})`,
+            // a role's first request is the same bytes for every task: the provider may cache it (Anthropic: cache control)
+            ...(role && first ? { cacheBreakpoint: stableEnd } : {}),
+            ...(cfg.streamEvents && req.onText ? { onText: req.onText } : {}),
+            onTokens: (t) => req.onUsage?.(usageOf(t, roleToolsRun.length)),
+          }),
+        { estimateTokens: promptTokens(messages) + maxTokens, tokensOf: (r) => r.tokens.input + r.tokens.output },
+      );
       const usage = usageOf(turn.tokens, roleToolsRun.length);
       const calls = turn.toolCalls.map((c) => ({
         id: c.id,

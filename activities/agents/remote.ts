@@ -1,8 +1,11 @@
 /** What HTTP and LLM agents share: env-expanded secrets, JSON-schema params, one POST with retry semantics. */
 import { Ajv } from 'ajv';
 import { z } from 'zod';
-import type { AgentManifest } from '../../schemas';
-import { AgentFatalError, AgentRetryableError } from '../errors';
+import { createHash } from 'node:crypto';
+import { agentKeyOf, providerOf, type AgentConfig, type AgentManifest, type ProviderLimits } from '../../schemas';
+import type { AgentService } from './types';
+import { AgentFatalError, AgentRetryableError, AgentThrottledError } from '../errors';
+import { isThrottleStatus, retryAfterMs } from '../throttle';
 import { startHttpCall } from '../../telemetry/tracing';
 
 const ajv = new Ajv({ allErrors: true, strict: false });
@@ -24,7 +27,7 @@ export function remoteManifest(
   cfg: Pick<
     AgentManifest,
     'id' | 'version' | 'description' | 'capabilities' | 'inputSchema' | 'outputSchema' | 'retry' | 'tools' | 'pool'
-  > & { timeoutSeconds: number; maxSteps: number },
+  > & { timeoutSeconds: number; maxSteps: number; account?: string; limits?: ProviderLimits },
 ): AgentManifest {
   return {
     id: cfg.id,
@@ -38,7 +41,20 @@ export function remoteManifest(
     retry: cfg.retry,
     tools: cfg.tools,
     ...(cfg.pool ? { pool: cfg.pool } : {}),
+    // its own declared limits pace the agent's steps on a queue of its own (an account's: the agents file sets it with the limits)
+    ...(cfg.limits && cfg.account === undefined ? { provider: cfg.id } : {}),
   };
+}
+
+/**
+ * Whom an agent's calls go to, for its provider gate: the declared provider (its limits filled in by
+ * the agents file's entry), else the agent's own limits, else its key (hashed: it may hold a literal
+ * API key), which agents on one key share.
+ */
+export function serviceOf(cfg: AgentConfig): AgentService {
+  const provider = providerOf(cfg);
+  if (provider !== undefined) return { key: `provider:${provider}`, label: provider, ...(cfg.limits ? { limits: cfg.limits } : {}) };
+  return { key: `key:${createHash('sha256').update(agentKeyOf(cfg)).digest('hex').slice(0, 16)}`, label: cfg.id };
 }
 
 /** A reply of a remote agent: its text and content type (callers report a bad reply by these, never by its text). */
@@ -55,7 +71,8 @@ function networkCode(err: unknown): string {
 }
 
 /**
- * POSTs JSON and returns the reply: network errors, 5xx and 429 are retryable, other non-2xx final.
+ * POSTs JSON and returns the reply: 429 (and 503 with Retry-After) is throttling, network errors and
+ * 5xx are retryable, other non-2xx final.
  * Messages name `what` (the agent) and the status only: the URL, its query and the upstream
  * body (which may echo a key) never reach results, histories or logs.
  */
@@ -84,9 +101,17 @@ export async function postJson(
   const text = await res.text().catch(() => '');
   call.end(res.status);
   const contentType = (res.headers.get('content-type') ?? 'none').split(';')[0].trim().slice(0, 100);
-  if (res.status >= 500 || res.status === 429) throw new AgentRetryableError(`${what} answered ${res.status}`);
+  throwIfThrottled(res, what);
+  if (res.status >= 500) throw new AgentRetryableError(`${what} answered ${res.status}`);
   if (res.status >= 300) throw new AgentFatalError(`${what} answered ${res.status}`);
   return { text, contentType };
+}
+
+/** A 429 (or a 503 with Retry-After) as back-pressure, with the wait the service asked for. */
+export function throwIfThrottled(res: Pick<Response, 'status' | 'headers'>, what: string): void {
+  const wait = retryAfterMs(res.headers, Date.now());
+  const throttle = isThrottleStatus(res.status, { hasRetryAfter: wait !== undefined });
+  if (throttle) throw new AgentThrottledError(`${what} answered ${res.status} (${throttle.reason})`, throttle.reason, wait);
 }
 
 /** Parses a reply as JSON; a reply that is not JSON is described by its length and content type, never quoted. */

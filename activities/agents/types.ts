@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { AgentManifest, Budget, Evidence, TaskSpec, Usage } from '../../schemas';
+import type { AgentManifest, Budget, Evidence, ProviderLimits, TaskSpec, Usage } from '../../schemas';
 import type { RoleStepContext } from '../role-protocol-tools';
 
 /** The previous pipeline stage's result: host-provided context for the next stage. */
@@ -53,6 +53,21 @@ export interface StepRequest {
   answer?: StepAnswer;
   /** Steering messages sent to the subtask since its previous step (an llm agent reads them as user turns). */
   messages?: SteeringNote[];
+  /** Runs one call to the agent's service through its provider gate (activities/provider-gate.ts): throttling waits and the call goes again. */
+  paced?<T>(call: () => Promise<T>, o?: PacedCallOptions<T>): Promise<T>;
+}
+
+/** What an agent tells the gate of one call. */
+export interface PacedCallOptions<T> {
+  /** The tokens the call is expected to use (reserved against a declared tokens per minute). */
+  estimateTokens?: number;
+  /** The tokens it used, from its answer. */
+  tokensOf?(result: T): number | undefined;
+}
+
+/** One call through the request's provider gate; the call alone where no host gives one (an agent run by hand). */
+export function pacedCall<T>(req: Pick<StepRequest, 'paced'>, call: () => Promise<T>, o?: PacedCallOptions<T>): Promise<T> {
+  return req.paced ? req.paced(call, o) : call();
 }
 
 /** A step's progress note (an A2A agent's `working` status update). */
@@ -112,4 +127,16 @@ export interface AgentDefinition<P extends Record<string, unknown> = Record<stri
   /** Tools a step will call with these params; the host denies any outside the task's scope. */
   toolsFor?(params: P): string[];
   step(req: StepRequest & { params: P }): Promise<StepReply>;
+  /** The service the agent calls, as its provider gate knows it (remote agents; builtins call nothing). */
+  service?: AgentService;
+}
+
+/** Whom a remote agent's calls go to: agents on one key share its pacing and adaptive concurrency. */
+export interface AgentService {
+  /** The gate's key: the declared provider's id, else the agent's own key (where it calls, as whom). */
+  key: string;
+  /** For metrics and logs: the declared provider's id, else the agent's id. */
+  label: string;
+  /** The declared limits (absent: undeclared, found by adapting). */
+  limits?: ProviderLimits;
 }

@@ -236,8 +236,14 @@ export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, des
         staticSummary: `${spec.pattern} job of ${spec.tasks.length} task(s)${spec.objective ? `: ${spec.objective.slice(0, 120)}` : ''}`,
         staticDetails: jobStaticDetails(tenant, spec),
         memo: { specHash, jobId },
-        // the job's own workflow tasks too: an urgent job's children start before a bulk job's
-        ...(spec.priority !== undefined ? { priority: { priorityKey: spec.priority } } : {}),
+        // the job's own workflow tasks too: an urgent job's children start before a bulk job's. The tenant
+        // is the fairness key, with its weight: the job's children and steps inherit both, so tenants
+        // share the workflow queue and a provider's queue by weight (docs/guides/llm-agents.md)
+        priority: {
+          ...(spec.priority !== undefined ? { priorityKey: spec.priority } : {}),
+          fairnessKey: tenant,
+          fairnessWeight: policy.quotas.fairnessWeight,
+        },
         typedSearchAttributes: [
           { key: PATTERN_KEY, value: spec.pattern },
           { key: STATUS_KEY, value: 'running' },

@@ -35,7 +35,7 @@ describe('a2a agents in the agents file', () => {
   });
 
   it('refuses a card URL that is not http(s) and an unknown field, naming them', () => {
-    expect(() => loadAgentsFile(file([{ kind: 'a2a', id: 'x', cardUrl: 'ftp://x/card' }]))).toThrow(/agents\.0\.cardUrl/);
+    expect(() => loadAgentsFile(file([{ kind: 'a2a', id: 'x', cardUrl: 'ftp://x/card' }]))).toThrow(/agents\[0\] \("x"\)\.cardUrl/);
     expect(() => loadAgentsFile(file([{ kind: 'a2a', id: 'x', cardUrl: 'https://x/card', url: 'https://x' }]))).toThrow(/url/);
   });
 });

@@ -64,7 +64,7 @@ describe('agents served over HTTP', () => {
     const dir = mkdtempSync(join(tmpdir(), 'agents-'));
     const file = join(dir, 'agents.json');
     writeFileSync(file, JSON.stringify({ agents: [{ id: 'x', url: 'ftp://nope' }] }));
-    expect(() => loadAgentsFile(file)).toThrow(/agents\.0\.url/);
+    expect(() => loadAgentsFile(file)).toThrow(/agents\[0\] \("x"\)\.url/);
     writeFileSync(file, '{ not json');
     expect(() => loadAgentsFile(file)).toThrow(/cannot read agents file/);
   });

@@ -28,7 +28,7 @@ describe('budget axis table', () => {
     expect(props(BudgetTopUpSchema.shape.add)).toEqual(BUDGET_AXES);
     expect(props(LedgerSchema)).toEqual(BUDGET_AXES);
     expect(props(UsageSchema)).toEqual(SPEND_AXES);
-    expect(props(TaskMetricsSchema)).toEqual(['latencyMs', ...SPEND_AXES, 'steps', 'attempts', 'channelsHit']);
+    expect(props(TaskMetricsSchema)).toEqual(['latencyMs', ...SPEND_AXES, 'steps', 'attempts', 'channelsHit', 'throttledMs']);
     expect(props(StepReplySchema.shape.usage.unwrap())).toEqual(SPEND_AXES);
   });
 

@@ -172,3 +172,23 @@ describe('the forecast of a plan', () => {
     expect(under / trials).toBeLessThan(0.94);
   });
 });
+
+describe('a declared provider rate in the forecast', () => {
+  it('keeps a wide fan-out on a paced provider from finishing before its steps could go out, and says why', () => {
+    // 1,000 one-second tasks of two steps each, all at once: 1 s without a provider limit
+    const tasks = Array.from({ length: 1000 }, (_, i) =>
+      task(
+        `t${i}`,
+        history(20, () => 0.01),
+      ),
+    );
+    const free = forecastPlan(job('fanout', tasks), { samples: 200 });
+    expect(free.job.predicted.latencySeconds.p50).toBeLessThan(2);
+    // the same on a provider taking 20 steps a second: ~2,000 steps (the sketch bins them) need ~100 s
+    const paced = tasks.map((t) => ({ ...t, provider: { id: 'openai-main', stepsPerSecond: 20 } }));
+    const f = forecastPlan(job('fanout', paced, { budget: { latencySeconds: 10 } }), { samples: 200 });
+    expect(f.job.predicted.latencySeconds.p50).toBeGreaterThan(80);
+    expect(f.byAxis.latencySeconds).toBe(0);
+    expect(f.notes).toContain("provider openai-main takes 20 steps/s: the job's 1000 task(s) on it need at least 50 s (one step each)");
+  });
+});

@@ -69,7 +69,7 @@ describe('agent pools', () => {
     );
     expect(loadAgentsFile(file).map((d) => d.manifest.pool)).toEqual(['gpu', 'cheap']);
     writeFileSync(file, JSON.stringify({ agents: [{ id: 'v', url: 'http://127.0.0.1:9/v', pool: 'g p u' }] }));
-    expect(() => loadAgentsFile(file)).toThrow(/agents\.0\.pool: a pool name/);
+    expect(() => loadAgentsFile(file)).toThrow(/agents\[0\] \("v"\)\.pool: a pool name/);
   });
 });
 

@@ -21,7 +21,13 @@ describe('tenants: keys decide the tenant', () => {
     expect(t.authenticate('acme-key-0123456789a')).toBeUndefined();
     expect(t.authenticate('')).toBeUndefined();
     expect(t.list().map((p) => p.tenant)).toEqual(['acme', 'beta']);
-    expect(t.get('acme')?.quotas).toEqual({ requestsPerMinute: 600, runningJobs: 50, tasksPerJob: 10_000, agentSlots: 50 });
+    expect(t.get('acme')?.quotas).toEqual({
+      requestsPerMinute: 600,
+      runningJobs: 50,
+      tasksPerJob: 10_000,
+      agentSlots: 50,
+      fairnessWeight: 1,
+    });
   });
 
   it('reads hashed keys and per-tenant quotas from the keys file, over the defaults', () => {
@@ -30,7 +36,13 @@ describe('tenants: keys decide the tenant', () => {
     });
     const t = loadTenants(loadConfig({ DELEGATE_API_KEYS_FILE: path, DELEGATE_QUOTA_REQUESTS_PER_MINUTE: '100' }));
     expect(t.authenticate('file-key-0123456789ab')).toBe('acme');
-    expect(t.get('acme')?.quotas).toEqual({ requestsPerMinute: 100, runningJobs: 3, tasksPerJob: 10_000, agentSlots: 7 });
+    expect(t.get('acme')?.quotas).toEqual({
+      requestsPerMinute: 100,
+      runningJobs: 3,
+      tasksPerJob: 10_000,
+      agentSlots: 7,
+      fairnessWeight: 1,
+    });
   });
 
   it('refuses bad keys and files, naming the variable and never echoing a key', () => {

@@ -92,6 +92,13 @@ export class JobRecords {
     return [...this.completed];
   }
 
+  /** How long the finished subtasks waited on their providers' throttling, summed (the UI's details). */
+  throttledMs(): number {
+    let ms = 0;
+    for (const r of this.completed) ms += r.metrics.throttledMs ?? 0;
+    return ms;
+  }
+
   /** How many results are in. */
   resultCount(): number {
     return this.completed.length;

@@ -66,6 +66,7 @@ export function taskResult(s: SubtaskState, { task, rules, jobId, now, finishRol
       steps: s.steps,
       attempts: s.attempts,
       channelsHit: [...s.channels],
+      ...(s.throttledMs > 0 ? { throttledMs: s.throttledMs } : {}),
     },
     failureReason: reason,
     errors: cappedErrors(s.errors),

@@ -15,7 +15,7 @@ import { snapshot, topUp } from '../../core/budget-ledger';
 import { MAX_CARRY_BYTES } from '../../core/engine-limits';
 import { agentLabel, jsonBytes } from '../../core/task-results';
 import { TENANT_KEY } from '../../core/search-attributes';
-import { stepQueueFor } from '../../core/names';
+import { providerQueueFor, stepQueueFor } from '../../core/names';
 import { setLogContext } from '../log-context';
 import { subtaskDetails } from '../ui-details';
 import { showCurrentDetails } from '../current-details';
@@ -116,8 +116,9 @@ export class SubtaskRun {
 
   /** The UI's current details now: step, attempts, spend against the budget, the last error. */
   details(): string {
-    const { agentId, phase, steps, attempts, routing } = this.s;
+    const { agentId, phase, steps, attempts, routing, throttledMs } = this.s;
     return subtaskDetails({
+      throttledMs,
       taskId: this.task.id,
       agentId,
       phase,
@@ -306,10 +307,15 @@ export class SubtaskRun {
     return cannotCarry(r, workflowInfo(), bytes);
   }
 
-  /** A pooled agent's steps go to its pool's queue on the lane: read from the manifest of the moment. */
+  /**
+   * A pooled agent's steps go to its pool's queue on the lane, a limited provider's to the provider's
+   * queue (every tenant's): read from the manifest of the moment.
+   */
   private stepQueue(): string | undefined {
     const { agentQueue } = this.input;
-    return this.r.manifest.pool ? stepQueueFor(agentQueue ?? workflowInfo().taskQueue, this.r.manifest.pool) : agentQueue;
+    const { pool, provider } = this.r.manifest;
+    if (provider !== undefined) return providerQueueFor(workflowInfo().taskQueue, provider);
+    return pool ? stepQueueFor(agentQueue ?? workflowInfo().taskQueue, pool) : agentQueue;
   }
 
   /**
@@ -322,7 +328,18 @@ export class SubtaskRun {
     const now = Date.now();
     const queue = this.stepQueue();
     const scheduleToStartSeconds = input.stepScheduleToStartSeconds;
-    const options = stepOptions({ task, agentId: r.manifest.id, policy, queue, deadline: input.deadline, scheduleToStartSeconds, now });
+    // on a provider's queue, tenants share the provider's rate by the server's fairness: the tenant is the key
+    const fairnessKey = r.manifest.provider !== undefined ? input.events?.tenant : undefined;
+    const options = stepOptions({
+      task,
+      agentId: r.manifest.id,
+      policy,
+      queue,
+      deadline: input.deadline,
+      scheduleToStartSeconds,
+      now,
+      fairnessKey,
+    });
     const human = forStep(r);
     const sent: AgentStepInput = {
       ...stepInput(r, { ...this.stepContext, maxAttempts: policy.retry.maxAttempts, role: this.roleHost?.stepFields() }, now),

@@ -60,11 +60,26 @@ export interface StepOptionsContext {
   deadline?: number;
   scheduleToStartSeconds?: number;
   now: number;
+  /** The step's fairness key on a shared queue (the tenant, on a provider's queue). */
+  fairnessKey?: string;
 }
 
 /** A step's activity options: its agent's timeout and retry policy, its queue, bounded by the job's deadline. */
-export function stepOptions({ task, agentId, policy, queue, deadline, scheduleToStartSeconds, now }: StepOptionsContext): ActivityOptions {
+export function stepOptions({
+  task,
+  agentId,
+  policy,
+  queue,
+  deadline,
+  scheduleToStartSeconds,
+  now,
+  fairnessKey,
+}: StepOptionsContext): ActivityOptions {
   const retry = policy.retry;
+  const priority = {
+    ...(task.priority !== undefined ? { priorityKey: task.priority } : {}),
+    ...(fairnessKey !== undefined ? { fairnessKey } : {}),
+  };
   return {
     // the deadline bounds a step with its retries (schedule-to-close): no timer, no extra history events
     ...(deadline !== undefined ? { scheduleToCloseTimeout: Math.max(1, msLeft(deadline, now)) } : {}),
@@ -72,7 +87,7 @@ export function stepOptions({ task, agentId, policy, queue, deadline, scheduleTo
     // a step nobody polls for ends agent_unavailable: only the timeout differs, not the command replay compares
     ...scheduleToStartOption(scheduleToStartSeconds),
     // steps inherit the run's priority too; said here so a run continued as new keeps it for sure
-    ...(task.priority !== undefined ? { priority: { priorityKey: task.priority } } : {}),
+    ...(Object.keys(priority).length ? { priority } : {}),
     startToCloseTimeout: `${policy.timeoutSeconds} seconds`,
     // the host heartbeats every 2 s while a step runs: a step on a dead worker is retried within 10 s
     heartbeatTimeout: '10 seconds',

@@ -38,6 +38,8 @@ export interface SubtaskState {
   steps: number;
   /** Activity attempts, retries included. */
   attempts: number;
+  /** How long the steps waited on their provider's throttling, over every run. */
+  throttledMs: number;
   evidence: Evidence[];
   citations: string[];
   followUps: string[];
@@ -102,7 +104,8 @@ type CarriedAsIs =
   | 'stoppedBy'
   | 'routing';
 /** Carried only under host rules 1, or only for a task with fallbacks. */
-type CarriedSometimes = 'notes' | 'summaryReprompted' | 'schemaValid' | 'fallbackAt' | 'agentsTried' | 'agentStartStep' | 'fallbacks';
+type CarriedSometimes =
+  'notes' | 'summaryReprompted' | 'schemaValid' | 'fallbackAt' | 'agentsTried' | 'agentStartStep' | 'fallbacks' | 'throttledMs';
 
 /**
  * The state as carried into the next run (`carryOf`): its wire form, which running histories
@@ -141,6 +144,7 @@ export function newState({ task, allocation, manifest, carry }: StateInput, now:
     ledger: carry?.ledger ?? newLedger(allocation),
     steps: carry?.steps ?? 0,
     attempts: carry?.attempts ?? 0,
+    throttledMs: carry?.throttledMs ?? 0,
     evidence: [...(carry?.evidence ?? [])],
     citations: [...(carry?.citations ?? [])],
     followUps: [...(carry?.followUps ?? [])],
@@ -209,6 +213,7 @@ export function carryOf(s: RunningState, rules: HostRules, task: TaskSpec, role?
     ledger: s.ledger,
     steps: s.steps,
     attempts: s.attempts,
+    ...(s.throttledMs > 0 ? { throttledMs: s.throttledMs } : {}),
     evidence: s.evidence,
     citations: cappedList(s.citations),
     followUps: cappedList(s.followUps),

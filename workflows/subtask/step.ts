@@ -133,6 +133,7 @@ export function applyOutcome(s: RunningState, o: StepOutcome, awaitingSummary: b
 export function applyStepOutput(s: RunningState, out: AgentStepOutput): void {
   s.attempts += out.attempt;
   s.steps += 1;
+  if (out.throttledMs) s.throttledMs += out.throttledMs;
   s.reprompt = undefined;
   charge(s.ledger, out.usage);
   s.hitl.lastCostUsd = out.usage.costUsd;
