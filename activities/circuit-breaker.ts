@@ -11,13 +11,32 @@
  * A success is only sent while the breaker has something to forget (failures counted, or not
  * closed), so a healthy agent costs no workflow at all. A breaker Temporal cannot be asked
  * about lets steps through (logged): it protects agents, it must not stop them.
+ *
+ * A breaker also outlives its task queue. Renaming the workflow queue (or moving a deployment)
+ * leaves its run on the old queue, where no worker applies what it is sent, and every check would
+ * wait on it. Such a run is moved: a new run on this worker's queue carries what the old one would
+ * hold (its memo, then the signals it never applied). A breaker no worker serves at all is skipped
+ * for a while, logged once; a skipped breaker is still read, never waited on.
+ *
+ *   describe ──run on another queue: nobody polls it, or a task waits there > unservedMs──> move here (start, terminating it)
+ *            └─run on this queue: a task waits > unservedMs, nobody polls it──> skip for skipMs (onError once)
  */
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateRPCTimeoutOrCancelledError, isGrpcDeadlineError, type Client } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
 import { DEFAULT_BREAKER_SETTINGS, type BreakerSettings, type CircuitState } from '../schemas/breaker';
 import type { agentBreaker } from '../workflows/agent-breaker';
 import { acquireTrialUpdate, releaseTrialSignal, stepOutcomeSignal } from '../workflows/messages';
 import { BREAKER_MEMO_KEY, breakerWorkflowId } from '../core/names';
-import { phaseAt, type BreakerState, type StepOutcome } from '../core/breaker-state';
+import {
+  applyOutcome,
+  initialBreaker,
+  phaseAt,
+  releaseTrial,
+  type BreakerState,
+  type StepOutcome,
+  type TrialGrant,
+} from '../core/breaker-state';
+import { LIVE_POLLER_MS } from './load-score';
 
 export type { CircuitState } from '../schemas/breaker';
 
@@ -25,7 +44,7 @@ export type { CircuitState } from '../schemas/breaker';
 export interface CircuitBreakerOptions {
   /** The Temporal client the breaker workflows are reached through. */
   client: Client;
-  /** Where the breaker workflows run: a queue a worker always serves (the shared workflow queue). */
+  /** Where the breaker workflows run: a queue a worker always serves (the shared workflow queue). A breaker found on another queue that no worker serves is moved here. */
   taskQueue: string;
   /** Failed steps in a row that open the circuit. @default 5 */
   failures?: number;
@@ -35,8 +54,14 @@ export interface CircuitBreakerOptions {
   cacheMs?: number;
   /** How long a check waits for the memo to show the failures this worker reported. @default 2000 */
   confirmMs?: number;
-  /** Told when Temporal could not be asked (the breaker then lets steps through). */
+  /** How long a wait on a breaker goes on before asking whether a worker serves it at all. @default 500 */
+  unservedMs?: number;
+  /** How long a breaker no worker serves is skipped (its steps go ahead) before it is tried again. @default 30000 */
+  skipMs?: number;
+  /** Told when Temporal could not be asked, or no worker serves the breaker (`what` is `reach`, told once until it answers again): the breaker then lets steps through. */
   onError?: (what: string, agentId: string, err: unknown, tenant?: string) => void;
+  /** Told when a breaker's run was moved off a queue no worker serves (`from`) onto this worker's (`to`). */
+  onMoved?: (agentId: string, from: string, to: string, tenant?: string) => void;
   /** Clock, for tests. @default Date.now */
   now?: () => number;
 }
@@ -79,6 +104,26 @@ interface Known {
   confirm: boolean;
 }
 
+/** What one describe of a breaker's run showed. */
+interface Seen {
+  /** The memo: what the run applied so far (undefined: it never published one). */
+  state?: BreakerState;
+  runId: string;
+  taskQueue: string;
+  running: boolean;
+  /** Since when (epoch ms, Temporal's clock) a workflow task waits for a worker: the run has signals it has not applied. */
+  waitingSince?: number;
+  /** This read moved the run: `state` is what the new run carries. */
+  moved?: boolean;
+}
+
+/** Wire values of the Temporal API (stable; the proto module is type-only here). */
+const WORKFLOW_QUEUE: temporal.api.enums.v1.TaskQueueType = 1;
+const TASK_SCHEDULED: temporal.api.enums.v1.PendingWorkflowTaskState = 1;
+/** Epoch ms of a protobuf timestamp (0 when absent). */
+const msOf = (ts?: { seconds?: { toString(): string } | number | null; nanos?: number | null } | null) =>
+  ts ? Number(ts.seconds?.toString() ?? 0) * 1000 + Math.floor((ts.nanos ?? 0) / 1e6) : 0;
+
 /** The more, the fewer steps get through: an agent's gauge shows its most restrictive tenant circuit. */
 const RESTRICTION: Record<CircuitState, number> = { closed: 0, half_open: 1, open: 2 };
 
@@ -86,7 +131,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Creates the workers' client of the durable breakers. */
 export function createCircuitBreaker(opts: CircuitBreakerOptions): CircuitBreaker {
-  const { client, taskQueue, cacheMs = 1000, confirmMs = 2000, now = Date.now } = opts;
+  const { client, taskQueue, cacheMs = 1000, confirmMs = 2000, unservedMs = 500, skipMs = 30_000, now = Date.now } = opts;
   const settings: BreakerSettings = {
     failures: opts.failures ?? DEFAULT_BREAKER_SETTINGS.failures,
     cooldownMs: opts.cooldownMs ?? DEFAULT_BREAKER_SETTINGS.cooldownMs,
@@ -94,18 +139,138 @@ export function createCircuitBreaker(opts: CircuitBreakerOptions): CircuitBreake
   const onError = opts.onError ?? (() => {});
   /** Keyed by the breaker's workflow id (agent and tenant). */
   const known = new Map<string, Known>();
+  /** Breakers no worker serves: skipped until then. */
+  const skippedUntil = new Map<string, number>();
+  /** Breakers onError was told are unreachable; forgotten once they answer again, so each loss is told once. */
+  const warned = new Set<string>();
+  /** Whether a worker polls a queue for workflow tasks, as last asked. */
+  const polled = new Map<string, { live: boolean; at: number }>();
   const idOf = (t: BreakerTarget) => breakerWorkflowId(t.agentId, t.tenant);
-  const handle = (t: BreakerTarget) => client.workflow.getHandle(idOf(t));
+  const handle = (t: BreakerTarget, runId?: string) => client.workflow.getHandle(idOf(t), runId);
   const fail = (what: string, t: BreakerTarget, err: unknown) => onError(what, t.agentId, err, t.tenant);
+  const summary = (t: BreakerTarget) => `circuit breaker of agent ${t.agentId}${t.tenant ? ` for tenant ${t.tenant}` : ''}`;
+  const input = (t: BreakerTarget) => ({ agentId: t.agentId, ...(t.tenant ? { tenant: t.tenant } : {}), settings });
+  const skipped = (t: BreakerTarget) => (skippedUntil.get(idOf(t)) ?? 0) > now();
 
-  async function read(t: BreakerTarget): Promise<BreakerState | undefined> {
+  function skip(t: BreakerTarget, err: unknown) {
+    skippedUntil.set(idOf(t), now() + skipMs);
+    if (warned.has(idOf(t))) return;
+    warned.add(idOf(t));
+    fail('reach', t, err);
+  }
+  function answered(t: BreakerTarget) {
+    skippedUntil.delete(idOf(t));
+    warned.delete(idOf(t));
+  }
+
+  async function read(t: BreakerTarget): Promise<Seen | undefined> {
     try {
       const d = await client.withDeadline(now() + 5000, () => handle(t).describe());
-      return d.memo?.[BREAKER_MEMO_KEY] as BreakerState | undefined;
+      const task = d.raw.pendingWorkflowTask;
+      return {
+        state: d.memo?.[BREAKER_MEMO_KEY] as BreakerState | undefined,
+        runId: d.runId,
+        taskQueue: d.taskQueue,
+        running: d.status.name === 'RUNNING',
+        waitingSince: task?.state === TASK_SCHEDULED ? msOf(task.originalScheduledTime ?? task.scheduledTime) : undefined,
+      };
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) return undefined;
       throw err;
     }
+  }
+
+  /** Whether a worker polls `queue` for workflow tasks (asked once per skipMs). Unknown counts as yes: nothing is moved or skipped on a guess. */
+  async function served(queue: string): Promise<boolean> {
+    const hit = polled.get(queue);
+    if (hit && now() - hit.at < skipMs) return hit.live;
+    try {
+      const res = await client.withDeadline(now() + 5000, () =>
+        client.workflowService.describeTaskQueue({
+          namespace: client.options.namespace,
+          taskQueue: { name: queue },
+          taskQueueType: WORKFLOW_QUEUE,
+        }),
+      );
+      // Temporal lists a stopped worker's pollers for minutes: only one that polled lately counts
+      const live = (res.pollers ?? []).some((p) => Date.now() - msOf(p.lastAccessTime) < LIVE_POLLER_MS);
+      polled.set(queue, { live, at: now() });
+      return live;
+    } catch {
+      return true;
+    }
+  }
+
+  /**
+   * Where a running breaker is not served, makes it so or gives up on it for a while. A run on another
+   * queue is moved here when nobody polls that queue, or a task has waited there past the bound (the
+   * queue's pollers may be a stopped worker's last minute); `force`: it just failed to answer. A run
+   * on this queue that nobody polls has nowhere to go: it is skipped. One served but slow is waited on
+   * as before (within confirmMs): a busy worker is not a lost one.
+   */
+  async function reach(t: BreakerTarget, seen: Seen | undefined, force = false): Promise<Seen | undefined> {
+    if (!seen?.running || skipped(t)) return seen;
+    const stuck = force || (seen.waitingSince !== undefined && Date.now() - seen.waitingSince >= unservedMs);
+    if (seen.taskQueue !== taskQueue) return stuck || !(await served(seen.taskQueue)) ? move(t, seen) : seen;
+    if (stuck && !(await served(taskQueue))) skip(t, new Error(`no worker polls its task queue ${taskQueue}: skipped for ${skipMs} ms`));
+    return seen;
+  }
+
+  /**
+   * What a run would hold once a worker applied all it was sent: its memo, then the signals after its
+   * last completed workflow task, each outcome at the step's own time (a failure sent long ago opens
+   * no circuit now). A history that cannot be read leaves the memo.
+   */
+  async function heldBy(t: BreakerTarget, seen: Seen): Promise<BreakerState> {
+    let s = seen.state ?? initialBreaker(settings);
+    const events = await client
+      .withDeadline(now() + 5000, () => handle(t, seen.runId).fetchHistory())
+      .then((h) => h.events ?? [])
+      .catch(() => []);
+    let started = -1;
+    let from = 0;
+    events.forEach((e, i) => {
+      if (e.workflowTaskStartedEventAttributes) started = i;
+      if (e.workflowTaskCompletedEventAttributes) from = started + 1;
+    });
+    const { payloadConverter, payloadCodecs } = client.options.loadedDataConverter;
+    for (const e of events.slice(from)) {
+      const signal = e.workflowExecutionSignaledEventAttributes;
+      let payloads = signal?.input?.payloads ?? [];
+      if (!signal || payloads.length === 0) continue;
+      for (const codec of [...payloadCodecs].reverse()) payloads = await codec.decode(payloads);
+      const arg = payloadConverter.fromPayload(payloads[0]);
+      if (signal.signalName === stepOutcomeSignal.name) s = applyOutcome(s, arg as StepOutcome, Math.min((arg as StepOutcome).at, now()));
+      if (signal.signalName === releaseTrialSignal.name) s = releaseTrial(s, (arg as { holder: string }).holder);
+    }
+    return s;
+  }
+
+  /**
+   * Moves a run no worker serves onto this worker's queue. One start both begins the new run and
+   * terminates the old, so no step's signalWithStart falls in a gap and begins an empty breaker; a
+   * signal that reaches the old run between the read of its history and the start is lost.
+   */
+  async function move(t: BreakerTarget, seen: Seen): Promise<Seen> {
+    let carry: BreakerState;
+    let runId: string;
+    try {
+      carry = await heldBy(t, seen);
+      ({ firstExecutionRunId: runId } = await client.workflow.start<typeof agentBreaker>('agentBreaker', {
+        workflowId: idOf(t),
+        taskQueue,
+        args: [{ ...input(t), carry }],
+        memo: { [BREAKER_MEMO_KEY]: carry },
+        workflowIdConflictPolicy: 'TERMINATE_EXISTING',
+        staticSummary: summary(t),
+      }));
+    } catch (err) {
+      skip(t, err);
+      return seen;
+    }
+    answered(t);
+    opts.onMoved?.(t.agentId, seen.taskQueue, taskQueue, t.tenant);
+    return { state: carry, runId, taskQueue, running: true, moved: true };
   }
 
   /** The breaker's state, from the cache while fresh; after a failure that may have opened it, once the memo shows it. */
@@ -114,14 +279,33 @@ export function createCircuitBreaker(opts: CircuitBreakerOptions): CircuitBreake
     if (k && !k.confirm && now() - k.readAt < cacheMs) return k.state;
     const until = now() + confirmMs;
     const expected = (k?.state?.outcomes ?? 0) + (k?.sent ?? 0);
-    let state = await read(t);
-    // the signals are in the workflow's history; the memo follows within a workflow task
-    while (k?.confirm && (state?.outcomes ?? 0) < expected && now() < until) {
+    const shows = (seen?: Seen) => (seen?.state?.outcomes ?? 0) >= expected;
+    let seen = await reach(t, await read(t));
+    // the signals are in the workflow's history; the memo follows within a workflow task (a moved run's at once)
+    const confirm = k?.confirm && !skipped(t);
+    while (confirm && !shows(seen) && !seen?.moved && !skipped(t) && now() < until) {
       await sleep(50);
-      state = await read(t);
+      seen = await reach(t, await read(t));
     }
-    known.set(idOf(t), { agentId: t.agentId, state, readAt: now(), sent: 0, failuresSince: 0, confirm: false });
-    return state;
+    if (confirm && shows(seen)) answered(t);
+    known.set(idOf(t), { agentId: t.agentId, state: seen?.state, readAt: now(), sent: 0, failuresSince: 0, confirm: false });
+    return seen?.state;
+  }
+
+  /** Asks for the half-open trial; no answer within unservedMs asks whether the breaker is served (moved, skipped, or just slow: then the rest of 5 s). */
+  async function trial(t: BreakerTarget, ticket: StepTicket): Promise<TrialGrant | undefined> {
+    const ask = (ms: number) =>
+      client.withDeadline(now() + ms, () =>
+        handle(t).executeUpdate(acquireTrialUpdate, { args: [{ holder: ticket.holder, leaseMs: ticket.leaseMs }] }),
+      );
+    try {
+      return await ask(unservedMs);
+    } catch (err) {
+      if (!(err instanceof WorkflowUpdateRPCTimeoutOrCancelledError || isGrpcDeadlineError(err))) throw err;
+    }
+    // asking again with the same holder renews the same trial, whether or not the first request got in
+    await reach(t, await read(t), true);
+    return skipped(t) ? undefined : ask(5000 - unservedMs);
   }
 
   async function report(t: BreakerTarget, outcome: StepOutcome): Promise<void> {
@@ -129,10 +313,10 @@ export function createCircuitBreaker(opts: CircuitBreakerOptions): CircuitBreake
       await client.workflow.signalWithStart<typeof agentBreaker, [StepOutcome]>('agentBreaker', {
         workflowId: idOf(t),
         taskQueue,
-        args: [{ agentId: t.agentId, ...(t.tenant ? { tenant: t.tenant } : {}), settings }],
+        args: [input(t)],
         signal: stepOutcomeSignal,
         signalArgs: [outcome],
-        staticSummary: `circuit breaker of agent ${t.agentId}${t.tenant ? ` for tenant ${t.tenant}` : ''}`,
+        staticSummary: summary(t),
       });
     } catch (err) {
       fail('report a step outcome to', t, err);
@@ -152,12 +336,14 @@ export function createCircuitBreaker(opts: CircuitBreakerOptions): CircuitBreake
       const phase = phaseAt(state, now());
       if (phase === 'closed') return 0;
       if (phase === 'open') return Math.max(1, (state.openUntil ?? 0) - now());
+      // half-open: a breaker no worker serves cannot grant the trial, and must not hold the step
+      if (skipped(t)) return 0;
       try {
-        const grant = await client.withDeadline(now() + 5000, () =>
-          handle(t).executeUpdate(acquireTrialUpdate, { args: [{ holder: ticket.holder, leaseMs: ticket.leaseMs }] }),
-        );
+        const grant = await trial(t, ticket);
         // granted or not, the trial changed the breaker: read it afresh next time
         known.delete(idOf(t));
+        if (!grant) return 0;
+        answered(t);
         return grant.granted ? 0 : Math.max(1, grant.waitMs);
       } catch (err) {
         fail('ask for a trial step of', t, err);

@@ -230,6 +230,8 @@ export async function createWorkerSet(opts: DelegateWorkerOptions, lanes: AgentL
     cooldownMs: opts.breaker?.cooldownMs,
     // called from a step: the line carries the step's ids; a breaker Temporal cannot reach lets the step through
     onError: (what, agentId, err) => log.warn(`cannot ${what} the circuit breaker: the step goes ahead`, { agentId, error: String(err) }),
+    // a breaker left on a queue no worker serves (a renamed DELEGATE_TASK_QUEUE) moves to this worker's
+    onMoved: (agentId, from, to) => log.info('moved the circuit breaker off a queue no worker serves', { agentId, from, to }),
   });
   metrics.watchBreaker(breaker);
   // every agent pool on every lane (and on the shared queue, for jobs started without a lane)
