@@ -17,7 +17,7 @@ import type { delegationJob, JobInput } from '../../workflows/delegation-job';
 import { EXECUTION_TIMEOUT_MARGIN_SECONDS } from '../../core/engine-limits';
 import { LABELS_KEY, labelKeywords, PATTERN_KEY, STATUS_KEY, TENANT_KEY } from '../../core/search-attributes';
 import { canonicalJson } from '../../core/vote-tally';
-import { agentQueueFor, JOB_WORKFLOW } from '../../core/names';
+import { agentQueueFor, JOB_WORKFLOW, providerQueueFor } from '../../core/names';
 import { declaredPools } from '../../config/pools';
 import { tagActiveSpan } from '../../telemetry/tracing';
 import { formatPath, HttpProblem } from '../errors';
@@ -91,9 +91,17 @@ export async function checkSubmission(
   return policy;
 }
 
-/** The activity queues a job's steps run on: the tenant's lane, and the pool queue on it of each agent resolved at submission. */
-export function stepQueuesOf(taskQueue: string, tenant: string, agents: Record<string, Pick<AgentManifest, 'pool'>>): QueueRef[] {
-  return laneQueues(agentQueueFor(taskQueue, tenant), declaredPools(Object.values(agents)));
+/** The activity queues a job's steps run on: the tenant's lane, the pool queue on it of each agent resolved at submission, and each limited provider's queue. */
+export function stepQueuesOf(
+  taskQueue: string,
+  tenant: string,
+  agents: Record<string, Pick<AgentManifest, 'pool' | 'provider'>>,
+): QueueRef[] {
+  const providers = [...new Set(Object.values(agents).flatMap((a) => (a.provider !== undefined ? [a.provider] : [])))].sort();
+  return [
+    ...laneQueues(agentQueueFor(taskQueue, tenant), declaredPools(Object.values(agents))),
+    ...providers.map((p): QueueRef => ({ name: providerQueueFor(taskQueue, p), kind: 'activity' })),
+  ];
 }
 
 /**
