@@ -14,7 +14,7 @@ import { createReads } from './jobs/read';
 import { createSubmit } from './jobs/submit';
 import { createEstimate } from './jobs/estimate';
 import { declaredPools } from '../config/pools';
-import { agentQueueFor } from '../core/names';
+import { agentQueueFor, providerQueueFor } from '../core/names';
 
 export type { JobServiceDeps } from './jobs/handles';
 export type { Submission } from './jobs/submit';
@@ -32,13 +32,15 @@ export function createJobService(deps: JobServiceDeps, lanes: LaneWatch = create
     submit: createSubmit(deps, handles, lanes),
     /** The forecast of a spec (POST /v1/jobs/estimate). */
     estimate: createEstimate(deps),
-    /** The workflow queue, every tenant's agent lane and each declared pool's queue on it, that no worker polled lately (for /readyz). */
+    /** The workflow queue, every tenant's agent lane and each declared pool's queue on it, and each limited provider's queue, that no worker polled lately (for /readyz). */
     lanesWithoutWorker: () => {
       const queue = deps.config.DELEGATE_TASK_QUEUE;
       const pools = declaredPools(deps.registry.list());
+      const providers = [...new Set(deps.registry.list().flatMap((m) => (m.provider !== undefined ? [m.provider] : [])))].sort();
       return lanes.unserved([
         { name: queue, kind: 'workflow' },
         ...deps.tenants.list().flatMap((t) => laneQueues(agentQueueFor(queue, t.tenant), pools)),
+        ...providers.map((p) => ({ name: providerQueueFor(queue, p), kind: 'activity' as const })),
       ]);
     },
     ...createReads(deps.client, deps.record, handles),
