@@ -3,7 +3,7 @@
  * client's tracing interceptor then carries it into the job workflow the handler starts. A
  * caller's own `traceparent` is continued, so a backend's trace reaches the agents too.
  *
- *   onRequest: span "<METHOD> <route>" (parent: the caller's traceparent, if any)
+ *   onRequest: span "<METHOD> <route>" (parent: the caller's traceparent, if any), url.path with no approval token
  *   preHandler: the rest of the request runs inside it
  *   onResponse: status, tenant, jobId; ended
  */
@@ -15,6 +15,7 @@ import {
   ATTR_URL_PATH,
 } from '@opentelemetry/semantic-conventions';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { loggedPath } from './request-log';
 
 /** Every request's span until its response is sent. */
 const spans = new WeakMap<FastifyRequest, Span>();
@@ -31,7 +32,8 @@ export function installRequestTracing(app: FastifyInstance): void {
         kind: SpanKind.SERVER,
         attributes: {
           [ATTR_HTTP_REQUEST_METHOD]: req.method,
-          [ATTR_URL_PATH]: req.url.split('?')[0],
+          // an approval token URL's token redacted, as in the log
+          [ATTR_URL_PATH]: loggedPath(req.url.split('?')[0]),
           ...(route ? { [ATTR_HTTP_ROUTE]: route } : {}),
         },
       },

@@ -4,11 +4,14 @@
  *  - the client's capabilities travel in the session id the initialize answer hands out (the
  *    client sends it on every later POST; nothing is kept on the server), and
  *  - the client's answer to a server request, which comes on a POST of its own, is relayed to the
- *    transport of the tool call that asked (this process's; ids are made unique per process).
+ *    transport of the tool call that asked (this process's). The request goes out under a random
+ *    id bound to the session (and tenant) it was sent to: another session of the same tenant can
+ *    neither guess the id nor answer with it (its answer is refused and changes nothing).
  *
  *   initialize { capabilities.elicitation } ──> mcp-session-id: d1.<base64url caps>.<random>
- *   tools/call ──> server(caps from the session id) ──elicitation/create (id n → global g)──> client
- *   POST { id: g, result } ──relay──> the asking transport (id g → n) ──> its server's pending request
+ *   tools/call (session s) ──> server(caps from the session id) ──elicitation/create (id n → random g, bound to s)──> client
+ *   POST { id: g, result } from s ──relay──> the asking transport (id g → n) ──> its server's pending request
+ *   POST { id: g, result } from any other session (or tenant), or an id not pending ──> refused
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
@@ -18,7 +21,7 @@ import {
   type ClientCapabilities,
   type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
-import { randomInt, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 
 const PREFIX = 'd1.';
 /** A session id longer than this is not one of ours. */
@@ -42,27 +45,30 @@ export function capabilitiesOf(sessionId: string | string[] | undefined): Client
   }
 }
 
-interface Pending {
-  transport: Transport;
-  localId: number;
+/** Who sent a POST: its tenant, and its session id (none: a client that declared no elicitation). */
+export interface Caller {
   tenant: string;
+  session: string | undefined;
 }
 
-/** Requests servers of this process sent and whose answers have not come, by their relayed id. */
-const pending = new Map<number, Pending>();
-// a random start: a reply that reaches another replica finds no id of its own there
-let nextId = randomInt(1, 2 ** 40);
+interface Pending extends Caller {
+  transport: Transport;
+  localId: number;
+}
 
-/** Relays `transport`'s requests to the client under process-unique ids, so their answers find it (call before `connect`). */
-export function relayRequests(transport: Transport, tenant: string): void {
+/** Requests servers of this process sent and whose answers have not come, by their relayed id (random: none on another replica). */
+const pending = new Map<string, Pending>();
+
+/** Relays `transport`'s requests to the client under random ids only `caller`'s session may answer (call before `connect`). */
+export function relayRequests(transport: Transport, caller: Caller): void {
   const send = transport.send.bind(transport);
-  const mine = new Map<number, number>();
+  const mine = new Map<number, string>();
   transport.send = async (message, options) => {
     let out: JSONRPCMessage = message;
     if (isJSONRPCRequest(message)) {
-      const id = nextId++;
+      const id = randomUUID();
       mine.set(Number(message.id), id);
-      pending.set(id, { transport, localId: Number(message.id), tenant });
+      pending.set(id, { ...caller, transport, localId: Number(message.id) });
       out = { ...message, id };
     } else if ('method' in message && message.method === 'notifications/cancelled') {
       const params = message.params as { requestId?: number };
@@ -81,20 +87,23 @@ export function relayRequests(transport: Transport, tenant: string): void {
   };
 }
 
-/** Delivers a POST's body of answers to the transports that asked; false (nothing delivered) for any other body. */
-export function deliverReplies(body: unknown, tenant: string): boolean {
+/** What became of a POST's body: its answers delivered, refused (one names no request its session was asked), or no body of answers. */
+export type Delivery = 'delivered' | 'refused' | 'none';
+
+/** Delivers a body of answers to the transports that asked, all or none: only answers from the session each request was sent to. */
+export function deliverReplies(body: unknown, caller: Caller): Delivery {
   const messages = Array.isArray(body) ? body : [body];
-  if (messages.length === 0) return false;
-  const routes: [number, Pending, JSONRPCMessage][] = [];
+  if (messages.length === 0 || !messages.every((m) => isJSONRPCResultResponse(m) || isJSONRPCErrorResponse(m))) return 'none';
+  const routes: [string, Pending, JSONRPCMessage][] = [];
   for (const m of messages) {
-    if (!isJSONRPCResultResponse(m) && !isJSONRPCErrorResponse(m)) return false;
-    const p = pending.get(Number(m.id));
-    if (!p || p.tenant !== tenant) return false;
-    routes.push([Number(m.id), p, { ...m, id: p.localId }]);
+    const p = typeof m.id === 'string' ? pending.get(m.id) : undefined;
+    // another session's request is refused as an unknown one: the answer learns nothing of it
+    if (!p || p.tenant !== caller.tenant || p.session !== caller.session) return 'refused';
+    routes.push([m.id as string, p, { ...m, id: p.localId }]);
   }
   for (const [id, p, m] of routes) {
     pending.delete(id);
     p.transport.onmessage?.(m);
   }
-  return true;
+  return 'delivered';
 }

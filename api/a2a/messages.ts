@@ -40,12 +40,17 @@ export function jobIdOfMessage(messageId: string): string {
   return `a2a-${createHash('sha256').update(messageId).digest('hex').slice(0, 40)}`;
 }
 
-/** Refuses a contextId that cannot be kept as a label value (it is how ListTasks finds a context). */
+/** What a contextId may hold, in the words of a refusal. */
+export const CONTEXT_ID_RULE = 'letters, digits, space and "_.:/@+-", at most 256 characters';
+const ContextIdSchema = LabelValueSchema.min(1);
+
+/** Whether a contextId can be kept as a label value (it is how ListTasks finds a context): SendMessage and ListTasks both ask. */
+export const isContextId = (contextId: string): boolean => ContextIdSchema.safeParse(contextId).success;
+
+/** Refuses a contextId that cannot be kept as a label value. */
 export function checkContextId(contextId: string): void {
-  if (!LabelValueSchema.min(1).safeParse(contextId).success)
-    throw new Rejection('the contextId cannot be kept', [
-      { path: 'message.contextId', message: 'letters, digits, space and "_.:/@+-", at most 256 characters' },
-    ]);
+  if (!isContextId(contextId))
+    throw new Rejection('the contextId cannot be kept', [{ path: 'message.contextId', message: CONTEXT_ID_RULE }]);
 }
 
 /** What the message runs, or a Rejection naming the fields at fault. */

@@ -5,9 +5,10 @@
  *   GetTask  ──jobs.view (404: TaskNotFound)──> state, result artifact; contextId from the job's label
  *            running, and a subtask waits in the inbox ──> input-required, the oldest item as the status message
  *   ListTasks ──jobs.list (label a2a.context=…, status)──> tasks, newest first, paged by the job list's token
+ *             a contextId no label can hold ──> invalid params, before any visibility query
  */
 import { TaskState, type ListTasksRequest, type ListTasksResponse, type Task } from '@a2a-js/sdk';
-import { TaskNotFoundError } from '@a2a-js/sdk/errors';
+import { RequestMalformedError, TaskNotFoundError } from '@a2a-js/sdk/errors';
 import type { FastifyInstance } from 'fastify';
 import { A2A_CONTEXT_LABEL, a2aContextOf, stateOfView, taskOfJob, taskOfResult } from '../../activities/a2a-task';
 import { LABELS_KEY } from '../../core/search-attributes';
@@ -15,6 +16,7 @@ import type { JobListItem } from '../../schemas';
 import { HttpProblem } from '../errors';
 import { decodeJobPageToken } from '../jobs/page-token';
 import { inputOfItem, isInput, promptOf, type PendingInput, type Refusal } from './input';
+import { CONTEXT_ID_RULE, isContextId } from './messages';
 
 /** Turns the job service's 404 into A2A's TaskNotFound (another tenant's task is not found either). */
 export async function orNotFound<T>(jobId: string, run: () => Promise<T>): Promise<T> {
@@ -84,8 +86,10 @@ export function createTaskReads(app: FastifyInstance) {
     return taskOfJob(item.jobId, contextId, state, { at: item.startedAt });
   };
 
-  /** A page of the tenant's tasks, newest first: those of one context, in one state, when asked. */
+  /** A page of the tenant's tasks, newest first: those of one context, in one state, when asked (invalid params: a bad contextId). */
   async function listTasks(tenant: string, p: ListTasksRequest): Promise<ListTasksResponse> {
+    // the label filter goes into a visibility query: what SendMessage would refuse never gets that far
+    if (p.contextId && !isContextId(p.contextId)) throw new RequestMalformedError(`contextId: ${CONTEXT_ID_RULE}`);
     const pageSize = Math.min(100, Math.max(1, p.pageSize ?? 50));
     const state = p.status ? p.status : undefined;
     const status = state === undefined ? undefined : STATUS_FILTER[state];

@@ -9,10 +9,11 @@
  * (api/host-check.ts) has refused a DNS-rebinding page before any of this runs. A client that
  * declares elicitation gets a session id carrying that (mcp/http-session.ts): its later POSTs'
  * servers put the job's inbox to it, and its answers (POSTs of their own) are relayed to the call
- * that asked.
+ * that asked, from that session only.
  *
  *   POST /mcp ──auth──> tenant ──> McpServer(in-process backend, caps of the session id) ⇄ StreamableHTTPServerTransport ──> SSE / JSON answer
  *   POST /mcp { answers to the server's requests } ──> the asking call's transport ──> 202
+ *       (an id no request of this session has: 400, nothing delivered)
  */
 import { MAX_BATCH_SIZE } from '@modelcontextprotocol/sdk/server/requestBody.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -28,15 +29,22 @@ export const mcpRoutes: FastifyPluginAsync = async (app) => {
   app.post('/mcp', { schema: { hide: true } }, async (req, reply) => {
     // a JSON-RPC batch is as many calls as it holds: the rate limit counted the POST once
     if (Array.isArray(req.body) && req.body.length > 1) await app.chargeRequests(req, Math.min(req.body.length, MAX_BATCH_SIZE) - 1);
+    const sessionHeader = req.headers['mcp-session-id'];
+    const caller = { tenant: req.tenant, session: typeof sessionHeader === 'string' ? sessionHeader : undefined };
     // the client's answer to an elicitation: for the call that asked, not for a new server
-    if (deliverReplies(req.body, req.tenant)) return reply.code(202).send();
-    const clientCapabilities = capabilitiesOf(req.headers['mcp-session-id']);
+    const delivery = deliverReplies(req.body, caller);
+    if (delivery === 'delivered') return reply.code(202).send();
+    if (delivery === 'refused') {
+      const message = 'the answer names no request of this session that awaits one (another session asked it, or it was settled)';
+      return reply.code(400).send({ jsonrpc: '2.0', id: null, error: { code: -32600, message } });
+    }
+    const clientCapabilities = capabilitiesOf(sessionHeader);
     const server = createDelegateMcpServer(createInProcessBackend(app, req.tenant), { clientCapabilities });
     const initialize = isInitializeRequest(req.body) ? req.body.params.capabilities : undefined;
     const session = sessionIdOf(initialize);
     // stateless still: only the initialize answer names a session, and no later POST is checked against it
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: session ? () => session : undefined });
-    relayRequests(transport, req.tenant);
+    relayRequests(transport, caller);
     // the transport writes the answer itself (JSON or an SSE stream)
     reply.hijack();
     reply.raw.on('close', () => {
