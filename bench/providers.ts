@@ -15,12 +15,16 @@
  * Ideal schedules: (a) ceil(N / 50) turns back to back; (b, c, g) the fake's bucket (burst, then the
  * rate) with the last call's own latency, (N − burst) / rate + latency; (d) the tokens past the fake's
  * initial bucket (a minute's worth) at the rate, plus a latency; (f) B at half the rate (two tenants of
- * equal weight), 50 / 10 + latency. `npm run bench -- providers` (BENCH_PROVIDER_N, default 500;
- * BENCH_PROVIDER_LATENCY_MS, default 1000).
+ * equal weight), 50 / 10 + latency. Each scenario's agent has a key of its own, so each starts on a
+ * fresh provider gate (activities/provider-gate.ts); (a) runs a second job on the same agent to show
+ * the gate as the first left it. The notes say why subtasks failed (their failureReason).
+ *
+ *   npm run bench -- providers   (BENCH_PROVIDER_N, default 500; BENCH_PROVIDER_LATENCY_MS, default 1000;
+ *                                 BENCH_PROVIDER_SCENARIOS, default abcdefg)
  */
 import { Context } from '@temporalio/activity';
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
+import proto from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,6 +47,8 @@ import { patientResult } from './delegate-runs';
 import { benchRecord, quietRuntime, report, round, sleep, spawnTsx, stopChild, withTemporal, type BenchTemporal } from './lib';
 
 const N = Number(process.env.BENCH_PROVIDER_N ?? 500);
+/** The scenarios to run, by letter (e needs a: its no-fault run is a's Delegate side). */
+const ONLY = new Set((process.env.BENCH_PROVIDER_SCENARIOS ?? 'abcdefg').split(''));
 const LATENCY_MS = Number(process.env.BENCH_PROVIDER_LATENCY_MS ?? 1000);
 const L = LATENCY_MS / 1000;
 /** The physical limit of (a): slots of the lane, of the bare worker, and direct calls at once. */
@@ -107,13 +113,15 @@ interface Outcome {
   served: number;
   maxPerSecond: number;
   throttledMs?: number;
+  /** Why the failed subtasks failed (failureReason: count). */
+  reasons?: Record<string, number>;
 }
 
 /** The fake's counts since its last reset, with the side's own figures. */
-function outcome(ms: number, failed: number, booked: number, throttledMs?: number): Outcome {
+function outcome(ms: number, failed: number, booked: number, more: Pick<Outcome, 'throttledMs' | 'reasons'> = {}): Outcome {
   const s = fake.stats();
   const served = s.tokensServed.input + s.tokensServed.output;
-  return { ms, failed, refused: s.refused, faults: s.faults, booked, served, maxPerSecond: s.maxPerSecondWindow, throttledMs };
+  return { ms, failed, refused: s.refused, faults: s.faults, booked, served, maxPerSecond: s.maxPerSecondWindow, ...more };
 }
 
 /** A job's results with its batches' fetched and stitched in (a wide fan-out keeps them in its batches). */
@@ -164,14 +172,17 @@ async function finish(client: Client, handle: WorkflowHandle<typeof delegationJo
   const r = await stitched(client, root);
   const ok = r.results.filter((t) => t.status === 'success').length;
   const booked = r.results.reduce((s, t) => s + t.metrics.tokens, 0);
-  return { ms, failed: n - ok, booked, throttledMs: r.metrics.throttledMs ?? 0 };
+  const reasons: Record<string, number> = {};
+  for (const t of r.results)
+    if (t.status !== 'success') reasons[t.failureReason ?? t.status] = (reasons[t.failureReason ?? t.status] ?? 0) + 1;
+  return { ms, failed: n - ok, booked, throttledMs: r.metrics.throttledMs ?? 0, reasons };
 }
 
 /** One job of n subtasks on `agent`, timed from its start, with the fake's counts. */
 async function delegateSide(client: Client, registry: AgentRegistry, agent: string, n: number): Promise<Outcome> {
   const started = performance.now();
   const f = await finish(client, await startJob(client, registry, agent, n), n, started);
-  return outcome(f.ms, f.failed, f.booked, f.throttledMs);
+  return outcome(f.ms, f.failed, f.booked, { throttledMs: f.throttledMs, reasons: f.reasons });
 }
 
 /**
@@ -263,7 +274,9 @@ const tokensOfTurn = (cfg: LlmAgentConfig, i: number) =>
 type Row = (string | number)[];
 const s = (ms: number) => round(ms / 1000, 1);
 const x = (r: number) => `${round(r, 2)}x`;
-function row(scenario: string, o: Outcome, idealS: number, goal: string, met: boolean, notes = ''): Row {
+function row(scenario: string, o: Outcome, idealS: number, goal: string, met: boolean, more = ''): Row {
+  const why = Object.entries(o.reasons ?? {}).map(([reason, count]) => `${count} ${reason}`);
+  const notes = [more, ...why].filter(Boolean).join('; ');
   return [
     scenario,
     s(o.ms),
@@ -278,111 +291,104 @@ function row(scenario: string, o: Outcome, idealS: number, goal: string, met: bo
   ];
 }
 
-const rows: Row[] = [];
 const data: Record<string, unknown> = { n: N, latencyMs: LATENCY_MS, slots: SLOTS, rate: RATE, burst: BURST, chunks: CHUNKS };
 const rateIdeal = (n: number) => (n - BURST) / RATE + L;
+const aIdeal = Math.ceil(N / SLOTS) * L;
+const rpm = { requestsPerMinute: RATE * 60 };
+/** (a)'s Delegate makespan: (e)'s no-fault run. */
+let noFaultMs = NaN;
 
-try {
-  // (a) no limit, 50 slots
-  const aIdeal = Math.ceil(N / SLOTS) * L;
-  const delegate = await onDelegate('a', [agentConfig('a-open')], [TENANT], async (t, registry) => {
+/** (a) no limit, 50 slots: direct, bare Temporal, Delegate. */
+async function scenarioA(): Promise<Row[]> {
+  // the second job on the same agent finds the worker's gate as the first left it (its adaptive limit grown)
+  const [delegate, warm] = await onDelegate('a', [agentConfig('a-open')], [TENANT], async (t, registry) => {
     provider();
-    return delegateSide(t.client, registry, 'a-open', N);
+    const first = await delegateSide(t.client, registry, 'a-open', N);
+    provider();
+    return [first, await delegateSide(t.client, registry, 'a-open', N)];
   });
   const bare = await bareSide();
   const direct = await directSide();
-  data.a = { delegate, bare, direct, idealS: aIdeal };
-  rows.push(row('a: direct (p-limit 50)', direct, aIdeal, '–', true));
-  rows.push(row('a: bare Temporal (50 slots)', bare, aIdeal, '–', true));
-  const toBare = bare.ms / delegate.ms;
-  rows.push(
-    row(
-      'a: Delegate (lane, 50 slots)',
-      delegate,
-      aIdeal,
-      '≥0.9x of bare',
-      toBare >= 0.9 && delegate.failed === 0,
-      `${x(toBare)} of bare, ${x(direct.ms / delegate.ms)} of direct`,
-    ),
-  );
+  noFaultMs = delegate.ms;
+  data.a = { delegate, warm, bare, direct, idealS: aIdeal };
+  const vs = (o: Outcome) => `${x(bare.ms / o.ms)} of bare, ${x(direct.ms / o.ms)} of direct`;
+  const met = (o: Outcome) => bare.ms / o.ms >= 0.9 && o.failed === 0;
+  return [
+    row('a: direct (p-limit 50)', direct, aIdeal, '–', direct.failed === 0),
+    row('a: bare Temporal (50 slots)', bare, aIdeal, '–', bare.failed === 0),
+    row('a: Delegate (lane, 50 slots)', delegate, aIdeal, '≥0.9x of bare', met(delegate), vs(delegate)),
+    row('a: Delegate, the next job (gate warm)', warm, aIdeal, '≥0.9x of bare', met(warm), vs(warm)),
+  ];
+}
 
-  // (e) 10% transient 5xx, no limit: (a)'s Delegate side as the no-fault run
+/** (e) 10% transient 5xx, no limit: (a)'s Delegate side as the no-fault run. */
+async function scenarioE(): Promise<Row[]> {
   const faulty = await onDelegate('e', [agentConfig('e-open')], [TENANT], async (t, registry) => {
     provider({ faultRate: 0.1 });
     return delegateSide(t.client, registry, 'e-open', N);
   });
-  data.e = { faulty, noFaultMs: delegate.ms };
-  const eRatio = faulty.ms / delegate.ms;
-  rows.push(
+  data.e = { faulty, noFaultMs };
+  const ratio = faulty.ms / noFaultMs;
+  const goal = '0 failed, ≤1.2x no-fault';
+  return [
     row(
       'e: 10% 5xx, no limit',
       faulty,
       aIdeal,
-      '0 failed, ≤1.2x no-fault',
-      faulty.failed === 0 && eRatio <= 1.2,
-      `${x(eRatio)} of no-fault (a); ${faulty.faults} 5xx`,
+      goal,
+      faulty.failed === 0 && ratio <= 1.2,
+      `${x(ratio)} of no-fault (a); ${faulty.faults} 5xx`,
     ),
-  );
+  ];
+}
 
-  // (b) 20/s declared and enforced
-  const rpm = { requestsPerMinute: RATE * 60 };
+/** (b) 20/s declared and enforced. */
+async function scenarioB(): Promise<Row[]> {
   const declared = await onDelegate('b', [agentConfig('b-declared', rpm)], [TENANT], async (t, registry) => {
     provider({ ...rpm, burst: BURST });
     return delegateSide(t.client, registry, 'b-declared', N);
   });
-  const bIdeal = rateIdeal(N);
-  data.b = { declared, idealS: bIdeal };
-  rows.push(
-    row(
-      'b: 20/s declared',
-      declared,
-      bIdeal,
-      '0 failed, 0 429s, ≤1.1x',
-      declared.failed === 0 && declared.refused === 0 && declared.ms / 1000 <= 1.1 * bIdeal,
-      `max ${declared.maxPerSecond} in 1 s`,
-    ),
-  );
+  const ideal = rateIdeal(N);
+  data.b = { declared, idealS: ideal };
+  const met = declared.failed === 0 && declared.refused === 0 && declared.ms / 1000 <= 1.1 * ideal;
+  return [row('b: 20/s declared', declared, ideal, '0 failed, 0 429s, ≤1.1x', met, `max ${declared.maxPerSecond} in 1 s`)];
+}
 
-  // (c) the same rate undeclared: 429 + retry-after
+/** (c) the same rate undeclared: the fake answers 429 + retry-after. */
+async function scenarioC(): Promise<Row[]> {
   const undeclared = await onDelegate('c', [agentConfig('c-undeclared')], [TENANT], async (t, registry) => {
     provider({ ...rpm, burst: BURST });
     return delegateSide(t.client, registry, 'c-undeclared', N);
   });
-  data.c = { undeclared, idealS: bIdeal };
-  rows.push(
-    row(
-      'c: 20/s undeclared (429s)',
-      undeclared,
-      bIdeal,
-      '0 failed, ≤1.3x',
-      undeclared.failed === 0 && undeclared.ms / 1000 <= 1.3 * bIdeal,
-      `throttled ${s(undeclared.throttledMs ?? 0)} s in all`,
-    ),
-  );
+  const ideal = rateIdeal(N);
+  data.c = { undeclared, idealS: ideal };
+  const met = undeclared.failed === 0 && undeclared.ms / 1000 <= 1.3 * ideal;
+  return [
+    row('c: 20/s undeclared (429s)', undeclared, ideal, '0 failed, ≤1.3x', met, `throttled ${s(undeclared.throttledMs ?? 0)} s in all`),
+  ];
+}
 
-  // (d) tokens/min declared and enforced: a limit that lets two thirds of the tokens through the fake's
-  // initial bucket (a minute's worth) and the last third at the rate
-  const dCfg = LlmAgentConfigSchema.parse(agentConfig('d-tokens'));
-  const expected = Array.from({ length: N }, (_, i) => tokensOfTurn(dCfg, i)).reduce((a, b) => a + b, 0);
+/**
+ * (d) tokens/min declared and enforced: a limit that lets two thirds of the tokens through the fake's
+ * initial bucket (a minute's worth) and the last third at the rate.
+ */
+async function scenarioD(): Promise<Row[]> {
+  const cfg = LlmAgentConfigSchema.parse(agentConfig('d-tokens'));
+  const expected = Array.from({ length: N }, (_, i) => tokensOfTurn(cfg, i)).reduce((a, b) => a + b, 0);
   const tpm = Math.round(expected / 1.5);
   const tokens = await onDelegate('d', [agentConfig('d-tokens', { tokensPerMinute: tpm })], [TENANT], async (t, registry) => {
     provider({ tokensPerMinute: tpm });
     return delegateSide(t.client, registry, 'd-tokens', N);
   });
-  const dIdeal = (Math.max(0, tokens.served - tpm) / tpm) * 60 + L;
-  data.d = { tokens, tpm, expectedTokens: expected, idealS: dIdeal, issueIdealS: (tokens.served / tpm) * 60 };
-  rows.push(
-    row(
-      `d: ${tpm} tokens/min declared`,
-      tokens,
-      dIdeal,
-      '0 failed, ≤1.2x',
-      tokens.failed === 0 && tokens.ms / 1000 <= 1.2 * dIdeal,
-      `total/tpm = ${s((tokens.served / tpm) * 60000)} s`,
-    ),
-  );
+  const ideal = (Math.max(0, tokens.served - tpm) / tpm) * 60 + L;
+  const plain = (tokens.served / tpm) * 60;
+  data.d = { tokens, tpm, expectedTokens: expected, idealS: ideal, totalOverTpmS: plain };
+  const met = tokens.failed === 0 && tokens.ms / 1000 <= 1.2 * ideal;
+  return [row(`d: ${tpm} tokens/min declared`, tokens, ideal, '0 failed, ≤1.2x', met, `total / tpm = ${round(plain, 1)} s`)];
+}
 
-  // (f) two tenants on one declared provider: A 2N subtasks, B 50 a second later
+/** (f) two tenants on one declared provider: A 2N subtasks, B 50 a second later. */
+async function scenarioF(): Promise<Row[]> {
   const fair = await onDelegate('f', [agentConfig('f-shared', rpm)], ['tenant-a', 'tenant-b'], async (t, registry) => {
     provider({ ...rpm, burst: BURST });
     const aStart = performance.now();
@@ -391,75 +397,73 @@ try {
     const bStart = performance.now();
     const b = await finish(t.client, await startJob(t.client, registry, 'f-shared', 50, 'tenant-b'), 50, bStart);
     const aDone = await a;
-    const all = outcome(aDone.ms, aDone.failed + b.failed, aDone.booked + b.booked);
-    return { a: aDone, b, all };
+    const reasons = { ...aDone.reasons };
+    for (const [k, v] of Object.entries(b.reasons)) reasons[k] = (reasons[k] ?? 0) + v;
+    return { a: aDone, b, all: outcome(aDone.ms, aDone.failed + b.failed, aDone.booked + b.booked, { reasons }) };
   });
-  const fShare = 50 / (RATE / 2) + L;
-  const fAll = rateIdeal(2 * N + 50);
-  data.f = { ...fair, fairShareS: fShare, idealAllS: fAll };
-  rows.push(
+  const share = 50 / (RATE / 2) + L;
+  const all = rateIdeal(2 * N + 50);
+  data.f = { ...fair, fairShareS: share, idealAllS: all };
+  const b = { ...fair.all, ms: fair.b.ms, failed: fair.b.failed, booked: fair.b.booked };
+  return [
     row(
       `f: tenant A, ${2 * N} subtasks (and B's)`,
       fair.all,
-      fAll,
+      all,
       '0 failed',
       fair.all.failed === 0,
       `max ${fair.all.maxPerSecond} in 1 s`,
     ),
-  );
-  rows.push(
     row(
       'f: tenant B, 50 subtasks 1 s later',
-      { ...fair.all, ms: fair.b.ms, failed: fair.b.failed, booked: fair.b.booked },
-      fShare,
+      b,
+      share,
       '≤1.5x fair share',
-      fair.b.failed === 0 && fair.b.ms / 1000 <= 1.5 * fShare,
+      fair.b.failed === 0 && fair.b.ms / 1000 <= 1.5 * share,
       'from its submission; 429s, served: both tenants',
     ),
-  );
+  ];
+}
 
-  // (g) two worker processes on one declared limit
-  const gAgents = [agentConfig('g-declared', rpm)];
-  const two = await onDelegate('g', gAgents, [TENANT], async (t, registry) => {
+/** (g) two worker processes (the second: bench/provider-worker.ts) on one declared limit. */
+async function scenarioG(): Promise<Row[]> {
+  const agents = [agentConfig('g-declared', rpm)];
+  const two = await onDelegate('g', agents, [TENANT], async (t, registry) => {
     const bundleFile = join(mkdtempSync(join(tmpdir(), 'delegate-bench-providers-')), 'bundle.js');
     writeFileSync(bundleFile, bundle.code);
-    const second = await spawnTsx(
-      'bench/provider-worker.ts',
-      {
-        TEMPORAL_ADDRESS: t.server.address,
-        BENCH_QUEUE: QUEUE,
-        BENCH_AGENTS: JSON.stringify(gAgents),
-        BENCH_LANES: JSON.stringify([LANE_OF(TENANT)]),
-        BENCH_BUNDLE_FILE: bundleFile,
-      },
-      'provider worker ready',
-    );
+    const env = {
+      TEMPORAL_ADDRESS: t.server.address,
+      BENCH_QUEUE: QUEUE,
+      BENCH_AGENTS: JSON.stringify(agents),
+      BENCH_LANES: JSON.stringify([LANE_OF(TENANT)]),
+      BENCH_BUNDLE_FILE: bundleFile,
+    };
+    const second = await spawnTsx('bench/provider-worker.ts', env, 'provider worker ready');
     try {
-      const providerQueue = providerQueueFor(QUEUE, 'g-declared');
       await (await startJob(t.client, registry, 'echo', 10)).result();
       provider({ ...rpm, burst: BURST });
       const o = await delegateSide(t.client, registry, 'g-declared', N);
       const described = await t.client.workflowService.describeTaskQueue({
         namespace: 'default',
-        taskQueue: { name: providerQueue },
-        taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+        taskQueue: { name: providerQueueFor(QUEUE, 'g-declared') },
+        taskQueueType: proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
       });
       return { ...o, pollers: new Set((described.pollers ?? []).map((p) => p.identity)).size };
     } finally {
       await stopChild(second);
     }
   });
-  data.g = { two, idealS: bIdeal };
-  rows.push(
-    row(
-      'g: 2 worker processes, 20/s declared',
-      two,
-      bIdeal,
-      `0 failed, ≤${RATE + BURST} in 1 s`,
-      two.failed === 0 && two.maxPerSecond <= RATE + BURST,
-      `max ${two.maxPerSecond} in 1 s; ${two.pollers} pollers`,
-    ),
-  );
+  const ideal = rateIdeal(N);
+  data.g = { two, idealS: ideal };
+  const goal = `0 failed, ≤${RATE + BURST} in 1 s`;
+  const met = two.failed === 0 && two.maxPerSecond <= RATE + BURST;
+  return [row('g: 2 worker processes, 20/s declared', two, ideal, goal, met, `max ${two.maxPerSecond} in 1 s; ${two.pollers} pollers`)];
+}
+
+const scenarios = { a: scenarioA, e: scenarioE, b: scenarioB, c: scenarioC, d: scenarioD, f: scenarioF, g: scenarioG };
+const rows: Row[] = [];
+try {
+  for (const [letter, run] of Object.entries(scenarios)) if (ONLY.has(letter)) rows.push(...(await run()));
 } finally {
   await fake.stop();
 }
