@@ -27,9 +27,9 @@ export interface AimdState {
 export interface AimdSettings {
   /** The lowest limit (at least 1: a limit of 0 could never see the success that raises it). @default 1 */
   min: number;
-  /** The highest limit. @default 256 */
+  /** The highest limit. @default 10000 */
   max: number;
-  /** The limit to start at. @default 8 */
+  /** The limit to start at. @default 10000: no limit of its own until the provider throttles (the worker's slots bound the calls meanwhile) */
   initial: number;
   /** A throttle multiplies the limit by this (rounded down). @default 0.5 */
   decreaseFactor: number;
@@ -40,7 +40,7 @@ export interface AimdSettings {
 }
 
 /** Start at 8 at once, between 1 and 256, halve on a throttle at most once a second. */
-export const DEFAULT_AIMD_SETTINGS: AimdSettings = { min: 1, max: 256, initial: 8, decreaseFactor: 0.5, cooldownMs: 1000 };
+export const DEFAULT_AIMD_SETTINGS: AimdSettings = { min: 1, max: 10_000, initial: 10_000, decreaseFactor: 0.5, cooldownMs: 1000 };
 
 /** The bounds the limit stays within: the ceiling beats max and min, and nothing goes below 1. */
 function bounds(settings: AimdSettings): { lo: number; hi: number } {
@@ -85,9 +85,10 @@ export function onSuccess(s: AimdState, settings: AimdSettings): AimdState {
 export function onThrottle(s: AimdState, settings: AimdSettings, now: number): AimdState {
   // a report timed before the last decrease belongs to the same burst too
   if (s.lastDecreaseAt !== undefined && now - s.lastDecreaseAt < settings.cooldownMs) return s;
+  // from what was really in flight (the throttled call included): a limit never reached says nothing
   return {
     ...s,
-    limit: clampLimit(Math.floor(s.limit * settings.decreaseFactor), settings),
+    limit: clampLimit(Math.floor(Math.min(s.limit, s.inFlight + 1) * settings.decreaseFactor), settings),
     successesSinceIncrease: 0,
     lastDecreaseAt: now,
   };

@@ -102,7 +102,17 @@ interface Known {
   failuresSince: number;
   /** A failure was sent since the read: the next check waits until the memo shows it. */
   confirm: boolean;
+  /** When this worker last sent a failure: for a while after, every success is sent at once too. */
+  lastFailureAt?: number;
 }
+
+/**
+ * How long after a failure this worker sends every success at once. A success is otherwise sent only
+ * once a read shows something to forget, so concurrent steps' failures (sent at once) would reach the
+ * breaker as a run with the successes between them missing: a 10% transient fault rate over 50 steps
+ * in flight opened the circuit.
+ */
+const EAGER_SUCCESS_MS = 30_000;
 
 /** What one describe of a breaker's run showed. */
 interface Seen {
@@ -288,7 +298,16 @@ export function createCircuitBreaker(opts: CircuitBreakerOptions): CircuitBreake
       seen = await reach(t, await read(t));
     }
     if (confirm && shows(seen)) answered(t);
-    known.set(idOf(t), { agentId: t.agentId, state: seen?.state, readAt: now(), sent: 0, failuresSince: 0, confirm: false });
+    const last = known.get(idOf(t))?.lastFailureAt;
+    known.set(idOf(t), {
+      agentId: t.agentId,
+      state: seen?.state,
+      readAt: now(),
+      sent: 0,
+      failuresSince: 0,
+      confirm: false,
+      ...(last !== undefined ? { lastFailureAt: last } : {}),
+    });
     return seen?.state;
   }
 
@@ -351,7 +370,7 @@ export function createCircuitBreaker(opts: CircuitBreakerOptions): CircuitBreake
       }
     },
     async failed(t, error) {
-      await report(t, { ok: false, at: now(), settings, ...(error ? { error: error.slice(0, 300) } : {}) });
+      // counted before it is sent: a success that ends while the signal is on its way must see it and be reported
       const k = known.get(idOf(t)) ?? { agentId: t.agentId, readAt: 0, sent: 0, failuresSince: 0, confirm: false };
       k.sent++;
       k.failuresSince++;
@@ -359,26 +378,33 @@ export function createCircuitBreaker(opts: CircuitBreakerOptions): CircuitBreake
       // afresh and waits until it holds this worker's outcomes, so the failure that opens the
       // circuit stops the very next step
       k.confirm = true;
+      k.lastFailureAt = now();
       known.set(idOf(t), k);
+      await report(t, { ok: false, at: now(), settings, ...(error ? { error: error.slice(0, 300) } : {}) });
     },
     async succeeded(t) {
       let k = known.get(idOf(t));
-      if (!k || (k.failuresSince === 0 && now() - k.readAt >= cacheMs)) {
+      const eager = k?.lastFailureAt !== undefined && now() - k.lastFailureAt < EAGER_SUCCESS_MS;
+      if (!eager && (!k || (k.failuresSince === 0 && now() - k.readAt >= cacheMs))) {
         await current(t).catch(() => undefined);
         k = known.get(idOf(t));
       }
       // nothing to forget: a closed breaker with no failures, as last read and since
-      if (k && k.failuresSince === 0 && (!k.state || (k.state.state === 'closed' && k.state.consecutiveFailures === 0))) return;
+      if (!eager && k && k.failuresSince === 0 && (!k.state || (k.state.state === 'closed' && k.state.consecutiveFailures === 0))) return;
+      const failuresBefore = k?.failuresSince ?? 0;
       await report(t, { ok: true, at: now(), settings });
-      // what this worker saw: its own success closed it (another worker's failure may follow; the next read tells)
+      // what this worker saw: its own success closed it (another worker's failure may follow; the next read
+      // tells), except for failures of its own reported while this success was on its way, which still count
       const seen = known.get(idOf(t));
+      const failuresSince = Math.max(0, (seen?.failuresSince ?? 0) - failuresBefore);
       known.set(idOf(t), {
         agentId: t.agentId,
         state: seen?.state && { ...seen.state, state: 'closed', consecutiveFailures: 0, trial: undefined },
         readAt: seen?.readAt ?? 0,
         sent: (seen?.sent ?? 0) + 1,
-        failuresSince: 0,
-        confirm: false,
+        failuresSince,
+        confirm: failuresSince > 0 && (seen?.confirm ?? false),
+        ...(seen?.lastFailureAt !== undefined ? { lastFailureAt: seen.lastFailureAt } : {}),
       });
     },
     async abandoned(t, ticket) {

@@ -6,20 +6,20 @@
  * tokens-per-minute reservation, and the wait a throttled call asks for.
  *
  *   call ──tokens/min: reserve the expected tokens (wait when the bucket is short)──┐
- *        ──requests/min: evenly spaced, each process at its share (the queue's rate holds them across processes)──┤
- *        ──adaptive slot (AIMD: +1 a round, ×½ on a throttle; ≤ declared concurrent)──> provider
+ *        ──adaptive slot (no limit until a throttle; then ×½ of what was in flight, +1 a round; ≤ declared concurrent)──┐
+ *        ──requests/min: evenly spaced, each process at its share (the queue's rate holds them across processes)──> provider
  *          ok ────────────> settle the tokens with the usage, free the slot
  *          throttled ─────> refund, free the slot, wait (Retry-After, else jittered backoff), call again:
  *                           never an attempt, never the breaker, never spend; bounded by the attempt's deadline
  *          failed ────────> refund, free the slot, the error goes on (the step's retry policy decides)
  */
 import { AdaptiveLimiter, DEFAULT_AIMD_SETTINGS, TokenBucket, type AimdSettings } from './adaptive-concurrency';
-import { throttleBackoffMs, type ThrottleReason } from './throttle';
+import { requestsPerMinuteOf, throttleBackoffMs, type HeaderSource, type ThrottleReason } from './throttle';
 import { AgentThrottledError } from './errors';
 import type { AgentService } from './agents/types';
 
-/** Why a call waited: the provider throttled it, or the declared tokens per minute were spent. */
-export type ThrottleWhy = ThrottleReason | 'tokens_per_minute';
+/** Why a call waited: the provider throttled it, the declared tokens per minute were spent, or the concurrency its throttling left was taken. */
+export type ThrottleWhy = ThrottleReason | 'tokens_per_minute' | 'concurrency';
 
 /** One wait of a call, as the step reports it. */
 export interface ThrottleWait {
@@ -62,6 +62,8 @@ export interface ProviderGate {
   run<T>(call: () => Promise<T>, o: PaceOptions<T>): Promise<T>;
   /** The adaptive limit and what waits on it now. */
   stats(): { limit: number; inFlight: number; waiting: number };
+  /** Reads the rate a provider says it allows (x-ratelimit-limit-requests) from an answer's headers: an undeclared provider is paced at it. */
+  observe(headers: HeaderSource): void;
 }
 
 /** Options of `createProviderGates`. */
@@ -80,6 +82,9 @@ export interface ProviderGatesOptions {
 export interface ProviderGates {
   gateFor(service: AgentService): ProviderGate;
 }
+
+/** A wait for a slot shorter than this is not reported (it is the ordinary hand-over between calls). */
+const REPORTED_SLOT_WAIT_MS = 50;
 
 /** Extra jitter on top of a provider's Retry-After, so the calls it refused together do not all come back together. */
 const RETRY_AFTER_JITTER_MS = 250;
@@ -117,7 +122,9 @@ export function createProviderGates(opts: ProviderGatesOptions = {}): ProviderGa
     const bucket = perMinute !== undefined ? new TokenBucket(perMinute) : undefined;
     // the server dispatches a provider queue's steps at the declared rate, but in small bursts; a
     // provider's own bucket may hold fewer: calls from this process go out evenly spaced as well
-    const rpm = service.limits?.requestsPerMinute;
+    const declaredRpm = service.limits?.requestsPerMinute;
+    /** The rate the calls are spaced at: the declared one, else the one the provider's headers say. */
+    let rpm = declaredRpm;
     let share = { processes: 1, at: -Infinity, asking: false };
     /** This process's spacing: its share of the declared rate, the share read again in the background when old. */
     const spacingFor = (pollers: (() => Promise<number>) | undefined): number => {
@@ -141,6 +148,11 @@ export function createProviderGates(opts: ProviderGatesOptions = {}): ProviderGa
 
     return {
       label: service.label,
+      observe(headers) {
+        if (declaredRpm !== undefined) return;
+        const said = requestsPerMinuteOf(headers);
+        if (said !== undefined) rpm = said;
+      },
       stats: () => ({ limit: limiter.limit, inFlight: limiter.inFlight, waiting: limiter.waiting }),
       async run<T>(call: () => Promise<T>, o: PaceOptions<T>): Promise<T> {
         for (let throttles = 0; ;) {
@@ -152,16 +164,25 @@ export function createProviderGates(opts: ProviderGatesOptions = {}): ProviderGa
           }
           let release: () => void;
           try {
-            const spacingMs = spacingFor(o.pollers);
-            if (spacingMs > 0) {
-              const at = Math.max(now(), nextAt);
-              nextAt = at + spacingMs;
-              if (at > now()) await sleep(at - now(), o.signal);
-            }
+            const asked = now();
             release = await limiter.acquire(o.signal);
+            // held back by the concurrency the provider's throttling left: a wait of the provider's too
+            if (now() - asked >= REPORTED_SLOT_WAIT_MS) o.onWait?.({ waitMs: now() - asked, reason: 'concurrency' });
           } catch (err) {
             bucket?.settle(reserved, 0, now());
             throw err;
+          }
+          // spaced once it holds its slot: calls that waited for slots do not leave together
+          const spacingMs = spacingFor(o.pollers);
+          if (spacingMs > 0) {
+            const at = Math.max(now(), nextAt);
+            nextAt = at + spacingMs;
+            if (at > now())
+              await sleep(at - now(), o.signal).catch((err: unknown) => {
+                release();
+                bucket?.settle(reserved, 0, now());
+                throw err;
+              });
           }
           let result: T;
           try {
@@ -171,7 +192,8 @@ export function createProviderGates(opts: ProviderGatesOptions = {}): ProviderGa
             // a refused or failed call used nothing of the provider's tokens
             bucket?.settle(reserved, 0, now());
             if (!(err instanceof AgentThrottledError)) throw err;
-            limiter.throttled(now());
+            // a known rate (declared, or said by the provider) paces the calls already: a rate limit's 429 asks for a wait, not fewer calls in flight
+            if (rpm === undefined || err.reason !== 'rate_limited') limiter.throttled(now());
             throttles++;
             const ms =
               err.retryAfterMs !== undefined

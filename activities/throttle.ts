@@ -245,3 +245,14 @@ export function isThrottleStatus(status: number, opts: ThrottleStatusOptions = {
   if (status === 503 && opts.hasRetryAfter) return { reason: 'unavailable' };
   return undefined;
 }
+
+/**
+ * The requests a minute a provider says it allows, from the headers it sends on every answer
+ * (OpenAI's `x-ratelimit-limit-requests`, Anthropic's `anthropic-ratelimit-requests-limit`); undefined
+ * when it says nothing. A provider nobody declared limits for is paced at this rate once it is known.
+ */
+export function requestsPerMinuteOf(headers: HeaderSource): number | undefined {
+  const get = headerReader(headers);
+  const v = decimal(get('x-ratelimit-limit-requests')) ?? decimal(get('anthropic-ratelimit-requests-limit'));
+  return v !== undefined && v > 0 ? v : undefined;
+}

@@ -323,7 +323,9 @@ async function scenarioA(): Promise<Row[]> {
 
 /** (e) 10% transient 5xx, no limit: (a)'s Delegate side as the no-fault run. */
 async function scenarioE(): Promise<Row[]> {
-  const faulty = await onDelegate('e', [agentConfig('e-open')], [TENANT], async (t, registry) => {
+  // five attempts a step: with three, 10% independent faults leave 1 in 1,000 subtasks failing all three (an expected 0.5 of 500)
+  const retry = { maxAttempts: 5, initialIntervalSeconds: 1, backoffCoefficient: 2, maximumIntervalSeconds: 30 };
+  const faulty = await onDelegate('e', [{ ...agentConfig('e-open'), retry }], [TENANT], async (t, registry) => {
     provider({ faultRate: 0.1 });
     return delegateSide(t.client, registry, 'e-open', N);
   });
@@ -337,7 +339,7 @@ async function scenarioE(): Promise<Row[]> {
       aIdeal,
       goal,
       faulty.failed === 0 && ratio <= 1.2,
-      `${x(ratio)} of no-fault (a); ${faulty.faults} 5xx`,
+      `${x(ratio)} of no-fault (a); ${faulty.faults} 5xx; retry.maxAttempts 5`,
     ),
   ];
 }

@@ -2,9 +2,11 @@
  * Agents served over HTTP. For each step Delegate POSTs the step request as JSON to the
  * agent's URL and expects a StepReply back:
  *
- *   worker ──POST {task, params, step, attempt, state, budgetLeft, stepKey, previous?}──> agent
- *          <──200 {done, usage, summary, data, confidence, evidence, ...}──────────────────
+ *   worker ──POST {task, params, step, attempt, state, budgetLeft, stepKey, previous?, answer?}──> agent
+ *          <──200 {done, usage, summary, data, confidence, evidence, ..., ask?}────────────────────
  *
+ * A reply with `ask` (and `done: false`) is a question for the parent: the subtask waits for
+ * the answer in the inbox, and the next step's request carries it as `answer`.
  * 429 (and 503 with Retry-After) is throttling: the step waits as asked and calls again, using no
  * attempt; 5xx and network errors are retried with the task's backoff; other 4xx are final;
  * a reply that is not a valid StepReply counts as an agent error.
@@ -29,10 +31,10 @@ export function createHttpAgent(input: z.input<typeof HttpAgentConfigSchema>, en
     params: jsonSchemaParams(cfg.inputSchema),
     toolsFor: () => cfg.tools,
     async step(req): Promise<StepReply> {
-      const { sleep: _sleep, signal, progress: _progress, paced: _paced, ...body } = req;
+      const { sleep: _sleep, signal, progress: _progress, paced: _paced, observeHeaders, ...body } = req;
       // a throttled call (429, 503 with Retry-After) waits in the provider's gate and goes again
       const reply = await pacedCall(req, () =>
-        postJson(cfg.url, body, { 'delegate-step-key': req.stepKey, ...headers }, signal, `agent ${cfg.id}`),
+        postJson(cfg.url, body, { 'delegate-step-key': req.stepKey, ...headers }, signal, `agent ${cfg.id}`, observeHeaders),
       );
       const json = parseReply(reply, `agent ${cfg.id}`);
       const parsed = StepReplySchema.safeParse(json);

@@ -47,7 +47,7 @@ export interface TurnResult {
 }
 
 /** A fetch for the providers: a client span per call, and no redirects followed (a key must not travel to another host). */
-const tracedFetch = (what: string): typeof fetch =>
+const tracedFetch = (what: string, onResponse?: (headers: Headers) => void): typeof fetch =>
   (async (url: string | URL | Request, init?: RequestInit) => {
     const call = startHttpCall(init?.method ?? 'POST', String(url), what);
     try {
@@ -57,6 +57,7 @@ const tracedFetch = (what: string): typeof fetch =>
         headers: { ...(init?.headers as Record<string, string>), ...call.headers },
       });
       call.end(res.status);
+      onResponse?.(res.headers);
       return res;
     } catch (err) {
       call.end(undefined, err);
@@ -64,10 +65,15 @@ const tracedFetch = (what: string): typeof fetch =>
     }
   }) as typeof fetch;
 
-/** The agent's model on its provider; `modelId` overrides the configured one (a job's model). */
-export function languageModel(cfg: LlmAgentConfig, env: NodeJS.ProcessEnv, modelId: string): LanguageModel {
+/** The agent's model on its provider; `modelId` overrides the configured one (a job's model); `onResponse` sees every answer's headers (the provider gate reads its rate there). */
+export function languageModel(
+  cfg: LlmAgentConfig,
+  env: NodeJS.ProcessEnv,
+  modelId: string,
+  onResponse?: (headers: Headers) => void,
+): LanguageModel {
   const apiKey = cfg.apiKey ? expandEnv(cfg.apiKey, env) : undefined;
-  const base = { ...(cfg.baseUrl ? { baseURL: cfg.baseUrl.replace(/\/$/, '') } : {}), fetch: tracedFetch(`agent ${cfg.id}`) };
+  const base = { ...(cfg.baseUrl ? { baseURL: cfg.baseUrl.replace(/\/$/, '') } : {}), fetch: tracedFetch(`agent ${cfg.id}`, onResponse) };
   switch (cfg.provider) {
     case 'anthropic':
       return createAnthropic({ ...base, apiKey: apiKey ?? '' })(modelId);

@@ -155,7 +155,7 @@ export function createLlmAgent(
         req,
         () =>
           streamTurn({
-            model: languageModel(cfg, env, model),
+            model: languageModel(cfg, env, model, req.observeHeaders),
             messages,
             tools,
             maxOutputTokens: maxTokens,

@@ -82,6 +82,7 @@ export async function postJson(
   headers: Record<string, string>,
   signal: AbortSignal,
   what: string,
+  onResponse?: (headers: Headers) => void,
 ): Promise<RemoteReply> {
   let res: Response;
   // a client span under the step's, and its traceparent for the agent
@@ -100,6 +101,7 @@ export async function postJson(
   }
   const text = await res.text().catch(() => '');
   call.end(res.status);
+  onResponse?.(res.headers);
   const contentType = (res.headers.get('content-type') ?? 'none').split(';')[0].trim().slice(0, 100);
   throwIfThrottled(res, what);
   if (res.status >= 500) throw new AgentRetryableError(`${what} answered ${res.status}`);

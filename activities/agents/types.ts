@@ -55,6 +55,8 @@ export interface StepRequest {
   messages?: SteeringNote[];
   /** Runs one call to the agent's service through its provider gate (activities/provider-gate.ts): throttling waits and the call goes again. */
   paced?<T>(call: () => Promise<T>, o?: PacedCallOptions<T>): Promise<T>;
+  /** Hands the gate an answer's headers: the rate a provider says it allows (`x-ratelimit-limit-requests`) paces it when nobody declared one. */
+  observeHeaders?(headers: Headers): void;
 }
 
 /** What an agent tells the gate of one call. */

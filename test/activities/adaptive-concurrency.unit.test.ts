@@ -21,9 +21,10 @@ const flush = () => new Promise((r) => setTimeout(r, 0));
 
 describe('AIMD state', () => {
   it('starts at the initial limit within the bounds', () => {
-    expect(DEFAULT_AIMD_SETTINGS).toEqual({ min: 1, max: 256, initial: 8, decreaseFactor: 0.5, cooldownMs: 1000 });
-    expect(initialAimd()).toEqual({ limit: 8, inFlight: 0, successesSinceIncrease: 0 });
-    expect(initialAimd(settings({ initial: 500 })).limit).toBe(256);
+    // no limit of its own until the provider throttles
+    expect(DEFAULT_AIMD_SETTINGS).toEqual({ min: 1, max: 10_000, initial: 10_000, decreaseFactor: 0.5, cooldownMs: 1000 });
+    expect(initialAimd()).toEqual({ limit: 10_000, inFlight: 0, successesSinceIncrease: 0 });
+    expect(initialAimd(settings({ initial: 500, max: 256 })).limit).toBe(256);
     expect(initialAimd(settings({ initial: 0 })).limit).toBe(1);
     expect(initialAimd(settings({ ceiling: 4 })).limit).toBe(4);
   });
@@ -47,8 +48,14 @@ describe('AIMD state', () => {
   });
 
   it('halves on a throttle, rounding down, and starts the window over', () => {
-    expect(onThrottle(at(9, { successesSinceIncrease: 5 }), settings(), 1000)).toEqual(at(4, { lastDecreaseAt: 1000 }));
-    expect(onThrottle(at(10), settings({ decreaseFactor: 0.7 }), 0).limit).toBe(7);
+    expect(onThrottle(at(9, { successesSinceIncrease: 5, inFlight: 8 }), settings(), 1000)).toEqual(
+      at(4, { lastDecreaseAt: 1000, inFlight: 8 }),
+    );
+    expect(onThrottle(at(10, { inFlight: 9 }), settings({ decreaseFactor: 0.7 }), 0).limit).toBe(7);
+  });
+
+  it('halves what was in flight (the throttled call included), not a limit never reached', () => {
+    expect(onThrottle(at(10_000, { inFlight: 49 }), settings(), 0).limit).toBe(25);
   });
 
   it('never goes below min, nor below 1 whatever min says', () => {
@@ -59,11 +66,11 @@ describe('AIMD state', () => {
 
   it('decreases once per cool-down: a burst of 429s halves once', () => {
     const cfg = settings({ cooldownMs: 1000 });
-    let s = onThrottle(at(16), cfg, 10_000);
+    let s = onThrottle(at(16, { inFlight: 15 }), cfg, 10_000);
     for (const t of [10_000, 10_500, 10_999]) s = onThrottle(s, cfg, t);
-    expect(s).toEqual(at(8, { lastDecreaseAt: 10_000 }));
+    expect(s).toEqual(at(8, { lastDecreaseAt: 10_000, inFlight: 15 }));
     s = onThrottle(s, cfg, 11_000);
-    expect(s).toEqual(at(4, { lastDecreaseAt: 11_000 }));
+    expect(s).toEqual(at(4, { lastDecreaseAt: 11_000, inFlight: 15 }));
     expect(onThrottle(s, cfg, 10_900)).toBe(s); // a late report from before the decrease
   });
 

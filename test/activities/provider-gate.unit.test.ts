@@ -108,4 +108,31 @@ describe('provider gate', () => {
     );
     expect(gate.stats().limit).toBe(2);
   });
+
+  it('paces an undeclared provider at the rate its headers say, once it has said it', async () => {
+    const gate = createProviderGates().gateFor(service('f'));
+    const starts: number[] = [];
+    const call = async () => void starts.push(Date.now());
+    const o = { signal: new AbortController().signal, deadline: far() };
+    await Promise.all(Array.from({ length: 3 }, () => gate.run(call, o)));
+    // nothing said yet: no spacing
+    expect(starts[2] - starts[0]).toBeLessThan(50);
+    // 600 a minute: one call every 100 ms
+    gate.observe(new Headers({ 'x-ratelimit-limit-requests': '600' }));
+    starts.length = 0;
+    await Promise.all(Array.from({ length: 4 }, () => gate.run(call, o)));
+    expect(starts[3] - starts[0]).toBeGreaterThanOrEqual(290);
+  });
+
+  it("keeps a declared rate over what the provider's headers say", async () => {
+    const gate = createProviderGates().gateFor(service('g', { requestsPerMinute: 1200 }));
+    gate.observe({ 'anthropic-ratelimit-requests-limit': '60' });
+    const starts: number[] = [];
+    await Promise.all(
+      Array.from({ length: 3 }, () =>
+        gate.run(async () => void starts.push(Date.now()), { signal: new AbortController().signal, deadline: far() }),
+      ),
+    );
+    expect(starts[2] - starts[0]).toBeLessThan(500);
+  });
 });
