@@ -11,12 +11,18 @@
  *
  * What an operator did not choose to expose is never read: there is no root unless one is
  * configured (never the process's working directory), and whatever the root, a dot-entry
- * (`.data`, `.git`, `.env`) or a secret-bearing file (keys, agents files, `*.env`, private keys,
- * databases) is refused in a scope, refused to `read_file` and skipped by `grep`.
+ * (`.data`, `.git`, `.env`) or a secret-bearing file (secret-files.ts: keys, certificates, env
+ * files, cloud credentials, databases, logs, backups) is refused in a scope, refused to
+ * `read_file` and skipped by `grep`, unless the operator's allow-list (`DELEGATE_SCOUT_ALLOW`)
+ * names it. A file that holds a private key is refused whatever its name; key-shaped strings in
+ * what is read or searched are redacted before the model (or grep) sees them.
  */
 import { open, readFile, readdir, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { RE2JS } from 're2js';
+import { holdsPrivateKey, isDeniedPath, redactSecrets, scoutAllowList } from './secret-files';
+
+export { isDeniedPath } from './secret-files';
 
 /** Largest text one `read_file` returns. */
 export const MAX_READ_BYTES = 256 * 1024;
@@ -97,32 +103,14 @@ function rootsOf(text: string | undefined): Map<string, string> {
 export const NO_SCOUT_ROOT =
   'no scout root is configured: set DELEGATE_SCOUT_ROOT (or DELEGATE_SCOUT_ROOTS per tenant) to the source tree scouts may read';
 
-/** File names that carry secrets or other tenants' data, denied whatever the root. */
-const SECRET_NAMES = [
-  /^api-key$/i,
-  /^keys(\..*)?\.json$/i,
-  /^agents(\..*)?\.json$/i,
-  /\.env$/i,
-  /\.(pem|key|p12|pfx|jks|keystore|kdbx)$/i,
-  /^id_(rsa|dsa|ecdsa|ed25519)/i,
-  /^(credentials?|secrets?)(\..*)?$/i,
-  /\.(sqlite|sqlite3|db)(-wal|-shm|-journal)?$/i,
-];
+/** True when absolute `p` is denied as seen from `base` (one of its entries below `base` is, and `allow` does not lift it). */
+const deniedBelow = (base: string, p: string, allow: readonly string[]) => isDeniedPath(posix(relative(base, p)), allow);
 
 /**
- * True when a path relative to the root may not be read: one of its entries is a dot-entry
- * (`.data`, `.git`, `.env`, `.npmrc`) or names a secret-bearing file.
+ * Checks every scope path against the root, following symlinks: the first one outside it (or
+ * missing, or denied) refuses the scope. `allow` is the operator's allow-list (DELEGATE_SCOUT_ALLOW).
  */
-export function isDeniedPath(rel: string): boolean {
-  if (rel === '' || rel === '.') return false;
-  return rel.split(/[\\/]/).some((seg) => (seg.startsWith('.') && seg !== '.' && seg !== '..') || SECRET_NAMES.some((re) => re.test(seg)));
-}
-
-/** True when absolute `p` is denied as seen from `base` (one of its entries below `base` is). */
-const deniedBelow = (base: string, p: string) => isDeniedPath(posix(relative(base, p)));
-
-/** Checks every scope path against the root, following symlinks: the first one outside it (or missing) refuses the scope. */
-export async function resolveScope(root: string, paths: string[]): Promise<ScopeResolution> {
+export async function resolveScope(root: string, paths: string[], allow: readonly string[] = scoutAllowList()): Promise<ScopeResolution> {
   const given = resolve(root);
   const realRoot = await realpath(given);
   const out: string[] = [];
@@ -134,7 +122,7 @@ export async function resolveScope(root: string, paths: string[]): Promise<Scope
     if (path.includes('\0') || !(inside(realRoot, lexical) || inside(given, named)))
       return { ok: false, index, path, reason: 'path_outside_root' };
     // denied by name before the disk is touched: a denied path does not learn whether it exists
-    if (deniedBelow(realRoot, lexical) || deniedBelow(given, named)) return { ok: false, index, path, reason: 'path_denied' };
+    if (deniedBelow(realRoot, lexical, allow) || deniedBelow(given, named, allow)) return { ok: false, index, path, reason: 'path_denied' };
     let real: string;
     try {
       real = await realpath(isAbsolute(path) ? path : resolve(realRoot, path));
@@ -144,7 +132,7 @@ export async function resolveScope(root: string, paths: string[]): Promise<Scope
     if (!inside(realRoot, real)) return { ok: false, index, path, reason: 'path_outside_root' };
     const rel = posix(relative(realRoot, real));
     // where it leads, too: a harmless-looking symlink to .data is refused
-    if (isDeniedPath(rel)) return { ok: false, index, path, reason: 'path_denied' };
+    if (isDeniedPath(rel, allow)) return { ok: false, index, path, reason: 'path_denied' };
     if (!out.includes(rel)) out.push(rel);
   }
   return { ok: true, paths: out };
@@ -190,13 +178,16 @@ export interface ScoutSandbox {
 /** True when the first bytes hold a NUL: a binary file, not searched or read. */
 const looksBinary = (buf: Buffer) => buf.subarray(0, 8192).includes(0);
 
-/** A sandbox over `scopePaths` (relative to `root`, or absolute inside it); no root: every call is refused with `no_root`. */
-export function createSandbox(root: string | undefined, scopePaths: string[]): ScoutSandbox {
+/**
+ * A sandbox over `scopePaths` (relative to `root`, or absolute inside it); no root: every call is
+ * refused with `no_root`. `allow` is the operator's allow-list (default: DELEGATE_SCOUT_ALLOW).
+ */
+export function createSandbox(root: string | undefined, scopePaths: string[], allow: readonly string[] = scoutAllowList()): ScoutSandbox {
   const inspected: string[] = [];
   const setup = (async () => {
     if (root === undefined) throw new ScoutToolError('no_root', NO_SCOUT_ROOT);
     const realRoot = await realpath(resolve(root));
-    const scope = await resolveScope(realRoot, scopePaths);
+    const scope = await resolveScope(realRoot, scopePaths, allow);
     if (!scope.ok) throw new ScoutToolError('outside_scope', `scope path ${JSON.stringify(scope.path)} refused: ${scope.reason}`);
     return { realRoot, rel: scope.paths, abs: scope.paths.map((p) => resolve(realRoot, p)) };
   })();
@@ -217,7 +208,7 @@ export function createSandbox(root: string | undefined, scopePaths: string[]): S
     }
     if (!abs.some((a) => inside(a, real))) throw new ScoutToolError('outside_scope', `${JSON.stringify(path)} is outside the scope`);
     const rel = posix(relative(realRoot, real));
-    if (deniedBelow(realRoot, lexical) || isDeniedPath(rel))
+    if (deniedBelow(realRoot, lexical, allow) || isDeniedPath(rel, allow))
       throw new ScoutToolError('denied', `${JSON.stringify(path)} is a dot-entry or a secret-bearing file`);
     return { real, rel };
   }
@@ -230,7 +221,9 @@ export function createSandbox(root: string | undefined, scopePaths: string[]): S
     try {
       const buf = await fh.readFile();
       if (looksBinary(buf)) throw new ScoutToolError('binary_file', `${rel} is binary`);
-      return buf.toString('utf8');
+      const text = buf.toString('utf8');
+      if (holdsPrivateKey(text)) throw new ScoutToolError('denied', `${rel} holds a private key`);
+      return redactSecrets(text, rel);
     } finally {
       await fh.close();
     }
@@ -280,9 +273,9 @@ export function createSandbox(root: string | undefined, scopePaths: string[]): S
           for (const name of names) {
             // a denied name is skipped unresolved; any other entry is re-resolved, as a symlink
             // inside the scope may lead out of it or into a denied entry
-            if (isDeniedPath(name)) continue;
+            if (deniedBelow(realRoot, join(real, name), allow)) continue;
             const child = await realpath(join(real, name)).catch(() => undefined);
-            if (child && !deniedBelow(realRoot, child) && abs.some((a) => inside(a, child))) await visit(child);
+            if (child && !deniedBelow(realRoot, child, allow) && abs.some((a) => inside(a, child))) await visit(child);
             if (truncated) return;
           }
           return;
@@ -294,8 +287,11 @@ export function createSandbox(root: string | undefined, scopePaths: string[]): S
         }
         const buf = await readFile(real);
         if (looksBinary(buf)) return;
+        const text = buf.toString('utf8');
+        if (holdsPrivateKey(text)) return;
         const rel = posix(relative(realRoot, real));
-        const lines = buf.toString('utf8').split(/\r?\n/);
+        // searched redacted, as read_file returns it: a pattern must not probe a key character by character
+        const lines = redactSecrets(text, rel).split(/\r?\n/);
         for (let i = 0; i < lines.length; i++) {
           if (!re.test(lines[i])) continue;
           if (matches.length >= cap) {

@@ -96,7 +96,7 @@ export function createScoutService({ config, record, jobs }: { config: Config; r
   async function scopeOf(tenant: string, req: ScoutRequest): Promise<string[]> {
     const root = rootFor(tenant);
     if (root === undefined) throw new NoScoutRootProblem();
-    const scope = await resolveScope(root, req.scopePaths);
+    const scope = await resolveScope(root, req.scopePaths, config.DELEGATE_SCOUT_ALLOW);
     if (!scope.ok) throw new ScopeProblem(scope.reason, scope.index, scope.path);
     return scope.paths;
   }
