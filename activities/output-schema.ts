@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { RE2JS } from 're2js';
 import { outputSchemaProblems, schemaPathText } from '../schemas/output-schema';
 import { refGraphErrors } from '../schemas/output-schema-refs';
-import { backtracks } from './regex-ambiguity';
+import { backtracking } from './regex-ambiguity';
 
 /** Checks data against a compiled schema: null when valid, else why not (for the agent's re-prompt). */
 export type OutputValidator = (data: unknown) => string | null;
@@ -121,7 +121,8 @@ function patternProblems(schema: unknown): string[] {
 
 /**
  * Patterns that would backtrack catastrophically in a backtracking engine (a repeated group
- * whose iterations can split one string in several ways: `(a+)+`, `(a|aa)+`, `(.*a){12}`;
+ * whose iterations can split one string in several ways: `(a+)+`, `(a|aa)+`, `(.*a){12}`; or
+ * three or more quantified parts in a row that trade characters: `a*a*a*b`, `.*foo.*bar`;
  * see regex-ambiguity.ts), with their paths. The worker matches with RE2 in linear time whatever the
  * pattern, but the API refuses these at submission: the same schema is often reused by
  * clients whose own validators backtrack.
@@ -129,11 +130,14 @@ function patternProblems(schema: unknown): string[] {
 export function backtrackingPatterns(schema: unknown): string[] {
   const out: string[] = [];
   eachPattern(schema, (pattern, at) => {
-    if (backtracks(pattern)) {
-      out.push(
-        `${schemaPathText(at)}: pattern ${JSON.stringify(pattern.slice(0, 200))} repeats a repeated group (catastrophic backtracking); write it without nested quantifiers`,
-      );
-    }
+    const found = backtracking(pattern);
+    if (!found) return;
+    const quoted = `${schemaPathText(at)}: pattern ${JSON.stringify(pattern.slice(0, 200))}`;
+    out.push(
+      found.kind === 'exponential'
+        ? `${quoted} repeats a repeated group (catastrophic backtracking); write it without nested quantifiers`
+        : `${quoted} lets a backtracking engine split one run of characters among quantified parts in about n^${found.degree} ways (polynomial backtracking); separate the parts by a character they cannot match, merge them, or anchor the pattern with ^`,
+    );
   });
   return out.slice(0, 20);
 }

@@ -100,13 +100,14 @@ export function fromTemporal(err: unknown, what = 'job'): HttpProblem | undefine
   if (err instanceof WorkflowExecutionAlreadyStartedError) return new HttpProblem(409, 'Conflict', `${what} already exists`);
   if (err instanceof WorkflowUpdateFailedError) {
     // validators refuse with a type from the one error vocabulary; its table gives the status
-    const cause = err.cause as { message?: string; type?: string } | undefined;
+    const cause = err.cause as { message?: string; type?: string; details?: unknown[] } | undefined;
     const status = cause?.type ? ERROR_HTTP_STATUS[cause.type as ErrorType] : undefined;
     if (status)
       return new HttpProblem(
         status,
         status === 404 ? 'Not found' : status === 409 ? 'Conflict' : 'Update rejected',
         cause?.message ?? err.message,
+        updateFieldErrors(cause?.details),
       );
     return new HttpProblem(409, 'Conflict', `${what} could not apply the update; retry`);
   }
@@ -121,6 +122,15 @@ export function fromTemporal(err: unknown, what = 'job'): HttpProblem | undefine
       return new HttpProblem(409, 'Conflict', `${what} has already finished`);
   }
   return undefined;
+}
+
+/** A validator's field errors (its failure's details, paths inside the update's argument) as paths in the request body; undefined when it gave none. */
+function updateFieldErrors(details: unknown[] | undefined): FieldError[] | undefined {
+  const errors = (details ?? []).filter(
+    (d): d is FieldError =>
+      typeof d === 'object' && d !== null && typeof (d as FieldError).path === 'string' && typeof (d as FieldError).message === 'string',
+  );
+  return errors.length > 0 ? errors.map((e) => ({ path: `body.${e.path}`, message: e.message })) : undefined;
 }
 
 /** Fastify's `frameworkErrors` option: errors the router raises before any route (a bad URL encoding) as problems too. */

@@ -12,7 +12,7 @@ import type { ReportPageSchema } from '../schemas';
 import type { ResearchSubtaskOutput, ResearchSubtaskRequest } from '../schemas/research-contract';
 import type { ScoutReport, ScoutRequest } from '../schemas/scout';
 
-/** An operation's examples: the JSON request body and the answer per success status. */
+/** An operation's examples: the JSON request body and the answer per status (an error status without one gets a generic problem). */
 export interface OperationExamples {
   request?: unknown;
   responses: Record<string, unknown>;
@@ -87,6 +87,17 @@ const accepted = (status: string) => ({
   links: links('compare-dbs-1'),
 });
 const topUp: BudgetTopUp = { add: { costUsd: 0.5 } };
+/** A top-up past the axis's largest budget: refused whole at its field. */
+const topUpPastMax = (whose: string) => {
+  const message = `would take ${whose} costUsd limit past 1000000000; nothing changed`;
+  return {
+    type: 'https://delegate.dev/problems/unprocessable',
+    title: 'Update rejected',
+    status: 422,
+    detail: message,
+    errors: [{ path: 'body.add.costUsd', message }],
+  };
+};
 const agent: AgentManifest = {
   id: 'researcher',
   version: '1.0.0',
@@ -383,14 +394,29 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExamples> = {
   getJobResult: { responses: { 200: result, 202: view } },
   stopJob: { request: { reason: 'enough is known' }, responses: { 202: accepted('stopping') } },
   cancelJob: { request: { reason: 'no longer needed' }, responses: { 202: accepted('cancelling') } },
-  topUpJobBudget: { request: topUp, responses: { 200: { jobId: 'compare-dbs-1', ledger: { ...ledger, costUsd: axis(1.5, 0.02) } } } },
+  topUpJobBudget: {
+    request: topUp,
+    responses: {
+      200: { jobId: 'compare-dbs-1', ledger: { ...ledger, costUsd: axis(1.5, 0.02) } },
+      409: {
+        type: 'https://delegate.dev/problems/conflict',
+        title: 'Conflict',
+        status: 409,
+        detail: 'the job has no limit on tokens to raise; nothing changed',
+      },
+      422: topUpPastMax("the job's"),
+    },
+  },
   setJobModel: {
     request: { model: 'gpt-4.1-mini', maxOutputTokens: 4096 },
     responses: { 200: { jobId: 'compare-dbs-1', model: 'gpt-4.1-mini', maxOutputTokens: 4096 } },
   },
   topUpSubtaskBudget: {
     request: topUp,
-    responses: { 200: { taskId: 'ch', granted: { costUsd: 0.5 }, ledger: { ...ledger, costUsd: axis(1, 0.02) } } },
+    responses: {
+      200: { taskId: 'ch', granted: { costUsd: 0.5 }, ledger: { ...ledger, costUsd: axis(1, 0.02) } },
+      422: topUpPastMax('subtask "ch"\'s'),
+    },
   },
   getWebhookSecret: { responses: { 200: { tenant: 'acme', secret: '3b1f…(64 hex characters)' } } },
   streamJobEvents: {

@@ -8,8 +8,8 @@
  * Plain data in, plain data out, so it survives continue-as-new and is unit-tested alone.
  */
 import type { Budget, Ledger, LedgerAxis, Usage } from '../schemas/budget';
-import { BUDGET_AXES, perAxis, SPEND_AXES, type BudgetAxis, type SpendAxis } from './budget-axes';
-import { addOn, addUsage, subOn, zeroUsage } from './money';
+import { AXES, BUDGET_AXES, perAxis, SPEND_AXES, type BudgetAxis, type SpendAxis } from './budget-axes';
+import { addOn, addUsage, subOn, toUnits, zeroUsage } from './money';
 
 export { SPEND_AXES, type SpendAxis };
 export { addUsage, usageOf, zeroUsage } from './money';
@@ -117,6 +117,18 @@ export function topUp(l: LedgerState, add: Budget): void {
     const extra = add[axis];
     if (cap !== undefined && extra !== undefined) l.limit[axis] = addOn(axis, cap, extra);
   }
+}
+
+/** The axes of `add` that `limit` leaves open (a top-up cannot raise them). */
+export function unlimitedAxes(limit: Budget, add: Budget): BudgetAxis[] {
+  return BUDGET_AXES.filter((axis) => add[axis] !== undefined && limit[axis] === undefined);
+}
+
+/** The axes `add` would take past their largest budget (open ones count from 0): cost stays exact, 1e15 µ$ < 2^53. */
+export function pastMaxAxes(limit: Budget, add: Budget): BudgetAxis[] {
+  return BUDGET_AXES.filter(
+    (axis) => add[axis] !== undefined && toUnits(axis, limit[axis] ?? 0) + toUnits(axis, add[axis]) > toUnits(axis, AXES[axis].max),
+  );
 }
 
 /** The ledger as the API reports it. */

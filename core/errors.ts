@@ -29,8 +29,10 @@ export const ErrorType = {
   DepthExceeded: 'DepthExceeded',
   /** An update names something the job does not have (a subtask id). */
   NotFound: 'NotFound',
-  /** An update that the job's state forbids (a finished subtask, a nested job topped up directly). */
+  /** An update that the job's state forbids (a finished subtask, a nested job topped up directly, an open axis topped up). */
   Conflict: 'Conflict',
+  /** An update past the largest value accepted (a limit past its axis's max); details are field errors. */
+  OutOfRange: 'OutOfRange',
   /** A subtask ended in failure: its run fails with this type, its TaskResult as the failure's details. */
   SubtaskFailed: 'SubtaskFailed',
   /** A webhook delivery failed in a way another attempt may fix (network, 5xx, 429). */
@@ -64,6 +66,7 @@ export const ERROR_HTTP_STATUS: Partial<Record<ErrorType, number>> = {
   [ErrorType.BudgetExceeded]: 400,
   [ErrorType.NotFound]: 404,
   [ErrorType.Conflict]: 409,
+  [ErrorType.OutOfRange]: 422,
   [ErrorType.DepthExceeded]: 422,
   [ErrorType.NoAgent]: 422,
   [ErrorType.ToolDenied]: 422,

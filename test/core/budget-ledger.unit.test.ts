@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { exhaustedAxes, minBudget, newLedger, remaining, reserve, settle, snapshot, topUp } from '../../core/budget-ledger';
+import {
+  exhaustedAxes,
+  minBudget,
+  newLedger,
+  pastMaxAxes,
+  remaining,
+  reserve,
+  settle,
+  snapshot,
+  topUp,
+  unlimitedAxes,
+} from '../../core/budget-ledger';
 import { usageOf } from '../../core/money';
 
 describe('budget ledger', () => {
@@ -42,5 +53,13 @@ describe('budget ledger', () => {
     topUp(l, { costUsd: 0.05, tokens: 100 });
     expect(l.limit).toEqual({ costUsd: 0.15 });
     expect(minBudget({ costUsd: 1, tokens: 5 }, { costUsd: 0.5 })).toEqual({ costUsd: 0.5, tokens: 5 });
+  });
+
+  it('names the axes a top-up cannot raise (open) and those it would take past the largest budget', () => {
+    expect(unlimitedAxes({ costUsd: 0.1 }, { costUsd: 1, tokens: 100 })).toEqual(['tokens']);
+    expect(pastMaxAxes({ costUsd: 0.02 }, { costUsd: 1e9 - 0.02 })).toEqual([]);
+    expect(pastMaxAxes({ costUsd: 1e9 }, { costUsd: 0.000001 })).toEqual(['costUsd']);
+    // an open axis counts from 0 (a subtask's allocation under a job that does not limit it)
+    expect(pastMaxAxes({}, { tokens: 1e12, latencySeconds: 31_536_001 })).toEqual(['latencySeconds']);
   });
 });

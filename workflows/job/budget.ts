@@ -1,7 +1,8 @@
 /**
  * Live budget changes on a running job, all in one place: validating top-ups, raising the
  * job's limits, sharing new money with the children it clipped, and handing a subtask's
- * top-up down to it (or to the batch that holds it) as a grant the job has reserved.
+ * top-up down to it (or to the batch that holds it) as a grant the job has reserved. Refused
+ * whole: a job top-up of an axis the job leaves open (409), a limit past its axis's max (422).
  *
  *   API ──update budget──> job: limit += add ──topUpShare──> clipped children ──signal grant──> child
  *   API ──update subtaskBudget──> job: reserve grantable(add) ──> subtask (or its batch ──grantTask──> subtask)
@@ -9,6 +10,7 @@
 import { ApplicationFailure, setHandler } from '@temporalio/workflow';
 import type { Budget } from '../../schemas';
 import { AXES, BUDGET_AXES } from '../../core/budget-axes';
+import { pastMaxAxes, unlimitedAxes } from '../../core/budget-ledger';
 import { ErrorType } from '../../core/errors';
 import { topUpShare } from '../../core/allocation';
 import type { Running } from './children';
@@ -31,6 +33,19 @@ export function validateTopUp(add: unknown): asserts add is Budget {
     if (AXES[k as keyof typeof AXES].kind === 'integer' && !Number.isInteger(v))
       throw refuse(ErrorType.InvalidInput, `add.${k} must be an integer`);
   }
+}
+
+/** Throws when `add` would take `limit` past an axis's largest budget (422, a field error per axis). */
+function boundTopUp(limit: Budget, add: Budget, whose: string): void {
+  const over = pastMaxAxes(limit, add);
+  if (over.length === 0) return;
+  const details = over.map((a) => ({ path: `add.${a}`, message: `would take ${whose} ${a} limit past ${AXES[a].max}; nothing changed` }));
+  throw ApplicationFailure.create({
+    type: ErrorType.OutOfRange,
+    message: details.map((d) => d.message).join('; '),
+    nonRetryable: true,
+    details,
+  });
 }
 
 /** Reserves `extra` for a running child on top of its allocation and tells it (signal `grant`). */
@@ -83,6 +98,10 @@ export function installBudgetHandlers(rt: JobRuntime): void {
       validator: ({ add }) => {
         validateTopUp(add);
         rootOnly();
+        const limit = rt.budget.limits();
+        const open = unlimitedAxes(limit, add);
+        if (open.length) throw refuse(ErrorType.Conflict, `the job has no limit on ${open.join(', ')} to raise; nothing changed`);
+        boundTopUp(limit, add, "the job's");
       },
     },
   );
@@ -105,7 +124,9 @@ export function installBudgetHandlers(rt: JobRuntime): void {
       validator: ({ taskId, add }) => {
         validateTopUp(add);
         rootOnly();
-        if (targetOf(rt, taskId)) return;
+        const target = targetOf(rt, taskId);
+        // on what the job would grant: all of `add` on an axis the job leaves open
+        if (target) return boundTopUp(target.allocation, rt.budget.grantable(add, rt.elapsed()), `subtask "${taskId}"'s`);
         if (!rt.records.has(taskId) && !rt.records.batchHolding(taskId)) throw refuse(ErrorType.NotFound, `no subtask "${taskId}"`);
         throw refuse(
           ErrorType.Conflict,

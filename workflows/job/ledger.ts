@@ -78,6 +78,11 @@ export class JobLedger {
     topUp(this.ledger, add);
   }
 
+  /** The job's limits now (a copy). */
+  limits(): Budget {
+    return { ...this.ledger.limit };
+  }
+
   /** What the job can give of `add` out of what it has left. */
   grantable(add: Budget, elapsedSeconds: number): Budget {
     return grantable(add, remaining(this.ledger, elapsedSeconds));
