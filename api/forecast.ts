@@ -1,21 +1,28 @@
 /**
- * Forecasts at the API: a job spec as a plan (each task's agent and the history it rests on,
- * read from the record's task statistics in one query), forecast by core/forecast.ts.
+ * Forecasts at the API: a job spec resolved against the registry (each task's agents, and for
+ * a re-plan the agents it could move to), its history read from the record's task statistics in
+ * one query, then forecast in a forecast thread (forecast-thread.ts), never on the event loop.
  *
- *   spec ──agents of every task──> record.stats.window(tenant, agents) ──> plan ──forecastPlan──> Estimate
- *   a task's history: its agent's in jobs of this pattern (MIN_RUNS or more), else its agent's in any pattern;
- *   a capability several agents share: their histories merged (which one runs is decided when it starts)
+ *   spec ──forTenant (429 past the tenant's cap)──> record.stats.window(tenant, agents)
+ *        ──resolveJob──> ForecastJob ──forecast thread: planOf, forecastPlan (and the re-plan)──> Estimate
  */
 import type { AgentRegistry } from '../activities';
 import type { AgentDefinition } from '../activities/agents/types';
+import { refusal } from '../activities/agents/registry';
 import type { AgentStats, RecordStore } from '../record';
 import { STATS_WINDOW_DAYS } from '../record';
-import type { Estimate, JobSpec, Pattern, TaskSpec } from '../schemas';
-import { mergeStats, type TaskStats } from '../core/forecast-sketch';
-import { forecastPlan, type ForecastAxis, type JobPlan, type PlanNode, type TaskPlan } from '../core/forecast';
+import type { Admission, Estimate, JobSpec, TaskSpec } from '../schemas';
+import type { JobPlan } from '../core/forecast';
+import { planOf as planOfResolved, type ForecastAgent, type ForecastAgents, type ForecastJob } from './forecast-thread-plan';
+import { forecastThreads, type ForecastThreads } from './forecast-thread';
+import type { ForecastOutcome } from './forecast-thread-replan';
 
-/** Runs in a pattern below which a task's history is its agent's over every pattern. */
-export const MIN_RUNS = 5;
+export { MIN_RUNS } from './forecast-thread-plan';
+
+/** Monte Carlo draws (task samples) one admission check may spend in all, its re-plan included: about ten forecasts of a 10,000-task job. */
+export const ADMISSION_MAX_DRAWS = 20_000_000;
+/** Longest a re-plan goes on (it stops with what it has), on a host too loaded to spend its draws in time: under the threads' bound of 15 s. */
+export const ADMISSION_MAX_MS = 10_000;
 
 /** Options of an estimate. */
 export interface EstimateOptions {
@@ -35,113 +42,113 @@ export function agentsOfTask(task: TaskSpec, registry: AgentRegistry): AgentDefi
   if (ref === undefined) return [];
   if (typeof ref === 'string') return [registry.get(ref)].filter((d): d is AgentDefinition => d !== undefined);
   if ('capability' in ref) return registry.candidates(ref.capability);
-  const picked = registry.resolveWithReason(ref, task.question)?.def;
+  const picked = registry.resolve(ref, task.question, task);
   return picked ? [picked] : [];
 }
 
-/** Every agent id a spec's tasks may run on, at every level of nesting. */
-function agentIdsOf(spec: JobSpec, registry: AgentRegistry): string[] {
-  const ids = new Set<string>();
-  const walk = (job: JobSpec) => {
-    for (const t of job.tasks) {
-      if (t.job) walk(t.job);
-      else for (const d of agentsOfTask(t, registry)) ids.add(d.manifest.id);
-    }
-  };
-  walk(spec);
-  return [...ids];
+/** The agents that could take a task in place of its own: same capability (or every capability of the named one), params and scope accepted. */
+function alternativesOf(task: TaskSpec, current: AgentDefinition[], registry: AgentRegistry): AgentDefinition[] {
+  const ref = task.agent;
+  if (ref === undefined || task.role) return [];
+  let pool;
+  if (typeof ref === 'object' && 'capability' in ref) pool = registry.candidates(ref.capability);
+  else if (current.length === 1 && current[0].manifest.capabilities.length > 0) {
+    const need = current[0].manifest.capabilities;
+    pool = registry.list().flatMap((m) => (need.every((c) => m.capabilities.includes(c)) ? [registry.get(m.id)!] : []));
+  } else return [];
+  return pool.filter((d) => refusal(d, task.params, task.scope) === undefined);
 }
 
-/** The upper bounds a task without history falls back on: the manifest's limits and the task's own budget. */
-function limitsOf(task: TaskSpec, defs: AgentDefinition[]): Partial<Record<ForecastAxis, number>> {
-  const limits: Partial<Record<ForecastAxis, number>> = {};
-  const b = task.budget ?? {};
-  if (b.costUsd !== undefined) limits.costUsd = b.costUsd;
-  if (b.tokens !== undefined) limits.tokens = b.tokens;
-  if (b.toolCalls !== undefined) limits.toolCalls = b.toolCalls;
-  if (defs.length) {
-    const steps = Math.max(...defs.map((d) => d.manifest.limits.maxSteps));
-    const stepSeconds = task.timeoutSeconds ?? Math.max(...defs.map((d) => d.manifest.limits.timeoutSeconds));
-    limits.steps = steps;
-    limits.latencySeconds = Math.min(b.latencySeconds ?? Infinity, steps * stepSeconds);
-  } else if (b.latencySeconds !== undefined) limits.latencySeconds = b.latencySeconds;
-  return limits;
-}
+const forecastAgent = (d: AgentDefinition): ForecastAgent => ({
+  id: d.manifest.id,
+  capabilities: d.manifest.capabilities,
+  maxSteps: d.manifest.limits.maxSteps,
+  timeoutSeconds: d.manifest.limits.timeoutSeconds,
+  ...(d.manifest.provider !== undefined ? { provider: d.manifest.provider } : {}),
+  ...(d.service?.limits?.requestsPerMinute !== undefined ? { requestsPerMinute: d.service.limits.requestsPerMinute } : {}),
+});
 
-/** The declared provider rate every agent a task may run on shares (absent: none, or they differ). */
-function pacedBy(defs: AgentDefinition[]): TaskPlan['provider'] {
-  const ids = new Set(defs.map((d) => d.manifest.provider));
-  const rpm = defs[0]?.service?.limits?.requestsPerMinute;
-  const id = defs[0]?.manifest.provider;
-  return ids.size === 1 && id !== undefined && rpm !== undefined ? { id, stepsPerSecond: rpm / 60 } : undefined;
-}
-
-/** A task's history in a pattern's jobs, and what it is. */
-function historyOf(defs: AgentDefinition[], pattern: Pattern, stats: Map<string, AgentStats>, days: number) {
-  const of = (d: AgentDefinition) => stats.get(d.manifest.id);
-  const inPattern = mergeStats(defs.map((d) => of(d)?.get(pattern)).filter((s): s is TaskStats => s !== undefined));
-  const who = defs.length === 1 ? `agent ${defs[0].manifest.id}` : `agents ${defs.map((d) => d.manifest.id).join(', ')}`;
-  if (inPattern.runs >= MIN_RUNS) return { stats: inPattern, basis: `${who} in ${pattern} jobs, last ${days} days` };
-  const any = mergeStats(defs.flatMap((d) => [...(of(d)?.values() ?? [])]));
-  if (any.runs > 0) return { stats: any, basis: `${who} in jobs of any pattern, last ${days} days` };
-  return {
-    stats: undefined,
-    basis: `no history of ${who || 'its agent'} in the last ${days} days: the manifest limits and the task budget`,
-  };
-}
-
-/** A spec as a plan, every task with its history. */
-export function planOf(spec: JobSpec, registry: AgentRegistry, stats: Map<string, AgentStats>, days: number, id = 'job'): JobPlan {
-  const children = spec.tasks.map((t): PlanNode => {
-    if (t.job) return planOf(t.job, registry, stats, days, t.id);
-    const defs = agentsOfTask(t, registry);
-    const h = historyOf(defs, spec.pattern, stats, days);
-    const ref = t.agent;
-    const agent =
-      defs.length === 1 ? defs[0].manifest.id : typeof ref === 'object' && 'capability' in ref ? `capability:${ref.capability}` : 'unknown';
-    const plan: TaskPlan = { kind: 'task', id: t.id, agent, basis: h.basis, limits: limitsOf(t, defs) };
-    const provider = pacedBy(defs);
-    if (provider) plan.provider = provider;
-    if (h.stats) plan.stats = h.stats;
-    if (t.budget) plan.budget = t.budget;
-    return plan;
-  });
-  return {
-    kind: 'job',
-    id,
-    pattern: spec.pattern,
-    ...(spec.maxParallel !== undefined ? { maxParallel: spec.maxParallel } : {}),
-    ...(spec.budget ? { budget: spec.budget } : {}),
-    ...(spec.aggregation?.quorum !== undefined
-      ? { quorum: spec.aggregation.quorum }
-      : spec.aggregation?.strategy === 'first_success'
+/**
+ * A spec as a forecast thread reads it: per task its agents (and with `alternatives`, the
+ * agents a re-plan may move it to), the agents' declared limits, and none of the questions,
+ * params or schemas a thread has no use for.
+ */
+export function resolveJob(spec: JobSpec, registry: AgentRegistry, alternatives = false): { job: ForecastJob; agents: ForecastAgents } {
+  const agents: ForecastAgents = {};
+  const note = (defs: AgentDefinition[]) => defs.map((d) => (agents[d.manifest.id] ??= forecastAgent(d)).id);
+  const resolve = (s: JobSpec): ForecastJob => ({
+    pattern: s.pattern,
+    ...(s.maxParallel !== undefined ? { maxParallel: s.maxParallel } : {}),
+    ...(s.budget ? { budget: s.budget } : {}),
+    ...(s.aggregation?.quorum !== undefined
+      ? { quorum: s.aggregation.quorum }
+      : s.aggregation?.strategy === 'first_success'
         ? { quorum: 1 }
         : {}),
-    children,
-  };
+    tasks: s.tasks.map((t) => {
+      if (t.job) return { id: t.id, agents: [], job: resolve(t.job) };
+      const defs = agentsOfTask(t, registry);
+      const accepts = alternatives ? note(alternativesOf(t, defs, registry)) : [];
+      return {
+        id: t.id,
+        agents: note(defs),
+        ...(t.agent !== undefined && !t.role ? { ref: t.agent } : {}),
+        ...(accepts.length ? { accepts } : {}),
+        ...(t.budget ? { budget: t.budget } : {}),
+        ...(t.timeoutSeconds !== undefined ? { timeoutSeconds: t.timeoutSeconds } : {}),
+      };
+    }),
+  });
+  return { job: resolve(spec), agents };
 }
 
-/** The forecaster over a registry and the record. */
-export function createForecaster({ registry, record }: { registry: AgentRegistry; record: Pick<RecordStore, 'stats'> }) {
-  /** The history of every agent a spec may run on (one query). */
-  const historyFor = (tenant: string, spec: JobSpec, o: EstimateOptions) =>
-    record.stats.window(tenant, agentIdsOf(spec, registry), { days: o.windowDays ?? STATS_WINDOW_DAYS, now: o.now });
+/** A spec as a plan, every task with its history (on this thread: for benchmarks and tests). */
+export function planOf(spec: JobSpec, registry: AgentRegistry, stats: Map<string, AgentStats>, days: number): JobPlan {
+  const { job, agents } = resolveJob(spec, registry);
+  return planOfResolved(job, agents, stats, days);
+}
 
+/** The forecaster over a registry and the record; forecasts run in `threads`. */
+export function createForecaster({
+  registry,
+  record,
+  threads = forecastThreads,
+}: {
+  registry: AgentRegistry;
+  record: Pick<RecordStore, 'stats'>;
+  threads?: ForecastThreads;
+}) {
+  const daysOf = (o: EstimateOptions) => o.windowDays ?? STATS_WINDOW_DAYS;
   return {
-    historyFor,
-    /** The history of these agents. */
-    historyOfAgents: (tenant: string, agents: string[], o: EstimateOptions = {}) =>
-      record.stats.window(tenant, agents, { days: o.windowDays ?? STATS_WINDOW_DAYS, now: o.now }),
-    /** The forecast of a spec against a history already read (re-planning forecasts several variants on one read). */
-    estimateWith(spec: JobSpec, stats: Map<string, AgentStats>, o: EstimateOptions = {}): Estimate {
-      const days = o.windowDays ?? STATS_WINDOW_DAYS;
-      const f = forecastPlan(planOf(spec, registry, stats, days));
-      return { ...f, windowDays: days };
-    },
-    /** The forecast of a spec for a tenant. */
-    async estimate(tenant: string, spec: JobSpec, o: EstimateOptions = {}): Promise<Estimate> {
-      return this.estimateWith(spec, await historyFor(tenant, spec, o), o);
-    },
+    /** The forecast of a spec for a tenant (429 past the tenant's forecasts at once). */
+    estimate: (tenant: string, spec: JobSpec, o: EstimateOptions = {}): Promise<Estimate> =>
+      threads.forTenant(tenant, async (forecast) => {
+        const days = daysOf(o);
+        const { job, agents } = resolveJob(spec, registry);
+        const stats = await record.stats.window(tenant, Object.keys(agents), { days, now: o.now });
+        const { forecast: f } = await forecast({ job, agents, stats, days });
+        return { ...f, windowDays: days };
+      }),
+    /**
+     * Admission control's forecast of a spec, and its re-plan when `replan` is asked and the
+     * budget falls short: both in a thread, on one read of the history of every agent the job
+     * names or could move a task to.
+     */
+    admission: (tenant: string, spec: JobSpec, a: Admission): Promise<ForecastOutcome & { windowDays: number }> =>
+      threads.forTenant(tenant, async (forecast) => {
+        const days = STATS_WINDOW_DAYS;
+        const replan = a.mode === 'replan';
+        const { job, agents } = resolveJob(spec, registry, replan);
+        const stats = await record.stats.window(tenant, Object.keys(agents), { days });
+        const outcome = await forecast({
+          job,
+          agents,
+          stats,
+          days,
+          admission: { confidence: a.confidence, replan, maxDraws: ADMISSION_MAX_DRAWS, maxMs: ADMISSION_MAX_MS },
+        });
+        return { ...outcome, windowDays: days };
+      }),
   };
 }
 
