@@ -18,6 +18,7 @@ import type { RecordStore } from '../record';
 import type { Config } from '../schemas';
 import type { TenantDirectory } from '../config/tenants';
 import { BEARER_SCHEME, identifyCaller, requireCaller } from './auth';
+import { installConnectionLimits, serverOptionsOf } from './connection-limits';
 import { frameworkErrorAsProblem, installErrorHandling } from './errors';
 import { installHostCheck } from './host-check';
 import { installJsonBodyParser } from './json-body';
@@ -81,8 +82,12 @@ export async function buildApp({ config, client, registry, tenants, record, fast
     frameworkErrors: frameworkErrorAsProblem,
     // request lines log the path and the query's keys, never a value sent in the URL by mistake
     childLoggerFactory: redactingChildLogger,
+    // timeouts of a request's arrival, keep-alive and idle sockets (DELEGATE_*_TIMEOUT_SECONDS and kin)
+    ...serverOptionsOf(config),
     ...fastify,
   }).withTypeProvider<ZodTypeProvider>();
+  // before any byte is parsed: at most DELEGATE_MAX_CONNECTIONS sockets, DELEGATE_MAX_CONNECTIONS_PER_PEER of one address
+  installConnectionLimits(app.server, config, app.log);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.decorate('config', config);

@@ -13,6 +13,8 @@ import { createLaneWatch, laneQueues, type LaneWatch } from './lanes';
 import { createReads } from './jobs/read';
 import { createSubmit } from './jobs/submit';
 import { createEstimate } from './jobs/estimate';
+import { createJobFollowers, onClose } from './jobs/followers';
+import { createStreamCaps } from './jobs/stream-caps';
 import { declaredPools } from '../config/pools';
 import { agentQueueFor, providerQueueFor } from '../core/names';
 
@@ -22,13 +24,27 @@ export type { Submission } from './jobs/submit';
 /** Creates the job service: every operation the routes call, as plain functions (no `this`). `lanes` defaults to a watch through `deps.client`. */
 export function createJobService(deps: JobServiceDeps, lanes: LaneWatch = createLaneWatch({ client: deps.client })) {
   const handles = createJobHandles(deps);
+  // one follower per job, however many streams watch it; each stream counted against its tenant's caps
+  const followers = createJobFollowers({ after: (...a) => deps.record.events.after(...a), ended: handles.isOver });
+  const caps = createStreamCaps({
+    perTenant: deps.config.DELEGATE_QUOTA_OPEN_STREAMS,
+    perJob: deps.config.DELEGATE_QUOTA_OPEN_STREAMS_PER_JOB,
+  });
   return {
     workflowIdOf: handles.workflowIdOf,
     uiLink: handles.uiLink,
     requireJob: handles.requireJob,
-    /** A job's live events from `seq` on, until it finishes or `signal` aborts (SSE, MCP progress). */
-    events: (tenant: string, jobId: string, seq: number, signal?: AbortSignal) =>
-      deps.record.events.follow(tenant, jobId, seq, { signal, ended: () => handles.isOver(tenant, jobId) }),
+    /**
+     * A job's live events from `seq` on, until it finishes or `signal` aborts (SSE, A2A, MCP progress).
+     * Throws 429 at once, before anything is sent, when the tenant or the job holds as many open
+     * streams as its cap; the stream counts until it ends, is returned, or `signal` aborts.
+     */
+    events: (tenant: string, jobId: string, seq: number, signal?: AbortSignal) => {
+      const release = caps.open(tenant, jobId, signal);
+      return onClose(followers.subscribe(tenant, jobId, seq, signal), release);
+    },
+    /** Open event streams and the followers they share, now (tests, metrics). */
+    streams: () => followers.size(),
     submit: createSubmit(deps, handles, lanes),
     /** The forecast of a spec (POST /v1/jobs/estimate). */
     estimate: createEstimate(deps),

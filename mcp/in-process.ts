@@ -58,12 +58,8 @@ export function createInProcessBackend(app: FastifyInstance, tenant: string): De
     agents: async () => app.registry.list(),
     approvals: (f) => guard(() => app.inbox.list(tenant, { ...f, state: f.state ?? 'pending' })),
     decide: (id, decision) => guard(() => app.inbox.decide(tenant, id, decision, `mcp:${tenant}`)),
-    events: (jobId, afterSeq, signal) =>
-      app.record.events.follow(tenant, jobId, afterSeq, {
-        signal,
-        // a job that ended without a result writes no job.finished
-        ended: async () => (await svc.view(tenant, jobId, links(jobId)).catch(() => undefined))?.state !== 'running',
-      }),
+    // the job's shared follower, counted against the tenant's cap of open streams (past it this throws: the view reports instead)
+    events: (jobId, afterSeq, signal) => svc.events(tenant, jobId, afterSeq, signal),
     list: ({ status, limit }) =>
       guard(async () =>
         (await svc.list(tenant, { status: status as 'running' | JobOutcome | undefined, label: [], pageSize: limit })).jobs.map(

@@ -4,7 +4,9 @@
  * under a per-job lock, and committed in that order, so a reader resuming after `seq` n
  * misses nothing and sees nothing twice.
  *
- *   writers ── append(tenant, jobId, [events]) ── job_events (tenant, job_id, seq) ── after(seq) ── SSE, MCP
+ *   writers ── append(tenant, jobId, [events]) ── job_events (tenant, job_id, seq) ── after(seq) ── one follower per job ── SSE, A2A, MCP
+ *
+ * The API follows a job with one reader however many streams watch it (api/jobs/followers.ts).
  */
 import { CompiledQuery, sql } from 'kysely';
 import type { JobEvent, JobEventType, NewJobEvent } from '../schemas';
@@ -99,41 +101,6 @@ export function createJobEvents({ db, dialect }: RecordDb) {
         at: new Date(r.at).toISOString(),
         data: JSON.parse(r.data) as Record<string, unknown>,
       }));
-    },
-
-    /**
-     * Follows a job's events after `seq` until its `job.finished` (or `ended()` says the job is
-     * over with nothing more to come, or `signal` aborts), polling every `pollMs`.
-     */
-    async *follow(
-      tenant: string,
-      jobId: string,
-      seq: number,
-      o: { signal?: AbortSignal; pollMs?: number; ended?: () => Promise<boolean> } = {},
-    ): AsyncGenerator<JobEvent> {
-      const pollMs = o.pollMs ?? 200;
-      let last = seq;
-      let polls = 0;
-      while (!o.signal?.aborted) {
-        const page = await this.after(tenant, jobId, last);
-        for (const e of page) {
-          last = e.seq;
-          yield e;
-          if (e.type === 'job.finished') return;
-        }
-        if (page.length === PAGE) continue;
-        // a job that ended without a result (terminated) never writes job.finished: ask now and then
-        if (o.ended && ++polls % 10 === 0 && (await o.ended()) && (await this.after(tenant, jobId, last, 1)).length === 0) return;
-        await new Promise<void>((resolve) => {
-          const wake = () => {
-            clearTimeout(t);
-            o.signal?.removeEventListener('abort', wake);
-            resolve();
-          };
-          const t = setTimeout(wake, pollMs);
-          o.signal?.addEventListener('abort', wake, { once: true });
-        });
-      }
     },
   };
 }

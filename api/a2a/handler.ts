@@ -157,7 +157,30 @@ export function createA2aHandler(app: FastifyInstance): A2ARequestHandler {
   /** Waits (at most BLOCKING_WAIT_SECONDS) until the job ends or one of its subtasks asks for input after `seq`. */
   async function untilTurnEnds(tenant: string, jobId: string, seq: number, signal: AbortSignal): Promise<void> {
     const stop = AbortSignal.any([signal, AbortSignal.timeout(BLOCKING_WAIT_SECONDS * 1000)]);
-    for await (const e of svc.events(tenant, jobId, seq, stop)) if (inputOfEvent(e)) return;
+    let events;
+    try {
+      events = svc.events(tenant, jobId, seq, stop);
+    } catch (err) {
+      // past the tenant's cap of open streams: the task as it is now, at once (GetTask follows it)
+      if (err instanceof HttpProblem && err.status === 429) return;
+      throw err;
+    }
+    for await (const e of events) if (inputOfEvent(e)) return;
+  }
+
+  /**
+   * The task, then its updates until it ends. The job's events are opened first: past the tenant's
+   * cap of open streams the 429 comes before the first event, so the route answers it as such (a
+   * streamed message refused so has started its job: the same message again follows it).
+   */
+  async function* taskThenUpdates(tenant: string, task: Task, seq: number, signal: AbortSignal, pending: PendingInput[]) {
+    const events = svc.events(tenant, task.id, seq, signal);
+    try {
+      yield { payload: { $case: 'task', value: task } } as StreamResponse;
+      yield* followTask(app, reads, tenant, task, events, signal, pending);
+    } finally {
+      await events.return(undefined);
+    }
   }
 
   return {
@@ -176,9 +199,11 @@ export function createA2aHandler(app: FastifyInstance): A2ARequestHandler {
 
     async *sendMessageStream(params, ctx): AsyncGenerator<StreamResponse> {
       const { task, started, seq, pending } = await start(params, ctx);
-      yield { payload: { $case: 'task', value: task } };
-      if (!started || isTerminal(task.status?.state)) return;
-      yield* followTask(app, reads, tenantOf(ctx), task, seq, signalOf(ctx), pending);
+      if (!started || isTerminal(task.status?.state)) {
+        yield { payload: { $case: 'task', value: task } };
+        return;
+      }
+      yield* taskThenUpdates(tenantOf(ctx), task, seq, signalOf(ctx), pending);
     },
 
     getTask: async (params, ctx) => reads.getTask(tenantOf(ctx), params.id),
@@ -210,9 +235,11 @@ export function createA2aHandler(app: FastifyInstance): A2ARequestHandler {
       });
       const pending = await reads.pendingOf(tenant, params.id);
       const task = await reads.getTask(tenant, params.id);
-      yield { payload: { $case: 'task', value: task } };
-      if (isTerminal(task.status?.state)) return;
-      yield* followTask(app, reads, tenant, task, seq, signalOf(ctx), pending);
+      if (isTerminal(task.status?.state)) {
+        yield { payload: { $case: 'task', value: task } };
+        return;
+      }
+      yield* taskThenUpdates(tenant, task, seq, signalOf(ctx), pending);
     },
 
     async createTaskPushNotificationConfig() {

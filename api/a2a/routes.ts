@@ -11,7 +11,11 @@ import { A2A_ERROR_CODE, toJsonRpcError } from '@a2a-js/sdk/errors';
 import { JsonRpcTransportHandler, ServerCallContext, validateVersion, type User } from '@a2a-js/sdk/server';
 import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify';
 import { A2A_PATH, AGENT_CARD_PATH, agentCardOf, CARD_VERSION } from './card';
+import { HttpProblem } from '../errors';
 import { CALLER_SIGNAL, CALLER_TENANT, createA2aHandler } from './handler';
+
+/** How often an open stream sends a comment line (below DELEGATE_CONNECTION_IDLE_SECONDS; the REST stream's pace). */
+const STREAM_PING_MS = 15_000;
 
 /** The caller as the SDK sees it: the tenant its key decides. */
 class TenantUser implements User {
@@ -84,10 +88,14 @@ export const a2aRoutes: FastifyPluginAsync = async (app) => {
     try {
       first = await answer.next();
     } catch (err) {
+      // past the tenant's cap of open streams: 429 with Retry-After, as the request rate's
+      if (err instanceof HttpProblem && err.status === 429) throw err;
       return reply.send(scrub({ jsonrpc: '2.0', id, error: toJsonRpcError(err) }, req.log));
     }
     reply.hijack();
     reply.raw.writeHead(200, SSE_HEADERS);
+    // a comment line now and then: a stream waiting on a person stays open past the idle timeout
+    const ping = setInterval(() => reply.raw.write(': ping\n\n'), STREAM_PING_MS);
     try {
       if (!first.done) reply.raw.write(formatSSEEvent(first.value));
       for await (const ev of answer) {
@@ -99,6 +107,7 @@ export const a2aRoutes: FastifyPluginAsync = async (app) => {
       if (!reply.raw.writableEnded)
         reply.raw.write(formatSSEErrorEvent(scrub({ jsonrpc: '2.0', id, error: toJsonRpcError(err) }, req.log)));
     } finally {
+      clearInterval(ping);
       await answer.return(undefined).catch(() => undefined);
       reply.raw.end();
     }

@@ -79,22 +79,24 @@ export async function lastSeq(app: FastifyInstance, tenant: string, jobId: strin
 }
 
 /**
- * The task's updates after `seq` until it ends: one status update per event, then the result
- * artifact and the final status. `pending` is what waited in the inbox when the task was read
- * (its events came before `seq`). Ends early when `signal` aborts (the client went away).
+ * The task's updates from `events` (the job's, `app.jobs.events` after the seq the task was read
+ * at) until it ends: one status update per event, then the result artifact and the final status.
+ * `pending` is what waited in the inbox when the task was read (its events came before). Ends
+ * early when `signal` aborts (the client went away). The caller opens `events` before it sends
+ * anything, so a stream over the tenant's cap is refused (429) before it starts.
  */
 export async function* followTask(
   app: FastifyInstance,
   reads: ReturnType<typeof createTaskReads>,
   tenant: string,
   task: Pick<Task, 'id' | 'contextId'>,
-  seq: number,
+  events: AsyncIterable<JobEvent>,
   signal: AbortSignal,
   pending: PendingInput[] = [],
 ): AsyncGenerator<StreamResponse> {
   // the job's inbox as its events tell it, oldest first (the record writes each item before its event)
   const waiting = new Map(pending.map((p) => [p.id, p]));
-  for await (const e of app.jobs.events(tenant, task.id, seq, signal)) {
+  for await (const e of events) {
     if (e.type !== 'job.finished') {
       const asked = inputOfEvent(e);
       if (asked && !waiting.has(asked.id)) waiting.set(asked.id, asked);

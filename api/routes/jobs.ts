@@ -199,7 +199,7 @@ export const jobRoutes: FastifyPluginAsyncZod = async (app) => {
         summary:
           'Live events of the job as Server-Sent Events (id = seq); replays from the start or after Last-Event-ID, closes after job.finished',
         description:
-          'Each event: `id: <seq>`, `event: <type>`, `data: <JobEvent JSON>`. Types: job.started, subtask.started, subtask.step, subtask.retried, subtask.delta (the text of a model turn as it streams), subtask.finished, budget.changed, vote.decided, job.finished. Comment lines keep the connection alive.',
+          'Each event: `id: <seq>`, `event: <type>`, `data: <JobEvent JSON>`. Types: job.started, subtask.started, subtask.step, subtask.retried, subtask.delta (the text of a model turn as it streams), subtask.finished, budget.changed, vote.decided, job.finished. Comment lines keep the connection alive. A tenant holds at most DELEGATE_QUOTA_OPEN_STREAMS streams open, at most DELEGATE_QUOTA_OPEN_STREAMS_PER_JOB of one job: past either, 429 with Retry-After.',
         operationId: 'streamJobEvents',
         tags: ['jobs'],
         params: JobParams,
@@ -220,6 +220,10 @@ export const jobRoutes: FastifyPluginAsyncZod = async (app) => {
       const { jobId } = req.params;
       await svc.requireJob(tenant, jobId);
       const after = Number(req.headers['last-event-id'] ?? req.query.after ?? 0);
+      const gone = new AbortController();
+      // past the tenant's or the job's cap of open streams: 429 here, before the stream starts
+      const events = svc.events(tenant, jobId, after, gone.signal);
+      req.raw.once('close', () => gone.abort());
       // the stream outlives the handler: Fastify hands the socket over
       reply.hijack();
       const res = reply.raw;
@@ -229,16 +233,14 @@ export const jobRoutes: FastifyPluginAsyncZod = async (app) => {
         connection: 'keep-alive',
         'x-accel-buffering': 'no',
       });
-      const gone = new AbortController();
-      req.raw.once('close', () => gone.abort());
       const ping = setInterval(() => res.write(': ping\n\n'), 15_000);
       try {
-        for await (const e of svc.events(tenant, jobId, after, gone.signal))
-          res.write(`id: ${e.seq}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
+        for await (const e of events) res.write(`id: ${e.seq}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
       } catch (err) {
         req.log.warn({ jobId, err: String(err) }, 'event stream ended by an error');
       } finally {
         clearInterval(ping);
+        await events.return(undefined);
         res.end();
       }
     },
