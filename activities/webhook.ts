@@ -7,9 +7,11 @@ import { ErrorType } from '../core/errors';
 import { redact, redactUrl } from './redact';
 import { a2aPushBody } from './a2a-push';
 
-/** Input of `sendWebhook`. */
+/** Input of `sendWebhook`: the receiver as `callbackRef` (the record holds its URL and token) or, from older jobs and jobs started straight through Temporal, as `url`. */
 export interface WebhookInput {
-  url: string;
+  url?: string;
+  /** The record's reference to the job's callback (record/callbacks.ts): its URL and A2A token never enter a history. */
+  callbackRef?: string;
   /** The tenant whose job finished: picks the signing secret and is named in the body. */
   tenant: string;
   jobId: string;
@@ -29,6 +31,8 @@ export interface WebhookDeps {
   policy?: NetPolicy;
   /** Host name resolution (tests map names to chosen addresses). @default the system resolver */
   resolve?: Resolver;
+  /** The record's callbacks, for inputs with a `callbackRef`. @default none: such a webhook is refused */
+  callbacks?: { get(ref: string, tenant: string): Promise<{ url: string; token?: string } | undefined> };
 }
 
 /** Failure types of `sendWebhook` (the delivery workflow does not retry the last two). */
@@ -53,16 +57,33 @@ export function signWebhook(secret: string, timestamp: number, body: string): st
 }
 
 /** Creates the activity that posts a job's completion to its callbackUrl. */
-export function createWebhookActivities({ secret, timeoutMs = 10_000, policy = {}, resolve }: WebhookDeps) {
+export function createWebhookActivities({ secret, timeoutMs = 10_000, policy = {}, resolve, callbacks }: WebhookDeps) {
+  /** The receiver's URL and A2A token: from the record when the input names them by reference. */
+  async function receiverOf({ url, callbackRef, tenant, a2a }: WebhookInput): Promise<{ url: string; token?: string }> {
+    if (!callbackRef) {
+      if (!url) throw ApplicationFailure.nonRetryable('the webhook input has neither a url nor a callbackRef', WebhookErrorType.Refused);
+      return { url, ...(a2a?.token ? { token: a2a.token } : {}) };
+    }
+    const found = await callbacks?.get(callbackRef, tenant);
+    if (!found)
+      throw ApplicationFailure.nonRetryable(
+        "the job's callback is not in this worker's record (pruned, or the worker writes to another record)",
+        WebhookErrorType.Refused,
+      );
+    return found;
+  }
+
   return {
     /** POSTs the JobResult; 5xx, 429 and network errors are retried, other non-2xx and refused destinations are final. */
-    async sendWebhook({ url, tenant, jobId, workflowId, result, a2a }: WebhookInput): Promise<{ status: number }> {
+    async sendWebhook(input: WebhookInput): Promise<{ status: number }> {
+      const { tenant, jobId, workflowId, result, a2a } = input;
+      const { url, token } = await receiverOf(input);
       const body = a2a
         ? a2aPushBody(jobId, a2a.contextId, result)
         : JSON.stringify({ type: 'job.completed', tenant, jobId, workflowId, status: result.status, result });
       const headers: Record<string, string> = {
         'content-type': a2a ? 'application/a2a+json' : 'application/json',
-        ...(a2a?.token ? { 'x-a2a-notification-token': a2a.token } : {}),
+        ...(a2a && token ? { 'x-a2a-notification-token': token } : {}),
         'user-agent': 'delegate-webhook/1',
         'delegate-job-id': jobId,
         'delegate-tenant': tenant,

@@ -165,8 +165,34 @@ export interface InboxTable {
   answer: string | null;
 }
 
+/** The deployment's identity: one row, made with the record (see deployment.ts). */
+export interface DeploymentTable {
+  /** Always 1: the table holds one row. */
+  one: number;
+  /** Random hex: what the deployment's workers carry in their Temporal identity. */
+  id: string;
+  /** Epoch ms. */
+  created_at: number;
+}
+
+/** A job's completion webhook: its URL and A2A token, named in the workflow input by `ref` only (see callbacks.ts). */
+export interface JobCallbacksTable {
+  /** Random: the opaque reference the job's input carries. */
+  ref: string;
+  tenant: string;
+  job_id: string;
+  url: string;
+  /** `delegate` | `a2a`. */
+  format: string;
+  token: string | null;
+  /** Epoch ms. */
+  created_at: number;
+}
+
 /** The record's tables. */
 export interface RecordTables {
+  deployment: DeploymentTable;
+  job_callbacks: JobCallbacksTable;
   inbox: InboxTable;
   jobs: JobsTable;
   job_labels: JobLabelsTable;

@@ -23,6 +23,8 @@ export {
   type ScoutStore,
   type ScoutSummary,
 } from './scouts';
+export { createCallbacks, type Callbacks, type JobCallback } from './callbacks';
+export { deploymentIdOf } from './deployment';
 export { dialectOf, openRecordDb, type Dialect, type RecordDb, type RecordLocation } from './db';
 export {
   createRecordStore,

@@ -77,6 +77,11 @@ const inboxIndexes = [
   'CREATE INDEX inbox_by_job ON inbox (tenant, job_id, requested_at)',
 ];
 
+/** The job_callbacks table: a job's completion webhook, its secrets kept here instead of in the workflow's input. */
+const callbackTable = (big: string) => `CREATE TABLE job_callbacks (
+  ref TEXT PRIMARY KEY, tenant TEXT NOT NULL, job_id TEXT NOT NULL, url TEXT NOT NULL, format TEXT NOT NULL, token TEXT,
+  created_at ${big} NOT NULL)`;
+
 /** Every migration, oldest first. Append only: a released migration never changes. */
 export const MIGRATIONS: Migration[] = [
   {
@@ -127,6 +132,25 @@ export const MIGRATIONS: Migration[] = [
     name: '0005_inbox',
     sqlite: [inboxTable('INTEGER'), ...inboxIndexes],
     postgres: [inboxTable('BIGINT'), ...inboxIndexes],
+  },
+  {
+    // the deployment's identity, made once with the record (its workers carry it, config/deployment.ts), and the
+    // completion webhooks' URLs and tokens, which the workflow input names by reference only (record/callbacks.ts)
+    name: '0006_deployment_callbacks',
+    sqlite: [
+      'CREATE TABLE deployment (one INTEGER PRIMARY KEY CHECK (one = 1), id TEXT NOT NULL, created_at INTEGER NOT NULL)',
+      "INSERT INTO deployment (one, id, created_at) VALUES (1, lower(hex(randomblob(8))), CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))",
+      callbackTable('INTEGER'),
+      'CREATE INDEX job_callbacks_by_age ON job_callbacks (created_at)',
+      'CREATE INDEX job_callbacks_by_job ON job_callbacks (tenant, job_id)',
+    ],
+    postgres: [
+      'CREATE TABLE deployment (one INTEGER PRIMARY KEY CHECK (one = 1), id TEXT NOT NULL, created_at BIGINT NOT NULL)',
+      'INSERT INTO deployment (one, id, created_at) VALUES (1, substr(md5(random()::text || clock_timestamp()::text), 1, 16), (extract(epoch from now()) * 1000)::bigint)',
+      callbackTable('BIGINT'),
+      'CREATE INDEX job_callbacks_by_age ON job_callbacks (created_at)',
+      'CREATE INDEX job_callbacks_by_job ON job_callbacks (tenant, job_id)',
+    ],
   },
 ];
 

@@ -15,6 +15,8 @@ import type { RecordDb, RecordTables } from './db';
 import { createJobEvents } from './events';
 import { createScoutStore } from './scouts';
 import { createInbox } from './inbox';
+import { createCallbacks } from './callbacks';
+import { deploymentIdOf } from './deployment';
 import { searchText, tokens } from './tokens';
 import { addTaskStats, createTaskStats, DAY_MS, STATS_MAX_DAYS } from './task-stats';
 
@@ -123,6 +125,9 @@ function spendByAgent(results: TaskResult[]) {
   return by;
 }
 
+/** Past this age a callback's job has ended, whatever its maximum duration (DELEGATE_JOB_MAX_SECONDS is at most 365 days). */
+const CALLBACK_MAX_AGE_MS = 366 * DAY_MS;
+
 /** The record over an open database; `sparseText` is how many text matches count as few (tests set 0 to take the walk). */
 export function createRecordStore(rdb: RecordDb, { sparseText = SPARSE }: { sparseText?: number } = {}) {
   const { db, dialect } = rdb;
@@ -158,6 +163,10 @@ export function createRecordStore(rdb: RecordDb, { sparseText = SPARSE }: { spar
     stats: createTaskStats(rdb),
     /** Approvals, questions and budget waits (see inbox.ts). */
     inbox: createInbox(rdb),
+    /** Completion webhooks' URLs and tokens, which job inputs name by reference (see callbacks.ts). */
+    callbacks: createCallbacks(rdb),
+    /** The deployment's id, made once with the record (see deployment.ts). */
+    deploymentId: () => deploymentIdOf(rdb),
 
     /** Writes a finished job once; a second call for the same job writes nothing. `beforeCommit` runs inside the transaction. */
     async archive(input: ArchiveInput, beforeCommit?: () => Promise<void>): Promise<{ created: boolean; bytes: number }> {
@@ -482,11 +491,18 @@ export function createRecordStore(rdb: RecordDb, { sparseText = SPARSE }: { spar
             .deleteFrom('job_events')
             .where((eb) => eb.or(rows.map((r) => eb.and([eb('tenant', '=', r.tenant), eb('job_id', '=', r.job_id)]))))
             .execute();
+          // a pruned job's webhook secrets too: its webhook was sent when it finished
+          await trx
+            .deleteFrom('job_callbacks')
+            .where((eb) => eb.or(rows.map((r) => eb.and([eb('tenant', '=', r.tenant), eb('job_id', '=', r.job_id)]))))
+            .execute();
           await trx.deleteFrom('jobs').where('id', 'in', ids).execute();
         });
         deleted += ids.length;
         o.onBatch?.(deleted);
       }
+      // callbacks whose job was never archived (its archive failed): once no job can still be running
+      await createCallbacks(rdb).prune(Date.now() - CALLBACK_MAX_AGE_MS);
       // statistics hold no content: they go when no window can reach them, whatever the jobs' retention
       await createTaskStats(rdb).prune(Date.now() - STATS_MAX_DAYS * DAY_MS);
       return { dryRun: false, jobs: deleted, listed };

@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import { dirname } from 'node:path';
 import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../core/search-attributes';
 import { ensureTemporalCli } from './temporal-cli';
+import { startReadOnlyUi } from './ui-read-only';
 
 /** Options of `startDevServer`. */
 export interface DevServerOptions {
@@ -16,6 +17,12 @@ export interface DevServerOptions {
   /** Web UI port; 0 or undefined with `headless` = no UI. @default 8233 */
   uiPort?: number;
   headless?: boolean;
+  /**
+   * The Web UI only reads (and queries): no terminate, cancel, signal, reset or start. The CLI has no
+   * setting for it, so the UI listens on a hidden loopback port behind a proxy on `uiPort` (ui-read-only.ts).
+   * @default false
+   */
+  readOnlyUi?: boolean;
   /** Where the server's own log goes. @default inherit nothing */
   logFile?: string;
   log?: (line: string) => void;
@@ -173,9 +180,11 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   ];
   if (opts.metricsPort) args.push('--metrics-port', String(opts.metricsPort));
   let uiUrl: string | undefined;
+  let hiddenUiPort: number | undefined;
   if (opts.headless || !opts.uiPort) args.push('--headless');
   else {
-    args.push('--ui-port', String(opts.uiPort));
+    hiddenUiPort = opts.readOnlyUi ? await freePort() : undefined;
+    args.push('--ui-port', String(hiddenUiPort ?? opts.uiPort));
     uiUrl = `http://localhost:${opts.uiPort}`;
   }
   const out = opts.logFile ? openSync(opts.logFile, 'a') : 'ignore';
@@ -193,11 +202,23 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     child.kill('SIGKILL');
     throw err;
   }
+  const readOnly =
+    hiddenUiPort !== undefined && opts.uiPort
+      ? await startReadOnlyUi({ target: hiddenUiPort, port: opts.uiPort }).catch((err: Error) => {
+          child.kill('SIGKILL');
+          throw new Error(`cannot serve the read-only Temporal UI on :${opts.uiPort}: ${err.message}`);
+        })
+      : undefined;
+  // a server that dies frees its UI port with it: the supervisor starts it again on the same ports
+  if (readOnly) void exited.then(() => readOnly.close());
   return {
     address,
     uiUrl,
     process: child,
-    stop: () => stopProcess(child, exited),
+    stop: async () => {
+      await readOnly?.close();
+      await stopProcess(child, exited);
+    },
     logFile: opts.logFile,
   };
 }

@@ -6,7 +6,7 @@
  *
  *   DELEGATE_DATA_DIR           the dev server's files and the stack's status (default .data)
  *   DELEGATE_TEMPORAL_PORT      the dev server's gRPC port (default 7233)
- *   DELEGATE_TEMPORAL_UI_PORT   its Web UI (default 8233)
+ *   DELEGATE_TEMPORAL_UI_PORT   its Web UI (default 8233), read-only unless DELEGATE_TEMPORAL_UI_WRITES=true
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,6 +35,8 @@ if (!external) {
     dbFile: join(dataDir, 'temporal.sqlite'),
     port,
     uiPort: portOf('DELEGATE_TEMPORAL_UI_PORT', 8233),
+    // anyone on the machine reaches the UI without a credential: it only reads unless asked (docs/operations/security.md)
+    readOnlyUi: !config.DELEGATE_TEMPORAL_UI_WRITES,
     logFile: join(dataDir, 'temporal.log'),
   };
   console.log(`Starting the Temporal dev server (SQLite in ${dataDir})...`);
@@ -70,7 +72,7 @@ console.log(`
 Delegate is running.
   API          ${api}
   API docs     ${api}/docs
-  Temporal UI  ${uiUrl}
+  Temporal UI  ${uiUrl}${external ? '' : config.DELEGATE_TEMPORAL_UI_WRITES ? '  (writes allowed: DELEGATE_TEMPORAL_UI_WRITES)' : '  (read-only)'}
   Temporal     ${address}${external ? '' : `  (data in ${join(dataDir, 'temporal.sqlite')})`}
 Try: npm run demo     Stop: Ctrl-C
 `);

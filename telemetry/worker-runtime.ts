@@ -15,7 +15,7 @@ import { sdkLogger } from './logging';
 export interface WorkerRuntimeOptions {
   /** Where the SDK's lines go. */
   log: Logger;
-  /** Loopback port of core's own Prometheus exporter. @default a free port */
+  /** Loopback port of core's own Prometheus exporter: it checks no token (DELEGATE_METRICS_TOKEN guards the worker's /metrics), so it never listens elsewhere. @default a free port */
   coreMetricsPort?: number;
   /** False: core exports no metrics at all (the worker serves no /metrics). @default true */
   coreMetrics?: boolean;

@@ -1,15 +1,28 @@
 /**
- * The record's retention as a Temporal Schedule, created at worker start whichever worker
- * starts first (the others update it to their configuration): operators see, pause and
- * trigger it in the Temporal UI like any schedule.
+ * The record's retention as a Temporal Schedule, one per deployment (its record), created at
+ * worker start whichever of its workers starts first (the others update it to their
+ * configuration): operators see, pause and trigger it in the Temporal UI like any schedule.
+ * Deployments sharing a namespace each keep their own.
  */
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptions } from '@temporalio/client';
+import {
+  ScheduleAlreadyRunning,
+  ScheduleNotFoundError,
+  ScheduleOverlapPolicy,
+  type Client,
+  type ScheduleOptions,
+} from '@temporalio/client';
 import type { PruneInput } from '../activities';
 import type { Config } from '../schemas';
 import type { pruneArchive } from '../workflows/prune-archive';
 
-/** The schedule's id (one per namespace). */
+/**
+ * The prefix of the schedule ids and of manual runs' workflow ids; the whole id of the one schedule per
+ * namespace that releases before deployment ids made (a second deployment in the namespace took it over).
+ */
 export const PRUNE_SCHEDULE_ID = 'delegate-record-prune';
+
+/** The prune schedule of the deployment `deploymentId` (config/deployment.ts). */
+export const pruneScheduleId = (deploymentId: string): string => `${PRUNE_SCHEDULE_ID}-${deploymentId}`;
 
 /** The prune run the configuration asks for. */
 export function pruneInputOf(
@@ -22,10 +35,11 @@ export function pruneInputOf(
   };
 }
 
-/** Creates the prune schedule, or brings an existing one to this configuration. */
-export async function ensurePruneSchedule(client: Client, config: Config): Promise<'created' | 'updated'> {
+/** Creates the deployment's prune schedule, or brings an existing one to this configuration. */
+export async function ensurePruneSchedule(client: Client, config: Config, deploymentId: string): Promise<'created' | 'updated'> {
+  const id = pruneScheduleId(deploymentId);
   const options = {
-    scheduleId: PRUNE_SCHEDULE_ID,
+    scheduleId: id,
     spec: { intervals: [{ every: config.DELEGATE_RECORD_PRUNE_EVERY as `${number}h` }] },
     action: {
       type: 'startWorkflow',
@@ -33,7 +47,7 @@ export async function ensurePruneSchedule(client: Client, config: Config): Promi
       taskQueue: config.DELEGATE_TASK_QUEUE,
       args: [pruneInputOf(config)] as Parameters<typeof pruneArchive>,
       // the server appends each run's time: runs never collide
-      workflowId: PRUNE_SCHEDULE_ID,
+      workflowId: id,
       workflowRunTimeout: '1 hour',
     },
     policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
@@ -44,8 +58,25 @@ export async function ensurePruneSchedule(client: Client, config: Config): Promi
   } catch (err) {
     if (!(err instanceof ScheduleAlreadyRunning)) throw err;
     await client.schedule
-      .getHandle(PRUNE_SCHEDULE_ID)
+      .getHandle(id)
       .update((prev) => ({ ...prev, spec: options.spec, action: options.action, policies: options.policies }));
     return 'updated';
   }
+}
+
+/**
+ * The namespace's schedule of older releases (`PRUNE_SCHEDULE_ID`), once this deployment has its own: deleted
+ * when it starts its runs on `taskQueue` (it was this deployment's, and would prune a second time), kept when
+ * it serves another queue (another deployment's older release owns it).
+ */
+export async function retireLegacyPruneSchedule(client: Client, taskQueue: string): Promise<'deleted' | 'kept' | 'none'> {
+  const handle = client.schedule.getHandle(PRUNE_SCHEDULE_ID);
+  const legacy = await handle.describe().catch((err: unknown) => {
+    if (err instanceof ScheduleNotFoundError) return undefined;
+    throw err;
+  });
+  if (!legacy) return 'none';
+  if (legacy.action.type !== 'startWorkflow' || legacy.action.taskQueue !== taskQueue) return 'kept';
+  await handle.delete();
+  return 'deleted';
 }

@@ -165,12 +165,15 @@ export async function delegationJob(input: JobInput): Promise<JobResult> {
   await archiveIfRoot(input.spec, rt.tenant, result);
   await CancellationScope.nonCancellable(async () => {
     upsertSearchAttributes([{ key: STATUS_KEY, value: result.status }]);
-    if (rt.spec.callbackUrl) {
+    // a reference into the record keeps the URL and token out of histories
+    const { callbackUrl: url } = rt.spec;
+    const target = url ? { url } : input.callbackRef && { callbackRef: input.callbackRef };
+    if (target) {
       // delivery runs in its own workflow, off the result's path: wait until it has started, not delivered
       const { workflowId } = workflowInfo();
       await startChild(webhookDelivery, {
         workflowId: webhookWorkflowId(workflowId),
-        args: [{ url: rt.spec.callbackUrl, tenant: rt.tenant, jobId: rt.spec.jobId, workflowId, result, ...a2aWebhookOf(rt.spec) }],
+        args: [{ ...target, tenant: rt.tenant, jobId: rt.spec.jobId, workflowId, result, ...a2aWebhookOf(rt.spec) }],
         parentClosePolicy: ParentClosePolicy.ABANDON,
         staticSummary: `completion webhook of job ${rt.spec.jobId}`,
       }).catch((err) => log.warn('webhook delivery not started', { jobId: rt.spec.jobId, error: String(err) }));

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { AgentDetailSchema, AgentManifestSchema, RoleSchema, breakerSettingsOf } from '../../schemas';
 import { readBreaker } from '../breakers';
 import { HttpProblem, ProblemSchema } from '../errors';
+import { findOtherDeployments, otherDeploymentMessage } from '../../config/deployment';
 
 /** A role as the catalogue lists it: everything but its persona (the prompt stays with the operator). */
 const RoleEntrySchema = RoleSchema.omit({ persona: true });
@@ -59,7 +60,7 @@ export const systemRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         summary:
-          "Temporal is reachable and the stack's processes are up (503 naming what is not); says when authentication is off and which agent lanes no worker serves",
+          "Temporal is reachable, the stack's processes are up and no other deployment's workers poll its task queue (503 naming what is not); says when authentication is off and which agent lanes no worker serves",
         operationId: 'readyz',
         security: [],
         tags: ['system'],
@@ -111,6 +112,15 @@ export const systemRoutes: FastifyPluginAsyncZod = async (app) => {
       // a worker (or the UI) the supervisor is starting again: jobs are accepted but wait for it
       const down = downInStack(app.config.DELEGATE_STACK_STATUS_FILE);
       if (down.length) return notReady('Delegate degraded', `down: ${down.join(', ')}`, down);
+      // workers of another deployment (another record) on this queue take part of every job: its events go to one record, its steps to the other
+      const ours = await app.record.deploymentId();
+      const others = await findOtherDeployments({
+        connection: app.temporal.connection,
+        namespace: app.config.TEMPORAL_NAMESPACE,
+        queues: [app.config.DELEGATE_TASK_QUEUE],
+        deploymentId: ours,
+      }).catch(() => []);
+      if (others.length) return notReady('Another deployment on the task queue', otherDeploymentMessage(ours, others, false), []);
       const off = app.tenants.auth === 'off';
       const lanesWithoutWorker = await app.jobs.lanesWithoutWorker();
       return {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadRegistry } from '../../activities';
 import { wholeResult } from '../../record/whole-result';
 import type { JobResult, JobSpec, JobView } from '../../schemas';
-import { ensurePruneSchedule, PRUNE_SCHEDULE_ID } from '../../workers/prune-schedule';
+import { ensurePruneSchedule, PRUNE_SCHEDULE_ID, pruneScheduleId, retireLegacyPruneSchedule } from '../../workers/prune-schedule';
 import { delegationJob } from '../../workflows/delegation-job';
 import { pruneArchive } from '../../workflows/prune-archive';
 import { startDedicatedWorker } from '../dedicated-worker';
@@ -224,14 +224,19 @@ describe.each(RECORD_STORES)('the job record on %s', (kind) => {
 });
 
 describe('the prune schedule', () => {
-  it('is created at the first worker start and updated at the next', async () => {
+  it("is created at the first worker start and updated at the next, under its deployment's own id", async () => {
     const client = await testClient();
-    await client.schedule
-      .getHandle(PRUNE_SCHEDULE_ID)
-      .delete()
-      .catch(() => undefined);
+    const deploymentId = uniqueId('dep').replace(/[^A-Za-z0-9]/g, '');
+    const id = pruneScheduleId(deploymentId);
     try {
-      expect(await ensurePruneSchedule(client, testConfig({ DELEGATE_RECORD_PRUNE_EVERY: '6h' }))).toBe('created');
+      expect(await ensurePruneSchedule(client, testConfig({ DELEGATE_RECORD_PRUNE_EVERY: '6h' }), deploymentId)).toBe('created');
+      // another deployment in the namespace gets its own schedule, not this one
+      const other = `${deploymentId}x`;
+      expect(await ensurePruneSchedule(client, testConfig({ DELEGATE_TASK_QUEUE: 'another-queue' }), other)).toBe('created');
+      await client.schedule
+        .getHandle(pruneScheduleId(other))
+        .delete()
+        .catch(() => undefined);
       expect(
         await ensurePruneSchedule(
           client,
@@ -240,15 +245,42 @@ describe('the prune schedule', () => {
             DELEGATE_RECORD_KEEP_LABELS: 'feature,audit',
             DELEGATE_RECORD_MAX_AGE_DAYS: '30',
           }),
+          deploymentId,
         ),
       ).toBe('updated');
-      const d = await client.schedule.getHandle(PRUNE_SCHEDULE_ID).describe();
+      const d = await client.schedule.getHandle(id).describe();
       expect(d.spec.intervals?.[0]?.every).toBe(12 * 3600 * 1000);
       expect(d.action).toMatchObject({
         type: 'startWorkflow',
         workflowType: 'pruneArchive',
+        taskQueue: inject('taskQueue'),
         args: [{ maxAgeDays: 30, keepLabels: ['feature', 'audit'], dryRun: false }],
       });
+    } finally {
+      await client.schedule
+        .getHandle(id)
+        .delete()
+        .catch(() => undefined);
+    }
+  });
+
+  it("retires the namespace's schedule of older releases when it ran on this deployment's queue, and keeps another queue's", async () => {
+    const client = await testClient();
+    const legacy = (taskQueue: string) =>
+      client.schedule.create({
+        scheduleId: PRUNE_SCHEDULE_ID,
+        spec: { intervals: [{ every: '6h' }] },
+        action: { type: 'startWorkflow', workflowType: 'pruneArchive', taskQueue, args: [{}], workflowId: PRUNE_SCHEDULE_ID },
+        state: { paused: true },
+      });
+    try {
+      expect(await retireLegacyPruneSchedule(client, inject('taskQueue'))).toBe('none');
+      await legacy('another-deployments-queue');
+      expect(await retireLegacyPruneSchedule(client, inject('taskQueue'))).toBe('kept');
+      await client.schedule.getHandle(PRUNE_SCHEDULE_ID).delete();
+      await legacy(inject('taskQueue'));
+      expect(await retireLegacyPruneSchedule(client, inject('taskQueue'))).toBe('deleted');
+      await expect(client.schedule.getHandle(PRUNE_SCHEDULE_ID).describe()).rejects.toThrow();
     } finally {
       await client.schedule
         .getHandle(PRUNE_SCHEDULE_ID)
