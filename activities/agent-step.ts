@@ -4,7 +4,7 @@ import type { JobEvents } from '../record';
 import type { AgentManifest, AgentRef, Budget, Evidence, NewJobEvent, TaskSpec, Usage } from '../schemas';
 import { ErrorType } from '../core/errors';
 import { MAX_FALLBACKS } from '../schemas/job';
-import { refusal, type AgentRegistry } from './agents/registry';
+import { refusal, type AgentRegistry, type TaskFit } from './agents/registry';
 import { semanticText } from './agents/semantic-router';
 import type { AgentService, PacedCallOptions, PreviousStage, SteeringNote, StepAnswer, StepAsk } from './agents/types';
 import { processGates, ThrottledPastDeadline, type ProviderGates, type ThrottleWait, type ThrottleWhy } from './provider-gate';
@@ -263,9 +263,12 @@ export function createAgentActivities({
     return parsed.data;
   }
 
-  /** A semantic reference by the registry's router (embeddings when configured); NoAgent, with the router's reason, below its threshold. */
-  async function routeSemantic(ref: Extract<AgentRef, { route: 'semantic' }>, question: string) {
-    const routed = await registry.semantic.route(semanticText(ref, question));
+  /**
+   * A semantic reference by the registry's router (embeddings when configured), among the agents
+   * that take the task's params and scope; NoAgent, with the router's reason, below its threshold.
+   */
+  async function routeSemantic(ref: Extract<AgentRef, { route: 'semantic' }>, question: string, task: TaskFit) {
+    const routed = await registry.semantic.route(semanticText(ref, question), registry.takes(task));
     if (routed.fallback) log.warn('semantic routing: the embeddings endpoint failed, BM25 decided', { error: redact(routed.fallback) });
     if (routed.id === undefined) throw fatal(ErrorType.NoAgent, `no agent matches ${JSON.stringify(ref)}: ${routed.reason}`);
     log.info('semantic routing', { agentId: routed.id, reason: routed.reason });
@@ -316,7 +319,7 @@ export function createAgentActivities({
       if (typeof agent === 'object' && 'capability' in agent) return routeCapability(agent, params, scope, lane);
       const { def, reason } =
         typeof agent !== 'string' && 'route' in agent
-          ? await routeSemantic(agent, question)
+          ? await routeSemantic(agent, question, { params, scope })
           : { def: registry.resolve(agent, question), reason: 'named' };
       if (!def) throw fatal(ErrorType.NoAgent, `no agent matches ${JSON.stringify(agent)}`);
       validateParams(def.manifest.id, params);
@@ -347,7 +350,7 @@ export function createAgentActivities({
    */
   function pacing(ctx: Context, service: AgentService | undefined, signal: AbortSignal, told: (w: ThrottleWait) => void) {
     let waited: ThrottleWait | undefined;
-    if (!service) return { label: '', paced: undefined, waited: () => waited };
+    if (!service) return { label: '', paced: undefined, observe: undefined, waited: () => waited };
     const gate = gates.gateFor(service);
     const { info } = ctx;
     const ends = [
@@ -365,7 +368,7 @@ export function createAgentActivities({
     const pollers = service.limits?.requestsPerMinute !== undefined ? () => pollingProcesses(ctx, queue) : undefined;
     const paced = <T>(call: () => Promise<T>, o: PacedCallOptions<T> = {}) =>
       gate.run(call, { ...o, signal, deadline, onWait, ...(pollers ? { pollers } : {}) });
-    return { label: gate.label, paced, waited: () => waited };
+    return { label: gate.label, paced, observe: (h: Headers) => gate.observe(h), waited: () => waited };
   }
 
   /** One attempt of a step, heartbeating meanwhile (agentStep). */
@@ -469,7 +472,7 @@ export function createAgentActivities({
         state: input.state,
         sleep: agentSleep,
         signal: cut.signal,
-        ...(throttle.paced ? { paced: throttle.paced } : {}),
+        ...(throttle.paced ? { paced: throttle.paced, observeHeaders: throttle.observe } : {}),
         tenant: input.events?.tenant,
         onUsage: stream.onUsage,
         onText: stream.onText,
@@ -505,20 +508,23 @@ export function createAgentActivities({
         });
       }
       log.warn('agent step failed', { agentId: input.agentId, stepKey: input.stepKey, attempt, error: redact(String(err)) });
+      const spent = stream.details()?.usage;
+      const failure = withUsage(toFailure(err, attempt), spent);
+      const max = input.maxAttempts ?? ctx.info.retryPolicy?.maximumAttempts ?? 0;
+      const final = failure.nonRetryable || (ctx.info.retryPolicy?.nonRetryableErrorTypes ?? []).includes(failure.type ?? '');
       if (guarded) {
-        // a cancelled step says nothing about the agent's health: just free a half-open trial
-        if (ctx.cancellationSignal.aborted) await guarded.abandoned(circuit, ticket);
+        // a cancelled step says nothing about the agent's health: just free a half-open trial. Nor does a
+        // first attempt that will be retried: a transient fault (a 5xx among many successes) is told by its
+        // retry, and failures of steps started together would otherwise reach the breaker as a run
+        if (ctx.cancellationSignal.aborted || (attempt === 1 && !final && (max === 0 || attempt < max)))
+          await guarded.abandoned(circuit, ticket);
         else await guarded.failed(circuit, redact(String(err)));
       }
-      const spent = stream.details()?.usage;
       // a cancelled step says what it spent: the workflow awaits the cancellation and books it (hostRules 2)
       if (ctx.cancellationSignal.aborted && ctx.cancellationDetails?.cancelRequested)
         throw new CancelledFailure('step cancelled', [{ attempt, ...(spent ? { usage: spent } : {}) }]);
-      const failure = withUsage(toFailure(err, attempt), spent);
       // Temporal retries the step on the server: the line is written here, where the error is
       // known, once per attempt (activities are not replayed)
-      const max = input.maxAttempts ?? ctx.info.retryPolicy?.maximumAttempts ?? 0;
-      const final = failure.nonRetryable || (ctx.info.retryPolicy?.nonRetryableErrorTypes ?? []).includes(failure.type ?? '');
       if (!final && !ctx.cancellationSignal.aborted && (max === 0 || attempt < max)) {
         log.info('RETRY', {
           event: 'RETRY',

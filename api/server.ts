@@ -5,11 +5,15 @@ import { openRecord, recordLocation } from '../record';
 import { createLogger } from '../telemetry/logging';
 import { connectClient, loadConfig } from '../config/config';
 import { loadTenants } from '../config/tenants';
+import { orExit } from '../config/startup';
 import { startTracing } from '../telemetry/tracing';
 import { buildApp } from './app';
 import { AUTH_OFF_WARNING } from './routes/system';
 
-const config = loadConfig();
+// a bad environment, keys file or agents file (its roles too) is one line and exit code 1, before any connection
+const config = orExit('api', () => loadConfig());
+const registry = orExit('api', () => loadRegistry(config.DELEGATE_AGENTS_FILE, semanticOptionsFromConfig(config)));
+const tenants = orExit('api', () => loadTenants(config));
 // off unless an OTEL_* variable says where spans go (docs/guides/observability.md, "Traces")
 const tracing = startTracing({ serviceName: 'delegate-api' });
 const connection = await connectClient(config);
@@ -18,8 +22,8 @@ const record = await openRecord(recordLocation(config));
 const app = await buildApp({
   config,
   client,
-  registry: loadRegistry(config.DELEGATE_AGENTS_FILE, semanticOptionsFromConfig(config)),
-  tenants: loadTenants(config),
+  registry,
+  tenants,
   record: record.store,
   tracing: tracing !== undefined,
   fastify: { loggerInstance: createLogger({ level: config.LOG_LEVEL, proc: 'api' }) },

@@ -6,7 +6,7 @@ import { semanticText } from '../activities';
 import type { AgentRef, JobSpec } from '../schemas';
 import { refGraphErrors } from '../schemas/output-schema-refs';
 import { DEFAULT_STEP_CEILING_SECONDS } from '../core/engine-limits';
-import { capabilityKey, runManifest, type RunManifest } from '../core/routing';
+import { capabilityKey, routeKey, runManifest, type Routes, type RunManifest } from '../core/routing';
 import { checkStepPolicy } from '../core/step-policy';
 import { formatPath, type FieldError } from './errors';
 import { checkRoleTask } from './role-check';
@@ -108,12 +108,12 @@ export function checkRunnable(
       const def =
         (typeof task.agent === 'object' && 'capability' in task.agent
           ? registry.candidates(task.agent.capability).find((d) => refusal(d, task.params, task.scope) === undefined)
-          : undefined) ?? registry.resolve(task.agent, task.question);
+          : undefined) ?? registry.resolve(task.agent, task.question, task);
       if (!def) {
         const what =
           typeof task.agent === 'string'
             ? `unknown agent "${task.agent}"`
-            : `no agent matches ${JSON.stringify(task.agent)}${semanticMiss(task.agent, task.question, registry)}`;
+            : `no agent matches ${JSON.stringify(task.agent)}${semanticMiss(task, registry)}`;
         errors.push({ path: formatPath([...at, 'agent']), message: `${what}; GET /v1/agents lists them` });
         return;
       }
@@ -143,31 +143,43 @@ export function checkRunnable(
 }
 
 /**
- * The spec with every agent reference (id, semantic route) resolved to an agent id, and the
- * manifests of those agents: the job hands each subtask its manifest, so no subtask spends an
- * activity on finding its agent. A capability keeps its reference: with one agent, its manifest
- * is handed over under `capability:<name>`; with several, the subtask routes it by load when it
- * starts. (A capability routed by load takes its other agents as fallbacks then, when the task names none.) Call after `checkRunnable` found nothing.
+ * The spec with every agent reference (id, semantic route) resolved to an agent id, the
+ * manifests of those agents, and why routing chose the agent of each task it routed (`routes`,
+ * by task key: the subtask's `routing.reason`): the job hands each subtask its manifest, so no
+ * subtask spends an activity on finding its agent. A semantic route picks only among the agents
+ * that take the task's params and scope. A capability keeps its reference: with one agent, its
+ * manifest is handed over under `capability:<name>`; with several, the subtask routes it by load
+ * when it starts. (A capability routed by load takes its other agents as fallbacks then, when the
+ * task names none.) Call after `checkRunnable` found nothing.
  */
-export function resolveAgents(spec: JobSpec, registry: AgentRegistry): { spec: JobSpec; agents: Record<string, RunManifest> } {
+export function resolveAgents(
+  spec: JobSpec,
+  registry: AgentRegistry,
+): { spec: JobSpec; agents: Record<string, RunManifest>; routes: Routes } {
   const agents: Record<string, RunManifest> = {};
-  const walk = (job: JobSpec): JobSpec => ({
+  const routes: Routes = {};
+  const walk = (job: JobSpec, path: string[]): JobSpec => ({
     ...job,
     tasks: job.tasks.map((task) => {
-      if (task.job) return { ...task, job: walk(task.job) };
+      if (task.job) return { ...task, job: walk(task.job, [...path, task.id]) };
       if (typeof task.agent === 'object' && 'capability' in task.agent) {
         // one agent: handed over now; several: left to the subtask, which routes by load when it starts
         const candidates = registry.candidates(task.agent.capability);
         if (candidates.length === 1) agents[capabilityKey(task.agent.capability)] = runManifest(candidates[0].manifest);
         return task;
       }
-      const def = task.agent === undefined || routedLater(task.agent, registry) ? undefined : registry.resolve(task.agent, task.question);
-      if (!def) return task;
+      const found =
+        task.agent === undefined || routedLater(task.agent, registry)
+          ? undefined
+          : registry.resolveWithReason(task.agent, task.question, task);
+      if (!found) return task;
+      const { def, reason } = found;
       agents[def.manifest.id] = runManifest(def.manifest);
+      if (reason !== undefined) routes[routeKey([...path, task.id])] = reason;
       return { ...task, agent: def.manifest.id };
     }),
   });
-  return { spec: walk(spec), agents };
+  return { spec: walk(spec, []), agents, routes };
 }
 
 /**
@@ -179,6 +191,8 @@ function routedLater(ref: AgentRef, registry: AgentRegistry): boolean {
 }
 
 /** Why semantic routing found no agent (`: semantic: bm25: best x at 0.21 < 0.30`), empty for other references. */
-function semanticMiss(ref: AgentRef, question: string, registry: AgentRegistry): string {
-  return typeof ref !== 'string' && 'route' in ref ? `: ${registry.semantic.routeLexical(semanticText(ref, question)).reason}` : '';
+function semanticMiss(task: JobSpec['tasks'][number], registry: AgentRegistry): string {
+  const ref = task.agent;
+  if (ref === undefined || typeof ref === 'string' || !('route' in ref)) return '';
+  return `: ${registry.semantic.routeLexical(semanticText(ref, task.question), registry.takes(task)).reason}`;
 }

@@ -4,6 +4,7 @@
  * with several agents goes to the least loaded). Pure.
  *
  *   API: "x" ──> agents["x"]                      { capability: c } with one agent ──> agents["capability:c"]
+ *        { route: "semantic" } ──> "x", agents["x"], routes["<task>"]: why
  *        { capability: c } with several agents ──> (nothing: resolveAgent routes it by load when the subtask starts)
  */
 import type { ResolvedAgent } from '../activities';
@@ -41,11 +42,24 @@ export function runManifests(agents: Record<string, RunManifest>): Record<string
   return Object.fromEntries(Object.entries(agents).map(([key, m]) => [key, runManifest(m)]));
 }
 
-/** Why a task has the agent resolved at submission. */
-export function submittedRouting(task: TaskSpec, manifest: RunManifest): Routing {
+/** Why a task has the agent resolved at submission: `routedBy` (the job's `routes`) when the API chose it. */
+export function submittedRouting(task: TaskSpec, manifest: RunManifest, routedBy?: string): Routing {
   const ref = task.agent;
-  const reason = typeof ref === 'object' && 'capability' in ref ? `only agent with capability ${ref.capability}` : 'named';
+  const reason = routedBy ?? (typeof ref === 'object' && 'capability' in ref ? `only agent with capability ${ref.capability}` : 'named');
   return { agent: manifest.id, reason };
+}
+
+/** Why the API chose the agents of tasks that named none, by `routeKey`. */
+export type Routes = Record<string, string>;
+
+/** A task's key in its root job's `routes`: the task ids down to it, joined by "/". */
+export const routeKey = (taskIds: readonly string[]): string => taskIds.join('/');
+
+/** The routes below a nested job's task, keyed from there. */
+export function nestedRoutes(routes: Routes | undefined, taskId: string): Routes | undefined {
+  const p = `${taskId}/`;
+  const below = Object.entries(routes ?? {}).flatMap(([k, why]) => (k.startsWith(p) ? [[k.slice(p.length), why]] : []));
+  return below.length > 0 ? Object.fromEntries(below) : undefined;
 }
 
 /** resolveAgent's answer; runs recorded before routing answered with a bare manifest, which replay hands back as it was. */

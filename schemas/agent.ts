@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AskSchema } from './approval';
 import { usageShape } from './budget-axes';
 import { EvidenceSchema } from './evidence';
 import { RetrySchema } from './job';
@@ -309,5 +310,8 @@ export const StepReplySchema = z
     followUps: z.array(z.string()).max(1000).optional(),
     channelsHit: z.array(z.string()).max(100).optional(),
     state: z.unknown().optional(),
+    ask: AskSchema.optional().describe(
+      'a question for the parent (or a human) instead of a result, with `done: false`: the subtask waits for the answer, which the next step gets as `answer`',
+    ),
   })
   .meta({ id: 'StepReply' });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_POOL_SLOTS, PoolsEnvSchema } from './pools';
+import { SERVER_LIMITS_ENV } from './server-limits';
 import { DEFAULT_WORKFLOW_STACK_FRAMES, FANOUT_FLAT_MAX_CLUSTER, FANOUT_FLAT_MAX_DEV_SERVER } from '../core/engine-limits';
 
 const port = z.coerce.number().int().min(0).max(65_535);
@@ -45,7 +46,7 @@ export const ConfigSchema = z
       .min(1)
       .optional()
       .describe(
-        'agent a research-contract subtask (POST /v1/subtasks, MCP) runs on when it names no agent and routing by scope and question finds none; unset: such a subtask gets 422 at body.agent',
+        'agent a research-contract subtask (POST /v1/subtasks, MCP, A2A) runs on when it names no agent, before any semantic route; unset: semantic routing by scope and question picks one, and when it finds none the subtask gets 422 at body.agent',
       ),
     DELEGATE_JUDGE_AGENT: z
       .string()
@@ -93,6 +94,20 @@ export const ConfigSchema = z
       .max(10_000)
       .default(50)
       .describe('agent steps a tenant runs at once on each worker (the size of its lane)'),
+    DELEGATE_QUOTA_OPEN_STREAMS: z.coerce
+      .number()
+      .int()
+      .positive()
+      .max(100_000)
+      .default(200)
+      .describe('event streams (SSE, A2A, MCP progress) a tenant may hold open on one API process (429 with Retry-After past it)'),
+    DELEGATE_QUOTA_OPEN_STREAMS_PER_JOB: z.coerce
+      .number()
+      .int()
+      .positive()
+      .max(100_000)
+      .default(20)
+      .describe('event streams of one job a tenant may hold open on one API process (429 with Retry-After past it)'),
     DELEGATE_JOB_MAX_SECONDS: z.coerce
       .number()
       .int()
@@ -207,6 +222,8 @@ export const ConfigSchema = z
       .max(600_000)
       .default(0)
       .describe('fault-injection tests only: wait this long after an archive committed before reporting it'),
+    // connection limits of the API server (schemas/server-limits.ts)
+    ...SERVER_LIMITS_ENV,
     HOST: z.string().min(1).default('127.0.0.1').describe("the address the API listens on (and the worker's /metrics)"),
     PORT: port.default(3000).describe('the port the API listens on'),
     PUBLIC_URL: z.url().optional().describe('base URL of the API as clients see it, for links; its host is allowed by the Host check'),
@@ -229,6 +246,11 @@ export const ConfigSchema = z
       .enum(['pretty', 'json'])
       .default('pretty')
       .describe("npm start: pretty-print the processes' JSON log lines, or pass them through as they are"),
+    DELEGATE_TEMPORAL_UI_WRITES: bool
+      .default(false)
+      .describe(
+        "npm start: the dev server's Web UI may terminate, cancel, signal, reset and start workflows (default: it only reads and queries; anyone on the machine reaches it without a credential)",
+      ),
     DELEGATE_WORKER_METRICS_PORT: port.default(9464).describe("port of the worker's Prometheus /metrics (on HOST); 0 turns it off"),
     DELEGATE_METRICS_TOKEN: z
       .string()
@@ -254,7 +276,7 @@ export const ConfigSchema = z
       .min(1)
       .optional()
       .describe(
-        'the only tree code scouts may read (unset: scouts are off; never the working directory); dot-entries and secret-bearing files are denied whatever the root; API and workers must agree',
+        'the only tree code scouts may read (unset: scouts are off; never the working directory); dot-entries and secret-bearing files (keys, certificates, env files, credentials, databases, logs, backups) are denied whatever the root; API and workers must agree',
       ),
     DELEGATE_SCOUT_ROOTS: z
       .string()
@@ -264,6 +286,14 @@ export const ConfigSchema = z
       )
       .optional()
       .describe('per-tenant scout roots, `tenant=/abs/dir,...`: a tenant listed here reads its own tree instead of DELEGATE_SCOUT_ROOT'),
+    DELEGATE_SCOUT_ALLOW: list
+      .refine(
+        (globs) => globs.every((g) => !g.startsWith('/') && !g.split('/').includes('..')),
+        'globs relative to the scout root, without ".."',
+      )
+      .describe(
+        'comma-separated globs the scout may read although a deny pattern names them (`docs/*.log,fixtures/certs/**`; a glob without "/" matches a name at any depth, `dir/**` a whole tree); a file holding a private key stays refused; API and workers must agree',
+      ),
     DELEGATE_SCOUT_AGENT: z
       .string()
       .min(1)

@@ -75,12 +75,17 @@ export const TaskResultSchema = z
     errors: z.array(z.string()),
     priority: PrioritySchema.optional().describe('the priority its steps ran at (1 most urgent … 5 bulk)'),
     stoppedBy: z.string().optional().describe('the stop condition that ended the subtask, as the task wrote it'),
-    notes: z.array(z.string()).optional().describe('what the host did on its own: a summary re-prompt, a rubric left unjudged'),
+    notes: z
+      .array(z.string())
+      .optional()
+      .describe(
+        'what the host did on its own: a summary re-prompt, a rubric left unjudged, an output re-prompt that fixed its error (`re-prompted after: …`, then not in `errors`)',
+      ),
     routing: z
       .object({ agent: z.string(), reason: z.string() })
       .optional()
       .describe(
-        'which agent the task went to and why: `named`, `only agent with capability x`, the load figures capability routing chose by, or (`routing: "adaptive"`) the measured quality and posterior draws it chose by',
+        'which agent the task went to and why: `named`, `only agent with capability x`, the load figures capability routing chose by, (`routing: "adaptive"`) the measured quality and posterior draws it chose by, a semantic route (`semantic: bm25 0.47 ≥ 0.30`, `semantic: embeddings cosine …`), or `research default (DELEGATE_RESEARCH_DEFAULT_AGENT)`',
       ),
     research: ResearchSubtaskOutputSchema.optional().describe(
       'a task written in the research-subtask contract: its output, as the contract shapes it',

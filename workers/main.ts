@@ -8,17 +8,25 @@ import { createWorkerMetrics } from '../telemetry/metrics';
 import { serveMetrics } from '../telemetry/metrics-server';
 import { installWorkerRuntime } from '../telemetry/worker-runtime';
 import { connectClient, connectWorker, loadConfig } from '../config/config';
-import { ensurePruneSchedule } from './prune-schedule';
+import { ensurePruneSchedule, retireLegacyPruneSchedule } from './prune-schedule';
 import { ensureSearchAttributes, registerCommand } from './search-attributes';
 import { hostedPools } from '../config/pools';
 import { loadTenants } from '../config/tenants';
+import { orExit } from '../config/startup';
 import { agentQueueFor } from '../core/names';
 import { createFleet, followTenantLanes } from './tenant-lanes';
 import { bundleWorkflows, createWorkerSet } from './worker';
 import { startTracing } from '../telemetry/tracing';
+import { hostname } from 'node:os';
+import { findOtherDeployments, otherDeploymentMessage, workerIdentity } from '../config/deployment';
 
-const config = loadConfig();
+// a bad environment, keys file or agents file (its roles too) is one line and exit code 1, before any connection
+const config = orExit('worker', () => loadConfig());
 const log = createLogger({ level: config.LOG_LEVEL, proc: 'worker' });
+// LLM agents' MCP connections, reused across steps; closed (their processes ended) when the worker stops
+const mcpPool = createMcpPool({ policy: mcpPolicyFromConfig(config) });
+const registry = orExit('worker', () => loadRegistry(config.DELEGATE_AGENTS_FILE, semanticOptionsFromConfig(config), mcpPool));
+const tenants = orExit('worker', () => loadTenants(config));
 // before any connection: the SDK's logger and core's metrics are fixed when the Runtime starts
 const { coreMetricsUrl } = await installWorkerRuntime({ log, coreMetrics: config.DELEGATE_WORKER_METRICS_PORT !== 0 });
 const metrics = createWorkerMetrics();
@@ -37,16 +45,29 @@ const metricsServer = config.DELEGATE_WORKER_METRICS_PORT
     })
   : undefined;
 if (metricsServer) log.info({ url: metricsServer.url }, 'metrics endpoint');
-const tenants = loadTenants(config);
 // off unless an OTEL_* variable says where spans go (docs/guides/observability.md, "Traces")
 const tracing = startTracing({ serviceName: 'delegate-worker' });
 // one stray promise (an agent's, a library's) must not take every tenant's steps down with the process
 process.on('unhandledRejection', (reason) => log.error({ err: String(reason) }, 'unhandled rejection (kept running)'));
 const connection = await connectWorker(config);
 const record = await openRecord(recordLocation(config));
-log.info({ record: record.where }, 'job record open');
+// the deployment is its record: every worker and API on it carries its id (config/deployment.ts)
+const deploymentId = await record.store.deploymentId();
+log.info({ record: record.where, deploymentId }, 'job record open');
 {
   const clientConnection = await connectClient(config);
+  // a deployment with another record on this queue would take part of every job (its events in one record, its steps in
+  // the other): refuse before polling; a look-up that fails says nothing either way
+  const others = await findOtherDeployments({
+    connection: clientConnection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    queues: [config.DELEGATE_TASK_QUEUE],
+    deploymentId,
+  }).catch((err: Error) => {
+    log.warn({ err: err.message }, 'cannot check the task queue for other deployments');
+    return [];
+  });
+  if (others.length > 0) throw new Error(`refusing to start: ${otherDeploymentMessage(deploymentId, others)}`);
   // before any job can start a child with them: an upgrade may add attributes the namespace lacks
   await ensureSearchAttributes(clientConnection, config.TEMPORAL_NAMESPACE).then(
     (added) => added.length > 0 && log.info({ added }, 'search attributes registered'),
@@ -56,10 +77,17 @@ log.info({ record: record.where }, 'job record open');
         'cannot check or register the search attributes: register them, or jobs fail to start their children',
       ),
   );
-  const schedule = await ensurePruneSchedule(new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE }), config);
+  const client = new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE });
+  const schedule = await ensurePruneSchedule(client, config, deploymentId);
+  // the one schedule per namespace of older releases: deleted when it was this deployment's, else left to its owner
+  const legacySchedule = await retireLegacyPruneSchedule(client, config.DELEGATE_TASK_QUEUE).catch((err: Error) => {
+    log.warn({ err: err.message }, 'cannot check the prune schedule of older releases');
+    return 'unknown';
+  });
   log.info(
     {
       schedule,
+      legacySchedule,
       every: config.DELEGATE_RECORD_PRUNE_EVERY,
       maxAgeDays: config.DELEGATE_RECORD_MAX_AGE_DAYS,
       keepLabels: config.DELEGATE_RECORD_KEEP_LABELS,
@@ -70,9 +98,6 @@ log.info({ record: record.where }, 'job record open');
   await clientConnection.close();
 }
 const lanes = tenants.list().map((t) => ({ taskQueue: agentQueueFor(config.DELEGATE_TASK_QUEUE, t.tenant), slots: t.quotas.agentSlots }));
-// LLM agents' MCP connections, reused across steps; closed (their processes ended) when the worker stops
-const mcpPool = createMcpPool({ policy: mcpPolicyFromConfig(config) });
-const registry = loadRegistry(config.DELEGATE_AGENTS_FILE, semanticOptionsFromConfig(config), mcpPool);
 log.info({ method: registry.semantic.method, model: config.DELEGATE_EMBEDDINGS_MODEL }, 'semantic routing');
 if (config.DELEGATE_JUDGE_AGENT && !registry.get(config.DELEGATE_JUDGE_AGENT)) {
   throw new Error(
@@ -89,6 +114,7 @@ const set = await createWorkerSet(
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.DELEGATE_TASK_QUEUE,
+    identity: workerIdentity(deploymentId, process.pid, hostname()),
     stepLogPath: config.DELEGATE_STEP_LOG,
     registry,
     judgeAgent: config.DELEGATE_JUDGE_AGENT,
@@ -124,6 +150,7 @@ log.info(
   {
     address: config.TEMPORAL_ADDRESS,
     taskQueue: config.DELEGATE_TASK_QUEUE,
+    deploymentId,
     tracing: tracing !== undefined,
     lanes: lanes.map((l) => `${l.taskQueue}×${l.slots}`),
     pools: Object.entries(pools).map(([p, n]) => `${p}×${n}`),

@@ -39,6 +39,8 @@ export interface DelegateWorkerOptions {
   connection: NativeConnection;
   namespace: string;
   taskQueue: string;
+  /** Every worker's Temporal identity: `workerIdentity(deploymentId, …)` (config/deployment.ts) tells this deployment's pollers from another's. @default the SDK's `<pid>@<host>` */
+  identity?: string;
   /** A prebuilt bundle (tests bundle once per run); default: bundle `workflowsPath` now. */
   workflowBundle?: WorkflowBundle;
   /** Append-only log of completed agent steps. */
@@ -253,7 +255,7 @@ export async function createWorkerSet(opts: DelegateWorkerOptions, lanes: AgentL
     registry,
     stepLogPath: opts.stepLogPath,
     events: opts.record.events,
-    webhook: { ...opts.webhook, secret: opts.webhookSecret },
+    webhook: { ...opts.webhook, secret: opts.webhookSecret, callbacks: opts.record.callbacks },
     archive: { ...opts.archive, record: opts.record },
     breaker,
     observer: metrics.observer,
@@ -274,6 +276,7 @@ export async function createWorkerSet(opts: DelegateWorkerOptions, lanes: AgentL
   const common = {
     connection: opts.connection,
     namespace: opts.namespace,
+    ...(opts.identity ? { identity: opts.identity } : {}),
     activities,
     shutdownGraceTime: '5 seconds',
     interceptors: { activity: activityInterceptors },

@@ -3,19 +3,27 @@ import { echoAgent } from './echo';
 import { profileOf } from './lexical-ranker';
 import { scoutRoot } from '../scout/sandbox';
 import { createScoutAgent } from './scout';
-import { createSemanticRouter, semanticText, type SemanticRouter, type SemanticRouterOptions } from './semantic-router';
+import { createSemanticRouter, semanticText, type Eligible, type SemanticRouter, type SemanticRouterOptions } from './semantic-router';
 import { simAgent } from './sim';
 import type { AgentDefinition } from './types';
 import type { RoleCatalog } from '../roles';
+
+/** What a route must satisfy of a task: an agent that refuses its params, or would use tools outside its scope, is never picked. */
+export interface TaskFit {
+  params?: Record<string, unknown>;
+  scope?: string[];
+}
 
 /** The agents a worker can run, looked up by id, capability or a semantic hint. */
 export interface AgentRegistry {
   get(id: string): AgentDefinition | undefined;
   list(): AgentManifest[];
-  /** The agent a task's reference points at, or undefined when none matches (semantic references: by BM25). */
-  resolve(ref: AgentRef, question: string): AgentDefinition | undefined;
+  /** The agent a task's reference points at, or undefined when none matches (semantic references: by BM25, among the agents that take `task`). */
+  resolve(ref: AgentRef, question: string, task?: TaskFit): AgentDefinition | undefined;
   /** As `resolve`, with how the agent was chosen when routing chose it (`semantic: bm25 0.82 ≥ 0.30`). */
-  resolveWithReason(ref: AgentRef, question: string): { def: AgentDefinition; reason?: string } | undefined;
+  resolveWithReason(ref: AgentRef, question: string, task?: TaskFit): { def: AgentDefinition; reason?: string } | undefined;
+  /** Which agents a route may pick for a task with these params and scope (see `refusal`). */
+  takes(task: TaskFit): Eligible;
   /** Semantic routing over these agents (embeddings when configured, else BM25). */
   readonly semantic: SemanticRouter;
   /** The specialist roles and skills of the agents file (absent: none configured). */
@@ -42,27 +50,34 @@ export function createAgentRegistry(defs: AgentDefinition[], opts: AgentRegistry
     sorted.map((d) => profileOf(d.manifest, d.toolDescriptions)),
     opts.semantic,
   );
-  const routeSemantic = (ref: Extract<AgentRef, { route: 'semantic' }>, question: string) => {
-    const routed = semantic.routeLexical(semanticText(ref, question));
+  const takes = ({ params, scope }: TaskFit): Eligible => {
+    return (id) => {
+      const def = byId.get(id);
+      return def !== undefined && refusal(def, params, scope) === undefined;
+    };
+  };
+  const routeSemantic = (ref: Extract<AgentRef, { route: 'semantic' }>, question: string, task: TaskFit) => {
+    const routed = semantic.routeLexical(semanticText(ref, question), takes(task));
     const def = routed.id === undefined ? undefined : byId.get(routed.id);
     return def && { def, reason: routed.reason };
   };
   const candidates = (capability: string) => sorted.filter((d) => d.manifest.capabilities.includes(capability));
-  const resolve: AgentRegistry['resolve'] = (ref, question) => {
+  const resolve: AgentRegistry['resolve'] = (ref, question, task = {}) => {
     if (typeof ref === 'string') return byId.get(ref);
     if ('capability' in ref) return candidates(ref.capability)[0];
-    return routeSemantic(ref, question)?.def;
+    return routeSemantic(ref, question, task)?.def;
   };
   return {
     get: (id) => byId.get(id),
     list: () => sorted.map((d) => d.manifest),
     candidates,
     resolve,
-    resolveWithReason(ref, question) {
-      if (typeof ref !== 'string' && 'route' in ref) return routeSemantic(ref, question);
-      const def = resolve(ref, question);
+    resolveWithReason(ref, question, task = {}) {
+      if (typeof ref !== 'string' && 'route' in ref) return routeSemantic(ref, question, task);
+      const def = resolve(ref, question, task);
       return def && { def };
     },
+    takes,
     semantic,
   };
 }

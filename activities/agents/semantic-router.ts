@@ -6,13 +6,15 @@
  *                          └─ otherwise ─────────────────────────▶ BM25 score ≥ minScore ─────▶ agent
  *                                                          below the threshold ─▶ no agent (no_agent)
  *
+ * Only the agents a route may pick (`eligible`: those that can take the task's params and
+ * scope) compete; the others are passed over, and the reason names those that ranked higher.
  * Agent vectors are embedded once, on first use, and kept; a failed attempt is retried on
  * the next route. BM25 is synchronous, so the API can resolve semantic references at
  * submission when no embeddings are configured.
  */
 import type { AgentRef, Config } from '../../schemas';
 import { cosine, createEmbedder, type Embedder, type EmbeddingsOptions } from './embeddings';
-import { createLexicalRanker, type AgentProfile, type LexicalRankerOptions, type RankedAgent } from './lexical-ranker';
+import { createLexicalRanker, type AgentProfile, type LexicalRankerOptions } from './lexical-ranker';
 
 /** BM25 threshold (normalised 0..1, see lexical-ranker.ts): one word that only one agent has in its description scores about 0.33. @default */
 export const DEFAULT_MIN_SCORE = 0.3;
@@ -43,14 +45,17 @@ export interface SemanticRoute {
   fallback?: string;
 }
 
+/** Whether a route may pick the agent with this id (a task it cannot take: no). */
+export type Eligible = (id: string) => boolean;
+
 /** Picks an agent for a text by meaning. */
 export interface SemanticRouter {
   /** How `route` ranks: `embeddings` when an endpoint is configured (BM25 stands in on errors). */
   readonly method: 'embeddings' | 'bm25';
-  /** The verdict by the configured method. */
-  route(text: string): Promise<SemanticRoute>;
-  /** The BM25 verdict (synchronous). */
-  routeLexical(text: string): SemanticRoute;
+  /** The verdict by the configured method, among the eligible agents (absent: all). */
+  route(text: string, eligible?: Eligible): Promise<SemanticRoute>;
+  /** The BM25 verdict (synchronous), among the eligible agents (absent: all). */
+  routeLexical(text: string, eligible?: Eligible): SemanticRoute;
 }
 
 /** The text a semantic reference is routed by: its hint, then the question. */
@@ -81,15 +86,32 @@ export function createSemanticRouter(profiles: AgentProfile[], opts: SemanticRou
   const embedder = opts.embedder ?? (opts.embeddings ? createEmbedder(opts.embeddings) : undefined);
   let agentVectors: Promise<number[][]> | undefined;
 
-  const verdict = (method: string, best: RankedAgent | { id: string; score: number } | undefined, min: number): SemanticRoute => {
-    if (!best) return { id: undefined, score: 0, reason: `semantic: ${method}: no agent shares a word with the question` };
-    if (best.score >= min) return { id: best.id, score: best.score, reason: `semantic: ${method} ${f2(best.score)} ≥ ${f2(min)}` };
-    return { id: undefined, score: best.score, reason: `semantic: ${method}: best ${best.id} at ${f2(best.score)} < ${f2(min)}` };
+  /** The verdict on the best eligible agent; `passedOver`: ineligible agents that ranked above it. */
+  const verdict = (method: string, best: { id: string; score: number } | undefined, min: number, passedOver: string[]): SemanticRoute => {
+    const over = passedOver.length > 0 ? ` (passed over ${passedOver.slice(0, 3).join(', ')}: cannot take the task)` : '';
+    if (!best)
+      return {
+        id: undefined,
+        score: 0,
+        reason: `semantic: ${method}: no agent ${over ? 'that can take the task ' : ''}shares a word with the question${over}`,
+      };
+    if (best.score >= min) return { id: best.id, score: best.score, reason: `semantic: ${method} ${f2(best.score)} ≥ ${f2(min)}${over}` };
+    return { id: undefined, score: best.score, reason: `semantic: ${method}: best ${best.id} at ${f2(best.score)} < ${f2(min)}${over}` };
   };
 
-  const routeLexical = (text: string) => verdict('bm25', ranker.rank(text)[0], minScore);
+  /** The best eligible of the ranked agents (best first), and the ineligible ones ranked above it. */
+  const pick = (ranked: { id: string; score: number }[], eligible: Eligible | undefined) => {
+    const at = ranked.findIndex((r) => eligible?.(r.id) ?? true);
+    const passedOver = (at < 0 ? ranked : ranked.slice(0, at)).map((r) => r.id);
+    return { best: at < 0 ? undefined : ranked[at], passedOver };
+  };
 
-  async function routeEmbedded(text: string, embed: Embedder): Promise<SemanticRoute> {
+  const routeLexical = (text: string, eligible?: Eligible) => {
+    const { best, passedOver } = pick(ranker.rank(text), eligible);
+    return verdict('bm25', best, minScore, passedOver);
+  };
+
+  async function routeEmbedded(text: string, embed: Embedder, eligible: Eligible | undefined): Promise<SemanticRoute> {
     agentVectors ??= embed(profiles.map(profileText)).catch((err: unknown) => {
       agentVectors = undefined;
       throw err;
@@ -97,24 +119,22 @@ export function createSemanticRouter(profiles: AgentProfile[], opts: SemanticRou
     const [vectors, [query]] = await Promise.all([agentVectors, embed([text])]);
     if (query.length !== vectors[0]?.length)
       throw new Error(`embeddings of ${query.length} and ${vectors[0]?.length} dimensions: did the model change?`);
-    let best: { id: string; score: number } | undefined;
-    profiles.forEach((p, i) => {
-      const score = cosine(query, vectors[i]);
-      if (!best || score > best.score) best = { id: p.id, score };
-    });
-    return verdict('embeddings cosine', best, minSimilarity);
+    // best first, ties in id order (the profiles are)
+    const ranked = profiles.map((p, i) => ({ id: p.id, score: cosine(query, vectors[i]) })).sort((a, b) => b.score - a.score);
+    const { best, passedOver } = pick(ranked, eligible);
+    return verdict('embeddings cosine', best, minSimilarity, passedOver);
   }
 
   return {
     method: embedder ? 'embeddings' : 'bm25',
     routeLexical,
-    async route(text) {
-      if (!embedder || profiles.length === 0) return routeLexical(text);
+    async route(text, eligible) {
+      if (!embedder || profiles.length === 0) return routeLexical(text, eligible);
       try {
-        return await routeEmbedded(text, embedder);
+        return await routeEmbedded(text, embedder, eligible);
       } catch (err) {
         const error = err instanceof Error ? err.message : String(err);
-        const lexical = routeLexical(text);
+        const lexical = routeLexical(text, eligible);
         return { ...lexical, reason: `${lexical.reason} (embeddings failed)`, fallback: error };
       }
     },

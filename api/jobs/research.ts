@@ -3,42 +3,42 @@
  * its rationale as the objective), read back as the contract's output. The route and the MCP
  * server both call these, so the two cannot drift.
  *
- *   input ──toTaskPlan──> (no agent named, routing finds none: the default research agent) ──> job { tasks: [task], labels } ──wait──> result.results[0].research
+ *   input ──toTaskPlan──> (no agent named: DELEGATE_RESEARCH_DEFAULT_AGENT, else a semantic route) ──> job { tasks: [task], labels } ──wait──> result.results[0].research
  */
 import type { FastifyInstance } from 'fastify';
-import type { AgentRegistry } from '../../activities';
 import type { JobResult, JobSpec, TaskSpec } from '../../schemas';
 import type { ResearchSubtaskInput, ResearchSubtaskOutput } from '../../schemas/research-contract';
 import { toTaskPlan } from '../../schemas/research-plan';
+import type { Routes } from '../../core/routing';
 import { HttpProblem } from '../errors';
 import type { JobService } from '../job-service';
 
 /** How a contract subtask that names no agent is routed. */
 export interface ResearchRouting {
-  registry: AgentRegistry;
-  /** The agent such a subtask runs on when routing finds none (DELEGATE_RESEARCH_DEFAULT_AGENT). */
+  /** The agent such a subtask runs on, before any route (DELEGATE_RESEARCH_DEFAULT_AGENT); unset: a semantic route picks one. */
   defaultAgent?: string;
 }
 
 /** The routing an app's configuration gives. */
 export const researchRoutingOf = (app: FastifyInstance): ResearchRouting => ({
-  registry: app.registry,
   defaultAgent: app.config.DELEGATE_RESEARCH_DEFAULT_AGENT,
 });
+
+/** Why a contract subtask that names no agent runs on the operator's default: its result's `routing.reason`. */
+export const RESEARCH_DEFAULT_REASON = 'research default (DELEGATE_RESEARCH_DEFAULT_AGENT)';
 
 /** What a 422 for an unrouted contract subtask tells its caller to do. */
 export const NO_RESEARCH_AGENT_HINT =
   'name an `agent` (GET /v1/agents lists them), widen `scope`, or have the operator set DELEGATE_RESEARCH_DEFAULT_AGENT';
 
 /**
- * The task with the default agent when the contract named none: in its place when routing by
- * words finds no agent now, or as its fallback when embeddings route it later in the subtask.
+ * The task with the operator's default agent when the contract named none (no route then: the
+ * default is what the operator chose for such questions), and why its result says it ran there.
  */
-function withDefaultAgent(input: ResearchSubtaskInput, task: TaskSpec, routing: ResearchRouting): TaskSpec {
-  const fallback = routing.defaultAgent;
-  if (input.agent !== undefined || !fallback || task.agent === undefined) return task;
-  if (routing.registry.semantic.method === 'embeddings') return task.fallback?.length ? task : { ...task, fallback: [fallback] };
-  return routing.registry.resolve(task.agent, input.question) ? task : { ...task, agent: fallback };
+function withDefaultAgent(input: ResearchSubtaskInput, task: TaskSpec, routing: ResearchRouting): { task: TaskSpec; routes?: Routes } {
+  const agent = routing.defaultAgent;
+  if (input.agent !== undefined || !agent || task.agent === undefined) return { task };
+  return { task: { ...task, agent }, routes: { [task.id]: RESEARCH_DEFAULT_REASON } };
 }
 
 /** The contract output of a finished research-subtask job, or a 404 when the job is not one. */
@@ -73,7 +73,7 @@ const CONTRACT_FIELD: Record<string, string> = {
  */
 function inContractTerms(err: unknown, input: ResearchSubtaskInput, task: TaskSpec): unknown {
   if (!(err instanceof HttpProblem) || err.status !== 422 || !err.errors) return err;
-  const defaulted = input.agent === undefined && (typeof task.agent === 'string' || (task.fallback?.length ?? 0) > 0);
+  const defaulted = input.agent === undefined && typeof task.agent === 'string';
   const errors = err.errors.map((e) => {
     const m = /^body\.tasks\[0\](?:\.([A-Za-z]+))?(.*)$/.exec(e.path);
     if (!m) return e;
@@ -96,7 +96,7 @@ export async function submitResearchSubtask(
   extra: Pick<JobSpec, 'labels' | 'callbackUrl' | 'callbackFormat' | 'callbackToken'> = {},
 ) {
   const plan = toTaskPlan(input);
-  const task = withDefaultAgent(input, plan.task, routing);
+  const { task, routes } = withDefaultAgent(input, plan.task, routing);
   return svc
     .submit(
       tenant,
@@ -108,6 +108,7 @@ export async function submitResearchSubtask(
         ...(input.rationale ? { objective: input.rationale } : {}),
       },
       idempotencyKey,
+      routes ? { routes } : {},
     )
     .catch((err: unknown) => {
       throw inContractTerms(err, input, task);

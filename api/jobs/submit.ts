@@ -145,7 +145,7 @@ export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, des
     tenant: string,
     submitted: JobSpec,
     idempotencyKey?: string,
-    extra: Pick<JobInput, 'scout'> = {},
+    extra: Pick<JobInput, 'scout' | 'routes'> = {},
   ): Promise<Submission> {
     // research-contract tasks make the job findable by its contract and parent_id; the job's own labels win
     const contractLabels = researchJobLabels(submitted.tasks);
@@ -178,9 +178,14 @@ export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, des
     });
     // agents are found once, here: each subtask gets its manifest and spends no activity on it
     const resolved = resolveAgents(admitted.spec, registry);
+    // why the API chose each agent a task did not name: its result's routing.reason
+    const routes = { ...resolved.routes, ...extra.routes };
+    // the webhook's URL and token stay out of the input, which every history of the job keeps: the record holds them
+    const { callbackUrl, callbackToken, ...runSpec } = resolved.spec;
     const input: JobInput = {
-      spec: { ...resolved.spec, jobId },
+      spec: { ...runSpec, jobId },
       agents: resolved.agents,
+      ...(Object.keys(routes).length > 0 ? { routes } : {}),
       tenant,
       depth: 0,
       maxDepth: config.DELEGATE_MAX_DEPTH,
@@ -233,11 +238,22 @@ export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, des
       if (await exists()) return undefined;
       throw err;
     });
+    let callbackRef: string | undefined;
     try {
+      if (callbackUrl) {
+        const format = runSpec.callbackFormat ?? 'delegate';
+        callbackRef = await record.callbacks.put({
+          tenant,
+          jobId,
+          url: callbackUrl,
+          format,
+          ...(callbackToken ? { token: callbackToken } : {}),
+        });
+      }
       await client.workflow.start<typeof delegationJob>(JOB_WORKFLOW, {
         workflowId,
         taskQueue: config.DELEGATE_TASK_QUEUE,
-        args: [input],
+        args: [callbackRef ? { ...input, callbackRef } : input],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         // a backstop only: the job itself halts at its maximum duration and returns what it has
         workflowExecutionTimeout: `${config.DELEGATE_JOB_MAX_SECONDS + EXECUTION_TIMEOUT_MARGIN_SECONDS} seconds`,
@@ -264,6 +280,8 @@ export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, des
       return { jobId, workflowId, created: true, ...(admitted.decision ? { admission: admitted.decision } : {}) };
     } catch (err) {
       place?.release();
+      // no job refers to it: the job that exists has its own
+      if (callbackRef) await record.callbacks.drop(callbackRef).catch(() => undefined);
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
       // deleted by retention since the start was refused: its record answers
       const existing = await describe(tenant, jobId).catch(async (e: unknown) => {

@@ -123,4 +123,17 @@ describe('BM25 at submission', () => {
     ]);
     expect(await jobsStartedWithId(jobId)).toBe(0);
   });
+
+  it('each result says how its agent was chosen: the route with its score, at every level of nesting; `named` only when named', async () => {
+    const semantic = { question: 'simulate a test', agent: { route: 'semantic', hint: 'deterministic simulated agent' } };
+    const { jobId, result } = await submitFanout(app, 'semantic-why', [
+      { id: 'routed', ...semantic },
+      { id: 'named', question: 'q', agent: 'echo' },
+      { id: 'outer', question: 'nested', job: { pattern: 'fanout', tasks: [{ id: 'inner', ...semantic }] } },
+    ]);
+    const bm25 = { agent: 'sim', reason: expect.stringMatching(/^semantic: bm25 \d\.\d\d ≥ 0\.30$/) };
+    expect(result.results.map((r) => r.routing)).toEqual([bm25, { agent: 'echo', reason: 'named' }, undefined]);
+    const inner = await (await testClient()).workflow.getHandle(`job/default/${jobId}/outer/inner`).result();
+    expect(inner.routing).toEqual(bm25);
+  });
 });

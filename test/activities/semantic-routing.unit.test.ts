@@ -92,6 +92,45 @@ describe('the registry routes semantic references', () => {
   });
 });
 
+describe('a route picks only an agent that can take the task', () => {
+  const registry = createAgentRegistry(builtinAgents);
+  const question = 'Which vector databases support hybrid search?';
+
+  it('passes over the scout when the task gives it no paths or no scope for its tools, and says so', () => {
+    const routed = registry.resolveWithReason({ route: 'semantic' }, question, { scope: ['web'] });
+    expect(routed?.def.manifest.id).not.toBe('scout');
+    expect(routed?.reason).toMatch(/^semantic: bm25 \d\.\d\d ≥ 0\.30 \(passed over scout: cannot take the task\)$/);
+    expect(registry.resolve({ route: 'semantic' }, question)?.manifest.id).not.toBe('scout');
+    // paths but not the tools in scope: still not the scout
+    expect(registry.resolve({ route: 'semantic' }, question, { params: { paths: ['api'] } })?.manifest.id).not.toBe('scout');
+  });
+
+  it('routes to the scout when the task gives what it needs', () => {
+    const task = { params: { paths: ['api'] }, scope: ['read_file', 'grep'] };
+    expect(registry.resolveWithReason({ route: 'semantic' }, question, task)).toMatchObject({
+      def: { manifest: { id: 'scout' } },
+      reason: expect.stringMatching(/^semantic: bm25 [\d.]+ ≥ 0\.30$/),
+    });
+  });
+
+  it('holds for the embeddings path too', async () => {
+    const profiles = [
+      { id: 'a', description: 'alpha', capabilities: [], tools: [] },
+      { id: 'b', description: 'beta', capabilities: [], tools: [] },
+    ];
+    // the question is a's exactly, b's nearly
+    const router = createSemanticRouter(profiles, {
+      embedder: async (input) => input.map((t) => (t.startsWith('a.') ? [1, 0] : t.startsWith('b.') ? [0.8, 0.6] : [1, 0])),
+    });
+    expect((await router.route('q')).id).toBe('a');
+    expect(await router.route('q', (id) => id !== 'a')).toMatchObject({
+      id: 'b',
+      reason: 'semantic: embeddings cosine 0.80 ≥ 0.30 (passed over a: cannot take the task)',
+    });
+    expect(await router.route('q', () => false)).toMatchObject({ id: undefined });
+  });
+});
+
 describe('the API at submission', () => {
   const spec = JobSpecSchema.parse({
     pattern: 'fanout',
@@ -109,6 +148,22 @@ describe('the API at submission', () => {
     expect(resolveAgents(spec, registry).spec.tasks.map((t) => t.agent)).toEqual([{ route: 'semantic' }, 'sim']);
   });
 
+  it("keeps why a route chose each agent, by task key (nested: '<task>/<task>'), for the results' routing.reason", () => {
+    const registry = createAgentRegistry(builtinAgents);
+    const nested = JobSpecSchema.parse({
+      pattern: 'fanout',
+      tasks: [
+        spec.tasks[1],
+        { id: 'named', question: 'q', agent: 'echo' },
+        { id: 'outer', question: 'q', job: { pattern: 'fanout', tasks: [{ ...spec.tasks[1], id: 'inner' }] } },
+      ],
+    });
+    expect(resolveAgents(nested, registry).routes).toEqual({
+      sim: expect.stringMatching(/^semantic: bm25 /),
+      'outer/inner': expect.stringMatching(/^semantic: bm25 /),
+    });
+  });
+
   it('under embeddings leaves semantic references to the worker and never calls the endpoint', () => {
     const calls: string[][] = [];
     const registry = createAgentRegistry(builtinAgents, {
@@ -116,7 +171,7 @@ describe('the API at submission', () => {
     });
     expect(registry.semantic.method).toBe('embeddings');
     expect(checkRunnable(spec, registry, 3)).toEqual([]);
-    expect(resolveAgents(spec, registry)).toEqual({ spec, agents: {} });
+    expect(resolveAgents(spec, registry)).toEqual({ spec, agents: {}, routes: {} });
     expect(calls).toEqual([]);
   });
 });

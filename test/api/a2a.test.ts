@@ -35,8 +35,8 @@ afterAll(async () => {
   await new Promise((r) => receiver?.close(r));
 });
 
-/** The SDK's client for Delegate as `tenant`, its card read from the well-known path. */
-async function clientAs(tenant: TestTenant = 'default'): Promise<Client> {
+/** The SDK's client for Delegate (the file's app, or the one at `at`) as `tenant`, its card read from the well-known path. */
+async function clientAs(tenant: TestTenant = 'default', at = url): Promise<Client> {
   const fetchImpl = ((input: string | URL | Request, init: RequestInit = {}) =>
     fetch(input, {
       ...init,
@@ -46,7 +46,7 @@ async function clientAs(tenant: TestTenant = 'default'): Promise<Client> {
   return new ClientFactory({
     transports: [new JsonRpcTransportFactory({ fetchImpl })],
     cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
-  }).createFromUrl(url);
+  }).createFromUrl(at);
 }
 
 const data = (value: unknown): Part => ({
@@ -164,6 +164,36 @@ describe('Delegate as an A2A agent', () => {
     expect([TaskState.TASK_STATE_WORKING, TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED]).toContain(asked.status?.state);
     const view = await app.inject({ url: `/v1/jobs/${asked.id}`, headers: authHeader() });
     expect(view.statusCode).toBe(200);
+  });
+
+  it('a text question about search is never sent to the code scout: refused at data.agent without a default, run on the default with one', async () => {
+    const question = 'Which vector databases support hybrid search?';
+    // before: the scout (the only agent with "search" in its text) won the route, and the message was refused at params.paths
+    const refused = (await (await clientAs()).sendMessage(send(message(uniqueId('a2a-search'), [text(question)])))) as Task;
+    const parts = JSON.stringify(refused.status?.message?.parts ?? []);
+    expect(parts).not.toContain('params.paths');
+    // the test agents share "search" only as a tool word: none reaches the bar, and the refusal says how to route it
+    expect(refused.status?.state).toBe(TaskState.TASK_STATE_REJECTED);
+    expect(parts).toContain('"path":"data.agent"');
+    expect(parts).toContain('passed over scout: cannot take the task');
+    expect(parts).toContain('DELEGATE_RESEARCH_DEFAULT_AGENT');
+    // with the default configured: a job on the default agent, which its result says
+    const withDefault = await listeningApp({ DELEGATE_RESEARCH_DEFAULT_AGENT: 'echo' }, null);
+    try {
+      const done = (await (
+        await clientAs('default', withDefault.url)
+      ).sendMessage(send(message(uniqueId('a2a-search'), [text(question)])))) as Task;
+      expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      const res = await app.inject({ url: `/v1/jobs/${done.id}/result`, headers: authHeader() });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().results[0]).toMatchObject({
+        status: 'success',
+        agentId: 'echo',
+        routing: { agent: 'echo', reason: 'research default (DELEGATE_RESEARCH_DEFAULT_AGENT)' },
+      });
+    } finally {
+      await withDefault.app.close();
+    }
   });
 
   it('lists tasks by context, cancels a running one, and subscribes to another mid-job', async () => {

@@ -1,10 +1,12 @@
 /**
  * A research-contract subtask that names no agent and whose scope and question match none: a
  * 422 at `body.agent` that says how to name one, or, with DELEGATE_RESEARCH_DEFAULT_AGENT, a run
- * on that agent. A subtask routing does match keeps its routed agent.
+ * on that agent. With the default set, every such subtask runs there before any route; without
+ * it, a question about "search" is routed among the agents that can take it, never to the scout.
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JobResult } from '../../schemas';
 import { testApp, uniqueId } from '../helpers';
 
 const unmatched = (id: string) => ({
@@ -14,8 +16,25 @@ const unmatched = (id: string) => ({
   budget: { latency_seconds: 60, cost_usd: 1, tool_calls: 5 },
   context_seed: [{ url: 'https://a.example/x', title: 'A', snippet: 'already known' }],
 });
+/** The contract's input as a planner writes it (no agent, no params), asking about search. */
+const aboutSearch = (id: string) => ({
+  id,
+  parent_id: 'plan_1',
+  question: 'Which vector databases support hybrid search?',
+  rationale: 'the plan compares retrieval stacks',
+  scope: ['web'],
+  budget: { latency_seconds: 60, cost_usd: 1, tool_calls: 5 },
+  context_seed: [],
+  stop_conditions: [],
+});
 const post = (app: FastifyInstance, body: unknown) =>
   app.inject({ method: 'POST', url: '/v1/subtasks?waitSeconds=30', payload: body as object });
+/** The routing of a finished contract subtask's one task, from its job's result. */
+async function routingOf(app: FastifyInstance, jobId: string) {
+  const res = await app.inject({ url: `/v1/jobs/${jobId}/result?waitSeconds=30` });
+  expect(res.statusCode, res.body).toBe(200);
+  return (res.json() as JobResult).results[0]!.routing;
+}
 
 let plain: FastifyInstance;
 let withDefault: FastifyInstance;
@@ -42,10 +61,14 @@ describe('a contract subtask no agent matches', () => {
     expect(res.json()).toMatchObject({ status: 'success', delegate: { agent_id: 'echo' } });
   });
 
-  it('a match still wins over the default', async () => {
+  it('the default comes before any route, and the result says so', async () => {
     const res = await post(withDefault, { ...unmatched(uniqueId('sub')), scope: ['research'], question: 'Research PostgreSQL history' });
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toMatchObject({ delegate: { agent_id: 'researcher' } });
+    expect(res.json()).toMatchObject({ status: 'success', delegate: { agent_id: 'echo' } });
+    expect(await routingOf(withDefault, res.json().delegate.job_id)).toEqual({
+      agent: 'echo',
+      reason: 'research default (DELEGATE_RESEARCH_DEFAULT_AGENT)',
+    });
   });
 
   it("a default that names no agent is the operator's mistake, and says so", async () => {
@@ -54,5 +77,25 @@ describe('a contract subtask no agent matches', () => {
     expect(res.json().errors).toEqual([
       { path: 'body.agent', message: expect.stringMatching(/^DELEGATE_RESEARCH_DEFAULT_AGENT: unknown agent "no-such-agent"/) },
     ]);
+  });
+});
+
+describe('a contract subtask asking about search (a word of the code scout)', () => {
+  it('without a default: routed by meaning among the agents that can take it, not to the scout (which needs params.paths)', async () => {
+    const res = await post(plain, aboutSearch(uniqueId('sub')));
+    expect(res.statusCode, res.body).toBe(200);
+    const out = res.json();
+    expect(out.delegate.agent_id).not.toBe('scout');
+    expect(out.failure_reason).toBeNull();
+    const routing = await routingOf(plain, out.delegate.job_id);
+    expect(routing).toEqual({ agent: out.delegate.agent_id, reason: expect.stringMatching(/^semantic: bm25 \d\.\d\d ≥ 0\.30/) });
+    expect(routing!.reason).not.toBe('named');
+  });
+
+  it('with DELEGATE_RESEARCH_DEFAULT_AGENT: runs on the default, whatever the words', async () => {
+    const res = await post(withDefault, aboutSearch(uniqueId('sub')));
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ status: 'success', delegate: { agent_id: 'echo' } });
+    expect((await routingOf(withDefault, res.json().delegate.job_id))?.reason).toBe('research default (DELEGATE_RESEARCH_DEFAULT_AGENT)');
   });
 });

@@ -161,7 +161,11 @@ describe('a scout dispatched, validated and committed', () => {
     expect(scout.report).toMatchObject({ status: 'success', dropped_findings: 1, findings: [{ line: 8 }] });
     expect(scout.report.findings).toHaveLength(1);
     const job = (await app.inject({ url: `/v1/jobs/${dispatched.jobId}/result` })).json();
-    expect(job.results[0].errors[0]).toMatch(/output does not satisfy outputSchema: .*confidence/);
+    // the error the re-prompt fixed is no error of the success: its note keeps it
+    expect(job.results[0].errors).toEqual([]);
+    expect(job.results[0].notes).toContainEqual(
+      expect.stringMatching(/^re-prompted after: output does not satisfy outputSchema: .*confidence/),
+    );
   });
 
   it('a second invalid report ends the scout in error', async () => {

@@ -25,9 +25,12 @@ import { eagerBytes, eagerWorkflowGraph, violations, type EagerGraph } from './b
  * fan-out cut (EngineLimits.fanoutFlatMax); 377,392 with host rules 3 (the step cut through the
  * root scope, and the input check skipped for jobs the API checked); 685,028 (290,621) once our
  * code was compiled for Node 20 instead of ES2017 (workers/worker.ts, modernWorkflowCode: no spread
- * or class-field helpers). Raise it on purpose, in the commit that needs it, saying why.
+ * or class-field helpers); 300,943 (296,692 before) with a provider's queue and fairness key for
+ * steps, the subtask's throttled time, the routing reasons a job hands its subtasks, the re-prompt
+ * note, the top-up bounds and the webhook's callback reference. Raise it on purpose, in the commit
+ * that needs it, saying why.
  */
-const BUDGET = { total: 700_000, project: 300_000 };
+const BUDGET = { total: 710_000, project: 310_000 };
 
 let graph: EagerGraph;
 beforeAll(async () => {

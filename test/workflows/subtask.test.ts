@@ -25,6 +25,18 @@ describe('the host checks the output contract', () => {
     expect(t.errors[0]).toContain('data/n must be number');
   });
 
+  it('a re-prompt that fixes the output ends in a success with no errors: the first error is a note', async () => {
+    const r = await runJob({
+      jobId: uniqueId('outfixed'),
+      pattern: 'fanout',
+      tasks: [{ id: 't', question: 'n?', agent: 'sim', params: { answer: { n: 'one' }, repromptAnswer: { n: 1 } }, outputSchema: schema }],
+    });
+    const t = r.results[0];
+    expect(t).toMatchObject({ status: 'success', failureReason: null, data: { n: 1 }, metrics: { attempts: 2, steps: 1 } });
+    expect(t.errors).toEqual([]);
+    expect(t.notes).toEqual([expect.stringMatching(/^re-prompted after: .*data\/n must be number/)]);
+  });
+
   it('routes by capability and by a semantic hint, and reports no_agent when nothing matches', async () => {
     const r = await runJob({
       jobId: uniqueId('route'),

@@ -18,7 +18,7 @@ import type { delegationJob } from '../delegation-job';
 import { cancelJobSignal, cancelSignal, stopSignal } from '../messages';
 import { HOST_RULES, subtask, type SubtaskInput } from '../subtask';
 import { currentModel, nestedModel } from './model';
-import { runManifests, submittedManifest } from '../../core/routing';
+import { nestedRoutes, runManifests, submittedManifest, type Routes } from '../../core/routing';
 
 /** A child between start and result. */
 export interface Running {
@@ -45,6 +45,8 @@ export interface ChildSettings {
 
 /** The `model` field of a nested job's input, when there is one. */
 const withModel = (model: ReturnType<typeof nestedModel>) => (model ? { model } : {});
+/** The `routes` field of a nested job's input, when it has any. */
+const withRoutes = (routes: Routes | undefined) => (routes ? { routes } : {});
 
 /** A task with the job's human-in-the-loop rules where it sets none of its own (approval, questions, budget wait); the same task when the job has none. */
 export function withJobRules(task: TaskSpec, job: JobInput['spec']): TaskSpec {
@@ -212,6 +214,8 @@ export class JobChildren {
               allocation,
               agentQueue: input.agentQueue,
               agents: this.nestedAgents,
+              // a batch holds this job's tasks
+              ...withRoutes(s.isBatch(task.id) ? input.routes : nestedRoutes(input.routes, task.id)),
               limits,
               deadline: s.deadline,
               ...(s.events ? { events: s.events } : {}),
@@ -237,6 +241,7 @@ export class JobChildren {
               stepsPerRun: limits.subtaskStepsPerRun,
               agentQueue: input.agentQueue,
               manifest: submittedManifest(task, input.agents),
+              ...(input.routes?.[task.id] !== undefined ? { routedBy: input.routes[task.id] } : {}),
               ...(s.events ? { events: s.events } : {}),
               showOutcome: true,
               shown: this.shown,

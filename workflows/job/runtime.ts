@@ -18,7 +18,7 @@ import { JobEventLog, type EventTarget } from './events';
 import { JobRecords } from './task-records';
 import { JobReports } from './reports';
 import { ErrorType } from '../../core/errors';
-import type { RunManifest } from '../../core/routing';
+import type { Routes, RunManifest } from '../../core/routing';
 import { agentLabel, jobAsTaskResult, notRunResult } from '../../core/task-results';
 
 export type { Running } from './children';
@@ -46,6 +46,11 @@ export interface JobInput {
    * capability and semantic references to ids): subtasks then need no resolving activity.
    */
   agents?: Record<string, RunManifest>;
+  /**
+   * Why the API chose the agent of a task that did not name one (a semantic route, the research
+   * default), by task key (`core/routing.ts` routeKey): the subtask's `routing.reason`. Absent: named.
+   */
+  routes?: Routes;
   /** Engine-limit knobs (maximum duration, step ceiling, runs); nested jobs inherit them. */
   limits?: EngineLimits;
   /** Wall-clock deadline (epoch ms): set by a parent job, or by the previous run. */
@@ -56,6 +61,12 @@ export interface JobInput {
   events?: EventTarget;
   /** True for a batch of a wide fan-out (part of its parent job, not a job of its own). */
   batch?: boolean;
+  /**
+   * Set by the API for a job with a completion webhook: the record's reference to its URL and token
+   * (record/callbacks.ts), which stay out of this input and so out of every history. A job started
+   * straight through Temporal (or before this field) has `spec.callbackUrl` instead.
+   */
+  callbackRef?: string;
   /** Set by POST /v1/scouts: the job is a code scout, settled in the record at its end (scout.ts). */
   scout?: ScoutJobInput;
   /** The job's current model and output cap as last updated (model.ts); absent: the spec's. */

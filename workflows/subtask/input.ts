@@ -20,6 +20,8 @@ export interface SubtaskInput {
   agentQueue?: string;
   /** What the run reads of its agent's manifest, resolved at submission: no `resolveAgent` activity (absent: resolved here). Runs started before `RunManifest` have the whole manifest. */
   manifest?: RunManifest;
+  /** Why the API chose that agent when the task did not name it (its job's `routes`); absent: the reference says. */
+  routedBy?: string;
   /** Wall-clock deadline (epoch ms, the job's): the subtask halts there with `timeout` and its work. */
   deadline?: number;
   /** Ceiling on one step's worst case (timeout × attempts + backoff); the policy is clamped to it. */

@@ -3,6 +3,7 @@
  * a research summary of other than 3–6 sentences, a role child that broke its protocol.
  *
  *   invalid output ──(no re-prompt yet)──> "Your previous output was rejected: …"   then invalid_output
+ *                  └─ then a valid output: the error is a note ("re-prompted after: …")
  *   done, research, summary 1–2 or 7+ sentences ──(once)──> "Summary: …"           then the mapping trims it
  *   role: final output too early ──(once)──> "Protocol error: …"; a denied call ──> tool_denied
  */
@@ -33,6 +34,18 @@ export function invalidOutputReprompt(s: RunningState, f: StepFailure): Reprompt
   if (f.reason !== 'invalid_output' || s.reprompt !== undefined || f.noReprompt) return null;
   s.reprompt = `Your previous output was rejected: ${f.message}. Answer again so that data satisfies the output schema.`;
   return { error: f.message.slice(0, 500), why: 're-prompt after invalid output' };
+}
+
+/** The invalid-output re-prompt, around the error it quotes. */
+const OUTPUT_REPROMPT = /^Your previous output was rejected: ([^]*)\. Answer again so that data satisfies the output schema\.$/;
+
+/** A step's output answered the invalid-output re-prompt: the error it fixed is a note, no error of the task. */
+export function repromptAnswered(s: SubtaskState): void {
+  const error = OUTPUT_REPROMPT.exec(s.reprompt ?? '')?.[1];
+  const at = error === undefined ? -1 : s.errors.lastIndexOf(error);
+  if (at < 0) return;
+  s.errors.splice(at, 1);
+  s.notes.push(`re-prompted after: ${error}`);
 }
 
 /**

@@ -207,7 +207,7 @@ export class SubtaskRun {
   private knownAgent(): RunningState | undefined {
     const { task, s, input } = this;
     if (input.carry) return resolved(s, input.carry.manifest);
-    if (input.manifest) return resolved(s, input.manifest, submittedRouting(task, input.manifest));
+    if (input.manifest) return resolved(s, input.manifest, submittedRouting(task, input.manifest, input.routedBy));
     return undefined;
   }
 

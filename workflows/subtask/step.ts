@@ -12,7 +12,7 @@ import { charge, remaining } from '../../core/budget-ledger';
 import { appendEvidence, fitList, jsonBytes } from '../../core/task-results';
 import { noWorkerMessage } from '../../core/step-policy';
 import { halt } from './halt';
-import { invalidOutputReprompt, type Reprompted } from './reprompt';
+import { invalidOutputReprompt, repromptAnswered, type Reprompted } from './reprompt';
 import { elapsedSeconds, MAX_EVIDENCE_BYTES, type RunningState } from './state';
 
 /** What a failed step reports: why, after how many attempts, what it spent, and whether a re-prompt may help. */
@@ -134,6 +134,7 @@ export function applyStepOutput(s: RunningState, out: AgentStepOutput): void {
   s.attempts += out.attempt;
   s.steps += 1;
   if (out.throttledMs) s.throttledMs += out.throttledMs;
+  repromptAnswered(s);
   s.reprompt = undefined;
   charge(s.ledger, out.usage);
   s.hitl.lastCostUsd = out.usage.costUsd;

@@ -145,6 +145,21 @@ describe('applyOutcome', () => {
     expect(n.reprompt).toBeUndefined();
   });
 
+  it('an output that answers the re-prompt moves the error it fixed from errors to notes; a failed re-prompt keeps it', () => {
+    const s = running();
+    s.errors.push('an earlier error');
+    applyOutcome(s, failed({ reason: 'invalid_output', message: 'data/x must be number', attempts: 1 }), false, fctx);
+    expect(s.errors).toEqual(['an earlier error', 'data/x must be number']);
+    applyStepOutput(s, output({ done: true }));
+    expect([s.errors, s.notes, s.reprompt]).toEqual([['an earlier error'], ['re-prompted after: data/x must be number'], undefined]);
+    const f = running();
+    applyOutcome(f, failed({ reason: 'invalid_output', message: 'data/x must be number', attempts: 1 }), false, fctx);
+    expect(applyOutcome(f, failed({ reason: 'invalid_output', message: 'data/x must be number', attempts: 1 }), false, fctx).kind).toBe(
+      'failed',
+    );
+    expect([f.errors, f.notes]).toEqual([['data/x must be number', 'data/x must be number'], []]);
+  });
+
   it('keeps the first answer when its summary re-prompt fails or is cut', () => {
     for (const o of [failed({ attempts: 2 }), { kind: 'latency' as const }]) {
       const s = running();
