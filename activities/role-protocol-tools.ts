@@ -10,6 +10,8 @@ import type { OutputKind } from '../schemas/role-output';
 export const BOOTSTRAP_TOOL = 'delegation_bootstrap';
 /** The protocol's second tool: one required skill document per call. */
 export const LOAD_SKILL_TOOL = 'load_skill';
+/** The scope-local tool of a role task that carries its final output; offered once the task is known (its schema is the task's). */
+export const STRUCTURED_OUTPUT_TOOL = 'structured_output';
 
 /** A tool call the role child made that the host answers (or approves) between steps. */
 export interface PendingToolCall {
@@ -71,7 +73,7 @@ export function rolePrompt(role: Pick<RoleStepContext, 'id' | 'persona' | 'tools
     `1. Call ${BOOTSTRAP_TOOL} first, exactly once. Its result is your task (JSON).`,
     `2. Call ${LOAD_SKILL_TOOL} for every skill in the task's requiredSkills, before any other tool and before your final answer.`,
     `3. Then work on the task${role.tools.length ? ` with your tools (${role.tools.join(', ')})` : ''}.`,
-    '4. Answer with JSON only: {"result": <one of the task\'s allowedOutputKinds>} or {"result": {"decision": "decline" | "need_more_information", "reason": "..."}}.',
+    `4. Give your final answer by calling ${STRUCTURED_OUTPUT_TOOL} (offered once you have your task; its schema is the task's), or as JSON only: {"result": <one of the task's allowedOutputKinds>} or {"result": {"decision": "decline" | "need_more_information", "reason": "..."}}.`,
     'Any other order is answered with a tool error.',
   ].join('\n');
 }

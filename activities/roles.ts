@@ -69,7 +69,8 @@ export function loadRoleCatalog(file: string, registry: Pick<AgentRegistry, 'get
     else if (agent.kind !== 'llm') at('agent', `agent "${r.agent}" is a ${agent.kind} agent; a role is played by an llm agent`);
     r.requiredSkills.forEach((id, i) => skills.has(id) || at(`requiredSkills[${i}]`, `unknown skill "${id}"`));
     r.tools.forEach((t, i) => {
-      if (t === 'delegation_bootstrap' || t === 'load_skill') at(`tools[${i}]`, `"${t}" is a protocol tool the host always offers`);
+      if (t === 'delegation_bootstrap' || t === 'load_skill' || t === 'structured_output')
+        at(`tools[${i}]`, `"${t}" is a protocol tool the host always offers`);
       else if (HOST_ONLY_TOOLS.has(t)) at(`tools[${i}]`, `"${t}" is a host tool that roles cannot use yet`);
       else if (agent && !agent.tools.includes(t) && !mcpToolOf(parsed.agents, r.agent, t))
         at(`tools[${i}]`, `unknown tool "${t}": agent "${r.agent}" has ${agent.tools.length ? agent.tools.join(', ') : 'no tools'}`);

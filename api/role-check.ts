@@ -3,12 +3,17 @@ import type { AgentRegistry } from '../activities';
 import type { JobSpec } from '../schemas';
 import { formatPath, type FieldError } from './errors';
 
-/** Every reason a role task cannot run here, as field paths (empty = runnable); `depth` is the job's nesting level. */
+/**
+ * Every reason a role task cannot run here, as field paths (empty = runnable); `depth` is the
+ * job's nesting level, `jobApproval` the path of the approval policy the task would inherit from
+ * its job (or an enclosing one), when there is one.
+ */
 export function checkRoleTask(
   task: JobSpec['tasks'][number],
   at: (string | number)[],
   depth: number,
   registry: AgentRegistry,
+  jobApproval?: (string | number)[],
 ): FieldError[] {
   if (task.role === undefined) return [];
   const role = registry.roles?.role(task.role);
@@ -38,6 +43,18 @@ export function checkRoleTask(
     errors.push({
       path: formatPath([...at, 'budgetWaitSeconds']),
       message: 'a role task never waits for a human (a budget top-up): drop budgetWaitSeconds',
+    });
+  }
+  if (task.approval) {
+    errors.push({
+      path: formatPath([...at, 'approval']),
+      message: 'a role task never waits for a human (an approval): drop approval',
+    });
+  } else if (jobApproval) {
+    // the job's policy would reach this task (workflows/job/children.ts withJobRules): refuse it where it is written
+    errors.push({
+      path: formatPath(jobApproval),
+      message: `a role task never waits for a human (an approval), and task "${task.id}" is one: set approval on the other tasks instead`,
     });
   }
   if (task.outputSchema) {

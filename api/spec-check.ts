@@ -88,7 +88,9 @@ export function checkRunnable(
   stepCeilingSeconds = DEFAULT_STEP_CEILING_SECONDS,
 ): FieldError[] {
   const errors: FieldError[] = [];
-  const walk = (job: JobSpec, path: (string | number)[], depth: number) => {
+  // `approvalAt`: the path of the approval policy a task of this job inherits (its own, else an enclosing job's)
+  const walk = (job: JobSpec, path: (string | number)[], depth: number, inherited?: (string | number)[]) => {
+    const approvalAt = job.approval ? [...path, 'approval'] : inherited;
     job.tasks.forEach((task, i) => {
       const at = [...path, 'tasks', i];
       if (task.job) {
@@ -97,10 +99,10 @@ export function checkRunnable(
             path: formatPath([...at, 'job']),
             message: `nested job at depth ${depth + 1} exceeds the cap of ${maxDepth} levels`,
           });
-        } else walk(task.job, [...at, 'job'], depth + 1);
+        } else walk(task.job, [...at, 'job'], depth + 1, approvalAt);
         return;
       }
-      errors.push(...checkRoleTask(task, at, depth, registry));
+      errors.push(...checkRoleTask(task, at, depth, registry, approvalAt));
       if (task.agent === undefined) return;
       errors.push(...checkFallbacks(task, at, registry));
       if (routedLater(task.agent, registry)) return;

@@ -1,13 +1,15 @@
 /**
- * `delegate scout prep|run|show|list|commit`: the read-only code scout. The request comes from
+ * `delegate scout prep|run|show|list|validate|commit` and `delegate feature close`: the read-only code scout. The request comes from
  * flags, or a JSON file (`--file`) that flags override. A refusal before dispatch exits 2: a
  * cap reached (429 scout_cap_exceeded), a scope outside the root (422 path_outside_root), a
  * missing excerpt (400).
  *
  *   prep ──> id, caps left, the prompt          run ──dispatch──> wait ──> the report (exit 0 success/no_findings, 1 partial/error/still running)
+ *   prep --harness ──> id taken ── your sub-agent writes report.json ── validate <id> --report f ── commit <id> --report f
+ *   (an invalid report exits 2 with each fault's JSON path; the second invalid one is final)
  */
 import { Option, type Command } from 'commander';
-import type { Scout, ScoutCaps, ScoutDispatchRequest, ScoutReport } from 'delegate/client';
+import type { Scout, ScoutCaps, ScoutDispatchRequest, ScoutReport, ScoutReportOutcome } from 'delegate/client';
 import { count } from './catalog-commands';
 import { action, type Context } from './context';
 import { positiveNumber, readSpec } from './job-commands';
@@ -136,9 +138,14 @@ export function registerScoutCommands(program: Command): void {
 
   withRequest(scout.command('prep'))
     .description('check a scout without dispatching it: its id, the caps left and the standard prompt')
+    .option(
+      '--harness',
+      'your harness runs the scout with its own sub-agent: the id is taken; send its report with `scout validate|commit <id> --report`',
+    )
     .action(
-      action(async (ctx, o: RequestFlags) => {
-        const p = await ctx.client.scouts.prep(await requestOf(o));
+      action(async (ctx, o: RequestFlags & { harness?: boolean }) => {
+        const req = await requestOf(o);
+        const p = o.harness ? await ctx.client.scouts.prepHarness(req) : await ctx.client.scouts.prep(req);
         if (ctx.json) return printJson(p);
         out(
           `${p.id}\n${capsLine(p.caps)}\nscope: ${p.scopePaths.join(', ')} · tools: ${p.tools.join(', ')} · report ≤ ${p.maxTokens} tokens\n\n${p.prompt}\n`,
@@ -196,16 +203,64 @@ export function registerScoutCommands(program: Command): void {
       }),
     );
 
+  const printOutcome = (ctx: Context, id: string, r: ScoutReportOutcome) => {
+    if (ctx.json) return printJson(r);
+    out(`scout ${id} report valid${r.committed ? ' and committed' : ' (not committed)'} · ${r.report.status} · ${r.report.findings.length} finding(s) · ${capsLine(r.caps)}
+`);
+    for (const c of r.cut) note(c);
+  };
+
+  scout
+    .command('validate')
+    .description(
+      "check the report your harness's scout wrote for a scout prepped with --harness (an invalid one counts: one retry, the second is final)",
+    )
+    .argument('<id>')
+    .requiredOption(
+      '--report <json>',
+      'the JSON the scout wrote ({ findings, confidence, recommendation, files_inspected, status }); - for stdin',
+    )
+    .action(
+      action(async (ctx, id: string, o: { report: string }) => {
+        printOutcome(ctx, id, await ctx.client.scouts.report(id, await readSpec<unknown>(o.report), { validateOnly: true }));
+      }),
+    );
+
   scout
     .command('commit')
-    .description('commit the report of a finished scout run with --no-commit')
+    .description(
+      "commit a report: with --report, the one your harness's scout wrote (prepped with --harness); without, a finished scout run with --no-commit",
+    )
     .argument('<id>')
+    .option('--report <json>', "the JSON your harness's scout wrote; - for stdin")
     .action(
-      action(async (ctx, id: string) => {
+      action(async (ctx, id: string, o: { report?: string }) => {
+        if (o.report) {
+          const r = await ctx.client.scouts.report(id, await readSpec<unknown>(o.report));
+          printOutcome(ctx, id, r);
+          return r.committed ? ExitCode.ok : ExitCode.failure;
+        }
         const c = await ctx.client.scouts.commit(id);
         if (ctx.json) printJson(c);
         else out(`scout ${id} ${c.committed ? 'committed' : `not committed${c.reason ? `: ${c.reason}` : ''}`} · ${capsLine(c.caps)}\n`);
         return c.committed ? ExitCode.ok : ExitCode.failure;
+      }),
+    );
+
+  program
+    .command('feature')
+    .description('features: closing one files its scouts into its dossier')
+    .command('close')
+    .description(
+      "close a feature: file each of its scouts into the feature's dossier (a bullet per scout); closing again adds only new ones",
+    )
+    .argument('<slug>')
+    .action(
+      action(async (ctx, slug: string) => {
+        const d = await ctx.client.scouts.closeFeature(slug);
+        if (ctx.json) return printJson(d);
+        out(d.markdown);
+        note(d.alreadyClosed ? `already closed ${d.closedAt}: ${d.added} scout(s) added` : `closed: ${d.added} scout(s) filed`);
       }),
     );
 }

@@ -14,7 +14,7 @@ import type { DelegateBackend } from './backend';
 import { failed, json, tool } from './tool-helpers';
 
 /** What the model reads for each tool. */
-const DOCS = {
+export const APPROVAL_TOOL_DOCS = {
   delegate_approvals:
     'The inbox of your delegated jobs: approvals (before a task starts, before a costly step, before a named tool call), ' +
     'questions a subagent asked instead of answering (detail.question, and detail.answerSchema the answer must satisfy), and jobs waiting for a budget top-up. ' +
@@ -29,7 +29,7 @@ export function registerApprovalTools(server: McpServer, backend: DelegateBacken
   server.registerTool(
     'delegate_approvals',
     {
-      description: DOCS.delegate_approvals,
+      description: APPROVAL_TOOL_DOCS.delegate_approvals,
       inputSchema: {
         jobId: IdSchema.optional(),
         labels: z.record(z.string(), z.string()).optional().describe('only jobs with these labels'),
@@ -44,7 +44,7 @@ export function registerApprovalTools(server: McpServer, backend: DelegateBacken
   server.registerTool(
     'delegate_decide',
     {
-      description: DOCS.delegate_decide,
+      description: APPROVAL_TOOL_DOCS.delegate_decide,
       inputSchema: {
         id: z.string().min(1).max(64),
         decision: z.enum(['approve', 'reject']).optional(),

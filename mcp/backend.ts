@@ -11,9 +11,13 @@ import type {
   ApprovalFilters,
   InboxItem,
   ResearchSubtaskAnswer,
+  RoleEntry,
   Scout,
   ScoutDispatched,
   ScoutDispatchRequest,
+  ScoutPrep,
+  ScoutReportOutcome,
+  ScoutRequest,
 } from 'delegate/client';
 import type { AgentManifest, Budget, JobEvent, JobResult, JobSpec, JobView, Ledger } from '../schemas';
 import type { ResearchSubtaskInput } from '../schemas/research-contract';
@@ -43,6 +47,8 @@ export interface DelegateBackend {
   topUp(jobId: string, add: Budget, taskId?: string): Promise<Ledger>;
   /** The agents this deployment runs. */
   agents(): Promise<AgentManifest[]>;
+  /** The specialist roles this deployment runs (without their personas); empty when none are configured. */
+  roles(): Promise<RoleEntry[]>;
   /** The job's live events after `afterSeq`, until it finishes or `signal` aborts (empty, or a throw, where the deployment has none). */
   events(jobId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<JobEvent>;
   /** The tenant's jobs, newest first. */
@@ -55,6 +61,10 @@ export interface DelegateBackend {
   dispatchScout(req: ScoutDispatchRequest): Promise<ScoutDispatched>;
   /** A scout and, once settled, its report, waiting up to `waitSeconds` (≤ 60) for it to settle. */
   scout(id: string, waitSeconds: number): Promise<Scout>;
+  /** Preps a scout the harness runs with its own sub-agent: its id taken, the prompt, tools and caps left. */
+  prepHarnessScout(req: ScoutRequest): Promise<ScoutPrep>;
+  /** Validates (and unless `validateOnly`, commits) the report a harness's scout wrote; 422 with the JSON path when invalid. */
+  reportScout(id: string, answer: unknown, validateOnly: boolean): Promise<ScoutReportOutcome>;
   /** The tenant's inbox items (pending by default). */
   approvals(filter: ApprovalFilters): Promise<InboxItem[]>;
   /** Decides one (`by` says who, in the record). */

@@ -5,6 +5,7 @@
  *
  *   delegate_research_subtask ──runResearchSubtask──> output | running ──research_subtask_result(jobId)──> output
  *   delegate_scout ──dispatchScout──> scout(id, wait) ──> report | dispatched ──scout_report(id)──> report
+ *   scout_prep ──> id, prompt, tools ── the harness's own sub-agent ── scout_submit_report(id, report) ──> committed | invalid (one retry)
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
@@ -16,7 +17,7 @@ import type { DelegateBackend } from './backend';
 import { taskIdOf } from './task-store';
 import type { enableTasks } from './tasks';
 import { TOOL_DOCS } from './tool-docs';
-import { failed, POLL_SECONDS, tool, type ToolExtra } from './tool-helpers';
+import { failed, json, POLL_SECONDS, tool, type ToolExtra } from './tool-helpers';
 
 const waitSeconds = (dflt: number, max: number, what: string) =>
   z.number().min(0).max(max).default(dflt).describe(`longest wait for ${what} (default ${dflt}, at most ${max}); 0 answers at once`);
@@ -49,7 +50,7 @@ async function waitFor<T>(
 /** Registers a tool for plain and task-augmented calls. */
 type TaskTools = ReturnType<typeof enableTasks>;
 
-/** Registers delegate_research_subtask, research_subtask_result, delegate_scout and scout_report. */
+/** Registers delegate_research_subtask, research_subtask_result, delegate_scout, scout_report, scout_prep and scout_submit_report. */
 export function registerContractTools(server: McpServer, backend: DelegateBackend, tasks: TaskTools): void {
   tasks.register(
     'delegate_research_subtask',
@@ -140,5 +141,32 @@ export function registerContractTools(server: McpServer, backend: DelegateBacken
       inputSchema: { id: ScoutIdSchema.describe('the scout id delegate_scout returned'), waitSeconds: waitSeconds(0, 60, 'the report') },
     },
     tool(async ({ id, waitSeconds: wait }: { id: string; waitSeconds: number }) => scoutAnswer(await backend.scout(id, wait))),
+  );
+
+  server.registerTool(
+    'scout_prep',
+    { description: TOOL_DOCS.scout_prep, inputSchema: ScoutRequestSchema.shape },
+    tool(async (args: Record<string, unknown>) => {
+      const parsed = ScoutRequestSchema.safeParse(args);
+      if (!parsed.success) return invalid('scout request', parsed.error.issues);
+      return json(await backend.prepHarnessScout(parsed.data));
+    }),
+  );
+
+  server.registerTool(
+    'scout_submit_report',
+    {
+      description: TOOL_DOCS.scout_submit_report,
+      inputSchema: {
+        id: ScoutIdSchema.describe('the scout id scout_prep returned'),
+        report: z
+          .record(z.string(), z.unknown())
+          .describe('the JSON your sub-agent wrote: { findings, confidence, recommendation, files_inspected, status }'),
+        validateOnly: z.boolean().default(false).describe('true: check it only (an invalid report still counts), commit nothing'),
+      },
+    },
+    tool(async ({ id, report, validateOnly }: { id: string; report: Record<string, unknown>; validateOnly: boolean }) =>
+      json(await backend.reportScout(id, report, validateOnly)),
+    ),
   );
 }

@@ -61,6 +61,7 @@ export function createHttpBackend({ url, key }: HttpBackendOptions): DelegateBac
         (taskId === undefined ? client.addBudget(jobId, add) : client.addSubtaskBudget(jobId, taskId, add)).then((r) => r.ledger),
       ),
     agents: () => guard(() => client.agents()),
+    roles: () => guard(() => client.roles()),
     approvals: (f) => guard(() => client.approvals.list(f)),
     decide: (id, decision) => guard(() => client.approvals.decide(id, decision)),
     // a stream that fails (an API without the route, a network loss) ends the feed: the view reports progress instead
@@ -71,5 +72,7 @@ export function createHttpBackend({ url, key }: HttpBackendOptions): DelegateBac
     researchSubtask: (jobId, waitSeconds) => guard(() => client.subtasks.get(jobId, { waitSeconds })),
     dispatchScout: (req) => guard(() => client.scouts.dispatch(req)),
     scout: (id, waitSeconds) => guard(() => client.scouts.get(id, { waitSeconds })),
+    prepHarnessScout: (req) => guard(() => client.scouts.prepHarness(req)),
+    reportScout: (id, answer, validateOnly) => guard(() => client.scouts.report(id, answer, { validateOnly })),
   };
 }

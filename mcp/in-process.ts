@@ -56,6 +56,7 @@ export function createInProcessBackend(app: FastifyInstance, tenant: string): De
         taskId === undefined ? svc.topUp(tenant, jobId, add) : (await svc.topUpSubtask(tenant, jobId, taskId, add)).ledger,
       ),
     agents: async () => app.registry.list(),
+    roles: async () => (app.registry.roles?.list() ?? []).map(({ persona: _persona, ...r }) => r),
     approvals: (f) => guard(() => app.inbox.list(tenant, { ...f, state: f.state ?? 'pending' })),
     decide: (id, decision) => guard(() => app.inbox.decide(tenant, id, decision, `mcp:${tenant}`)),
     // the job's shared follower, counted against the tenant's cap of open streams (past it this throws: the view reports instead)
@@ -89,5 +90,11 @@ export function createInProcessBackend(app: FastifyInstance, tenant: string): De
         };
       }),
     scout: (id, waitSeconds) => guard(async () => viewOf(await scouts.get(tenant, id, waitSeconds))),
+    prepHarnessScout: (req) =>
+      guard(async () => {
+        const p = await scouts.prep(tenant, req, { harness: true });
+        return { ...p, report: `${app.publicUrl}/v1/scouts/${p.id}` };
+      }),
+    reportScout: (id, answer, validateOnly) => guard(() => scouts.report(tenant, id, answer, validateOnly)),
   };
 }

@@ -7,16 +7,19 @@
  *   delegate_fanout / _pipeline / _vote ──submit──> job ──events/view──> progress ──result──> tool answer
  *   job_status · job_result · job_stop · job_cancel · job_add_budget · list_agents
  *   delegate_research_subtask · research_subtask_result · delegate_scout · scout_report  (contract-tools.ts)
+ *   delegate_<role> for every specialist role, only when roles are configured  (role-tools.ts)
  *   delegate://jobs/{jobId}/result  (resource template; lists the tenant's finished jobs)
  */
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { BudgetTopUpSchema, countSubtasks, IdSchema, JobSpecSchema, type JobSpec, type Pattern } from '../schemas';
+import type { RoleEntry } from 'delegate/client';
+import { BudgetTopUpSchema, countSubtasks, IdSchema, JobSpecSchema, type JobResult, type JobSpec, type Pattern } from '../schemas';
 import { jobAnswer, resultUri } from './answers';
 import { DelegateError, type DelegateBackend } from './backend';
 import { registerApprovalTools } from './approval-tools';
 import { registerContractTools } from './contract-tools';
+import { registerRoleTools } from './role-tools';
 import { createDelegateTaskStore, taskIdOf } from './task-store';
 import { enableTasks, TASK_CAPABILITIES } from './tasks';
 import { elicitVia, followInbox } from './elicitation';
@@ -46,6 +49,8 @@ export interface DelegateMcpServerOptions {
    * POST has its own server; the session id carries them). @default the server's own handshake's
    */
   clientCapabilities?: ClientCapabilities;
+  /** The deployment's specialist roles: one `delegate_<role>` tool each (role-tools.ts). @default none */
+  roles?: readonly RoleEntry[];
 }
 
 /** Whether the client takes form elicitation (an empty `elicitation` means form, as the spec says). */
@@ -62,6 +67,7 @@ async function awaitResult(
   waitSeconds: number,
   extra: ToolExtra,
   elicits: boolean,
+  answer: (jobId: string, result: JobResult) => CallToolResult = jobAnswer,
 ): Promise<CallToolResult> {
   const token = extra._meta?.progressToken;
   const stop = new AbortController();
@@ -77,7 +83,7 @@ async function awaitResult(
       const result = await backend.result(jobId, Math.max(0, Math.min(left, POLL_SECONDS)));
       if (result) {
         await follower?.finish(`job ${result.status}`);
-        return jobAnswer(jobId, result);
+        return answer(jobId, result);
       }
       if (left <= POLL_SECONDS || extra.signal.aborted) break;
     }
@@ -210,6 +216,10 @@ export function createDelegateMcpServer(backend: DelegateBackend, options: Deleg
   );
 
   registerContractTools(server, backend, tasks);
+  // one task each: progress counts that task
+  registerRoleTools(backend, tasks, options.roles ?? [], (jobId, waitSeconds, extra, answer) =>
+    awaitResult(backend, jobId, 1, waitSeconds, extra, elicits(), answer),
+  );
   registerApprovalTools(server, backend);
 
   server.registerResource(

@@ -14,7 +14,10 @@ export type McpStdioOptions = HttpBackendOptions;
 
 /** Serves MCP on stdin/stdout until stdin closes; resolves once connected, with the server (close it to stop). */
 export async function runMcpStdio(options: McpStdioOptions): Promise<McpServer> {
-  const server = createDelegateMcpServer(createHttpBackend(options));
+  const backend = createHttpBackend(options);
+  // the role tools are listed from the roles the API has at start (none when it cannot say: a wrong key, an API down)
+  const roles = await backend.roles().catch(() => []);
+  const server = createDelegateMcpServer(backend, { roles });
   await server.connect(new StdioServerTransport());
   return server;
 }

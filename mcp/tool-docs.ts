@@ -77,7 +77,43 @@ export const TOOL_DOCS = {
     'or for a scope outside the root (422 path_outside_root). Waits up to waitSeconds (default 45); without a report by then, scout_report follows it. ' +
     '\nExample: {"question":"where is computeBackoff defined","scopePaths":["src"],"parentAgent":"claude-code","parentSessionId":"s-42",' +
     '"featureSlug":"retry-policy","parentSessionExcerpt":"Changing the retry policy; I need to know where the backoff delay is computed."}',
+  scout_prep:
+    'Prep a read-only code scout that YOU run with your own sub-agent (tools Read and Grep only, in an isolated context): checks the scope and the caps ' +
+    'and takes an id; answers the id, the prompt to give the sub-agent, its tools, the report size and the caps left. Then send the JSON the sub-agent ' +
+    'wrote to scout_submit_report. Refused over a cap (429 scout_cap_exceeded) or for a scope outside the root (422 path_outside_root).',
+  scout_submit_report:
+    "Validate, and commit, the report your sub-agent wrote for a scout from scout_prep. An invalid report (schema, or a path outside the prep's scope) " +
+    "is refused with each fault's JSON path: re-prompt the sub-agent once with them; a second invalid report is final (the scout ends as error). " +
+    'validateOnly: true checks without committing. Example: {"id":"scout-retry-policy-20261201-a1b2c3","report":{"findings":[],"confidence":"low",' +
+    '"recommendation":"Nothing in scope computes a backoff; widen the scope to src/.","files_inspected":["src/lib/backoff.ts"],"status":"no_findings"}}',
   scout_report:
     "A scout's report by the id delegate_scout returned, waiting up to waitSeconds (default 0, at most 60) for it; " +
     'a scout still running answers its state. Example: {"id":"scout-retry-policy-20261201-a1b2c3","waitSeconds":30}',
 } as const;
+
+/** A role's task types with the output kinds each allows: `code_review → review; risk_scan → report`. */
+export const describeKinds = (outputKinds: Record<string, string[]>) =>
+  Object.entries(outputKinds)
+    .map(([type, kinds]) => `${type} → ${kinds.join(' | ')}`)
+    .join('; ');
+
+/** The description of a role's `delegate_<role>` tool: what the role fixes, what the call gives, what comes back. */
+export function roleToolDoc(role: {
+  id: string;
+  agent: string;
+  tools: string[];
+  maxDepth: number;
+  outputKinds: Record<string, string[]>;
+}): string {
+  return (
+    `Hand one task to the "${role.id}" specialist (played by agent "${role.agent}"). The role fixes the persona, the agent and its provider, ` +
+    `the depth cap (${role.maxDepth}), the output schema and the tool allowlist (${role.tools.join(', ') || 'no tools'}); ` +
+    'you give only the dynamic part: taskType, question, constraints (and completionCriteria, authority, subject for a review). ' +
+    `Task types and the output kinds they allow: ${describeKinds(role.outputKinds)}. ` +
+    'The host holds the task back until the child asks for it, makes it load its skills, and checks its output before it counts. ' +
+    'The answer is the checked output ({ result: <kind> }, or a decision: decline / need_more_information, then status "partial"), ' +
+    'what the host observed (role: bootstrapped, loadedSkills, outputKind, model, maxOutputTokens) and the spend. ' +
+    'Waits up to waitSeconds (default 45); a job still running then is followed with job_result. A role task never waits for a human.' +
+    `\nExample: {"taskType":"${Object.keys(role.outputKinds)[0]}","question":"…","constraints":["cite the lines"]}`
+  );
+}

@@ -115,7 +115,7 @@ export interface ScoutsTable {
   scope: string;
   excerpt: string;
   job_id: string | null;
-  /** `dispatched` | `committed` | `error`. */
+  /** `dispatched` | `prepped` (a harness runs it) | `committed` | `error`. */
   state: string;
   /** JSON of the report. */
   report: string | null;
@@ -125,6 +125,8 @@ export interface ScoutsTable {
   created_at: number;
   committed_at: number | null;
   failed_at: number | null;
+  /** Invalid reports a harness sent for a prepped scout (the second is final). */
+  report_attempts: Generated<number>;
 }
 
 /** Task statistics: how many subtasks of an agent in a pattern's jobs fell in a metric's bin on one day (see task-stats.ts). */
@@ -200,7 +202,18 @@ export interface RecordTables {
   job_subtasks: JobSubtasksTable;
   job_events: JobEventsTable;
   scouts: ScoutsTable;
+  feature_dossiers: FeatureDossiersTable;
   task_stats: TaskStatsTable;
+}
+
+/** A closed feature's dossier: one entry per scout filed (JSON array). */
+export interface FeatureDossiersTable {
+  tenant: string;
+  feature_slug: string;
+  /** Epoch ms of the first close. */
+  closed_at: number;
+  /** JSON array of the dossier's entries, in the order filed. */
+  entries: string;
 }
 
 /** An open record database. */

@@ -23,6 +23,7 @@ export {
   type ScoutStore,
   type ScoutSummary,
 } from './scouts';
+export { createFeatureDossiers, type Dossier, type DossierEntry, type FeatureDossiers } from './feature-dossiers';
 export { createCallbacks, type Callbacks, type JobCallback } from './callbacks';
 export { deploymentIdOf } from './deployment';
 export { dialectOf, openRecordDb, type Dialect, type RecordDb, type RecordLocation } from './db';

@@ -57,6 +57,10 @@ const scoutIndexes = [
   'CREATE INDEX scouts_by_age ON scouts (created_at) WHERE feature_slug IS NULL',
 ];
 
+/** A feature's dossier: its scouts filed as entries (JSON) when the feature closed. */
+const dossierTable = (big: string) =>
+  `CREATE TABLE feature_dossiers (tenant TEXT NOT NULL, feature_slug TEXT NOT NULL, closed_at ${big} NOT NULL, entries TEXT NOT NULL, PRIMARY KEY (tenant, feature_slug))`;
+
 /** The task statistics' columns: a count per (tenant, agent, pattern, day, metric, bin). */
 const taskStatColumns = (big: string) => `
   tenant TEXT NOT NULL, agent_id TEXT NOT NULL, pattern TEXT NOT NULL, bucket ${big} NOT NULL,
@@ -151,6 +155,13 @@ export const MIGRATIONS: Migration[] = [
       'CREATE INDEX job_callbacks_by_age ON job_callbacks (created_at)',
       'CREATE INDEX job_callbacks_by_job ON job_callbacks (tenant, job_id)',
     ],
+  },
+  {
+    // scouts a harness runs itself (prepped here, reported back, scout-reports.ts): the invalid reports counted, one retry;
+    // and the feature dossiers a feature's close files its scouts into (feature-dossiers.ts)
+    name: '0007_scout_reports_dossiers',
+    sqlite: ['ALTER TABLE scouts ADD COLUMN report_attempts INTEGER NOT NULL DEFAULT 0', dossierTable('INTEGER')],
+    postgres: ['ALTER TABLE scouts ADD COLUMN report_attempts INTEGER NOT NULL DEFAULT 0', dossierTable('BIGINT')],
   },
 ];
 

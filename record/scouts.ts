@@ -7,9 +7,10 @@
  *   reserve ── lock the session (BEGIN IMMEDIATE | advisory lock) ── count ── insert `dispatched` | refuse
  *   commit  ── dispatched → committed (once; a second commit changes nothing)
  *   fail    ── dispatched → error (its reservation no longer counts)
+ *   prepare ── insert `prepped`: a harness runs it; no place held until its report is committed (api/scouts/report.ts)
  *   prune   ── scouts without a feature created before the cutoff (featured ones are kept for good)
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { RecordDb, RecordTables, ScoutsTable } from './db';
 import { scopeKey, topicOf } from './scout-text';
 
@@ -19,7 +20,7 @@ export { scopeKey, scoutSummaryLine, topicOf } from './scout-text';
 export const SCOUT_RETENTION_DAYS = 90;
 
 /** A scout's state in the record. */
-export type ScoutState = 'dispatched' | 'committed' | 'error';
+export type ScoutState = 'dispatched' | 'prepped' | 'committed' | 'error';
 /** The status a scout report gives itself. */
 export type ScoutReportStatus = 'success' | 'partial' | 'no_findings' | 'error';
 
@@ -63,6 +64,8 @@ export interface ScoutRecord extends Omit<ScoutReservation, 'jobId'> {
   tokens: number | null;
   committedAt: number | null;
   failedAt: number | null;
+  /** Invalid reports a harness sent for a prepped scout. */
+  reportAttempts: number;
 }
 
 /** Counts of a tenant's scouts created in a period. */
@@ -100,7 +103,7 @@ export function decodeScoutCursor(cursor: string): { createdAt: number; id: stri
   return undefined;
 }
 
-const toRecord = (r: ScoutsTable): ScoutRecord => ({
+const toRecord = (r: Selectable<ScoutsTable>): ScoutRecord => ({
   tenant: r.tenant,
   id: r.id,
   parentAgent: r.parent_agent,
@@ -118,6 +121,7 @@ const toRecord = (r: ScoutsTable): ScoutRecord => ({
   createdAt: Number(r.created_at),
   committedAt: r.committed_at === null ? null : Number(r.committed_at),
   failedAt: r.failed_at === null ? null : Number(r.failed_at),
+  reportAttempts: Number(r.report_attempts ?? 0),
 });
 
 /** The scouts part of the record, over the same database as `createRecordStore`. */
@@ -172,7 +176,7 @@ export function createScoutStore({ db, dialect }: RecordDb) {
   async function settle(
     tenant: string,
     id: string,
-    set: Partial<ScoutsTable>,
+    set: Updateable<ScoutsTable>,
   ): Promise<{ done: true } | { done: false; reason: 'not_found' | 'already_committed' | 'failed' }> {
     const r = await db
       .updateTable('scouts')
@@ -216,6 +220,102 @@ export function createScoutStore({ db, dialect }: RecordDb) {
             failed_at: null,
           })
           .execute();
+        return { ok: true, remaining: left(caps, { session: t.session + 1, scope: t.scope + 1 }) };
+      });
+    },
+
+    /** Writes a scout a harness runs itself as `prepped`: its id is taken, no place under the caps until its report is committed. */
+    async prepare(tenant: string, row: ScoutReservation): Promise<void> {
+      await db
+        .insertInto('scouts')
+        .values({
+          tenant,
+          id: row.id,
+          parent_agent: row.parentAgent,
+          parent_session_id: row.parentSessionId,
+          feature_slug: row.featureSlug,
+          question: noNul(row.question),
+          scope_key: scopeKey(row.scopePaths),
+          scope: JSON.stringify(row.scopePaths),
+          excerpt: noNul(row.excerpt),
+          job_id: null,
+          state: 'prepped',
+          report: null,
+          report_status: null,
+          tokens: null,
+          created_at: Math.floor(row.createdAt),
+          committed_at: null,
+          failed_at: null,
+        })
+        .execute();
+    },
+
+    /**
+     * Counts an invalid report of a prepped scout; at `maxAttempts` the scout is settled as `error`
+     * (final). Returns the count, or undefined when the scout is not prepped.
+     */
+    async reportInvalid(
+      tenant: string,
+      id: string,
+      maxAttempts: number,
+      at: number,
+    ): Promise<{ attempts: number; final: boolean } | undefined> {
+      const r = await db
+        .updateTable('scouts')
+        .set((eb) => ({ report_attempts: eb('report_attempts', '+', 1) }))
+        .where('tenant', '=', tenant)
+        .where('id', '=', id)
+        .where('state', '=', 'prepped')
+        .returning('report_attempts')
+        .executeTakeFirst();
+      if (!r) return undefined;
+      const attempts = Number(r.report_attempts);
+      if (attempts < maxAttempts) return { attempts, final: false };
+      await db
+        .updateTable('scouts')
+        .set({ state: 'error', report_status: 'error', failed_at: Math.floor(at) })
+        .where('tenant', '=', tenant)
+        .where('id', '=', id)
+        .where('state', '=', 'prepped')
+        .execute();
+      return { attempts, final: true };
+    },
+
+    /**
+     * Commits the report of a prepped scout, taking its place under the caps in the same lock as
+     * `reserve` (so caps are never passed); refuses naming the cap, or says why it is not prepped.
+     */
+    async commitReported(
+      tenant: string,
+      row: Pick<ScoutRecord, 'id' | 'parentSessionId' | 'scopePaths'>,
+      report: unknown,
+      reportStatus: ScoutReportStatus,
+      tokens: number | null,
+      at: number,
+      caps: ScoutCaps,
+    ): Promise<ReserveOutcome | { ok: false; cap: null; state: ScoutState | null }> {
+      const key = scopeKey(row.scopePaths);
+      return underSessionLock(tenant, row.parentSessionId, async (q) => {
+        const t = await taken(q, tenant, row.parentSessionId, key);
+        if (t.session >= caps.perSession) return { ok: false, cap: 'session', remaining: left(caps, t) };
+        if (t.scope >= caps.perScope) return { ok: false, cap: 'scope', remaining: left(caps, t) };
+        const r = await q
+          .updateTable('scouts')
+          .set({
+            state: 'committed',
+            report: JSON.stringify(report ?? null),
+            report_status: reportStatus,
+            tokens,
+            committed_at: Math.floor(at),
+          })
+          .where('tenant', '=', tenant)
+          .where('id', '=', row.id)
+          .where('state', '=', 'prepped')
+          .executeTakeFirst();
+        if (Number(r.numUpdatedRows) === 0) {
+          const now = await q.selectFrom('scouts').select('state').where('tenant', '=', tenant).where('id', '=', row.id).executeTakeFirst();
+          return { ok: false, cap: null, state: (now?.state as ScoutState | undefined) ?? null };
+        }
         return { ok: true, remaining: left(caps, { session: t.session + 1, scope: t.scope + 1 }) };
       });
     },

@@ -13,6 +13,7 @@ import type { JobOutcome, JobResult, Pattern, Report, ReportSummary, TaskResult 
 import { fromMicros, toMicros } from '../core/money';
 import type { RecordDb, RecordTables } from './db';
 import { createJobEvents } from './events';
+import { createFeatureDossiers } from './feature-dossiers';
 import { createScoutStore } from './scouts';
 import { createInbox } from './inbox';
 import { createCallbacks } from './callbacks';
@@ -159,6 +160,8 @@ export function createRecordStore(rdb: RecordDb, { sparseText = SPARSE }: { spar
     events: createJobEvents(rdb),
     /** The code scouts (see scouts.ts). */
     scouts: createScoutStore(rdb),
+    /** Closed features' dossiers of their scouts (see feature-dossiers.ts). */
+    dossiers: createFeatureDossiers(rdb),
     /** Task statistics per agent and pattern over a sliding window (see task-stats.ts). */
     stats: createTaskStats(rdb),
     /** Approvals, questions and budget waits (see inbox.ts). */

@@ -3,7 +3,8 @@
  * break it on purpose. The script is the model name up to an optional `#tag` (tests tag the
  * model to find their own requests): `role`, `role-twice` (bootstraps twice), `role-skip`
  * (never loads its skills), `role-wrongkind` (answers with a kind the task does not allow),
- * `role-ask` (follows the protocol, then asks for more information instead of answering).
+ * `role-ask` (follows the protocol, then asks for more information instead of answering),
+ * `role-structured` (answers through the `structured_output` tool once it is offered).
  */
 
 /** A chat message as the fake provider reads it. */
@@ -15,7 +16,7 @@ export interface FakeMessage {
 }
 
 /** The scripts this module plays. */
-export const ROLE_SCRIPTS = ['role', 'role-twice', 'role-skip', 'role-wrongkind', 'role-ask', 'role-wipe'];
+export const ROLE_SCRIPTS = ['role', 'role-twice', 'role-skip', 'role-wrongkind', 'role-ask', 'role-wipe', 'role-structured'];
 
 interface Task {
   question: string;
@@ -61,7 +62,7 @@ export function roleTurn(script: string, messages: FakeMessage[], tools: string[
   if (script !== 'role-skip' && missing.length) return { tool_calls: missing.map((skill) => ({ name: 'load_skill', args: { skill } })) };
   // "role-wipe": calls the MCP test servers' wipe, offered or not
   if (script === 'role-wipe') return { tool_calls: [{ name: 'web__wipe', args: {} }] };
-  const own = tools.filter((t) => t !== 'delegation_bootstrap' && t !== 'load_skill');
+  const own = tools.filter((t) => t !== 'delegation_bootstrap' && t !== 'load_skill' && t !== 'structured_output');
   const used = calls.find((c) => own.includes(c.name));
   // an MCP tool (`<server>__<tool>`: the test servers' lookup) takes {term}, the HTTP search {query}
   if (own.length && !used)
@@ -77,5 +78,7 @@ export function roleTurn(script: string, messages: FakeMessage[], tools: string[
     script === 'role-wrongkind'
       ? ['draft', 'answer', 'report', 'review'].find((k) => !task.allowedOutputKinds.includes(k))!
       : task.allowedOutputKinds[0];
+  if (script === 'role-structured' && tools.includes('structured_output'))
+    return { tool_calls: [{ name: 'structured_output', args: { result: candidate(kind, task, found) } }] };
   return { content: JSON.stringify({ result: candidate(kind, task, found) }) };
 }

@@ -12,9 +12,18 @@
  */
 import type { LlmAgentConfig } from '../../schemas';
 import { ErrorType } from '../../core/errors';
-import { checkRoleOutput } from '../../schemas/role-output';
+import { z } from 'zod';
+import { checkRoleOutput, roleOutputSchema, unwrapEnvelope, type OutputKind } from '../../schemas/role-output';
 import { fatal } from '../errors';
-import { PROTOCOL_TOOL_DEFS, ROLE_START_MESSAGE, rolePrompt, type PendingToolCall, type RoleStepContext } from '../role-protocol-tools';
+import {
+  BOOTSTRAP_TOOL,
+  PROTOCOL_TOOL_DEFS,
+  ROLE_START_MESSAGE,
+  rolePrompt,
+  STRUCTURED_OUTPUT_TOOL,
+  type PendingToolCall,
+  type RoleStepContext,
+} from '../role-protocol-tools';
 import type { ToolDef } from './llm-provider';
 import { postJson } from './remote';
 
@@ -34,14 +43,69 @@ export function roleStartMessages(role: RoleStepContext): RoleChatMessage[] {
   ];
 }
 
-/** The tools offered to a role child: the protocol tools, then the role's HTTP tools in the role's order, then its MCP tools (`mcp`: those of the step). */
-export function roleToolDefs(cfg: LlmAgentConfig, role: RoleStepContext, mcp: ToolDef[] = []): ToolDef[] {
+/**
+ * The tools offered to a role child: the protocol tools, then the role's HTTP tools in the role's
+ * order, then its MCP tools (`mcp`: those of the step), and, once the host has answered
+ * `delegation_bootstrap` (`bootstrapped`), the task's `structured_output` last: the first
+ * request stays the same bytes for every task type.
+ */
+export function roleToolDefs(cfg: LlmAgentConfig, role: RoleStepContext, mcp: ToolDef[] = [], bootstrapped = false): ToolDef[] {
   const own = role.tools.flatMap((name) => cfg.tools.filter((t) => t.name === name));
   return [
     ...PROTOCOL_TOOL_DEFS,
     ...own.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } })),
     ...mcp,
+    ...(bootstrapped ? [structuredOutputDef(role.allowedKinds)] : []),
   ];
+}
+
+/** The task's `structured_output` tool: its input schema is the task's `{ result }` (its allowed kinds and the decision branch, with their limits). */
+export function structuredOutputDef(kinds: readonly OutputKind[]): ToolDef {
+  const { $schema: _schema, ...parameters } = z.toJSONSchema(roleOutputSchema(kinds), { io: 'input' }) as Record<string, unknown>;
+  return {
+    type: 'function',
+    function: {
+      name: STRUCTURED_OUTPUT_TOOL,
+      description: `Your final answer, once: {"result": one of ${kinds.join(', ') || 'no completed kind'}, or a decision (decline, need_more_information) with its reason}. The host checks it before it counts.`,
+      parameters,
+    },
+  };
+}
+
+/** Whether the host has answered the child's `delegation_bootstrap` in this conversation (not with an error). */
+export function hasTask(messages: RoleChatMessage[]): boolean {
+  const ids = new Set(messages.flatMap((m) => (m.tool_calls ?? []).filter((c) => c.function.name === BOOTSTRAP_TOOL).map((c) => c.id)));
+  return messages.some((m) => m.role === 'tool' && ids.has(m.tool_call_id ?? '') && !m.content?.startsWith('error'));
+}
+
+/**
+ * The final output a turn gives through `structured_output`, unwrapped from its transport
+ * envelope (the tool's arguments; a `result` sent as JSON text is parsed), or undefined when the
+ * turn did not call it. Every call of the turn gets its tool message, so the conversation stays
+ * valid if the host re-prompts.
+ */
+export function structuredOutputOf(calls: PendingToolCall[], messages: RoleChatMessage[]): unknown {
+  const call = calls.find((c) => c.name === STRUCTURED_OUTPUT_TOOL);
+  if (!call) return undefined;
+  for (const c of calls)
+    messages.push({
+      role: 'tool',
+      tool_call_id: c.id,
+      content: c === call ? 'received: the host checks it' : `error: not run: the turn ended with ${STRUCTURED_OUTPUT_TOOL}`,
+    });
+  let args: unknown;
+  try {
+    args = JSON.parse(unwrapEnvelope(call.arguments || '{}'));
+  } catch {
+    return call.arguments;
+  }
+  const result = (args as { result?: unknown } | null)?.result;
+  if (typeof result !== 'string') return args;
+  try {
+    return { ...(args as object), result: JSON.parse(unwrapEnvelope(result)) };
+  } catch {
+    return args;
+  }
 }
 
 /** The scope a role's MCP tools are offered from: its allowlist, which is a role task's scope (the API refuses a scope of its own on one, api/role-check.ts). */
@@ -95,7 +159,7 @@ export async function applyHostAnswers(
 
 /** The host's check of a role child's final answer: the parsed `{result}`, or an InvalidOutput failure (one re-prompt follows). */
 export function checkedRoleAnswer(
-  content: string,
+  content: unknown,
   role: RoleStepContext,
   attempt: number,
   usage: { tokens: number; costUsd: number; toolCalls: number },

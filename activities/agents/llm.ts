@@ -20,7 +20,15 @@ import { createSandbox, scoutRoot, type ScoutSandbox } from '../scout/sandbox';
 import { jsonSchemaParams, postJson, remoteManifest, serviceOf } from './remote';
 import { pacedCall, type AgentDefinition, type StepAsk, type StepReply, type StepRequest } from './types';
 import type { PendingToolCall } from '../role-protocol-tools';
-import { applyHostAnswers, checkedRoleAnswer, roleMcpScope, roleStartMessages, roleToolDefs } from './llm-role';
+import {
+  applyHostAnswers,
+  checkedRoleAnswer,
+  hasTask,
+  roleMcpScope,
+  roleStartMessages,
+  roleToolDefs,
+  structuredOutputOf,
+} from './llm-role';
 import { ASK_PARENT, ASK_PARENT_DEF, askOf, humanTurns, type AskedState } from './llm-human';
 import { mcpToolsForStep } from './llm-mcp';
 import { defaultMcpPool, type McpPool } from './mcp-pool';
@@ -109,7 +117,7 @@ export function createLlmAgent(
         role ? roleMcpScope(role) : scope,
         opts.mcpPool ?? defaultMcpPool(),
         role
-          ? roleToolDefs(cfg, role).map((t) => t.function.name)
+          ? roleToolDefs(cfg, role, [], true).map((t) => t.function.name)
           : [...hostOffered, ...offered.map((t) => t.name), ...(asking ? [ASK_PARENT] : [])],
         req.signal,
       );
@@ -143,7 +151,7 @@ export function createLlmAgent(
       const model = req.model ?? cfg.model;
       const what = `agent ${cfg.id}`;
       const tools: ToolDef[] = role
-        ? roleToolDefs(cfg, role, mcp.defs)
+        ? roleToolDefs(cfg, role, mcp.defs, hasTask(messages))
         : [
             ...hostOffered.map((name) => ({ type: 'function', function: { name, ...HOST_TOOL_SPECS[name] } })),
             ...offered.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } })),
@@ -178,6 +186,12 @@ export function createLlmAgent(
       if (role) {
         // the host, not the model, decides each call: every one goes back to the workflow
         const ran = roleToolsRun.length ? { tools: roleToolsRun } : {};
+        // a final output through structured_output is checked like one in the text (the host judges its place in the protocol)
+        const structured = structuredOutputOf(turn.toolCalls, messages);
+        if (structured !== undefined) {
+          const { data, summary } = checkedRoleAnswer(structured, role, req.attempt, usage);
+          return { done: true, usage, summary, data, confidence: 0.8, state: { messages }, channelsHit: [model], ...ran };
+        }
         if (turn.toolCalls.length) {
           // an MCP call goes to the host under its scope name, which the role's allowlist names
           const pendingToolCalls = turn.toolCalls.map((c) => ({ ...c, name: mcp.scopeName(c.name) ?? c.name }));

@@ -8,7 +8,7 @@
  */
 import type { JobEvents, ScoutRecord, ScoutStore } from '../../record';
 import type { TaskResult } from '../../schemas';
-import { ScoutAnswerSchema, ScoutReportSchema, type ScoutReport } from '../../schemas/scout';
+import { ScoutAnswerSchema, ScoutReportSchema, type ScoutAnswer, type ScoutReport } from '../../schemas/scout';
 import { fitReport, verifyFindings, type TokenizerFamily } from './verify';
 
 /** What a scout job carries for its end (JobInput.scout). */
@@ -43,6 +43,18 @@ function failureAdvice(result: TaskResult | undefined): string {
   return `The scout ended without a valid report (${why})`.slice(0, 960) + '. Read the files yourself or send a narrower scout.';
 }
 
+/** The report's own fields, from the record: what the parent asked, and when it was answered. */
+const reportHead = (row: ScoutRecord, at: Date) => ({
+  id: row.id,
+  parent_agent: row.parentAgent,
+  parent_session_id: row.parentSessionId,
+  parent_session_excerpt: row.excerpt,
+  feature_slug: row.featureSlug,
+  question: row.question,
+  scope: { paths: row.scopePaths },
+  completed_at: at.toISOString(),
+});
+
 /** The report of a scout from its subtask's result. */
 export async function buildScoutReport(
   deps: { root: string | undefined },
@@ -51,16 +63,7 @@ export async function buildScoutReport(
   job: Pick<ScoutJobInput, 'maxTokens' | 'tokenizer'>,
   at: Date,
 ): Promise<BuiltReport> {
-  const head = {
-    id: row.id,
-    parent_agent: row.parentAgent,
-    parent_session_id: row.parentSessionId,
-    parent_session_excerpt: row.excerpt,
-    feature_slug: row.featureSlug,
-    question: row.question,
-    scope: { paths: row.scopePaths },
-    completed_at: at.toISOString(),
-  };
+  const head = reportHead(row, at);
   const answer = result?.status === 'success' ? ScoutAnswerSchema.safeParse(result.data) : undefined;
   if (!answer?.success) {
     const report: ScoutReport = {
@@ -76,12 +79,23 @@ export async function buildScoutReport(
     const fitted = fitReport(ScoutReportSchema.parse(report), job.maxTokens, job.tokenizer);
     return { report: fitted.report, valid: false, cut: fitted.cut };
   }
-  const checked = await verifyFindings(deps.root, row.scopePaths, answer.data.findings);
+  return reportFromAnswer(deps, row, answer.data, job, at);
+}
+
+/** The report of a valid scout answer (the scout agent's, or one a harness ran): fabricated findings dropped, fitted to its size. */
+export async function reportFromAnswer(
+  deps: { root: string | undefined },
+  row: ScoutRecord,
+  answer: ScoutAnswer,
+  job: Pick<ScoutJobInput, 'maxTokens' | 'tokenizer'>,
+  at: Date,
+): Promise<BuiltReport> {
+  const checked = await verifyFindings(deps.root, row.scopePaths, answer.findings);
   // an answer whose every finding was made up has found nothing
-  const status = checked.kept.length === 0 && answer.data.status === 'success' ? 'no_findings' : answer.data.status;
+  const status = checked.kept.length === 0 && answer.status === 'success' ? 'no_findings' : answer.status;
   const report = ScoutReportSchema.parse({
-    ...head,
-    ...answer.data,
+    ...reportHead(row, at),
+    ...answer,
     findings: checked.kept,
     status,
     dropped_findings: checked.dropped.length,

@@ -39,7 +39,8 @@ export const mcpRoutes: FastifyPluginAsync = async (app) => {
       return reply.code(400).send({ jsonrpc: '2.0', id: null, error: { code: -32600, message } });
     }
     const clientCapabilities = capabilitiesOf(sessionHeader);
-    const server = createDelegateMcpServer(createInProcessBackend(app, req.tenant), { clientCapabilities });
+    const roles = (app.registry.roles?.list() ?? []).map(({ persona: _persona, ...r }) => r);
+    const server = createDelegateMcpServer(createInProcessBackend(app, req.tenant), { clientCapabilities, roles });
     const initialize = isInitializeRequest(req.body) ? req.body.params.capabilities : undefined;
     const session = sessionIdOf(initialize);
     // stateless still: only the initialize answer names a session, and no later POST is checked against it

@@ -8,6 +8,7 @@ import { decodeScoutCursor, type ScoutRecord } from '../../record';
 import { BudgetSchema, IdSchema } from '../../schemas';
 import { FeatureSlugSchema, ScoutIdSchema, ScoutReportSchema, ScoutRequestSchema } from '../../schemas/scout';
 import { PROBLEM_RESPONSES, ProblemSchema } from '../errors';
+import { featureRoutes } from './features';
 
 const Caps = z
   .object({
@@ -17,16 +18,31 @@ const Caps = z
   .meta({ id: 'ScoutCaps' });
 /** A problem with the scout's own fields: the cap refused and what remains, or the scope code. */
 const ScoutProblem = ProblemSchema.extend({
-  code: z.enum(['scout_cap_exceeded', 'path_outside_root', 'path_denied', 'not_found', 'scout_root_unset']).optional(),
+  code: z
+    .enum([
+      'scout_cap_exceeded',
+      'path_outside_root',
+      'path_denied',
+      'not_found',
+      'scout_root_unset',
+      'report_invalid',
+      'path_outside_scope',
+    ])
+    .optional(),
   cap: z.enum(['session', 'scope']).optional(),
   caps: Caps.optional(),
+  attempts: z.number().optional().describe("a refused report: the prepped scout's invalid reports so far"),
+  retriesLeft: z.number().optional(),
+  final: z.boolean().optional().describe('a refused report: true when it was the last allowed (the scout is now error)'),
 });
 const problems = { ...PROBLEM_RESPONSES, 422: ScoutProblem, 429: ScoutProblem };
 
 const ScoutView = z
   .object({
     id: z.string(),
-    state: z.enum(['dispatched', 'committed', 'error']),
+    state: z
+      .enum(['dispatched', 'prepped', 'committed', 'error'])
+      .describe('prepped: reserved for a harness-run scout, waiting for its report'),
     jobId: z.string().nullable(),
     parentAgent: z.string(),
     parentSessionId: z.string(),
@@ -38,6 +54,21 @@ const ScoutView = z
     committedAt: z.string().nullable(),
   })
   .meta({ id: 'Scout' });
+
+const PrepBody = ScoutRequestSchema.extend({
+  harness: z
+    .boolean()
+    .default(false)
+    .describe(
+      'true: the harness runs the scout with its own sub-agent; the id is taken and its report is POSTed to /v1/scouts/{id}/report',
+    ),
+});
+
+const ReportAnswer = z
+  .record(z.string(), z.unknown())
+  .describe(
+    'the JSON the scout wrote: { findings, confidence, recommendation, files_inspected, status } (ScoutAnswer); checked here, 422 with the JSON path',
+  );
 
 const DispatchBody = ScoutRequestSchema.extend({
   agent: z.string().min(1).max(128).optional().describe('Delegate extension: the scout agent (default DELEGATE_SCOUT_AGENT)'),
@@ -67,6 +98,8 @@ export const viewOf = (r: ScoutRecord): z.infer<typeof ScoutView> => ({
 /** Scout routes under /v1/scouts. */
 export const scoutRoutes: FastifyPluginAsyncZod = async (app) => {
   const { scouts } = app;
+  // a feature's close files its scouts: the scouts' part of the API
+  await app.register(featureRoutes);
   const links = (id: string) => ({
     self: `${app.publicUrl}/v1/scouts/${id}`,
     job: `${app.publicUrl}/v1/jobs/${id}`,
@@ -80,7 +113,7 @@ export const scoutRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'Check a scout without dispatching it: scope inside the root, caps left; its id, prompt and caps (429 over a cap)',
         operationId: 'prepScout',
         tags: ['scouts'],
-        body: ScoutRequestSchema,
+        body: PrepBody,
         response: {
           200: z.object({
             id: z.string(),
@@ -96,7 +129,8 @@ export const scoutRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (req) => {
-      const p = await scouts.prep(req.tenant, req.body);
+      const { harness, ...request } = req.body;
+      const p = await scouts.prep(req.tenant, request, { harness });
       return {
         id: p.id,
         prompt: p.prompt,
@@ -170,6 +204,42 @@ export const scoutRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (req) => scouts.commit(req.tenant, req.params.id),
+  );
+
+  app.post(
+    '/v1/scouts/:id/report',
+    {
+      schema: {
+        summary:
+          "Validate, and commit, the report of a harness-run scout (prep with harness: true): schema, paths inside the prep's scope; 422 with the JSON path (one retry, the second invalid report is final)",
+        operationId: 'reportScout',
+        tags: ['scouts'],
+        params: z.strictObject({ id: ScoutIdSchema }),
+        querystring: z.strictObject({
+          validateOnly: z
+            .enum(['true', 'false'])
+            .default('false')
+            .transform((v) => v === 'true')
+            .describe('true: validate only (an invalid report still counts), commit nothing'),
+        }),
+        body: ReportAnswer,
+        response: {
+          200: z.object({
+            valid: z.literal(true),
+            committed: z.boolean(),
+            report: ScoutReportSchema,
+            cut: z.array(z.string()).describe('what the host changed: findings dropped (not on their line), texts cut to fit'),
+            caps: Caps,
+          }),
+          ...problems,
+        },
+      },
+    },
+    async (req) => {
+      const out = await scouts.report(req.tenant, req.params.id, req.body, req.query.validateOnly);
+      if (out.committed) req.log.info({ scoutId: req.params.id, status: out.report.status }, 'scout report committed');
+      return out;
+    },
   );
 
   app.get(

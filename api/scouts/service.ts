@@ -13,6 +13,7 @@ import type { RecordStore, ScoutRecord, ScoutRemaining } from '../../record';
 import { randomSuffix, SCOUT_ANSWER_JSON_SCHEMA, SCOUT_TOOLS, scoutId, scoutPrompt, type ScoutRequest } from '../../schemas/scout';
 import type { JobService } from '../job-service';
 import { HttpProblem } from '../errors';
+import { reportScout } from './report';
 
 /** A scout request as POST /v1/scouts takes it: the contract's fields and Delegate's extensions. */
 export type ScoutDispatch = ScoutRequest & { agent?: string; params?: Record<string, unknown>; budget?: Budget; autoCommit?: boolean };
@@ -101,13 +102,27 @@ export function createScoutService({ config, record, jobs }: { config: Config; r
     return scope.paths;
   }
 
-  /** The prep answer: a fresh id, the standard prompt, the resolved scope and the caps left; 429 over a cap. */
-  async function prep(tenant: string, req: ScoutRequest) {
+  /**
+   * The prep answer: a fresh id, the standard prompt, the resolved scope and the caps left; 429 over a cap.
+   * With `harness`, the id is taken (the scout is `prepped`) for the harness's own sub-agent, whose report comes back to `report`.
+   */
+  async function prep(tenant: string, req: ScoutRequest, { harness = false } = {}) {
     const scopePaths = await scopeOf(tenant, req);
     const left = view(await record.scouts.remaining(tenant, req.parentSessionId, scopePaths, caps));
     if (left.perSession.remaining <= 0) throw new ScoutCapProblem('session', left);
     if (left.perScope.remaining <= 0) throw new ScoutCapProblem('scope', left);
     const id = scoutId(req, new Date(), randomSuffix());
+    if (harness)
+      await record.scouts.prepare(tenant, {
+        id,
+        parentAgent: req.parentAgent,
+        parentSessionId: req.parentSessionId,
+        featureSlug: req.featureSlug ?? null,
+        question: req.question,
+        scopePaths,
+        excerpt: req.parentSessionExcerpt,
+        createdAt: Date.now(),
+      });
     return {
       id,
       scopePaths,
@@ -186,6 +201,8 @@ export function createScoutService({ config, record, jobs }: { config: Config; r
     async commit(tenant: string, id: string) {
       const row = await record.scouts.get(tenant, id);
       if (!row) throw new HttpProblem(404, 'Not found', `no scout "${id}"`);
+      if (row.state === 'prepped')
+        throw new HttpProblem(409, 'Conflict', `scout "${id}" runs in the harness: POST its report to /v1/scouts/${id}/report`);
       if (row.state !== 'dispatched')
         throw new HttpProblem(409, 'Conflict', `scout "${id}" is already ${row.state === 'committed' ? 'committed' : 'settled as error'}`);
       const result = row.jobId ? await jobs.result(tenant, row.jobId, 0) : undefined;
@@ -199,6 +216,32 @@ export function createScoutService({ config, record, jobs }: { config: Config; r
       );
       const left = view(await record.scouts.remaining(tenant, row.parentSessionId, row.scopePaths, caps));
       return { ...out, caps: left };
+    },
+
+    /**
+     * Validates the report of a prepped scout made by the harness's own sub-agent and (unless `validateOnly`)
+     * commits it: 422 with the JSON path when invalid (one retry counted, the second final), 429 over a cap.
+     */
+    async report(tenant: string, id: string, body: unknown, validateOnly = false) {
+      const out = await reportScout(
+        {
+          scouts: record.scouts,
+          rootFor,
+          caps,
+          allow: config.DELEGATE_SCOUT_ALLOW,
+          report: { maxTokens: config.DELEGATE_SCOUT_REPORT_TOKENS, tokenizer: config.DELEGATE_SCOUT_TOKENIZER },
+        },
+        tenant,
+        id,
+        body,
+        validateOnly,
+      );
+      if (out.capRefused) throw new ScoutCapProblem(out.capRefused, view(out.remaining!));
+      const row = (await record.scouts.get(tenant, id))!;
+      const left = out.remaining
+        ? view(out.remaining)
+        : view(await record.scouts.remaining(tenant, row.parentSessionId, row.scopePaths, caps));
+      return { valid: true as const, committed: out.committed, report: out.report, cut: out.cut, caps: left };
     },
 
     /** A tenant's scouts, newest first. */

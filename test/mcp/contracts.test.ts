@@ -109,6 +109,36 @@ describe.each(['http', 'stdio'] as const)('MCP contract tools over %s', (transpo
     expect(text(bad)).toMatch(/^Invalid research subtask:\n {2}params: params go to a named agent/);
   });
 
+  it('scout_prep takes an id for a scout the harness runs; scout_submit_report refuses an invalid report with its JSON path, then commits a valid one', async () => {
+    const client = await connect(transport);
+    const prep = answer(await client.callTool({ name: 'scout_prep', arguments: scout(uniqueId(`mcpharness-${transport}`)) }));
+    expect(prep).toMatchObject({ id: expect.stringMatching(/^scout-/), tools: ['read_file', 'grep'] });
+    const found = {
+      findings: [
+        {
+          file: `${TREE}/src/lib/backoff.ts`,
+          line: 8,
+          evidence: 'export function computeBackoff(attempt: number, opts: BackoffOptions): number {',
+          relevance: 'high',
+          explanation: 'computeBackoff is defined here: the delay before each retry.',
+        },
+      ],
+      confidence: 'high',
+      recommendation: 'Change the delay in computeBackoff; the client only calls it.',
+      files_inspected: [`${TREE}/src/lib/backoff.ts`],
+      status: 'success',
+    };
+    const bad = await client.callTool({
+      name: 'scout_submit_report',
+      arguments: { id: prep.id, report: { ...found, confidence: 'sure' } },
+    });
+    expect(bad.isError).toBe(true);
+    expect(text(bad)).toContain('body.confidence');
+    expect(text(bad)).toContain('one retry is left');
+    const ok = answer(await client.callTool({ name: 'scout_submit_report', arguments: { id: prep.id, report: found } }));
+    expect(ok).toMatchObject({ committed: true, report: { id: prep.id, status: 'success' }, caps: { perSession: { remaining: 0 } } });
+  });
+
   it('delegate_scout returns the report; a second scout in the session is refused over the cap, with what remains; scout_report reads it again', async () => {
     const client = await connect(transport);
     const session = uniqueId(`mcpsess-${transport}`);

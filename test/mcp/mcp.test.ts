@@ -37,6 +37,9 @@ describe.each(['http', 'stdio'] as const)('MCP over %s', (transport) => {
       'delegate_fanout',
       'delegate_pipeline',
       'delegate_research_subtask',
+      // one per role of the shared test stack's agents file (role-tools.test.ts)
+      'delegate_review',
+      'delegate_review-claude',
       'delegate_scout',
       'delegate_vote',
       'job_add_budget',
@@ -46,7 +49,9 @@ describe.each(['http', 'stdio'] as const)('MCP over %s', (transport) => {
       'job_stop',
       'list_agents',
       'research_subtask_result',
+      'scout_prep',
       'scout_report',
+      'scout_submit_report',
     ]);
     const fanout = byName.get('delegate_fanout')!;
     expect(Object.keys(fanout.inputSchema.properties ?? {})).toEqual(

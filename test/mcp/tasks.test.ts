@@ -21,7 +21,16 @@ import { TEST_TENANTS } from '../tenants';
 
 const listening = useListeningApp({}, null);
 
-const TASK_TOOLS = ['delegate_fanout', 'delegate_pipeline', 'delegate_research_subtask', 'delegate_scout', 'delegate_vote'];
+/** The delegation tools, the test agents file's roles' (`delegate_<role>`) among them. */
+const TASK_TOOLS = [
+  'delegate_fanout',
+  'delegate_pipeline',
+  'delegate_research_subtask',
+  'delegate_review',
+  'delegate_review-claude',
+  'delegate_scout',
+  'delegate_vote',
+];
 
 /** Starts `name` as a task; the task and how long the call took. */
 async function startTask(client: Client, name: string, args: Record<string, unknown>): Promise<{ task: Task; ms: number }> {

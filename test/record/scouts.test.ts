@@ -68,6 +68,34 @@ describe.each(RECORD_STORES)('scout record on %s', (kind) => {
   const record = openFreshRecord(kind);
   const scouts = () => record.store.scouts;
 
+  it('a prepped scout holds no place; its invalid reports are counted (the second final); its commit takes the place under the caps; a close files it once', async () => {
+    const caps = { perSession: 1, perScope: 1 };
+    const p = scout({ featureSlug: 'harness-flow', parentSessionId: 'sess-h' });
+    await scouts().prepare('harness', p);
+    expect(await scouts().remaining('harness', 'sess-h', p.scopePaths, caps)).toEqual({ session: 1, scope: 1 });
+    expect(await scouts().reportInvalid('harness', p.id, 2, T0)).toEqual({ attempts: 1, final: false });
+    const head = { id: p.id, parentSessionId: 'sess-h', scopePaths: p.scopePaths };
+    expect(await scouts().commitReported('harness', head, { confidence: 'high', recommendation: 'r' }, 'success', 10, T0, caps)).toEqual({
+      ok: true,
+      remaining: { session: 0, scope: 0 },
+    });
+    expect(await scouts().commitReported('harness', head, {}, 'success', 10, T0, caps)).toMatchObject({ ok: false, cap: 'session' });
+    const q = scout({ featureSlug: 'harness-flow', parentSessionId: 'sess-h2' });
+    await scouts().prepare('harness', q);
+    await scouts().reportInvalid('harness', q.id, 2, T0);
+    expect(await scouts().reportInvalid('harness', q.id, 2, T0 + 1)).toEqual({ attempts: 2, final: true });
+    expect(await scouts().get('harness', q.id)).toMatchObject({ state: 'error', reportAttempts: 2, failedAt: T0 + 1 });
+    expect(await scouts().reportInvalid('harness', q.id, 2, T0 + 2)).toBeUndefined();
+    const first = await record.store.dossiers.close('harness', 'harness-flow', T0 + 10);
+    expect(first).toMatchObject({ added: 2, alreadyClosed: false, dossier: { closedAt: T0 + 10 } });
+    expect(first.dossier.entries.map((e) => [e.scoutId, e.confidence, e.status])).toEqual([
+      [p.id, 'high', 'success'],
+      [q.id, null, 'error'],
+    ]);
+    const again = await record.store.dossiers.close('harness', 'harness-flow', T0 + 20);
+    expect(again).toMatchObject({ added: 0, alreadyClosed: true, dossier: { closedAt: T0 + 10, entries: first.dossier.entries } });
+  });
+
   it('reserves within the caps, counting the same scope however it is spelled, and reads the scout back', async () => {
     const caps = { perSession: 5, perScope: 2 };
     const a = scout({ jobId: 'job-a', featureSlug: 'record-split' });
@@ -103,6 +131,7 @@ describe.each(RECORD_STORES)('scout record on %s', (kind) => {
       createdAt: a.createdAt,
       committedAt: null,
       failedAt: null,
+      reportAttempts: 0,
     });
     await scouts().setJob('within', a.id, 'job-a2');
     expect((await scouts().get('within', a.id))!.jobId).toBe('job-a2');

@@ -137,6 +137,32 @@ describe('specialist roles: dispatch and the bootstrap protocol', () => {
   });
 });
 
+describe('specialist roles: structured_output', () => {
+  it("takes the final output through the task's structured_output tool, offered after bootstrap with only the task's kinds", async () => {
+    const { result, model } = await roleJob('role-structured', [reviewTask('t', 'risk_scan')]);
+    const t = result.results[0];
+    expect(t).toMatchObject({
+      status: 'success',
+      failureReason: null,
+      data: { result: { kind: 'report', findings: [{ title: 'Main point' }] } },
+      role: { outputKind: 'report', protocolErrors: [] },
+    });
+    type Body = { messages: unknown[]; tools: { function: { name: string; parameters: { properties: { result: object } } } }[] };
+    const bodies = (await captured(model)).map((b) => JSON.parse(b.body) as Body);
+    const names = (b: Body) => b.tools.map((d) => d.function.name);
+    // not in the first request (the same bytes for every task type), nor in the role's allowlist
+    expect(names(bodies[0])).toEqual(['delegation_bootstrap', 'load_skill', 'search']);
+    const last = bodies[bodies.length - 1];
+    expect(names(last)).toEqual(['delegation_bootstrap', 'load_skill', 'search', 'structured_output']);
+    // the task's compact schema: a risk_scan allows a report, or the decision branch (not a review)
+    const schema = JSON.stringify(last.tools[3].function.parameters);
+    expect(schema).toContain('"report"');
+    expect(schema).toContain('need_more_information');
+    expect(schema).not.toContain('"review"');
+    expect(schema).toContain('"maxItems":4');
+  });
+});
+
 describe('specialist roles: the decision branch', () => {
   it('records a request for more information as partial, with the reason as a follow-up', async () => {
     const { result } = await roleJob('role-ask', [reviewTask('t', 'code_review')]);
@@ -186,6 +212,32 @@ describe('specialist roles: the API checks a role task before it runs', () => {
       { path: 'body.tasks[2].job.tasks[0].role', message: expect.stringMatching(/depth 0 at most; this task is at depth 1/) },
       { path: 'body.tasks[3].budgetWaitSeconds', message: expect.stringMatching(/never waits for a human/) },
       { path: 'body.tasks[4].fallback', message: expect.stringMatching(/played by its role's agent \("role-player"\): drop fallback/) },
+    ]);
+    expect(await jobsStartedWithId(jobId)).toBe(0);
+  });
+
+  it("answers 422 with the path of an approval on a role task, its own or its job's: a role task never waits for a human", async () => {
+    const jobId = uniqueId('role-approval');
+    const own = await app.inject({
+      method: 'POST',
+      url: '/v1/jobs',
+      payload: {
+        jobId,
+        pattern: 'fanout',
+        tasks: [
+          { id: 'a', question: 'q', role: 'review', taskType: 'code_review', approval: { beforeStart: true } },
+          { id: 'b', question: 'q', agent: 'echo', approval: { beforeStart: true } },
+        ],
+      },
+    });
+    expect(own.statusCode).toBe(422);
+    expect(own.json().errors).toEqual([{ path: 'body.tasks[0].approval', message: expect.stringMatching(/never waits for a human/) }]);
+    const inherited = await submit([{ id: 'a', question: 'q', role: 'review', taskType: 'code_review' }], {
+      approval: { tools: ['search'] },
+    });
+    expect(inherited.statusCode).toBe(422);
+    expect(inherited.json().errors).toEqual([
+      { path: 'body.approval', message: expect.stringMatching(/never waits for a human \(an approval\), and task "a" is one/) },
     ]);
     expect(await jobsStartedWithId(jobId)).toBe(0);
   });

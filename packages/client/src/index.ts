@@ -37,6 +37,7 @@ import type {
   ReportPage,
   ReportPeriod,
   ReportSummary,
+  RoleEntry,
   SubtaskTopUp,
 } from './types.js';
 
@@ -154,6 +155,11 @@ export function createDelegateClient(options: DelegateClientOptions) {
     /** The agents this deployment can run. */
     async agents(): Promise<AgentManifest[]> {
       return (await request<{ agents: AgentManifest[] }>('GET', '/v1/agents', { idempotent: true })).body.agents;
+    },
+
+    /** The specialist roles this deployment runs (agents file `roles`), without their personas; empty when none are configured. */
+    async roles(): Promise<RoleEntry[]> {
+      return (await request<{ roles?: RoleEntry[] }>('GET', '/v1/agents', { idempotent: true })).body.roles ?? [];
     },
 
     /** One agent's manifest and its circuit breaker as every worker shares it (`null` for builtin agents). */

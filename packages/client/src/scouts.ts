@@ -17,6 +17,8 @@ import type {
   ScoutFilters,
   ScoutPage,
   ScoutPrep,
+  FeatureDossier,
+  ScoutReportOutcome,
   ScoutRequest,
 } from './types.js';
 
@@ -27,6 +29,27 @@ export function scoutMethods(request: ReturnType<typeof createTransport>) {
     /** Checks a scout without dispatching it: the scope inside the root, the caps left; its id and the standard prompt. Writes nothing, so it is retried. */
     async prep(req: ScoutRequest, opts: { signal?: AbortSignal } = {}): Promise<ScoutPrep> {
       return (await request<ScoutPrep>('POST', '/v1/scouts/prep', { body: req, idempotent: true, signal: opts.signal })).body;
+    },
+
+    /** Preps a scout the harness runs with its own sub-agent: the id is taken (state `prepped`); send its report to `report(id, …)`. Sent once. */
+    async prepHarness(req: ScoutRequest, opts: { signal?: AbortSignal } = {}): Promise<ScoutPrep> {
+      return (
+        await request<ScoutPrep>('POST', '/v1/scouts/prep', { body: { ...req, harness: true }, idempotent: false, signal: opts.signal })
+      ).body;
+    },
+
+    /**
+     * Validates the JSON a harness's scout wrote and, unless `validateOnly`, commits it. Invalid: a 422 with each fault's
+     * JSON path, `attempts` and `final` (one retry; the second invalid report is final). Sent once: an invalid one counts.
+     */
+    async report(id: string, answer: unknown, opts: { validateOnly?: boolean } = {}): Promise<ScoutReportOutcome> {
+      return (
+        await request<ScoutReportOutcome>('POST', `${path(id)}/report`, {
+          body: answer,
+          query: { validateOnly: opts.validateOnly ? 'true' : undefined },
+          idempotent: false,
+        })
+      ).body;
     },
 
     /** Dispatches a read-only scout (read_file and grep only); its id and the caps left. Sent once: each dispatch takes a place under the caps. */
@@ -53,6 +76,11 @@ export function scoutMethods(request: ReturnType<typeof createTransport>) {
     /** Commits the report of a finished scout dispatched with `autoCommit: false` (409 while it runs or once settled). Sent once. */
     async commit(id: string): Promise<ScoutCommit> {
       return (await request<ScoutCommit>('POST', `${path(id)}/commit`, { body: {}, idempotent: false })).body;
+    },
+
+    /** Closes a feature: files each of its settled scouts into the feature's dossier (Markdown and JSON). Closing again adds only scouts settled since. */
+    async closeFeature(slug: string): Promise<FeatureDossier> {
+      return (await request<FeatureDossier>('POST', `/v1/features/${encodeURIComponent(slug)}/close`, { body: {}, idempotent: true })).body;
     },
 
     /** A page of the tenant's scouts, newest first, by feature or parent session; pass its `nextPageToken` back for the next. */

@@ -12,6 +12,16 @@ export type InboxState = InboxItem['state'];
 /** A decision on an inbox item: `{ decision: 'approve' | 'reject', note? }`, or `{ answer, note? }` for a question. */
 export type ApprovalDecision = ServiceTypes['ApprovalDecision'];
 export type AgentManifest = ServiceTypes['AgentManifest'];
+/** A specialist role as `GET /v1/agents` lists it (without its persona): its task types and their output kinds, tools and caps. */
+export interface RoleEntry {
+  id: string;
+  agent: string;
+  requiredSkills: string[];
+  tools: string[];
+  outputKinds: Record<string, string[]>;
+  maxOutputTokens: number;
+  maxDepth: number;
+}
 /** One event of a job's live stream (`events()`). */
 export type JobEvent = ServiceTypes['JobEvent'];
 export type JobListItem = ServiceTypes['JobListItem'];
@@ -156,10 +166,10 @@ export interface ScoutDispatched {
   links: Record<string, string>;
 }
 
-/** A scout: `dispatched` while it runs (or until committed by hand), then `committed` with its report, or `error`. */
+/** A scout: `dispatched` while it runs (or until committed by hand), `prepped` while a harness runs it, then `committed` with its report, or `error`. */
 export interface Scout {
   id: string;
-  state: 'dispatched' | 'committed' | 'error';
+  state: 'dispatched' | 'prepped' | 'committed' | 'error';
   jobId: string | null;
   parentAgent: string;
   parentSessionId: string;
@@ -178,6 +188,42 @@ export interface ScoutCommit {
   reason?: string;
   report?: ScoutReport;
   caps: ScoutCaps;
+}
+
+/** The answer to a harness-run scout's report: valid (else a 422 `DelegateProblemError`), committed unless only validated. */
+export interface ScoutReportOutcome {
+  valid: true;
+  committed: boolean;
+  /** The report as the record keeps it: fabricated findings dropped, fitted to its size. */
+  report: ScoutReport;
+  /** What the host changed on the way. */
+  cut: string[];
+  caps: ScoutCaps;
+}
+
+/** One scout filed in a feature's dossier. */
+export interface DossierEntry {
+  scoutId: string;
+  question: string;
+  confidence: string | null;
+  recommendation: string | null;
+  status: string | null;
+  settledAt: string | null;
+  link: string;
+}
+
+/** A closed feature's dossier, as JSON and as Markdown. */
+export interface FeatureDossier {
+  featureSlug: string;
+  closedAt: string;
+  /** True when the feature had been closed before (this close added only scouts settled since). */
+  alreadyClosed: boolean;
+  /** Entries this close added. */
+  added: number;
+  /** Scouts of the feature still running (not filed). */
+  pending: string[];
+  entries: DossierEntry[];
+  markdown: string;
 }
 
 /** Filters of `scouts.list()`. */
