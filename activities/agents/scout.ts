@@ -50,6 +50,9 @@ const ANSWER_TOKENS = 320;
 /** Most grep and read_file calls one answer makes (fewer when the budget says so). */
 const MAX_CALLS = 12;
 const SCORE: Record<ScoutRelevance, number> = { high: 1, medium: 0.6, low: 0.3 };
+/** A line that declares a type, an interface, an enum or a typed lookup table. */
+const TYPE_LEVEL =
+  /^\s*(?:export\s+)?(?:declare\s+)?(?:type|interface|enum)\s|^\s*(?:export\s+)?(?:const|let)\s+\w+\s*:\s*(?:Record|Map|ReadonlyMap|ReadonlySet|Set)</;
 
 interface Hit extends GrepMatch {
   score: number;
@@ -98,17 +101,23 @@ function rank(
     terms.forEach((t, i) => {
       if (new RegExp(t.pattern, t.ignoreCase ? 'i' : '').test(m.file)) score += weight[i];
     });
-    if (words.length > 1) score *= (words.filter((i) => re[i].test(m.text) || re[i].test(m.file)).length / words.length) ** 2;
-    if (actionFound && !terms.some((t, i) => t.action && re[i].test(m.text))) score *= 0.35;
-    // "where is X opened": a line that does the action (assigns or calls what the verb names) beats one that only names it
-    if (
+    // "where is X opened": a line that does the action (assigns or calls what the verb names) answers it
+    const doesAction =
       actionFound &&
       terms.some(
         (t, i) =>
           t.action && re[i].test(m.text) && (assignsTo(m.text, t.pattern, t.ignoreCase) || callsName(m.text, t.pattern, t.ignoreCase)),
-      )
-    )
-      score *= 2;
+      );
+    // the question's words found in the line or its file; the line that does the action needs the subject's
+    // name only in its file (`return open(failed, now)` in breaker-state.ts answers "where does the breaker open")
+    if (words.length > 1) {
+      const covered = words.filter((i) => re[i].test(m.text) || re[i].test(m.file)).length / words.length;
+      score *= doesAction ? Math.max(covered, 0.75) ** 2 : covered ** 2;
+    }
+    if (actionFound && !terms.some((t, i) => t.action && re[i].test(m.text))) score *= 0.35;
+    if (doesAction) score *= 2;
+    // a type, an interface or a lookup table describes the subject; it does not answer where something happens
+    if (actionFound && !doesAction && TYPE_LEVEL.test(m.text)) score *= 0.3;
     if (isComment(m.text)) score *= 0.4;
     if (isImport(m.text)) score *= 0.3;
     if (!testsAsked && /(^|\/)(test|tests|__tests__|spec)\/|\.(test|spec)\.[a-z]+$/.test(m.file)) score *= 0.3;

@@ -138,3 +138,54 @@ describe('the scout answer against SCOUT_ANSWER_JSON_SCHEMA (the task outputSche
     ).toContain('data/findings must NOT have more than 8 items');
   });
 });
+
+describe("the offline scout's ranking", () => {
+  it('ranks the line that does what the question asks above the types that only name it', async () => {
+    const { mkdtempSync, mkdirSync, writeFileSync, rmSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const root = mkdtempSync(join(tmpdir(), 'scout-rank-'));
+    try {
+      mkdirSync(join(root, 'src'));
+      writeFileSync(
+        join(root, 'src', 'circuit-breaker.ts'),
+        [
+          "export type CircuitState = 'closed' | 'open' | 'half_open';",
+          'const RESTRICTION: Record<CircuitState, number> = { closed: 0, half_open: 1, open: 2 };',
+          'export interface CircuitBreaker { state: CircuitState; failures: number }',
+          '',
+        ].join('\n'),
+      );
+      writeFileSync(
+        join(root, 'src', 'breaker-state.ts'),
+        [
+          "import type { CircuitBreaker } from './circuit-breaker';",
+          '',
+          'export function failed(b: CircuitBreaker, limit: number): CircuitBreaker {',
+          '  const next = { ...b, failures: b.failures + 1 };',
+          '  if (next.failures >= limit) return open(next);',
+          '  return next;',
+          '}',
+          '',
+          'function open(b: CircuitBreaker): CircuitBreaker {',
+          "  return { ...b, state: 'open' };",
+          '}',
+          '',
+        ].join('\n'),
+      );
+      const ranked = createScoutAgent({ rootFor: () => root });
+      const r = await ranked.step(scoutStep('Where does the circuit breaker open?', ['src']));
+      const a = r.data as ScoutAnswer;
+      const typeLines = a.findings.filter((f) => /^(export )?(type|interface) |: Record</.test(f.evidence));
+      // the type, the interface and the lookup table describe the breaker; none answers where it opens
+      // (before: the type ranked medium, above the line that opens it)
+      expect(typeLines.map((f) => f.relevance)).toEqual(typeLines.map(() => 'low'));
+      const opens = a.findings.findIndex((f) => f.evidence.includes('return open(next)'));
+      expect(opens).toBeGreaterThanOrEqual(0);
+      for (const t of typeLines) expect(opens).toBeLessThan(a.findings.indexOf(t));
+      expect(a.findings[0]).toMatchObject({ file: 'src/breaker-state.ts', relevance: 'high' });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
