@@ -67,6 +67,8 @@ export const FakeProviderOptionsSchema = z.strictObject({
    * @default 'ms'
    */
   retryAfter: z.enum(['seconds', 'ms', 'none']).optional(),
+  /** Whether answers say the limits (`x-ratelimit-limit-*`, `anthropic-ratelimit-*`), as OpenAI and Anthropic do; a provider that does not leaves a client to find its rate. @default true */
+  limitHeaders: z.boolean().optional(),
 });
 /** How the fake behaves. */
 export type FakeProviderOptions = z.infer<typeof FakeProviderOptionsSchema>;
@@ -245,6 +247,7 @@ class Throttle {
   /** The provider's rate-limit headers (limit, remaining, until full), sent on answers and refusals. */
   limitHeaders(wire: Wire, now: number): Record<string, string> {
     const out: Record<string, string> = {};
+    if (this.options.limitHeaders === false) return out;
     const hints = this.options.retryAfter !== 'none';
     for (const [name, b] of [['requests', this.requests] as const, ['tokens', this.tokens] as const]) {
       if (!b || wire === 'gemini') continue;

@@ -76,7 +76,8 @@ afterAll(async () => {
 
 describe('a throttling provider', () => {
   it('finishes a fan-out wider than its rate: every subtask, no breaker, no attempt used, booked = served', async () => {
-    fake.configure({ latencyMs: 50, requestsPerMinute: 600, burst: 2, seed: 1 });
+    // a provider that does not say its rate in its headers: only its 429s tell
+    fake.configure({ latencyMs: 50, requestsPerMinute: 600, burst: 2, seed: 1, limitHeaders: false });
     fake.reset();
     const r = await fanout('undeclared', 30);
     const stats = fake.stats();
