@@ -349,6 +349,41 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExamples> = {
   },
   getScout: { responses: { 200: scoutView } },
   commitScout: { request: {}, responses: { 200: { committed: true, report: scoutReport, caps: scoutCaps } } },
+  reportScout: {
+    // the JSON a harness's own sub-agent wrote after POST /v1/scouts/prep with harness: true
+    request: {
+      findings: scoutReport.findings,
+      confidence: scoutReport.confidence,
+      recommendation: scoutReport.recommendation,
+      files_inspected: scoutReport.files_inspected,
+      status: scoutReport.status,
+    },
+    responses: { 200: { valid: true, committed: true, report: scoutReport, cut: [], caps: scoutCaps } },
+  },
+  closeFeature: {
+    request: {},
+    responses: {
+      200: {
+        featureSlug: 'breaker-tuning',
+        closedAt: done,
+        alreadyClosed: false,
+        added: 1,
+        pending: [],
+        entries: [
+          {
+            scoutId,
+            question: scoutRequest.question,
+            confidence: 'high',
+            recommendation: scoutReport.recommendation,
+            status: 'success',
+            settledAt: done,
+            link: scoutLinks.self,
+          },
+        ],
+        markdown: `# breaker-tuning\n\n- **${scoutRequest.question}** (confidence high): ${scoutReport.recommendation} [${scoutId}](${scoutLinks.self})\n`,
+      },
+    },
+  },
   listScouts: { responses: { 200: { scouts: [scoutView], nextPageToken: null } } },
   submitResearchSubtask: { request: researchInput, responses: { 200: researchOutput, 202: researchRunning } },
   getResearchSubtask: { responses: { 200: researchOutput, 202: researchRunning } },
