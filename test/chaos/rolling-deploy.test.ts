@@ -164,7 +164,8 @@ it('finishes a job of long subtasks across a rolling deploy of a patched workflo
   const noteWorker = (i: number, version: string) => versionByPid.set(stack.workers[i]!.pid!, version);
   noteWorker(0, 'N');
   noteWorker(1, 'N');
-  const versionOf = (identity: string) => versionByPid.get(Number(identity.split('@')[0])) ?? identity;
+  // a worker's identity ends `<pid>@<host>` (`delegate:<deployment>:<pid>@<host>`, config/deployment.ts)
+  const versionOf = (identity: string) => versionByPid.get(Number(/(\d+)@[^@]*$/.exec(identity)?.[1])) ?? identity;
 
   const jobId = 'rolling-1';
   const label = `deploy=${RUN}`;
