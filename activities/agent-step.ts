@@ -12,7 +12,7 @@ import type { CircuitBreaker } from './circuit-breaker';
 import { fatal, toFailure } from './errors';
 import { ApplicationFailure } from '@temporalio/activity';
 import { schemaThreads } from './schema-thread';
-import { createLoadRouter, describeWithClient, type LoadRouter, type RouteDecision } from './load-router';
+import { ACTIVITY_QUEUE, createLoadRouter, describeWithClient, type LoadRouter, type RouteDecision } from './load-router';
 import { createAdaptiveRouter, type AdaptiveRouter } from './adaptive-router';
 import type { TaskStatsStore } from '../record';
 import { DEFAULT_POOL_SLOTS } from '../schemas/pools';
@@ -220,7 +220,7 @@ async function pollingProcesses(ctx: Context, queue: string): Promise<number> {
   const res = await client.workflowService.describeTaskQueue({
     namespace: client.options.namespace,
     taskQueue: { name: queue },
-    taskQueueType: 2, // activity (temporal.api.enums.v1.TaskQueueType)
+    taskQueueType: ACTIVITY_QUEUE,
   });
   const recent = Date.now() - 60_000;
   const seen = new Set(

@@ -12,7 +12,7 @@ import { stepQueueFor } from '../core/names';
 import { LIVE_POLLER_MS, pickByLoad, type CandidateLoad } from './load-score';
 
 /** Temporal API's TaskQueueType of activity queues (a wire value, stable; the proto module is type-only here). */
-const ACTIVITY_QUEUE: temporal.api.enums.v1.TaskQueueType = 2;
+export const ACTIVITY_QUEUE: temporal.api.enums.v1.TaskQueueType = 2;
 
 /** What Temporal says of one activity task queue. */
 export interface QueueStats {

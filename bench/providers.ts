@@ -39,7 +39,7 @@ import { agentQueueFor, providerQueueFor } from '../core/names';
 import { batchesToFetch, stitchBatches } from '../core/stitching';
 import { LlmAgentConfigSchema, type JobResult, type LlmAgentConfig, type TaskResult } from '../schemas';
 import type { ProviderLimits } from '../schemas/provider';
-import { startFakeProvider, type FakeProviderOptions } from '../scripts/fake-provider';
+import { fakeProviderAgent, startFakeProvider, type FakeProviderOptions } from '../scripts/fake-provider';
 import { bundleWorkflows, createWorkers } from '../workers/worker';
 import { delegationJob, type JobInput } from '../workflows/delegation-job';
 import { providerFanout, type ProviderCallActivities } from './baseline-provider-workflows';
@@ -73,16 +73,8 @@ const provider = (o: FakeProviderOptions = {}) => {
 
 type AgentInput = Parameters<typeof createLlmAgent>[0];
 /** An LLM agent on the fake; its own key, so its own gate in each process. */
-const agentConfig = (id: string, limits?: ProviderLimits): AgentInput => ({
-  kind: 'llm',
-  id,
-  provider: 'openai-compatible',
-  baseUrl: `${fake.url}/v1`,
-  apiKey: `key-${id}`,
-  model: 'fake',
-  maxTokensPerStep: CHUNKS,
-  ...(limits ? { limits } : {}),
-});
+const agentConfig = (id: string, limits?: ProviderLimits): AgentInput =>
+  fakeProviderAgent(fake.url, id, { maxTokensPerStep: CHUNKS, ...(limits ? { limits } : {}) });
 const question = (i: number) => `question ${i}`;
 /** The messages an LLM agent's first turn sends for `question(i)`: its system prompt and the question. */
 const messagesOf = (cfg: LlmAgentConfig, i: number): ChatMessage[] => [

@@ -87,6 +87,30 @@ const HOLDING = ['dispatched', 'committed'];
 const noNul = (s: string) => s.replace(/\0/g, '');
 
 /** The opaque cursor after a scout: its (created_at, id). */
+
+/** A scout's row as it is first written: dispatched (with its job) or prepped for a harness (none yet). */
+function newScoutRow(tenant: string, row: ScoutReservation, state: 'dispatched' | 'prepped') {
+  return {
+    tenant,
+    id: row.id,
+    parent_agent: row.parentAgent,
+    parent_session_id: row.parentSessionId,
+    feature_slug: row.featureSlug,
+    question: noNul(row.question),
+    scope_key: scopeKey(row.scopePaths),
+    scope: JSON.stringify(row.scopePaths),
+    excerpt: noNul(row.excerpt),
+    job_id: row.jobId ?? null,
+    state,
+    report: null,
+    report_status: null,
+    tokens: null,
+    created_at: Math.floor(row.createdAt),
+    committed_at: null,
+    failed_at: null,
+  };
+}
+
 export function encodeScoutCursor(createdAt: number, id: string): string {
   return Buffer.from(JSON.stringify([createdAt, id])).toString('base64url');
 }
@@ -200,25 +224,7 @@ export function createScoutStore({ db, dialect }: RecordDb) {
         if (t.scope >= caps.perScope) return { ok: false, cap: 'scope', remaining: left(caps, t) };
         await q
           .insertInto('scouts')
-          .values({
-            tenant,
-            id: row.id,
-            parent_agent: row.parentAgent,
-            parent_session_id: row.parentSessionId,
-            feature_slug: row.featureSlug,
-            question: noNul(row.question),
-            scope_key: key,
-            scope: JSON.stringify(row.scopePaths),
-            excerpt: noNul(row.excerpt),
-            job_id: row.jobId ?? null,
-            state: 'dispatched',
-            report: null,
-            report_status: null,
-            tokens: null,
-            created_at: Math.floor(row.createdAt),
-            committed_at: null,
-            failed_at: null,
-          })
+          .values(newScoutRow(tenant, row, 'dispatched'))
           .execute();
         return { ok: true, remaining: left(caps, { session: t.session + 1, scope: t.scope + 1 }) };
       });
@@ -228,25 +234,7 @@ export function createScoutStore({ db, dialect }: RecordDb) {
     async prepare(tenant: string, row: ScoutReservation): Promise<void> {
       await db
         .insertInto('scouts')
-        .values({
-          tenant,
-          id: row.id,
-          parent_agent: row.parentAgent,
-          parent_session_id: row.parentSessionId,
-          feature_slug: row.featureSlug,
-          question: noNul(row.question),
-          scope_key: scopeKey(row.scopePaths),
-          scope: JSON.stringify(row.scopePaths),
-          excerpt: noNul(row.excerpt),
-          job_id: null,
-          state: 'prepped',
-          report: null,
-          report_status: null,
-          tokens: null,
-          created_at: Math.floor(row.createdAt),
-          committed_at: null,
-          failed_at: null,
-        })
+        .values(newScoutRow(tenant, { ...row, jobId: undefined }, 'prepped'))
         .execute();
     },
 

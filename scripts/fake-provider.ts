@@ -455,3 +455,19 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     `fake throttling provider at ${url}/v1 (options ${JSON.stringify(options)}; GET ${url}/v1/_stats, POST /v1/_config, /v1/_reset)`,
   );
 }
+
+/**
+ * An `openai-compatible` LLM agent's entry on this fake (the agents file's shape): a key of its own
+ * (`key-<id>`), so each agent has its own provider gate in a worker; `extra` adds or overrides fields.
+ */
+export function fakeProviderAgent(url: string, id: string, extra: Record<string, unknown> = {}) {
+  return {
+    kind: 'llm' as const,
+    id,
+    provider: 'openai-compatible' as const,
+    baseUrl: `${url}/v1`,
+    apiKey: `key-${id}`,
+    model: 'fake',
+    ...extra,
+  };
+}

@@ -10,7 +10,7 @@ import { builtinAgents, createAgentRegistry } from '../../activities';
 import { createLlmAgent } from '../../activities/agents/llm';
 import { delegationJob } from '../../workflows';
 import type { JobResult, JobSpec } from '../../schemas';
-import { startFakeProvider, type FakeProvider } from '../../scripts/fake-provider';
+import { fakeProviderAgent, startFakeProvider, type FakeProvider } from '../../scripts/fake-provider';
 import { startDedicatedWorker } from '../dedicated-worker';
 import { testClient, uniqueId } from '../helpers';
 
@@ -19,17 +19,13 @@ let worker: Awaited<ReturnType<typeof startDedicatedWorker>>;
 
 /** An LLM agent on the fake; `limits` declared or not; each agent its own key (its own gate). */
 const agent = (id: string, extra: object = {}) =>
-  createLlmAgent({
-    kind: 'llm',
-    id,
-    provider: 'openai-compatible',
-    baseUrl: `${fake.url}/v1`,
-    apiKey: `key-${id}`,
-    model: 'fake',
-    maxTokensPerStep: 16,
-    retry: { maxAttempts: 3, initialIntervalSeconds: 0.2, backoffCoefficient: 1, maximumIntervalSeconds: 0.2 },
-    ...extra,
-  });
+  createLlmAgent(
+    fakeProviderAgent(fake.url, id, {
+      maxTokensPerStep: 16,
+      retry: { maxAttempts: 3, initialIntervalSeconds: 0.2, backoffCoefficient: 1, maximumIntervalSeconds: 0.2 },
+      ...extra,
+    }),
+  );
 
 const registry = () =>
   createAgentRegistry([
