@@ -513,11 +513,13 @@ export function createAgentActivities({
       const max = input.maxAttempts ?? ctx.info.retryPolicy?.maximumAttempts ?? 0;
       const final = failure.nonRetryable || (ctx.info.retryPolicy?.nonRetryableErrorTypes ?? []).includes(failure.type ?? '');
       if (guarded) {
-        // a cancelled step says nothing about the agent's health: just free a half-open trial. Nor does a
-        // first attempt that will be retried: a transient fault (a 5xx among many successes) is told by its
-        // retry, and failures of steps started together would otherwise reach the breaker as a run
-        if (ctx.cancellationSignal.aborted || (attempt === 1 && !final && (max === 0 || attempt < max)))
-          await guarded.abandoned(circuit, ticket);
+        // a cancelled step says nothing about the agent's health: just free a half-open trial. Nor does an
+        // attempt that will be retried: a transient fault (a 5xx among many successes) is told by its retry.
+        // The breaker hears a step that failed for good (its last attempt, or a non-retryable error), or
+        // its third attempt when retries are unlimited: counting retried attempts, a 10% transient 5xx
+        // over 200 steps in flight reached the breaker as runs of failures and opened it
+        const retried = !final && (max === 0 ? attempt < 3 : attempt < max);
+        if (ctx.cancellationSignal.aborted || retried) await guarded.abandoned(circuit, ticket);
         else await guarded.failed(circuit, redact(String(err)));
       }
       // a cancelled step says what it spent: the workflow awaits the cancellation and books it (hostRules 2)

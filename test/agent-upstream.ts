@@ -3,8 +3,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll } from 'vitest';
 
-/** What the upstream does at `/<mode>`: `ok` answers, `fail` answers 500, `spend` answers an unfinished step costing $0.3 (step 0) and then fails, `steps` answers unfinished $0.3 steps forever. */
-export type UpstreamMode = 'ok' | 'fail' | 'spend' | 'steps';
+/** What the upstream does at `/<mode>`: `ok` answers, `fail` answers 500, `spend` answers an unfinished step costing $0.3 (step 0) and then fails, `steps` answers unfinished $0.3 steps forever, `flaky` answers 500 to two calls of every three (the third answers). */
+export type UpstreamMode = 'ok' | 'fail' | 'spend' | 'steps' | 'flaky';
 
 /** Starts the upstream for this file (closed after it); `calls` counts requests per path, `healthy` turns `/switch` from failing to answering. */
 export async function startAgentUpstream() {
@@ -26,6 +26,7 @@ export async function startAgentUpstream() {
       if (path === '/switch') return state.healthy ? answer() : send(500, { error: 'down' });
       if (path === '/spend') return step === 0 ? spend() : send(500, { error: 'down after one step' });
       if (path === '/steps') return spend();
+      if (path === '/flaky') return calls.get(path)! % 3 === 0 ? answer() : send(500, { error: 'transient' });
       send(500, { error: 'down' });
     });
   });

@@ -27,6 +27,8 @@ const agentId = (name: string) => uniqueId(name).replace(/[^A-Za-z0-9_.-]/g, '-'
 const AGENT = agentId('brk');
 /** The agent whose circuit half-opens after its cool-down and closes on a trial step. */
 const TRIAL_AGENT = agentId('brk-trial');
+/** The agent whose every step fails twice and then answers: retried attempts, never a failed step. */
+const FLAKY_AGENT = agentId('brk-flaky');
 const FAILURES = 4;
 // far longer than a worker restart (a stop waits for its grace time, however loaded the machine)
 const COOLDOWN_MS = 600_000;
@@ -38,7 +40,13 @@ let app: FastifyInstance;
 beforeAll(async () => {
   const http = (id: string) =>
     createHttpAgent({ id, url: `${upstream.url}/switch`, timeoutSeconds: 5, retry: { ...fastRetry, maxAttempts: 1 } });
-  registry = createAgentRegistry([...builtinAgents, http(AGENT), http(TRIAL_AGENT)]);
+  const flaky = createHttpAgent({
+    id: FLAKY_AGENT,
+    url: `${upstream.url}/flaky`,
+    timeoutSeconds: 5,
+    retry: { ...fastRetry, maxAttempts: 3 },
+  });
+  registry = createAgentRegistry([...builtinAgents, http(AGENT), http(TRIAL_AGENT), flaky]);
   const config = testConfig({ DELEGATE_BREAKER_FAILURES: String(FAILURES), DELEGATE_BREAKER_COOLDOWN_SECONDS: String(COOLDOWN_MS / 1000) });
   app = await buildApp({ config, client: await testClient(), registry, tenants: loadTenants(config), record: await testRecord() });
 });
@@ -161,6 +169,23 @@ describe('the breaker workflow', () => {
     const memo = (await h.describe()).memo?.[BREAKER_MEMO_KEY] as BreakerState;
     expect(memo).toMatchObject({ state: 'open', consecutiveFailures: sent, outcomes: sent, lastFailure: { error: last } });
     await h.cancel();
+  });
+});
+
+describe('transient faults', () => {
+  it('never reach the breaker: attempts that are retried send no outcome, and every step succeeds', async () => {
+    const worker = await startWorker();
+    try {
+      // twice the threshold of failed attempts in a row, each told by its retry
+      expect(await runOn(worker, FAILURES, FLAKY_AGENT)).toEqual(Array(FAILURES).fill(null));
+    } finally {
+      await worker.stop();
+    }
+    expect(upstream.calls.get('/flaky')).toBe(FAILURES * 3);
+    // no outcome was sent: the breaker's workflow (signal-with-start at the first failure) was never started
+    const client = await testClient();
+    await expect(client.workflow.getHandle(`breaker/default/${FLAKY_AGENT}`).describe()).rejects.toThrow(/not found/i);
+    expect((await breakerOf(FLAKY_AGENT)).breaker).toMatchObject({ state: 'closed', consecutiveFailures: 0 });
   });
 });
 
