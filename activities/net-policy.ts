@@ -9,6 +9,7 @@
  * metadata addresses, also inside IPv4-mapped / NAT64 / 6to4 IPv6 forms. `allowCidrs` and
  * `allowHosts` open ranges and names for internal receivers; metadata stays refused whatever they say.
  */
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { ConfigSchema } from '../schemas/config';
 
@@ -24,35 +25,16 @@ export interface NetPolicy {
 
 type Bytes = number[];
 
-/** The address's bytes (4 for IPv4, 16 for IPv6; zone ids ignored), or undefined when it is not an IP. */
+/**
+ * The address's bytes (4 for IPv4, 16 for IPv6; zone ids ignored), or undefined when it is not an IP.
+ * IPv4 in four decimal parts only: ipaddr.js, like inet_aton, also reads "127.1" and "0x7f.0.0.1",
+ * forms a URL parser never hands over as written, so a check of them would judge another address.
+ */
 export function parseIp(ip: string): Bytes | undefined {
-  const s = ip.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
-  if (/^\d{1,3}(\.\d{1,3}){3}$/.test(s)) {
-    const b = s.split('.').map(Number);
-    return b.every((n) => n <= 255) ? b : undefined;
-  }
-  if (!s.includes(':') || !/^[0-9a-fA-F:.]+$/.test(s)) return undefined;
-  let tail: Bytes = [];
-  let head = s;
-  const v4 = /:(\d{1,3}(\.\d{1,3}){3})$/.exec(s);
-  if (v4) {
-    const b = parseIp(v4[1]);
-    if (!b) return undefined;
-    tail = b;
-    head = s.slice(0, v4.index + 1) + '0:0'; // placeholder groups, replaced below
-  }
-  const halves = head.split('::');
-  if (halves.length > 2) return undefined;
-  const groups = (part: string) => (part === '' ? [] : part.split(':'));
-  const left = groups(halves[0]);
-  const right = halves.length === 2 ? groups(halves[1]) : [];
-  const missing = 8 - left.length - right.length;
-  if (halves.length === 2 ? missing < 1 : missing !== 0) return undefined;
-  const all = [...left, ...Array<string>(halves.length === 2 ? missing : 0).fill('0'), ...right];
-  if (!all.every((g) => /^[0-9a-fA-F]{1,4}$/.test(g))) return undefined;
-  const bytes = all.flatMap((g) => [parseInt(g, 16) >> 8, parseInt(g, 16) & 0xff]);
-  if (v4) bytes.splice(12, 4, ...tail);
-  return bytes;
+  const s = ip.replace(/^\[|\]$/g, '');
+  if (ipaddr.IPv4.isValidFourPartDecimal(s)) return ipaddr.IPv4.parse(s).toByteArray();
+  if (s.includes(':') && ipaddr.IPv6.isValid(s)) return ipaddr.IPv6.parse(s).toByteArray();
+  return undefined;
 }
 
 interface Cidr {
@@ -65,18 +47,13 @@ export function parseCidr(cidr: string): Cidr {
   const [addr, len, extra] = cidr.trim().split('/');
   const bytes = parseIp(addr);
   const bits = len === undefined ? (bytes?.length ?? 0) * 8 : Number(len);
-  if (!bytes || extra !== undefined || !Number.isInteger(bits) || bits < 0 || bits > bytes.length * 8)
+  if (!bytes || extra !== undefined || !/^\d*$/.test(len ?? '') || !Number.isInteger(bits) || bits < 0 || bits > bytes.length * 8)
     throw new Error(`invalid CIDR "${cidr}"`);
   return { bytes, bits };
 }
 
 function inCidr(bytes: Bytes, { bytes: net, bits }: Cidr): boolean {
-  if (bytes.length !== net.length) return false;
-  for (let i = 0; i < bits; i++) {
-    const mask = 0x80 >> (i % 8);
-    if ((bytes[i >> 3] & mask) !== (net[i >> 3] & mask)) return false;
-  }
-  return true;
+  return bytes.length === net.length && ipaddr.fromByteArray(bytes).match(ipaddr.fromByteArray(net), bits);
 }
 
 /** What kind of destination an address is; only `public` is allowed without an allowance. */
