@@ -5,6 +5,7 @@
  *
  *   candidates ──> record task statistics of the tenant (window, cached 1 s) ──> pickAdaptive ──> agent + reason
  */
+import { LRUCache } from 'lru-cache';
 import { log } from '@temporalio/activity';
 import type { TaskStatsStore } from '../record';
 import { mergeStats } from '../core/forecast-sketch';
@@ -36,7 +37,8 @@ export function createAdaptiveRouter({
   cacheMs = 1000,
   now = Date.now,
 }: AdaptiveRouterOptions): AdaptiveRouter {
-  const cache = new Map<string, { at: number; read: ReturnType<TaskStatsStore['window']> }>();
+  // the newest 1000 reads; entries are fresh for cacheMs on the router's own clock (`now`, which tests move)
+  const cache = new LRUCache<string, { at: number; read: ReturnType<TaskStatsStore['window']> }>({ max: 1000 });
   const read = (tenant: string, agents: string[]) => {
     const key = `${tenant}\u0000${agents.join('\u0000')}`;
     const hit = cache.get(key);
@@ -44,7 +46,6 @@ export function createAdaptiveRouter({
     const fresh = stats.window(tenant, agents, windowDays === undefined ? {} : { days: windowDays });
     cache.set(key, { at: now(), read: fresh });
     void fresh.catch(() => cache.get(key)?.read === fresh && cache.delete(key));
-    if (cache.size > 1000) cache.delete(cache.keys().next().value!);
     return fresh;
   };
   return {

@@ -9,6 +9,7 @@
  * entry; RE2 matches in linear time, so no `pattern` can backtrack catastrophically. The worker
  * and the API run this compiler inside schema threads (schema-thread.ts), bounded in time and heap.
  */
+import { LRUCache } from 'lru-cache';
 import { Ajv, type ErrorObject, type Options, type SchemaObject } from 'ajv';
 import { createHash } from 'node:crypto';
 import { RE2JS } from 're2js';
@@ -188,34 +189,22 @@ function compileFresh(schema: SchemaObject): CompiledOutputSchema {
 
 /** A compiler whose cache stays within its bounds however many distinct schemas it sees. */
 export function createOutputSchemaCompiler({ maxEntries = 64, maxBytes = 2 * 1024 * 1024 }: OutputSchemaCompilerOptions = {}) {
-  // a Map iterates in insertion order: re-inserting on a hit makes its first key the least recently used
-  const cache = new Map<string, { compiled: CompiledOutputSchema; bytes: number }>();
-  let bytes = 0;
+  const cache = new LRUCache<string, CompiledOutputSchema>({ max: maxEntries, maxSize: maxBytes });
   return {
     /** The validator for a schema (from the cache when seen lately), or why the schema does not compile. */
     compile(schema: Record<string, unknown>): CompiledOutputSchema {
       const json = JSON.stringify(schema);
       const key = createHash('sha256').update(json).digest('hex');
       const hit = cache.get(key);
-      if (hit) {
-        cache.delete(key);
-        cache.set(key, hit);
-        return hit.compiled;
-      }
+      if (hit) return hit;
       const compiled = compileFresh(schema);
       const size = Buffer.byteLength(json);
-      if (size > maxBytes) return compiled;
-      cache.set(key, { compiled, bytes: size });
-      bytes += size;
-      while (cache.size > maxEntries || bytes > maxBytes) {
-        const [oldest, entry] = cache.entries().next().value!;
-        cache.delete(oldest);
-        bytes -= entry.bytes;
-      }
+      // a schema larger than the whole cache is compiled every time, never kept
+      if (size <= maxBytes) cache.set(key, compiled, { size });
       return compiled;
     },
     /** What the cache holds now (for tests and metrics). */
-    stats: () => ({ entries: cache.size, bytes }),
+    stats: () => ({ entries: cache.size, bytes: cache.calculatedSize }),
   };
 }
 

@@ -15,6 +15,7 @@
  * remembered by the pool (its last 256, each under 64 KiB of JSON): asked again, as each step
  * of a task asks, `compile` answers at once without a thread.
  */
+import { LRUCache } from 'lru-cache';
 import { availableParallelism } from 'node:os';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
@@ -98,7 +99,7 @@ export function createSchemaThreads({
   let boot: string | undefined;
   // schemas (as JSON) a thread compiled: every step of a task asks again, and is answered here
   // without a thread's round trip or a wait behind another owner's calls (a Set iterates oldest first)
-  const compiling = new Set<string>();
+  const compiling = new LRUCache<string, true>({ max: MAX_REMEMBERED });
 
   const callTimer = new Map<Slot, NodeJS.Timeout>();
   const settle = (slot: Slot, verdict: SchemaVerdict) => {
@@ -246,14 +247,10 @@ export function createSchemaThreads({
     /** Whether the schema compiles (`ok`), or why not; a schema that compiled lately is answered without a thread. */
     async compile(schema: Record<string, unknown>, opts: SchemaCallOptions = {}): Promise<SchemaVerdict> {
       const json = JSON.stringify(schema);
-      if (!closed && !opts.signal?.aborted && compiling.delete(json)) {
-        compiling.add(json);
-        return { ok: true, why: null };
-      }
+      if (!closed && !opts.signal?.aborted && compiling.get(json)) return { ok: true, why: null };
       const verdict = await run({ op: 'compile', schema }, opts);
       if (verdict.ok && json.length < MAX_REMEMBERED_CHARS) {
-        compiling.add(json);
-        if (compiling.size > MAX_REMEMBERED) compiling.delete(compiling.values().next().value!);
+        compiling.set(json, true);
       }
       return verdict;
     },

@@ -5,6 +5,7 @@
  *   DELEGATE_DATABASE_URL=postgres://…  → PostgreSQL (pg pool)
  *   unset                               → SQLite file (better-sqlite3, WAL: the API and the workers open it at once)
  */
+import { LRUCache } from 'lru-cache';
 import SQLite from 'better-sqlite3';
 import {
   CompiledQuery,
@@ -305,15 +306,12 @@ const KEPT_STATEMENTS = 256;
  * statement is never in use twice; the least recently used one goes past KEPT_STATEMENTS.
  */
 export function keptStatements(handle: SQLite.Database, size = KEPT_STATEMENTS): SqliteDatabase {
-  const kept = new Map<string, SQLite.Statement>();
+  const kept = new LRUCache<string, SQLite.Statement>({ max: size });
   return {
     close: () => void handle.close(),
     prepare(sql: string) {
       let stmt = kept.get(sql);
-      if (stmt) kept.delete(sql);
-      else stmt = handle.prepare(sql);
-      kept.set(sql, stmt);
-      if (kept.size > size) kept.delete(kept.keys().next().value!);
+      if (!stmt) kept.set(sql, (stmt = handle.prepare(sql)));
       return stmt;
     },
   };
