@@ -1,3 +1,4 @@
+import pRetry from 'p-retry';
 import { CancelledFailure, Context, log } from '@temporalio/activity';
 import { appendFileSync } from 'node:fs';
 import type { JobEvents } from '../record';
@@ -128,18 +129,15 @@ async function appendUntilWritten(
   list: NewJobEvent[],
   cancelled: AbortSignal,
 ): Promise<void> {
-  const deadline = Date.now() + EVENT_RETRY_MS;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await events.append(tenant, jobId, list);
-      return;
-    } catch (err) {
-      const wait = Math.min(2000, 100 * 2 ** (attempt - 1));
-      if (cancelled.aborted || Date.now() + wait > deadline) throw err;
-      log.warn('job event not written yet; trying again', { jobId, type: list[0]?.type, attempt, error: String(err) });
-      await new Promise((r) => setTimeout(r, wait));
-    }
-  }
+  await pRetry(() => events.append(tenant, jobId, list), {
+    retries: Number.POSITIVE_INFINITY,
+    minTimeout: 100,
+    maxTimeout: 2000,
+    maxRetryTime: EVENT_RETRY_MS,
+    shouldRetry: () => !cancelled.aborted,
+    onFailedAttempt: ({ error, attemptNumber }) =>
+      log.warn('job event not written yet; trying again', { jobId, type: list[0]?.type, attempt: attemptNumber, error: String(error) }),
+  });
 }
 
 /**

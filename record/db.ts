@@ -5,6 +5,7 @@
  *   DELEGATE_DATABASE_URL=postgres://…  → PostgreSQL (pg pool)
  *   unset                               → SQLite file (better-sqlite3, WAL: the API and the workers open it at once)
  */
+import pRetry from 'p-retry';
 import { LRUCache } from 'lru-cache';
 import SQLite from 'better-sqlite3';
 import {
@@ -21,7 +22,6 @@ import {
 } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { migrate } from './migrations';
 
@@ -261,15 +261,13 @@ function isSqliteBusy(err: unknown): boolean {
  * pauses alone would let it wait busy_timeout for each of forMs / 50 tries.
  */
 async function untilUnlocked<T>(step: () => T | Promise<T>, forMs = 10_000): Promise<T> {
-  const deadline = Date.now() + forMs;
-  for (;;) {
-    try {
-      return await step();
-    } catch (err) {
-      if (!isSqliteBusy(err) || Date.now() >= deadline) throw err;
-      await sleep(50);
-    }
-  }
+  return pRetry(step, {
+    retries: Number.POSITIVE_INFINITY,
+    minTimeout: 50,
+    factor: 1,
+    maxRetryTime: forMs,
+    shouldRetry: ({ error }) => isSqliteBusy(error),
+  });
 }
 
 /**

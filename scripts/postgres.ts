@@ -6,6 +6,7 @@
  *   initdb (trust, --no-sync) ─ pg_ctl start (127.0.0.1:free port, fsync off) ─ … ─ pg_ctl stop ─ rm -rf
  *   as the `postgres` user when run as root (initdb refuses root), else as the current user
  */
+import pRetry from 'p-retry';
 import { execFile, execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -74,16 +75,14 @@ export async function startPostgres(): Promise<Postgres> {
     await run(...asOwner(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-sync']));
     let port = 0;
     // the free port may be taken between the probe and the server's bind: try another
-    for (let attempt = 1; ; attempt++) {
-      port = await freePort();
-      const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
-      try {
+    await pRetry(
+      async () => {
+        port = await freePort();
+        const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
         await run(...pgCtl('-l', log, '-w', '-t', '60', '-o', opts, 'start'));
-        break;
-      } catch (err) {
-        if (attempt >= 3) throw err;
-      }
-    }
+      },
+      { retries: 2, minTimeout: 0 },
+    );
     return {
       url: `postgres://postgres@127.0.0.1:${port}/postgres`,
       async stop() {
