@@ -9,8 +9,8 @@
  *   the keys file changes ──watchTenants (fs.watch + stat every 2 s)──> TenantDirectory again
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
-import { basename, dirname } from 'node:path';
+import { watch, type FSWatcher } from 'chokidar';
+import { readFileSync, statSync } from 'node:fs';
 import { KeysFileSchema, TenantIdSchema, type Config, type Quotas } from '../schemas';
 
 /** A tenant's quotas with the deployment's defaults filled in. */
@@ -126,14 +126,15 @@ export interface WatchFileOptions {
   intervalMs?: number;
   /** Quiet time before `onChange`, so one save of several writes is one change. @default 200 */
   settleMs?: number;
-  /** Watch with fs.watch too; false leaves the stat alone (what a file system without inotify gets). @default true */
+  /** Watch with chokidar (fs.watch) too; false leaves the stat alone (what a file system without inotify gets). @default true */
   fsWatch?: boolean;
 }
 
 /**
- * Calls `onChange` when the file at `path` changes: fs.watch on its directory (an editor or a
- * deploy tool replaces the file by renaming another over it, which a watch of the file itself
- * stops seeing), and a periodic stat as the fallback where fs.watch says nothing.
+ * Calls `onChange` when the file at `path` changes: chokidar's watch (an editor or a deploy tool
+ * replaces the file by renaming another over it, which a plain fs.watch of the file stops
+ * seeing; chokidar follows it), and a periodic stat as the fallback where fs.watch says nothing
+ * (network mounts). Both only wake a check: the file's stat decides whether it changed.
  */
 export function watchFile(
   path: string,
@@ -161,22 +162,17 @@ export function watchFile(
     timer.unref();
   };
   let watcher: FSWatcher | undefined;
-  try {
-    if (fsWatch) {
-      watcher = watch(dirname(path), { persistent: false }, (_event, name) => {
-        if (name === null || name === basename(path)) changed();
-      });
-      // a watch that breaks (its directory removed) leaves the stat to notice
-      watcher.on('error', () => watcher?.close());
-    }
-  } catch {
-    // no inotify watches left, or a file system without them: the stat alone
+  if (fsWatch) {
+    // its watch starts after a scan: a change made before 'ready' is seen by the check then
+    watcher = watch(path, { persistent: false, ignoreInitial: true, atomic: true }).on('all', changed).on('ready', changed);
+    // a watch that breaks (no inotify watches left, its directory removed) leaves the stat to notice
+    watcher.on('error', () => void watcher?.close());
   }
   const poll = setInterval(() => signature() !== last && changed(), intervalMs);
   poll.unref();
   return {
     close() {
-      watcher?.close();
+      void watcher?.close();
       clearInterval(poll);
       clearTimeout(timer);
     },
