@@ -1,6 +1,6 @@
 /**
  * Every behaviour generation old runs still replay through, in one place (after the SDK's own
- * `flags.ts`): a change to what a workflow commands is registered here with how runs tell the two
+ * list of its flags, `SdkFlags`): a change to what a workflow commands is registered here with how runs tell the two
  * behaviours apart, when the new one came in, the fixture that keeps the old one replaying, and
  * from when no history can hold the old one any more, so it can be retired.
  *
