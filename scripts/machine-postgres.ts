@@ -28,6 +28,14 @@ export interface PostgresRole {
 export interface PostgresEndpoint {
   host: string;
   port: number;
+  /**
+   * Set when `machinePostgres` started the Debian cluster (it was down): stops it again
+   * (pg_ctlcluster stop), unless other clients are connected to it by then (another stack that
+   * found it running); resolves to what it did.
+   */
+  stop?: () => Promise<string>;
+  /** e.g. "15/main", with `stop`. */
+  started?: string;
 }
 
 /** One line of `pg_lsclusters`. */
@@ -119,10 +127,29 @@ export async function machinePostgres(roles: PostgresRole[], opts: MachinePostgr
     await run('pg_createcluster', [version, 'main']);
     cluster = (await debianClusters())[0];
   }
+  const endpoint: PostgresEndpoint = { host: '127.0.0.1', port: cluster.port };
   if (cluster.status !== 'online') {
     log(`Starting PostgreSQL ${cluster.version}/${cluster.name} on :${cluster.port} (pg_ctlcluster)...`);
     await run('pg_ctlcluster', [cluster.version, cluster.name, 'start']);
+    const { version, name } = cluster;
+    endpoint.started = `${version}/${name}`;
+    endpoint.stop = async () => {
+      const others = Number(
+        await asPostgres(
+          cluster.port,
+          "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()",
+        ),
+      );
+      if (others > 0) return `left PostgreSQL ${version}/${name} running: ${others} other connection${others > 1 ? 's' : ''} use it`;
+      await run('pg_ctlcluster', [version, name, 'stop']);
+      return `stopped PostgreSQL ${version}/${name}`;
+    };
   }
-  await ensureRoles((sql) => asPostgres(cluster.port, sql), roles);
-  return { host: '127.0.0.1', port: cluster.port };
+  try {
+    await ensureRoles((sql) => asPostgres(cluster.port, sql), roles);
+  } catch (err) {
+    await endpoint.stop?.().catch(() => undefined);
+    throw err;
+  }
+  return endpoint;
 }

@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../config/config';
 import { developmentKey, keyNotice } from './api-key';
-import { startDevServer } from './dev-server';
+import { refusedPort } from './cluster-ports';
+import { portFree, startDevServer } from './dev-server';
 import { FANOUT_FLAT_MAX_DEV_SERVER } from '../core/engine-limits';
 import { Supervisor } from './supervisor';
 
@@ -20,12 +21,23 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const config = loadConfig();
 const external = Boolean(process.env.TEMPORAL_ADDRESS);
 const dataDir = process.env.DELEGATE_DATA_DIR || join(root, '.data');
-const stack = new Supervisor(root, config.DELEGATE_LOG_FORMAT === 'pretty', join(dataDir, 'stack.json'));
 const portOf = (name: string, def: number) => {
   const port = Number(process.env[name] || def);
   if (!Number.isInteger(port) || port < 1 || port > 65_535) throw new Error(`${name}: a port number, not "${process.env[name]}"`);
   return port;
 };
+/** An HTTP port a browser (and the readiness probe's fetch) must reach: one fetch refuses stops the start here. */
+const httpPort = (name: string, port: number) => {
+  const refused = refusedPort(port);
+  if (refused) {
+    console.error(`Could not start: ${name}=${port}: ${refused}. Choose another port.`);
+    process.exit(1);
+  }
+  return port;
+};
+httpPort('PORT', config.PORT);
+const uiPort = external ? 0 : httpPort('DELEGATE_TEMPORAL_UI_PORT', portOf('DELEGATE_TEMPORAL_UI_PORT', 8233));
+const stack = new Supervisor(root, config.DELEGATE_LOG_FORMAT === 'pretty', join(dataDir, 'stack.json'));
 
 let address = config.TEMPORAL_ADDRESS;
 let uiUrl = config.TEMPORAL_UI_URL;
@@ -34,15 +46,17 @@ if (!external) {
   const options = {
     dbFile: join(dataDir, 'temporal.sqlite'),
     port,
-    uiPort: portOf('DELEGATE_TEMPORAL_UI_PORT', 8233),
+    uiPort,
     // anyone on the machine reaches the UI without a credential: it only reads unless asked (docs/operations/security.md)
     readOnlyUi: !config.DELEGATE_TEMPORAL_UI_WRITES,
     logFile: join(dataDir, 'temporal.log'),
   };
   console.log(`Starting the Temporal dev server (SQLite in ${dataDir})...`);
-  const server = await startDevServer(options).catch((err: Error) => {
+  const server = await startDevServer(options).catch(async (err: Error) => {
     console.error(`Could not start Temporal: ${err.message}`);
-    console.error(`Is another Temporal already listening on :${port}? Set TEMPORAL_ADDRESS to use it instead.`);
+    // a busy port, not a missing CLI: say what to do about it
+    if (!(await portFree(port)))
+      console.error(`Is another Temporal already listening on :${port}? Set TEMPORAL_ADDRESS to use it instead.`);
     process.exit(1);
   });
   // the same files and ports when it is started again: its jobs are in the SQLite file

@@ -14,10 +14,14 @@ import { openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseEnv, promisify } from 'node:util';
-import { exitOf, portFree, stopProcess, waitForTemporal, type DevServer } from './dev-server';
-import { goInstall, toolFolder } from './go-tools';
+import { clusterPorts } from './cluster-ports';
+import { exitOf, stopProcess, waitForTemporal, type DevServer } from './dev-server';
+import { ensureTool, toolFolder, type PinnedTool } from './go-tools';
 import { ensureTemporalCli } from './temporal-cli';
 import { TEMPORAL_SERVER_VERSION } from './versions';
+
+// the port layout lives with the cluster's other ports (scripts/cluster-ports.ts); tests and benches import it from here too
+export { clusterPorts, freePortOffset } from './cluster-ports';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const run = promisify(execFile);
@@ -42,38 +46,40 @@ export interface TemporalServerBinaries {
   sqlTool: string;
 }
 
-/** Builds (once per machine) or finds the pinned server and `temporal-sql-tool`. */
-export async function ensureTemporalServer(log?: (line: string) => void): Promise<TemporalServerBinaries> {
-  const dir = await goInstall(
-    {
-      label: `the Temporal server ${TEMPORAL_SERVER_VERSION}`,
-      dir: toolFolder(`temporal-server-${TEMPORAL_SERVER_VERSION}`),
+/** The server and its SQL tool as a pinned tool: their `go install` packages and the server's release archive. */
+export function temporalServerTool(env: NodeJS.ProcessEnv = process.env): PinnedTool {
+  const version = TEMPORAL_SERVER_VERSION.slice(1);
+  return {
+    label: `the Temporal server ${TEMPORAL_SERVER_VERSION}`,
+    dir: toolFolder(`temporal-server-${TEMPORAL_SERVER_VERSION}`, env),
+    binaries: ['temporal-server', 'temporal-sql-tool'],
+    // another version would bring the databases to its own schema
+    pathVersion: version,
+    go: {
       packages: [
         `go.temporal.io/server/cmd/server@${TEMPORAL_SERVER_VERSION}`,
         `go.temporal.io/server/cmd/tools/sql@${TEMPORAL_SERVER_VERSION}`,
       ],
-      binaries: { server: 'temporal-server', sql: 'temporal-sql-tool' },
-      withoutGo: '  Install Go >= 1.23 (https://go.dev/dl), or run Temporal yourself and point TEMPORAL_ADDRESS at it.',
+      built: { server: 'temporal-server', sql: 'temporal-sql-tool' },
     },
-    log,
-  );
-  return { server: join(dir, 'temporal-server'), sqlTool: join(dir, 'temporal-sql-tool') };
+    // the server's .goreleaser.yml: temporal_<version>_<os>_<arch>.tar.gz holds the server and its tools
+    release: {
+      repo: 'temporalio/temporal',
+      tag: TEMPORAL_SERVER_VERSION,
+      archive: (p) => `temporal_${version}_${p.os}_${p.arch}.tar.gz`,
+      checksums: ['checksums.txt', `temporal_${version}_checksums.txt`],
+      files: { 'temporal-server': 'temporal-server', 'temporal-sql-tool': 'temporal-sql-tool' },
+    },
+    otherwise:
+      `  Put temporal-server and temporal-sql-tool ${version} on PATH, or install Go >= 1.23 (https://go.dev/dl),\n` +
+      '  or run Temporal yourself (docker compose, docs/operations/cluster.md) and point TEMPORAL_ADDRESS at it.',
+  };
 }
 
-/** The server's ports: Temporal's standard layout, each shifted by `offset`. */
-export function clusterPorts(offset = 0) {
-  const at = (p: number) => String(p + offset);
-  return {
-    FRONTEND_GRPC_PORT: at(7233),
-    FRONTEND_HTTP_PORT: at(7243),
-    FRONTEND_MEMBERSHIP_PORT: at(6933),
-    HISTORY_GRPC_PORT: at(7234),
-    HISTORY_MEMBERSHIP_PORT: at(6934),
-    MATCHING_GRPC_PORT: at(7235),
-    MATCHING_MEMBERSHIP_PORT: at(6935),
-    WORKER_GRPC_PORT: at(7239),
-    WORKER_MEMBERSHIP_PORT: at(6939),
-  };
+/** Finds, builds or downloads (once per machine) the pinned server and `temporal-sql-tool`. */
+export async function ensureTemporalServer(log?: (line: string) => void): Promise<TemporalServerBinaries> {
+  const bins = await ensureTool(temporalServerTool(), log);
+  return { server: bins['temporal-server'], sqlTool: bins['temporal-sql-tool'] };
 }
 
 /** Options of `startTemporalServer`. */
@@ -179,24 +185,15 @@ export async function startTemporalServer(opts: TemporalServerOptions): Promise<
   return { address, process: child, stop, logFile: opts.logFile };
 }
 
-/**
- * A port offset whose whole standard layout (`clusterPorts`) is free: 1,000–24,000, below
- * the ephemeral range, so free ports handed out to other processes do not land on it, and
- * below 25,828, past which a membership port no longer fits the schema's smallint.
- */
-export async function freePortOffset(): Promise<number> {
-  for (let tries = 0; tries < 50; tries++) {
-    const offset = 1000 + 10 * Math.floor(Math.random() * 2300);
-    const ports = Object.values(clusterPorts(offset)).map(Number);
-    if ((await Promise.all(ports.map((p) => portFree(p)))).every(Boolean)) return offset;
-  }
-  throw new Error('no free port layout for a Temporal server found in 50 tries');
-}
-
 if (import.meta.url === `file://${process.argv[1]}`) {
   // `npm run cluster:install`: build what `npm run cluster` runs, ahead of time (CI does)
   const { ensureTemporalUi } = await import('./temporal-ui');
   const log = (line: string) => console.error(line);
-  const [bins, ui, cli] = await Promise.all([ensureTemporalServer(log), ensureTemporalUi(log), ensureTemporalCli(log)]);
+  const [bins, ui, cli] = await Promise.all([ensureTemporalServer(log), ensureTemporalUi(log), ensureTemporalCli(log)]).catch(
+    (err: Error) => {
+      console.error(err.message);
+      process.exit(1);
+    },
+  );
   console.log([bins.server, bins.sqlTool, ui, cli].join('\n'));
 }

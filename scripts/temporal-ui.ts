@@ -10,10 +10,11 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, openSync } from 'node:fs';
-import { basename, dirname, extname, join, resolve } from 'node:path';
+import { basename, dirname, extname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { refusedPort } from './cluster-ports';
 import { exitOf, portFree, stopProcess } from './dev-server';
-import { goInstall, toolFolder } from './go-tools';
+import { ensureTool, toolFolder, type PinnedTool } from './go-tools';
 import { TEMPORAL_UI_VERSION } from './versions';
 
 // the pinned version lives with the server's in versions.ts (docker-compose.yml's image tag is checked against it)
@@ -22,22 +23,33 @@ export { TEMPORAL_UI_VERSION };
 /** The committed UI config template. */
 export const TEMPORAL_UI_CONFIG = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'deploy', 'temporal-ui.yaml');
 
-/** Builds the UI server once (`go install`, minutes: it embeds the UI's assets); returns the binary's path. */
-export async function ensureTemporalUi(log: (line: string) => void = (l) => console.error(l)): Promise<string> {
-  const dir = await goInstall(
-    {
-      label: `the Temporal UI server ${TEMPORAL_UI_VERSION}`,
-      dir: toolFolder(`temporal-ui-${TEMPORAL_UI_VERSION}`),
-      packages: [`github.com/temporalio/ui-server/v2/cmd/server@${TEMPORAL_UI_VERSION}`],
-      // `go install …/cmd/server` names its binary after the package folder
-      binaries: { server: 'temporal-ui-server' },
-      withoutGo:
-        '  Install Go >= 1.24 (https://go.dev/dl) and start again, or run the UI from its image\n' +
-        `  (temporalio/ui:${TEMPORAL_UI_VERSION.slice(1)}) with TEMPORAL_ADDRESS pointing at the frontend.`,
+/** The UI server as a pinned tool: its `go install` package and its release archive. */
+export function temporalUiTool(env: NodeJS.ProcessEnv = process.env): PinnedTool {
+  const version = TEMPORAL_UI_VERSION.slice(1);
+  return {
+    label: `the Temporal UI server ${TEMPORAL_UI_VERSION}`,
+    dir: toolFolder(`temporal-ui-${TEMPORAL_UI_VERSION}`, env),
+    binaries: ['temporal-ui-server'],
+    pathVersion: version,
+    // `go install …/cmd/server` names its binary after the package folder
+    go: { packages: [`github.com/temporalio/ui-server/v2/cmd/server@${TEMPORAL_UI_VERSION}`], built: { server: 'temporal-ui-server' } },
+    // the UI server's .goreleaser.yml: ui-server_<version>_<os>_<arch>.tar.gz, ui-server_<version>_checksums.txt
+    release: {
+      repo: 'temporalio/ui-server',
+      tag: TEMPORAL_UI_VERSION,
+      archive: (p) => `ui-server_${version}_${p.os}_${p.arch}.tar.gz`,
+      checksums: [`ui-server_${version}_checksums.txt`, 'checksums.txt'],
+      files: { 'ui-server': 'temporal-ui-server' },
     },
-    log,
-  );
-  return join(dir, 'temporal-ui-server');
+    otherwise:
+      '  Install Go >= 1.24 (https://go.dev/dl) and start again, or run the UI from its image\n' +
+      `  (temporalio/ui:${version}) with TEMPORAL_ADDRESS pointing at the frontend.`,
+  };
+}
+
+/** Finds, builds (`go install`, minutes: it embeds the UI's assets) or downloads the UI server once; returns the binary's path. */
+export async function ensureTemporalUi(log: (line: string) => void = (l) => console.error(l)): Promise<string> {
+  return (await ensureTool(temporalUiTool(), log))['temporal-ui-server'];
 }
 
 /** Options of `startTemporalUi`. */
@@ -115,6 +127,9 @@ export async function startTemporalUi(opts: TemporalUiOptions): Promise<Temporal
   const env = basename(configFile, extname(configFile));
   const host = opts.host ?? '127.0.0.1';
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${opts.port}`;
+  // a port fetch refuses would only show as the readiness probe's timeout, a minute later
+  const refused = refusedPort(opts.port);
+  if (refused) throw new Error(`the Temporal UI cannot be served on ${url}: ${refused}`);
   if (!(await portFree(opts.port, host))) throw new Error(`the Temporal UI cannot listen on ${url}: the port is in use`);
   let out: number | 'ignore' = 'ignore';
   if (opts.logFile) {

@@ -1,7 +1,8 @@
 /**
  * `npm run cluster` as a user runs it: from nothing (databases that do not exist yet; the
  * machine's PostgreSQL, started if it is down), the API answers and runs a job on the real
- * Temporal server; Ctrl-C stops every process; a second start finds the job again.
+ * Temporal server; Ctrl-C stops every process (and the PostgreSQL it started); a second start
+ * finds the job again. An offset whose port fetch refuses stops it at once, before anything starts.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -47,6 +48,20 @@ async function startCluster(env: Record<string, string>): Promise<Started> {
   return { child, output: () => out, exited };
 }
 
+/** Root, no DELEGATE_PG_ADMIN_URL: the cluster runs on the machine's (Debian) PostgreSQL. */
+const machinePg = () => isRoot() && !process.env.DELEGATE_PG_ADMIN_URL;
+
+/** The newest Debian cluster's version/name and whether it is online. */
+async function debianPg(): Promise<{ id: [string, string]; online: boolean }> {
+  const { stdout } = await run('pg_lsclusters', ['--no-header']);
+  const [version, name, , status] = stdout
+    .trim()
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/))
+    .sort((a, b) => Number(b[0]) - Number(a[0]))[0];
+  return { id: [version, name], online: status === 'online' };
+}
+
 /** True when something accepts connections on 127.0.0.1:`port`. */
 function listening(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -76,15 +91,37 @@ describe('npm run cluster', () => {
   let env: Record<string, string> = {};
 
   afterAll(async () => {
-    // the test's databases go; the cluster's role and the machine's PostgreSQL stay
+    // the test's databases go; the cluster's role stays, and the machine's PostgreSQL as it was
+    const pg = machinePg() ? await debianPg() : undefined;
+    if (pg && !pg.online) await run('pg_ctlcluster', [...pg.id, 'start']);
     for (const db of [database, `${database}_vis`]) {
       // as root the machine's cluster, administered by its `postgres` user (no URL: peer auth); else the test PostgreSQL
-      if (isRoot() && !process.env.DELEGATE_PG_ADMIN_URL) {
+      if (pg) {
         await run('runuser', ['-u', 'postgres', '--', 'psql', '-tAc', `DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`]).catch(
           () => undefined,
         );
       } else await dropDatabase(inject('pgUrl'), db).catch(() => undefined);
     }
+    if (pg && !pg.online) await run('pg_ctlcluster', [...pg.id, 'stop']);
+  });
+
+  it('refuses at once, before starting anything, an offset that puts the UI on a port fetch refuses', async () => {
+    const began = Date.now();
+    const child = spawn('npm', ['run', '--silent', 'cluster'], {
+      cwd: root,
+      env: { ...process.env, DELEGATE_CLUSTER_PORT_OFFSET: '2000', DELEGATE_LOG_FORMAT: 'json' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
+    child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(1);
+    expect(out).toContain('Could not start the cluster: DELEGATE_CLUSTER_PORT_OFFSET=2000 cannot be used:');
+    expect(out).toContain('the Temporal UI would be on :10080: fetch and browsers refuse port 10080');
+    expect(out).not.toContain('Starting PostgreSQL');
+    // the time to load the launcher, not the UI probe's 60 s
+    expect(Date.now() - began).toBeLessThan(30_000);
   });
 
   it('comes up from nothing, runs a job, stops on Ctrl-C, and finds the job on a second start', async () => {
@@ -103,6 +140,8 @@ describe('npm run cluster', () => {
       ...(isRoot() ? {} : { DELEGATE_PG_ADMIN_URL: inject('pgUrl') }),
     };
     const api = `http://127.0.0.1:${apiPort}`;
+    // the machine's PostgreSQL as it was before: a start that starts it stops it again
+    const pgBefore = machinePg() ? await debianPg() : undefined;
 
     const first = await startCluster(env);
     expect(first.output()).toContain(`127.0.0.1:${clusterPorts(offset).FRONTEND_GRPC_PORT}`);
@@ -139,6 +178,15 @@ describe('npm run cluster', () => {
     // Ctrl-C: a clean stop, and nothing of the stack left listening
     const ports = [apiPort, 8080 + offset, ...Object.values(clusterPorts(offset)).map(Number)];
     await interrupt(first, ports);
+    if (pgBefore && !pgBefore.online) {
+      const id = pgBefore.id.join('/');
+      expect(first.output()).toContain(`Stopping PostgreSQL ${id} (it was not running before npm run cluster)`);
+      // stopped, unless another stack on the machine connected to it meanwhile
+      if (!first.output().includes(`left PostgreSQL ${id} running`)) {
+        expect(first.output()).toContain(`stopped PostgreSQL ${id}`);
+        expect((await debianPg()).online, 'PostgreSQL stopped with the cluster').toBe(false);
+      }
+    }
 
     // the data is in PostgreSQL: a second start shows the finished job
     const second = await startCluster(env);

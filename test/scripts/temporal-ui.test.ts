@@ -125,6 +125,14 @@ describe('Temporal UI server', () => {
     }
   });
 
+  it('a port fetch and browsers refuse (10080) is refused at once, not after the 60 s readiness probe', async () => {
+    const began = Date.now();
+    await expect(startTemporalUi({ temporalAddress: inject('temporalAddress'), port: 10080, logFile })).rejects.toThrow(
+      'the Temporal UI cannot be served on http://127.0.0.1:10080: fetch and browsers refuse port 10080 (https://fetch.spec.whatwg.org/#port-blocking)',
+    );
+    expect(Date.now() - began).toBeLessThan(2_000);
+  });
+
   it('a UI server that exits at start (a broken config) is reported with its log named', async () => {
     const broken = join(dir, 'broken.yaml');
     writeFileSync(broken, 'port: [not a number\n');
