@@ -63,6 +63,8 @@ export interface AgentStepInput {
   model?: string;
   /** Output-token cap of one model turn, after routing. */
   maxOutputTokens?: number;
+  /** The job's W3C trace context: HTTP and A2A agents receive it (`StepRequest.traceparent`), the step's log lines its trace id. */
+  traceparent?: string;
   /** The answer to the previous step's question. */
   answer?: StepAnswer;
   /** Steering messages for this step. */
@@ -161,7 +163,7 @@ const LATENCY_CUT_GRACE_MS = 200;
  */
 function latencyCut(ctx: Context, latencySeconds: number | undefined): { signal: AbortSignal; reached?: Promise<never>; clear(): void } {
   // no latency budget, no cut: the agent's signal is the cancellation's own (an AbortController,
-  // its listener and a pending race cost every step's main thread ~0.07 ms, bench/RESULTS.md)
+  // its listener and a pending race cost every step's main thread CPU, bench/history/2026-12-05-diary.md)
   if (latencySeconds === undefined) return { signal: ctx.cancellationSignal, clear: () => {} };
   const ctl = new AbortController();
   const onCancel = () => ctl.abort(ctx.cancellationSignal.reason);

@@ -23,7 +23,15 @@ export { createCircuitBreaker, type CircuitBreaker, type CircuitState } from './
 export type { ArchiveDeps, ArchiveJobInput, PruneInput } from './archive';
 export type { PreviousStage } from './agents/types';
 export type { WebhookInput, WebhookDeps } from './webhook';
-export { signWebhook, webhookSecretFor, WebhookErrorType } from './webhook';
+export {
+  legacyWebhookSecretFor,
+  signatureHeaders,
+  signLegacyWebhook,
+  webhookIdFor,
+  webhookSecretFor,
+  WebhookErrorType,
+  WebhookSignature,
+} from './webhook';
 export { checkCallbackUrl, isBlockedAddress, mcpPolicyFromConfig, netPolicyFromConfig, type NetPolicy } from './net-policy';
 export type { Resolver, ResolvedAddress } from './guarded-post';
 export { redact, redactUrl } from './redact';

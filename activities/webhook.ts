@@ -1,5 +1,6 @@
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
 import type { JobResult } from '../schemas';
 import { DestinationRefusedError, guardedPost, type Resolver } from './guarded-post';
 import type { NetPolicy } from './net-policy';
@@ -21,10 +22,21 @@ export interface WebhookInput {
   a2a?: { contextId: string; token?: string };
 }
 
+/** How completion webhooks are signed. */
+export const WebhookSignature = {
+  /** Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`, `whsec_` secrets). */
+  standard: 'standard',
+  /** Also the deprecated `delegate-signature` header, for receivers not yet moved; goes in the next release. */
+  legacy: 'legacy',
+} as const;
+export type WebhookSignature = (typeof WebhookSignature)[keyof typeof WebhookSignature];
+
 /** What the webhook activity needs. */
 export interface WebhookDeps {
   /** Master key; each tenant signs with `webhookSecretFor(secret, tenant)`. When unset, webhooks are sent unsigned. */
   secret?: string;
+  /** The signature scheme. @default 'standard' */
+  signature?: WebhookSignature;
   /** Per-attempt HTTP timeout. @default 10000 */
   timeoutMs?: number;
   /** Where webhooks may go. @default private, loopback and metadata addresses refused */
@@ -45,19 +57,65 @@ export const WebhookErrorType = {
   Refused: ErrorType.WebhookRefused,
 } as const;
 
-/** A tenant's own signing secret: hex HMAC-SHA256(master, "tenant:<tenant>"); a webhook of one tenant never verifies with another's. */
-export function webhookSecretFor(master: string, tenant: string): string {
-  return createHmac('sha256', master).update(`tenant:${tenant}`).digest('hex');
+/** A tenant's own signing key: HMAC-SHA256(master, "tenant:<tenant>"); a webhook of one tenant never verifies with another's. */
+function tenantKey(master: string, tenant: string): Buffer {
+  return createHmac('sha256', master).update(`tenant:${tenant}`).digest();
 }
 
-/** The signature header value: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">` (Stripe-style). */
-export function signWebhook(secret: string, timestamp: number, body: string): string {
+/** A tenant's Standard Webhooks secret: `whsec_` and the base64 of its key, as the `standardwebhooks` libraries take it. */
+export function webhookSecretFor(master: string, tenant: string): string {
+  return `whsec_${tenantKey(master, tenant).toString('base64')}`;
+}
+
+/** @deprecated The same key as hex, the secret of the `legacy` scheme's `delegate-signature`. */
+export function legacyWebhookSecretFor(master: string, tenant: string): string {
+  return tenantKey(master, tenant).toString('hex');
+}
+
+/** @deprecated The `legacy` header value: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">` (Stripe-style), keyed with the hex secret's text. */
+export function signLegacyWebhook(secret: string, timestamp: number, body: string): string {
   const mac = createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
   return `t=${timestamp},v1=${mac}`;
 }
 
+/** The `webhook-id` of a job's completion: derived from its workflow id, so every retry carries the same one and a receiver can deduplicate. */
+export function webhookIdFor(workflowId: string, event = 'job.completed'): string {
+  return `msg_${createHash('sha256').update(`${event}:${workflowId}`).digest('base64url').slice(0, 32)}`;
+}
+
+/** What signs one delivery: the master key, the scheme, whose webhook it is and when it is sent. */
+export interface SignatureInput {
+  master: string;
+  signature: WebhookSignature;
+  tenant: string;
+  workflowId: string;
+  body: string;
+  now: Date;
+}
+
+/** The signature headers of one delivery attempt: Standard Webhooks, plus `delegate-signature` under `legacy`. */
+export function signatureHeaders({ master, signature, tenant, workflowId, body, now }: SignatureInput): Record<string, string> {
+  const id = webhookIdFor(workflowId);
+  const seconds = Math.floor(now.getTime() / 1000);
+  const headers: Record<string, string> = {
+    'webhook-id': id,
+    'webhook-timestamp': String(seconds),
+    'webhook-signature': new Webhook(webhookSecretFor(master, tenant)).sign(id, now, body),
+  };
+  if (signature === WebhookSignature.legacy)
+    headers['delegate-signature'] = signLegacyWebhook(legacyWebhookSecretFor(master, tenant), seconds, body);
+  return headers;
+}
+
 /** Creates the activity that posts a job's completion to its callbackUrl. */
-export function createWebhookActivities({ secret, timeoutMs = 10_000, policy = {}, resolve, callbacks }: WebhookDeps) {
+export function createWebhookActivities({
+  secret,
+  signature = WebhookSignature.standard,
+  timeoutMs = 10_000,
+  policy = {},
+  resolve,
+  callbacks,
+}: WebhookDeps) {
   /** The receiver's URL and A2A token: from the record when the input names them by reference. */
   async function receiverOf({ url, callbackRef, tenant, a2a }: WebhookInput): Promise<{ url: string; token?: string }> {
     if (!callbackRef) {
@@ -88,7 +146,8 @@ export function createWebhookActivities({ secret, timeoutMs = 10_000, policy = {
         'delegate-job-id': jobId,
         'delegate-tenant': tenant,
       };
-      if (secret) headers['delegate-signature'] = signWebhook(webhookSecretFor(secret, tenant), Math.floor(Date.now() / 1000), body);
+      // signed per attempt: the timestamp is this attempt's, the webhook-id the same on every one
+      if (secret) Object.assign(headers, signatureHeaders({ master: secret, signature, tenant, workflowId, body, now: new Date() }));
       const ctx = Context.current();
       const { attempt } = ctx.info;
       // the URL's path and query may carry the receiver's token: only its origin is ever logged

@@ -25,6 +25,7 @@ import { installJsonBodyParser } from './json-body';
 import { installMetrics } from './metrics';
 import { bindRequestLogIds, redactingChildLogger } from './request-log';
 import { withExamples } from './openapi-examples';
+import { finishDocument } from './openapi-doc';
 import { createJobService, type JobService } from './job-service';
 import { installRateLimit } from './quotas';
 import { approvalRoutes } from './routes/approvals';
@@ -37,9 +38,11 @@ import { webhookRoutes } from './routes/webhooks';
 import { reportRoutes } from './routes/reports';
 import { subtaskRoutes } from './routes/subtasks';
 import { scoutRoutes } from './routes/scouts';
+import { doctorRoutes } from './routes/doctor';
 import { createScoutService, type ScoutService } from './scouts/service';
 import { createInboxService, type InboxService } from './inbox/service';
 import { installRequestTracing } from './request-tracing';
+import { installCallerContext } from './caller-context';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -110,6 +113,8 @@ export async function buildApp({ config, client, registry, tenants, record, fast
   bindRequestLogIds(app);
   await installRateLimit(app, tenants, config.DELEGATE_QUOTA_REQUESTS_PER_MINUTE);
   requireCaller(app);
+  // the caller's traceparent and parent session for the handler; a parent's new model kept before it runs
+  installCallerContext(app, app.jobs.noteParent);
 
   await app.register(swagger, {
     openapi: {
@@ -140,7 +145,7 @@ export async function buildApp({ config, client, registry, tenants, record, fast
       servers: [{ url: '/', description: 'this API' }],
     },
     transform: jsonSchemaTransform,
-    transformObject: withExamples(jsonSchemaTransformObject),
+    transformObject: finishDocument(withExamples(jsonSchemaTransformObject)),
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
@@ -150,6 +155,7 @@ export async function buildApp({ config, client, registry, tenants, record, fast
   await app.register(subtaskRoutes);
   await app.register(approvalRoutes);
   await app.register(scoutRoutes);
+  await app.register(doctorRoutes);
   await app.register(webhookRoutes);
   await app.register(reportRoutes);
   await app.register(mcpRoutes);

@@ -51,7 +51,13 @@ export function identifyCaller(app: FastifyInstance, tenants: TenantDirectory): 
   });
 }
 
-/** Refuses a request to a non-public route without a known key (401), and a POST that is not JSON (415). */
+/** True when a request carries no body and says nothing about one (no content type, no length but 0, no chunks). */
+function isBodyless(headers: FastifyRequest['headers']): boolean {
+  const length = headers['content-length'];
+  return headers['content-type'] === undefined && headers['transfer-encoding'] === undefined && (length === undefined || length === '0');
+}
+
+/** Refuses a request to a non-public route without a known key (401), and a POST with a body that is not JSON (415). */
 export function requireCaller(app: FastifyInstance): void {
   app.addHook('onRequest', async (req, reply) => {
     if (isPublicPath(req.url)) return;
@@ -64,7 +70,9 @@ export function requireCaller(app: FastifyInstance): void {
         new HttpProblem(401, 'Unauthorized', key === undefined ? 'send Authorization: Bearer <key>' : 'the key is not valid'),
       );
     }
-    if (req.method === 'POST') {
+    // a POST without a body (stop, cancel) has no media type to check; a browser cannot send one
+    // cross-site with a bearer key, so this opens nothing that the 401 above does not already close
+    if (req.method === 'POST' && !isBodyless(req.headers)) {
       const type = String(req.headers['content-type'] ?? '')
         .split(';')[0]!
         .trim()

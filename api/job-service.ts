@@ -15,6 +15,7 @@ import { createSubmit } from './jobs/submit';
 import { createEstimate } from './jobs/estimate';
 import { createJobFollowers, onClose } from './jobs/followers';
 import { createStreamCaps } from './jobs/stream-caps';
+import { createParentModel } from './jobs/parent-model';
 import { declaredPools } from '../config/pools';
 import { agentQueueFor, providerQueueFor } from '../core/names';
 
@@ -30,6 +31,7 @@ export function createJobService(deps: JobServiceDeps, lanes: LaneWatch = create
     perTenant: deps.config.DELEGATE_QUOTA_OPEN_STREAMS,
     perJob: deps.config.DELEGATE_QUOTA_OPEN_STREAMS_PER_JOB,
   });
+  const controls = createControls(deps.client, handles);
   return {
     workflowIdOf: handles.workflowIdOf,
     uiLink: handles.uiLink,
@@ -60,7 +62,8 @@ export function createJobService(deps: JobServiceDeps, lanes: LaneWatch = create
       ]);
     },
     ...createReads(deps.client, deps.record, handles),
-    ...createControls(deps.client, handles),
+    ...controls,
+    ...createParentModel(deps, controls.setModel),
   };
 }
 

@@ -11,6 +11,43 @@ import type { AgentManifest, BudgetTopUp, Estimate, JobPage, JobResult, JobSpecS
 import type { ReportPageSchema } from '../schemas';
 import type { ResearchSubtaskOutput, ResearchSubtaskRequest } from '../schemas/research-contract';
 import type { ScoutReport, ScoutRequest } from '../schemas/scout';
+import type { DoctorCheck, DoctorFix, DoctorReport } from '../schemas/doctor';
+
+const orphanCheck: DoctorCheck = {
+  id: 'orphan_scouts',
+  status: 'advisory',
+  count: 3,
+  oldestAt: '2025-11-20T09:00:00.000Z',
+  fixable: true,
+  message:
+    '3 scout(s) without a feature are older than 90 days (oldest 2025-11-20T09:00:00.000Z): delegate doctor --fix deletes them now, the prune schedule on its next run; scouts with a feature are kept',
+};
+const overdueCheck: DoctorCheck = {
+  id: 'overdue_inbox',
+  status: 'ok',
+  count: 0,
+  fixable: false,
+  message: 'no approval or question is pending past its expiry',
+};
+const doctorReport: DoctorReport = {
+  tenant: 'acme',
+  checkedAt: '2026-03-02T10:15:00.000Z',
+  status: 'advisory',
+  checks: [orphanCheck, overdueCheck],
+  prune: {
+    scheduleId: 'delegate-record-prune-3f1c2a',
+    exists: true,
+    paused: false,
+    every: '24h',
+    nextRunAt: '2026-03-03T00:00:00.000Z',
+    dryRun: false,
+    keepLabels: ['feature'],
+    jobsFinishedBefore: '2026-02-01T00:00:00.000Z',
+    orphanScouts: 3,
+    message:
+      'next prune at 2026-03-03T00:00:00.000Z deletes 3 orphaned scout(s) of yours, and records of jobs finished before 2026-02-01T00:00:00.000Z without a label feature',
+  },
+};
 
 /** An operation's examples: the JSON request body and the answer per status (an error status without one gets a generic problem). */
 export interface OperationExamples {
@@ -27,7 +64,18 @@ const links = (jobId: string) => ({
   result: `https://delegate.example.com/v1/jobs/${jobId}/result`,
   temporalUi: `http://localhost:8233/namespaces/default/workflows/job%2Facme%2F${jobId}`,
 });
-const metrics = { latencyMs: 2100, costUsd: 0.01, tokens: 100, toolCalls: 0, steps: 1, attempts: 1, channelsHit: [] };
+const metrics = {
+  latencyMs: 2100,
+  costUsd: 0.01,
+  tokens: 100,
+  inputTokens: 80,
+  outputTokens: 20,
+  cachedInputTokens: 0,
+  toolCalls: 0,
+  steps: 1,
+  attempts: 1,
+  channelsHit: [],
+};
 
 const spec = {
   jobId: 'compare-dbs-1',
@@ -61,7 +109,18 @@ const result: JobResult = {
   })),
   evidence: [{ id: 'e1', source: 'web', url: 'https://clickhouse.com/docs', snippet: 'ClickHouse is a column-oriented database.' }],
   followUps: [],
-  metrics: { ...metrics, latencyMs: 4210, costUsd: 0.02, tokens: 200, steps: 2, attempts: 2, subtasks: 2, savedUsd: 0 },
+  metrics: {
+    ...metrics,
+    latencyMs: 4210,
+    costUsd: 0.02,
+    tokens: 200,
+    inputTokens: 160,
+    outputTokens: 40,
+    steps: 2,
+    attempts: 2,
+    subtasks: 2,
+    savedUsd: 0,
+  },
   budget: { ledger, clipped: [], refused: [] },
 };
 
@@ -385,6 +444,16 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExamples> = {
     },
   },
   listScouts: { responses: { 200: { scouts: [scoutView], nextPageToken: null } } },
+  doctor: { responses: { 200: doctorReport } },
+  doctorFix: {
+    request: {},
+    responses: {
+      200: {
+        fixed: { scouts: 3 },
+        report: { ...doctorReport, status: 'ok', checks: [{ ...orphanCheck, status: 'ok', count: 0, oldestAt: null }, overdueCheck] },
+      } satisfies DoctorFix,
+    },
+  },
   submitResearchSubtask: { request: researchInput, responses: { 200: researchOutput, 202: researchRunning } },
   getResearchSubtask: { responses: { 200: researchOutput, 202: researchRunning } },
   healthz: { responses: { 200: { ok: true } } },
@@ -453,7 +522,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExamples> = {
       422: topUpPastMax('subtask "ch"\'s'),
     },
   },
-  getWebhookSecret: { responses: { 200: { tenant: 'acme', secret: '3b1f…(64 hex characters)' } } },
+  getWebhookSecret: { responses: { 200: { tenant: 'acme', scheme: 'standard', secret: 'whsec_O7Hx…(44 base64 characters)' } } },
   streamJobEvents: {
     responses: {
       200: [

@@ -12,6 +12,7 @@ import { formatPath, type FieldError } from './errors';
 import { checkRoleTask } from './role-check';
 import { checkFallbacks } from './fallbacks';
 import { refusal } from '../activities/agents/registry';
+import { parseAgentRef, versionList } from '../activities/agents/versions';
 
 /** Distinct outputSchemas one request may make the API compile, in JSON bytes: compiling costs CPU. */
 export const MAX_OUTPUT_SCHEMA_BYTES_PER_REQUEST = 1024 * 1024;
@@ -114,7 +115,7 @@ export function checkRunnable(
       if (!def) {
         const what =
           typeof task.agent === 'string'
-            ? `unknown agent "${task.agent}"`
+            ? unknownAgent(task.agent, registry)
             : `no agent matches ${JSON.stringify(task.agent)}${semanticMiss(task, registry)}`;
         errors.push({ path: formatPath([...at, 'agent']), message: `${what}; GET /v1/agents lists them` });
         return;
@@ -190,6 +191,14 @@ export function resolveAgents(
  */
 function routedLater(ref: AgentRef, registry: AgentRegistry): boolean {
   return typeof ref !== 'string' && 'route' in ref && registry.semantic.method === 'embeddings';
+}
+
+/** Why a named agent is not found: no such id, or (`x@^9`) none of its versions matches, listing them. */
+function unknownAgent(ref: string, registry: AgentRegistry): string {
+  const { id, range } = parseAgentRef(ref);
+  const versions = registry.versionsOf(id);
+  if (range === undefined || versions.length === 0) return `unknown agent "${ref}"`;
+  return `agent "${id}" has no version matching "${range}"; its versions: ${versionList(versions)}`;
 }
 
 /** Why semantic routing found no agent (`: semantic: bm25: best x at 0.21 < 0.30`), empty for other references. */

@@ -5,7 +5,7 @@
  * workflows (a tree of 1,000-wide parents: one parent may not hold more). Every run gets a
  * dev server of its own (a fresh database: on one server for every run, the server's cost per
  * subtask grows as its database fills, and the side that ran last paid for the others' histories,
- * bench/RESULTS.md); each Delegate run a fresh worker process (so the peak is that run's) and a
+ * bench/history/2026-12-05-diary.md); each Delegate run a fresh worker process (so the peak is that run's) and a
  * timeout; a size that fails or times out is reported with its progress, and the larger
  * sizes are not tried.
  */

@@ -2,6 +2,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { JobOutcome, Pattern } from 'delegate/client';
 import { action, DEFAULT_URL, type GlobalOptions } from './context';
+import { KEY_PLACEHOLDER, mcpConfig } from './mcp-config';
 import { ExitCode, note, out, printJson, printTable } from './output';
 import { usd } from './progress';
 
@@ -66,6 +67,7 @@ export function registerCatalogCommands(program: Command): void {
 
   program
     .command('jobs')
+    .alias('list')
     .description("the tenant's jobs, newest first")
     .addOption(new Option('--pattern <pattern>').choices(PATTERNS))
     .addOption(new Option('--status <status>').choices(['running', ...OUTCOMES]))
@@ -190,11 +192,19 @@ export function registerCatalogCommands(program: Command): void {
   program
     .command('mcp')
     .description('serve Delegate as an MCP server on stdio (for agent harnesses), calling the API at --url with --key')
-    .action(async (_o: unknown, cmd: Command) => {
+    .option('--print-config', 'print the mcpServers entry that starts this server from any folder, and exit')
+    .action(async (o: { printConfig?: boolean }, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOptions>();
+      const url = g.url ?? process.env.DELEGATE_URL ?? DEFAULT_URL;
+      const key = g.key ?? process.env.DELEGATE_KEY ?? '';
+      if (o.printConfig) {
+        printJson(mcpConfig(url, key));
+        if (!key) note(`no key given (--key or DELEGATE_KEY): replace ${KEY_PLACEHOLDER}`);
+        return;
+      }
       // loaded only here: the rest of the CLI does not pay for the MCP SDK
       const { runMcpStdio } = await import('../mcp/stdio');
-      await runMcpStdio({ url: g.url ?? process.env.DELEGATE_URL ?? DEFAULT_URL, key: g.key ?? process.env.DELEGATE_KEY ?? '' });
+      await runMcpStdio({ url, key });
       process.exitCode = ExitCode.ok;
     });
 }

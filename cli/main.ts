@@ -11,8 +11,10 @@ import { registerApprovalCommands } from './approval-commands';
 import { registerCatalogCommands } from './catalog-commands';
 import { registerJobCommands } from './job-commands';
 import { registerScoutCommands } from './scout-commands';
+import { registerDoctorCommand } from './doctor-command';
 import { registerSubtaskCommand } from './subtask-command';
 import { ExitCode } from './output';
+import pkg from '../package.json' with { type: 'json' };
 
 /** Builds the program (tests may parse with it without a process of their own). */
 export function buildProgram(): Command {
@@ -20,6 +22,7 @@ export function buildProgram(): Command {
     .description(
       'Delegate subtasks to subagents on Temporal: submit jobs, follow them, control them; run research-contract subtasks and code scouts.',
     )
+    .version(pkg.version, '-V, --version', 'the version of delegate')
     .option('--url <url>', `the API (env DELEGATE_URL, default ${DEFAULT_URL})`)
     .option('--key <key>', 'a bearer key (env DELEGATE_KEY)')
     .option('--json', 'machine output (JSON) on stdout only')
@@ -33,6 +36,7 @@ export function buildProgram(): Command {
   registerScoutCommands(program);
   registerCatalogCommands(program);
   registerApprovalCommands(program);
+  registerDoctorCommand(program);
   return program;
 }
 
@@ -50,4 +54,9 @@ export async function main(argv: string[] = process.argv): Promise<void> {
   }
 }
 
+// a reader that stopped reading (`delegate list | head -1`) is not an error: stop quietly
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err;
+  process.exit(ExitCode.ok);
+});
 await main();

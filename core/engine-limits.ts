@@ -25,7 +25,7 @@ export const EXECUTION_TIMEOUT_MARGIN_SECONDS = 300;
 /** Default ceiling on one step's worst case (timeout × attempts + backoff), seconds. */
 export const DEFAULT_STEP_CEILING_SECONDS = 86_400;
 
-/** EngineLimits.fanoutFlatMax on a sharded cluster (the default): one parent of 400 children queued on its lock (bench/RESULTS.md). */
+/** EngineLimits.fanoutFlatMax on a sharded cluster (the default): one parent of 400 children queued on its lock (bench/history/2026-12-05-diary.md). */
 export const FANOUT_FLAT_MAX_CLUSTER = 100;
 /** EngineLimits.fanoutFlatMax on the single-shard dev server (`npm start`): flat up to the wide fan-outs' batches. */
 export const FANOUT_FLAT_MAX_DEV_SERVER = 500;
@@ -81,6 +81,6 @@ export function msLeft(deadline: number | undefined, now: number): number {
 /**
  * Frames a stack trace keeps in the workflow context (DELEGATE_WORKFLOW_STACK_FRAMES): the SDK
  * captures and source-maps one stack per promise a workflow makes, at a cost per frame (V8's
- * default is 10; see workflows/stack-frames.ts and bench/RESULTS.md).
+ * default is 10; see workflows/stack-frames.ts and bench/history/2026-12-05-diary.md).
  */
 export const DEFAULT_WORKFLOW_STACK_FRAMES = 4;

@@ -7,6 +7,7 @@
  */
 import type { Usage } from '../schemas/budget';
 import { AXES, SPEND_AXES, type AxisKind, type BudgetAxis } from './budget-axes';
+import { addSplit, splitOf } from './token-split';
 
 /** Micro-dollars in a dollar. */
 export const MICROS_PER_USD = 1_000_000;
@@ -78,9 +79,9 @@ export function zeroUsage(): Usage {
   return usageOf({});
 }
 
-/** Just the accumulating axes of a usage or metrics object (an axis it lacks counts 0). */
+/** Just the accumulating axes of a usage or metrics object (an axis it lacks counts 0), and the token split it has. */
 export function usageOf(m: Partial<Usage>): Usage {
-  return Object.fromEntries(SPEND_AXES.map((a) => [a, m[a] ?? 0])) as Usage;
+  return { ...(Object.fromEntries(SPEND_AXES.map((a) => [a, m[a] ?? 0])) as Usage), ...splitOf(m) };
 }
 
 /** True when a usage spent anything on any accumulating axis. */
@@ -88,7 +89,7 @@ export function spentSomething(u: Partial<Usage>): boolean {
   return SPEND_AXES.some((a) => (u[a] ?? 0) > 0);
 }
 
-/** Adds two usages, exactly (money in micro-dollars); an axis missing from either counts 0. */
+/** Adds two usages, exactly (money in micro-dollars); an axis missing from either counts 0; the token split where either has it. */
 export function addUsage(a: Partial<Usage>, b: Partial<Usage>): Usage {
-  return Object.fromEntries(SPEND_AXES.map((x) => [x, addOn(x, a[x] ?? 0, b[x] ?? 0)])) as Usage;
+  return { ...(Object.fromEntries(SPEND_AXES.map((x) => [x, addOn(x, a[x] ?? 0, b[x] ?? 0)])) as Usage), ...addSplit(a, b) };
 }

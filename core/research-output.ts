@@ -11,6 +11,7 @@ import type { ResearchEvidence, ResearchFailureReason, ResearchSubtaskOutput } f
 import type { FailureReason, TaskResult } from '../schemas/result';
 import type { TaskSpec } from '../schemas/job';
 import { fitSummary } from './summary-sentences';
+import { splitOf } from './token-split';
 
 /** Longest snippet returned: evidence is returned slim. */
 export const SLIM_SNIPPET_CHARS = 1000;
@@ -113,6 +114,12 @@ export function originOfTask(task: Pick<TaskSpec, 'id' | 'contextSeed' | 'resear
   return { id: task.id, parentId: task.research?.parentId ?? null, seed: task.contextSeed ?? [] };
 }
 
+/** The token split as the contract spells it (`input_tokens`, …): the fields the result has. */
+function researchSplit(m: TaskResult['metrics']): Partial<ResearchSubtaskOutput['metrics']> {
+  const s = splitOf(m);
+  return Object.fromEntries(Object.entries(s).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v]));
+}
+
 /** A TaskResult as the contract's output. A budget halt is `partial`, also with nothing found. */
 export function toResearchOutput(origin: ResearchOrigin, result: TaskResult, ctx: ResearchOutputContext = {}): ResearchSubtaskOutput {
   const seed = origin.seed;
@@ -138,6 +145,7 @@ export function toResearchOutput(origin: ResearchOrigin, result: TaskResult, ctx
       cost_usd: result.metrics.costUsd,
       tool_calls: result.metrics.toolCalls,
       channels_hit: result.metrics.channelsHit,
+      ...researchSplit(result.metrics),
     },
     failure_reason: status === 'success' || result.failureReason === null ? null : toResearchFailureReason(result.failureReason),
     delegate: {

@@ -22,12 +22,25 @@ export const capabilityKey = (capability: string): string => `capability:${capab
  * child, and each lands twice in the engine's histories (the parent's start command and the
  * child's first event), so the rest (description, input and output schemas, tools) stays out.
  */
-export type RunManifest = Pick<AgentManifest, 'id' | 'version' | 'kind' | 'limits' | 'retry' | 'pool' | 'provider'>;
+export type RunManifest = Pick<AgentManifest, 'id' | 'version' | 'kind' | 'limits' | 'retry' | 'pool' | 'provider' | 'deprecated'>;
 
 /** The part of a manifest a subtask run reads (a manifest already cut down is returned equal). */
-export function runManifest({ id, version, kind, limits, retry, pool, provider }: RunManifest): RunManifest {
-  return { id, version, kind, limits, retry, ...(pool !== undefined ? { pool } : {}), ...(provider !== undefined ? { provider } : {}) };
+export function runManifest({ id, version, kind, limits, retry, pool, provider, deprecated }: RunManifest): RunManifest {
+  return {
+    id,
+    version,
+    kind,
+    limits,
+    retry,
+    ...(pool !== undefined ? { pool } : {}),
+    ...(provider !== undefined ? { provider } : {}),
+    ...(deprecated ? { deprecated } : {}),
+  };
 }
+
+/** A deprecated version's warning in its results (`TaskResult.warnings`), by its id without the pinned `@version`. */
+export const deprecationWarning = ({ id, version, deprecated: d }: Pick<RunManifest, 'id' | 'version' | 'deprecated'>) =>
+  d ? `agent "${id.split('@')[0]}" version ${version} is deprecated${d === true ? '' : `: ${d}`}` : undefined;
 
 /** The manifest the job hands a task, when it was resolved at submission; undefined: the subtask resolves it. */
 export function submittedManifest(task: TaskSpec, agents: Record<string, RunManifest> | undefined): RunManifest | undefined {

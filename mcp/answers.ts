@@ -13,12 +13,13 @@ export const resultUri = (jobId: string) => `delegate://jobs/${encodeURIComponen
 
 /** A finished job's answer: its status and result, and a link to the result resource. */
 export function jobAnswer(jobId: string, result: JobResult): CallToolResult {
-  return {
-    content: [
-      { type: 'text', text: JSON.stringify({ jobId, status: result.status, result }, null, 2) },
-      { type: 'resource_link', uri: resultUri(jobId), name: `${jobId} result`, mimeType: 'application/json' },
-    ],
-  };
+  return withResultLink(json({ jobId, status: result.status, result }), jobId);
+}
+
+/** A JSON answer with a link to the job's result resource after its text. */
+export function withResultLink(answer: CallToolResult, jobId: string): CallToolResult {
+  const link = { type: 'resource_link' as const, uri: resultUri(jobId), name: `${jobId} result`, mimeType: 'application/json' };
+  return { ...answer, content: [...answer.content, link] };
 }
 
 /** A research subtask's answer as the tool gives it: the output, or where it still runs. */

@@ -51,8 +51,8 @@ export interface DelegateBackend {
   roles(): Promise<RoleEntry[]>;
   /** The job's live events after `afterSeq`, until it finishes or `signal` aborts (empty, or a throw, where the deployment has none). */
   events(jobId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<JobEvent>;
-  /** The tenant's jobs, newest first. */
-  list(filter: { status?: string; limit: number }): Promise<JobSummary[]>;
+  /** A page of the tenant's jobs, newest first, after the place `pageToken` (a page's `nextPageToken`) names; a token it never gave is a 400. */
+  list(filter: { status?: string; limit: number; pageToken?: string }): Promise<{ jobs: JobSummary[]; nextPageToken: string | null }>;
   /** Runs one subtask in the research-subtask contract (input already validated), waiting up to `waitSeconds` (≤ 60): its output, or where it runs. */
   runResearchSubtask(input: ResearchSubtaskInput, waitSeconds: number): Promise<ResearchSubtaskAnswer>;
   /** A research subtask's output by its job id, waiting up to `waitSeconds` (≤ 60). */

@@ -9,22 +9,15 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { IdSchema } from '../schemas';
-import { ResearchInputObject, ResearchSubtaskInputSchema } from '../schemas/research-contract';
+import { ResearchSubtaskInputSchema } from '../schemas/research-contract';
 import { ScoutIdSchema, ScoutRequestSchema } from '../schemas/scout';
 import { scoutAnswer, subtaskAnswer } from './answers';
 import type { DelegateBackend } from './backend';
 import { taskIdOf } from './task-store';
 import type { enableTasks } from './tasks';
-import { TOOL_DOCS } from './tool-docs';
-import { failed, json, POLL_SECONDS, tool, type ToolExtra } from './tool-helpers';
-
-const waitSeconds = (dflt: number, max: number, what: string) =>
-  z.number().min(0).max(max).default(dflt).describe(`longest wait for ${what} (default ${dflt}, at most ${max}); 0 answers at once`);
-
-/** The tool error of an input its zod schema refused, one field per line. */
-const invalid = (what: string, issues: z.core.$ZodIssue[]) =>
-  failed([`Invalid ${what}:`, ...issues.map((i) => `  ${i.path.join('.') || '(root)'}: ${i.message}`)].join('\n'));
+import { listing } from './tool-docs';
+import { invalid, json, POLL_SECONDS, tool, type ToolExtra } from './tool-helpers';
+import { idArg, OUTPUT, researchInput, scoutRequestShape, waitArg } from './tool-schemas';
 
 /**
  * Polls `next` (long polls of POLL_SECONDS) from `first` until it is final, the wait has passed
@@ -54,10 +47,7 @@ type TaskTools = ReturnType<typeof enableTasks>;
 export function registerContractTools(server: McpServer, backend: DelegateBackend, tasks: TaskTools): void {
   tasks.register(
     'delegate_research_subtask',
-    {
-      description: TOOL_DOCS.delegate_research_subtask,
-      inputSchema: { ...ResearchInputObject.shape, waitSeconds: waitSeconds(45, 3600, 'the output') },
-    },
+    listing('delegate_research_subtask', researchInput, OUTPUT.research),
     tool(async (args: Record<string, unknown>, extra) => {
       const { waitSeconds: wait, ...rest } = args as { waitSeconds: number };
       // the contract's cross-field rules (stop conditions, output_schema, params) on top of the per-field ones
@@ -87,13 +77,11 @@ export function registerContractTools(server: McpServer, backend: DelegateBacken
 
   server.registerTool(
     'research_subtask_result',
-    {
-      description: TOOL_DOCS.research_subtask_result,
-      inputSchema: {
-        jobId: IdSchema.describe('the job_id delegate_research_subtask returned'),
-        waitSeconds: waitSeconds(0, 60, 'the output'),
-      },
-    },
+    listing(
+      'research_subtask_result',
+      { jobId: idArg('the job_id delegate_research_subtask returned'), waitSeconds: waitArg(0, 60) },
+      OUTPUT.research,
+    ),
     tool(async ({ jobId, waitSeconds: wait }: { jobId: string; waitSeconds: number }) =>
       subtaskAnswer(await backend.researchSubtask(jobId, wait)),
     ),
@@ -101,14 +89,7 @@ export function registerContractTools(server: McpServer, backend: DelegateBacken
 
   tasks.register(
     'delegate_scout',
-    {
-      description: TOOL_DOCS.delegate_scout,
-      inputSchema: {
-        ...ScoutRequestSchema.shape,
-        agent: z.string().min(1).max(128).optional().describe("Delegate extension: the scout agent (default: the deployment's)"),
-        waitSeconds: waitSeconds(45, 3600, 'the report'),
-      },
-    },
+    listing('delegate_scout', { ...scoutRequestShape, agent: z.string().optional(), waitSeconds: waitArg(45, 3600) }, OUTPUT.scout),
     tool(async (args: Record<string, unknown>, extra) => {
       const { waitSeconds: wait, agent, ...rest } = args as { waitSeconds: number; agent?: string };
       const parsed = ScoutRequestSchema.safeParse(rest);
@@ -136,16 +117,13 @@ export function registerContractTools(server: McpServer, backend: DelegateBacken
 
   server.registerTool(
     'scout_report',
-    {
-      description: TOOL_DOCS.scout_report,
-      inputSchema: { id: ScoutIdSchema.describe('the scout id delegate_scout returned'), waitSeconds: waitSeconds(0, 60, 'the report') },
-    },
+    listing('scout_report', { id: ScoutIdSchema, waitSeconds: waitArg(0, 60) }, OUTPUT.scout),
     tool(async ({ id, waitSeconds: wait }: { id: string; waitSeconds: number }) => scoutAnswer(await backend.scout(id, wait))),
   );
 
   server.registerTool(
     'scout_prep',
-    { description: TOOL_DOCS.scout_prep, inputSchema: ScoutRequestSchema.shape },
+    listing('scout_prep', scoutRequestShape, OUTPUT.prep),
     tool(async (args: Record<string, unknown>) => {
       const parsed = ScoutRequestSchema.safeParse(args);
       if (!parsed.success) return invalid('scout request', parsed.error.issues);
@@ -155,16 +133,15 @@ export function registerContractTools(server: McpServer, backend: DelegateBacken
 
   server.registerTool(
     'scout_submit_report',
-    {
-      description: TOOL_DOCS.scout_submit_report,
-      inputSchema: {
-        id: ScoutIdSchema.describe('the scout id scout_prep returned'),
-        report: z
-          .record(z.string(), z.unknown())
-          .describe('the JSON your sub-agent wrote: { findings, confidence, recommendation, files_inspected, status }'),
-        validateOnly: z.boolean().default(false).describe('true: check it only (an invalid report still counts), commit nothing'),
+    listing(
+      'scout_submit_report',
+      {
+        id: ScoutIdSchema,
+        report: z.looseObject({}).describe('the JSON your sub-agent wrote'),
+        validateOnly: z.boolean().default(false).describe('check only; commit nothing'),
       },
-    },
+      OUTPUT.outcome,
+    ),
     tool(async ({ id, report, validateOnly }: { id: string; report: Record<string, unknown>; validateOnly: boolean }) =>
       json(await backend.reportScout(id, report, validateOnly)),
     ),

@@ -66,8 +66,8 @@ export function createHttpBackend({ url, key }: HttpBackendOptions): DelegateBac
     decide: (id, decision) => guard(() => client.approvals.decide(id, decision)),
     // a stream that fails (an API without the route, a network loss) ends the feed: the view reports progress instead
     events: (jobId, afterSeq, signal) => client.events(jobId, { after: afterSeq, signal }),
-    list: ({ status, limit }) =>
-      guard(async () => (await client.list({ status: status as 'running' | JobOutcome | undefined, pageSize: limit })).jobs),
+    list: ({ status, limit, pageToken }) =>
+      guard(() => client.list({ status: status as 'running' | JobOutcome | undefined, pageSize: limit, nextPageToken: pageToken })),
     runResearchSubtask: (input, waitSeconds) => guard(() => client.subtasks.run(input, { waitSeconds })),
     researchSubtask: (jobId, waitSeconds) => guard(() => client.subtasks.get(jobId, { waitSeconds })),
     dispatchScout: (req) => guard(() => client.scouts.dispatch(req)),

@@ -8,6 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import { fromTemporal, HttpProblem } from '../api/errors';
 import { viewOf } from '../api/routes/scouts';
+import { decodeJobPageToken } from '../api/jobs/page-token';
 import { readResearchSubtask, researchRoutingOf, runResearchSubtask } from '../api/jobs/research';
 import type { JobOutcome } from '../schemas';
 import { DelegateError, type DelegateBackend } from './backend';
@@ -61,12 +62,14 @@ export function createInProcessBackend(app: FastifyInstance, tenant: string): De
     decide: (id, decision) => guard(() => app.inbox.decide(tenant, id, decision, `mcp:${tenant}`)),
     // the job's shared follower, counted against the tenant's cap of open streams (past it this throws: the view reports instead)
     events: (jobId, afterSeq, signal) => svc.events(tenant, jobId, afterSeq, signal),
-    list: ({ status, limit }) =>
-      guard(async () =>
-        (await svc.list(tenant, { status: status as 'running' | JobOutcome | undefined, label: [], pageSize: limit })).jobs.map(
-          ({ workflowId: _w, ...j }) => j,
-        ),
-      ),
+    list: async ({ status, limit, pageToken }) => {
+      const after = pageToken === undefined ? undefined : decodeJobPageToken(pageToken);
+      if (pageToken !== undefined && !after) throw new DelegateError(400, 'Bad request', 'not a page token this API gave');
+      return guard(async () => {
+        const page = await svc.list(tenant, { status: status as 'running' | JobOutcome | undefined, label: [], pageSize: limit, after });
+        return { jobs: page.jobs.map(({ workflowId: _w, ...j }) => j), nextPageToken: page.nextPageToken };
+      });
+    },
     runResearchSubtask: (input, waitSeconds) =>
       guard(async () => {
         const run = await runResearchSubtask(svc, researchRoutingOf(app), tenant, input, waitSeconds);

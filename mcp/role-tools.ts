@@ -9,14 +9,15 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { RoleEntry } from 'delegate/client';
 import { z } from 'zod';
-import { JobSpecSchema, TaskSpecSchema, type JobResult, type JobSpec } from '../schemas';
-import { resultUri } from './answers';
-import { APPROVAL_TOOL_DOCS } from './approval-tools';
+import { JobSpecSchema, type JobResult, type JobSpec } from '../schemas';
+import { withResultLink } from './answers';
 import type { DelegateBackend } from './backend';
 import { taskIdOf } from './task-store';
 import type { enableTasks } from './tasks';
-import { describeKinds, roleToolDoc, TOOL_DOCS } from './tool-docs';
-import { failed, tool, type ToolExtra } from './tool-helpers';
+import { ROLE_HINTS, roleToolDoc, roleToolSummary, TOOL_DOCS } from './tool-docs';
+import { invalid, json, tool, type ToolExtra } from './tool-helpers';
+import type { ToolReference } from './tool-reference';
+import { budgetArg, listed, OUTPUT, waitArg } from './tool-schemas';
 
 /** Waits for a job's result as the pattern tools do, answering with `answer` once it is done. */
 export type AwaitJob = (
@@ -29,26 +30,24 @@ export type AwaitJob = (
 /** The id of the one task a role tool submits. */
 const TASK_ID = 'task';
 
-const task = TaskSpecSchema.shape;
-/** What a role tool takes: the task's dynamic part, an optional job id and budget, and how long to wait. */
+/**
+ * What a role tool takes: the task's dynamic part, an optional job id and budget, and how long to
+ * wait. Compact as the other tools' listings (tool-schemas.ts): `roleSpec` checks the task in full.
+ */
 function roleInputShape(role: RoleEntry) {
   const types = Object.keys(role.outputKinds) as [string, ...string[]];
+  const texts = z.array(z.string()).optional();
   return {
-    taskType: z.enum(types).describe(`the task type, with its allowed output kinds: ${describeKinds(role.outputKinds)}`),
-    question: task.question.describe('the one specific question or assignment'),
-    constraints: task.constraints.describe('constraints the child must respect'),
-    completionCriteria: task.completionCriteria,
-    authority: task.authority,
-    subject: task.subject,
-    rationale: task.rationale.describe('why it matters for your goal'),
-    jobId: JobSpecSchema.shape.jobId.describe('client-chosen id: the same id is the same job, never a second one'),
-    budget: JobSpecSchema.shape.budget,
-    waitSeconds: z
-      .number()
-      .min(0)
-      .max(3600)
-      .default(45)
-      .describe('longest wait for the result (default 45); a job still running then keeps running: job_result follows it'),
+    taskType: z.enum(types),
+    question: z.string(),
+    constraints: texts,
+    completionCriteria: texts.describe('review: when the child is done'),
+    authority: z.string().optional().describe('what the child may decide'),
+    subject: z.string().optional().describe('review: what it reviews'),
+    rationale: z.string().optional(),
+    jobId: z.string().optional().describe('same id, same job'),
+    budget: budgetArg().optional(),
+    waitSeconds: waitArg(45, 3600),
   };
 }
 
@@ -62,9 +61,7 @@ function roleSpec(role: RoleEntry, args: Record<string, unknown>): { spec: JobSp
     labels: { role: role.id },
     tasks: [{ id: TASK_ID, role: role.id, ...dynamic }],
   });
-  if (parsed.success) return { spec: parsed.data };
-  const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(root)'}: ${i.message}`);
-  return { error: failed([`Invalid ${role.id} task:`, ...lines].join('\n')) };
+  return parsed.success ? { spec: parsed.data } : { error: invalid(`${role.id} task`, parsed.error.issues) };
 }
 
 /** A role task's answer: the checked output (`{ result }`), what the host observed, and the job for follow-ups. */
@@ -82,33 +79,35 @@ export function roleAnswer(jobId: string, result: JobResult): CallToolResult {
         metrics: t.metrics,
       }
     : { jobId, status: result.status };
-  return {
-    content: [
-      { type: 'text', text: JSON.stringify(body, null, 2) },
-      { type: 'resource_link', uri: resultUri(jobId), name: `${jobId} result`, mimeType: 'application/json' },
-    ],
-  };
+  return withResultLink(json(body), jobId);
 }
 
 /** The tool name of a role; a role whose name is already one of the server's tools gets none (e.g. a role "fanout"). */
 export function roleToolName(role: Pick<RoleEntry, 'id'>): string | undefined {
   const name = `delegate_${role.id}`;
-  return name in TOOL_DOCS || name in APPROVAL_TOOL_DOCS ? undefined : name;
+  return name in TOOL_DOCS ? undefined : name;
 }
 
-/** Registers `delegate_<role>` for every role (none when `roles` is empty). */
+/** Registers `delegate_<role>` for every role (none when `roles` is empty); answers each one's reference. */
 export function registerRoleTools(
   backend: DelegateBackend,
   tasks: ReturnType<typeof enableTasks>,
   roles: readonly RoleEntry[],
   awaitJob: AwaitJob,
-): void {
+): [name: string, ToolReference][] {
+  const references: [string, ToolReference][] = [];
   for (const role of roles) {
     const name = roleToolName(role);
     if (!name) continue;
+    references.push([name, { text: roleToolDoc(role) }]);
     tasks.register(
       name,
-      { description: roleToolDoc(role), inputSchema: roleInputShape(role) },
+      {
+        description: roleToolSummary(name, role),
+        inputSchema: listed(roleInputShape(role)),
+        annotations: ROLE_HINTS,
+        outputSchema: OUTPUT.role,
+      },
       tool(async (args: Record<string, unknown>, extra) => {
         const built = roleSpec(role, args);
         if ('error' in built) return built.error;
@@ -121,4 +120,5 @@ export function registerRoleTools(
       },
     );
   }
+  return references;
 }

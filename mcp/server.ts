@@ -8,15 +8,16 @@
  *   job_status · job_result · job_stop · job_cancel · job_add_budget · list_agents
  *   delegate_research_subtask · research_subtask_result · delegate_scout · scout_report  (contract-tools.ts)
  *   delegate_<role> for every specialist role, only when roles are configured  (role-tools.ts)
- *   delegate://jobs/{jobId}/result  (resource template; lists the tenant's finished jobs)
+ *   delegate://jobs/{jobId}/result · delegate://docs/tools/{name}  (resources.ts; resources/list pages with a cursor)
+ *
+ * What tools/list shows is kept small (tool-docs.ts, tool-schemas.ts): every harness reads it on connect.
  */
-import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
 import type { RoleEntry } from 'delegate/client';
-import { BudgetTopUpSchema, countSubtasks, IdSchema, JobSpecSchema, type JobResult, type JobSpec, type Pattern } from '../schemas';
-import { jobAnswer, resultUri } from './answers';
-import { DelegateError, type DelegateBackend } from './backend';
+import { BudgetTopUpSchema, countSubtasks, JobSpecSchema, type JobResult, type JobSpec, type Pattern } from '../schemas';
+import { jobAnswer } from './answers';
+import type { DelegateBackend } from './backend';
 import { registerApprovalTools } from './approval-tools';
 import { registerContractTools } from './contract-tools';
 import { registerRoleTools } from './role-tools';
@@ -24,23 +25,14 @@ import { createDelegateTaskStore, taskIdOf } from './task-store';
 import { enableTasks, TASK_CAPABILITIES } from './tasks';
 import { elicitVia, followInbox } from './elicitation';
 import { followProgress, type Progress } from './progress';
-import { TOOL_DOCS } from './tool-docs';
-import { failed, json, POLL_SECONDS, tool, type ToolExtra } from './tool-helpers';
+import { registerResources } from './resources';
+import { listing } from './tool-docs';
+import { invalid, json, POLL_SECONDS, tool, type ToolExtra } from './tool-helpers';
+import { TOOL_REFERENCE } from './tool-reference';
+import { idArg, JobIdShape, OUTPUT, patternInput, topUpArg, waitArg } from './tool-schemas';
 
 /** The server's name and version in the MCP handshake. */
 const MCP_SERVER_INFO = { name: 'delegate', version: '0.1.0' };
-
-const { pattern: _pattern, aggregation, vote, pipeline, ...common } = JobSpecSchema.shape;
-const waitShape = {
-  wait: z.boolean().default(true).describe('wait for the result (default true); false returns the jobId at once'),
-  waitSeconds: z
-    .number()
-    .min(0)
-    .max(3600)
-    .default(45)
-    .describe('longest wait for the result (default 45); a job still running then keeps running'),
-};
-const JobIdShape = { jobId: IdSchema.describe('the jobId a delegate_* tool returned') };
 
 /** Options of `createDelegateMcpServer`. */
 export interface DelegateMcpServerOptions {
@@ -51,6 +43,8 @@ export interface DelegateMcpServerOptions {
   clientCapabilities?: ClientCapabilities;
   /** The deployment's specialist roles: one `delegate_<role>` tool each (role-tools.ts). @default none */
   roles?: readonly RoleEntry[];
+  /** Jobs of the listing read for one page of resources/list. @default RESOURCE_PAGE_SIZE (50) */
+  resourcePageSize?: number;
 }
 
 /** Whether the client takes form elicitation (an empty `elicitation` means form, as the spec says). */
@@ -108,11 +102,7 @@ function specOf(
 ): { spec: JobSpec; error?: never } | { spec?: never; error: CallToolResult } {
   // the whole spec's rules (unique task ids, agent or job, caps) on top of the per-field ones
   const parsed = JobSpecSchema.safeParse({ ...args, pattern });
-  if (parsed.success) return { spec: parsed.data };
-  const error = failed(
-    ['Invalid job spec:', ...parsed.error.issues.map((i) => `  ${i.path.join('.') || '(root)'}: ${i.message}`)].join('\n'),
-  );
-  return { error };
+  return parsed.success ? { spec: parsed.data } : { error: invalid('job spec', parsed.error.issues) };
 }
 
 /** Creates the MCP server over a backend (one tenant's); its delegation tools also take task-augmented calls (tasks.ts). */
@@ -125,15 +115,15 @@ export function createDelegateMcpServer(backend: DelegateBackend, options: Deleg
   const elicits = () => elicitsForms(options.clientCapabilities ?? server.server.getClientCapabilities());
   const tasks = enableTasks(server, backend, taskStore);
 
-  const patterns: [name: 'delegate_fanout' | 'delegate_pipeline' | 'delegate_vote', pattern: Pattern, options: object][] = [
-    ['delegate_fanout', 'fanout', { aggregation }],
-    ['delegate_pipeline', 'pipeline', { pipeline }],
-    ['delegate_vote', 'vote', { vote }],
+  const patterns: [name: 'delegate_fanout' | 'delegate_pipeline' | 'delegate_vote', pattern: Pattern][] = [
+    ['delegate_fanout', 'fanout'],
+    ['delegate_pipeline', 'pipeline'],
+    ['delegate_vote', 'vote'],
   ];
-  for (const [name, pattern, options] of patterns) {
+  for (const [name, pattern] of patterns) {
     tasks.register(
       name,
-      { description: TOOL_DOCS[name], inputSchema: { ...common, ...options, ...waitShape } },
+      listing(name, patternInput(pattern), OUTPUT.job),
       tool(async (args: Record<string, unknown>, extra) => {
         const { wait, waitSeconds, ...rest } = args as { wait: boolean; waitSeconds: number };
         const { spec, error } = specOf(rest, pattern);
@@ -151,19 +141,13 @@ export function createDelegateMcpServer(backend: DelegateBackend, options: Deleg
 
   server.registerTool(
     'job_status',
-    { description: TOOL_DOCS.job_status, inputSchema: JobIdShape },
+    listing('job_status', JobIdShape, OUTPUT.view),
     tool(async ({ jobId }: { jobId: string }) => json(await backend.view(jobId))),
   );
 
   server.registerTool(
     'job_result',
-    {
-      description: TOOL_DOCS.job_result,
-      inputSchema: {
-        ...JobIdShape,
-        waitSeconds: z.number().min(0).max(60).default(0).describe('wait this long for a running job (default 0)'),
-      },
-    },
+    listing('job_result', { ...JobIdShape, waitSeconds: waitArg(0, 60) }, OUTPUT.job),
     tool(async ({ jobId, waitSeconds }: { jobId: string; waitSeconds: number }, extra) => {
       // a client that elicits answers the job's inbox while it waits
       const stop = new AbortController();
@@ -186,7 +170,7 @@ export function createDelegateMcpServer(backend: DelegateBackend, options: Deleg
   for (const [name, verb, state] of controls) {
     server.registerTool(
       name,
-      { description: TOOL_DOCS[name], inputSchema: { ...JobIdShape, reason: z.string().max(500).optional() } },
+      listing(name, JobIdShape, OUTPUT.control),
       tool(async ({ jobId }: { jobId: string }) => {
         await backend[verb](jobId);
         return json({ jobId, state });
@@ -196,58 +180,32 @@ export function createDelegateMcpServer(backend: DelegateBackend, options: Deleg
 
   server.registerTool(
     'job_add_budget',
-    {
-      description: TOOL_DOCS.job_add_budget,
-      inputSchema: {
-        ...JobIdShape,
-        add: BudgetTopUpSchema.shape.add,
-        taskId: IdSchema.optional().describe("a running subtask's id: top up that subtask only"),
-      },
-    },
-    tool(async ({ jobId, add, taskId }: { jobId: string; add: Record<string, number>; taskId?: string }) =>
-      json({ jobId, ...(taskId ? { taskId } : {}), ledger: await backend.topUp(jobId, add, taskId) }),
+    listing(
+      'job_add_budget',
+      { ...JobIdShape, add: topUpArg(), taskId: idArg('top up this running subtask only').optional() },
+      OUTPUT.ledger,
     ),
+    tool(async ({ jobId, add, taskId }: { jobId: string; add: Record<string, number | undefined>; taskId?: string }) => {
+      // the listing's shape is compact: the top-up's own rules (positive, at least one axis, caps) are checked here
+      const parsed = BudgetTopUpSchema.safeParse({ add });
+      if (!parsed.success) return invalid('top-up', parsed.error.issues);
+      return json({ jobId, ...(taskId ? { taskId } : {}), ledger: await backend.topUp(jobId, parsed.data.add, taskId) });
+    }),
   );
 
   server.registerTool(
     'list_agents',
-    { description: TOOL_DOCS.list_agents, inputSchema: {} },
+    listing('list_agents', {}, OUTPUT.agents),
     tool(async () => json({ agents: await backend.agents() })),
   );
 
   registerContractTools(server, backend, tasks);
   // one task each: progress counts that task
-  registerRoleTools(backend, tasks, options.roles ?? [], (jobId, waitSeconds, extra, answer) =>
+  const roleReferences = registerRoleTools(backend, tasks, options.roles ?? [], (jobId, waitSeconds, extra, answer) =>
     awaitResult(backend, jobId, 1, waitSeconds, extra, elicits(), answer),
   );
   registerApprovalTools(server, backend);
-
-  server.registerResource(
-    'job-result',
-    new ResourceTemplate('delegate://jobs/{jobId}/result', {
-      list: async () => ({
-        resources: (await backend.list({ limit: 100 }))
-          .filter((j) => j.state === 'completed')
-          .map((j) => ({
-            uri: resultUri(j.jobId),
-            name: `${j.jobId} result`,
-            mimeType: 'application/json',
-            description: `${j.pattern ?? 'job'} ${j.status ?? ''}, started ${j.startedAt}`,
-          })),
-      }),
-    }),
-    {
-      title: 'Job result',
-      description: "A finished job's JobResult (status, output, every subtask's answer, evidence, spend) as JSON",
-      mimeType: 'application/json',
-    },
-    async (uri, vars) => {
-      const jobId = decodeURIComponent(String(vars.jobId));
-      const result = await backend.result(jobId, 0);
-      if (!result) throw new DelegateError(409, 'Conflict', `job "${jobId}" is still running`);
-      return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(result, null, 2) }] };
-    },
-  );
+  registerResources(server, backend, new Map([...Object.entries(TOOL_REFERENCE), ...roleReferences]), options.resourcePageSize);
 
   return server;
 }

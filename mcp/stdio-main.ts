@@ -1,7 +1,8 @@
 /**
- * Entry point of the stdio MCP server (`node --import tsx mcp/stdio-main.ts`): the API from
- * DELEGATE_URL (default http://localhost:3000), the key from DELEGATE_KEY. Messages go to
- * stderr; stdout is the protocol's.
+ * Entry point of the stdio MCP server alone, as the tests compile it: the API from DELEGATE_URL
+ * (default http://localhost:3000), the key from DELEGATE_KEY. Messages go to stderr; stdout is
+ * the protocol's. Users start the same server as `delegate mcp` (cli/bin.js), which runs from any
+ * folder; `node --import tsx` on this file finds tsx only from inside the checkout.
  */
 import { runMcpStdio } from './stdio';
 

@@ -24,10 +24,11 @@ import {
   type CallToolResult,
   type ServerResult,
   type Task,
+  type ToolAnnotations,
 } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ZodRawShape } from 'zod';
+import type { ZodObject, ZodRawShape } from 'zod';
 import { DelegateError, type DelegateBackend } from './backend';
 import { jobOfTask, TASK_POLL_MS } from './task-store';
 import { failed, type ToolExtra } from './tool-helpers';
@@ -47,6 +48,15 @@ const LAST_NOTICE_GAP_MS = 50;
 interface SdkInternals {
   handleAutomaticTaskPolling(tool: RegisteredTool, request: CallToolRequest, extra: ToolExtra): Promise<CallToolResult>;
   validateToolInput(tool: RegisteredTool, args: unknown, name: string): Promise<unknown>;
+  validateToolOutput(tool: RegisteredTool, result: CallToolResult, name: string): Promise<void>;
+}
+
+/** A task tool's listing: its description, compact input, behaviour and output (tool-schemas.ts). */
+export interface TaskToolConfig {
+  description: string;
+  inputSchema: ZodRawShape | ZodObject;
+  annotations: ToolAnnotations;
+  outputSchema: ZodObject;
 }
 
 /**
@@ -100,7 +110,10 @@ export function enableTasks(server: McpServer, backend: DelegateBackend, store: 
   // a plain call of a task tool: its own handler, as before (the SDK would create a task and poll it)
   sdk.handleAutomaticTaskPolling = async (tool, request, extra) => {
     const args = await sdk.validateToolInput(tool, request.params.arguments, request.params.name);
-    return plainCalls.get(request.params.name)!(args as Record<string, unknown>, extra);
+    const result = await plainCalls.get(request.params.name)!(args as Record<string, unknown>, extra);
+    // as the SDK checks a plain tool's answer: structuredContent must match the outputSchema
+    await sdk.validateToolOutput(tool, result, request.params.name);
+    return result;
   };
   // tasks/result: the SDK's waits in silence; this one relays the job's progress while it waits
   server.server.setRequestHandler(GetTaskPayloadRequestSchema, async (request, extra) => {
@@ -114,7 +127,7 @@ export function enableTasks(server: McpServer, backend: DelegateBackend, store: 
 
   return {
     /** Registers `name` for plain calls (`plain`) and task-augmented ones (`start`, then the store). */
-    register(name: string, config: { description: string; inputSchema: ZodRawShape }, plain: PlainCall, start: StartTask): void {
+    register(name: string, config: TaskToolConfig, plain: PlainCall, start: StartTask): void {
       plainCalls.set(name, plain);
       server.experimental.tasks.registerToolTask(
         name,

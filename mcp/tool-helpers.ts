@@ -9,11 +9,18 @@ export const POLL_SECONDS = 20;
 /** What a tool callback gets besides its arguments: the abort signal, the progressToken, notifications. */
 export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
-/** A tool answer of one JSON text block. */
-export const json = (value: unknown): CallToolResult => ({ content: [{ type: 'text', text: JSON.stringify(value, null, 2) }] });
+/** A tool answer in JSON: `structuredContent` (checked against the tool's outputSchema), and the same as text for clients that read only text. */
+export const json = (value: object): CallToolResult => ({
+  content: [{ type: 'text', text: JSON.stringify(value, null, 2) }],
+  structuredContent: value as Record<string, unknown>,
+});
 
 /** A tool error the model reads. */
 export const failed = (message: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text: message }] });
+
+/** The tool error of an input its zod schema refused, one field per line. */
+export const invalid = (what: string, issues: readonly { path: PropertyKey[]; message: string }[]): CallToolResult =>
+  failed([`Invalid ${what}:`, ...issues.map((i) => `  ${i.path.map(String).join('.') || '(root)'}: ${i.message}`)].join('\n'));
 
 /** A tool body whose Delegate refusals become tool errors the model can read (and act on). */
 export function tool<A>(run: (args: A, extra: ToolExtra) => Promise<CallToolResult>) {

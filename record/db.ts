@@ -192,8 +192,32 @@ export interface JobCallbacksTable {
   created_at: number;
 }
 
+/** Where a root job came from (see parent-sessions.ts). */
+export interface JobOriginsTable {
+  tenant: string;
+  job_id: string;
+  /** The job's W3C trace id (32 hex). */
+  trace_id: string;
+  /** The parent session that submitted it, if one said so. */
+  parent_session: string | null;
+  /** Epoch ms. */
+  created_at: number;
+}
+
+/** A parent session's current model and output cap (see parent-sessions.ts). */
+export interface ParentSessionsTable {
+  tenant: string;
+  session_id: string;
+  model: string | null;
+  max_output_tokens: number | null;
+  /** Epoch ms of its latest request that named them. */
+  updated_at: number;
+}
+
 /** The record's tables. */
 export interface RecordTables {
+  job_origins: JobOriginsTable;
+  parent_sessions: ParentSessionsTable;
   deployment: DeploymentTable;
   job_callbacks: JobCallbacksTable;
   inbox: InboxTable;

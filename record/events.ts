@@ -17,8 +17,8 @@ const PAGE = 500;
 
 /**
  * One event on SQLite (every step's own): one statement, atomic under SQLite's one writer, in
- * place of a transaction of four (two reads, the insert, the commit): 0.07 ms of CPU instead of
- * 0.18 (bench/RESULTS.md). Its text is fixed, neither built nor compiled per call: 0.06 ms. A key
+ * place of a transaction of four (two reads, the insert, the commit): less than half the CPU
+ * (bench/history/2026-12-05-diary.md). Its text is fixed, neither built nor compiled per call. A key
  * the job has already: no row, no seq.
  */
 const APPEND_ONE_SQLITE = `INSERT INTO job_events (tenant, job_id, seq, key, type, data, at)
@@ -86,13 +86,15 @@ export function createJobEvents({ db, dialect }: RecordDb) {
 
     /** The job's events after `seq` (0: from the start), in order, at most `limit`. */
     async after(tenant: string, jobId: string, seq: number, limit = PAGE): Promise<JobEvent[]> {
+      // the job's trace id (parent-sessions.ts) on each event: a job the API started has one
       const rows = await db
-        .selectFrom('job_events')
-        .select(['seq', 'type', 'data', 'at'])
-        .where('tenant', '=', tenant)
-        .where('job_id', '=', jobId)
-        .where('seq', '>', seq)
-        .orderBy('seq')
+        .selectFrom('job_events as e')
+        .leftJoin('job_origins as o', (j) => j.onRef('o.tenant', '=', 'e.tenant').onRef('o.job_id', '=', 'e.job_id'))
+        .select(['e.seq', 'e.type', 'e.data', 'e.at', 'o.trace_id'])
+        .where('e.tenant', '=', tenant)
+        .where('e.job_id', '=', jobId)
+        .where('e.seq', '>', seq)
+        .orderBy('e.seq')
         .limit(limit)
         .execute();
       return rows.map((r) => ({
@@ -100,6 +102,7 @@ export function createJobEvents({ db, dialect }: RecordDb) {
         type: r.type as JobEventType,
         at: new Date(r.at).toISOString(),
         data: JSON.parse(r.data) as Record<string, unknown>,
+        ...(r.trace_id ? { traceId: r.trace_id } : {}),
       }));
     },
   };

@@ -23,8 +23,10 @@ export {
   type ScoutStore,
   type ScoutSummary,
 } from './scouts';
+export { createRecordHygiene, type OrphanScouts, type RecordHygiene } from './hygiene';
 export { createFeatureDossiers, type Dossier, type DossierEntry, type FeatureDossiers } from './feature-dossiers';
 export { createCallbacks, type Callbacks, type JobCallback } from './callbacks';
+export { createParentSessions, type JobOrigin, type ParentModel, type ParentSessions } from './parent-sessions';
 export { deploymentIdOf } from './deployment';
 export { dialectOf, openRecordDb, type Dialect, type RecordDb, type RecordLocation } from './db';
 export {

@@ -86,6 +86,21 @@ const callbackTable = (big: string) => `CREATE TABLE job_callbacks (
   ref TEXT PRIMARY KEY, tenant TEXT NOT NULL, job_id TEXT NOT NULL, url TEXT NOT NULL, format TEXT NOT NULL, token TEXT,
   created_at ${big} NOT NULL)`;
 
+/** Where a root job came from: its trace id (the job's events carry it) and the parent session that submitted it, if one did. */
+const jobOriginTable = (big: string) => `CREATE TABLE job_origins (
+  tenant TEXT NOT NULL, job_id TEXT NOT NULL, trace_id TEXT NOT NULL, parent_session TEXT, created_at ${big} NOT NULL,
+  PRIMARY KEY (tenant, job_id))`;
+
+/** A parent session's current model and output cap, as its latest request said (see parent-sessions.ts). */
+const parentSessionTable = (big: string) => `CREATE TABLE parent_sessions (
+  tenant TEXT NOT NULL, session_id TEXT NOT NULL, model TEXT, max_output_tokens INTEGER, updated_at ${big} NOT NULL,
+  PRIMARY KEY (tenant, session_id))`;
+
+const originIndexes = [
+  'CREATE INDEX job_origins_by_session ON job_origins (tenant, parent_session, created_at)',
+  'CREATE INDEX job_origins_by_age ON job_origins (created_at)',
+];
+
 /** Every migration, oldest first. Append only: a released migration never changes. */
 export const MIGRATIONS: Migration[] = [
   {
@@ -162,6 +177,12 @@ export const MIGRATIONS: Migration[] = [
     name: '0007_scout_reports_dossiers',
     sqlite: ['ALTER TABLE scouts ADD COLUMN report_attempts INTEGER NOT NULL DEFAULT 0', dossierTable('INTEGER')],
     postgres: ['ALTER TABLE scouts ADD COLUMN report_attempts INTEGER NOT NULL DEFAULT 0', dossierTable('BIGINT')],
+  },
+  {
+    // a job's trace id for its events, and the parent sessions whose latest request names the model their jobs' children run on
+    name: '0008_job_origins_parent_sessions',
+    sqlite: [jobOriginTable('INTEGER'), parentSessionTable('INTEGER'), ...originIndexes],
+    postgres: [jobOriginTable('BIGINT'), parentSessionTable('BIGINT'), ...originIndexes],
   },
 ];
 

@@ -16,7 +16,9 @@ import { createJobEvents } from './events';
 import { createFeatureDossiers } from './feature-dossiers';
 import { createScoutStore } from './scouts';
 import { createInbox } from './inbox';
+import { createRecordHygiene } from './hygiene';
 import { createCallbacks } from './callbacks';
+import { createParentSessions } from './parent-sessions';
 import { deploymentIdOf } from './deployment';
 import { searchText, tokens } from './tokens';
 import { addTaskStats, createTaskStats, DAY_MS, STATS_MAX_DAYS } from './task-stats';
@@ -166,8 +168,12 @@ export function createRecordStore(rdb: RecordDb, { sparseText = SPARSE }: { spar
     stats: createTaskStats(rdb),
     /** Approvals, questions and budget waits (see inbox.ts). */
     inbox: createInbox(rdb),
+    /** Orphaned scouts and overdue inbox items of a tenant, for `delegate doctor` (see hygiene.ts). */
+    hygiene: createRecordHygiene(rdb),
     /** Completion webhooks' URLs and tokens, which job inputs name by reference (see callbacks.ts). */
     callbacks: createCallbacks(rdb),
+    /** Parent sessions' current models, and each root job's trace id and session (see parent-sessions.ts). */
+    sessions: createParentSessions(rdb),
     /** The deployment's id, made once with the record (see deployment.ts). */
     deploymentId: () => deploymentIdOf(rdb),
 
@@ -506,6 +512,8 @@ export function createRecordStore(rdb: RecordDb, { sparseText = SPARSE }: { spar
       }
       // callbacks whose job was never archived (its archive failed): once no job can still be running
       await createCallbacks(rdb).prune(Date.now() - CALLBACK_MAX_AGE_MS);
+      // origins and sessions name no content: kept as long as a running job may still need them
+      await createParentSessions(rdb).prune(Date.now() - CALLBACK_MAX_AGE_MS);
       // statistics hold no content: they go when no window can reach them, whatever the jobs' retention
       await createTaskStats(rdb).prune(Date.now() - STATS_MAX_DAYS * DAY_MS);
       return { dryRun: false, jobs: deleted, listed };

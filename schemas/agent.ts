@@ -1,17 +1,35 @@
 import { z } from 'zod';
 import { AskSchema } from './approval';
-import { usageShape } from './budget-axes';
+import { tokenSplitShape, usageShape } from './budget-axes';
 import { EvidenceSchema } from './evidence';
 import { RetrySchema } from './job';
 import { RoleSchema, SkillSchema } from './role';
 import { PoolNameSchema } from './pools';
 import { agentProviderFields, ProviderConfigSchema } from './provider';
 
+/** A version that still serves, with a warning in every result it gives: true, or why (what to use instead). */
+const DeprecatedSchema = z
+  .union([z.boolean(), z.string().min(1).max(500)])
+  .describe('this version still serves, and every TaskResult it gives carries a warning: true, or why (e.g. "use ^2")');
+
+/** The version fields of an agents-file entry: several entries may share an id, each its own version. */
+const agentVersionFields = {
+  version: z
+    .string()
+    .min(1)
+    .default('1.0.0')
+    .describe(
+      'semantic version; entries sharing an id differ in it, and a task picks one with `agent: "id@^2"` (absent: the newest not deprecated)',
+    ),
+  deprecated: DeprecatedSchema.optional(),
+};
+
 /** An agent's declared identity, capabilities, contract and limits. */
 export const AgentManifestSchema = z
   .object({
     id: z.string().min(1),
     version: z.string().min(1),
+    deprecated: DeprecatedSchema.optional(),
     description: z.string(),
     kind: z.enum(['builtin', 'http', 'llm', 'a2a']),
     capabilities: z.array(z.string()),
@@ -39,7 +57,7 @@ export const HttpAgentConfigSchema = z
   .strictObject({
     kind: z.literal('http').default('http'),
     id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/),
-    version: z.string().min(1).default('1.0.0'),
+    ...agentVersionFields,
     description: z.string().default(''),
     url: z.url({ protocol: /^https?$/ }),
     headers: z.record(z.string(), z.string()).default({}).describe('sent with every step; "${VAR}" is read from the environment'),
@@ -112,7 +130,7 @@ export const LlmAgentConfigSchema = z
   .strictObject({
     kind: z.literal('llm'),
     id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/),
-    version: z.string().min(1).default('1.0.0'),
+    ...agentVersionFields,
     description: z.string().default(''),
     provider: z
       .enum(LLM_PROVIDERS)
@@ -182,7 +200,7 @@ export const A2aAgentConfigSchema = z
   .strictObject({
     kind: z.literal('a2a'),
     id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/),
-    version: z.string().min(1).default('1.0.0'),
+    ...agentVersionFields,
     description: z.string().default(''),
     cardUrl: z.url({ protocol: /^https?$/ }).describe('the agent card, e.g. https://agent.example/.well-known/agent-card.json'),
     skill: z
@@ -301,7 +319,7 @@ export function unusedProviders(providers: { id: string }[], agents: Pick<AgentC
 export const StepReplySchema = z
   .object({
     done: z.boolean(),
-    usage: z.object(usageShape(true)).optional(),
+    usage: z.object({ ...usageShape(true), ...tokenSplitShape() }).optional(),
     summary: z.string().max(100_000).optional(),
     data: z.unknown().optional(),
     confidence: z.number().min(0).max(1).optional(),

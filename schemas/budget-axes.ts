@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { AXES, BUDGET_AXES, shapeOf, SPEND_AXES, type AxisRow, type BudgetAxis } from '../core/budget-axes';
+import { TOKEN_SPLIT_KEYS, type TokenSplitKey } from '../core/token-split';
 
 /** A budget number of one axis, before `.optional()`. */
 function amount(axis: BudgetAxis, positive: boolean): z.ZodNumber {
@@ -38,4 +39,18 @@ export function usageShape<O extends boolean>(optional: O) {
 /** Plain numbers for every accumulating axis (metrics as reported). */
 export function metricsShape() {
   return shapeOf(SPEND_AXES, () => z.number());
+}
+
+/** What each field of the token split counts. */
+const TOKEN_SPLIT_DESCRIPTIONS: Record<TokenSplitKey, string> = {
+  inputTokens: 'input tokens, cached ones included (absent: the agent reports no split)',
+  outputTokens: 'output tokens (absent: the agent reports no split)',
+  cachedInputTokens: 'the part of inputTokens read from the provider cache',
+};
+
+/** The token split beside `tokens` (core/token-split.ts): each field optional, absent when the agent reports no split. */
+export function tokenSplitShape() {
+  return Object.fromEntries(
+    TOKEN_SPLIT_KEYS.map((k) => [k, z.number().int().nonnegative().optional().describe(TOKEN_SPLIT_DESCRIPTIONS[k])]),
+  ) as { [K in TokenSplitKey]: z.ZodOptional<z.ZodNumber> };
 }

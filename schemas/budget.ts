@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { budgetShape, topUpShape, usageShape } from './budget-axes';
+import { budgetShape, tokenSplitShape, topUpShape, usageShape } from './budget-axes';
 import { perAxis } from '../core/budget-axes';
 
 export { BUDGET_AXES, SPEND_AXES, type BudgetAxis, type SpendAxis } from '../core/budget-axes';
@@ -8,8 +8,8 @@ export { BUDGET_AXES, SPEND_AXES, type BudgetAxis, type SpendAxis } from '../cor
 export const BudgetSchema = z.strictObject(budgetShape()).meta({ id: 'Budget' });
 export type Budget = z.infer<typeof BudgetSchema>;
 
-/** What one step or one subtask spent on the axes that accumulate (latency is wall clock). */
-export const UsageSchema = z.strictObject(usageShape(false));
+/** What one step or one subtask spent on the axes that accumulate (latency is wall clock), and the token split where one was reported. */
+export const UsageSchema = z.strictObject({ ...usageShape(false), ...tokenSplitShape() });
 export type Usage = z.infer<typeof UsageSchema>;
 
 /** A budget top-up: amounts to add to the current limits, each strictly positive. */

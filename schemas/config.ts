@@ -46,7 +46,7 @@ export const ConfigSchema = z
       .min(1)
       .optional()
       .describe(
-        'agent a research-contract subtask (POST /v1/subtasks, MCP, A2A) runs on when it names no agent, before any semantic route; unset: semantic routing by scope and question picks one, and when it finds none the subtask gets 422 at body.agent',
+        'agent a research-contract subtask (POST /v1/subtasks, MCP, A2A) runs on when it names no agent, before any semantic route; unset: semantic routing by scope and question picks one, else an agent of capability "research" that takes it, and when none can the subtask gets a 422 naming what to configure',
       ),
     DELEGATE_JUDGE_AGENT: z
       .string()
@@ -178,6 +178,12 @@ export const ConfigSchema = z
       .min(16)
       .optional()
       .describe("master HMAC-SHA256 key (16+ characters); each tenant's webhooks are signed with a key derived from it"),
+    DELEGATE_WEBHOOK_SIGNATURE: z
+      .enum(['standard', 'legacy'])
+      .default('standard')
+      .describe(
+        'how webhooks are signed: standard (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature; whsec_ secrets) or legacy (also the deprecated delegate-signature header and hex secret, removed in the next release); set on the API and the worker',
+      ),
     DELEGATE_APPROVAL_SECRET: z
       .string()
       .min(16)
@@ -257,6 +263,14 @@ export const ConfigSchema = z
       .min(16)
       .optional()
       .describe('bearer token Prometheus must send to /metrics of the API and the worker (unset: open)'),
+    DELEGATE_OTEL_CAPTURE_CONTENT: bool
+      .default(false)
+      .describe("traced workers: put LLM agents' prompts and completions in their model-call spans (they may hold anything a tenant sent)"),
+    DELEGATE_OTEL_GENAI_COST: bool
+      .default(false)
+      .describe(
+        'traced workers: the GenAI cost attributes still under review (gen_ai.usage.cost.amount, currency, source) on model-call spans',
+      ),
     DELEGATE_WEBHOOK_ALLOW_LOOPBACK: bool
       .default(false)
       .describe('allow callbackUrls to loopback, also over plain http (development only)'),

@@ -31,8 +31,10 @@ export const JobEventSchema = z
     type: JobEventTypeSchema,
     at: z.string().describe('ISO 8601'),
     data: z.record(z.string(), z.unknown()).describe('by type: taskId, status, metrics, usage, ledger, winner, …'),
+    traceId: z.string().optional().describe("the job's W3C trace id (32 hex); absent for a job started straight through Temporal"),
   })
-  .meta({ id: 'JobEvent' });
+  // the API's readers see TypedJobEventSchema (event-data.ts), which holds the name `JobEvent`
+  .meta({ id: 'StoredJobEvent' });
 export type JobEvent = z.infer<typeof JobEventSchema>;
 
 /** An event as its writer hands it over: `key` makes it unique in its job (a retried write is skipped). */

@@ -25,6 +25,10 @@ export const JobInputSchema = z.object({
     .max(200)
     .regex(/^[A-Za-z0-9_.:@-]+$/, 'a task queue name')
     .optional(),
+  traceparent: z
+    .string()
+    .regex(/^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/, 'a W3C traceparent (00-<32 hex>-<16 hex>-<2 hex>)')
+    .optional(),
 });
 
 /** One thing wrong with a job input: where (the input's field path) and what. */

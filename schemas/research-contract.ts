@@ -153,6 +153,19 @@ export const ResearchMetricsSchema = z.strictObject({
   cost_usd: z.number().nonnegative(),
   tool_calls: z.number().int().nonnegative(),
   channels_hit: z.array(z.string()),
+  input_tokens: z
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .describe('Delegate extension: input tokens, cached ones included (absent: no split reported)'),
+  output_tokens: z.number().int().nonnegative().optional().describe('Delegate extension: output tokens (absent: no split reported)'),
+  cached_input_tokens: z
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .describe('Delegate extension: the part of input_tokens read from the provider cache'),
 });
 
 /** Delegate's extension block: where the host's counts and notes go, the contract's own fields staying as written. */

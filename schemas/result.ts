@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LedgerSchema } from './budget';
-import { metricsShape } from './budget-axes';
+import { metricsShape, tokenSplitShape } from './budget-axes';
 import { EvidenceSchema } from './evidence';
 import { PatternSchema } from './job';
 import { PrioritySchema } from './priority';
@@ -36,6 +36,7 @@ export const TaskMetricsSchema = z
   .object({
     latencyMs: z.number(),
     ...metricsShape(),
+    ...tokenSplitShape(),
     steps: z.number(),
     attempts: z.number(),
     channelsHit: z.array(z.string()),
@@ -92,6 +93,16 @@ export const TaskResultSchema = z
     ),
     role: RoleReportSchema.optional().describe('a role task: the bootstrap protocol as the host observed it'),
     agentsTried: z.array(AgentTrySchema).optional().describe('a task with fallback agents: every agent tried, in order'),
+    warnings: z
+      .array(z.string())
+      .optional()
+      .describe(
+        'what the caller should change though the task ran: its agent version is deprecated (`agent "x" version 1.4.0 is deprecated: …`)',
+      ),
+    traceId: z
+      .string()
+      .optional()
+      .describe("the job's W3C trace id (32 hex), the one its agents received in `traceparent`; absent for a job started without one"),
   })
   .meta({ id: 'TaskResult' });
 export type TaskResult = z.infer<typeof TaskResultSchema>;
@@ -162,6 +173,7 @@ export const JobResultSchema = z
         refused: z.array(z.string()).describe('tasks that never ran because the job budget was spent'),
       })
       .optional(),
+    traceId: z.string().optional().describe("the job's W3C trace id (32 hex): in its events, log lines and its agents' `traceparent`"),
   })
   .meta({ id: 'JobResult' });
 export type JobResult = z.infer<typeof JobResultSchema>;

@@ -74,7 +74,7 @@ const env = {
   TEMPORAL_ADDRESS: address,
   TEMPORAL_UI_URL: uiUrl,
   ...(generatedKey ? { DELEGATE_API_KEYS: `default=${generatedKey}` } : {}),
-  // its own dev server has one history shard: fan-outs of up to 500 run flat there (bench/RESULTS.md)
+  // its own dev server has one history shard: fan-outs of up to 500 run flat there (bench/history/2026-12-05-diary.md)
   ...(!external && !process.env.DELEGATE_FANOUT_FLAT_MAX ? { DELEGATE_FANOUT_FLAT_MAX: String(FANOUT_FLAT_MAX_DEV_SERVER) } : {}),
 };
 await stack.launch('worker', 'workers/main.ts', env);

@@ -11,6 +11,7 @@
 import type { Logger as SdkLogger, LogLevel as SdkLogLevel, LogMetadata } from '@temporalio/common';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { pino, stdSerializers, type DestinationStream, type Level, type Logger } from 'pino';
+import { traceIdOf } from '../core/trace-context';
 
 /** Options of `createLogger`. */
 export interface LoggerOptions {
@@ -34,6 +35,8 @@ export interface LogIds {
   taskId?: string;
   agent?: string;
   attempt?: number;
+  /** The job's W3C trace id (from its `traceparent`). */
+  traceId?: string;
 }
 
 /**
@@ -89,6 +92,7 @@ function idsFromInput(input: unknown): LogIds {
     agentId?: unknown;
     task?: { id?: unknown };
     events?: { tenant?: unknown; jobId?: unknown };
+    traceparent?: unknown;
   };
   const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
   const ids: LogIds = {
@@ -96,6 +100,7 @@ function idsFromInput(input: unknown): LogIds {
     jobId: str(i.events?.jobId) ?? str(i.jobId),
     taskId: str(i.task?.id),
     agent: str(i.agentId),
+    traceId: traceIdOf(str(i.traceparent)),
   };
   return Object.fromEntries(Object.entries(ids).filter(([, v]) => v !== undefined));
 }

@@ -12,6 +12,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { CircuitBreaker, CircuitState, StepObserver } from '../activities';
 import type { BudgetAxis } from '../core/budget-axes';
+import { TOKEN_SPLIT, TOKEN_SPLIT_KEYS } from '../core/token-split';
 import type { JobOutcome, SubtaskOutcome, VoteDecision } from '../workflows/telemetry-sinks';
 
 /** The breaker's states as gauge values: the higher, the fewer steps get through. */
@@ -24,10 +25,15 @@ export function processRegistry(): Registry {
   return registry;
 }
 
-/** Each budget axis's spend counter: its name (unit in it) and how a subtask's outcome measures it. */
-const SPEND: Record<BudgetAxis, { name: string; help: string; of: (o: SubtaskOutcome) => number }> = {
+/** Each budget axis's spend counter: its name (unit in it) and how a subtask's outcome measures it (by `kind`, where it is split). */
+const SPEND: Record<BudgetAxis, { name: string; help: string; of: (o: SubtaskOutcome) => number; byKind?: typeof tokensByKind }> = {
   costUsd: { name: 'delegate_spend_usd_total', help: 'Money finished subtasks spent, in US dollars', of: (o) => o.costUsd },
-  tokens: { name: 'delegate_spend_tokens_total', help: 'Tokens finished subtasks spent', of: (o) => o.tokens },
+  tokens: {
+    name: 'delegate_spend_tokens_total',
+    help: 'Tokens finished subtasks spent, by kind: input (cached included), output, cached_input (part of input), unsplit (tokens of agents that report no split)',
+    of: (o) => o.tokens,
+    byKind: tokensByKind,
+  },
   toolCalls: { name: 'delegate_spend_tool_calls_total', help: 'Tool calls finished subtasks made', of: (o) => o.toolCalls },
   latencySeconds: {
     name: 'delegate_spend_latency_seconds_total',
@@ -35,6 +41,15 @@ const SPEND: Record<BudgetAxis, { name: string; help: string; of: (o: SubtaskOut
     of: (o) => o.latencyMs / 1000,
   },
 };
+
+/**
+ * A subtask's tokens by `kind`: the split's, and `unsplit` for what no split accounts for (an agent
+ * reporting only its total), so `sum without (kind) (…{kind!="cached_input"})` is the tokens axis.
+ */
+function tokensByKind(o: SubtaskOutcome): [kind: string, tokens: number][] {
+  const split = TOKEN_SPLIT_KEYS.map((k): [string, number] => [TOKEN_SPLIT[k], o[k] ?? 0]);
+  return [...split, ['unsplit', o.tokens - (o.inputTokens ?? 0) - (o.outputTokens ?? 0)]];
+}
 
 /** The worker's metrics: what workflows report through the sink, what steps and the breaker say. */
 export function createWorkerMetrics(registry: Registry = processRegistry()) {
@@ -48,9 +63,14 @@ export function createWorkerMetrics(registry: Registry = processRegistry()) {
   const spend = Object.fromEntries(
     Object.entries(SPEND).map(([axis, s]) => [
       axis,
-      new Counter({ name: s.name, help: `${s.help}, by tenant and agent`, labelNames: ['tenant', 'agent'], registers }),
+      new Counter({
+        name: s.name,
+        help: `${s.help}, by tenant and agent`,
+        labelNames: s.byKind ? ['tenant', 'agent', 'kind'] : ['tenant', 'agent'],
+        registers,
+      }),
     ]),
-  ) as Record<BudgetAxis, Counter<'tenant' | 'agent'>>;
+  ) as Record<BudgetAxis, Counter<'tenant' | 'agent' | 'kind'>>;
   const budgetHalts = new Counter({
     name: 'delegate_budget_halts_total',
     help: 'Subtasks halted by a spent budget axis (partial or failure), by tenant and agent',
@@ -147,8 +167,8 @@ export function createWorkerMetrics(registry: Registry = processRegistry()) {
       const who = { tenant: o.tenant, agent: o.agentId };
       subtasks.inc({ ...who, status: o.status, failure_reason: o.failureReason ?? 'none' });
       for (const [axis, s] of Object.entries(SPEND) as [BudgetAxis, (typeof SPEND)[BudgetAxis]][]) {
-        const v = s.of(o);
-        if (Number.isFinite(v) && v > 0) spend[axis].inc(who, v);
+        for (const [kind, v] of s.byKind?.(o) ?? [[undefined, s.of(o)]])
+          if (Number.isFinite(v) && v > 0) spend[axis].inc(kind ? { ...who, kind } : who, v);
       }
       if (o.failureReason === 'budget_exhausted') budgetHalts.inc(who);
     },

@@ -33,6 +33,7 @@ import {
 } from '@opentelemetry/semantic-conventions';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import type { ClientInterceptors } from '@temporalio/client';
+import type { TokenSplit } from '../core/token-split';
 
 /** Where spans go, as the environment says. */
 export interface TracingSettings {
@@ -105,6 +106,16 @@ export interface TracingOptions {
   exporter?: SpanExporter;
   /** Batch spans before export. @default true for the environment's exporter, false for `exporter` (tests read spans at once) */
   batch?: boolean;
+  /** What model-call spans carry besides the GenAI conventions' stable attributes (DELEGATE_OTEL_*). @default neither */
+  genAi?: Partial<GenAiSettings>;
+}
+
+/** Opt-ins of model-call spans (telemetry/genai.ts). */
+export interface GenAiSettings {
+  /** Prompts and completions in spans (the AI SDK's recordInputs / recordOutputs). @default false */
+  captureContent: boolean;
+  /** The cost attributes under review (`gen_ai.usage.cost.*`) on model-call spans. @default false */
+  cost: boolean;
 }
 
 /** Tracing of this process: what the worker's sink and interceptors need, and how to stop it. */
@@ -118,6 +129,8 @@ export interface Tracing {
   flush(): Promise<void>;
   /** Flushes, then unregisters the provider: the process is untraced again. */
   shutdown(): Promise<void>;
+  /** What model-call spans carry. */
+  readonly genAi: GenAiSettings;
 }
 
 let current: Tracing | undefined;
@@ -127,11 +140,16 @@ export function tracingActive(): boolean {
   return current !== undefined;
 }
 
+/** The process's model-call span opt-ins; undefined while untraced. */
+export function genAiSettings(): GenAiSettings | undefined {
+  return current?.genAi;
+}
+
 /**
  * Registers a global tracer provider (AsyncLocalStorage context, W3C trace context and baggage)
  * and returns its handle, or undefined when the environment leaves tracing off. One per process.
  */
-export function startTracing({ serviceName, env = process.env, exporter, batch }: TracingOptions): Tracing | undefined {
+export function startTracing({ serviceName, env = process.env, exporter, batch, genAi }: TracingOptions): Tracing | undefined {
   const settings = tracingSettings(env, serviceName);
   if (!settings && !exporter) return undefined;
   if (current) throw new Error('tracing is already started in this process');
@@ -148,6 +166,7 @@ export function startTracing({ serviceName, env = process.env, exporter, batch }
     resource,
     processor,
     clientInterceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] },
+    genAi: { captureContent: genAi?.captureContent ?? false, cost: genAi?.cost ?? false },
     flush: () => provider.forceFlush(),
     async shutdown() {
       await provider.shutdown();
@@ -186,9 +205,16 @@ export function definedOnly(attributes: Attributes): Attributes {
   return Object.fromEntries(Object.entries(attributes).filter(([, v]) => v !== undefined && v !== null));
 }
 
-/** A step's or a run's spend as span attributes (`delegate.cost_usd`, `delegate.tokens`, `delegate.tool_calls`). */
-export function spendAttributes(usage: { costUsd?: number; tokens?: number; toolCalls?: number }): Attributes {
-  return { 'delegate.cost_usd': usage.costUsd, 'delegate.tokens': usage.tokens, 'delegate.tool_calls': usage.toolCalls };
+/** A step's or a run's spend as span attributes (`delegate.cost_usd`, `delegate.tokens`, `delegate.input_tokens`, …, `delegate.tool_calls`). */
+export function spendAttributes(usage: { costUsd?: number; tokens?: number; toolCalls?: number } & TokenSplit): Attributes {
+  return {
+    'delegate.cost_usd': usage.costUsd,
+    'delegate.tokens': usage.tokens,
+    'delegate.input_tokens': usage.inputTokens,
+    'delegate.output_tokens': usage.outputTokens,
+    'delegate.cached_input_tokens': usage.cachedInputTokens,
+    'delegate.tool_calls': usage.toolCalls,
+  };
 }
 
 /** An outgoing HTTP call's client span: the headers that carry it, and how to end it. */

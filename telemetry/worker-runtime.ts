@@ -21,6 +21,13 @@ export interface WorkerRuntimeOptions {
   coreMetrics?: boolean;
 }
 
+/**
+ * Core's series named as Prometheus names them, like Delegate's own: counters end in `_total`,
+ * durations are seconds with the unit in the name (`temporal_workflow_completed_total`,
+ * `temporal_activity_execution_latency_seconds_bucket`), not core's defaults (no suffix, milliseconds).
+ */
+export const PROMETHEUS_NAMING = { countersTotalSuffix: true, unitSuffix: true, useSecondsForDurations: true } as const;
+
 /** A free TCP port on loopback, chosen by the OS (a moment before core binds it). */
 function freeLoopbackPort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -52,7 +59,7 @@ export async function installWorkerRuntime({
         forward: {},
         filter: { core: log.isLevelEnabled('trace') ? 'DEBUG' : log.isLevelEnabled('debug') ? 'INFO' : 'WARN', other: 'ERROR' },
       },
-      ...(port !== undefined ? { metrics: { prometheus: { bindAddress: `127.0.0.1:${port}` } } } : {}),
+      ...(port !== undefined ? { metrics: { prometheus: { bindAddress: `127.0.0.1:${port}`, ...PROMETHEUS_NAMING } } } : {}),
     },
   });
   return port !== undefined ? { coreMetricsUrl: `http://127.0.0.1:${port}/metrics` } : {};

@@ -20,6 +20,8 @@ function idsOf(type: string, arg: unknown): Attributes {
   if (type === 'delegationJob') {
     const input = arg as Partial<JobInput> | undefined;
     return {
+      // the GenAI conventions' name for a run of several agents
+      'gen_ai.operation.name': 'invoke_workflow',
       'delegate.job_id': input?.spec?.jobId,
       'delegate.tenant': input?.tenant,
       'delegate.pattern': input?.spec?.pattern,
@@ -29,12 +31,22 @@ function idsOf(type: string, arg: unknown): Attributes {
   if (type === 'subtask') {
     const input = arg as Partial<SubtaskInput> | undefined;
     const agent = input?.manifest?.id ?? (typeof input?.task?.agent === 'string' ? input.task.agent : undefined);
-    return { 'delegate.job_id': input?.jobId, 'delegate.task_id': input?.task?.id, 'delegate.agent_id': agent };
+    return {
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.name': agent,
+      'delegate.job_id': input?.jobId,
+      'delegate.task_id': input?.task?.id,
+      'delegate.agent_id': agent,
+    };
   }
   return {};
 }
 
-/** Status and spend of a finished job or subtask. */
+/**
+ * Status and spend of a finished job or subtask: the cost tree, each subtask's booked spend and
+ * each job's sum, under `delegate.*` (a backend summing `gen_ai.usage.*` over a trace counts the
+ * model calls' own spans, so these sums would count them twice).
+ */
 function outcomeOf(result: unknown): Attributes {
   const r = result as Partial<TaskResult & JobResult> | undefined;
   const m = r?.metrics;
@@ -44,6 +56,9 @@ function outcomeOf(result: unknown): Attributes {
     'delegate.failure_reason': r.failureReason ?? undefined,
     'delegate.cost_usd': m.costUsd,
     'delegate.tokens': m.tokens,
+    'delegate.input_tokens': m.inputTokens,
+    'delegate.output_tokens': m.outputTokens,
+    'delegate.cached_input_tokens': m.cachedInputTokens,
     'delegate.tool_calls': m.toolCalls,
     'delegate.attempts': m.attempts,
     'delegate.steps': m.steps,

@@ -3,7 +3,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, inject, onTestFinished } from 'vitest';
-import { loadRegistry } from '../activities';
+import { loadRegistry, type AgentRegistry } from '../activities';
 import { buildApp } from '../api/app';
 import type { JobResult, JobSpec } from '../schemas';
 import type { EngineLimits } from '../core/engine-limits';
@@ -53,19 +53,20 @@ export function testConfig(extra: Record<string, string | undefined> = {}) {
 /**
  * The API app, not listening: drive it with `app.inject`. Requests carry the key of `as`
  * (tenant `default` unless said otherwise) unless they set their own `authorization`
- * header; `as: null` sends none. It reads the run's record unless given another. The caller
- * closes it: prefer `useApp` or `appForTest`.
+ * header; `as: null` sends none. It reads the run's record and the run's agents file unless given
+ * others. The caller closes it: prefer `useApp` or `appForTest`.
  */
 export async function testApp(
   extra: Record<string, string | undefined> = {},
   as: TestTenant | null = 'default',
   record?: RecordStore,
+  registry?: AgentRegistry,
 ): Promise<FastifyInstance> {
   const config = testConfig(extra);
   const app = await buildApp({
     config,
     client: await testClient(),
-    registry: loadRegistry(inject('agentsFile')),
+    registry: registry ?? loadRegistry(inject('agentsFile')),
     tenants: loadTenants(config),
     record: record ?? (await testRecord()),
   });
@@ -86,11 +87,12 @@ export async function testApp(
  * (SSE, HTTP clients, the CLI and MCP in other processes); its base URL. The caller closes it.
  */
 export async function listeningApp(
-  extra: Record<string, string> = {},
+  extra: Record<string, string | undefined> = {},
   as: TestTenant | null = 'default',
   record?: RecordStore,
+  registry?: AgentRegistry,
 ): Promise<{ app: FastifyInstance; url: string }> {
-  const app = await testApp(extra, as, record);
+  const app = await testApp(extra, as, record, registry);
   await app.listen({ host: '127.0.0.1', port: 0 });
   return { app, url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}` };
 }

@@ -46,7 +46,10 @@ const metricsServer = config.DELEGATE_WORKER_METRICS_PORT
   : undefined;
 if (metricsServer) log.info({ url: metricsServer.url }, 'metrics endpoint');
 // off unless an OTEL_* variable says where spans go (docs/guides/observability.md, "Traces")
-const tracing = startTracing({ serviceName: 'delegate-worker' });
+const tracing = startTracing({
+  serviceName: 'delegate-worker',
+  genAi: { captureContent: config.DELEGATE_OTEL_CAPTURE_CONTENT, cost: config.DELEGATE_OTEL_GENAI_COST },
+});
 // one stray promise (an agent's, a library's) must not take every tenant's steps down with the process
 process.on('unhandledRejection', (reason) => log.error({ err: String(reason) }, 'unhandled rejection (kept running)'));
 const connection = await connectWorker(config);
@@ -119,7 +122,7 @@ const set = await createWorkerSet(
     registry,
     judgeAgent: config.DELEGATE_JUDGE_AGENT,
     webhookSecret: config.DELEGATE_WEBHOOK_SECRET,
-    webhook: { policy: netPolicyFromConfig(config) },
+    webhook: { policy: netPolicyFromConfig(config), signature: config.DELEGATE_WEBHOOK_SIGNATURE },
     workflowBundle: await bundleWorkflows({ tracing: tracing !== undefined, stackFrames: config.DELEGATE_WORKFLOW_STACK_FRAMES }),
     tracing,
     maxConcurrentActivities: config.DELEGATE_WORKER_SLOTS,

@@ -14,15 +14,10 @@ import {
 import type { PruneInput } from '../activities';
 import type { Config } from '../schemas';
 import type { pruneArchive } from '../workflows/prune-archive';
+import { PRUNE_SCHEDULE_ID, pruneScheduleId } from '../core/prune-schedule';
 
-/**
- * The prefix of the schedule ids and of manual runs' workflow ids; the whole id of the one schedule per
- * namespace that releases before deployment ids made (a second deployment in the namespace took it over).
- */
-export const PRUNE_SCHEDULE_ID = 'delegate-record-prune';
-
-/** The prune schedule of the deployment `deploymentId` (config/deployment.ts). */
-export const pruneScheduleId = (deploymentId: string): string => `${PRUNE_SCHEDULE_ID}-${deploymentId}`;
+// named in core/ so the API (delegate doctor) reads the schedule without importing a worker module
+export { PRUNE_SCHEDULE_ID, pruneScheduleId };
 
 /** The prune run the configuration asks for. */
 export function pruneInputOf(

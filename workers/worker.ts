@@ -141,8 +141,8 @@ const WORKFLOW_TARGET = 'es2022';
  * Compiles our TypeScript for the Node that runs it. The SDK's bundler asks swc for ES2017, so
  * every object spread became a call to a helper that copies key by key (`_object_spread`, 248
  * in the bundle), every class field a `defineProperty` call (149), every `?.` and `??` a ladder
- * of temporaries; a subtask run spent ~0.2 ms of its workflow thread in those helpers alone
- * (replay profile, bench/RESULTS.md). Node 20's V8 runs ES2022 as it is, so the bundle keeps
+ * of temporaries; a subtask run spent workflow-thread time in those helpers alone
+ * (replay profile, bench/history/2026-12-05-diary.md). Node 20's V8 runs ES2022 as it is, so the bundle keeps
  * it: same semantics (class fields are defined either way), same commands, less work per run.
  */
 function modernWorkflowCode(config: WebpackConfig): WebpackConfig {

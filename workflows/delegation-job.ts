@@ -44,6 +44,8 @@ import { jobDetails } from './ui-details';
 import { runVote } from './patterns/vote';
 import { webhookDelivery, webhookWorkflowId } from './webhook-delivery';
 import { a2aPushOf } from '../core/a2a';
+import { traceIdOf } from '../core/trace-context';
+import { setLogContext } from './log-context';
 
 export type { JobInput } from './job/runtime';
 export * from './messages';
@@ -66,10 +68,10 @@ function renderDetails(rt: JobRuntime): string {
 export async function delegationJob(input: JobInput): Promise<JobResult> {
   // the same rules as the API's, for jobs started straight through Temporal. Loaded here, not
   // imported: every workflow run evaluates the modules it imports afresh, and zod plus the
-  // schemas cost a subtask (which needs neither) several times its own work (bench/RESULTS.md)
+  // schemas cost a subtask (which needs neither) several times its own work (bench/history/2026-12-05-diary.md)
   // Not for an input that says it was `checked`: the API's (it ran these rules before the start) and
   // a job's batches and nested jobs (cut by the job from the input it checked). The check (zod and
-  // every schema, evaluated anew in each run) cost a batch of 50 subtasks about 14 ms (bench/RESULTS.md)
+  // every schema, evaluated anew in each run) is work a batch would repeat for nothing (bench/history/2026-12-05-diary.md)
   if (!input.checked) {
     const { jobInputProblems } = await import(/* webpackMode: "eager" */ '../schemas/job-input');
     const problems = jobInputProblems(input);
@@ -81,6 +83,8 @@ export async function delegationJob(input: JobInput): Promise<JobResult> {
       });
     }
   }
+  // every line this run logs carries the job's trace id (api/trace-context.ts), traced or not
+  setLogContext({ traceId: traceIdOf(input.traceparent) });
   // every task's priority, resolved once (its own, else the job's): children and their steps run at it
   const spec = withTaskPriorities(input.spec, workflowInfo().priority?.priorityKey);
   // a fan-out of 101–500 tasks is a tree since MIDDLE_BATCH_PATCH (asked only of those: no marker in other jobs)

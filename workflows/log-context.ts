@@ -22,6 +22,11 @@ export function setLogContext(ids: Record<string, string | number | undefined>):
   for (const [k, v] of Object.entries(ids)) if (v !== undefined) ctx[k] = v;
 }
 
+/** This run's ids, for lines the worker writes on the run's behalf (a job's reports: job/reports.ts). */
+export function logContext(): Record<string, unknown> {
+  return { ...(globalThis as RunGlobals)[KEY] };
+}
+
 /** The interceptors the worker loads from this module (`workflowInterceptorModules`). */
 export const interceptors: WorkflowInterceptorsFactory = () => ({
   outbound: [{ getLogAttributes: (input, next) => next({ ...input, ...(globalThis as RunGlobals)[KEY] }) }],

@@ -7,9 +7,10 @@
  *   job (per activation: its children's lines and outcomes) ──delegateReports.batch──> worker (telemetry/report-sinks.ts)
  */
 import type { Sinks } from '@temporalio/workflow';
+import type { TokenSplit } from '../core/token-split';
 
-/** A subtask's outcome, as it finished. */
-export interface SubtaskOutcome {
+/** A subtask's outcome, as it finished (with its token split, where the agent reported one). */
+export interface SubtaskOutcome extends TokenSplit {
   tenant: string;
   agentId: string;
   /** `success` | `partial` | `failure`. */
@@ -71,7 +72,7 @@ export interface JobReportBatch {
  * RESULT and ESCALATE lines, each finished subtask's outcome for the metrics), all of one
  * activation in one call. Each sink call crosses to the worker's main thread with a copy of the
  * run's whole WorkflowInfo; one call per line and one per subtask cost the worker more than the
- * rest of the job's bookkeeping per child (bench/RESULTS.md).
+ * rest of the job's bookkeeping per child (bench/history/2026-12-05-diary.md).
  */
 export interface DelegateReportSinks extends Sinks {
   delegateReports: {

@@ -51,10 +51,15 @@ function answerMessage(req: StepRequest, carried: A2aState): Message {
     taskId: carried.remoteTaskId ?? '',
     role: Role.ROLE_USER,
     parts: [textPart(typeof a === 'string' ? a : JSON.stringify(a)), ...(a !== null && typeof a === 'object' ? [dataPart(a)] : [])],
-    metadata: undefined,
+    metadata: req.traceparent ? traceOf(req) : undefined,
     extensions: [],
     referenceTaskIds: [],
   };
+}
+
+/** The job's trace context for the remote agent: in the message's metadata too, since a header may not reach the agent behind a gateway. */
+function traceOf(req: StepRequest): { traceparent?: string } {
+  return req.traceparent ? { traceparent: req.traceparent } : {};
 }
 
 /** The message a step sends: the question as text, its context as a data part. */
@@ -78,7 +83,7 @@ function stepMessage(req: StepRequest, skill: string | undefined): Message {
       textPart(req.reprompt ? `${t.question}\n\n${req.reprompt}` : t.question),
       ...(Object.keys(context).length ? [dataPart(context)] : []),
     ],
-    metadata: skill ? { skill } : undefined,
+    metadata: skill || req.traceparent ? { ...(skill ? { skill } : {}), ...traceOf(req) } : undefined,
     extensions: [],
     referenceTaskIds: [],
   };
@@ -134,21 +139,23 @@ export function createA2aAgent(
     const seen = new Seen();
     const message = carried.asked ? answerMessage(req, carried) : stepMessage(req, cfg.skill);
     const params = { tenant: '', message, configuration: undefined, metadata: undefined };
+    // the job's trace as the `traceparent` header of every call of this step
+    const options = { signal: req.signal, ...(req.traceparent ? { serviceParameters: { traceparent: req.traceparent } } : {}) };
     try {
       if (streaming) {
-        for await (const ev of client.sendMessageStream(params, { signal: req.signal })) {
+        for await (const ev of client.sendMessageStream(params, options)) {
           const working = seen.take(ev);
           if (working !== undefined) await req.progress?.({ state: 'working', text: working.slice(0, 2000) });
           if (seen.over) break;
         }
       } else {
-        const r = await client.sendMessage(params, { signal: req.signal });
+        const r = await client.sendMessage(params, options);
         if ('role' in r) seen.take({ payload: { $case: 'message', value: r } });
         else seen.task(r);
         // a blocking agent that answers before the task ends: ask again until it does
         while (!seen.over && seen.taskId) {
           await req.sleep(1000);
-          seen.task(await client.getTask({ tenant: '', id: seen.taskId }, { signal: req.signal }));
+          seen.task(await client.getTask({ tenant: '', id: seen.taskId }, options));
         }
       }
     } catch (err) {

@@ -2,7 +2,7 @@
  * Agents served over HTTP. For each step Delegate POSTs the step request as JSON to the
  * agent's URL and expects a StepReply back:
  *
- *   worker ──POST {task, params, step, attempt, state, budgetLeft, stepKey, previous?, answer?}──> agent
+ *   worker ──POST {task, params, step, attempt, state, budgetLeft, stepKey, previous?, answer?}, header traceparent──> agent
  *          <──200 {done, usage, summary, data, confidence, evidence, ..., ask?}────────────────────
  *
  * A reply with `ask` (and `done: false`) is a question for the parent: the subtask waits for
@@ -20,6 +20,7 @@ import { createA2aAgent } from './a2a';
 import { netPolicyFromEnv } from '../net-policy';
 import { expandEnv, jsonSchemaParams, parseReply, postJson, remoteManifest, serviceOf } from './remote';
 import { pacedCall, type AgentDefinition, type StepReply } from './types';
+import { versionIssues } from './versions';
 
 /** An agent definition that calls an HTTP service for each step. */
 export function createHttpAgent(input: z.input<typeof HttpAgentConfigSchema>, env: NodeJS.ProcessEnv = process.env): AgentDefinition {
@@ -31,10 +32,12 @@ export function createHttpAgent(input: z.input<typeof HttpAgentConfigSchema>, en
     params: jsonSchemaParams(cfg.inputSchema),
     toolsFor: () => cfg.tools,
     async step(req): Promise<StepReply> {
-      const { sleep: _sleep, signal, progress: _progress, paced: _paced, observeHeaders, ...body } = req;
+      const { sleep: _sleep, signal, progress: _progress, paced: _paced, observeHeaders, traceparent, ...body } = req;
+      // the job's trace as a header, the W3C way (a traced worker's client span replaces it with its own, in the same trace)
+      const traced: Record<string, string> = traceparent ? { traceparent } : {};
       // a throttled call (429, 503 with Retry-After) waits in the provider's gate and goes again
       const reply = await pacedCall(req, () =>
-        postJson(cfg.url, body, { 'delegate-step-key': req.stepKey, ...headers }, signal, `agent ${cfg.id}`, observeHeaders),
+        postJson(cfg.url, body, { 'delegate-step-key': req.stepKey, ...headers, ...traced }, signal, `agent ${cfg.id}`, observeHeaders),
       );
       const json = parseReply(reply, `agent ${cfg.id}`);
       const parsed = StepReplySchema.safeParse(json);
@@ -61,8 +64,11 @@ export function loadAgentsFile(
     throw new Error(`cannot read agents file ${path}: ${(err as Error).message}`);
   }
   const parsed = AgentsFileSchema.safeParse(raw);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${fieldName(raw, i.path)}: ${i.message}`);
+  const issues = parsed.success
+    ? versionIssues(parsed.data.agents).map((i) => ({ path: ['agents', i.index, 'version'], message: i.message }))
+    : parsed.error.issues;
+  if (!parsed.success || issues.length > 0) {
+    const lines = issues.map((i) => `  ${fieldName(raw, i.path)}: ${i.message}`);
     throw new Error(`invalid agents file ${path}:\n${lines.join('\n')}`);
   }
   const { providers, agents } = parsed.data;

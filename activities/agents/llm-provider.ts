@@ -14,6 +14,7 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { jsonSchema, streamText, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import type { LlmAgentConfig } from '../../schemas';
 import { startHttpCall } from '../../telemetry/tracing';
+import { startModelCall, type ModelCall, type ModelCallStart } from '../../telemetry/genai';
 import { AgentFatalError, AgentRetryableError, AgentThrottledError } from '../errors';
 import { isThrottleStatus, retryAfterMs, retryDelayFromBody } from '../throttle';
 import { expandEnv } from './remote';
@@ -44,6 +45,10 @@ export interface TurnResult {
   text: string;
   toolCalls: { id: string; name: string; arguments: string }[];
   tokens: TurnTokens;
+  /** The model that answered, as the provider named it. */
+  responseModel?: string;
+  /** Why the model stopped (`stop`, `tool-calls`, `length`, …). */
+  finishReason?: string;
 }
 
 /** A fetch for the providers: a client span per call, and no redirects followed (a key must not travel to another host). */
@@ -190,6 +195,8 @@ export interface TurnOptions {
   onText?: (delta: string) => void;
   /** The tokens so far: the provider's counts where it sent them, otherwise an estimate (prompt characters / 4 from the moment the request goes out, one output token per delta). */
   onTokens?: (t: TurnTokens) => void;
+  /** The AI SDK's own tracing of the call (`tracedTurn` sets it). @default off */
+  telemetry?: ModelCall['telemetry'];
 }
 
 /** The input tokens of a request as the host estimates them before the provider says: its characters / 4. */
@@ -213,11 +220,13 @@ export async function streamTurn(o: TurnOptions): Promise<TurnResult> {
     maxRetries: 0,
     abortSignal: o.signal,
     includeRawChunks: true,
+    ...(o.telemetry ? { experimental_telemetry: o.telemetry } : {}),
     onError: ({ error }) => void (failure ??= error),
   });
   let text = '';
   const toolCalls: TurnResult['toolCalls'] = [];
   let finished = false;
+  let answer: Pick<TurnResult, 'responseModel' | 'finishReason'> = {};
   // the provider took the request once a chunk of its stream arrives: its input is spent from then
   // on, also if the turn is cut before any text; a request it refused (429, 529) or failed (5xx)
   // before answering costs nothing, so until then nothing is reported
@@ -241,6 +250,7 @@ export async function streamTurn(o: TurnOptions): Promise<TurnResult> {
       t.input = u.inputTokens ?? t.input;
       t.cached = u.inputTokenDetails?.cacheReadTokens ?? u.cachedInputTokens ?? t.cached;
       t.output = u.outputTokens ?? t.output;
+      answer = { responseModel: part.response.modelId, finishReason: part.finishReason };
       finished = true;
     } else continue;
     if (!finished) t.output = Math.max(t.output, deltas);
@@ -249,7 +259,24 @@ export async function streamTurn(o: TurnOptions): Promise<TurnResult> {
   if (o.signal.aborted) throw o.signal.reason ?? new Error('aborted');
   if (failure) throw providerError(failure, o.what);
   if (!finished) throw new AgentRetryableError(`${o.what} ended its stream before the turn finished`);
-  return { text, toolCalls, tokens: t };
+  return { text, toolCalls, tokens: t, ...answer };
+}
+
+/** One turn under its `chat <model>` span (telemetry/genai.ts), the AI SDK's spans inside it; `pricing` prices the span's cost. */
+export async function tracedTurn(
+  o: TurnOptions,
+  call: Omit<ModelCallStart, 'maxOutputTokens'>,
+  pricing: LlmAgentConfig['pricing'],
+): Promise<TurnResult> {
+  const span = startModelCall({ ...call, maxOutputTokens: o.maxOutputTokens });
+  try {
+    const r = await span.within(() => streamTurn({ ...o, telemetry: span.telemetry }));
+    span.end({ responseModel: r.responseModel, finishReason: r.finishReason, tokens: r.tokens, costUsd: costOf(pricing, r.tokens) });
+    return r;
+  } catch (err) {
+    span.end(undefined, err);
+    throw err;
+  }
 }
 
 /**

@@ -32,12 +32,13 @@ import {
 import { ASK_PARENT, ASK_PARENT_DEF, askOf, humanTurns, type AskedState } from './llm-human';
 import { mcpToolsForStep } from './llm-mcp';
 import { defaultMcpPool, type McpPool } from './mcp-pool';
+import { executeTool } from '../../telemetry/genai';
 import {
   costOf,
   languageModel,
   parseArgs,
   promptTokens,
-  streamTurn,
+  tracedTurn,
   type ChatMessage,
   type ToolDef,
   type TurnTokens,
@@ -77,7 +78,15 @@ export function createLlmAgent(
   opts: LlmAgentOptions = {},
 ): AgentDefinition {
   const cfg: LlmAgentConfig = LlmAgentConfigSchema.parse(input);
-  const usageOf = (t: TurnTokens, toolCalls: number) => ({ tokens: t.input + t.output, costUsd: costOf(cfg.pricing, t), toolCalls });
+  // the split beside the total: the provider's counts (cached input is part of input)
+  const usageOf = (t: TurnTokens, toolCalls: number) => ({
+    tokens: t.input + t.output,
+    inputTokens: t.input,
+    outputTokens: t.output,
+    cachedInputTokens: t.cached,
+    costUsd: costOf(cfg.pricing, t),
+    toolCalls,
+  });
   return {
     service: serviceOf(cfg),
     manifest: remoteManifest('llm', {
@@ -162,18 +171,22 @@ export function createLlmAgent(
       const turn = await pacedCall(
         req,
         () =>
-          streamTurn({
-            model: languageModel(cfg, env, model, req.observeHeaders),
-            messages,
-            tools,
-            maxOutputTokens: maxTokens,
-            signal: req.signal,
-            what: `${what} (model ${model})`,
-            // a role's first request is the same bytes for every task: the provider may cache it (Anthropic: cache control)
-            ...(role && first ? { cacheBreakpoint: stableEnd } : {}),
-            ...(cfg.streamEvents && req.onText ? { onText: req.onText } : {}),
-            onTokens: (t) => req.onUsage?.(usageOf(t, roleToolsRun.length)),
-          }),
+          tracedTurn(
+            {
+              model: languageModel(cfg, env, model, req.observeHeaders),
+              messages,
+              tools,
+              maxOutputTokens: maxTokens,
+              signal: req.signal,
+              what: `${what} (model ${model})`,
+              // a role's first request is the same bytes for every task: the provider may cache it (Anthropic: cache control)
+              ...(role && first ? { cacheBreakpoint: stableEnd } : {}),
+              ...(cfg.streamEvents && req.onText ? { onText: req.onText } : {}),
+              onTokens: (t) => req.onUsage?.(usageOf(t, roleToolsRun.length)),
+            },
+            { provider: cfg.provider, model, agentId: cfg.id },
+            cfg.pricing,
+          ),
         { estimateTokens: promptTokens(messages) + maxTokens, tokensOf: (r) => r.tokens.input + r.tokens.output },
       );
       const usage = usageOf(turn.tokens, roleToolsRun.length);
@@ -224,7 +237,8 @@ export function createLlmAgent(
             throw fatal(ErrorType.ToolDenied, `model asked for tool "${call.name}", which the task's scope does not allow`, req.attempt, {
               usage,
             });
-          const text = await runTool(call.name, parseArgs(call.arguments), req.signal);
+          const type = mcp.scopeName(call.name) ? 'extension' : 'function';
+          const text = await executeTool(call.name, call.id, type, () => runTool(call.name, parseArgs(call.arguments), req.signal));
           messages.push({ role: 'tool', tool_call_id: call.id, content: text.slice(0, 20_000) });
           usage.toolCalls++;
         }

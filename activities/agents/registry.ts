@@ -7,6 +7,7 @@ import { createSemanticRouter, semanticText, type Eligible, type SemanticRouter,
 import { simAgent } from './sim';
 import type { AgentDefinition } from './types';
 import type { RoleCatalog } from '../roles';
+import { newestFirst, parseAgentRef, pickVersion, pinnedId, type Versioned } from './versions';
 
 /** What a route must satisfy of a task: an agent that refuses its params, or would use tools outside its scope, is never picked. */
 export interface TaskFit {
@@ -16,8 +17,12 @@ export interface TaskFit {
 
 /** The agents a worker can run, looked up by id, capability or a semantic hint. */
 export interface AgentRegistry {
-  get(id: string): AgentDefinition | undefined;
+  /** The agent a reference names: `x` (its newest version not deprecated), `x@^2` (the newest 2.x), `x@2.1.0` (exactly). */
+  get(ref: string): AgentDefinition | undefined;
+  /** Every agent and version, by id, newest version first; each under its id as the agents file declares it. */
   list(): AgentManifest[];
+  /** The versions the agents file declares for an id (empty: no such id). */
+  versionsOf(id: string): Versioned[];
   /** The agent a task's reference points at, or undefined when none matches (semantic references: by BM25, among the agents that take `task`). */
   resolve(ref: AgentRef, question: string, task?: TaskFit): AgentDefinition | undefined;
   /** As `resolve`, with how the agent was chosen when routing chose it (`semantic: bm25 0.82 ≥ 0.30`). */
@@ -38,38 +43,62 @@ export interface AgentRegistryOptions {
   semantic?: SemanticRouterOptions;
 }
 
-/** Builds a registry over the given agents (ids must be unique). */
-export function createAgentRegistry(defs: AgentDefinition[], opts: AgentRegistryOptions = {}): AgentRegistry {
-  const byId = new Map<string, AgentDefinition>();
-  for (const d of defs) {
-    if (byId.has(d.manifest.id)) throw new Error(`duplicate agent id "${d.manifest.id}"`);
-    byId.set(d.manifest.id, d);
+/**
+ * The agents of each id, newest version first; an id with several versions has each under the id a
+ * run names it by (`x@2.3.0`), so that the workers run the version routing chose.
+ */
+function byVersion(defs: AgentDefinition[]): Map<string, AgentDefinition[]> {
+  const grouped = new Map<string, AgentDefinition[]>();
+  for (const d of defs) grouped.set(d.manifest.id, [...(grouped.get(d.manifest.id) ?? []), d]);
+  for (const [id, list] of grouped) {
+    const versions = new Set(list.map((d) => d.manifest.version));
+    if (versions.size < list.length) throw new Error(`duplicate agent id "${id}"${list.length > 1 ? ' (one version twice)' : ''}`);
+    const pinned = list.length > 1 ? list.map((d) => ({ ...d, manifest: { ...d.manifest, id: pinnedId(id, d.manifest.version) } })) : list;
+    grouped.set(
+      id,
+      newestFirst(pinned.map((d) => ({ d, version: d.manifest.version }))).map((e) => e.d),
+    );
   }
-  const sorted = [...byId.values()].sort((a, b) => a.manifest.id.localeCompare(b.manifest.id));
+  return grouped;
+}
+
+/** Builds a registry over the given agents (an id twice only with different versions). */
+export function createAgentRegistry(defs: AgentDefinition[], opts: AgentRegistryOptions = {}): AgentRegistry {
+  const versions = byVersion(defs);
+  const entries = (list: AgentDefinition[]) => list.map((d) => ({ d, version: d.manifest.version, deprecated: d.manifest.deprecated }));
+  const get = (ref: string): AgentDefinition | undefined => {
+    const { id, range } = parseAgentRef(ref);
+    const list = versions.get(id);
+    return list && pickVersion(entries(list), range)?.d;
+  };
+  // routing by capability or meaning sees one version of each id: the one its bare id names
+  const sorted = [...versions.keys()].sort((a, b) => a.localeCompare(b)).map((id) => get(id)!);
   const semantic = createSemanticRouter(
     sorted.map((d) => profileOf(d.manifest, d.toolDescriptions)),
     opts.semantic,
   );
   const takes = ({ params, scope }: TaskFit): Eligible => {
     return (id) => {
-      const def = byId.get(id);
+      const def = get(id);
       return def !== undefined && refusal(def, params, scope) === undefined;
     };
   };
   const routeSemantic = (ref: Extract<AgentRef, { route: 'semantic' }>, question: string, task: TaskFit) => {
     const routed = semantic.routeLexical(semanticText(ref, question), takes(task));
-    const def = routed.id === undefined ? undefined : byId.get(routed.id);
+    const def = routed.id === undefined ? undefined : get(routed.id);
     return def && { def, reason: routed.reason };
   };
   const candidates = (capability: string) => sorted.filter((d) => d.manifest.capabilities.includes(capability));
   const resolve: AgentRegistry['resolve'] = (ref, question, task = {}) => {
-    if (typeof ref === 'string') return byId.get(ref);
+    if (typeof ref === 'string') return get(ref);
     if ('capability' in ref) return candidates(ref.capability)[0];
     return routeSemantic(ref, question, task)?.def;
   };
   return {
-    get: (id) => byId.get(id),
-    list: () => sorted.map((d) => d.manifest),
+    get,
+    list: () =>
+      [...versions.keys()].sort((a, b) => a.localeCompare(b)).flatMap((id) => versions.get(id)!.map((d) => ({ ...d.manifest, id }))),
+    versionsOf: (id) => (versions.get(id) ?? []).map((d) => ({ version: d.manifest.version, deprecated: d.manifest.deprecated })),
     candidates,
     resolve,
     resolveWithReason(ref, question, task = {}) {

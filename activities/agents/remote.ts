@@ -26,12 +26,13 @@ export function remoteManifest(
   kind: 'http' | 'llm' | 'a2a',
   cfg: Pick<
     AgentManifest,
-    'id' | 'version' | 'description' | 'capabilities' | 'inputSchema' | 'outputSchema' | 'retry' | 'tools' | 'pool'
+    'id' | 'version' | 'deprecated' | 'description' | 'capabilities' | 'inputSchema' | 'outputSchema' | 'retry' | 'tools' | 'pool'
   > & { timeoutSeconds: number; maxSteps: number; account?: string; limits?: ProviderLimits },
 ): AgentManifest {
   return {
     id: cfg.id,
     version: cfg.version,
+    ...(cfg.deprecated ? { deprecated: cfg.deprecated } : {}),
     description: cfg.description,
     kind,
     capabilities: cfg.capabilities,

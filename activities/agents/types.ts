@@ -43,6 +43,8 @@ export interface StepRequest {
   model?: string;
   /** Output-token cap of one model turn after routing (the lower of the role's and the job's). */
   maxOutputTokens?: number;
+  /** The job's W3C trace context: remote agents send it as the `traceparent` header (a traced worker's own span context wins). */
+  traceparent?: string;
   /** Tells the job's stream how the step is getting on (a `subtask.step` event with `done: false` and `progress`); absent without a job stream. */
   progress?(p: StepProgress): Promise<void>;
   /** What the step has spent so far, as it streams (cumulative): a cut step books the last one. */

@@ -27,7 +27,7 @@ import { HttpProblem } from '../errors';
 import { researchRoutingOf, submitResearchSubtask } from '../jobs/research';
 import { agentCardOf, CARD_VERSION } from './card';
 import { answerOf, inMessage, inputOfEvent, targetOf, type AnswerAt, type PendingInput } from './input';
-import { checkContextId, jobIdOfMessage, Rejection, submissionOf } from './messages';
+import { checkContextId, jobIdOfMessage, Rejection, submissionOf, type Submission } from './messages';
 import { followTask, isTerminal, lastSeq } from './stream';
 import { createTaskReads, orNotFound } from './tasks';
 
@@ -56,6 +56,10 @@ function pushOf(params: SendMessageRequest): Pick<JobSpec, 'callbackUrl' | 'call
   if (!push?.url) return {};
   return { callbackUrl: push.url, callbackFormat: 'a2a', ...(push.token ? { callbackToken: push.token } : {}) };
 }
+
+/** The fields of a refusal that the message has: a text message has no `agent` (its detail says what to configure). */
+const errorsOf = (err: HttpProblem, sub: Submission | undefined) =>
+  (err.errors ?? []).filter((e) => !(sub?.kind === 'research' && sub.text && e.path === 'body.agent'));
 
 /** A problem's field path in the message's terms: the spec is the data part, the callback the push config. */
 function a2aPath(path: string, params: SendMessageRequest): string {
@@ -119,9 +123,10 @@ export function createA2aHandler(app: FastifyInstance): A2ARequestHandler {
     const tenant = tenantOf(ctx);
     let jobId = jobIdOfMessage(message.messageId);
     const contextId = message.contextId || jobId;
+    let sub: Submission | undefined;
     try {
       if (message.contextId) checkContextId(message.contextId);
-      const sub = submissionOf(message);
+      sub = submissionOf(message);
       const labels: Record<string, string> = message.contextId ? { [A2A_CONTEXT_LABEL]: message.contextId } : {};
       if (sub.kind === 'job') jobId = sub.spec.jobId ?? jobId;
       const { created } =
@@ -142,7 +147,7 @@ export function createA2aHandler(app: FastifyInstance): A2ARequestHandler {
       if (err instanceof HttpProblem && err.status !== 409 && (err.status < 500 || err.status === 503))
         return rejected(
           err.detail ?? err.title,
-          (err.errors ?? []).map((e) => ({ ...e, path: a2aPath(e.path, params) })),
+          errorsOf(err, sub).map((e) => ({ ...e, path: a2aPath(e.path, params) })),
         );
       if (err instanceof HttpProblem && err.status === 409)
         throw new RequestMalformedError(`messageId "${message.messageId}" already started job "${jobId}" with a different message`);

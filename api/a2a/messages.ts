@@ -29,7 +29,10 @@ export class Rejection extends Error {
 }
 
 /** What a message runs. */
-export type Submission = { kind: 'job'; spec: JobSpec } | { kind: 'research'; input: ResearchSubtaskInput };
+export type Submission =
+  | { kind: 'job'; spec: JobSpec }
+  /** `text`: the message was only text, so it has no field beyond its question (a refusal names none). */
+  | { kind: 'research'; input: ResearchSubtaskInput; text?: true };
 
 const issuesAt = (root: string, issues: z.core.$ZodIssue[]): FieldError[] =>
   issues.map((i) => ({ path: formatPath(i.path as PropertyKey[], root), message: i.message }));
@@ -83,5 +86,5 @@ export function submissionOf(message: Message): Submission {
     ]);
   const parsed = ResearchSubtaskInputSchema.safeParse({ id: 'a2a', question: text, budget: TEXT_BUDGET });
   if (!parsed.success) throw new Rejection('the question is not valid', issuesAt('message.parts', parsed.error.issues));
-  return { kind: 'research', input: parsed.data };
+  return { kind: 'research', input: parsed.data, text: true };
 }

@@ -3,9 +3,13 @@
  * its rationale as the objective), read back as the contract's output. The route and the MCP
  * server both call these, so the two cannot drift.
  *
- *   input ──toTaskPlan──> (no agent named: DELEGATE_RESEARCH_DEFAULT_AGENT, else a semantic route) ──> job { tasks: [task], labels } ──wait──> result.results[0].research
+ *   input ──toTaskPlan──> (no agent named: DELEGATE_RESEARCH_DEFAULT_AGENT, else a semantic route,
+ *                          else an agent of capability "research", else 422 naming what to configure)
+ *         ──> job { tasks: [task], labels } ──wait──> result.results[0].research
  */
 import type { FastifyInstance } from 'fastify';
+import { semanticText, type AgentRegistry } from '../../activities';
+import { refusal } from '../../activities/agents/registry';
 import type { JobResult, JobSpec, TaskSpec } from '../../schemas';
 import type { ResearchSubtaskInput, ResearchSubtaskOutput } from '../../schemas/research-contract';
 import { toTaskPlan } from '../../schemas/research-plan';
@@ -17,12 +21,18 @@ import type { JobService } from '../job-service';
 export interface ResearchRouting {
   /** The agent such a subtask runs on, before any route (DELEGATE_RESEARCH_DEFAULT_AGENT); unset: a semantic route picks one. */
   defaultAgent?: string;
+  /** The deployment's agents: when no semantic route fits, one of capability RESEARCH_CAPABILITY takes the question. */
+  registry?: AgentRegistry;
 }
 
 /** The routing an app's configuration gives. */
 export const researchRoutingOf = (app: FastifyInstance): ResearchRouting => ({
   defaultAgent: app.config.DELEGATE_RESEARCH_DEFAULT_AGENT,
+  registry: app.registry,
 });
+
+/** The capability of the agents a contract subtask that names none falls back to when no semantic route fits. */
+export const RESEARCH_CAPABILITY = 'research';
 
 /** Why a contract subtask that names no agent runs on the operator's default: its result's `routing.reason`. */
 export const RESEARCH_DEFAULT_REASON = 'research default (DELEGATE_RESEARCH_DEFAULT_AGENT)';
@@ -31,14 +41,32 @@ export const RESEARCH_DEFAULT_REASON = 'research default (DELEGATE_RESEARCH_DEFA
 export const NO_RESEARCH_AGENT_HINT =
   'name an `agent` (GET /v1/agents lists them), widen `scope`, or have the operator set DELEGATE_RESEARCH_DEFAULT_AGENT';
 
+/** What an operator configures so that questions naming no agent run (the refusal's detail says it to the caller). */
+export const CONFIGURE_RESEARCH_HINT = `the operator sets DELEGATE_RESEARCH_DEFAULT_AGENT, or gives an agent the capability "${RESEARCH_CAPABILITY}" in the agents file`;
+
 /**
- * The task with the operator's default agent when the contract named none (no route then: the
- * default is what the operator chose for such questions), and why its result says it ran there.
+ * The task of a contract subtask that named no agent, and why its result says it ran where it
+ * runs: the operator's default (no route then: the default is what the operator chose for such
+ * questions); else its semantic route when one fits; else the agents of capability "research"
+ * that take it. None of them: a 422 whose detail names what to configure. A semantic route under
+ * embeddings is decided when the subtask starts (the API does not wait on the endpoint).
  */
-function withDefaultAgent(input: ResearchSubtaskInput, task: TaskSpec, routing: ResearchRouting): { task: TaskSpec; routes?: Routes } {
-  const agent = routing.defaultAgent;
-  if (input.agent !== undefined || !agent || task.agent === undefined) return { task };
-  return { task: { ...task, agent }, routes: { [task.id]: RESEARCH_DEFAULT_REASON } };
+function routeUnnamed(input: ResearchSubtaskInput, task: TaskSpec, routing: ResearchRouting): { task: TaskSpec; routes?: Routes } {
+  const ref = task.agent;
+  if (input.agent !== undefined || ref === undefined) return { task };
+  if (routing.defaultAgent) return { task: { ...task, agent: routing.defaultAgent }, routes: { [task.id]: RESEARCH_DEFAULT_REASON } };
+  const registry = routing.registry;
+  if (!registry || registry.semantic.method !== 'bm25' || typeof ref !== 'object' || !('route' in ref)) return { task };
+  const semantic = registry.semantic.routeLexical(semanticText(ref, task.question), registry.takes(task));
+  if (semantic.id !== undefined) return { task };
+  const capable = registry.candidates(RESEARCH_CAPABILITY).filter((d) => refusal(d, task.params, task.scope) === undefined);
+  if (capable.length > 0) return { task: { ...task, agent: { capability: RESEARCH_CAPABILITY } } };
+  throw new HttpProblem(422, 'No agent for the question', `no agent of this deployment can take the question: ${CONFIGURE_RESEARCH_HINT}`, [
+    {
+      path: 'body.agent',
+      message: `${semantic.reason}, and no agent of capability "${RESEARCH_CAPABILITY}" takes it; ${NO_RESEARCH_AGENT_HINT}`,
+    },
+  ]);
 }
 
 /** The contract output of a finished research-subtask job, or a 404 when the job is not one. */
@@ -96,7 +124,7 @@ export async function submitResearchSubtask(
   extra: Pick<JobSpec, 'labels' | 'callbackUrl' | 'callbackFormat' | 'callbackToken'> = {},
 ) {
   const plan = toTaskPlan(input);
-  const { task, routes } = withDefaultAgent(input, plan.task, routing);
+  const { task, routes } = routeUnnamed(input, plan.task, routing);
   return svc
     .submit(
       tenant,

@@ -27,6 +27,10 @@ import { checkOutputSchemas, checkRunnable, resolveAgents } from '../spec-check'
 import type { JobHandles, JobServiceDeps } from './handles';
 import { admit, type Admitted } from '../admission';
 import { createForecaster } from '../forecast';
+import { callerContext } from '../caller-context';
+import { jobTraceparent } from '../trace-context';
+import { traceIdOf } from '../../core/trace-context';
+import { startingModel } from './parent-model';
 import type { AdmissionDecision } from '../../schemas';
 
 /** Outcome of a submission: the job and whether this call created it. */
@@ -36,6 +40,8 @@ export interface Submission {
   created: boolean;
   /** What admission control decided (a job that asked for it and was started by this call). */
   admission?: AdmissionDecision;
+  /** The job's W3C trace id (a job this call started): its results, events, log lines and agents' `traceparent` carry it. */
+  traceId?: string;
 }
 
 /** Largest workflow input the API submits (Temporal refuses payloads over 2 MiB). */
@@ -182,6 +188,12 @@ export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, des
     const routes = { ...resolved.routes, ...extra.routes };
     // the webhook's URL and token stay out of the input, which every history of the job keeps: the record holds them
     const { callbackUrl, callbackToken, ...runSpec } = resolved.spec;
+    // the caller's trace (or a new one) and its parent session's latest model (caller-context.ts)
+    const caller = callerContext();
+    const traceparent = jobTraceparent(caller?.traceparent);
+    const traceId = traceIdOf(traceparent)!;
+    const session = caller?.parent?.session;
+    const model = session ? await startingModel(record, tenant, session, runSpec) : undefined;
     const input: JobInput = {
       spec: { ...runSpec, jobId },
       agents: resolved.agents,
@@ -197,6 +209,8 @@ export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, des
         fanoutFlatMax: config.DELEGATE_FANOUT_FLAT_MAX,
       },
       ...(extra.scout ? { scout: extra.scout } : {}),
+      ...(model ? { model } : {}),
+      traceparent,
       // checked below by the workflow's own rules: the run need not load them again
       checked: true,
     };
@@ -276,8 +290,10 @@ export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, des
         ],
       });
       place?.release(workflowId);
+      // before the answer: the job's events carry its trace id, and a model switch in its session reaches it
+      await record.sessions.origin({ tenant, jobId, traceId, ...(session ? { parentSession: session } : {}) });
       if (admitted.decision) await recordAdmission(record, tenant, jobId, admitted);
-      return { jobId, workflowId, created: true, ...(admitted.decision ? { admission: admitted.decision } : {}) };
+      return { jobId, workflowId, created: true, traceId, ...(admitted.decision ? { admission: admitted.decision } : {}) };
     } catch (err) {
       place?.release();
       // no job refers to it: the job that exists has its own

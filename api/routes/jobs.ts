@@ -69,7 +69,7 @@ export const jobRoutes: FastifyPluginAsyncZod = async (app) => {
       const tenant = req.tenant;
       const sub = await svc.submit(tenant, req.body, req.headers['idempotency-key']);
       req.log.info(
-        { jobId: sub.jobId, created: sub.created, tasks: req.body.tasks.length },
+        { jobId: sub.jobId, created: sub.created, tasks: req.body.tasks.length, ...(sub.traceId ? { traceId: sub.traceId } : {}) },
         sub.created ? 'job submitted' : 'job resubmitted',
       );
       return reply

@@ -23,6 +23,7 @@ import { createInProcessBackend } from '../../mcp/in-process';
 import { capabilitiesOf, deliverReplies, relayRequests, sessionIdOf } from '../../mcp/http-session';
 import { createDelegateMcpServer } from '../../mcp/server';
 import { HttpProblem, sendProblem } from '../errors';
+import { callerOfMeta, withCaller } from '../caller-context';
 
 /** The MCP endpoint. */
 export const mcpRoutes: FastifyPluginAsync = async (app) => {
@@ -38,6 +39,9 @@ export const mcpRoutes: FastifyPluginAsync = async (app) => {
       const message = 'the answer names no request of this session that awaits one (another session asked it, or it was settled)';
       return reply.code(400).send({ jsonrpc: '2.0', id: null, error: { code: -32600, message } });
     }
+    // a tool call's `_meta` names its parent's session and model, as headers do on REST: kept before the call runs
+    const said = callerOfMeta((Array.isArray(req.body) ? req.body[0] : req.body)?.params?._meta);
+    if (said.parent && (said.parent.model || said.parent.maxOutputTokens)) await app.jobs.noteParent(req.tenant, said.parent);
     const clientCapabilities = capabilitiesOf(sessionHeader);
     const roles = (app.registry.roles?.list() ?? []).map(({ persona: _persona, ...r }) => r);
     const server = createDelegateMcpServer(createInProcessBackend(app, req.tenant), { clientCapabilities, roles });
@@ -54,7 +58,7 @@ export const mcpRoutes: FastifyPluginAsync = async (app) => {
     });
     try {
       await server.connect(transport);
-      await transport.handleRequest(req.raw, reply.raw, req.body);
+      await withCaller(said, () => transport.handleRequest(req.raw, reply.raw, req.body));
     } catch (err) {
       req.log.error({ err }, 'mcp request failed');
       if (!reply.raw.headersSent) {

@@ -140,7 +140,7 @@ export const systemRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'The agents and specialist roles this deployment can run',
         operationId: 'listAgents',
         tags: ['agents'],
-        response: { 200: z.object({ agents: z.array(AgentManifestSchema), roles: z.array(RoleEntrySchema) }) },
+        response: { 200: z.object({ agents: z.array(AgentManifestSchema), roles: z.array(RoleEntrySchema) }), 401: ProblemSchema },
       },
     },
     async () => ({ agents: app.registry.list(), roles: (app.registry.roles?.list() ?? []).map(({ persona: _persona, ...r }) => r) }),

@@ -259,3 +259,36 @@ describe('prompt caching', () => {
     expect(bodies.filter((b) => b.body.includes('"cache_control"')).length).toBe(2);
   });
 });
+
+describe('input and output tokens, split', () => {
+  it('reports the split the provider streamed in the step events, TaskResult.metrics and JobResult.metrics', async () => {
+    const api = await listeningApp();
+    try {
+      // two Gemini turns with the same prefix: the second one's input is partly cached
+      const model = uniqueId('scripted~split');
+      const jobId = uniqueId('split');
+      const payload = {
+        jobId,
+        pattern: 'fanout',
+        model,
+        tasks: [{ id: 't', question: 'capital of Uruguay', agent: 'gemini-researcher', scope: ['search'] }],
+      };
+      expect((await api.app.inject({ method: 'POST', url: '/v1/jobs', payload })).statusCode).toBe(201);
+      const { events } = await sse(`${api.url}/v1/jobs/${jobId}/events`);
+      const job = (await finalResult(api.app, jobId)).json();
+      const c = await charged(model);
+      expect(c.cached).toBeGreaterThan(0);
+      const split = { inputTokens: c.input, outputTokens: c.output, cachedInputTokens: c.cached };
+      // the total stays the budgets' tokens; the split is what it was made of
+      expect(job.results[0].metrics).toMatchObject({ ...split, tokens: c.input + c.output });
+      expect(job.metrics).toMatchObject({ ...split, tokens: c.input + c.output });
+      const steps = events.filter((e) => e.type === 'subtask.step').map((e) => (e.data as { usage: Record<string, number> }).usage);
+      expect(steps).toHaveLength(2);
+      for (const k of Object.keys(split) as (keyof typeof split)[]) expect(steps[0][k] + steps[1][k]).toBe(split[k]);
+      expect(steps[0].cachedInputTokens).toBe(0);
+      console.log(`split of a two-turn Gemini job: ${JSON.stringify(split)}; step events ${JSON.stringify(steps)}`);
+    } finally {
+      await api.app.close();
+    }
+  });
+});

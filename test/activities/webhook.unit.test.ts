@@ -1,7 +1,15 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signWebhook, webhookSecretFor, type ResolvedAddress } from '../../activities';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+import {
+  legacyWebhookSecretFor,
+  signatureHeaders,
+  signLegacyWebhook,
+  webhookIdFor,
+  webhookSecretFor,
+  type ResolvedAddress,
+} from '../../activities';
 import { DestinationRefusedError, guardedPost } from '../../activities/guarded-post';
 
 // every test's traffic stays on loopback: names map to addresses through a stub resolver
@@ -91,19 +99,57 @@ describe('webhook delivery target checks (connect time)', () => {
   });
 });
 
-describe('per-tenant webhook signatures', () => {
-  it("signs with a secret derived per tenant: a webhook of one tenant never verifies with another's secret", () => {
-    const master = 'master-secret-0123456789';
-    const a = webhookSecretFor(master, 'tenant-a');
-    const b = webhookSecretFor(master, 'tenant-b');
-    expect(a).toMatch(/^[0-9a-f]{64}$/);
-    expect(a).not.toBe(b);
-    expect(webhookSecretFor(master, 'tenant-a')).toBe(a);
-    expect(webhookSecretFor('another-master-0123456789', 'tenant-a')).not.toBe(a);
-    const body = JSON.stringify({ type: 'job.completed', tenant: 'tenant-b', jobId: 'j' });
-    const sigB = signWebhook(b, 1_700_000_000, body);
-    expect(sigB).toBe(signWebhook(b, 1_700_000_000, body));
-    expect(sigB).not.toBe(signWebhook(a, 1_700_000_000, body));
-    expect(sigB).not.toBe(signWebhook(master, 1_700_000_000, body));
+describe('webhook signatures (Standard Webhooks)', () => {
+  const master = 'master-secret-0123456789';
+  const body = JSON.stringify({ type: 'job.completed', tenant: 'tenant-b', jobId: 'j' });
+  const signed = (over: Partial<Parameters<typeof signatureHeaders>[0]> = {}) => ({
+    body,
+    headers: signatureHeaders({
+      master,
+      signature: 'standard',
+      tenant: 'tenant-b',
+      workflowId: 'job/tenant-b/j',
+      body,
+      now: new Date(),
+      ...over,
+    }),
+  });
+
+  it("verifies with the standardwebhooks library and the tenant's whsec_ secret; not with another tenant's, nor once altered", () => {
+    const hit = signed();
+    expect(webhookSecretFor(master, 'tenant-b')).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(new Webhook(webhookSecretFor(master, 'tenant-b')).verify(hit.body, hit.headers)).toEqual(JSON.parse(body));
+    expect(() => new Webhook(webhookSecretFor(master, 'tenant-a')).verify(hit.body, hit.headers)).toThrow(WebhookVerificationError);
+    expect(() => new Webhook(webhookSecretFor('another-master-0123456789', 'tenant-b')).verify(hit.body, hit.headers)).toThrow(
+      WebhookVerificationError,
+    );
+    expect(() => new Webhook(webhookSecretFor(master, 'tenant-b')).verify(body.replace('"j"', '"k"'), hit.headers)).toThrow(
+      WebhookVerificationError,
+    );
+    // an attempt signed long ago is refused by the library's timestamp check
+    const stale = signed({ now: new Date(Date.now() - 3_600_000) });
+    expect(() => new Webhook(webhookSecretFor(master, 'tenant-b')).verify(stale.body, stale.headers)).toThrow(/timestamp/i);
+    expect(hit.headers['delegate-signature']).toBeUndefined();
+  });
+
+  it('gives every attempt of one delivery the same webhook-id, and each job its own', () => {
+    const first = signed({ now: new Date(Date.now() - 60_000) }).headers;
+    const retry = signed().headers;
+    expect(first['webhook-id']).toBe(retry['webhook-id']);
+    expect(first['webhook-timestamp']).not.toBe(retry['webhook-timestamp']);
+    expect(signed({ workflowId: 'job/tenant-b/k' }).headers['webhook-id']).not.toBe(retry['webhook-id']);
+    expect(retry['webhook-id']).toBe(webhookIdFor('job/tenant-b/j'));
+  });
+
+  it('adds the deprecated delegate-signature under legacy, with the hex secret receivers had', () => {
+    const now = new Date(1_700_000_000_000);
+    const { headers } = signed({ signature: 'legacy', now });
+    const hex = legacyWebhookSecretFor(master, 'tenant-b');
+    expect(hex).toMatch(/^[0-9a-f]{64}$/);
+    expect(Buffer.from(hex, 'hex').toString('base64')).toBe(webhookSecretFor(master, 'tenant-b').slice('whsec_'.length));
+    expect(headers['delegate-signature']).toBe(signLegacyWebhook(hex, 1_700_000_000, body));
+    expect(headers['delegate-signature']).not.toBe(signLegacyWebhook(legacyWebhookSecretFor(master, 'tenant-a'), 1_700_000_000, body));
+    // the Standard Webhooks headers ride along, so receivers can move one at a time
+    expect(headers['webhook-signature']).toBe(signed({ now }).headers['webhook-signature']);
   });
 });

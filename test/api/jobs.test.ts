@@ -230,7 +230,7 @@ describe('catalogue, health and docs', () => {
     expect(Object.keys(doc.paths)).toEqual(
       expect.arrayContaining(['/v1/jobs', '/v1/jobs/{jobId}', '/v1/jobs/{jobId}/result', '/v1/agents']),
     );
-    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['JobSpec', 'TaskSpec', 'JobResult', 'Budget']));
+    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['JobSpecInput', 'TaskSpecInput', 'JobResult', 'JobEvent']));
     const docs = await app.inject({ method: 'GET', url: '/docs/' });
     expect(docs.statusCode).toBe(200);
     expect(docs.body).toContain('swagger');

@@ -7,6 +7,7 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { describe, expect, it } from 'vitest';
+import { DELIBERATE_LINT_WARNINGS } from '../../api/openapi-doc';
 import { useApp } from '../helpers';
 
 const app = useApp();
@@ -38,6 +39,27 @@ describe('the OpenAPI document', () => {
       `${p.severity} ${p.ruleId}: ${p.message} at ${p.location.map((l) => l.pointer).join(', ')}`;
     const errors = problems.filter((p) => p.severity === 'error').map(describe);
     expect(errors).toEqual([]);
+  });
+
+  it('keeps only the Redocly warnings named as deliberate (api/openapi-doc.ts), and no component nothing reaches', async () => {
+    const config = await createConfig({ extends: ['recommended'] });
+    const problems = await lintFromString({ source: JSON.stringify(await document()), absoluteRef: 'openapi.json', config });
+    const warnings = problems.filter((p) => p.severity === 'warn').map((p) => `${p.ruleId} ${p.location.map((l) => l.pointer).join(', ')}`);
+    expect(warnings.sort()).toEqual([...DELIBERATE_LINT_WARNINGS].sort());
+  });
+
+  it("describes the job event stream's items: text/event-stream whose data is a JobEvent, one schema per type", async () => {
+    const doc = (await document()) as {
+      paths: Record<string, Record<string, { responses: Record<string, { content: Record<string, Record<string, unknown>> }> }>>;
+      components: { schemas: Record<string, { oneOf?: { properties: { type: { const: string } } }[] }> };
+    };
+    const content = doc.paths['/v1/jobs/{jobId}/events']!.get!.responses['200']!.content;
+    expect(Object.keys(content)).toEqual(['text/event-stream']);
+    expect(content['text/event-stream']!['x-itemSchema']).toMatchObject({
+      properties: { data: { contentMediaType: 'application/json', contentSchema: { $ref: '#/components/schemas/JobEvent' } } },
+    });
+    const types = doc.components.schemas.JobEvent!.oneOf!.map((o) => o.properties.type.const);
+    expect(types).toEqual(expect.arrayContaining(['job.started', 'subtask.finished', 'job.finished']));
   });
 
   it('is rendered by /docs', async () => {

@@ -1,12 +1,13 @@
 /**
  * A research-contract subtask that names no agent and whose scope and question match none: a
- * 422 at `body.agent` that says how to name one, or, with DELEGATE_RESEARCH_DEFAULT_AGENT, a run
- * on that agent. With the default set, every such subtask runs there before any route; without
+ * run on an agent of capability "research", a 422 saying what to configure when there is none,
+ * or, with DELEGATE_RESEARCH_DEFAULT_AGENT, a run on that agent. With the default set, every such subtask runs there before any route; without
  * it, a question about "search" is routed among the agents that can take it, never to the scout.
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobResult } from '../../schemas';
+import { builtinAgents, createAgentRegistry } from '../../activities';
 import { testApp, uniqueId } from '../helpers';
 
 const unmatched = (id: string) => ({
@@ -39,20 +40,32 @@ async function routingOf(app: FastifyInstance, jobId: string) {
 let plain: FastifyInstance;
 let withDefault: FastifyInstance;
 let misconfigured: FastifyInstance;
+let noResearchAgent: FastifyInstance;
 beforeAll(async () => {
   plain = await testApp();
   withDefault = await testApp({ DELEGATE_RESEARCH_DEFAULT_AGENT: 'echo' });
   misconfigured = await testApp({ DELEGATE_RESEARCH_DEFAULT_AGENT: 'no-such-agent' });
+  // the builtins only: none has the capability "research"
+  noResearchAgent = await testApp({}, 'default', undefined, createAgentRegistry(builtinAgents));
 });
 afterAll(async () => {
-  await Promise.all([plain?.close(), withDefault?.close(), misconfigured?.close()]);
+  await Promise.all([plain?.close(), withDefault?.close(), misconfigured?.close(), noResearchAgent?.close()]);
 });
 
 describe('a contract subtask no agent matches', () => {
-  it('without a default: 422 at body.agent saying how to configure one', async () => {
+  it('without a default: an agent of capability "research" runs it', async () => {
     const res = await post(plain, unmatched(uniqueId('sub')));
+    expect(res.statusCode, res.body).toBeLessThan(300);
+    expect(['researcher', 'rogue-llm']).toContain(res.json().delegate.agent_id);
+  });
+
+  it('without a default and with no agent of capability "research": 422 saying what to configure', async () => {
+    const res = await post(noResearchAgent, unmatched(uniqueId('sub')));
     expect(res.statusCode, res.body).toBe(422);
-    expect(res.json().errors).toEqual([{ path: 'body.agent', message: expect.stringContaining('DELEGATE_RESEARCH_DEFAULT_AGENT') }]);
+    expect(res.json().detail).toBe(
+      'no agent of this deployment can take the question: the operator sets DELEGATE_RESEARCH_DEFAULT_AGENT, or gives an agent the capability "research" in the agents file',
+    );
+    expect(res.json().errors).toEqual([{ path: 'body.agent', message: expect.stringContaining('name an `agent`') }]);
   });
 
   it('with DELEGATE_RESEARCH_DEFAULT_AGENT: runs on that agent (a seed without source taken as is)', async () => {

@@ -1,10 +1,11 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signWebhook, webhookSecretFor } from '../../activities';
+import { WebhookVerificationError } from 'standardwebhooks';
+import { legacyWebhookSecretFor, webhookSecretFor } from '../../activities';
 import { appForTest, jobsStartedWithId, uniqueId, useApp } from '../helpers';
 import { authHeader } from '../tenants';
-import { TEST_WEBHOOK_SECRET } from '../webhook-secret';
+import { TEST_WEBHOOK_SECRET, verifyWithLibrary } from '../webhook-secret';
 
 interface Received {
   headers: IncomingMessage['headers'];
@@ -44,7 +45,7 @@ async function deliveries(path: string, n: number): Promise<Received[]> {
 }
 
 describe('completion webhooks', () => {
-  it("posts the JobResult to callbackUrl, naming the tenant, signed with the tenant's own HMAC-SHA256 key", async () => {
+  it("posts the JobResult to callbackUrl, naming the tenant, signed per Standard Webhooks with the tenant's own secret", async () => {
     const jobId = uniqueId('hook');
     const path = `/hook/${jobId}`;
     const submit = await app.inject({
@@ -57,20 +58,30 @@ describe('completion webhooks', () => {
     expect(hit).toBeDefined();
     const payload = JSON.parse(hit.body);
     expect(payload).toMatchObject({ type: 'job.completed', jobId, status: 'success', result: { jobId, output: { a: 'ping' } } });
-    // signed with the submitting tenant's own secret, derived from the worker's master key
-    expect(payload.tenant).toEqual(expect.any(String));
-    const signature = String(hit.headers['delegate-signature']);
-    const t = Number(/t=(\d+)/.exec(signature)?.[1]);
-    expect(signature).toBe(signWebhook(webhookSecretFor(TEST_WEBHOOK_SECRET, payload.tenant), t, hit.body));
-    expect(signature).not.toBe(signWebhook(webhookSecretFor(TEST_WEBHOOK_SECRET, `${payload.tenant}-other`), t, hit.body));
-    expect(signature).not.toBe(signWebhook(TEST_WEBHOOK_SECRET, t, hit.body));
-    // the tenant reads its own secret from the API, and it is the one that verifies
+    // the tenant reads its own whsec_ secret from the API, and the standardwebhooks library verifies the delivery with it
     expect(payload.tenant).toBe('default');
     const mine = await app.inject({ method: 'GET', url: '/v1/webhooks/secret' });
-    expect(mine.json()).toEqual({ tenant: 'default', secret: webhookSecretFor(TEST_WEBHOOK_SECRET, 'default') });
+    expect(mine.json()).toEqual({ tenant: 'default', scheme: 'standard', secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/) });
+    expect(verifyWithLibrary(mine.json().secret, hit)).toEqual(payload);
+    expect(hit.headers['webhook-id']).toMatch(/^msg_/);
+    expect(hit.headers['delegate-signature']).toBeUndefined();
+    // another tenant's secret and the master key do not verify it
     const theirs = await app.inject({ method: 'GET', url: '/v1/webhooks/secret', headers: authHeader('beta') });
     expect(theirs.json().secret).not.toBe(mine.json().secret);
-    expect(signature).not.toBe(signWebhook(theirs.json().secret, t, hit.body));
+    expect(() => verifyWithLibrary(theirs.json().secret, hit)).toThrow(WebhookVerificationError);
+    expect(() => verifyWithLibrary(`whsec_${Buffer.from(TEST_WEBHOOK_SECRET).toString('base64')}`, hit)).toThrow(WebhookVerificationError);
+  });
+
+  it('under DELEGATE_WEBHOOK_SIGNATURE=legacy the secret endpoint answers the hex secret as before, and the whsec_ one beside it', async () => {
+    const legacy = await appForTest({ DELEGATE_WEBHOOK_SECRET: TEST_WEBHOOK_SECRET, DELEGATE_WEBHOOK_SIGNATURE: 'legacy' });
+    const res = await legacy.inject({ method: 'GET', url: '/v1/webhooks/secret' });
+    expect(res.json()).toEqual({
+      tenant: 'default',
+      scheme: 'legacy',
+      secret: legacyWebhookSecretFor(TEST_WEBHOOK_SECRET, 'default'),
+      standardSecret: webhookSecretFor(TEST_WEBHOOK_SECRET, 'default'),
+    });
+    expect(res.json().secret).toMatch(/^[0-9a-f]{64}$/);
   });
 
   it('refuses at submission a callbackUrl that is not https, or aims at a private or metadata address', async () => {
@@ -106,6 +117,10 @@ describe('completion webhooks', () => {
     });
     const hits = await deliveries(path, 3);
     expect(hits.map((h) => h.answered)).toEqual([503, 500, 200]);
+    // every attempt is signed afresh and carries the same webhook-id, for the receiver to deduplicate on
+    expect(new Set(hits.map((h) => h.headers['webhook-id'])).size).toBe(1);
+    const secret = webhookSecretFor(TEST_WEBHOOK_SECRET, 'default');
+    for (const h of hits) expect(verifyWithLibrary(secret, h)).toMatchObject({ jobId });
 
     const refused = uniqueId('hookgone');
     script.set(`/gone/${refused}`, [410]);

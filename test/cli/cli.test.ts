@@ -4,6 +4,7 @@
  * and the commands a script would call. The first case runs the launcher a user runs
  * (`node cli/bin.js`, under tsx); the others the same sources compiled once (run-cli.ts).
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -13,7 +14,7 @@ import { listeningApp, uniqueId, waitForSubtask } from '../helpers';
 
 const { app, url }: { app: FastifyInstance; url: string } = await listeningApp({}, null);
 afterAll(() => app.close());
-const { dir, delegate, jsonFile: specFile } = cliRunner(url);
+const { dir, delegate, delegateToClosedPipe, jsonFile: specFile } = cliRunner(url);
 
 const fanout = (jobId: string, labels?: Record<string, string>): JobSpecInput => ({
   jobId,
@@ -165,6 +166,17 @@ describe('delegate CLI', () => {
     expect((JSON.parse(stopped.stdout) as JobResult).results[0]).toMatchObject({ status: 'partial', failureReason: 'stopped' });
     const unknown = await delegate(['stop', uniqueId('nojob')]);
     expect(unknown.code).toBe(2);
+  });
+
+  it('--version prints the version; a reader that stopped early (`delegate list | head -1`) ends it quietly with exit 0', async () => {
+    const { version } = JSON.parse(readFileSync(join(import.meta.dirname, '../../package.json'), 'utf8')) as { version: string };
+    const v = await delegate(['--version']);
+    expect(v).toMatchObject({ code: 0, stdout: `${version}\n` });
+    await delegate(['submit', specFile(fanout(uniqueId('clipipe'))), '--wait']);
+    for (const args of [['list'], ['jobs', '--json'], ['--help']]) {
+      const run = await delegateToClosedPipe(args);
+      expect(run, args.join(' ')).toEqual({ code: 0, stderr: '' });
+    }
   });
 
   it('events follows a job to its end, one line per event (--json: one object per line)', async () => {

@@ -4,7 +4,7 @@ import type { JobEvent } from 'delegate/client';
 import { JobProgressLine } from '../../cli/progress';
 
 let seq = 0;
-const ev = (type: JobEvent['type'], data: Record<string, unknown>): JobEvent => ({ seq: ++seq, type, at: '2026-11-30T00:00:00Z', data });
+const ev = (type: JobEvent['type'], data: Record<string, unknown>) => ({ seq: ++seq, type, at: '2026-11-30T00:00:00Z', data }) as JobEvent;
 
 describe('JobProgressLine', () => {
   it('counts finished leaves (not the nested job holding them), sums step spend, follows the budget', () => {

@@ -3,7 +3,7 @@
  * A call runs cli/main.ts compiled once per test file (../compiled-entry.ts); `{ launcher: true }`
  * runs the launcher a user's `delegate` is (`cli/bin.js`, under tsx), as the docs' examples do.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,6 +42,18 @@ export function cliRunner(url: string) {
           },
         );
       });
+    },
+    /** Runs `delegate …` with its stdout a pipe whose reader has already gone (`delegate … | head -1` once head exits). */
+    async delegateToClosedPipe(args: string[]): Promise<Omit<CliRun, 'stdout'>> {
+      const child = spawn(process.execPath, [await compiledEntry('cli/main.ts'), ...args], {
+        env: { ...process.env, DELEGATE_URL: url, DELEGATE_KEY: TEST_TENANTS.default.key },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      child.stdout.destroy();
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c));
+      const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? -1)));
+      return { code, stderr };
     },
     /** Writes a JSON file; its path. */
     jsonFile(value: unknown): string {

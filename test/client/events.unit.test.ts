@@ -8,12 +8,9 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDelegateClient, DelegateProblemError, type JobEvent } from 'delegate/client';
 
-const ev = (seq: number, type: JobEvent['type'], data: Record<string, unknown> = {}): JobEvent => ({
-  seq,
-  type,
-  at: new Date(1_700_000_000_000 + seq).toISOString(),
-  data,
-});
+// scripted events: their data need not be what each type carries
+const ev = (seq: number, type: JobEvent['type'], data: Record<string, unknown> = {}) =>
+  ({ seq, type, at: new Date(1_700_000_000_000 + seq).toISOString(), data }) as JobEvent;
 const frame = (e: JobEvent) => `id: ${e.seq}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
 
 let server: Server | undefined;

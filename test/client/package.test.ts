@@ -101,7 +101,7 @@ console.log(JSON.stringify({ accepted: accepted.status, events, status: result.s
 `;
 
 const TYPED = `
-import { createDelegateClient, type JobEvent, type JobResult, type JobSpecInput } from '@delegate/client';
+import { createDelegateClient, type JobEvent, type JobEventOf, type JobResult, type JobSpecInput, type TaskResult } from '@delegate/client';
 const delegate = createDelegateClient({ baseUrl: 'http://127.0.0.1:3000', apiKey: 'k' });
 export const spec: JobSpecInput = { pattern: 'vote', tasks: [{ id: 'a', question: 'Yes or no?', agent: { capability: 'judge' } }], vote: { strategy: 'majority' } };
 // @ts-expect-error the pattern is a closed set
@@ -113,9 +113,18 @@ export async function summarize(jobId: string): Promise<string> {
   const status: 'success' | 'partial' | 'failure' | 'cancelled' = r.status;
   // @ts-expect-error a task's confidence is a number
   const wrong: string = r.results[0].confidence;
+  const first: TaskResult = r.results[0];
   const types: JobEvent['type'][] = [];
-  for await (const e of delegate.events(jobId)) types.push(e.type);
-  return [status, wrong, r.metrics.costUsd, types.length].join(' ');
+  let spent = 0;
+  for await (const e of delegate.events(jobId)) {
+    types.push(e.type);
+    // each event's data is typed by its type
+    if (e.type === 'subtask.finished') spent += e.data.metrics.costUsd;
+    // @ts-expect-error job.started carries no metrics
+    if (e.type === 'job.started') spent += e.data.metrics.costUsd;
+  }
+  const done: JobEventOf<'job.finished'>['data']['status'] = r.status;
+  return [status, wrong, first.summary, r.metrics.costUsd, types.length, spent, done].join(' ');
 }
 `;
 

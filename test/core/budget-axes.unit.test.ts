@@ -11,6 +11,7 @@ import {
   type Usage,
 } from '../../schemas';
 import { AXES, BUDGET_AXES, SPEND_AXES } from '../../core/budget-axes';
+import { TOKEN_SPLIT_KEYS } from '../../core/token-split';
 import { validateTopUp } from '../../workflows/job/budget';
 
 /** Property names of an object schema, in order. */
@@ -27,9 +28,18 @@ describe('budget axis table', () => {
     expect(props(BudgetSchema)).toEqual(BUDGET_AXES);
     expect(props(BudgetTopUpSchema.shape.add)).toEqual(BUDGET_AXES);
     expect(props(LedgerSchema)).toEqual(BUDGET_AXES);
-    expect(props(UsageSchema)).toEqual(SPEND_AXES);
-    expect(props(TaskMetricsSchema)).toEqual(['latencyMs', ...SPEND_AXES, 'steps', 'attempts', 'channelsHit', 'throttledMs']);
-    expect(props(StepReplySchema.shape.usage.unwrap())).toEqual(SPEND_AXES);
+    // beside the axes, the optional token split (core/token-split.ts)
+    expect(props(UsageSchema)).toEqual([...SPEND_AXES, ...TOKEN_SPLIT_KEYS]);
+    expect(props(TaskMetricsSchema)).toEqual([
+      'latencyMs',
+      ...SPEND_AXES,
+      ...TOKEN_SPLIT_KEYS,
+      'steps',
+      'attempts',
+      'channelsHit',
+      'throttledMs',
+    ]);
+    expect(props(StepReplySchema.shape.usage.unwrap())).toEqual([...SPEND_AXES, ...TOKEN_SPLIT_KEYS]);
   });
 
   it("keeps each row's rules: integers, positivity of top-ups and wall clock, the max", () => {
@@ -47,6 +57,13 @@ describe('budget axis table', () => {
 
   it('keeps precise TypeScript types', () => {
     expectTypeOf<Budget>().toEqualTypeOf<{ costUsd?: number; tokens?: number; toolCalls?: number; latencySeconds?: number }>();
-    expectTypeOf<Usage>().toEqualTypeOf<{ costUsd: number; tokens: number; toolCalls: number }>();
+    expectTypeOf<Usage>().toEqualTypeOf<{
+      costUsd: number;
+      tokens: number;
+      toolCalls: number;
+      inputTokens?: number;
+      outputTokens?: number;
+      cachedInputTokens?: number;
+    }>();
   });
 });

@@ -2,18 +2,19 @@
  * Every ```sh runnable (and ```ts runnable) block of README.md and docs/ runs, and succeeds, against a real stack:
  * the run's dev server and worker, and an API listening on a free loopback port. Each block
  * runs with `bash -euo pipefail`, one after the other per page (a block may use what an
- * earlier one of its page made), in a scratch folder, with `DELEGATE_URL`, `DELEGATE_KEY` and
- * `AUTH` set as the docs tell a reader to set them, and `delegate` on PATH (the CLI from this
- * checkout); a TypeScript block runs with tsx. A renamed field breaks a `jq -e` or a `curl --fail-with-body` here, not a reader.
+ * earlier one of its page made), in a scratch folder inside this checkout (a reader's terminal is
+ * in their clone), with `DELEGATE_URL`, `DELEGATE_KEY` and `AUTH` set as the docs tell a reader to
+ * set them, and nothing else a fresh terminal lacks: no `delegate` on PATH, no node_modules/.bin,
+ * no npm_* variables of the npm that started the tests (`npx delegate` must find this clone's bin
+ * as it does for a reader); a TypeScript block runs with tsx. A renamed field breaks a `jq -e` or a `curl --fail-with-body` here, not a reader.
  * Pages run side by side, a few at once (PAGES_AT_ONCE): a page uses only what it made, and
  * its jobs have ids of its own.
  */
 import { execFile } from 'node:child_process';
 import pLimit from 'p-limit';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listeningApp } from '../helpers';
 import { TEST_TENANTS } from '../tenants';
@@ -62,23 +63,28 @@ function runBlock(b: CodeBlock, cwd: string, env: NodeJS.ProcessEnv, timeoutMs =
   });
 }
 
+/** The environment of a fresh terminal: this one's, less what npm and vitest put there for the test run itself. */
+function freshTerminalEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const path = (env.PATH ?? '')
+    .split(delimiter)
+    .filter((dir) => !dir.endsWith(`${sep}node_modules${sep}.bin`))
+    .join(delimiter);
+  return { ...Object.fromEntries(Object.entries(env).filter(([k]) => !/^npm_/i.test(k))), PATH: path };
+}
+
 let app: FastifyInstance;
 let env: NodeJS.ProcessEnv;
-const scratch = mkdtempSync(join(tmpdir(), 'delegate-docs-'));
+// inside the checkout, where a reader runs the examples (test-results/ is not committed)
+mkdirSync(join(ROOT, 'test-results'), { recursive: true });
+const scratch = mkdtempSync(join(ROOT, 'test-results', 'docs-pages-'));
 
 beforeAll(async () => {
   // a tenant of their own: the examples use fixed job ids and count what they made
   const listening = await listeningApp({ DELEGATE_WEBHOOK_SECRET: 'docs-test-webhook-master-secret' }, 'docs');
   app = listening.app;
-  // the `delegate` a reader has after `npm install`: this checkout's CLI
-  const bin = join(scratch, 'bin');
-  mkdirSync(bin);
-  writeFileSync(join(bin, 'delegate'), `#!/bin/sh\nexec "${process.execPath}" "${join(ROOT, 'cli/bin.js')}" "$@"\n`);
-  chmodSync(join(bin, 'delegate'), 0o755);
   const key = TEST_TENANTS.docs.key;
   env = {
-    ...process.env,
-    PATH: `${bin}:${process.env.PATH}`,
+    ...freshTerminalEnv(process.env),
     DELEGATE_URL: listening.url,
     DELEGATE_KEY: key,
     AUTH: `authorization: Bearer ${key}`,
@@ -107,6 +113,11 @@ describe('the runnable examples of the docs', () => {
     ]) {
       expect(text, feature).toContain(feature);
     }
+  });
+
+  it('run the CLI as a reader of a fresh clone can, `npx delegate`, not a `delegate` that only `npm link` puts on PATH', () => {
+    const bare = runnable.filter((b) => b.lang === 'sh' && /(^|[\s|;&(])delegate\s/m.test(b.code.replaceAll('npx delegate', '')));
+    expect(bare.map(where)).toEqual([]);
   });
 
   for (const [file, blocks] of byFile) {

@@ -68,7 +68,9 @@ describe.each(['http', 'stdio'] as const)('MCP contract tools over %s', (transpo
     expect(scoutTool.inputSchema.required).toEqual(
       expect.arrayContaining(['question', 'scopePaths', 'parentAgent', 'parentSessionId', 'parentSessionExcerpt']),
     );
-    for (const t of [research, scoutTool]) expect(t.description).toMatch(/Example: \{/);
+    for (const t of [research, scoutTool]) expect(t.description).toContain(`delegate://docs/tools/${t.name}`);
+    const reference = await client.readResource({ uri: 'delegate://docs/tools/delegate_research_subtask' });
+    expect((reference.contents[0] as { text: string }).text).toMatch(/Example: \{/);
     expect(Object.keys(byName.get('scout_report')!.inputSchema.properties ?? {})).toEqual(['id', 'waitSeconds']);
     expect(Object.keys(byName.get('research_subtask_result')!.inputSchema.properties ?? {})).toEqual(['jobId', 'waitSeconds']);
   });

@@ -58,7 +58,19 @@ describe.each(['http', 'stdio'] as const)('MCP over %s', (transport) => {
       expect.arrayContaining(['tasks', 'budget', 'aggregation', 'wait', 'waitSeconds']),
     );
     expect(fanout.inputSchema.required).toContain('tasks');
-    expect(fanout.description).toMatch(/Example: \{/);
+    expect(fanout.description).toContain('delegate://docs/tools/delegate_fanout');
+    // how each behaves, and what each answers, for the harness that asks before it calls
+    for (const t of tools) {
+      expect(t.annotations, t.name).toEqual({
+        readOnlyHint: expect.any(Boolean),
+        destructiveHint: expect.any(Boolean),
+        idempotentHint: expect.any(Boolean),
+        openWorldHint: expect.any(Boolean),
+      });
+      expect(t.outputSchema, t.name).toMatchObject({ type: 'object' });
+    }
+    expect(byName.get('job_result')!.annotations).toMatchObject({ readOnlyHint: true });
+    expect(byName.get('job_cancel')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     expect(Object.keys(byName.get('delegate_vote')!.inputSchema.properties ?? {})).toContain('vote');
     expect(Object.keys(byName.get('job_result')!.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['jobId', 'waitSeconds']));
   });
@@ -109,6 +121,42 @@ describe.each(['http', 'stdio'] as const)('MCP over %s', (transport) => {
 
     const agents = answer(await client.callTool({ name: 'list_agents', arguments: {} })) as { agents: { id: string }[] };
     expect(agents.agents.map((a) => a.id)).toEqual(expect.arrayContaining(['echo', 'sim']));
+  });
+
+  it('answers JSON as structuredContent too, which the client checks against the outputSchema it listed', async () => {
+    // connectMcp listed the tools: from then on the SDK's client refuses an answer whose structuredContent misses or breaks the schema
+    const client = await connect(transport);
+    const jobId = uniqueId(`mcp-structured-${transport}`);
+    // slow enough to be running through the first four calls
+    const slow = threeWay(jobId);
+    slow.tasks.forEach((t) => (t.params.latencyMs = 1500));
+    const calls = [
+      { name: 'delegate_pipeline', arguments: { ...slow, budget: { costUsd: 1 }, wait: false } },
+      // still running: its state and progress, not a result
+      { name: 'job_result', arguments: { jobId, waitSeconds: 0 } },
+      { name: 'job_status', arguments: { jobId } },
+      { name: 'job_add_budget', arguments: { jobId, add: { costUsd: 0.5 } } },
+      { name: 'job_result', arguments: { jobId, waitSeconds: 30 } },
+      { name: 'list_agents', arguments: {} },
+      { name: 'delegate_approvals', arguments: { jobId } },
+    ];
+    const answers = [];
+    for (const call of calls) {
+      const res = await client.callTool(call);
+      expect(res.isError, `${call.name}: ${JSON.stringify(res.content)}`).toBeFalsy();
+      expect(res.structuredContent, call.name).toEqual(answer(res));
+      answers.push(res.structuredContent);
+    }
+    expect(answers[0]).toMatchObject({ jobId, state: 'running' });
+    expect(answers[1]).toMatchObject({ jobId, state: 'running', progress: { total: 3 } });
+    expect(answers[3]).toMatchObject({ jobId, ledger: { costUsd: expect.any(Object) } });
+    expect(answers[4]).toMatchObject({ jobId, status: 'success' });
+
+    // a top-up the compact listing lets through is still checked: a tool error, no structuredContent
+    const negative = await client.callTool({ name: 'job_add_budget', arguments: { jobId, add: { costUsd: -1 } } });
+    expect(negative.isError).toBe(true);
+    expect(negative.structuredContent).toBeUndefined();
+    expect((negative.content as { text: string }[])[0]!.text).toMatch(/^Invalid top-up:\n {2}add\.costUsd/);
   });
 
   it('reports refusals as tool errors a model can act on', async () => {

@@ -14,7 +14,6 @@ import { filesUnder, sourceFiles } from './import-circles';
 /** Names that are examples, not references. */
 const EXAMPLES = new Set([
   'src/a.ts', // activities/scout/verify.ts: the shape of a report's line
-  'path/to/delegate/mcp/stdio-main.ts', // docs/reference/mcp.md: where a user's checkout is
 ]);
 /** Folders whose files are not the project's: dependencies, builds, scratch (dot-entries are skipped too). */
 const SKIP = new Set(['node_modules', 'dist', 'test-results', 'scratch']);

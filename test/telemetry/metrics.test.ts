@@ -116,9 +116,21 @@ describe('/metrics after a job', () => {
     // and the SDK core's own series, from the same endpoint: the steps ran on the tenant's lane
     const lane = agentQueueFor(worker.taskQueue, 'default');
     expect(
-      moved(workerBefore, workerAfter, 'temporal_activity_execution_latency_count', { activity_type: 'agentStep', task_queue: lane }),
+      moved(workerBefore, workerAfter, 'temporal_activity_execution_latency_seconds_count', {
+        activity_type: 'agentStep',
+        task_queue: lane,
+      }),
     ).toBe(3);
-    expect(hasSeries(workerAfter, 'temporal_workflow_completed')).toBe(true);
+    // Prometheus naming (PROMETHEUS_NAMING): counters end in _total, durations are seconds
+    expect(hasSeries(workerAfter, 'temporal_workflow_completed_total')).toBe(true);
+    expect(
+      sumOf(workerAfter, 'temporal_activity_execution_latency_seconds_sum', { activity_type: 'agentStep', task_queue: lane }),
+    ).toBeGreaterThan(6);
+    // the 7 s step in seconds, not milliseconds
+    expect(
+      sumOf(workerAfter, 'temporal_activity_execution_latency_seconds_sum', { activity_type: 'agentStep', task_queue: lane }),
+    ).toBeLessThan(60);
+    expect(hasSeries(workerAfter, 'temporal_activity_execution_latency_count')).toBe(false);
     expect(hasSeries(workerAfter, 'nodejs_eventloop_lag_seconds')).toBe(true);
   });
 });

@@ -39,19 +39,26 @@ describe('worker metrics', () => {
     expect(sinks.jobFinished.callDuringReplay).toBe(false);
     await reports.batch.fn(info, {
       lines: [],
-      finished: [outcome(), outcome({ status: 'partial', failureReason: 'budget_exhausted', costUsd: 0.5, tokens: 0 })],
+      finished: [
+        outcome(),
+        outcome({ status: 'partial', failureReason: 'budget_exhausted', costUsd: 0.5, tokens: 0 }),
+        // an llm agent's subtask reports its split
+        outcome({ tokens: 160, inputTokens: 120, outputTokens: 40, cachedInputTokens: 100 }),
+      ],
     });
     await sinks.jobFinished.fn(info, { tenant: 'acme', pattern: 'vote', status: 'success', root: true, costUsd: 0.75, savedUsd: 0.4 });
     await sinks.voteDecided.fn(info, { tenant: 'acme', early: true, cancelled: 2 });
     const text = await m.registry.metrics();
-    expect(value(text, 'delegate_subtasks_total{tenant="acme",agent="wordcount",status="success",failure_reason="none"}')).toBe(1);
+    expect(value(text, 'delegate_subtasks_total{tenant="acme",agent="wordcount",status="success",failure_reason="none"}')).toBe(2);
     expect(value(text, 'delegate_subtasks_total{tenant="acme",agent="wordcount",status="partial",failure_reason="budget_exhausted"}')).toBe(
       1,
     );
-    expect(value(text, 'delegate_spend_usd_total{tenant="acme",agent="wordcount"}')).toBeCloseTo(0.75);
-    expect(value(text, 'delegate_spend_tokens_total{tenant="acme",agent="wordcount"}')).toBe(100);
-    expect(value(text, 'delegate_spend_tool_calls_total{tenant="acme",agent="wordcount"}')).toBe(4);
-    expect(value(text, 'delegate_spend_latency_seconds_total{tenant="acme",agent="wordcount"}')).toBe(3);
+    expect(value(text, 'delegate_spend_usd_total{tenant="acme",agent="wordcount"}')).toBeCloseTo(1);
+    // tokens by kind: the split where one was reported, the rest unsplit (cached input is part of input)
+    const tokens = (kind: string) => value(text, `delegate_spend_tokens_total{tenant="acme",agent="wordcount",kind="${kind}"}`);
+    expect([tokens('input'), tokens('output'), tokens('cached_input'), tokens('unsplit')]).toEqual([120, 40, 100, 100]);
+    expect(value(text, 'delegate_spend_tool_calls_total{tenant="acme",agent="wordcount"}')).toBe(6);
+    expect(value(text, 'delegate_spend_latency_seconds_total{tenant="acme",agent="wordcount"}')).toBe(4.5);
     expect(value(text, 'delegate_budget_halts_total{tenant="acme",agent="wordcount"}')).toBe(1);
     expect(value(text, 'delegate_jobs_total{pattern="vote",status="success",level="root"}')).toBe(1);
     expect(value(text, 'delegate_vote_decisions_total{early="true"}')).toBe(1);

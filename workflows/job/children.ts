@@ -221,6 +221,7 @@ export class JobChildren {
               ...(s.events ? { events: s.events } : {}),
               ...(s.isBatch(task.id) ? { batch: true } : {}),
               ...withModel(nestedModel(input, task.job!)),
+              ...(input.traceparent ? { traceparent: input.traceparent } : {}),
               // cut from this job's input, which was checked: the child's run need not check it again
               checked: true,
             } satisfies JobInput,
@@ -248,10 +249,11 @@ export class JobChildren {
               hostRules: HOST_RULES,
               // the job's model now: a later switch reaches children started after it, not this one
               ...currentModel(input),
+              ...(input.traceparent ? { traceparent: input.traceparent } : {}),
             } satisfies SubtaskInput,
           ],
           // none while it runs: search attributes at a child's start cost the server more than the
-          // rest of the child's start (bench/RESULTS.md); the outcome's upsert sets them all at the end
+          // rest of the child's start (bench/history/2026-12-05-diary.md); the outcome's upsert sets them all at the end
         });
   }
 

@@ -11,6 +11,8 @@ import { proxySinks } from '@temporalio/workflow';
 import type { TaskResult } from '../../schemas';
 import type { DelegateReportSinks, JobReportBatch, WorkflowLogLine } from '../telemetry-sinks';
 import { afterBurst } from './burst';
+import { logContext } from '../log-context';
+import { splitOf } from '../../core/token-split';
 
 const { delegateReports } = proxySinks<DelegateReportSinks>();
 
@@ -21,7 +23,7 @@ export class JobReports {
 
   /** Queues a line. */
   line(level: WorkflowLogLine['level'], message: string, attrs: Record<string, unknown>): void {
-    this.lines.push({ level, message, attrs });
+    this.lines.push({ level, message, attrs: { ...logContext(), ...attrs } });
     this.due();
   }
 
@@ -39,6 +41,7 @@ export class JobReports {
       tokens: m.tokens,
       toolCalls: m.toolCalls,
       latencyMs: m.latencyMs,
+      ...splitOf(m),
     });
     this.due();
   }

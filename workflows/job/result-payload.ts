@@ -11,6 +11,7 @@ import { carriedLists, isCarried } from './carry';
 import type { JobRuntime } from './runtime';
 import type { PatternOutcome } from '../patterns/outcome';
 import { compactResult, dedupe, dedupeEvidence, fitList, jsonBytes, sumMetrics } from '../../core/task-results';
+import { traceIdOf, withTraceId } from '../../core/trace-context';
 
 /** A job result stays under this many JSON bytes (Temporal refuses payloads over 2 MiB). */
 export const MAX_RESULT_BYTES = 1_500_000;
@@ -43,7 +44,9 @@ function childRefs(rt: JobRuntime, byId: Map<string, TaskResult>): JobBatch[] {
 
 /** The job's result from its runtime and its pattern's verdict, always payload-sized. */
 export function buildJobResult(rt: JobRuntime, outcome: PatternOutcome): JobResult {
-  const byId = new Map(rt.records.results().map((r) => [r.id, r]));
+  // a subtask's own result has it already; a task that never ran, or ran as a nested job, gets it here
+  const byId = new Map(rt.records.results().map((r) => [r.id, withTraceId(r, rt.input.traceparent)]));
+  const traceId = traceIdOf(rt.input.traceparent);
   const results = rt.spec.tasks.map((t) => byId.get(t.id)!).filter(Boolean);
   const batchIds = rt.records.batches();
   const batched = batchIds.size > 0;
@@ -66,6 +69,7 @@ export function buildJobResult(rt: JobRuntime, outcome: PatternOutcome): JobResu
     followUps: dedupe(followUps).slice(0, MAX_LISTED),
     metrics: { ...sumMetrics(all, Date.now() - rt.started, rt.budget.saved()), subtasks: realTaskCount(rt.spec.tasks, batchIds) },
     budget: { ledger: rt.ledgerSnapshot(), ...rt.budget.lists() },
+    ...(traceId ? { traceId } : {}),
   };
   // a continued run holds compact results of earlier stages: the full ones are read back from the children
   if (jsonBytes(result) <= MAX_RESULT_BYTES && !isCarried(rt)) return result;

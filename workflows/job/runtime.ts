@@ -72,6 +72,12 @@ export interface JobInput {
   /** The job's current model and output cap as last updated (model.ts); absent: the spec's. */
   model?: JobModelState;
   /**
+   * The job's W3C trace context, made by the API at submission (api/trace-context.ts): every
+   * subtask, agent call, result, event and log line of the job carries its trace id. Absent for
+   * a job started straight through Temporal without one.
+   */
+  traceparent?: string;
+  /**
    * Set by the API, which checked the input by the workflow's own rules (schemas/job-input.ts)
    * before starting the run, and by a job on its batches and nested jobs (cut from the input it
    * checked): the run does not load zod and every schema to check it again (about 60 ms of the

@@ -5,7 +5,7 @@
  * `MIDDLE_BATCH_PATCH`, a fan-out of more than `MIDDLE_THRESHOLD` tasks is a tree too, of up to
  * `MIDDLE_BATCHES` batches all running at once: the engine records every child's start and
  * end on its parent, one transaction at a time under the parent's lock, so one parent of 400
- * children ran at 0.65x the speed of eight parents of 50 on the cluster (bench/RESULTS.md).
+ * children ran well behind eight parents of 50 on the cluster (bench/history/2026-12-05-diary.md).
  *
  *   job (10,000 tasks) ──> batch-0001 (250 tasks) ──> subtasks
  *                     ├──> batch-0002 (250 tasks) ──> subtasks

@@ -43,7 +43,7 @@ export interface SubtaskInput {
   showOutcome?: boolean;
   /**
    * Set by jobs since subtasks carry no search attributes while they run (set at a child's start
-   * they cost the single-shard server a third more per subtask, bench/RESULTS.md): what the
+   * they cost the single-shard server more CPU per subtask, bench/history/2026-12-05-diary.md): what the
    * outcome's upsert shows beside the status and the agent. Runs started before had them from
    * their start.
    */
@@ -54,4 +54,6 @@ export interface SubtaskInput {
   model?: string;
   /** The job's output-token cap of one model turn (a role's lower cap stays). */
   maxOutputTokens?: number;
+  /** The job's W3C trace context (its `JobInput.traceparent`): sent to its agents, its trace id on its result and log lines. */
+  traceparent?: string;
 }

@@ -12,6 +12,7 @@ import { usageOf } from '../../core/budget-ledger';
 import { effectivePriority } from '../../core/priority';
 import { originOfTask, toResearchOutput } from '../../core/research-output';
 import { jsonBytes, notRunResult } from '../../core/task-results';
+import { deprecationWarning } from '../../core/routing';
 import type { HostRules } from './host-rules';
 import type { StepFailure } from './step';
 import { cappedErrors, cappedList, MAX_ERRORS, type SubtaskState } from './state';
@@ -49,6 +50,7 @@ export interface ResultContext {
 export function taskResult(s: SubtaskState, { task, rules, jobId, now, finishRole }: ResultContext): TaskResult {
   const status = outcomeOf(s, rules);
   const reason = s.reason;
+  const deprecated = s.manifest && deprecationWarning(s.manifest);
   const result: TaskResult = {
     id: task.id,
     agentId: s.agentId,
@@ -75,6 +77,7 @@ export function taskResult(s: SubtaskState, { task, rules, jobId, now, finishRol
     ...(s.notes.length > 0 ? { notes: s.notes.slice(0, MAX_ERRORS) } : {}),
     ...(s.fallbacks.length > 0 ? { agentsTried: agentsTriedOf(s, status) } : {}),
     ...(s.routing ? { routing: s.routing } : {}),
+    ...(deprecated ? { warnings: [deprecated] } : {}),
   };
   finishRole?.(result);
   if (task.research) {

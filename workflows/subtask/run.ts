@@ -17,6 +17,7 @@ import { agentLabel, jsonBytes } from '../../core/task-results';
 import { TENANT_KEY } from '../../core/search-attributes';
 import { providerQueueFor, stepQueueFor } from '../../core/names';
 import { setLogContext } from '../log-context';
+import { traceIdOf, withTraceId } from '../../core/trace-context';
 import { subtaskDetails } from '../ui-details';
 import { showCurrentDetails } from '../current-details';
 import { RoleHost } from '../role-host';
@@ -68,7 +69,7 @@ export class SubtaskRun {
       taskId: input.task.id,
       ...(input.shown ? { labels: input.shown.labels ?? [] } : {}),
     };
-    const { previous, events, model, maxOutputTokens } = input;
+    const { previous, events, model, maxOutputTokens, traceparent } = input;
     this.stepContext = {
       workflowId: workflowInfo().workflowId,
       task: { ...input.task, job: undefined },
@@ -76,13 +77,14 @@ export class SubtaskRun {
       events,
       model,
       maxOutputTokens,
+      ...(traceparent ? { traceparent } : {}),
     };
   }
 
   /** The subtask's signals, query and updates: stop, cancel (which cuts a running step), grant, status, decide, steer. */
   handle(): void {
     const s = this.s;
-    setLogContext({ agent: s.agentId });
+    setLogContext({ agent: s.agentId, traceId: traceIdOf(this.input.traceparent) });
     setHandler(stopSignal, () => void (s.stopRequested = true), { description: subtaskMessages.stop });
     setHandler(
       cancelSignal,
@@ -133,7 +135,7 @@ export class SubtaskRun {
   /** The run's end: `done` in the UI, the metrics sink, the outcome's search attributes (a failure fails the run). */
   finish(result: TaskResult): TaskResult {
     this.s.phase = 'done';
-    return finishRun(result, this.input.showOutcome, this.input.shown);
+    return finishRun(withTraceId(result, this.input.traceparent), this.input.showOutcome, this.input.shown);
   }
 
   /** The loop's result, with the work done so far. */

@@ -56,6 +56,8 @@ export interface StepContext {
   role?: Pick<AgentStepInput, 'role' | 'model' | 'maxOutputTokens'>;
   model?: string;
   maxOutputTokens?: number;
+  /** The job's W3C trace context, handed to the agent. */
+  traceparent?: string;
 }
 
 /** The agentStep input of the next step. */
@@ -73,6 +75,7 @@ export function stepInput(s: RunningState, ctx: StepContext, now: number): Agent
     previous: ctx.previous,
     maxAttempts: ctx.maxAttempts,
     ...(ctx.events ? { events: ctx.events } : {}),
+    ...(ctx.traceparent ? { traceparent: ctx.traceparent } : {}),
     ...(ctx.role ?? {
       ...(ctx.model ? { model: ctx.model } : {}),
       ...(ctx.maxOutputTokens ? { maxOutputTokens: ctx.maxOutputTokens } : {}),

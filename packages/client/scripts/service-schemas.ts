@@ -10,7 +10,6 @@ import {
   AgentManifestSchema,
   BudgetSchema,
   BudgetTopUpSchema,
-  JobEventSchema,
   JobListItemSchema,
   JobOutcomeSchema,
   JobPageSchema,
@@ -21,10 +20,13 @@ import {
   PatternSchema,
   ReportPageSchema,
   ReportSummarySchema,
+  TaskResultSchema,
+  TypedJobEventSchema,
 } from '../../../schemas';
 import { ResearchSubtaskInputSchema, ResearchSubtaskOutputSchema } from '../../../schemas/research-contract';
 import { ScoutReportSchema, ScoutRequestSchema } from '../../../schemas/scout';
 import { DecisionSchema, InboxItemSchema } from '../../../schemas/approval';
+import { DoctorFixSchema, DoctorReportSchema } from '../../../schemas/doctor';
 
 /** How a schema is read: a request the caller writes, or an answer the API sends. */
 export type Io = 'input' | 'output';
@@ -39,8 +41,10 @@ export const SERVICE_SCHEMAS = {
   ApprovalDecision: input(DecisionSchema),
   BudgetInput: input(BudgetSchema),
   BudgetTopUp: input(BudgetTopUpSchema),
+  DoctorFix: output(DoctorFixSchema),
+  DoctorReport: output(DoctorReportSchema),
   InboxItem: output(InboxItemSchema),
-  JobEvent: output(JobEventSchema),
+  JobEvent: output(TypedJobEventSchema),
   JobListItem: output(JobListItemSchema),
   JobOutcome: output(JobOutcomeSchema),
   JobPage: output(JobPageSchema),
@@ -55,4 +59,5 @@ export const SERVICE_SCHEMAS = {
   ResearchSubtaskOutput: output(ResearchSubtaskOutputSchema),
   ScoutReport: output(ScoutReportSchema),
   ScoutRequest: input(ScoutRequestSchema),
+  TaskResult: output(TaskResultSchema),
 };

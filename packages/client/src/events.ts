@@ -21,13 +21,13 @@ export interface EventsOptions {
   signal?: AbortSignal;
 }
 
-/** Reads one SSE message as a JobEvent (the JSON in `data`; `id` stands in for a missing seq). */
+/** Reads one SSE message as a JobEvent (the JSON in `data`; `id` and `event` stand in for a missing seq and type). */
 function eventOf(m: EventSourceMessage): JobEvent | undefined {
   try {
-    const e = JSON.parse(m.data) as JobEvent;
+    const e = JSON.parse(m.data) as { seq?: unknown; type?: unknown };
     if (typeof e.seq !== 'number' && m.id) e.seq = Number(m.id);
-    if (!e.type && m.event) e.type = m.event as JobEvent['type'];
-    return typeof e.seq === 'number' && typeof e.type === 'string' ? e : undefined;
+    if (!e.type && m.event) e.type = m.event;
+    return typeof e.seq === 'number' && typeof e.type === 'string' ? (e as JobEvent) : undefined;
   } catch {
     return undefined;
   }

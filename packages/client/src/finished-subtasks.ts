@@ -18,7 +18,7 @@ export class FinishedSubtasks {
   private readonly counted = new Set<string>();
 
   /** Folds one event in; true when it finished a leaf not counted before. */
-  add(e: JobEvent): boolean {
+  add(e: JobEvent | { type: string; data: Record<string, unknown> }): boolean {
     if (e.type !== 'subtask.started' && e.type !== 'subtask.finished') return false;
     const d = e.data;
     const wf = typeof d.workflowId === 'string' ? d.workflowId : typeof d.taskId === 'string' ? d.taskId : undefined;

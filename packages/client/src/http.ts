@@ -21,6 +21,31 @@ export interface TransportOptions {
    * @default 3
    */
   retries?: number;
+  /**
+   * The parent agent's session and current model, sent with every request
+   * (`delegate-parent-session`, `delegate-parent-model`, `delegate-parent-max-output-tokens`):
+   * children of the session's jobs started after a request run on the model it named. A function
+   * is asked at each request, so a harness that switches models says so on its next call.
+   */
+  parent?: ParentContext | (() => ParentContext | undefined);
+}
+
+/** What a parent agent tells Delegate of itself: its session, and its current model and output cap. */
+export interface ParentContext {
+  session: string;
+  model?: string;
+  maxOutputTokens?: number;
+}
+
+/** The parent's headers of one request. */
+function parentHeaders(parent: TransportOptions['parent']): Record<string, string> {
+  const p = typeof parent === 'function' ? parent() : parent;
+  if (!p) return {};
+  return {
+    'delegate-parent-session': p.session,
+    ...(p.model ? { 'delegate-parent-model': p.model } : {}),
+    ...(p.maxOutputTokens ? { 'delegate-parent-max-output-tokens': String(p.maxOutputTokens) } : {}),
+  };
 }
 
 /** A request as the client methods build it. */
@@ -72,12 +97,17 @@ export function urlOf(baseUrl: string, path: string, query?: RequestOptions['que
 }
 
 /** Makes the client's request function. */
-export function createTransport({ baseUrl, apiKey, fetch: fetchImpl = globalThis.fetch, retries = 3 }: TransportOptions) {
+export function createTransport({ baseUrl, apiKey, fetch: fetchImpl = globalThis.fetch, retries = 3, parent }: TransportOptions) {
   /** Sends one request; resolves with the status and the parsed JSON body of a 2xx answer. */
   return async function request<T>(method: 'GET' | 'POST', path: string, opts: RequestOptions): Promise<{ status: number; body: T }> {
     const what = `${method} ${path}`;
     const url = urlOf(baseUrl, path, opts.query);
-    const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${apiKey}`, ...opts.headers };
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      authorization: `Bearer ${apiKey}`,
+      ...parentHeaders(parent),
+      ...opts.headers,
+    };
     // POST routes take application/json only, also when there is nothing to say
     if (method === 'POST') headers['content-type'] = 'application/json';
     const body = method === 'POST' ? JSON.stringify(opts.body ?? {}) : undefined;

@@ -25,6 +25,8 @@ import type {
   AgentDetail,
   AgentManifest,
   BudgetAdd,
+  DoctorFix,
+  DoctorReport,
   JobListItem,
   JobModel,
   JobPage,
@@ -46,6 +48,7 @@ export { FinishedSubtasks } from './finished-subtasks.js';
 export { MAX_WAIT_SECONDS } from './long-poll.js';
 export type * from './types.js';
 export type { EventsOptions } from './events.js';
+export type { ParentContext } from './http.js';
 export type { ResearchSubtaskAnswer, SubtaskRunOptions } from './subtasks.js';
 export type { ApprovalFilters } from './approvals.js';
 
@@ -186,6 +189,16 @@ export function createDelegateClient(options: DelegateClientOptions) {
           idempotent: true,
         })
       ).body;
+    },
+
+    /** The record's hygiene for this key's tenant (orphaned scouts, approvals pending past their expiry) and what the prune schedule does next, and when. */
+    async doctor(): Promise<DoctorReport> {
+      return (await request<DoctorReport>('GET', '/v1/doctor', { idempotent: true })).body;
+    },
+
+    /** Deletes this tenant's orphaned scouts (no feature, older than 90 days) now; scouts with a feature are never deleted. Repeating it deletes nothing more. */
+    async doctorFix(): Promise<DoctorFix> {
+      return (await request<DoctorFix>('POST', '/v1/doctor/fix', { body: {}, idempotent: true })).body;
     },
 
     /** Sends a steering message to a running subtask: its next step receives it. Sent once. */

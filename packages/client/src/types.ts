@@ -12,6 +12,10 @@ export type InboxState = InboxItem['state'];
 /** A decision on an inbox item: `{ decision: 'approve' | 'reject', note? }`, or `{ answer, note? }` for a question. */
 export type ApprovalDecision = ServiceTypes['ApprovalDecision'];
 export type AgentManifest = ServiceTypes['AgentManifest'];
+/** `delegate doctor`: the tenant's record hygiene (orphaned scouts, overdue approvals) and what the prune schedule does next. */
+export type DoctorReport = ServiceTypes['DoctorReport'];
+/** What `doctorFix()` deleted, and the report after. */
+export type DoctorFix = ServiceTypes['DoctorFix'];
 /** A specialist role as `GET /v1/agents` lists it (without its persona): its task types and their output kinds, tools and caps. */
 export interface RoleEntry {
   id: string;
@@ -22,12 +26,17 @@ export interface RoleEntry {
   maxOutputTokens: number;
   maxDepth: number;
 }
-/** One event of a job's live stream (`events()`). */
+/** One event of a job's live stream (`events()`): a union discriminated by `type`, so `if (e.type === 'subtask.finished')` types `e.data`. */
 export type JobEvent = ServiceTypes['JobEvent'];
+/** What a live event says happened: `job.started`, `subtask.finished`, … */
+export type JobEventType = JobEvent['type'];
+/** The event of one type: `JobEventOf<'subtask.finished'>['data']['metrics']`. */
+export type JobEventOf<T extends JobEventType> = Extract<JobEvent, { type: T }>;
 export type JobListItem = ServiceTypes['JobListItem'];
 /** How a finished job ended: `success`, `partial`, `failure`, `cancelled`. */
 export type JobOutcome = ServiceTypes['JobOutcome'];
 export type JobPage = ServiceTypes['JobPage'];
+/** A finished job's result: its output, every subtask's `TaskResult`, the vote, evidence and summed metrics. */
 export type JobResult = ServiceTypes['JobResult'];
 /** A job's state, progress, subtasks and ledger (its result once done). */
 export type JobView = ServiceTypes['JobView'];
@@ -37,6 +46,8 @@ export type Pattern = ServiceTypes['Pattern'];
 export type ReportSummary = ServiceTypes['ReportSummary'];
 /** A research subtask's output in the contract. */
 export type ResearchSubtaskOutput = ServiceTypes['ResearchSubtaskOutput'];
+/** One subtask's result: status, summary, data, evidence, metrics, failure reason. */
+export type TaskResult = ServiceTypes['TaskResult'];
 /** A scout's committed report. */
 export type ScoutReport = ServiceTypes['ScoutReport'];
 

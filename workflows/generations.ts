@@ -7,7 +7,8 @@
  *   change ──mechanism──> patched('<id>') marker │ input version (hostRules) │ input flag
  *      └─ fixture of the old side (test/fixtures/histories) ── expires: since + retention + longest job
  *
- * The workflows do not import this module (the workflow bundle has a byte budget); a test reads
+ * No workflow imports this module, so none of it reaches the workflow bundle (every file of core/
+ * is preloaded into each worker context, which is why it is not there); a test reads
  * the workflow sources and checks both ways that every patch id, host-rules version and input flag
  * is registered and that every registered one is still in the code, and it fails once a
  * generation has expired and is still there: retire it then (CONTRIBUTING.md, "Registering a
