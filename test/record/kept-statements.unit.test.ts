@@ -1,6 +1,6 @@
 import SQLite from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { keptStatements } from '../../record/db';
+import { keptStatements } from '../../record/sqlite';
 
 describe("the record's kept statements", () => {
   it('prepares a query once and gives the same statement back, with the answers of a fresh one', () => {
