@@ -29,15 +29,11 @@ export { createCallbacks, type Callbacks, type JobCallback } from './callbacks';
 export { createParentSessions, type JobOrigin, type ParentModel, type ParentSessions } from './parent-sessions';
 export { deploymentIdOf } from './deployment';
 export { dialectOf, openRecordDb, type Dialect, type RecordDb, type RecordLocation } from './db';
-export {
-  createRecordStore,
-  decodeCursor,
-  type ArchiveInput,
-  type JobRecord,
-  type PruneOutcome,
-  type ReportFilter,
-  type RecordStore,
-} from './store';
+export { createRecordStore, type RecordStore } from './store';
+export type { ArchiveInput } from './job-archive';
+export type { JobRecord } from './job-reads';
+export { decodeCursor, type ReportFilter } from './job-search';
+export type { PruneOutcome } from './job-prune';
 
 /** Where the configuration puts the record. */
 export function recordLocation(config: Pick<Config, 'DELEGATE_DATABASE_URL' | 'DELEGATE_RECORD_FILE'>): RecordLocation {
