@@ -6,13 +6,10 @@ import { createRecordStore, type RecordStore } from './store';
 export { createJobEvents, type JobEvents } from './events';
 export { createTaskStats, measuredResults, STATS_MAX_DAYS, STATS_WINDOW_DAYS, type AgentStats, type TaskStatsStore } from './task-stats';
 export { createInbox, INBOX_PAGE, type Inbox, type InboxFilter, type InboxSettle } from './inbox';
+export { createScoutStore, type ScoutStore } from './scouts';
 export {
-  createScoutStore,
   decodeScoutCursor,
   SCOUT_RETENTION_DAYS,
-  scopeKey,
-  scoutSummaryLine,
-  topicOf,
   type ReserveOutcome,
   type ScoutCaps,
   type ScoutRecord,
@@ -20,9 +17,9 @@ export {
   type ScoutReportStatus,
   type ScoutReservation,
   type ScoutState,
-  type ScoutStore,
   type ScoutSummary,
-} from './scouts';
+} from './scout-rows';
+export { scopeKey, scoutSummaryLine, topicOf } from './scout-text';
 export { createRecordHygiene, type OrphanScouts, type RecordHygiene } from './hygiene';
 export { createFeatureDossiers, type Dossier, type DossierEntry, type FeatureDossiers } from './feature-dossiers';
 export { createCallbacks, type Callbacks, type JobCallback } from './callbacks';
