@@ -12,7 +12,7 @@
  */
 import { DEFAULT_WORKFLOW_STACK_FRAMES } from '../core/engine-limits';
 
-/** Set at bundle time by the worker's webpack hook (workers/worker.ts, workflowWebpackConfig). */
+/** Set at bundle time by the worker's webpack hook (workers/bundle.ts, workflowWebpackConfig). */
 declare const __DELEGATE_WORKFLOW_STACK_FRAMES__: number | undefined;
 
 Error.stackTraceLimit =

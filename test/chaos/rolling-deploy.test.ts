@@ -133,7 +133,7 @@ async function runsOf(client: Client, label: string, expected: string[]): Promis
   }
 }
 
-/** A bundle of a copy's workflows, as its worker builds it (workers/worker.ts: bundleWorkflows). */
+/** A bundle of a copy's workflows, as its worker builds it (workers/bundle.ts: bundleWorkflows). */
 const bundleOf = (root: string): Promise<WorkflowBundle> =>
   bundleWorkflowCode({
     workflowsPath: join(root, 'workflows/index.ts'),

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_WORKFLOW_STACK_FRAMES } from '../../core/engine-limits';
 import { loadConfig } from '../../config/config';
-import { bundleWorkflows, preloadModules, workflowWebpackConfig } from '../../workers/worker';
+import { bundleWorkflows, preloadModules, workflowWebpackConfig } from '../../workers/bundle';
 
 describe('DELEGATE_WORKFLOW_STACK_FRAMES', () => {
   it('defaults to 4 and refuses what is not a frame count, naming the variable', () => {

@@ -8,7 +8,7 @@
  */
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { relative } from 'node:path';
-import { interceptorModules, preloadModules, workflowWebpackConfig, workflowsPath } from '../../workers/worker';
+import { interceptorModules, preloadModules, workflowWebpackConfig, workflowsPath } from '../../workers/bundle';
 
 /** One module a run evaluates: its path (relative to the project, or the package's), its size, and the chain of imports that reached it. */
 export interface EagerModule {

@@ -24,7 +24,7 @@ import { eagerBytes, eagerWorkflowGraph, violations, type EagerGraph } from './b
  * per burst (5,800 bytes, most of them the comments that say why); 375,718 with the deployment's
  * fan-out cut (EngineLimits.fanoutFlatMax); 377,392 with host rules 3 (the step cut through the
  * root scope, and the input check skipped for jobs the API checked); 685,028 (290,621) once our
- * code was compiled for Node 20 instead of ES2017 (workers/worker.ts, modernWorkflowCode: no spread
+ * code was compiled for Node 20 instead of ES2017 (workers/bundle.ts, modernWorkflowCode: no spread
  * or class-field helpers); 300,943 (296,692 before) with a provider's queue and fairness key for
  * steps, the subtask's throttled time, the routing reasons a job hands its subtasks, the re-prompt
  * note, the top-up bounds and the webhook's callback reference. Raise it on purpose, in the commit

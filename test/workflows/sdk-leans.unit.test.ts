@@ -5,13 +5,13 @@
  *   `runInContext` (the SDK's `run` is `storage.run(this, this.runInContext.bind(this, fn))`): if
  *   `run` stopped calling it, the override would be skipped and every child would cost its two
  *   promises again, with nothing failing.
- * - workers/worker.ts `modernWorkflowCode` rewrites the target of the SDK bundler's swc rule; it
+ * - workers/bundle.ts `modernWorkflowCode` rewrites the target of the SDK bundler's swc rule; it
  *   throws itself when it does not find exactly one such rule, which this test checks on a
  *   configuration of the SDK's shape and on one without the rule.
  */
 import { CancellationScope } from '@temporalio/workflow';
 import { describe, expect, it } from 'vitest';
-import { workflowWebpackConfig } from '../../workers/worker';
+import { workflowWebpackConfig } from '../../workers/bundle';
 
 describe('leans on SDK internals', () => {
   it('CancellationScope.run still hands its work to the protected runInContext that ShieldScope overrides', () => {
