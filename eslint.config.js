@@ -76,7 +76,7 @@ export default tseslint.config(
       ],
     },
   },
-  // layers: core/ is pure; activities/ and record/ use no workflow values; the API no worker module
+  // layers: core/ is pure; contracts/, activities/, record/ and telemetry/ import nothing above them; the API no worker module
   {
     files: ['core/**/*.ts'],
     rules: {
@@ -85,7 +85,8 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { regex: '^\\.\\./.*$', allowTypeImports: true, message: 'core/ imports values only from core/ (types from anywhere).' },
+            { regex: '^\\.\\./(?!schemas/|schemas$).*$', message: 'core/ imports only core/ (and types of schemas/): every layer above imports it.' },
+            { regex: '^\\.\\./.*$', allowTypeImports: true, message: 'core/ imports values only from core/ (types of schemas/).' },
             // the SDK's common package is pure (search-attribute keys); nothing else
             {
               regex: '^(?!\\.|@temporalio/common$).*$',
@@ -97,18 +98,56 @@ export default tseslint.config(
       ],
     },
   },
+  // what crosses a process or Temporal boundary is in contracts/: below workflows/ and activities/, above core/ and schemas/
   {
-    files: ['activities/**/*.ts', 'record/**/*.ts'],
+    files: ['contracts/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        // workflows/messages.ts is the one exception: the signal, query and update definitions every sender imports
         {
           patterns: [
             {
-              regex: '^(\\.\\./)+workflows/(?!messages$).*$',
+              regex: '^(\\.\\./)+(?!schemas|core)[^/.]+(/.*)?$',
+              message: 'contracts/ imports only schemas/ and core/ (types) and itself: every layer above imports it.',
+            },
+            { regex: '^(\\.\\./)+(schemas|core)(/.*)?$', allowTypeImports: true, message: 'contracts/ holds types and message definitions: no values of schemas/ or core/.' },
+            {
+              regex: '^(?!\\.|@temporalio/workflow$).*$',
               allowTypeImports: true,
-              message: 'Activities and the record import no workflow values (workflows/messages.ts aside): shared rules live in core/.',
+              message: 'contracts/ imports values only from @temporalio/workflow (defineSignal, defineQuery, defineUpdate).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['activities/**/*.ts', 'record/**/*.ts', 'telemetry/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+(workflows|api|workers|mcp|cli)(/.*)?$',
+              message:
+                'Activities, the record and telemetry import nothing of workflows/ or the processes above them, types neither: what crosses is in contracts/, shared rules in core/.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['mcp/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+api(/.*)?$',
+              message: 'mcp/ imports nothing of api/ (the API mounts the MCP server, with its in-process backend in api/mcp-backend.ts).',
             },
           ],
         },
@@ -127,12 +166,12 @@ export default tseslint.config(
               allowTypeImports: true,
               message: 'The API imports no workers/ module: configuration and tenants are in config/, names in core/.',
             },
-            // workflows/messages.ts aside (the signals and updates the API sends): rules the API shares live in core/
+            // the signals and updates the API sends are in contracts/messages.ts: rules the API shares live in core/
             {
-              regex: '^(\\.\\./)+workflows/(?!messages$).*$',
+              regex: '^(\\.\\./)+workflows(/.*)?$',
               allowTypeImports: true,
               message:
-                'The API imports no workflow values (workflows/messages.ts aside): shared rules live in core/, the workflow names in core/names.ts.',
+                'The API imports no workflow values: messages are in contracts/, shared rules in core/, the workflow names in core/names.ts.',
             },
           ],
         },

@@ -10,7 +10,8 @@ import { log } from '@temporalio/activity';
 import type { TaskStatsStore } from '../record';
 import { mergeStats } from '../core/forecast-sketch';
 import { pickAdaptive, type RouteWeights } from '../core/adaptive-route';
-import type { RouteCandidate, RouteDecision } from './load-router';
+import type { RouteCandidate } from './load-router';
+import type { RouteDecision } from '../contracts/step';
 
 /** Options of `createAdaptiveRouter`. */
 export interface AdaptiveRouterOptions {

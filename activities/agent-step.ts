@@ -1,26 +1,25 @@
 import pRetry from 'p-retry';
 import { CancelledFailure, Context, log } from '@temporalio/activity';
 import { appendFileSync } from 'node:fs';
-import type { JobEvents } from '../record';
+import type { JobEvents, TaskStatsStore } from '../record';
 import type { AgentManifest, AgentRef, Budget, Evidence, NewJobEvent, TaskSpec, Usage } from '../schemas';
 import { ErrorType } from '../core/errors';
 import { MAX_FALLBACKS } from '../schemas/job';
 import { refusal, type AgentRegistry, type TaskFit } from './agents/registry';
 import { semanticText } from './agents/semantic-router';
-import type { AgentService, PacedCallOptions, PreviousStage, SteeringNote, StepAnswer, StepAsk } from './agents/types';
+import type { AgentService, PacedCallOptions } from './agents/types';
+import type { EventTarget, PreviousStage, RouteDecision, SteeringNote, StepAnswer, StepAsk } from '../contracts/step';
 import { processGates, ThrottledPastDeadline, type ProviderGates, type ThrottleWait, type ThrottleWhy } from './provider-gate';
 import type { CircuitBreaker } from './circuit-breaker';
 import { fatal, toFailure } from './errors';
 import { ApplicationFailure } from '@temporalio/activity';
 import { schemaThreads } from './schema-thread';
-import { ACTIVITY_QUEUE, createLoadRouter, describeWithClient, type LoadRouter, type RouteDecision } from './load-router';
+import { ACTIVITY_QUEUE, createLoadRouter, describeWithClient, type LoadRouter } from './load-router';
 import { createAdaptiveRouter, type AdaptiveRouter } from './adaptive-router';
-import type { TaskStatsStore } from '../record';
 import { DEFAULT_POOL_SLOTS } from '../schemas/pools';
-import type { EventTarget } from '../workflows/job/events';
 import { redact } from './redact';
 import { createStepStream } from './step-stream';
-import type { RoleStepContext } from './role-protocol-tools';
+import type { RoleStepContext } from '../contracts/role';
 import { spendAttributes, tagActiveSpan } from '../telemetry/tracing';
 
 /** Input of `resolveAgent`: the task's reference and params. */

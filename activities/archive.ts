@@ -10,7 +10,7 @@ import { Context } from '@temporalio/activity';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SCOUT_RETENTION_DAYS, type ArchiveInput, type PruneOutcome, type RecordStore } from '../record';
 import type { NewJobEvent } from '../schemas';
-import { wholeResult } from '../record/whole-result';
+import { wholeResult } from './whole-result';
 
 /** What the job hands the archive: its result as returned (batches not yet fetched) and its context. */
 export type ArchiveJobInput = Omit<ArchiveInput, 'startedAt'>;

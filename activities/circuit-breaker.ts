@@ -24,8 +24,8 @@
 import { WorkflowNotFoundError, WorkflowUpdateRPCTimeoutOrCancelledError, isGrpcDeadlineError, type Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { DEFAULT_BREAKER_SETTINGS, type BreakerSettings, type CircuitState } from '../schemas/breaker';
-import type { agentBreaker } from '../workflows/agent-breaker';
-import { acquireTrialUpdate, releaseTrialSignal, stepOutcomeSignal } from '../workflows/messages';
+import type { AgentBreakerWorkflow } from '../contracts/breaker';
+import { acquireTrialUpdate, releaseTrialSignal, stepOutcomeSignal } from '../contracts/messages';
 import { BREAKER_MEMO_KEY, breakerWorkflowId } from '../core/names';
 import {
   applyOutcome,
@@ -266,7 +266,7 @@ export function createCircuitBreaker(opts: CircuitBreakerOptions): CircuitBreake
     let runId: string;
     try {
       carry = await heldBy(t, seen);
-      ({ firstExecutionRunId: runId } = await client.workflow.start<typeof agentBreaker>('agentBreaker', {
+      ({ firstExecutionRunId: runId } = await client.workflow.start<AgentBreakerWorkflow>('agentBreaker', {
         workflowId: idOf(t),
         taskQueue,
         args: [{ ...input(t), carry }],
@@ -329,7 +329,7 @@ export function createCircuitBreaker(opts: CircuitBreakerOptions): CircuitBreake
 
   async function report(t: BreakerTarget, outcome: StepOutcome): Promise<void> {
     try {
-      await client.workflow.signalWithStart<typeof agentBreaker, [StepOutcome]>('agentBreaker', {
+      await client.workflow.signalWithStart<AgentBreakerWorkflow, [StepOutcome]>('agentBreaker', {
         workflowId: idOf(t),
         taskQueue,
         args: [input(t)],

@@ -1,8 +1,8 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import type { Usage } from '../schemas/budget';
 import { ErrorType } from '../core/errors';
 import type { ThrottleReason } from './throttle';
 import { redact } from './redact';
+import type { FailureDetails } from '../contracts/step';
 
 /** An agent failure another attempt may fix (retried with backoff). */
 export class AgentRetryableError extends Error {
@@ -48,16 +48,6 @@ export function toFailure(err: unknown, attempt: number): ApplicationFailure {
     return ApplicationFailure.create({ type: ErrorType.AgentFatal, message, nonRetryable: true, details: [{ attempt }] });
   }
   return ApplicationFailure.create({ type: ErrorType.AgentError, message, details: [{ attempt }] });
-}
-
-/** What a failure tells the subtask beyond its type (ApplicationFailure `details[0]`). */
-export interface FailureDetails {
-  /** What the step spent before it was refused (the agent ran): the subtask books it. */
-  usage?: Usage;
-  /** Set when another answer cannot fix the failure (an outputSchema that does not compile): no re-prompt. */
-  noReprompt?: boolean;
-  /** ApprovalRequired: the tools that wait for approval. */
-  tools?: string[];
 }
 
 /** A non-retryable failure of the given type, carrying the attempt (and any details) for the subtask. */

@@ -12,16 +12,14 @@ import type { SemanticRouterOptions } from './agents/semantic-router';
 import { createWebhookActivities, type WebhookDeps } from './webhook';
 import { createRoleActivities, loadRoleCatalog } from './roles';
 
-export type { AgentStepInput, AgentStepOutput, ResolveAgentInput, ResolvedAgent, StepObserver } from './agent-step';
-export { createLoadRouter, describeWithClient, type LoadRouter, type RouteDecision } from './load-router';
+export type { StepObserver } from './agent-step';
+export { createLoadRouter, describeWithClient, type LoadRouter } from './load-router';
 export { createAdaptiveRouter, type AdaptiveRouter } from './adaptive-router';
 export type { JudgeInput, JudgeOutput } from './judge';
 export type { SettleInboxInput } from './inbox';
 export { loadRoleCatalog, type RoleCatalog, type LoadedSkill } from './roles';
-export type { ScoutJobInput } from './scout/commit';
 export { createCircuitBreaker, type CircuitBreaker, type CircuitState } from './circuit-breaker';
 export type { ArchiveDeps, ArchiveJobInput, PruneInput } from './archive';
-export type { PreviousStage } from './agents/types';
 export type { WebhookInput, WebhookDeps } from './webhook';
 export {
   legacyWebhookSecretFor,

@@ -10,6 +10,7 @@ import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { stepQueueFor } from '../core/names';
 import { LIVE_POLLER_MS, pickByLoad, type CandidateLoad } from './load-score';
+import type { RouteDecision } from '../contracts/step';
 
 /** Temporal API's TaskQueueType of activity queues (a wire value, stable; the proto module is type-only here). */
 export const ACTIVITY_QUEUE: temporal.api.enums.v1.TaskQueueType = 2;
@@ -53,12 +54,6 @@ export function describeWithClient(client: Pick<Client, 'workflowService' | 'opt
 export interface RouteCandidate {
   agent: string;
   pool?: string;
-}
-
-/** What the router decided: the agent, and why, in words a TaskResult carries. */
-export interface RouteDecision {
-  agent: string;
-  reason: string;
 }
 
 /** Options of `createLoadRouter`. */

@@ -4,7 +4,7 @@
  * the task, so a role's first model request is byte-identical across task types (a provider's
  * prompt cache hits); the task arrives later, in the `delegation_bootstrap` tool result.
  */
-import type { OutputKind } from '../schemas/role-output';
+import type { RoleStepContext } from '../contracts/role';
 
 /** The protocol's first tool: its result is the dynamic task (JSON). */
 export const BOOTSTRAP_TOOL = 'delegation_bootstrap';
@@ -13,32 +13,6 @@ export const LOAD_SKILL_TOOL = 'load_skill';
 /** The scope-local tool of a role task that carries its final output; offered once the task is known (its schema is the task's). */
 export const STRUCTURED_OUTPUT_TOOL = 'structured_output';
 
-/** A tool call the role child made that the host answers (or approves) between steps. */
-export interface PendingToolCall {
-  id: string;
-  name: string;
-  /** The model's arguments, as it sent them (JSON text). */
-  arguments: string;
-}
-
-/** The host's answer to one pending call: a text (protocol result or tool error), or leave to run a role tool. */
-export type ToolAnswer = { id: string; content: string } | { id: string; run: true };
-
-/** What a role step carries besides the task: the stable role policy, the output rules and the host's answers. */
-export interface RoleStepContext {
-  id: string;
-  persona: string;
-  /** The role's tool allowlist, in the role's order (offered after the two protocol tools). */
-  tools: string[];
-  /** The task's allowed completed kinds (checked on the final output; never in the prompt). */
-  allowedKinds: OutputKind[];
-  /** A review task's subject: the review must name it. */
-  subject?: string;
-  /** Answers to the previous step's pending tool calls. */
-  answers?: ToolAnswer[];
-}
-
-/** The two protocol tools, in a fixed order, as chat-completions tool definitions. */
 export const PROTOCOL_TOOL_DEFS = [
   {
     type: 'function',

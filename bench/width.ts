@@ -24,7 +24,7 @@ import {
 } from './lib';
 import { bareRun, echoJobInput, patientResult, startBareWorker } from './delegate-runs';
 import { delegationJob } from '../workflows/delegation-job';
-import { jobStatusQuery } from '../workflows/messages';
+import { jobStatusQuery } from '../contracts/messages';
 
 const SIZES = (process.env.BENCH_WIDTHS ?? '2000,5000,10000').split(',').map(Number);
 /** Per-size timeout: BENCH_WIDTH_TIMEOUT seconds, or 60 ms per subtask (at least 2 minutes). */

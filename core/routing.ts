@@ -7,7 +7,6 @@
  *        { route: "semantic" } ──> "x", agents["x"], routes["<task>"]: why
  *        { capability: c } with several agents ──> (nothing: resolveAgent routes it by load when the subtask starts)
  */
-import type { ResolvedAgent } from '../activities';
 import type { AgentManifest, TaskResult, TaskSpec } from '../schemas';
 
 /** Why a subtask runs the agent it runs. */
@@ -75,7 +74,12 @@ export function nestedRoutes(routes: Routes | undefined, taskId: string): Routes
   return below.length > 0 ? Object.fromEntries(below) : undefined;
 }
 
-/** resolveAgent's answer; runs recorded before routing answered with a bare manifest, which replay hands back as it was. */
-export function readResolved(answer: ResolvedAgent | AgentManifest): { manifest: AgentManifest; routing?: Routing; fallbacks?: string[] } {
+/**
+ * resolveAgent's answer (contracts/step.ts ResolvedAgent, read by its shape: core/ sits below the
+ * contracts); runs recorded before routing answered with a bare manifest, which replay hands back as it was.
+ */
+export function readResolved(
+  answer: { manifest: AgentManifest; routing: Routing; fallbacks?: string[] } | AgentManifest,
+): { manifest: AgentManifest; routing?: Routing; fallbacks?: string[] } {
   return 'manifest' in answer ? answer : { manifest: answer };
 }

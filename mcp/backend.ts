@@ -3,7 +3,7 @@
  * API, already bound to a tenant. Two implementations: in-process (the API's own job
  * service and record, for `/mcp`) and over HTTP (a remote API, for `delegate mcp` on stdio).
  *
- *   MCP tools ──> DelegateBackend ──┬── in-process.ts ──> app.jobs, app.record.events, the scout service
+ *   MCP tools ──> DelegateBackend ──┬── api/mcp-backend.ts ──> app.jobs, app.record.events, the scout service
  *                                   └── http-backend.ts ──> delegate/client ──> https://…/v1/jobs…, /v1/subtasks, /v1/scouts
  */
 import type {

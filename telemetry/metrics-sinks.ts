@@ -1,6 +1,6 @@
-/** The worker's side of the `delegateMetrics` sink (workflows/telemetry-sinks.ts): facts into counters. */
+/** The worker's side of the `delegateMetrics` sink (contracts/sinks.ts): facts into counters. */
 import type { InjectedSinks } from '@temporalio/worker';
-import type { DelegateMetricsSinks } from '../workflows/telemetry-sinks';
+import type { DelegateMetricsSinks } from '../contracts/sinks';
 import type { WorkerMetrics } from './metrics';
 
 /** The sinks a worker registers as `sinks`; never called on replay, so each fact counts once. */

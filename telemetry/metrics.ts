@@ -10,10 +10,25 @@
  *   visibility ──at scrape───┴──> ApiMetrics.registry ──> API /metrics
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { CircuitBreaker, CircuitState, StepObserver } from '../activities';
+import type { CircuitState } from '../schemas/breaker';
 import type { BudgetAxis } from '../core/budget-axes';
 import { TOKEN_SPLIT, TOKEN_SPLIT_KEYS } from '../core/token-split';
-import type { JobOutcome, SubtaskOutcome, VoteDecision } from '../workflows/telemetry-sinks';
+import type { JobOutcome, SubtaskOutcome, VoteDecision } from '../contracts/sinks';
+
+/** What the step activity tells the worker's metrics (activities/step/ calls it; a worker hands it `WorkerMetrics.observer`). */
+export interface StepObserver {
+  /** A step's attempt after the first began. */
+  stepRetried(agentId: string): void;
+  /** An agent's step call ended, well or not, after `seconds`. */
+  stepEnded(agentId: string, ok: boolean, seconds: number): void;
+  /** A call of the agent waited `waitMs` on its provider (throttled, or pacing its tokens per minute), for `reason`. */
+  stepThrottled?(provider: string, agentId: string, waitMs: number, reason: string): void;
+}
+
+/** What the metrics read of a circuit breaker (activities/circuit-breaker.ts): each circuit's state on this worker. */
+export interface BreakerStates {
+  states(): Map<string, CircuitState>;
+}
 
 /** The breaker's states as gauge values: the higher, the fewer steps get through. */
 export const CIRCUIT_STATE_VALUE: Record<CircuitState, number> = { closed: 0, half_open: 1, open: 2 };
@@ -131,7 +146,7 @@ export function createWorkerMetrics(registry: Registry = processRegistry()) {
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300],
     registers,
   });
-  const breakers: CircuitBreaker[] = [];
+  const breakers: BreakerStates[] = [];
   new Gauge({
     name: 'delegate_circuit_breaker_state',
     help: "Each remote agent's circuit on this worker: 0 closed, 1 half-open, 2 open",
@@ -159,7 +174,7 @@ export function createWorkerMetrics(registry: Registry = processRegistry()) {
     /** Pass to the agent activities: counts steps, their duration and retries. */
     observer,
     /** Reports this breaker's states at every scrape. */
-    watchBreaker(breaker: CircuitBreaker): void {
+    watchBreaker(breaker: BreakerStates): void {
       breakers.push(breaker);
     },
     /** A subtask finished (from the workflow sink). */

@@ -1,5 +1,5 @@
 /**
- * The worker's side of the `delegateReports` sink (workflows/telemetry-sinks.ts): a job's batch
+ * The worker's side of the `delegateReports` sink (contracts/sinks.ts): a job's batch
  * of one activation. Each line is written through the SDK's logger as the workflow's own `log`
  * writes it — the workflow's ids and `sdkComponent: workflow`, then the line's fields — so a
  * batched line reads exactly like any other workflow line (telemetry/logging.ts flattens them the
@@ -7,7 +7,7 @@
  */
 import { Runtime, type InjectedSinks } from '@temporalio/worker';
 import type { Logger } from '@temporalio/common';
-import type { DelegateReportSinks } from '../workflows/telemetry-sinks';
+import type { DelegateReportSinks } from '../contracts/sinks';
 import type { WorkerMetrics } from './metrics';
 
 /** The sinks a worker registers as `sinks`; never called on replay, so no line is written and no subtask counted twice. */

@@ -12,8 +12,8 @@ import {
   type WorkflowInterceptorsFactory,
 } from '@temporalio/workflow';
 import type { JobResult, TaskResult } from '../schemas';
-import type { JobInput } from '../workflows/job/runtime';
-import type { SubtaskInput } from '../workflows/subtask';
+import type { JobInput } from '../contracts/job';
+import type { SubtaskInput } from '../contracts/subtask';
 
 /** Ids from a job's or a subtask's input (other workflow types carry none). */
 function idsOf(type: string, arg: unknown): Attributes {

@@ -12,7 +12,7 @@ import { loadConfig } from '../config/config';
 import { loadTenants } from '../config/tenants';
 import { authHeader, type TestTenant } from './tenants';
 import { delegationJob } from '../workflows/delegation-job';
-import { subtaskStatusQuery } from '../workflows/messages';
+import { subtaskStatusQuery } from '../contracts/messages';
 
 let counter = 0;
 /** An id unique across test files and runs. */

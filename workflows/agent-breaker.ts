@@ -10,22 +10,10 @@
  * Cancelling it retires the breaker (the next failure starts a fresh, closed one).
  */
 import { allHandlersFinished, condition, makeContinueAsNewFunc, setHandler, upsertMemo, workflowInfo } from '@temporalio/workflow';
-import type { BreakerSettings } from '../schemas/breaker';
 import { acquireTrial, applyOutcome, initialBreaker, releaseTrial, type BreakerState } from '../core/breaker-state';
 import { BREAKER_MEMO_KEY } from '../core/names';
-import { acquireTrialUpdate, breakerStateQuery, releaseTrialSignal, stepOutcomeSignal } from './messages';
-
-/** Input of the breaker workflow. */
-export interface AgentBreakerInput {
-  agentId: string;
-  /** Whose steps it counts; absent on breakers of steps without a tenant (and on runs begun before breakers were per tenant). */
-  tenant?: string;
-  settings: BreakerSettings;
-  /** Set by the previous run (continue-as-new): the state so far. */
-  carry?: BreakerState;
-  /** Continue as new once the run's history passes this many events. @default 500 */
-  eventsPerRun?: number;
-}
+import { acquireTrialUpdate, breakerStateQuery, releaseTrialSignal, stepOutcomeSignal } from '../contracts/messages';
+import type { AgentBreakerInput } from '../contracts/breaker';
 
 /** The breaker of one agent (for one tenant); runs until cancelled. The function name is the workflow type: do not rename. */
 export async function agentBreaker(input: AgentBreakerInput): Promise<BreakerState> {

@@ -30,16 +30,17 @@ import { showCurrentDetails } from './current-details';
 import { inMiddleBand, MIDDLE_BATCH_PATCH, planBatches } from './patterns/batching';
 import { installBudgetHandlers } from './job/budget';
 import { installModelHandler } from './job/model';
-import { cancelJobSignal, jobMessages, jobStatusQuery, stopSignal } from './messages';
+import { cancelJobSignal, jobMessages, jobStatusQuery, stopSignal } from '../contracts/messages';
 import { restoreCarry } from './job/carry';
 import { archiveIfRoot } from './job/archive';
 import { finishScoutJob } from './job/scout';
 import { buildJobResult } from './job/result-payload';
-import { DEFAULT_MAX_PARALLEL, JobRuntime, type JobInput } from './job/runtime';
+import { DEFAULT_MAX_PARALLEL, JobRuntime } from './job/runtime';
+import type { JobInput } from '../contracts/job';
 import type { PatternOutcome } from './patterns/outcome';
 import { runPipeline } from './patterns/pipeline';
 import { STATUS_KEY } from '../core/search-attributes';
-import type { DelegateMetricsSinks } from './telemetry-sinks';
+import type { DelegateMetricsSinks } from '../contracts/sinks';
 import { jobDetails } from './ui-details';
 import { runVote } from './patterns/vote';
 import { webhookDelivery, webhookWorkflowId } from './webhook-delivery';
@@ -47,8 +48,8 @@ import { a2aPushOf } from '../core/a2a';
 import { traceIdOf } from '../core/trace-context';
 import { setLogContext } from './log-context';
 
-export type { JobInput } from './job/runtime';
-export * from './messages';
+export type { JobInput } from '../contracts/job';
+export * from '../contracts/messages';
 
 /** After the deadline, children get this long to return their own `timeout` result before they are cancelled. */
 const DEADLINE_GRACE_MS = 30_000;

@@ -6,33 +6,18 @@
  *                   step ──done──> judgeFinal: too early? one re-prompt, then invalid_output
  */
 import { proxyActivities } from '@temporalio/workflow';
-import type { Activities, AgentStepOutput, PreviousStage } from '../activities';
-import type { PendingToolCall, RoleStepContext, ToolAnswer } from '../activities/role-protocol-tools';
+import type { Activities } from '../activities';
+import type { AgentStepOutput, PreviousStage } from '../contracts/step';
+import type { PendingToolCall, ProtocolState, RoleHostCarry, RoleStepContext, ToolAnswer } from '../contracts/role';
 import type { AgentManifest, Role, RoleReport, TaskResult, TaskSpec } from '../schemas';
 import { NON_RETRYABLE_ERROR_TYPES } from '../core/errors';
-import {
-  allowedKinds,
-  dynamicTask,
-  judgeCall,
-  judgeFinal,
-  newProtocolState,
-  type ProtocolRules,
-  type ProtocolState,
-} from './role-protocol';
+import { allowedKinds, dynamicTask, judgeCall, judgeFinal, newProtocolState, type ProtocolRules } from './role-protocol';
 import { lowestCap } from '../core/role-limits';
 
 const { resolveRole, loadSkills } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE_ERROR_TYPES },
 });
-
-/** What a role subtask carries into its next run (continue-as-new). */
-export interface RoleHostCarry {
-  role: Role;
-  protocol: ProtocolState;
-  answers?: ToolAnswer[];
-  finalReprompted: boolean;
-}
 
 /** What the loop does after a role step. */
 export type RoleNext =

@@ -5,8 +5,8 @@
  *   delegation_bootstrap (first, exactly once) ──> load_skill × every required skill ──> role tools · final output
  *   anything else, or out of order ──> a tool error, recorded in protocolErrors
  */
-import type { PreviousStage } from '../activities';
-import type { PendingToolCall } from '../activities/role-protocol-tools';
+import type { PreviousStage } from '../contracts/step';
+import type { PendingToolCall, ProtocolState } from '../contracts/role';
 import type { Role, TaskSpec } from '../schemas';
 import type { OutputKind } from '../schemas/role-output';
 
@@ -16,15 +16,6 @@ export const BOOTSTRAP = 'delegation_bootstrap';
 export const LOAD_SKILL = 'load_skill';
 /** The hard limit of findings a report carries: MAX_FINDINGS of schemas/role-output.ts (a unit test checks they agree). */
 export const HOST_MAX_FINDINGS = 4;
-
-/** What the host has observed of one child's protocol. */
-export interface ProtocolState {
-  bootstrapped: boolean;
-  /** Required skills the child loaded successfully, in the order it loaded them. */
-  loaded: string[];
-  /** Every call answered with a tool error (and every premature final output). */
-  errors: string[];
-}
 
 /** The host's verdict on one tool call. */
 export type CallVerdict =

@@ -10,7 +10,7 @@
  */
 import { AskSchema } from '../../schemas';
 import type { ChatMessage, ToolDef } from './llm-provider';
-import type { StepAnswer, StepAsk, SteeringNote } from './types';
+import type { StepAnswer, StepAsk, SteeringNote } from '../../contracts/step';
 
 /** The host tool a task with `allowQuestions` offers its LLM agent. */
 export const ASK_PARENT = 'ask_parent';

@@ -15,15 +15,8 @@ import { ErrorType } from '../../core/errors';
 import { z } from 'zod';
 import { checkRoleOutput, roleOutputSchema, unwrapEnvelope, type OutputKind } from '../../schemas/role-output';
 import { fatal } from '../errors';
-import {
-  BOOTSTRAP_TOOL,
-  PROTOCOL_TOOL_DEFS,
-  ROLE_START_MESSAGE,
-  rolePrompt,
-  STRUCTURED_OUTPUT_TOOL,
-  type PendingToolCall,
-  type RoleStepContext,
-} from '../role-protocol-tools';
+import { BOOTSTRAP_TOOL, PROTOCOL_TOOL_DEFS, ROLE_START_MESSAGE, rolePrompt, STRUCTURED_OUTPUT_TOOL } from '../role-protocol-tools';
+import type { PendingToolCall, RoleStepContext } from '../../contracts/role';
 import type { ToolDef } from './llm-provider';
 import { postJson } from './remote';
 

@@ -18,8 +18,9 @@ import { fatal } from '../errors';
 import { HOST_TOOL_SPECS, runHostTool } from '../scout/host-tools';
 import { createSandbox, scoutRoot, type ScoutSandbox } from '../scout/sandbox';
 import { jsonSchemaParams, postJson, remoteManifest, serviceOf } from './remote';
-import { pacedCall, type AgentDefinition, type StepAsk, type StepReply, type StepRequest } from './types';
-import type { PendingToolCall } from '../role-protocol-tools';
+import { pacedCall, type AgentDefinition, type StepReply, type StepRequest } from './types';
+import type { StepAsk } from '../../contracts/step';
+import type { PendingToolCall } from '../../contracts/role';
 import {
   applyHostAnswers,
   checkedRoleAnswer,

@@ -1,15 +1,7 @@
 import type { z } from 'zod';
 import type { AgentManifest, Budget, Evidence, ProviderLimits, TaskSpec, Usage } from '../../schemas';
-import type { RoleStepContext } from '../role-protocol-tools';
-
-/** The previous pipeline stage's result: host-provided context for the next stage. */
-export interface PreviousStage {
-  /** The previous stage's task id. */
-  id: string;
-  summary: string;
-  data?: unknown;
-  evidence: Evidence[];
-}
+import type { RoleStepContext } from '../../contracts/role';
+import type { PreviousStage, SteeringNote, StepAnswer, StepAsk } from '../../contracts/step';
 
 /** What the host hands an agent for one step. */
 export interface StepRequest {
@@ -79,27 +71,6 @@ export interface StepProgress {
   /** The remote state, e.g. `working`. */
   state: string;
   text: string;
-}
-
-/** A question's answer, handed to the step after the one that asked. */
-export interface StepAnswer {
-  question: string;
-  answer: unknown;
-  note?: string;
-  by: string;
-}
-
-/** A steering message for the next step. */
-export interface SteeringNote {
-  text: string;
-  from?: string;
-}
-
-/** A question instead of a result: the subtask waits for the answer (the inbox), then runs the next step with it. */
-export interface StepAsk {
-  question: string;
-  /** JSON Schema the answer must satisfy (checked by the API when it is given). */
-  answerSchema?: Record<string, unknown>;
 }
 
 /** What an agent returns from one step. */

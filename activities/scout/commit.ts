@@ -9,17 +9,8 @@
 import type { JobEvents, ScoutRecord, ScoutStore } from '../../record';
 import type { TaskResult } from '../../schemas';
 import { ScoutAnswerSchema, ScoutReportSchema, type ScoutAnswer, type ScoutReport } from '../../schemas/scout';
-import { fitReport, verifyFindings, type TokenizerFamily } from './verify';
-
-/** What a scout job carries for its end (JobInput.scout). */
-export interface ScoutJobInput {
-  id: string;
-  /** Commit on a valid report at the job's end (default); false leaves it to `POST /v1/scouts/:id/commit`. */
-  autoCommit: boolean;
-  /** The report's size cap, in tokens. */
-  maxTokens: number;
-  tokenizer: TokenizerFamily;
-}
+import { fitReport, verifyFindings } from './verify';
+import type { ScoutJobInput } from '../../contracts/job';
 
 /** What the scout's end needs: the record, and the root its findings are checked under. */
 export interface ScoutCommitDeps {

@@ -9,6 +9,7 @@
 import { createRequire } from 'node:module';
 import type { ScoutFinding, ScoutRelevance, ScoutReport } from '../../schemas/scout';
 import { createSandbox, ScoutToolError } from './sandbox';
+import type { TokenizerFamily } from '../../contracts/job';
 
 /** Why the host dropped a finding. */
 export type DropReason = 'outside_scope' | 'file_not_found' | 'not_a_text_file' | 'line_out_of_range' | 'evidence_mismatch';
@@ -66,8 +67,6 @@ export async function verifyFindings(root: string | undefined, scopePaths: strin
   return out;
 }
 
-/** A tokenizer family: `o200k` (GPT-4o and later) or `cl100k` (GPT-4, GPT-3.5). */
-export type TokenizerFamily = 'o200k' | 'cl100k';
 type Encoding = typeof import('gpt-tokenizer/encoding/o200k_base');
 
 // loaded on first use: each encoding's tables take ~0.5 s to load, which no caller should pay for nothing

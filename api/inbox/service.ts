@@ -13,7 +13,7 @@ import type { InboxDecision } from '../../core/inbox';
 import type { RecordStore } from '../../record';
 import type { InboxFilter } from '../../record/inbox';
 import type { Config, Decision, InboxItem } from '../../schemas';
-import { decideUpdate } from '../../workflows/messages';
+import { decideUpdate } from '../../contracts/messages';
 import { fromTemporal, HttpProblem, type FieldError } from '../errors';
 import { readApprovalToken, signApprovalToken } from './tokens';
 

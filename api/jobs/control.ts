@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { Budget, Ledger } from '../../schemas';
 import { BUDGET_AXES } from '../../core/budget-axes';
 import { toUnits } from '../../core/money';
-import { budgetUpdate, jobStatusQuery, modelUpdate, steerSignal, stopSignal, subtaskBudgetUpdate } from '../../workflows/messages';
+import { budgetUpdate, jobStatusQuery, modelUpdate, steerSignal, stopSignal, subtaskBudgetUpdate } from '../../contracts/messages';
 import type { SteeringMessage } from '../../schemas/approval';
 import type { JobModelState } from '../../core/role-limits';
 import { HttpProblem } from '../errors';

@@ -10,9 +10,9 @@
  */
 import type { Client } from '@temporalio/client';
 import type { JobRecord, RecordStore } from '../../record';
-import { wholeResult } from '../../record/whole-result';
+import { wholeResult } from '../../activities/whole-result';
 import type { JobProgress, JobResult, JobView, Ledger, SubtaskProgress } from '../../schemas';
-import { jobStatusQuery, subtaskStatusQuery } from '../../workflows/messages';
+import { jobStatusQuery, subtaskStatusQuery } from '../../contracts/messages';
 import { progressOfResults, withBatchProgress } from '../../core/progress';
 import { HttpProblem } from '../errors';
 import { stateOf, type JobHandles } from './handles';

@@ -19,7 +19,7 @@ import { MAX_BATCH_SIZE } from '@modelcontextprotocol/sdk/server/requestBody.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyPluginAsync } from 'fastify';
-import { createInProcessBackend } from '../../mcp/in-process';
+import { createInProcessBackend } from '../mcp-backend';
 import { capabilitiesOf, deliverReplies, relayRequests, sessionIdOf } from '../../mcp/http-session';
 import { createDelegateMcpServer } from '../../mcp/server';
 import { HttpProblem, sendProblem } from '../errors';

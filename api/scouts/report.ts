@@ -11,7 +11,7 @@ import { reportFromAnswer } from '../../activities/scout/commit';
 import { reportPathRefusal } from '../../activities/scout/report-scope';
 import type { ScoutCaps, ScoutRemaining, ScoutStore } from '../../record';
 import { ScoutAnswerSchema, type ScoutReport } from '../../schemas/scout';
-import type { TokenizerFamily } from '../../activities/scout/verify';
+import type { TokenizerFamily } from '../../contracts/job';
 import { formatPath, HttpProblem, type FieldError } from '../errors';
 
 /** Invalid reports a prepped scout may send: the first gets one retry, the second is final. */

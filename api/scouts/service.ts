@@ -7,7 +7,8 @@
  *   dispatch ── prep ──reserve (atomic; 429)──> job { scout task: read_file + grep, outputSchema } ──> 201
  */
 import { NO_SCOUT_ROOT, resolveScope, scoutRoot, type ScopeRefusal } from '../../activities/scout/sandbox';
-import { settleScout, type ScoutJobInput } from '../../activities/scout/commit';
+import { settleScout } from '../../activities/scout/commit';
+import type { ScoutJobInput } from '../../contracts/job';
 import type { Budget, Config, JobSpec } from '../../schemas';
 import type { RecordStore, ScoutRecord, ScoutRemaining } from '../../record';
 import { randomSuffix, SCOUT_ANSWER_JSON_SCHEMA, SCOUT_TOOLS, scoutId, scoutPrompt, type ScoutRequest } from '../../schemas/scout';

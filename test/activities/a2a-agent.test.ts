@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createA2aAgent } from '../../activities/agents/a2a';
 import { builtinAgents, createAgentRegistry } from '../../activities/agents/registry';
 import type { InboxItem, JobResult, JobSpec } from '../../schemas';
-import { decideUpdate } from '../../workflows/messages';
+import { decideUpdate } from '../../contracts/messages';
 import { delegationJob } from '../../workflows/delegation-job';
 import { startDedicatedWorker } from '../dedicated-worker';
 import { fastRetry, pollUntil, testClient, testRecord, uniqueId } from '../helpers';

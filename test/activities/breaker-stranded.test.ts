@@ -10,7 +10,7 @@ import { createCircuitBreaker, type BreakerTarget, type CircuitBreakerOptions } 
 import type { BreakerState } from '../../core/breaker-state';
 import { BREAKER_MEMO_KEY, breakerWorkflowId } from '../../core/names';
 import { agentBreaker } from '../../workflows/agent-breaker';
-import { releaseTrialSignal, stepOutcomeSignal } from '../../workflows/messages';
+import { releaseTrialSignal, stepOutcomeSignal } from '../../contracts/messages';
 import { startDedicatedWorker } from '../dedicated-worker';
 import { pollUntil, testClient, uniqueId } from '../helpers';
 

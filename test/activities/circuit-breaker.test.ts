@@ -13,7 +13,7 @@ import type { BreakerView, TaskSpec } from '../../schemas';
 import { loadTenants } from '../../config/tenants';
 import { agentBreaker } from '../../workflows/agent-breaker';
 import { BREAKER_MEMO_KEY } from '../../core/names';
-import { stepOutcomeSignal } from '../../workflows/messages';
+import { stepOutcomeSignal } from '../../contracts/messages';
 import type { BreakerState } from '../../core/breaker-state';
 import { delegationJob } from '../../workflows/delegation-job';
 import { startAgentUpstream } from '../agent-upstream';

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JobResult, JobView } from '../../schemas';
 import { finalResult, pollUntil, testClient, uniqueId, useApp, waitForSubtask } from '../helpers';
-import { jobStatusQuery } from '../../workflows/messages';
+import { jobStatusQuery } from '../../contracts/messages';
 
 const app = useApp();
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JobResult, JobView } from '../../schemas';
 import { pollUntil, testClient, uniqueId, useApp } from '../helpers';
-import { budgetUpdate, subtaskStatusQuery } from '../../workflows/messages';
+import { budgetUpdate, subtaskStatusQuery } from '../../contracts/messages';
 
 const app = useApp();
 

@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadRegistry } from '../../activities';
-import { wholeResult } from '../../record/whole-result';
+import { wholeResult } from '../../activities/whole-result';
 import type { JobResult, JobSpec, JobView } from '../../schemas';
 import { ensurePruneSchedule, PRUNE_SCHEDULE_ID, pruneScheduleId, retireLegacyPruneSchedule } from '../../workers/prune-schedule';
 import { delegationJob } from '../../workflows/delegation-job';

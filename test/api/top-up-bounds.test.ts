@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { AXES } from '../../core/budget-axes';
 import type { JobView } from '../../schemas';
-import { budgetUpdate } from '../../workflows/messages';
+import { budgetUpdate } from '../../contracts/messages';
 import { testClient, uniqueId, useApp, waitForSubtask } from '../helpers';
 
 const app = useApp();

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { JobSpec } from '../../schemas';
 import { expectQuery } from '../../scripts/ui-story';
-import { subtaskStatusQuery } from '../../workflows/messages';
+import { subtaskStatusQuery } from '../../contracts/messages';
 import { pollUntil, startJob, testClient, uniqueId } from '../helpers';
 import { ROOT } from './blocks';
 

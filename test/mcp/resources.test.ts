@@ -10,7 +10,7 @@ import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { DelegateBackend } from '../../mcp/backend';
 import { createHttpBackend } from '../../mcp/http-backend';
-import { createInProcessBackend } from '../../mcp/in-process';
+import { createInProcessBackend } from '../../api/mcp-backend';
 import { createDelegateMcpServer } from '../../mcp/server';
 import { useListeningApp, uniqueId } from '../helpers';
 import { authHeader, TEST_TENANTS } from '../tenants';

@@ -6,7 +6,7 @@ import { createApiMetrics, createWorkerMetrics } from '../../telemetry/metrics';
 import { metricsSinks } from '../../telemetry/metrics-sinks';
 import { reportSinks } from '../../telemetry/report-sinks';
 import { scrapeAllowed } from '../../telemetry/metrics-server';
-import type { SubtaskOutcome } from '../../workflows/telemetry-sinks';
+import type { SubtaskOutcome } from '../../contracts/sinks';
 
 /** The value of one series (`name{labels}`) in an exposition text; 0 when absent. */
 function value(text: string, series: string): number {

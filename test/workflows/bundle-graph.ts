@@ -39,8 +39,8 @@ type Graph = {
 
 /** The packages the SDK itself brings into every workflow run. */
 const SDK_PACKAGES = ['@temporalio/workflow/', '@temporalio/common/', 'nexus-rpc/', 'ms/', 'long/'];
-/** The project's folders a workflow run may evaluate: workflow modules and the pure rules. */
-const PROJECT_FOLDERS = ['workflows/', 'core/'];
+/** The project's folders a workflow run may evaluate: workflow modules, the pure rules and the message definitions (contracts/messages.ts). */
+const PROJECT_FOLDERS = ['workflows/', 'core/', 'contracts/'];
 
 const label = (root: string, resource: string) => {
   const nm = resource.lastIndexOf('node_modules/');

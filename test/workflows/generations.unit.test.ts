@@ -52,7 +52,7 @@ describe('behaviour generations', () => {
   });
 
   it('keeps every registered input flag an optional field of a workflow input that the workflows read', () => {
-    const inputs = ['workflows/subtask/input.ts', 'workflows/job/runtime.ts'].map((f) => readFileSync(join(ROOT, f), 'utf8')).join('\n');
+    const inputs = ['contracts/subtask.ts', 'contracts/job.ts'].map((f) => readFileSync(join(ROOT, f), 'utf8')).join('\n');
     for (const id of registered('input')) {
       const field = id.slice('input:'.length);
       expect(inputs, `${id}: no optional field "${field}" in the workflow inputs`).toMatch(new RegExp(`\\b${field}\\?:`));

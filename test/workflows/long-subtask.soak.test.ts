@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { pollUntil, runsOf, startJob, testClient, uniqueId } from '../helpers';
-import { stopSignal, subtaskBudgetUpdate, subtaskStatusQuery } from '../../workflows/messages';
+import { stopSignal, subtaskBudgetUpdate, subtaskStatusQuery } from '../../contracts/messages';
 
 const evidence = (id: string) => ({ id, source: 'web', snippet: `found ${id}` });
 

@@ -4,7 +4,7 @@
  */
 import { describe, expect, inject, it } from 'vitest';
 import type { JobResult } from '../../schemas';
-import { subtaskStatusQuery } from '../../workflows/messages';
+import { subtaskStatusQuery } from '../../contracts/messages';
 import { createDelegateClient } from 'delegate/client';
 import { finalResult, listeningApp, pollUntil, testClient, uniqueId, useApp, waitForSubtask } from '../helpers';
 import { TEST_TENANTS } from '../tenants';

@@ -1,10 +1,10 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import type { JobInput } from '../../workflows/job/runtime';
+import type { JobInput } from '../../contracts/job';
 import { pollUntil, runJob, startJob, testClient, uniqueId } from '../helpers';
 import type { subtask } from '../../workflows/subtask';
 import { delegationJob } from '../../workflows/delegation-job';
-import { jobStatusQuery, stopSignal, subtaskStatusQuery } from '../../workflows/messages';
+import { jobStatusQuery, stopSignal, subtaskStatusQuery } from '../../contracts/messages';
 
 const evidence = (id: string) => ({ id, source: 'web', snippet: `found ${id}` });
 

@@ -1,6 +1,6 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import type { SubtaskInput } from '../../workflows/subtask';
+import type { SubtaskInput } from '../../contracts/subtask';
 import { runJob, testClient, uniqueId } from '../helpers';
 
 /** The input a child workflow was started with, read from its history. */

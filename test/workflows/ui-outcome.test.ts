@@ -8,7 +8,7 @@ import { workflowMetadataQuery } from '@temporalio/workflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobResult } from '../../schemas';
 import { DEFAULT_WORKFLOW_STACK_FRAMES } from '../../core/engine-limits';
-import { grantSignal } from '../../workflows/messages';
+import { grantSignal } from '../../contracts/messages';
 import { finalResult, pollUntil, startJob, testClient, uniqueId, useApp } from '../helpers';
 
 const app = useApp();

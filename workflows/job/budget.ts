@@ -15,7 +15,7 @@ import { ErrorType } from '../../core/errors';
 import { topUpShare } from '../../core/allocation';
 import type { Running } from './children';
 import type { JobRuntime } from './runtime';
-import { budgetUpdate, grantSignal, grantTaskSignal, jobMessages, subtaskBudgetUpdate } from '../messages';
+import { budgetUpdate, grantSignal, grantTaskSignal, jobMessages, subtaskBudgetUpdate } from '../../contracts/messages';
 
 const refuse = (type: typeof ErrorType.NotFound | typeof ErrorType.Conflict | typeof ErrorType.InvalidInput, message: string) =>
   ApplicationFailure.create({ type, message, nonRetryable: true });

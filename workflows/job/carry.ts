@@ -7,36 +7,16 @@
  *   run 1: stages 1..k ──continue-as-new(carry)──> run 2: stages k+1..m ──> … ──> JobResult
  */
 import { allHandlersFinished, condition, continueAsNew, log } from '@temporalio/workflow';
-import type { PreviousStage } from '../../activities';
-import type { Budget, Evidence, TaskResult } from '../../schemas';
-import type { LedgerState } from '../../core/budget-ledger';
-import type { delegationJob } from '../delegation-job';
+import type { PreviousStage } from '../../contracts/step';
+import type { Evidence } from '../../schemas';
+import type { DelegationJobWorkflow, JobCarry, JobInput } from '../../contracts/job';
 import { MAX_CARRY_BYTES } from '../../core/engine-limits';
-import type { JobInput, JobRuntime } from './runtime';
+import type { JobRuntime } from './runtime';
 import { compactResult, dedupe, dedupeEvidence, fitList, jsonBytes } from '../../core/task-results';
 
 /** Evidence and follow-ups a job carries between runs, at most (JSON bytes). */
 const CARRIED_EVIDENCE_BYTES = 256 * 1024;
 const CARRIED_FOLLOW_UP_BYTES = 64 * 1024;
-
-/** What a pipeline job's next run starts from. */
-export interface JobCarry {
-  startedAt: number;
-  ledger: LedgerState;
-  /** Index of the next stage to run. */
-  next: number;
-  /** The last successful stage's context, handed to the next stage. */
-  last?: PreviousStage;
-  /** Compact results of the stages done, in completion order. */
-  results: TaskResult[];
-  allocations: Record<string, Budget>;
-  clipped: string[];
-  refused: string[];
-  evidence: Evidence[];
-  followUps: string[];
-  /** Runs so far (1 for the first). */
-  runs: number;
-}
 
 /** Puts a carried state back into a fresh runtime (called once, before the pattern runs). */
 export function restoreCarry(rt: JobRuntime, carry: JobCarry): void {
@@ -91,7 +71,7 @@ export async function continuePipeline(rt: JobRuntime, next: number, last: Previ
   log.info('pipeline continues as new', { jobId: rt.spec.jobId, next, runs: input.carry!.runs });
   // what this run emitted reaches the stream before the next run starts
   await rt.events.settled();
-  return continueAsNew<typeof delegationJob>(input);
+  return continueAsNew<DelegationJobWorkflow>(input);
 }
 
 /** The evidence and follow-ups of earlier runs (empty in a first run). */

@@ -9,21 +9,22 @@ import { CancellationScope, startChild, workflowInfo, type ChildWorkflowHandle }
 import type { SearchAttributePair } from '@temporalio/common';
 import type { Budget, FailureReason, TaskSpec } from '../../schemas';
 import { EXECUTION_TIMEOUT_MARGIN_SECONDS } from '../../core/engine-limits';
-import type { EventTarget } from './events';
-import type { JobInput, RunContext } from './runtime';
+import type { EventTarget } from '../../contracts/step';
+import type { RunContext } from './runtime';
+import type { DelegationJobWorkflow, JobInput } from '../../contracts/job';
 import { agentLabel, withContextSeed } from '../../core/task-results';
 import { LABELS_KEY, PATTERN_KEY, STATUS_KEY, TENANT_KEY } from '../../core/search-attributes';
 import { staticSummary } from '../ui-details';
-import type { delegationJob } from '../delegation-job';
-import { cancelJobSignal, cancelSignal, stopSignal } from '../messages';
-import { HOST_RULES, subtask, type SubtaskInput } from '../subtask';
+import { cancelJobSignal, cancelSignal, stopSignal } from '../../contracts/messages';
+import { HOST_RULES, subtask } from '../subtask';
+import type { SubtaskInput } from '../../contracts/subtask';
 import { currentModel, nestedModel } from './model';
 import { nestedRoutes, runManifests, submittedManifest, type Routes } from '../../core/routing';
 
 /** A child between start and result. */
 export interface Running {
   task: TaskSpec;
-  handle: ChildWorkflowHandle<typeof delegationJob> | ChildWorkflowHandle<typeof subtask>;
+  handle: ChildWorkflowHandle<DelegationJobWorkflow> | ChildWorkflowHandle<typeof subtask>;
   /** The job's allocation object for this task (top-ups grow it in place). */
   allocation: Budget;
   /** True when the job's remainder or a fair share set its allocation: it gets part of a job top-up. */
@@ -200,7 +201,7 @@ export class JobChildren {
     };
     return task.job
       ? // by its type's name: the job's module imports this one, so a value import would close a circle
-        startChild<typeof delegationJob>('delegationJob', {
+        startChild<DelegationJobWorkflow>('delegationJob', {
           ...common,
           args: [
             {

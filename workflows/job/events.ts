@@ -10,6 +10,7 @@
 import { CancellationScope, patched, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import type { JobEventType, NewJobEvent } from '../../schemas/events';
+import type { EventTarget } from '../../contracts/step';
 
 /** The patch id of job events: do not change. */
 export const EVENTS_PATCH = 'job-events';
@@ -20,12 +21,6 @@ export const EVENTS_PATCH = 'job-events';
  * then the other 49). Runs begun before it replay their writes as they made them.
  */
 export const EVENTS_BURST_PATCH = 'job-events-burst';
-
-/** Whose stream a job (or a subtask's steps) writes to: the root job's. */
-export interface EventTarget {
-  tenant: string;
-  jobId: string;
-}
 
 const { appendJobEvents } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',

@@ -9,8 +9,8 @@
  */
 import { ApplicationFailure, log, setHandler } from '@temporalio/workflow';
 import { ErrorType } from '../../core/errors';
-import type { JobInput } from './runtime';
-import { jobMessages, modelUpdate } from '../messages';
+import type { JobInput } from '../../contracts/job';
+import { jobMessages, modelUpdate } from '../../contracts/messages';
 import { applyModelUpdate, lowestCap, type JobModelState } from '../../core/role-limits';
 
 const invalid = (message: string) => ApplicationFailure.create({ type: ErrorType.InvalidInput, message, nonRetryable: true });

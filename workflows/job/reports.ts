@@ -9,7 +9,7 @@
  */
 import { proxySinks } from '@temporalio/workflow';
 import type { TaskResult } from '../../schemas';
-import type { DelegateReportSinks, JobReportBatch, WorkflowLogLine } from '../telemetry-sinks';
+import type { DelegateReportSinks, JobReportBatch, WorkflowLogLine } from '../../contracts/sinks';
 import { afterBurst } from './burst';
 import { logContext } from '../log-context';
 import { splitOf } from '../../core/token-split';

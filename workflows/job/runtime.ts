@@ -6,19 +6,17 @@
  *   pattern ──runTask(task)──> budget.reserveTask ──> children.start ──> result ──> budget.settleTask ──> records.record
  */
 import { ApplicationFailure, ChildWorkflowFailure, TimeoutFailure } from '@temporalio/workflow';
-import type { PreviousStage, ScoutJobInput } from '../../activities';
-import type { Budget, Evidence, FailureReason, JobResult, JobSpec, TaskResult, TaskSpec } from '../../schemas';
+import type { PreviousStage } from '../../contracts/step';
+import type { JobInput } from '../../contracts/job';
+import type { Evidence, FailureReason, JobResult, TaskResult, TaskSpec } from '../../schemas';
 import { minBudget } from '../../core/budget-ledger';
 import { DEFAULT_JOB_MAX_SECONDS, type EngineLimits } from '../../core/engine-limits';
-import type { JobCarry } from './carry';
-import type { JobModelState } from '../../core/role-limits';
 import { childId, JobChildren } from './children';
 import { JobLedger } from './ledger';
-import { JobEventLog, type EventTarget } from './events';
+import { JobEventLog } from './events';
 import { JobRecords } from './task-records';
 import { JobReports } from './reports';
 import { ErrorType } from '../../core/errors';
-import type { Routes, RunManifest } from '../../core/routing';
 import { agentLabel, jobAsTaskResult, notRunResult } from '../../core/task-results';
 
 export type { Running } from './children';
@@ -27,65 +25,6 @@ export type { Running } from './children';
 export const DEFAULT_MAX_DEPTH = 3;
 /** Children running at once when the spec does not say. */
 export const DEFAULT_MAX_PARALLEL = 100;
-
-/** Input of the job workflow. */
-export interface JobInput {
-  /** The job; `jobId` is always set by the time it runs. */
-  spec: JobSpec & { jobId: string };
-  tenant?: string;
-  /** 0 for a root job; a nested job is one deeper than its parent. */
-  depth?: number;
-  /** Operator cap on depth (levels below the root). */
-  maxDepth?: number;
-  /** Set when the parent job reserved a budget for this one: the lower cap wins. */
-  allocation?: Budget;
-  /** The tenant's agent lane: the activity task queue of its agent steps (default: the job's own queue). */
-  agentQueue?: string;
-  /**
-   * Manifests of the agents the spec names, by id, resolved at submission (the API rewrites
-   * capability and semantic references to ids): subtasks then need no resolving activity.
-   */
-  agents?: Record<string, RunManifest>;
-  /**
-   * Why the API chose the agent of a task that did not name one (a semantic route, the research
-   * default), by task key (`core/routing.ts` routeKey): the subtask's `routing.reason`. Absent: named.
-   */
-  routes?: Routes;
-  /** Engine-limit knobs (maximum duration, step ceiling, runs); nested jobs inherit them. */
-  limits?: EngineLimits;
-  /** Wall-clock deadline (epoch ms): set by a parent job, or by the previous run. */
-  deadline?: number;
-  /** Set by the previous run of a long pipeline (continue-as-new). */
-  carry?: JobCarry;
-  /** The root job's event stream (set by the parent; a root job writes its own). */
-  events?: EventTarget;
-  /** True for a batch of a wide fan-out (part of its parent job, not a job of its own). */
-  batch?: boolean;
-  /**
-   * Set by the API for a job with a completion webhook: the record's reference to its URL and token
-   * (record/callbacks.ts), which stay out of this input and so out of every history. A job started
-   * straight through Temporal (or before this field) has `spec.callbackUrl` instead.
-   */
-  callbackRef?: string;
-  /** Set by POST /v1/scouts: the job is a code scout, settled in the record at its end (scout.ts). */
-  scout?: ScoutJobInput;
-  /** The job's current model and output cap as last updated (model.ts); absent: the spec's. */
-  model?: JobModelState;
-  /**
-   * The job's W3C trace context, made by the API at submission (api/trace-context.ts): every
-   * subtask, agent call, result, event and log line of the job carries its trace id. Absent for
-   * a job started straight through Temporal without one.
-   */
-  traceparent?: string;
-  /**
-   * Set by the API, which checked the input by the workflow's own rules (schemas/job-input.ts)
-   * before starting the run, and by a job on its batches and nested jobs (cut from the input it
-   * checked): the run does not load zod and every schema to check it again (about 60 ms of the
-   * workflow thread per job, before its first child starts). A job started straight through
-   * Temporal without it is checked by the workflow.
-   */
-  checked?: true;
-}
 
 /** Per-run context a pattern adds to a task (a pipeline hands each stage the previous one). */
 export interface RunContext {

@@ -7,7 +7,7 @@
 import { CancellationScope, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import type { JobResult } from '../../schemas';
-import type { JobInput } from './runtime';
+import type { JobInput } from '../../contracts/job';
 
 const { finishScout } = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',

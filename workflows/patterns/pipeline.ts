@@ -14,7 +14,7 @@
  * `partial` rather than `failure`.
  */
 import { workflowInfo } from '@temporalio/workflow';
-import type { PreviousStage } from '../../activities';
+import type { PreviousStage } from '../../contracts/step';
 import type { JobOutcome, TaskResult } from '../../schemas';
 import { pastHardMark, pastSoftMark } from '../../core/engine-limits';
 import { continuePipeline } from '../job/carry';

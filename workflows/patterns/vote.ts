@@ -16,7 +16,7 @@ import { CancellationScope, condition, log, patched, proxySinks, workflowInfo } 
 import { DEFAULT_MAX_PARALLEL, type JobRuntime } from '../job/runtime';
 import type { PatternOutcome } from './outcome';
 import { agreement, ballotOf, decide, type Ballot, type VoteDecision } from '../../core/vote-tally';
-import type { DelegateMetricsSinks } from '../telemetry-sinks';
+import type { DelegateMetricsSinks } from '../../contracts/sinks';
 
 /** The patch id of the share-of-cast rule of weighted votes: do not change. */
 export const WEIGHTED_SHARE_PATCH = 'weighted-vote-share';

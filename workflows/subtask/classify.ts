@@ -4,7 +4,7 @@
  * error class of ours (STYLE 8); the SDK's own failure classes are the sandbox's.
  */
 import { ActivityFailure, ApplicationFailure, CancelledFailure, isCancellation, TimeoutFailure } from '@temporalio/workflow';
-import type { FailureDetails } from '../../activities/errors';
+import type { FailureDetails } from '../../contracts/step';
 import type { FailureReason, Usage } from '../../schemas';
 import { ErrorType } from '../../core/errors';
 import type { StepFailure } from './step';

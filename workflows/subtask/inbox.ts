@@ -9,7 +9,7 @@
  *   step asked ──questionOf──> openItem ──answer──> afterWait ──> next step gets `answer`
  *   steer signal ──queueMessage──> takeMessages (the next step's `messages`, noted in the result)
  */
-import type { SteeringNote, StepAnswer, StepAsk } from '../../activities/agents/types';
+import type { SteeringNote, StepAnswer, StepAsk } from '../../contracts/step';
 import type { ApprovalPolicy } from '../../schemas/approval';
 import type { InboxDecision, InboxKind, InboxReason, OnTimeout } from '../../core/inbox';
 import { halt } from './halt';
@@ -226,7 +226,3 @@ export interface HitlState {
   opened: number;
 }
 
-/** The carried part: what must survive continue-as-new (absent when there is nothing, so old carries read back). */
-export type HitlCarry = Partial<
-  Pick<HitlState, 'approvedStart' | 'spendApprovedStep' | 'approvedTools' | 'lastCostUsd' | 'answer' | 'messages'>
->;

@@ -12,14 +12,14 @@ import { log } from '@temporalio/workflow';
 import type { TaskResult } from '../../schemas';
 import { beforeStep, budgetHalt, halt, stepsLeft } from './halt';
 import { approvalNeeded, needMoreInformation, questionOf, resumeWithAnswer, undelivered } from './inbox';
-import type { SubtaskInput } from './input';
+import type { SubtaskInput } from '../../contracts/subtask';
 import { applyRoleNext, awaitsSummary, summaryReprompt } from './reprompt';
 import { SubtaskRun } from './run';
 import { askHuman, waitForTopUp } from './waits';
 
 export { HOST_RULES } from './host-rules';
-export type { SubtaskInput } from './input';
-export type { SubtaskCarry } from './state';
+export type { SubtaskInput } from '../../contracts/subtask';
+export type { SubtaskCarry } from '../../contracts/subtask';
 
 /** Runs one subtask to a TaskResult. The function name is the workflow type: do not rename. */
 export async function subtask(input: SubtaskInput): Promise<TaskResult> {

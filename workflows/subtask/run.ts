@@ -8,9 +8,9 @@
  *   open ──> [ beforeStep ──> carryOn? ──> approval? ──> runOne ──> afterStep ]* ──> result
  */
 import { allHandlersFinished, condition, continueAsNew, log, patched, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { AgentStepInput } from '../../activities';
+import type { AgentStepInput } from '../../contracts/step';
 import type { AgentManifest, FailureReason, TaskResult, TaskSpec } from '../../schemas';
-import { cancelSignal, grantSignal, stopSignal, subtaskMessages, subtaskStatusQuery } from '../messages';
+import { cancelSignal, grantSignal, stopSignal, subtaskMessages, subtaskStatusQuery } from '../../contracts/messages';
 import { snapshot, topUp } from '../../core/budget-ledger';
 import { MAX_CARRY_BYTES } from '../../core/engine-limits';
 import { agentLabel, jsonBytes } from '../../core/task-results';
@@ -28,7 +28,7 @@ import { classify } from './classify';
 import { fallbackUnresolved, leaveAgent, mayFallBack, switchTo, takeFallback } from './fallback';
 import { cannotCarry, continuesAsNew, pastDeadline } from './halt';
 import { hostRules, type HostRules } from './host-rules';
-import type { SubtaskInput } from './input';
+import type { SubtaskInput } from '../../contracts/subtask';
 import { delivered, forStep, toolApproval } from './inbox';
 import type { Reprompted } from './reprompt';
 import { notResolvedResult, taskResult } from './result';

@@ -16,7 +16,8 @@ import {
   upsertSearchAttributes,
   type ActivityOptions,
 } from '@temporalio/workflow';
-import type { Activities, AgentStepInput, AgentStepOutput } from '../../activities';
+import type { Activities } from '../../activities';
+import type { AgentStepInput, AgentStepOutput } from '../../contracts/step';
 import type { TaskResult, TaskSpec } from '../../schemas';
 import type { RunManifest } from '../../core/routing';
 import { ErrorType, NON_RETRYABLE_ERROR_TYPES } from '../../core/errors';
@@ -26,7 +27,7 @@ import { clampStepPolicy, scheduleToStartOption, type StepPolicy } from '../../c
 import { staticSummary } from '../ui-details';
 import { classify } from './classify';
 import type { StepOutcome } from './step';
-import type { SubtaskInput } from './input';
+import type { SubtaskInput } from '../../contracts/subtask';
 
 /** Resolves the task's agent (and a fallback's). */
 export const { resolveAgent } = proxyActivities<Activities>({

@@ -8,11 +8,12 @@
  * Transitions update the state in place: a step must not copy the evidence or the lists.
  */
 import type { AgentTry, Budget, Evidence, FailureReason, TaskSpec } from '../../schemas';
-import type { SubtaskStatus } from '../messages';
-import type { RoleHostCarry } from '../role-host';
+import type { SubtaskStatus } from '../../contracts/messages';
+import type { RoleHostCarry } from '../../contracts/role';
 import { runManifest, type Routing, type RunManifest } from '../../core/routing';
 import type { HostRules } from './host-rules';
-import type { HitlCarry, HitlState } from './inbox';
+import type { HitlState } from './inbox';
+import type { HitlCarry, SubtaskCarry } from '../../contracts/subtask';
 import { exhaustedAxes, newLedger, type LedgerState } from '../../core/budget-ledger';
 import { agentLabel, dedupe, fitList } from '../../core/task-results';
 
@@ -83,46 +84,6 @@ export interface SubtaskState {
   /** Approvals, questions and steering messages (inbox.ts); carried only when it holds something. */
   hitl: HitlState;
 }
-
-/** The state's fields a carry holds as they are (capped lists aside): the same names, so a carry reads back field by field. */
-type CarriedAsIs =
-  | 'startedAt'
-  | 'ledger'
-  | 'steps'
-  | 'attempts'
-  | 'evidence'
-  | 'citations'
-  | 'followUps'
-  | 'errors'
-  | 'summary'
-  | 'data'
-  | 'confidence'
-  | 'reprompt'
-  | 'stopRequested'
-  | 'cancelRequested'
-  | 'runs'
-  | 'stoppedBy'
-  | 'routing';
-/** Carried only under host rules 1, or only for a task with fallbacks. */
-type CarriedSometimes =
-  'notes' | 'summaryReprompted' | 'schemaValid' | 'fallbackAt' | 'agentsTried' | 'agentStartStep' | 'fallbacks' | 'throttledMs';
-
-/**
- * The state as carried into the next run (`carryOf`): its wire form, which running histories
- * hold, so a field keeps its name. `runs` is the next run's number; `fallbacks` only those a
- * capability inherited (the task's own are in its spec).
- */
-export type SubtaskCarry = Pick<SubtaskState, CarriedAsIs> &
-  Partial<Pick<SubtaskState, CarriedSometimes>> & {
-    manifest: RunManifest;
-    channels: string[];
-    /** The agent's own state (`agentState`). */
-    state?: unknown;
-    /** A role task's protocol state. */
-    role?: RoleHostCarry;
-    /** Approvals given, an answer or messages not yet handed to a step. */
-    hitl?: HitlCarry;
-  };
 
 /** The state once the agent is resolved: every step-time transition takes this. */
 export type RunningState = SubtaskState & { manifest: RunManifest };

@@ -5,9 +5,8 @@
  *
  *   stepInput(state) ──agentStep──> ok | failed | cancel | latency ──applyOutcome──> halt | again | failed | ok
  */
-import type { AgentStepInput, AgentStepOutput, PreviousStage } from '../../activities';
+import type { AgentStepInput, AgentStepOutput, EventTarget, PreviousStage } from '../../contracts/step';
 import type { FailureReason, Usage } from '../../schemas';
-import type { EventTarget } from '../job/events';
 import { charge, remaining } from '../../core/budget-ledger';
 import { appendEvidence, fitList, jsonBytes } from '../../core/task-results';
 import { noWorkerMessage } from '../../core/step-policy';

@@ -12,7 +12,7 @@ import { ErrorType } from '../../core/errors';
 import { labelsOf, type InboxOpen } from '../../core/inbox';
 import { msLeft } from '../../core/engine-limits';
 import { LABELS_KEY } from '../../core/search-attributes';
-import { decideUpdate, steerSignal, subtaskMessages } from '../messages';
+import { decideUpdate, steerSignal, subtaskMessages } from '../../contracts/messages';
 import { halt } from './halt';
 import {
   afterBudgetWait,

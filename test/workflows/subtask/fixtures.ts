@@ -1,8 +1,9 @@
 /** Builders for the subtask transitions' unit tests: a manifest, a task, a running state, a step's output. */
-import type { AgentStepOutput } from '../../../activities';
+import type { AgentStepOutput } from '../../../contracts/step';
 import type { AgentManifest, Budget, Evidence, TaskSpec, Usage } from '../../../schemas';
 import { usageOf } from '../../../core/money';
-import { newState, resolved, type RunningState, type SubtaskCarry } from '../../../workflows/subtask/state';
+import { newState, resolved, type RunningState } from '../../../workflows/subtask/state';
+import type { SubtaskCarry } from '../../../contracts/subtask';
 
 /** Epoch ms every test's subtask starts at. */
 export const T0 = 1_700_000_000_000;

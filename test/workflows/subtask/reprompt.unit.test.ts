@@ -1,6 +1,6 @@
 /** The host's re-prompts: a research summary of other than 3–6 sentences (once), and the role protocol's. */
 import { describe, expect, it } from 'vitest';
-import type { PendingToolCall, ToolAnswer } from '../../../activities/role-protocol-tools';
+import type { PendingToolCall, ToolAnswer } from '../../../contracts/role';
 import type { Role } from '../../../schemas';
 import { RoleHost } from '../../../workflows/role-host';
 import { newProtocolState } from '../../../workflows/role-protocol';

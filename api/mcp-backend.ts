@@ -6,12 +6,12 @@
  * in the log.
  */
 import type { FastifyInstance } from 'fastify';
-import { fromTemporal, HttpProblem } from '../api/errors';
-import { viewOf } from '../api/routes/scouts';
-import { decodeJobPageToken } from '../api/jobs/page-token';
-import { readResearchSubtask, researchRoutingOf, runResearchSubtask } from '../api/jobs/research';
+import { fromTemporal, HttpProblem } from './errors';
+import { viewOf } from './routes/scouts';
+import { decodeJobPageToken } from './jobs/page-token';
+import { readResearchSubtask, researchRoutingOf, runResearchSubtask } from './jobs/research';
 import type { JobOutcome } from '../schemas';
-import { DelegateError, type DelegateBackend } from './backend';
+import { DelegateError, type DelegateBackend } from '../mcp/backend';
 
 /** The error an MCP caller sees: the API's problem, never an internal message. */
 function asDelegateError(app: FastifyInstance, err: unknown): DelegateError {

@@ -14,7 +14,7 @@ import type { Budget, JobProgress, Ledger } from '../schemas';
 import type { JobModelState } from '../core/role-limits';
 import type { BreakerState, StepOutcome, TrialGrant, TrialRequest } from '../core/breaker-state';
 import type { InboxDecision } from '../core/inbox';
-import type { SteeringNote } from '../activities/agents/types';
+import type { SteeringNote } from './step';
 
 /** Why a stop or cancel was sent (logs only). */
 export interface StopReason {

@@ -1,12 +1,16 @@
 /**
- * What a subtask run is given: the task, its share of the job's budget, where its steps run,
- * and, for a run continued as new, everything the loop had.
+ * The subtask workflow's contract: what a job (or a caller of its own on Temporal) starts a
+ * subtask with (the task, its share of the job's budget, where its steps run), and everything
+ * a long loop carries into its next run (continue-as-new). Both land in the engine's
+ * histories, so a field keeps its name, and a new one is optional.
+ *
+ *   job ──SubtaskInput──> subtask ──continue-as-new: SubtaskInput { carry: SubtaskCarry }──> next run
  */
-import type { PreviousStage } from '../../activities';
-import type { Budget, TaskSpec } from '../../schemas';
-import type { RunManifest } from '../../core/routing';
-import type { EventTarget } from '../job/events';
-import type { SubtaskCarry } from './state';
+import type { AgentTry, Budget, Evidence, TaskResult, TaskSpec } from '../schemas';
+import type { LedgerState } from '../core/budget-ledger';
+import type { Routing, RunManifest } from '../core/routing';
+import type { RoleHostCarry } from './role';
+import type { EventTarget, PreviousStage, SteeringNote, StepAnswer } from './step';
 
 /** Input of the subtask workflow. */
 export interface SubtaskInput {
@@ -57,3 +61,61 @@ export interface SubtaskInput {
   /** The job's W3C trace context (its `JobInput.traceparent`): sent to its agents, its trace id on its result and log lines. */
   traceparent?: string;
 }
+
+/** The approvals, answer and messages a subtask carries into its next run (absent when there is nothing, so old carries read back). */
+export interface HitlCarry {
+  approvedStart?: boolean;
+  spendApprovedStep?: number;
+  approvedTools?: string[];
+  /** What the last completed step spent (costUsd): the planned spend of the next one. */
+  lastCostUsd?: number;
+  answer?: StepAnswer;
+  messages?: SteeringNote[];
+}
+
+/**
+ * The subtask loop's state as carried into the next run (`carryOf`): its wire form, which running
+ * histories hold, so a field keeps its name (the loop's SubtaskState has the same names, so a
+ * carry reads back field by field). `runs` is the next run's number; `fallbacks` only those a
+ * capability inherited (the task's own are in its spec).
+ */
+export interface SubtaskCarry {
+  /** Epoch ms the subtask's first run started. */
+  startedAt: number;
+  manifest: RunManifest;
+  ledger: LedgerState;
+  steps: number;
+  attempts: number;
+  evidence: Evidence[];
+  citations: string[];
+  followUps: string[];
+  channels: string[];
+  errors: string[];
+  summary: string;
+  data?: unknown;
+  confidence: number;
+  /** The agent's own state (`agentState`). */
+  state?: unknown;
+  reprompt?: string;
+  stopRequested: boolean;
+  cancelRequested: boolean;
+  runs: number;
+  stoppedBy?: string;
+  routing?: Routing;
+  // carried only under host rules 1, or only for a task with fallbacks
+  notes?: string[];
+  summaryReprompted?: boolean;
+  schemaValid?: boolean | null;
+  fallbackAt?: number;
+  agentsTried?: AgentTry[];
+  agentStartStep?: number;
+  fallbacks?: string[];
+  throttledMs?: number;
+  /** A role task's protocol state. */
+  role?: RoleHostCarry;
+  /** Approvals given, an answer or messages not yet handed to a step. */
+  hitl?: HitlCarry;
+}
+
+/** The subtask workflow's type (`subtask`), for a client that reads it by its workflow id. */
+export type SubtaskWorkflow = (input: SubtaskInput) => Promise<TaskResult>;

@@ -6,9 +6,9 @@
  */
 import type { Client } from '@temporalio/client';
 import type { JobResult, TaskResult } from '../schemas';
-import type { delegationJob } from '../workflows/delegation-job';
+import type { DelegationJobWorkflow } from '../contracts/job';
 import { batchesToFetch, stitchBatches } from '../core/stitching';
-import type { subtask } from '../workflows/subtask';
+import type { SubtaskWorkflow } from '../contracts/subtask';
 
 /** Children fetched at once while stitching. */
 const FETCH_AT_ONCE = 8;
@@ -21,11 +21,11 @@ export async function wholeResult(client: Client, r: JobResult, onFetched?: () =
   for (let i = 0; i < todo.length; i += FETCH_AT_ONCE) {
     await Promise.all(
       todo.slice(i, i + FETCH_AT_ONCE).map(async (b) => {
-        if (b.kind === 'subtask') tasks.set(b.id, await client.workflow.getHandle<typeof subtask>(b.workflowId).result());
+        if (b.kind === 'subtask') tasks.set(b.id, await client.workflow.getHandle<SubtaskWorkflow>(b.workflowId).result());
         else
           jobs.set(
             b.id,
-            await wholeResult(client, await client.workflow.getHandle<typeof delegationJob>(b.workflowId).result(), onFetched),
+            await wholeResult(client, await client.workflow.getHandle<DelegationJobWorkflow>(b.workflowId).result(), onFetched),
           );
       }),
     );
