@@ -1,11 +1,11 @@
 /**
  * docs/reference/configuration.md, generated from the configuration schema (`schemas/config.ts`):
- * one row per variable with its default and its `.describe()`. `npm run docs:config` writes it;
+ * a table per area of it (schemas/env/), one row per variable with its default and its `.describe()`. `npm run docs:config` writes it;
  * test/docs/reference.unit.test.ts fails when the committed page differs, so a variable
  * cannot be added without its documentation.
  */
 import type { z } from 'zod';
-import { ConfigSchema } from '../schemas/config';
+import { CONFIG_AREAS, ConfigSchema } from '../schemas/config';
 
 /** Where the generated page lives, from the repository root. */
 export const CONFIG_REFERENCE_PATH = 'docs/reference/configuration.md';
@@ -59,10 +59,18 @@ export function undescribedVariables(): string[] {
 
 /** The page, as `npm run docs:config` writes it. */
 export function renderConfigReference(): string {
-  const rows = Object.entries(ConfigSchema.shape).map(([name, s]) => {
+  const row = ([name, s]: [string, unknown]) => {
     const schema = s as z.ZodType;
     return `| ${code(name)} | ${defaultCell(schema)} | ${cell((schema.description ?? '(undescribed)') + valuesOf(schema))} |`;
-  });
+  };
+  const tables = CONFIG_AREAS.flatMap(({ title, shape }) => [
+    `## ${title}`,
+    '',
+    '| variable | default | meaning |',
+    '| --- | --- | --- |',
+    ...Object.entries(shape).map(row),
+    '',
+  ]);
   return [
     '# Configuration variables',
     '',
@@ -73,11 +81,10 @@ export function renderConfigReference(): string {
     'message naming the variable. How the variables, the agents file and the keys file fit',
     'together: [operations/configuration.md](../operations/configuration.md).',
     '',
-    '| variable | default | meaning |',
-    '| --- | --- | --- |',
-    ...rows,
+    ...tables,
+    '## Read elsewhere',
     '',
-    'Also read, and not in this table: the standard OpenTelemetry variables (`OTEL_EXPORTER_OTLP_ENDPOINT`,',
+    'Also read, and not in these tables: the standard OpenTelemetry variables (`OTEL_EXPORTER_OTLP_ENDPOINT`,',
     '`OTEL_TRACES_EXPORTER`, `OTEL_SERVICE_NAME`, `OTEL_SDK_DISABLED` and the rest; tracing is off while none',
     "is set: [traces](../guides/observability.md#traces)); `npm start`'s own `DELEGATE_DATA_DIR`,",
     '`DELEGATE_TEMPORAL_PORT`, `DELEGATE_TEMPORAL_UI_PORT` and `TEMPORAL_CLI` ([getting started](../getting-started.md#what-npm-start-runs));',

@@ -4,7 +4,7 @@ import { CONFIG_REFERENCE_PATH, renderConfigReference, undescribedVariables } fr
 
 const missing = undescribedVariables();
 if (missing.length) {
-  console.error(`describe these variables in schemas/config.ts first: ${missing.join(', ')}`);
+  console.error(`describe these variables in their area's module of schemas/env/ first: ${missing.join(', ')}`);
   process.exit(1);
 }
 writeFileSync(CONFIG_REFERENCE_PATH, renderConfigReference());
