@@ -52,15 +52,15 @@ function insertions(unguarded: boolean): Insertion[] {
   return [
     {
       // right before the step loop: once marked, the run does not mark again
-      anchor: '  while (!r.done) {\n',
+      anchor: '  for (let turn: Turn = BEGIN; ;) {\n',
       code: '  let n1Marked = false;\n',
     },
     {
       // in the step loop, right before a step is issued
-      anchor: '    const after = await run.runOne(awaitsSummary(r));\n',
+      anchor: '    turn = await loop.perform(action);\n',
       code:
         `    // version N+1 (test/chaos/next-version.ts): mark the run once, before the next step\n` +
-        `    if (${when}) {\n` +
+        `    if (action.kind === 'runStep' && ${when}) {\n` +
         `      n1Marked = true;\n` +
         `      n1UpsertMemo({ ${JSON.stringify(DEPLOY_VERSION_MEMO)}: ${JSON.stringify(NEXT_VERSION)}, ${JSON.stringify(FROM_STEP_MEMO)}: r.steps });\n` +
         `    }\n`,

@@ -28,9 +28,11 @@ import { eagerBytes, eagerWorkflowGraph, violations, type EagerGraph } from './b
  * or class-field helpers); 300,943 (296,692 before) with a provider's queue and fairness key for
  * steps, the subtask's throttled time, the routing reasons a job hands its subtasks, the re-prompt
  * note, the top-up bounds and the webhook's callback reference. Raise it on purpose, in the commit
- * that needs it, saying why.
+ * that needs it, saying why. Raised by 6,000 bytes of the project's (310,000 to 316,000) for the
+ * subtask loop as a decision (issue 54): next.ts, the loop's order as a pure function, and loop.ts,
+ * its interpreter, took the project's from 306,630 to 312,066.
  */
-const BUDGET = { total: 710_000, project: 310_000 };
+const BUDGET = { total: 710_000, project: 316_000 };
 
 let graph: EagerGraph;
 beforeAll(async () => {

@@ -27,13 +27,13 @@ describe('rolling deploy: version N+1 of the subtask workflow', () => {
 
   it('leaves the patch out of the unguarded control', () => {
     const control = applyNextVersion(source, { unguarded: true });
-    expect(control).toContain('if (!n1Marked) {');
+    expect(control).toContain("if (action.kind === 'runStep' && !n1Marked) {");
     expect(control).not.toContain(`n1Patched(${JSON.stringify(NEXT_VERSION_PATCH)})`);
   });
 
   it('names the anchor a refactor moved', () => {
-    expect(() => applyNextVersion(source.replace('  while (!r.done) {\n', '  while (!state.done) {\n'))).toThrow(
-      /anchor "while \(!r\.done\) \{" not found in workflows\/subtask\/index\.ts/,
+    expect(() => applyNextVersion(source.replace('  for (let turn: Turn = BEGIN; ;) {\n', '  for (;;) {\n'))).toThrow(
+      /anchor "for \(let turn: Turn = BEGIN; ;\) \{" not found in workflows\/subtask\/index\.ts/,
     );
   });
 });

@@ -41,4 +41,5 @@ export function switchTo(s: RunningState, next: RunManifest, why: FailureReason)
   s.agentStartStep = s.steps;
   s.agentState = undefined;
   s.reprompt = undefined;
+  s.awaitingSummary = false;
 }

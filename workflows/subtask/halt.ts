@@ -55,9 +55,12 @@ export function agentHasSteps(s: RunningState): boolean {
 /** The agent's own limit: `maxSteps` since it took over. */
 export function stepsLeft(s: RunningState): 'go' | 'out_of_steps' {
   if (agentHasSteps(s)) return 'go';
-  s.errors.push(`agent did not finish within its ${s.manifest.limits.maxSteps} steps`);
+  s.errors.push(outOfSteps(s));
   return 'out_of_steps';
 }
+
+/** What `out_of_steps` says (in `errors`, and to the fallback's record). */
+export const outOfSteps = (s: RunningState) => `agent did not finish within its ${s.manifest.limits.maxSteps} steps`;
 
 /** A spent budget that no top-up refilled: `budget_exhausted`, or the signal that ended the wait. */
 export function budgetHalt(s: SubtaskState, rules: HostRules, now: number): 'halt' {

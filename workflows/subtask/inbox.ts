@@ -131,11 +131,11 @@ export function afterWait(s: RunningState, item: PendingItem): AfterWait {
   s.hitl.pending = undefined;
   s.hitl.decision = undefined;
   s.phase = 'running';
-  const what = item.kind === 'question' ? 'question' : `approval (${item.reason})`;
+  const what = itemWords(item);
   if (!d) {
     // a stop or cancel ended the wait: the check before the next step halts with it
     if (s.stopRequested || s.cancelRequested) return 'go';
-    s.errors.push(`${what} ${item.id} was not decided in time (onTimeout: ${item.onTimeout})`);
+    s.errors.push(notDecided(item));
     if (item.onTimeout === 'fallback') {
       // the fallback agent runs without the approval that timed out: it is the one the task falls back on for that
       if (item.kind === 'approval') grant(s, item);
@@ -157,6 +157,11 @@ export function afterWait(s: RunningState, item: PendingItem): AfterWait {
   else grant(s, item);
   return 'go';
 }
+
+const itemWords = (item: PendingItem) => (item.kind === 'question' ? 'question' : `approval (${item.reason})`);
+
+/** What an item nobody decided in time says (in `errors`, and to the fallback's record). */
+export const notDecided = (item: PendingItem) => `${itemWords(item)} ${item.id} was not decided in time (onTimeout: ${item.onTimeout})`;
 
 /** An approval given (or waived for a fallback): the step it held may run. */
 function grant(s: SubtaskState, item: PendingItem): void {
@@ -225,4 +230,3 @@ export interface HitlState {
   /** Items opened so far (this run). */
   opened: number;
 }
-

@@ -13,15 +13,7 @@ import type { RoleNext } from '../role-host';
 import type { HostRules } from './host-rules';
 import { agentHasSteps, halt } from './halt';
 import type { StepFailure } from './step';
-import { spentAxes, type RunningState, type SubtaskState } from './state';
-
-/** Starts the host's summary re-prompt (an agent's own re-prompts start otherwise). */
-export const SUMMARY_REPROMPT_PREFIX = 'Summary:';
-
-/** The step about to run answers the host's summary re-prompt. */
-export function awaitsSummary(s: SubtaskState): boolean {
-  return s.reprompt?.startsWith(SUMMARY_REPROMPT_PREFIX) ?? false;
-}
+import { spentAxes, SUMMARY_REPROMPT_PREFIX, type RunningState, type SubtaskState } from './state';
 
 /** A re-prompt the host set (`state.reprompt`), as its RETRY log line reports it. */
 export interface Reprompted {
@@ -59,6 +51,7 @@ export function summaryReprompt(s: RunningState, task: TaskSpec, rules: HostRule
   if (check.ok) return null;
   s.summaryReprompted = true;
   s.reprompt = `${SUMMARY_REPROMPT_PREFIX} ${check.reprompt}`;
+  s.awaitingSummary = true;
   s.done = false;
   s.notes.push(`summary re-prompted once: it had ${check.sentences} sentence${check.sentences === 1 ? '' : 's'}`);
   return { error: `summary of ${check.sentences} sentences`, why: 're-prompt for a 3–6 sentence summary' };

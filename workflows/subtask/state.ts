@@ -54,6 +54,8 @@ export interface SubtaskState {
   agentState?: unknown;
   /** What the next step tells the agent about its previous answer. */
   reprompt?: string;
+  /** `reprompt` is the host's summary re-prompt: a step that fails to answer it keeps the first answer. */
+  awaitingSummary: boolean;
   stopRequested: boolean;
   cancelRequested: boolean;
   /** Runs so far, this one included. */
@@ -96,6 +98,9 @@ export interface StateInput {
   carry?: SubtaskCarry;
 }
 
+/** Starts the host's summary re-prompt: a carry says by this alone that its `reprompt` is one (`awaitingSummary`). */
+export const SUMMARY_REPROMPT_PREFIX = 'Summary:';
+
 /** The state a run starts with: fresh at `now`, or the previous run's carry. */
 export function newState({ task, allocation, manifest, carry }: StateInput, now: number): SubtaskState {
   return {
@@ -116,6 +121,7 @@ export function newState({ task, allocation, manifest, carry }: StateInput, now:
     confidence: carry?.confidence ?? 0,
     agentState: carry?.state,
     reprompt: carry?.reprompt,
+    awaitingSummary: carry?.reprompt?.startsWith(SUMMARY_REPROMPT_PREFIX) ?? false,
     stopRequested: carry?.stopRequested ?? false,
     cancelRequested: carry?.cancelRequested ?? false,
     runs: carry?.runs ?? 1,

@@ -90,8 +90,8 @@ export interface FailureContext {
   scheduleToStartSeconds?: number;
 }
 
-/** A step's outcome applied to the state; `awaitingSummary` from before the step (`awaitsSummary`). */
-export function applyOutcome(s: RunningState, o: StepOutcome, awaitingSummary: boolean, ctx: FailureContext): AfterStep {
+/** A step's outcome applied to the state. */
+export function applyOutcome(s: RunningState, o: StepOutcome, ctx: FailureContext): AfterStep {
   // a cut step was paid for as far as it went
   if ((o.kind === 'cancel' || o.kind === 'latency') && o.usage) charge(s.ledger, o.usage);
   if (o.kind === 'cancel') {
@@ -99,7 +99,7 @@ export function applyOutcome(s: RunningState, o: StepOutcome, awaitingSummary: b
     halt(s, 'cancelled');
     return { kind: 'halt' };
   }
-  if (awaitingSummary && o.kind !== 'ok') {
+  if (s.awaitingSummary && o.kind !== 'ok') {
     // the answer was complete before its summary was re-prompted: a failed re-prompt keeps it
     s.attempts += o.kind === 'failed' ? o.failure.attempts : 1;
     s.notes.push('the summary re-prompt did not complete: the first answer is kept');
@@ -138,6 +138,7 @@ export function applyStepOutput(s: RunningState, out: AgentStepOutput): void {
   if (out.throttledMs) s.throttledMs += out.throttledMs;
   repromptAnswered(s);
   s.reprompt = undefined;
+  s.awaitingSummary = false;
   charge(s.ledger, out.usage);
   s.hitl.lastCostUsd = out.usage.costUsd;
   if (out.evidence.length > 0) {

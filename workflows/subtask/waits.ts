@@ -6,26 +6,14 @@
  *
  *   openInboxItem (local) ──condition(decided | stop | cancel, timeout)──> settleInboxItem (local) ──> afterWait
  */
-import { ApplicationFailure, condition, log, patched, proxyLocalActivities, setHandler, uuid4, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, condition, patched, proxyLocalActivities, setHandler, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import { ErrorType } from '../../core/errors';
 import { labelsOf, type InboxOpen } from '../../core/inbox';
 import { msLeft } from '../../core/engine-limits';
 import { LABELS_KEY } from '../../core/search-attributes';
 import { decideUpdate, steerSignal, subtaskMessages } from '../../contracts/messages';
-import { halt } from './halt';
-import {
-  afterBudgetWait,
-  afterWait,
-  applyDecision,
-  openItem,
-  queueMessage,
-  refusal,
-  waitRule,
-  type ItemSpec,
-  type PendingItem,
-} from './inbox';
-import type { SubtaskRun } from './run';
+import { afterBudgetWait, applyDecision, openItem, queueMessage, refusal, type ItemSpec, type PendingItem } from './inbox';
 import { spentAxes, type SubtaskState } from './state';
 
 const { openInboxItem, settleInboxItem, appendJobEvents } = proxyLocalActivities<Activities>({
@@ -126,33 +114,28 @@ export async function messagesReceived(target: InboxTarget, step: number, texts:
   });
 }
 
-/** With `budgetWaitSeconds`, a spent budget waits that long for a top-up before halting (never a role child); true when it may go on. */
-export async function waitForTopUp(run: SubtaskRun): Promise<boolean> {
-  const { r, task, input } = run;
-  const wait = task.budgetWaitSeconds ?? 0;
-  if (wait <= 0 || run.roleHost) return false;
-  log.info('subtask waiting for a budget top-up', { jobId: input.jobId, taskId: task.id, waitSeconds: wait });
-  const refilled = () => spentAxes(r, Date.now()).length === 0;
-  if (patched(INBOX_BUDGET_PATCH)) {
-    // budget.reached on the job's stream and in the inbox: a top-up ends the wait, a rejection gives up
-    const detail = { spent: spentAxes(r, Date.now()), ledger: run.ledgerNow() };
-    const rule = { timeoutSeconds: wait, onTimeout: 'fail' as const };
-    await waitForHuman(r, { kind: 'budget', reason: 'budget', detail }, rule, run.inbox, input.deadline, refilled);
-    return afterBudgetWait(r, refilled());
-  }
-  r.phase = 'waiting_for_budget';
-  const waitMs = Math.min(wait * 1000, msLeft(input.deadline, Date.now()));
-  await condition(() => refilled() || r.stopRequested || r.cancelRequested, Math.max(1, waitMs)).catch(() => false);
-  r.phase = 'running';
-  return refilled() && !r.stopRequested && !r.cancelRequested;
+/** A spent budget's wait for a top-up: `seconds` long at most, and what it tells the inbox. */
+export interface TopUpWait {
+  seconds: number;
+  target: InboxTarget;
+  deadline: number | undefined;
+  /** The ledger now, for the inbox item. */
+  ledger: () => unknown;
 }
 
-/** Waits for a human (or the parent) on `spec`; true when the loop goes on, false when it ended (`reason` set). */
-export async function askHuman(run: SubtaskRun, spec: ItemSpec): Promise<boolean> {
-  const { r, task, input } = run;
-  log.info('subtask waits for a decision', { jobId: input.jobId, taskId: task.id, kind: spec.kind, reason: spec.reason });
-  const item = await waitForHuman(r, spec, waitRule(task.approval), run.inbox, input.deadline);
-  const next = afterWait(r, item);
-  if (next === 'fallback' && !(await run.switchAgent('timeout', r.errors.at(-1)!))) halt(r, 'timeout');
-  return !r.reason;
+/** Waits for a top-up (`budgetWaitSeconds`); true when one refilled the budget and nothing stopped the subtask. */
+export async function waitForTopUp(s: SubtaskState, w: TopUpWait): Promise<boolean> {
+  const refilled = () => spentAxes(s, Date.now()).length === 0;
+  if (patched(INBOX_BUDGET_PATCH)) {
+    // budget.reached on the job's stream and in the inbox: a top-up ends the wait, a rejection gives up
+    const detail = { spent: spentAxes(s, Date.now()), ledger: w.ledger() };
+    const rule = { timeoutSeconds: w.seconds, onTimeout: 'fail' as const };
+    await waitForHuman(s, { kind: 'budget', reason: 'budget', detail }, rule, w.target, w.deadline, refilled);
+    return afterBudgetWait(s, refilled());
+  }
+  s.phase = 'waiting_for_budget';
+  const waitMs = Math.min(w.seconds * 1000, msLeft(w.deadline, Date.now()));
+  await condition(() => refilled() || s.stopRequested || s.cancelRequested, Math.max(1, waitMs)).catch(() => false);
+  s.phase = 'running';
+  return refilled() && !s.stopRequested && !s.cancelRequested;
 }

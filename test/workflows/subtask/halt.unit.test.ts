@@ -69,7 +69,7 @@ describe('beforeStep', () => {
     const s = running({ allocation: { [axis]: cap }, manifest: manifest({ limits: { timeoutSeconds: 30, maxSteps: 1000 } }) });
     let steps = 0;
     while (beforeStep(s, undefined, T0) === 'go') {
-      applyOutcome(s, { kind: 'ok', out: output({ usage: usage({ [axis]: perStep }) }) }, false, noFailure);
+      applyOutcome(s, { kind: 'ok', out: output({ usage: usage({ [axis]: perStep }) }) }, noFailure);
       steps++;
     }
     budgetHalt(s, v1, T0);

@@ -5,7 +5,7 @@ import type { Role } from '../../../schemas';
 import { RoleHost } from '../../../workflows/role-host';
 import { newProtocolState } from '../../../workflows/role-protocol';
 import { hostRules } from '../../../workflows/subtask/host-rules';
-import { applyRoleNext, awaitsSummary, summaryReprompt } from '../../../workflows/subtask/reprompt';
+import { applyRoleNext, summaryReprompt } from '../../../workflows/subtask/reprompt';
 import { manifest, output, running, T0, task } from './fixtures';
 
 const contentOf = (a: ToolAnswer | undefined): string => (a && 'content' in a ? a.content : '');
@@ -25,10 +25,11 @@ describe('summaryReprompt', () => {
     expect(summaryReprompt(s, research, v1, T0)).toEqual({ error: 'summary of 1 sentences', why: 're-prompt for a 3–6 sentence summary' });
     expect(s).toMatchObject({ done: false, summaryReprompted: true, notes: ['summary re-prompted once: it had 1 sentence'] });
     expect(s.reprompt).toBe('Summary: Your summary has 1 sentence; write 3 to 6 sentences on what was found.');
-    expect(awaitsSummary(s)).toBe(true);
+    expect(s.awaitingSummary).toBe(true);
     // the second answer is kept whatever its length (the mapping trims it)
     s.done = true;
     s.reprompt = undefined;
+    s.awaitingSummary = false;
     expect(summaryReprompt(s, research, v1, T0)).toBeNull();
     expect(s.done).toBe(true);
   });

@@ -55,6 +55,16 @@ describe('SubtaskState', () => {
     expect([stepsAtRunStart, runs, next.startedAt, next.ledger.limit]).toEqual([1, 2, T0, { tokens: 100 }]);
   });
 
+  it('knows a carried summary re-prompt by its text: the carry holds the re-prompt alone, as runs before wrote it', () => {
+    const s = running();
+    s.reprompt = 'Summary: Your summary has 1 sentence; write 3 to 6 sentences on what was found.';
+    s.awaitingSummary = true;
+    const carry = JSON.parse(JSON.stringify(carryOf(s, hostRules(1, []), task())));
+    expect(carry).not.toHaveProperty('awaitingSummary');
+    expect(running({ carry }).awaitingSummary).toBe(true);
+    expect(running({ carry: { ...carry, reprompt: 'Protocol error: x' } }).awaitingSummary).toBe(false);
+  });
+
   it("carries the rules' state only under host rules 1, and fallbacks only when the task has some", () => {
     const s = running();
     s.notes.push('n');

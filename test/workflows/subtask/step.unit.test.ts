@@ -108,25 +108,25 @@ describe('applyStepOutput', () => {
 describe('applyOutcome', () => {
   it('a cancelled step halts as cancelled; a step cut by the latency budget is lost and said', () => {
     const c = running();
-    expect(applyOutcome(c, { kind: 'cancel' }, false, fctx)).toEqual({ kind: 'halt' });
+    expect(applyOutcome(c, { kind: 'cancel' }, fctx)).toEqual({ kind: 'halt' });
     expect([c.reason, c.attempts]).toEqual(['cancelled', 1]);
     const l = running({ allocation: { latencySeconds: 5 } });
-    expect(applyOutcome(l, { kind: 'latency' }, false, fctx)).toEqual({ kind: 'again' });
+    expect(applyOutcome(l, { kind: 'latency' }, fctx)).toEqual({ kind: 'again' });
     expect([l.reason, l.steps, l.attempts, l.errors]).toEqual([null, 0, 1, ['latency budget of 5s ran out during step 0']]);
   });
 
   it('a failed step books its attempts and spend, and ends the agent with its reason', () => {
     const s = running();
     const f = failed({ usage: usage({ tokens: 7 }) });
-    expect(applyOutcome(s, f, false, fctx)).toEqual({ kind: 'failed', failure: f.failure });
+    expect(applyOutcome(s, f, fctx)).toEqual({ kind: 'failed', failure: f.failure });
     expect([s.attempts, s.ledger.spent.tokens, s.errors, s.reason]).toEqual([3, 7, ['boom'], null]);
   });
 
   it("words a timeout at the job's deadline and a step no worker started", () => {
     const s = running();
-    applyOutcome(s, failed({ reason: 'timeout' }), false, { ...fctx, pastDeadline: true });
-    applyOutcome(s, failed({ reason: 'timeout', message: 'step timed out: x' }), false, fctx);
-    applyOutcome(s, failed({ reason: 'agent_unavailable', attempts: 1 }), false, fctx);
+    applyOutcome(s, failed({ reason: 'timeout' }), { ...fctx, pastDeadline: true });
+    applyOutcome(s, failed({ reason: 'timeout', message: 'step timed out: x' }), fctx);
+    applyOutcome(s, failed({ reason: 'agent_unavailable', attempts: 1 }), fctx);
     expect(s.errors[0]).toBe('the job reached its maximum duration during step 0');
     expect(s.errors[1]).toBe('step timed out: x');
     expect(s.errors[2]).toMatch(/^no worker started the step within 60s on task queue "lane-a"/);
@@ -134,29 +134,27 @@ describe('applyOutcome', () => {
 
   it('re-prompts an invalid output once, then fails with invalid_output; not when the agent said it would not help', () => {
     const s = running();
-    const first = applyOutcome(s, failed({ reason: 'invalid_output', message: 'data/x must be number', attempts: 1 }), false, fctx);
+    const first = applyOutcome(s, failed({ reason: 'invalid_output', message: 'data/x must be number', attempts: 1 }), fctx);
     expect(first).toEqual({ kind: 'again', reprompted: { error: 'data/x must be number', why: 're-prompt after invalid output' } });
     expect(s.reprompt).toBe(
       'Your previous output was rejected: data/x must be number. Answer again so that data satisfies the output schema.',
     );
-    expect(applyOutcome(s, failed({ reason: 'invalid_output', attempts: 1 }), false, fctx).kind).toBe('failed');
+    expect(applyOutcome(s, failed({ reason: 'invalid_output', attempts: 1 }), fctx).kind).toBe('failed');
     const n = running();
-    expect(applyOutcome(n, failed({ reason: 'invalid_output', noReprompt: true }), false, fctx).kind).toBe('failed');
+    expect(applyOutcome(n, failed({ reason: 'invalid_output', noReprompt: true }), fctx).kind).toBe('failed');
     expect(n.reprompt).toBeUndefined();
   });
 
   it('an output that answers the re-prompt moves the error it fixed from errors to notes; a failed re-prompt keeps it', () => {
     const s = running();
     s.errors.push('an earlier error');
-    applyOutcome(s, failed({ reason: 'invalid_output', message: 'data/x must be number', attempts: 1 }), false, fctx);
+    applyOutcome(s, failed({ reason: 'invalid_output', message: 'data/x must be number', attempts: 1 }), fctx);
     expect(s.errors).toEqual(['an earlier error', 'data/x must be number']);
     applyStepOutput(s, output({ done: true }));
     expect([s.errors, s.notes, s.reprompt]).toEqual([['an earlier error'], ['re-prompted after: data/x must be number'], undefined]);
     const f = running();
-    applyOutcome(f, failed({ reason: 'invalid_output', message: 'data/x must be number', attempts: 1 }), false, fctx);
-    expect(applyOutcome(f, failed({ reason: 'invalid_output', message: 'data/x must be number', attempts: 1 }), false, fctx).kind).toBe(
-      'failed',
-    );
+    applyOutcome(f, failed({ reason: 'invalid_output', message: 'data/x must be number', attempts: 1 }), fctx);
+    expect(applyOutcome(f, failed({ reason: 'invalid_output', message: 'data/x must be number', attempts: 1 }), fctx).kind).toBe('failed');
     expect([f.errors, f.notes]).toEqual([['data/x must be number', 'data/x must be number'], []]);
   });
 
@@ -164,7 +162,8 @@ describe('applyOutcome', () => {
     for (const o of [failed({ attempts: 2 }), { kind: 'latency' as const }]) {
       const s = running();
       s.summary = 'The answer.';
-      expect(applyOutcome(s, o, true, fctx)).toEqual({ kind: 'again' });
+      s.awaitingSummary = true;
+      expect(applyOutcome(s, o, fctx)).toEqual({ kind: 'again' });
       expect(s).toMatchObject({
         done: true,
         reason: null,
@@ -176,8 +175,10 @@ describe('applyOutcome', () => {
 
   it('applies a completed step', () => {
     const s = running();
+    s.reprompt = 'Summary: write 3 to 6 sentences.';
+    s.awaitingSummary = true;
     const out = output({ done: true, summary: 'ok' });
-    expect(applyOutcome(s, { kind: 'ok', out }, true, fctx)).toEqual({ kind: 'ok', out });
-    expect(s).toMatchObject({ steps: 1, done: true, summary: 'ok' });
+    expect(applyOutcome(s, { kind: 'ok', out }, fctx)).toEqual({ kind: 'ok', out });
+    expect(s).toMatchObject({ steps: 1, done: true, summary: 'ok', reprompt: undefined, awaitingSummary: false });
   });
 });
