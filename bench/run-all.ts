@@ -28,6 +28,7 @@ const ALL = [
   'replay-cost',
   'lane-cost',
   'providers',
+  'spend',
 ];
 const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ALL;
 const failed: string[] = [];

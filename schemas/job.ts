@@ -8,6 +8,8 @@ import { PrioritySchema } from './priority';
 import { ResearchMarkerSchema } from './research-contract';
 import { ResearchTaskEntrySchema } from './research-task';
 import { parseStopConditions } from '../core/stop-conditions';
+import { leafCount, type TaskTree } from '../core/allocation';
+import { ALLOCATION_MODES } from '../core/allocation-modes';
 import { AgentRefSchema, IdSchema, LabelKeySchema, LabelValueSchema, RetrySchema } from './task-refs';
 
 export { AgentRefSchema, IdSchema, LabelKeySchema, LabelValueSchema, RetrySchema, type AgentRef, type Retry } from './task-refs';
@@ -135,6 +137,12 @@ const JobSpecObject = z.strictObject({
     .describe('when the job budget runs out, its tasks wait this long for a top-up (budget.reached, in the inbox) before halting'),
   priority: PrioritySchema.optional().describe("1 (most urgent) to 5 (bulk), the default of its tasks; default: the parent task's, else 3"),
   maxParallel: z.number().int().min(1).max(1000).optional(),
+  allocation: z
+    .enum(ALLOCATION_MODES)
+    .optional()
+    .describe(
+      "how the job budget is shared among its tasks (default fair: each gets a share of what is left, weighted by the agent tasks below it, at least one step's spend, refunds going to later tasks; greedy: each may take all that is left). A nested job without its own follows its parent's",
+    ),
   admission: AdmissionSchema.optional().describe(
     'admission control of a root job: what happens when the forecast says its budget is unlikely to suffice (POST /v1/jobs/estimate)',
   ),
@@ -177,10 +185,8 @@ type JobSpecShape = z.infer<typeof JobSpecObject>;
 export const MAX_SUBTASKS_PER_JOB = 10_000;
 
 /** Agent tasks in a job, across every level of nesting. */
-export function countSubtasks(job: { tasks: { job?: { tasks: unknown[] } | undefined }[] }): number {
-  let n = 0;
-  for (const t of job.tasks) n += t.job ? countSubtasks(t.job as typeof job) : 1;
-  return n;
+export function countSubtasks(job: NonNullable<TaskTree['job']>): number {
+  return leafCount({ job });
 }
 
 /** Tasks per pattern: a fan-out is batched into a tree; pipelines and votes run flat, so they stay within one run's history. */

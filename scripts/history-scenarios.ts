@@ -418,6 +418,29 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
+    // fair grants (patch 'fair-grants'): two at a time under one budget, shares weighted by leaves (the nested
+    // job counts 2), a floor of one measured step, and late tasks waiting for what early ones gave back
+    name: 'fair-grants',
+    run: async (ctx, id) =>
+      finish(
+        await start(ctx, id, {
+          pattern: 'fanout',
+          budget: { costUsd: 0.05 },
+          maxParallel: 2,
+          tasks: [
+            sim('a', { steps: 1, costUsd: 0.004 }),
+            sim('b', { steps: 3, costUsd: 0.004 }),
+            {
+              id: 'n',
+              question: 'nested',
+              job: { pattern: 'fanout', tasks: [sim('n1', { costUsd: 0.002 }), sim('n2', { costUsd: 0.002 })] },
+            },
+            ...['c', 'd', 'e', 'f'].map((t) => sim(t, { steps: 2, costUsd: 0.004 })),
+          ],
+        }),
+      ),
+  },
+  {
     // one run of the record's retention, as the prune schedule starts it
     name: 'prune',
     run: async (ctx, id) =>

@@ -146,6 +146,14 @@ export const GENERATIONS: readonly Generation[] = [
     since: '2026-12-04',
     fixtures: ['outcomes.json.gz', 'outcomes.2026-12-04.json.gz'],
   },
+  {
+    id: 'fair-grants',
+    mechanism: 'patch',
+    changed:
+      'a job shares its budget by its `allocation`: fair shares weighted by leaf tasks, own budgets capped at the share, a floor of one measured step and a wait for refunds; or greedy',
+    since: '2026-12-05',
+    fixtures: ['fanout.json.gz', 'top-ups.json.gz', 'nested.json.gz', 'fair-grants.json.gz'],
+  },
 ];
 
 const DAY_MS = 86_400_000;

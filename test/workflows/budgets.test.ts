@@ -64,10 +64,11 @@ describe('subtask budgets', () => {
 });
 
 describe('job budgets cap their children', () => {
-  it('five children wanting 0.04 under a 0.10 job budget: never more than 0.10, clipped and refused reported', async () => {
+  it('greedy, five children wanting 0.04 under a 0.10 job budget: never more than 0.10, clipped and refused reported', async () => {
     const r = await runJob({
       jobId: uniqueId('cap'),
       pattern: 'fanout',
+      allocation: 'greedy',
       budget: { costUsd: 0.1 },
       tasks: ['a', 'b', 'c', 'd', 'e'].map((id) => sim(id, { steps: 4, costUsd: 0.01, latencyMs: 100 }, { budget: { costUsd: 0.04 } })),
     });
@@ -83,6 +84,19 @@ describe('job budgets cap their children', () => {
     ]);
     expect(r.budget?.ledger.costUsd).toMatchObject({ limit: 0.1, reserved: 0 });
     expect(r.budget!.ledger.costUsd.spent).toBeCloseTo(0.1, 10);
+  });
+
+  it('fair (the default), the same five: each gets a fifth, all clipped, none refused, never more than 0.10', async () => {
+    const r = await runJob({
+      jobId: uniqueId('cap-fair'),
+      pattern: 'fanout',
+      budget: { costUsd: 0.1 },
+      tasks: ['a', 'b', 'c', 'd', 'e'].map((id) => sim(id, { steps: 4, costUsd: 0.01, latencyMs: 100 }, { budget: { costUsd: 0.04 } })),
+    });
+    expect(r.metrics.costUsd).toBeLessThanOrEqual(0.1 + 1e-9);
+    expect(r.budget?.clipped).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(r.budget?.refused).toEqual([]);
+    expect(r.results.map((x) => x.metrics.costUsd)).toEqual([0.02, 0.02, 0.02, 0.02, 0.02]);
   });
 
   it('splits a job budget fairly between children that bring none', async () => {

@@ -30,9 +30,11 @@ import { eagerBytes, eagerWorkflowGraph, violations, type EagerGraph } from './b
  * note, the top-up bounds and the webhook's callback reference. Raise it on purpose, in the commit
  * that needs it, saying why. Raised by 6,000 bytes of the project's (310,000 to 316,000) for the
  * subtask loop as a decision (issue 54): next.ts, the loop's order as a pure function, and loop.ts,
- * its interpreter, took the project's from 306,630 to 312,066.
+ * its interpreter, took the project's from 306,630 to 312,066. Raised by 8,000 bytes more (to
+ * 324,000, and the whole graph's to 716,000) for fair grants (core/allocation.ts fairGrant, the
+ * job ledger's floor and its wait for refunds: about 7,500 bytes, half of them comments).
  */
-const BUDGET = { total: 710_000, project: 316_000 };
+const BUDGET = { total: 716_000, project: 324_000 };
 
 let graph: EagerGraph;
 beforeAll(async () => {

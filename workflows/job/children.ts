@@ -208,6 +208,8 @@ export class JobChildren {
               spec: {
                 ...withJobRules(withContextSeed(task, context.contextSeed ?? []), input.spec).job!,
                 jobId: `${input.spec.jobId}/${task.id}`,
+                // a nested job (and every batch) shares its grant the way its parent does, unless it says otherwise
+                ...(task.job!.allocation === undefined && input.spec.allocation ? { allocation: input.spec.allocation } : {}),
               },
               tenant: s.tenant,
               depth: s.isBatch(task.id) ? s.depth : s.depth + 1,

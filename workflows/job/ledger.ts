@@ -4,12 +4,23 @@
  * top-ups and the carry go through these methods.
  *
  *   task ──reserveTask──> allocation | refused ──child runs──> settleTask(spent) ──> ledger
+ *   fair: a task that cannot get one step's spend waits (awaitsRefund) while a running child holds some
  */
+import { patched } from '@temporalio/workflow';
 import type { Budget, Ledger, TaskSpec, Usage } from '../../schemas';
 import type { BudgetAxis } from '../../core/budget-axes';
-import { addOn, addUsd, subUsd, zeroUsage } from '../../core/money';
-import { fairWant, grantable } from '../../core/allocation';
+import { addOn, addUsage, addUsd, subUsd, zeroUsage } from '../../core/money';
+import { fairGrant, fairWant, grantable, leafCount, shortOfStep, stepFloor, type AllocationMode, type Claim } from '../../core/allocation';
 import { grow, newLedger, remaining, reserve, settle, snapshot, topUp, type LedgerState, type Reservation } from '../../core/budget-ledger';
+
+/**
+ * Since this patch, tasks share by `allocation` (fairGrant: weighted by leaves, own budgets
+ * capped at the share, a floor of one step, a wait for refunds; or greedy); before it, fairWant.
+ */
+const FAIR_GRANTS_PATCH = 'fair-grants';
+
+/** A task's claim on a fair share: its own budget, weighted by the agent tasks below it (a nested job's subtree). */
+const claimOf = (t: TaskSpec): Claim => ({ own: t.budget, weight: leafCount(t) });
 
 /** What the carry of a continued run holds of the budget. */
 export interface LedgerCarry {
@@ -30,38 +41,82 @@ export class JobLedger {
   private readonly refused: string[] = [];
   /** Allocation left unspent by children cancelled on purpose (early decisions). */
   private savedUsd = 0;
+  /** How tasks share the budget in this run, decided at its first reservation (`legacy`: before FAIR_GRANTS_PATCH). */
+  private rules?: AllocationMode | 'legacy';
+  /** Children reserved and not yet settled: what a waiting task may get back. */
+  private held = 0;
+  /** What settled children spent over how many steps: one step's spend, the fair floor (not carried: a new run measures again). */
+  private stepSpend: Usage = zeroUsage();
+  private steps = 0;
 
   constructor(
     limit: Budget,
-    /** How many tasks the job has (fair shares are split among those not reserved yet). */
-    private readonly taskCount: number,
+    /** The job's tasks (fair shares are split among those not reserved yet, weighted by their leaves). */
+    private readonly tasks: readonly TaskSpec[],
+    private readonly mode: AllocationMode = 'fair',
   ) {
     this.ledger = newLedger(limit);
   }
 
-  /** Tasks that have neither an allocation nor a refusal yet (the current one included while it asks). */
+  /** How many tasks have neither an allocation nor a refusal yet (the current one included while it asks). */
   waiting(): number {
-    return this.taskCount - this.allocations.size - this.refused.length;
+    return this.tasks.length - this.allocations.size - this.refused.length;
+  }
+
+  /** The sharing rules of this run: the first call (the first task's, before its child starts) asks for the patch. */
+  private sharing(): AllocationMode | 'legacy' {
+    return (this.rules ??= patched(FAIR_GRANTS_PATCH) ? this.mode : 'legacy');
+  }
+
+  /** What a task asks: the rules of the run over what is left. */
+  private want(task: TaskSpec, left: Budget): { want: Budget; shared: boolean; cut?: boolean } {
+    const rules = this.sharing();
+    if (rules === 'legacy') return fairWant(task.budget, left, this.waiting());
+    if (rules === 'greedy') return { want: { ...task.budget }, shared: false };
+    const refusedIds = new Set(this.refused);
+    const waiting = this.tasks.filter((t) => !this.allocations.has(t.id) && !refusedIds.has(t.id)).map(claimOf);
+    return fairGrant(claimOf(task), left, waiting, this.floor());
+  }
+
+  /** One step's spend as this job measured it so far (empty before any child settled). */
+  floor(): Budget {
+    return stepFloor(this.stepSpend, this.steps);
+  }
+
+  /** True when, under `fair`, the task cannot get one step's spend now and a running child may refund some. */
+  awaitsRefund(task: TaskSpec, elapsedSeconds: number): boolean {
+    return this.held > 0 && this.sharing() === 'fair' && shortOfStep(task.budget, remaining(this.ledger, elapsedSeconds), this.floor());
   }
 
   /**
-   * Reserves a task's allocation: its own budget, a fair share on the axes it leaves open.
-   * `shared` says a fair share set some axis (the child may then get part of a top-up).
+   * Reserves a task's allocation by the job's `allocation` rules (fair: a share of what is left;
+   * greedy: its own budget, else all that is left). `shared` says a fair share set some axis
+   * (the child may then get part of a top-up).
    */
   reserveTask(task: TaskSpec, elapsedSeconds: number): Reservation & { shared: boolean } {
-    const { want, shared } = fairWant(task.budget, remaining(this.ledger, elapsedSeconds), this.waiting());
+    const { want, shared, cut } = this.want(task, remaining(this.ledger, elapsedSeconds));
     const r = reserve(this.ledger, want, elapsedSeconds);
+    if (cut) r.clipped = true;
     if (r.refused) this.refused.push(task.id);
     else {
       if (r.clipped) this.clipped.push(task.id);
       this.allocations.set(task.id, r.allocation);
+      this.held++;
     }
     return { ...r, shared };
   }
 
-  /** Releases a finished child's allocation and books its spend; a child cut off on purpose saves the rest. */
-  settleTask(allocation: Budget, spent: Usage, cutOff: boolean): void {
+  /**
+   * Releases a finished child's allocation (what it did not spend is back for the tasks after it) and
+   * books its spend and steps; a child cut off on purpose saves the rest.
+   */
+  settleTask(allocation: Budget, spent: Usage, cutOff: boolean, steps = 0): void {
     settle(this.ledger, allocation, spent);
+    this.held = Math.max(0, this.held - 1);
+    if (steps > 0) {
+      this.stepSpend = addUsage(this.stepSpend, spent);
+      this.steps += steps;
+    }
     if (cutOff && allocation.costUsd !== undefined) {
       this.savedUsd = addUsd(this.savedUsd, Math.max(0, subUsd(allocation.costUsd, spent.costUsd)));
     }

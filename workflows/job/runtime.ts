@@ -5,7 +5,7 @@
  *
  *   pattern ──runTask(task)──> budget.reserveTask ──> children.start ──> result ──> budget.settleTask ──> records.record
  */
-import { ApplicationFailure, ChildWorkflowFailure, TimeoutFailure } from '@temporalio/workflow';
+import { ApplicationFailure, ChildWorkflowFailure, condition, TimeoutFailure } from '@temporalio/workflow';
 import type { PreviousStage } from '../../contracts/step';
 import type { JobInput } from '../../contracts/job';
 import type { Evidence, FailureReason, JobResult, TaskResult, TaskSpec } from '../../schemas';
@@ -62,7 +62,7 @@ export class JobRuntime {
     this.depth = input.depth ?? 0;
     this.maxDepth = input.maxDepth ?? DEFAULT_MAX_DEPTH;
     this.tenant = input.tenant ?? 'default';
-    this.budget = new JobLedger(minBudget(input.spec.budget, input.allocation), input.spec.tasks.length);
+    this.budget = new JobLedger(minBudget(input.spec.budget, input.allocation), input.spec.tasks, input.spec.allocation);
     this.input = input;
     this.limits = input.limits ?? {};
     this.started = input.carry?.startedAt ?? Date.now();
@@ -116,6 +116,9 @@ export class JobRuntime {
     children.enter(task.id);
     let result: TaskResult;
     try {
+      // fair: with less than one step's spend left, a task waits for what a running child gives back
+      if (this.budget.awaitsRefund(task, this.elapsed()))
+        await condition(() => this.halted || !this.budget.awaitsRefund(task, this.elapsed()));
       const reserved = this.reserve(task);
       if ('notRun' in reserved) result = reserved.notRun;
       else {
@@ -153,7 +156,7 @@ export class JobRuntime {
           result = own ?? failedChildResult(task, err);
         }
         const running = children.detach(task.id);
-        this.budget.settleTask(running?.allocation ?? allocation, result.metrics, children.wasCutOff(task.id));
+        this.budget.settleTask(running?.allocation ?? allocation, result.metrics, children.wasCutOff(task.id), result.metrics.steps);
         if (!records.isBatch(task.id)) logResult(this.reports, task, result);
         result = this.record(task, result);
       }

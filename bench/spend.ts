@@ -1,0 +1,173 @@
+/**
+ * Spend under one budget, on the fake provider (scripts/fake-provider.ts, in this process) with two
+ * models: `cheap` (a tenth of the price) and `pricey`. One run, one dev server, the Delegate workers
+ * in this process; each scenario is an entry of SCENARIOS, so more are added as rows of the list:
+ *
+ *   (a) a 50-child fan-out of one-turn subtasks (every third on `pricey`, questions of varied length,
+ *       so spend per child varies about thirtyfold), 10 at once, `allocation: "fair"` vs `"greedy"`,
+ *       under an ample budget (fifty of the priciest steps) and a tight one (about 25 mean steps).
+ *       Subtasks finished, min / median / max spend per child, starved children: a child that ran on
+ *       a grant below its own step's spend, or was refused while the job ended a mean step unspent.
+ *
+ * Goal (a): no child starved under fair at the ample budget. Under the tight one, the first ten start
+ * on a fiftieth each before any step is measured, and a pricey step costs ten cheap ones: those
+ * children are starved by the definition (they overrun their grant by their one step), which the
+ * table shows rather than hides.
+ *
+ *   npm run bench -- spend   (BENCH_SPEND_LATENCY_MS, default 200)
+ */
+import type { Client } from '@temporalio/client';
+import { builtinAgents, createAgentRegistry } from '../activities';
+import { createLlmAgent } from '../activities/agents/llm';
+import type { AllocationMode } from '../core/allocation';
+import { agentQueueFor } from '../core/names';
+import type { JobResult, TaskResult } from '../schemas';
+import { fakeProviderAgent, startFakeProvider } from '../scripts/fake-provider';
+import { bundleWorkflows, createWorkers } from '../workers/worker';
+import { delegationJob, type JobInput } from '../workflows/delegation-job';
+import { patientResult } from './delegate-runs';
+import { benchRecord, median, quietRuntime, report, round, withTemporal } from './lib';
+
+const LATENCY_MS = Number(process.env.BENCH_SPEND_LATENCY_MS ?? 200);
+const QUEUE = 'bench-spend';
+const TENANT = 'bench';
+/** Price per million tokens (input and output alike) of each model. */
+const PRICES = { cheap: 4, pricey: 40 } as const;
+
+/** One row of the table: a scenario's side and what it measured. */
+type Row = (string | number)[];
+/** A scenario: its rows and its raw figures. */
+interface Scenario {
+  id: string;
+  run(client: Client): Promise<{ rows: Row[]; data: unknown }>;
+}
+
+quietRuntime();
+const fake = await startFakeProvider({ latencyMs: LATENCY_MS });
+const agents = Object.entries(PRICES).map(([id, perMTok]) =>
+  fakeProviderAgent(fake.url, id, { maxTokensPerStep: 16, pricing: { inputPerMTok: perMTok, outputPerMTok: perMTok } }),
+);
+const registry = createAgentRegistry([...builtinAgents, ...agents.map((a) => createLlmAgent(a))]);
+
+/** n one-turn tasks: every third on `pricey`, the question's length (so its input tokens) varied. */
+const fanoutTasks = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({
+    id: `t${String(i).padStart(3, '0')}`,
+    question: `question ${i}: ${'why '.repeat(10 + ((i * 37) % 90))}`,
+    agent: i % 3 === 0 ? 'pricey' : 'cheap',
+  }));
+
+let seq = 0;
+/** Runs a fan-out as the API starts one (agents resolved, the tenant's lane) and reads each child's grant from its start. */
+async function runFanout(client: Client, spec: Omit<JobInput['spec'], 'jobId'>) {
+  const jobId = `spend-${++seq}`;
+  const full = { ...spec, jobId };
+  const manifests = Object.fromEntries(Object.keys(PRICES).map((id) => [id, registry.get(id)!.manifest]));
+  const handle = await client.workflow.start(delegationJob, {
+    taskQueue: QUEUE,
+    workflowId: `job/${TENANT}/${jobId}`,
+    args: [{ spec: full, tenant: TENANT, maxDepth: 3, agentQueue: agentQueueFor(QUEUE, TENANT), agents: manifests }],
+  });
+  const result = await patientResult<JobResult>(handle);
+  const grants = new Map<string, number>();
+  for (const t of spec.tasks) {
+    const h = await client.workflow
+      .getHandle(`${handle.workflowId}/${t.id}`)
+      .fetchHistory()
+      .catch(() => undefined);
+    const data = h?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]?.data;
+    if (data) grants.set(t.id, (JSON.parse(Buffer.from(data).toString('utf8')) as JobInput).allocation?.costUsd ?? 0);
+  }
+  return { result, grants };
+}
+
+/** Whether a child that ran was starved: its grant could not pay its own step (its spend per step). */
+const starvedRun = (r: TaskResult, grant: number) => grant < r.metrics.costUsd / r.metrics.steps;
+
+/** (a): 50 children under one budget, fair vs greedy, at a budget of a step each and at about a quarter of that. */
+const fanout50: Scenario = {
+  id: 'a',
+  async run(client) {
+    const tasks = fanoutTasks(50);
+    const rows: Row[] = [];
+    const data: Record<string, unknown> = {};
+    // ample: fifty of the priciest steps (~5,000 µ$); tight: about 25 mean steps, so the budget binds
+    for (const [name, budget] of [
+      ['ample', 0.25],
+      ['tight', 0.035],
+    ] as const) {
+      for (const allocation of ['fair', 'greedy'] as AllocationMode[]) {
+        const { result, grants } = await runFanout(client, {
+          pattern: 'fanout',
+          budget: { costUsd: budget },
+          maxParallel: 10,
+          allocation,
+          tasks,
+        });
+        const ran = result.results.filter((r) => r.metrics.steps > 0);
+        const spend = ran.map((r) => r.metrics.costUsd);
+        const spent = spend.reduce((a, b) => a + b, 0);
+        const refused = result.budget?.refused ?? [];
+        // refused while the job ended with a mean step unspent is starved too
+        const step = ran.length > 0 ? spent / ran.reduce((n, r) => n + r.metrics.steps, 0) : 0;
+        const starved = ran.filter((r) => starvedRun(r, grants.get(r.id) ?? 0)).length + (budget - spent >= step ? refused.length : 0);
+        const finished = result.results.filter((r) => r.status === 'success').length;
+        const usd = (x: number) => round(x * 1e6, 0);
+        const goal = allocation === 'fair' && name === 'ample';
+        rows.push([
+          `(a) 50 children, ${name} budget, ${allocation}`,
+          finished,
+          refused.length,
+          spend.length ? `${usd(Math.min(...spend))} / ${usd(median(spend))} / ${usd(Math.max(...spend))}` : '-',
+          `${usd(spent)} of ${usd(budget)}`,
+          starved,
+          round(spent / budget, 2),
+          goal ? 'no child starved' : '-',
+          goal ? (starved === 0 ? 'yes' : 'no') : '-',
+        ]);
+        data[`${name}-${allocation}`] = { budget, finished, refused, spent, step, starved, grants: Object.fromEntries(grants) };
+      }
+    }
+    return { rows, data };
+  },
+};
+
+/** Every scenario of this bench, in order (b–e are to come). */
+const SCENARIOS: Scenario[] = [fanout50];
+
+const bundle = await bundleWorkflows();
+const { rows, data } = await withTemporal('spend', async (t) => {
+  const workers = await createWorkers(
+    {
+      connection: t.workerConnection,
+      namespace: 'default',
+      taskQueue: QUEUE,
+      workflowBundle: bundle,
+      registry,
+      record: await benchRecord(),
+    },
+    [{ taskQueue: agentQueueFor(QUEUE, TENANT), slots: 50 }],
+  );
+  const running = Promise.all(workers.map((w) => w.run()));
+  try {
+    const all = { rows: [] as Row[], data: {} as Record<string, unknown> };
+    for (const s of SCENARIOS) {
+      const r = await s.run(t.client);
+      all.rows.push(...r.rows);
+      all.data[s.id] = r.data;
+    }
+    return all;
+  } finally {
+    for (const w of workers) w.shutdown();
+    await running;
+  }
+});
+await fake.stop();
+
+report(
+  'spend',
+  `Spend under one budget on the fake provider (cheap ${PRICES.cheap} $/MTok, pricey ${PRICES.pricey} $/MTok, ${LATENCY_MS} ms a turn), one run; spend in µ$`,
+  ['scenario', 'finished', 'refused', 'spend/child min / median / max', 'spent of budget', 'starved', 'spent / budget', 'goal', 'met'],
+  rows,
+  data,
+);
