@@ -10,6 +10,7 @@
 import type { RecordDb } from './db';
 import { createCallbacks } from './callbacks';
 import { createParentSessions } from './parent-sessions';
+import { createJobSpecs } from './job-specs';
 import { createTaskStats, DAY_MS, STATS_MAX_DAYS } from './task-stats';
 
 /** What pruning did (or, dry, would do). */
@@ -82,6 +83,8 @@ export function createJobPrune(rdb: RecordDb) {
             .deleteFrom('job_callbacks')
             .where((eb) => eb.or(rows.map((r) => eb.and([eb('tenant', '=', r.tenant), eb('job_id', '=', r.job_id)]))))
             .execute();
+          // and the spec it was submitted with (replays of it can no longer be made)
+          await createJobSpecs(rdb).dropFor(trx, rows);
           await trx.deleteFrom('jobs').where('id', 'in', ids).execute();
         });
         deleted += ids.length;
@@ -91,6 +94,8 @@ export function createJobPrune(rdb: RecordDb) {
       await createCallbacks(rdb).prune(Date.now() - CALLBACK_MAX_AGE_MS);
       // origins and sessions name no content: kept as long as a running job may still need them
       await createParentSessions(rdb).prune(Date.now() - CALLBACK_MAX_AGE_MS);
+      // specs of jobs never archived (their archive failed), on the same terms
+      await createJobSpecs(rdb).prune(Date.now() - CALLBACK_MAX_AGE_MS);
       // statistics hold no content: they go when no window can reach them, whatever the jobs' retention
       await createTaskStats(rdb).prune(Date.now() - STATS_MAX_DAYS * DAY_MS);
       return { dryRun: false, jobs: deleted, listed };

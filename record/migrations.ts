@@ -96,6 +96,16 @@ const parentSessionTable = (big: string) => `CREATE TABLE parent_sessions (
   tenant TEXT NOT NULL, session_id TEXT NOT NULL, model TEXT, max_output_tokens INTEGER, updated_at ${big} NOT NULL,
   PRIMARY KEY (tenant, session_id))`;
 
+/** The spec each root job was submitted with, and the job a replay replays (see job-specs.ts). */
+const jobSpecTable = (big: string) => `CREATE TABLE job_specs (
+  tenant TEXT NOT NULL, job_id TEXT NOT NULL, spec TEXT NOT NULL, replay_of TEXT, replay_overrides TEXT, created_at ${big} NOT NULL,
+  PRIMARY KEY (tenant, job_id))`;
+
+const jobSpecIndexes = [
+  'CREATE INDEX job_specs_by_replay ON job_specs (tenant, replay_of)',
+  'CREATE INDEX job_specs_by_age ON job_specs (created_at)',
+];
+
 const originIndexes = [
   'CREATE INDEX job_origins_by_session ON job_origins (tenant, parent_session, created_at)',
   'CREATE INDEX job_origins_by_age ON job_origins (created_at)',
@@ -183,6 +193,12 @@ export const MIGRATIONS: Migration[] = [
     name: '0008_job_origins_parent_sessions',
     sqlite: [jobOriginTable('INTEGER'), parentSessionTable('INTEGER'), ...originIndexes],
     postgres: [jobOriginTable('BIGINT'), parentSessionTable('BIGINT'), ...originIndexes],
+  },
+  {
+    // the submitted spec of each root job, so a finished job can be replayed after Temporal's retention
+    name: '0009_job_specs',
+    sqlite: [jobSpecTable('INTEGER'), ...jobSpecIndexes],
+    postgres: [jobSpecTable('BIGINT'), ...jobSpecIndexes],
   },
 ];
 

@@ -16,6 +16,7 @@ import { createInbox } from './inbox';
 import { createRecordHygiene } from './hygiene';
 import { createCallbacks } from './callbacks';
 import { createParentSessions } from './parent-sessions';
+import { createJobSpecs } from './job-specs';
 import { deploymentIdOf } from './deployment';
 import { createTaskStats } from './task-stats';
 import { createJobArchive } from './job-archive';
@@ -44,6 +45,8 @@ export function createRecordStore(rdb: RecordDb, { sparseText = SPARSE }: { spar
     callbacks: createCallbacks(rdb),
     /** Parent sessions' current models, and each root job's trace id and session (see parent-sessions.ts). */
     sessions: createParentSessions(rdb),
+    /** Each root job's submitted spec, for replays (see job-specs.ts). */
+    specs: createJobSpecs(rdb),
     /** The deployment's id, made once with the record (see deployment.ts). */
     deploymentId: () => deploymentIdOf(rdb),
     ...createJobArchive(rdb),

@@ -32,6 +32,7 @@ import { jobTraceparent } from '../trace-context';
 import { traceIdOf } from '../../core/trace-context';
 import { startingModel } from './parent-model';
 import type { AdmissionDecision } from '../../schemas';
+import type { KeptSpec } from '../../record/job-specs';
 
 /** Outcome of a submission: the job and whether this call created it. */
 export interface Submission {
@@ -151,7 +152,7 @@ export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, des
     tenant: string,
     submitted: JobSpec,
     idempotencyKey?: string,
-    extra: Pick<JobInput, 'scout' | 'routes'> = {},
+    extra: Pick<JobInput, 'scout' | 'routes'> & { replay?: KeptSpec['replay'] } = {},
   ): Promise<Submission> {
     // research-contract tasks make the job findable by its contract and parent_id; the job's own labels win
     const contractLabels = researchJobLabels(submitted.tasks);
@@ -292,6 +293,8 @@ export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, des
       place?.release(workflowId);
       // before the answer: the job's events carry its trace id, and a model switch in its session reaches it
       await record.sessions.origin({ tenant, jobId, traceId, ...(session ? { parentSession: session } : {}) });
+      // the spec as submitted, for a replay after Temporal's retention (its webhook's URL and token left out)
+      await record.specs.put({ tenant, jobId, spec: { ...spec, jobId }, ...(extra.replay ? { replay: extra.replay } : {}) });
       if (admitted.decision) await recordAdmission(record, tenant, jobId, admitted);
       return { jobId, workflowId, created: true, traceId, ...(admitted.decision ? { admission: admitted.decision } : {}) };
     } catch (err) {
