@@ -1,18 +1,18 @@
 import { existsSync } from 'node:fs';
-import { createAgentActivities, type AgentActivityDeps } from './agent-step';
+import { createAgentActivities, type AgentActivityDeps } from './step';
 import { createArchiveActivities, type ArchiveDeps } from './archive';
 import { createInboxActivities } from './inbox';
 import { createJudgeActivities } from './judge';
 import { createScoutActivities } from './scout/commit';
 import { scoutRoot } from './scout/sandbox';
-import { loadAgentsFile } from './agents/http';
+import { loadAgentsFile } from './agents/kinds';
 import type { McpPool } from './agents/mcp-pool';
 import { builtinAgents, createAgentRegistry, type AgentRegistry } from './agents/registry';
 import type { SemanticRouterOptions } from './agents/semantic-router';
 import { createWebhookActivities, type WebhookDeps } from './webhook';
 import { createRoleActivities, loadRoleCatalog } from './roles';
 
-export type { StepObserver } from './agent-step';
+export type { StepObserver } from '../telemetry/metrics';
 export { createLoadRouter, describeWithClient, type LoadRouter } from './load-router';
 export { createAdaptiveRouter, type AdaptiveRouter } from './adaptive-router';
 export type { JudgeInput, JudgeOutput } from './judge';
@@ -34,7 +34,8 @@ export { checkCallbackUrl, isBlockedAddress, mcpPolicyFromConfig, netPolicyFromC
 export type { Resolver, ResolvedAddress } from './guarded-post';
 export { redact, redactUrl } from './redact';
 export { builtinAgents, createAgentRegistry, type AgentRegistry } from './agents/registry';
-export { createHttpAgent, loadAgentsFile } from './agents/http';
+export { createHttpAgent } from './agents/http';
+export { loadAgentsFile } from './agents/kinds';
 export { createMcpPool, type McpPool, type McpPoolOptions } from './agents/mcp-pool';
 export {
   createSemanticRouter,

@@ -2,7 +2,7 @@
  * Fallback agents at submission: a task's own `fallback` list is checked against this
  * deployment's agents (the subtask tries them in order when its agent fails; workflows/fallbacks.ts).
  * A `{ capability }` task without one inherits, when it is routed by load, the capability's other
- * agents that accept its params (activities/agent-step.ts).
+ * agents that accept its params (activities/step/resolve.ts).
  */
 import type { AgentRegistry } from '../activities';
 import { refusal } from '../activities/agents/registry';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createAgentRegistry } from '../../activities';
-import { loadAgentsFile } from '../../activities/agents/http';
+import { loadAgentsFile } from '../../activities/agents/kinds';
 import { pickVersion, newestFirst, parseAgentRef } from '../../activities/agents/versions';
 import { deprecationWarning } from '../../core/routing';
 

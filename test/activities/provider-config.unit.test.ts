@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadAgentsFile } from '../../activities/agents/http';
+import { loadAgentsFile } from '../../activities/agents/kinds';
 
 const llm = (id: string, extra: object = {}) => ({
   kind: 'llm',

@@ -2,7 +2,7 @@
  * A job's live events, written to the record through a local activity: each job buffers what
  * happens (job started, a child started or finished, a budget change, a vote's decision) and
  * flushes the buffer whenever no flush is in flight, so events leave in batches without a
- * timer. Agent steps write their own events (activities/agent-step.ts); the archive writes
+ * timer. Agent steps write their own events (activities/step/events.ts); the archive writes
  * `job.finished` after the last flush. Nested jobs and batches write to their root's stream.
  *
  * Runs that started before events existed replay without them (`patched`).
