@@ -30,6 +30,7 @@ import { createJobService, type JobService } from './job-service';
 import { installRateLimit } from './quotas';
 import { approvalRoutes } from './routes/approvals';
 import { jobRoutes } from './routes/jobs';
+import { replayRoutes } from './routes/replay';
 import { forecastRoutes } from './routes/forecast';
 import { mcpRoutes } from './routes/mcp';
 import { a2aRoutes } from './a2a/routes';
@@ -151,6 +152,7 @@ export async function buildApp({ config, client, registry, tenants, record, fast
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(systemRoutes);
   await app.register(jobRoutes);
+  await app.register(replayRoutes);
   await app.register(forecastRoutes);
   await app.register(subtaskRoutes);
   await app.register(approvalRoutes);

@@ -6,12 +6,14 @@
  *   jobs/estimate.ts the same checks, then the forecast (nothing starts)
  *   jobs/read.ts     view, result wait, list, live detail; finished jobs from the record
  *   jobs/control.ts  stop, cancel, budget top-ups
+ *   jobs/replay.ts   a finished job again on another agent or model, and the comparison
  */
 import { createControls } from './jobs/control';
 import { createJobHandles, type JobServiceDeps } from './jobs/handles';
 import { createLaneWatch, laneQueues, type LaneWatch } from './lanes';
 import { createReads } from './jobs/read';
 import { createSubmit } from './jobs/submit';
+import { createReplay } from './jobs/replay';
 import { createEstimate } from './jobs/estimate';
 import { createJobFollowers, onClose } from './jobs/followers';
 import { createStreamCaps } from './jobs/stream-caps';
@@ -32,6 +34,8 @@ export function createJobService(deps: JobServiceDeps, lanes: LaneWatch = create
     perJob: deps.config.DELEGATE_QUOTA_OPEN_STREAMS_PER_JOB,
   });
   const controls = createControls(deps.client, handles);
+  const submit = createSubmit(deps, handles, lanes);
+  const reads = createReads(deps.client, deps.record, handles);
   return {
     workflowIdOf: handles.workflowIdOf,
     uiLink: handles.uiLink,
@@ -47,7 +51,7 @@ export function createJobService(deps: JobServiceDeps, lanes: LaneWatch = create
     },
     /** Open event streams and the followers they share, now (tests, metrics). */
     streams: () => followers.size(),
-    submit: createSubmit(deps, handles, lanes),
+    submit,
     /** The forecast of a spec (POST /v1/jobs/estimate). */
     estimate: createEstimate(deps),
     /** The workflow queue, every tenant's agent lane and each declared pool's queue on it, and each limited provider's queue, that no worker polled lately (for /readyz). */
@@ -61,7 +65,9 @@ export function createJobService(deps: JobServiceDeps, lanes: LaneWatch = create
         ...providers.map((p) => ({ name: providerQueueFor(queue, p), kind: 'activity' as const })),
       ]);
     },
-    ...createReads(deps.client, deps.record, handles),
+    ...reads,
+    /** Replays of finished jobs and their comparisons (jobs/replay.ts). */
+    ...createReplay(deps, handles, submit, reads),
     ...controls,
     ...createParentModel(deps, controls.setModel),
   };

@@ -12,6 +12,7 @@ import type { ReportPageSchema } from '../schemas';
 import type { ResearchSubtaskOutput, ResearchSubtaskRequest } from '../schemas/research-contract';
 import type { ScoutReport, ScoutRequest } from '../schemas/scout';
 import type { DoctorCheck, DoctorFix, DoctorReport } from '../schemas/doctor';
+import type { JobComparison, ReplayRequest } from '../schemas/replay';
 
 const orphanCheck: DoctorCheck = {
   id: 'orphan_scouts',
@@ -145,6 +146,47 @@ const accepted = (status: string) => ({
   status,
   links: links('compare-dbs-1'),
 });
+const replayRequest: ReplayRequest = { agent: 'researcher-mini', tasks: ['pg'] };
+const replayAccepted = {
+  jobId: 'compare-dbs-1-replay-1',
+  workflowId: 'job/acme/compare-dbs-1-replay-1',
+  status: 'running',
+  replayOf: 'compare-dbs-1',
+  links: { ...links('compare-dbs-1-replay-1'), comparison: 'https://delegate.example.com/v1/jobs/compare-dbs-1-replay-1/comparison' },
+};
+const side = (agentId: string, costUsd: number, tokens: number, latencyMs: number) => ({
+  agentId,
+  status: 'success' as const,
+  failureReason: null,
+  costUsd,
+  tokens,
+  latencyMs,
+});
+const sideTotals = (costUsd: number, tokens: number, latencyMs: number) => ({
+  status: 'success' as const,
+  subtasks: 1,
+  succeeded: 1,
+  costUsd,
+  tokens,
+  latencyMs,
+  jobLatencyMs: latencyMs + 60,
+});
+const comparison: JobComparison = {
+  jobId: 'compare-dbs-1-replay-1',
+  replayOf: 'compare-dbs-1',
+  overrides: { agent: 'researcher-mini' },
+  subtasks: [
+    { taskId: 'pg', source: side('researcher', 0.01, 100, 2100), replay: side('researcher-mini', 0.0012, 96, 1300), outputsEqual: true },
+  ],
+  totals: {
+    source: sideTotals(0.01, 100, 2100),
+    replay: sideTotals(0.0012, 96, 1300),
+    compared: 1,
+    outputsEqual: 1,
+    costRatio: 0.12,
+    latencyRatio: 0.619,
+  },
+};
 const topUp: BudgetTopUp = { add: { costUsd: 0.5 } };
 /** A top-up past the axis's largest budget: refused whole at its field. */
 const topUpPastMax = (whose: string) => {
@@ -496,6 +538,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExamples> = {
   listJobs: { responses: { 200: jobs } },
   getJob: { responses: { 200: view } },
   getJobResult: { responses: { 200: result, 202: view } },
+  replayJob: { request: replayRequest, responses: { 202: replayAccepted } },
+  getJobComparison: { responses: { 200: comparison, 202: { ...view, jobId: 'compare-dbs-1-replay-1' } } },
   stopJob: { request: { reason: 'enough is known' }, responses: { 202: accepted('stopping') } },
   cancelJob: { request: { reason: 'no longer needed' }, responses: { 202: accepted('cancelling') } },
   topUpJobBudget: {
