@@ -56,6 +56,12 @@ export function createInProcessBackend(app: FastifyInstance, tenant: string): De
       guard(async () =>
         taskId === undefined ? svc.topUp(tenant, jobId, add) : (await svc.topUpSubtask(tenant, jobId, taskId, add)).ledger,
       ),
+    replay: (jobId, req) =>
+      guard(async () => {
+        const sub = await svc.replay(tenant, jobId, req);
+        return { jobId: sub.jobId, replayOf: sub.replayOf, created: sub.created };
+      }),
+    comparison: (replayId, waitSeconds) => guard(() => svc.comparison(tenant, replayId, waitSeconds)),
     agents: async () => app.registry.list(),
     roles: async () => (app.registry.roles?.list() ?? []).map(({ persona: _persona, ...r }) => r),
     approvals: (f) => guard(() => app.inbox.list(tenant, { ...f, state: f.state ?? 'pending' })),

@@ -10,6 +10,7 @@ import { DEFAULT_URL } from './context';
 import { registerApprovalCommands } from './approval-commands';
 import { registerCatalogCommands } from './catalog-commands';
 import { registerJobCommands } from './job-commands';
+import { registerReplayCommand } from './replay-command';
 import { registerScoutCommands } from './scout-commands';
 import { registerDoctorCommand } from './doctor-command';
 import { registerSubtaskCommand } from './subtask-command';
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
       throw err;
     });
   registerJobCommands(program);
+  registerReplayCommand(program);
   registerSubtaskCommand(program);
   registerScoutCommands(program);
   registerCatalogCommands(program);

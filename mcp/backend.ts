@@ -21,6 +21,7 @@ import type {
 } from 'delegate/client';
 import type { AgentManifest, Budget, JobEvent, JobResult, JobSpec, JobView, Ledger } from '../schemas';
 import type { ResearchSubtaskInput } from '../schemas/research-contract';
+import type { JobComparison, ReplayRequest } from '../schemas/replay';
 
 /** One job of a listing, newest first. */
 export interface JobSummary {
@@ -45,6 +46,10 @@ export interface DelegateBackend {
   cancel(jobId: string): Promise<void>;
   /** Adds to the job's budget, or to one running subtask's when `taskId` is given; the new job ledger. */
   topUp(jobId: string, add: Budget, taskId?: string): Promise<Ledger>;
+  /** Replays a finished job on another agent or model as a new job (ReplayRequest: agent, model, tasks, jobId). */
+  replay(jobId: string, req: ReplayRequest): Promise<{ jobId: string; replayOf: string; created: boolean }>;
+  /** A replay's comparison with its source, waiting up to `waitSeconds` (≤ 60); undefined while the replay still runs. */
+  comparison(replayId: string, waitSeconds: number): Promise<JobComparison | undefined>;
   /** The agents this deployment runs. */
   agents(): Promise<AgentManifest[]>;
   /** The specialist roles this deployment runs (without their personas); empty when none are configured. */

@@ -60,6 +60,18 @@ export function createHttpBackend({ url, key }: HttpBackendOptions): DelegateBac
       guard(async () =>
         (taskId === undefined ? client.addBudget(jobId, add) : client.addSubtaskBudget(jobId, taskId, add)).then((r) => r.ledger),
       ),
+    replay: (jobId, req) =>
+      guard(async () => {
+        const a = await client.replay(jobId, req);
+        return { jobId: a.jobId, replayOf: a.replayOf, created: a.status === 'running' };
+      }),
+    comparison: (replayId, waitSeconds) =>
+      guard(() =>
+        client.comparison(replayId, { timeoutSeconds: waitSeconds }).catch((err: unknown) => {
+          if (err instanceof DelegateTimeoutError) return undefined;
+          throw err;
+        }),
+      ),
     agents: () => guard(() => client.agents()),
     roles: () => guard(() => client.roles()),
     approvals: (f) => guard(() => client.approvals.list(f)),

@@ -5,7 +5,7 @@
  * (stdio) connect it to their own backend.
  *
  *   delegate_fanout / _pipeline / _vote ──submit──> job ──events/view──> progress ──result──> tool answer
- *   job_status · job_result · job_stop · job_cancel · job_add_budget · list_agents
+ *   job_status · job_result · job_stop · job_cancel · job_add_budget · job_replay · list_agents
  *   delegate_research_subtask · research_subtask_result · delegate_scout · scout_report  (contract-tools.ts)
  *   delegate_<role> for every specialist role, only when roles are configured  (role-tools.ts)
  *   delegate://jobs/{jobId}/result · delegate://docs/tools/{name}  (resources.ts; resources/list pages with a cursor)
@@ -21,6 +21,7 @@ import type { DelegateBackend } from './backend';
 import { registerApprovalTools } from './approval-tools';
 import { registerContractTools } from './contract-tools';
 import { registerRoleTools } from './role-tools';
+import { registerReplayTool } from './replay-tool';
 import { createDelegateTaskStore, taskIdOf } from './task-store';
 import { enableTasks, TASK_CAPABILITIES } from './tasks';
 import { elicitVia, followInbox } from './elicitation';
@@ -205,6 +206,7 @@ export function createDelegateMcpServer(backend: DelegateBackend, options: Deleg
     awaitResult(backend, jobId, 1, waitSeconds, extra, elicits(), answer),
   );
   registerApprovalTools(server, backend);
+  registerReplayTool(server, backend);
   registerResources(server, backend, new Map([...Object.entries(TOOL_REFERENCE), ...roleReferences]), options.resourcePageSize);
 
   return server;

@@ -32,6 +32,10 @@ export const TOOL_DOCS = {
   job_cancel: 'Cancel a job now, keeping finished subtasks. For when the job is no longer wanted.',
   job_add_budget: "Add to a running job's budget, or one subtask's (taskId): when it halts on its budget and the work is worth more.",
   list_agents: 'The agents you can delegate to: ids, capabilities, parameters. Read it before delegating.',
+  job_replay: more(
+    'job_replay',
+    "Re-run a finished job's subtasks on another agent or model and compare: status, output equality, cost and latency side by side. To try a cheaper model on past work.",
+  ),
   delegate_research_subtask: more(
     'delegate_research_subtask',
     'Run one subtask in the research-subtask contract (snake_case): the host enforces its budget and stop_conditions and returns summary, evidence and citations.',
@@ -74,6 +78,7 @@ export const TOOL_HINTS: Record<keyof typeof TOOL_DOCS, ToolAnnotations> = {
   job_cancel: ENDS,
   job_add_budget: ADDS,
   list_agents: READS,
+  job_replay: STARTS,
   delegate_research_subtask: STARTS,
   research_subtask_result: READS,
   // the scout reads files under the scout root only

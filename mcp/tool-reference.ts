@@ -97,6 +97,15 @@ export const TOOL_REFERENCE: Record<string, ToolReference> = {
       'Use it when a job is halting on its budget and the work is worth more. Returns the new ledger (limit, spent, reserved, remaining per axis).' +
       '\n\nExample: {"jobId":"3f2a…","add":{"costUsd":0.5}}',
   },
+  job_replay: {
+    text:
+      'Replay a finished job: its subtasks (all, or the task ids given) run again as a new job on another agent (agent) or model (model), labelled replayOf. ' +
+      'The answer, once the replay is done, is the comparison: per subtask the status, agent, cost, tokens and latency of both runs and whether the outputs are equal; ' +
+      'then the totals (cost and latency ratios, how many outputs equal). Waits up to waitSeconds (default 45); a replay still running answers its id (replayId): ' +
+      'the same call again with that replayId waits for the same replay (a replayId names the replay job; without one each call is a new replay, <jobId>-replay-<n>). ' +
+      'Works after Temporal deleted the job: the record keeps its spec.' +
+      '\n\nExample: {"jobId":"compare-dbs-1","agent":"researcher-mini","tasks":["pg"]}',
+  },
   list_agents: {
     text:
       'The agents this deployment can run: id, description, capabilities, input parameters (JSON Schema), limits and tools. ' +

@@ -104,6 +104,16 @@ export const scoutRequestShape = {
   parentSessionExcerpt: z.string().describe('why you ask: 50–1000 characters'),
 };
 
+/** job_replay's input: the source job, the overrides, and how long to wait for the comparison. */
+export const replayInput = {
+  jobId: idArg('the finished job to replay'),
+  agent: z.string().optional().describe('agent id for every replayed task'),
+  model: z.string().optional(),
+  tasks: z.array(z.string()).optional().describe('task ids (default all)'),
+  replayId: z.string().optional().describe('the replay job id: again to wait for it'),
+  waitSeconds: waitArg(45, 3600),
+};
+
 /** delegate_approvals' filters. */
 export const approvalsInput = {
   jobId: z.string().optional(),
@@ -137,4 +147,6 @@ export const OUTPUT = {
   item: answer({ id: str, state: str }),
   /** A role task's answer: its status and checked output once done, else its state and progress. */
   role: answer({ jobId: str, status: opt, state: opt, output: any }),
+  /** A replay's answer: the comparison once the replay is done, else its id and state. */
+  replay: answer({ jobId: str, replayOf: str, state: opt, totals: any, subtasks: any }),
 } as const;

@@ -32,7 +32,7 @@ describe('tools/list of the default tool set', () => {
     const client = await connect();
     const listed: ListToolsResult = await client.listTools();
     const perTool = Object.fromEntries(listed.tools.map((t) => [t.name, bytes(t)]));
-    expect(listed.tools.length).toBe(17);
+    expect(listed.tools.length).toBe(18);
     expect(bytes(listed), JSON.stringify(perTool)).toBeLessThanOrEqual(TOOLS_LIST_MAX_BYTES);
   });
 
@@ -130,7 +130,7 @@ describe('resources/list', () => {
 
     expect(pages.map((p) => p.nextCursor)).toEqual(['p3', 'p6', undefined]);
     const references = pages[0].uris.filter((u) => u.startsWith('delegate://docs/tools/'));
-    expect(references).toHaveLength(17);
+    expect(references).toHaveLength(18);
     const results = pages.flatMap((p) => p.uris.filter((u) => u.startsWith('delegate://jobs/')));
     expect(results).toEqual(['job-0', 'job-1', 'job-3', 'job-4', 'job-6'].map((j) => `delegate://jobs/${j}/result`));
     expect(pages.slice(1).every((p) => p.uris.every((u) => u.startsWith('delegate://jobs/')))).toBe(true);

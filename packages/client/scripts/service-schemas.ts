@@ -27,6 +27,7 @@ import { ResearchSubtaskInputSchema, ResearchSubtaskOutputSchema } from '../../.
 import { ScoutReportSchema, ScoutRequestSchema } from '../../../schemas/scout';
 import { DecisionSchema, InboxItemSchema } from '../../../schemas/approval';
 import { DoctorFixSchema, DoctorReportSchema } from '../../../schemas/doctor';
+import { JobComparisonSchema, ReplayRequestSchema } from '../../../schemas/replay';
 
 /** How a schema is read: a request the caller writes, or an answer the API sends. */
 export type Io = 'input' | 'output';
@@ -44,6 +45,7 @@ export const SERVICE_SCHEMAS = {
   DoctorFix: output(DoctorFixSchema),
   DoctorReport: output(DoctorReportSchema),
   InboxItem: output(InboxItemSchema),
+  JobComparison: output(JobComparisonSchema),
   JobEvent: output(TypedJobEventSchema),
   JobListItem: output(JobListItemSchema),
   JobOutcome: output(JobOutcomeSchema),
@@ -54,6 +56,7 @@ export const SERVICE_SCHEMAS = {
   Ledger: output(LedgerSchema),
   Pattern: output(PatternSchema),
   ReportPage: output(ReportPageSchema),
+  ReplayRequest: input(ReplayRequestSchema),
   ReportSummary: output(ReportSummarySchema),
   ResearchSubtaskRequest: input(ResearchSubtaskInputSchema),
   ResearchSubtaskOutput: output(ResearchSubtaskOutputSchema),

@@ -27,6 +27,7 @@ import type {
   BudgetAdd,
   DoctorFix,
   DoctorReport,
+  JobComparison,
   JobListItem,
   JobModel,
   JobPage,
@@ -39,6 +40,8 @@ import type {
   ReportPage,
   ReportPeriod,
   ReportSummary,
+  ReplayAccepted,
+  ReplayRequest,
   RoleEntry,
   SubtaskTopUp,
 } from './types.js';
@@ -153,6 +156,29 @@ export function createDelegateClient(options: DelegateClientOptions) {
     /** Switches a running job's model (and output cap): children it starts from now on use it, running ones keep theirs. */
     async setModel(jobId: string, change: { model?: string; maxOutputTokens?: number }): Promise<JobModel> {
       return (await request<JobModel>('POST', `${job(jobId)}/model`, { body: change, idempotent: true })).body;
+    },
+
+    /**
+     * Replays a finished job's subtasks (all, or `tasks`) on another `agent` or `model` as a new job
+     * labelled `replayOf`; idempotent on the replay's id, so retried only when `jobId` is given.
+     */
+    async replay(jobId: string, req: ReplayRequest): Promise<ReplayAccepted> {
+      return (await request<ReplayAccepted>('POST', `${job(jobId)}/replay`, { body: req, idempotent: req.jobId !== undefined })).body;
+    },
+
+    /** The comparison of a replay with its source, waiting as long as the replay runs (long polls of at most 60 s each). */
+    async comparison(replayId: string, opts: WaitOptions = {}): Promise<JobComparison> {
+      const deadline = opts.timeoutSeconds === undefined ? Infinity : Date.now() + opts.timeoutSeconds * 1000;
+      for (;;) {
+        const waitSeconds = Math.min(MAX_WAIT_SECONDS, Math.max(0, (deadline - Date.now()) / 1000));
+        const res = await request<JobComparison | JobView>('GET', `${job(replayId)}/comparison`, {
+          query: { waitSeconds: Math.round(waitSeconds * 10) / 10 },
+          idempotent: true,
+          signal: opts.signal,
+        });
+        if (res.status === 200) return res.body as JobComparison;
+        if (Date.now() >= deadline) throw new DelegateTimeoutError(replayId, res.body as JobView);
+      }
     },
 
     /** The agents this deployment can run. */

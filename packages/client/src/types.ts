@@ -51,6 +51,21 @@ export type TaskResult = ServiceTypes['TaskResult'];
 /** A scout's committed report. */
 export type ScoutReport = ServiceTypes['ScoutReport'];
 
+/** A replay's overrides and filter: `{ agent?, model?, tasks?, jobId? }` (`replay()`). */
+export type ReplayRequest = ServiceTypes['ReplayRequest'];
+/** A finished replay beside the job it replays: per subtask and totals (`comparison()`). */
+export type JobComparison = ServiceTypes['JobComparison'];
+
+/** What the API answers to a replay: the new job, the job it replays, and its links (comparison included). */
+export interface ReplayAccepted {
+  jobId: string;
+  workflowId: string;
+  /** `running` (started by this call) or `existing` (the same replay again). */
+  status: string;
+  replayOf: string;
+  links: { self: string; result: string; comparison: string; temporalUi: string };
+}
+
 /** A job spec as a caller writes it (defaults may be left out). */
 export type JobSpecInput = ServiceTypes['JobSpecInput'];
 
