@@ -11,7 +11,8 @@
  *   refused at submission ──> rejected (status message: the problem's field paths)
  */
 import { Role, TaskState, type Artifact, type Message, type Part, type Task } from '@a2a-js/sdk';
-import type { JobResult, JobView } from '../schemas';
+import type { JobResult, JobView, Ledger } from '../schemas';
+import { spendMetadata } from '../core/a2a-cost';
 
 export { A2A_CONTEXT_LABEL, a2aContextOf } from '../core/a2a';
 
@@ -87,7 +88,7 @@ export function taskOfJob(
   jobId: string,
   contextId: string,
   state: TaskState,
-  o: { result?: JobResult; at?: string; message?: Message } = {},
+  o: { result?: JobResult; at?: string; message?: Message; ledger?: Ledger } = {},
 ): Task {
   const message = o.message ?? (o.result ? failureMessage(jobId, contextId, o.result) : undefined);
   return {
@@ -96,7 +97,12 @@ export function taskOfJob(
     status: { state, message, timestamp: o.at ?? new Date().toISOString() },
     artifacts: o.result ? [resultArtifact(o.result)] : [],
     history: [],
-    metadata: o.result ? { delegate: { status: o.result.status, metrics: o.result.metrics } } : undefined,
+    // the spend under the cost extension's URI: the result's once finished, the ledger's so far while it runs
+    metadata: o.result
+      ? { delegate: { status: o.result.status, metrics: o.result.metrics }, ...spendMetadata(o.result.metrics) }
+      : o.ledger
+        ? spendMetadata({ costUsd: o.ledger.costUsd.spent, tokens: o.ledger.tokens.spent, toolCalls: o.ledger.toolCalls.spent })
+        : undefined,
   };
 }
 

@@ -1,5 +1,7 @@
 /** The remote A2A task as a step sees it from its stream (or its blocking answers): state, last status message, artifacts. */
 import { TaskState, type Artifact, type Message, type Part, type StreamResponse, type Task } from '@a2a-js/sdk';
+import { reportedUsage } from '../../core/a2a-cost';
+import type { Usage } from '../../schemas';
 
 /** States the remote task never leaves. */
 const TERMINAL = new Set([
@@ -27,6 +29,14 @@ export class Seen {
   state?: TaskState;
   message?: Message;
   artifacts = new Map<string, Artifact>();
+  /** The spend the remote reported last (the cost extension, in the task's, a status update's or a message's metadata). */
+  reported?: Partial<Usage>;
+
+  /** Keeps a reported spend: each report is the task's spend so far, so the last one wins. */
+  private report(metadata: Record<string, unknown> | undefined): void {
+    const usage = reportedUsage(metadata);
+    if (usage) this.reported = usage;
+  }
 
   /** Takes one stream event; returns the text of a `working` update for the progress event. */
   take(ev: StreamResponse): string | undefined {
@@ -35,12 +45,15 @@ export class Seen {
     if (p.$case === 'task') return this.task(p.value);
     if (p.$case === 'message') {
       this.message = p.value;
+      this.report(p.value.metadata);
       this.state = TaskState.TASK_STATE_COMPLETED;
     } else if (p.$case === 'statusUpdate') {
       this.taskId ??= p.value.taskId;
       this.contextId ||= p.value.contextId;
       this.state = p.value.status?.state;
       this.message = p.value.status?.message;
+      this.report(p.value.metadata);
+      this.report(this.message?.metadata);
       if (this.state === TaskState.TASK_STATE_WORKING) return textOf(this.message?.parts) || 'working';
     } else if (p.$case === 'artifactUpdate' && p.value.artifact) {
       const a = p.value.artifact;
@@ -55,6 +68,8 @@ export class Seen {
     this.contextId ||= t.contextId;
     this.state = t.status?.state;
     this.message = t.status?.message;
+    this.report(this.message?.metadata);
+    this.report(t.metadata);
     for (const a of t.artifacts) this.artifacts.set(a.artifactId, a);
     return undefined;
   }

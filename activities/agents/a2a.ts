@@ -10,6 +10,9 @@
  *            | auth-required / rejected / failed (final failures) | canceled (cancelled)
  *   step cancelled (job cancel, stop by latency, budget halt) ──CancelTask──> remote agent
  *
+ * Cost (core/a2a-cost.ts): every message carries what the subtask has left to spend in its metadata, and
+ * a spend the remote reports in the task's metadata is what the step books (else the configured price).
+ *
  * A retried step sends the same message id (it derives from the step key), so a remote agent
  * that deduplicates by message id (as the spec allows) does not start a second task.
  */
@@ -20,6 +23,7 @@ import { dataPart, textPart } from '../a2a-task';
 import { AgentCancelledError, AgentFatalError, AgentRetryableError, AgentThrottledError } from '../errors';
 import type { Resolver } from '../guarded-post';
 import type { NetPolicy } from '../net-policy';
+import { budgetMetadata, COST_EXTENSION_URI } from '../../core/a2a-cost';
 import { createA2aRemote, fetchFailure } from './a2a-client';
 import { dataOf, Seen, textOf } from './a2a-seen';
 import { expandEnv, jsonSchemaParams, remoteManifest, serviceOf } from './remote';
@@ -40,6 +44,8 @@ interface A2aState {
   inputRequired?: string;
   /** Set after input-required with allowQuestions: the question asked; the next step sends its answer. */
   asked?: string;
+  /** The spend the remote task reported so far (the cost extension): the next step of the same task books only what it adds. */
+  reported?: { costUsd?: number; tokens?: number };
 }
 
 /** The answer to the remote's question as the next message of its task: text (JSON unless a string), and the data when structured. */
@@ -51,7 +57,7 @@ function answerMessage(req: StepRequest, carried: A2aState): Message {
     taskId: carried.remoteTaskId ?? '',
     role: Role.ROLE_USER,
     parts: [textPart(typeof a === 'string' ? a : JSON.stringify(a)), ...(a !== null && typeof a === 'object' ? [dataPart(a)] : [])],
-    metadata: req.traceparent ? traceOf(req) : undefined,
+    metadata: metadataOf(req, {}),
     extensions: [],
     referenceTaskIds: [],
   };
@@ -60,6 +66,12 @@ function answerMessage(req: StepRequest, carried: A2aState): Message {
 /** The job's trace context for the remote agent: in the message's metadata too, since a header may not reach the agent behind a gateway. */
 function traceOf(req: StepRequest): { traceparent?: string } {
   return req.traceparent ? { traceparent: req.traceparent } : {};
+}
+
+/** A message's metadata: `own`, the job's trace, and the budget the subtask has left (the cost extension); undefined when empty. */
+function metadataOf(req: StepRequest, own: Record<string, unknown>): Record<string, unknown> | undefined {
+  const m = { ...own, ...traceOf(req), ...budgetMetadata(req.budgetLeft) };
+  return Object.keys(m).length ? m : undefined;
 }
 
 /** The message a step sends: the question as text, its context as a data part. */
@@ -83,7 +95,7 @@ function stepMessage(req: StepRequest, skill: string | undefined): Message {
       textPart(req.reprompt ? `${t.question}\n\n${req.reprompt}` : t.question),
       ...(Object.keys(context).length ? [dataPart(context)] : []),
     ],
-    metadata: skill || req.traceparent ? { ...(skill ? { skill } : {}), ...traceOf(req) } : undefined,
+    metadata: metadataOf(req, skill ? { skill } : {}),
     extensions: [],
     referenceTaskIds: [],
   };
@@ -140,7 +152,9 @@ export function createA2aAgent(
     const message = carried.asked ? answerMessage(req, carried) : stepMessage(req, cfg.skill);
     const params = { tenant: '', message, configuration: undefined, metadata: undefined };
     // the job's trace as the `traceparent` header of every call of this step
-    const options = { signal: req.signal, ...(req.traceparent ? { serviceParameters: { traceparent: req.traceparent } } : {}) };
+    // and the cost extension activated (A2A-Extensions): an agent that does not know it ignores both
+    const serviceParameters = { 'A2A-Extensions': COST_EXTENSION_URI, ...(req.traceparent ? { traceparent: req.traceparent } : {}) };
+    const options = { signal: req.signal, serviceParameters };
     try {
       if (streaming) {
         for await (const ev of client.sendMessageStream(params, options)) {
@@ -171,7 +185,7 @@ export function createA2aAgent(
       if (throttled) throw throttled;
       throw rpcFailure(err, what);
     }
-    return outcome(seen, cfg, what, req.task.allowQuestions === true);
+    return outcome(seen, cfg, what, req.task.allowQuestions === true, carried.remoteTaskId === seen.taskId ? carried.reported : undefined);
   }
 }
 
@@ -183,10 +197,21 @@ function throttleIn(err: unknown): AgentThrottledError | undefined {
 }
 
 /** The step's reply from the remote task's last state. */
-function outcome(seen: Seen, cfg: A2aAgentConfig, what: string, allowQuestions: boolean): StepReply {
+function outcome(seen: Seen, cfg: A2aAgentConfig, what: string, allowQuestions: boolean, before?: A2aState['reported']): StepReply {
   const said = textOf(seen.message?.parts);
-  const usage = { costUsd: cfg.pricing.perTaskUsd };
-  const state: A2aState = seen.taskId ? { remoteTaskId: seen.taskId, ...(seen.contextId ? { remoteContextId: seen.contextId } : {}) } : {};
+  // what the remote reported its task spent (the cost extension), less what an earlier step of it booked; else the configured price
+  const r = seen.reported;
+  const usage = r
+    ? {
+        ...r,
+        costUsd: r.costUsd === undefined ? cfg.pricing.perTaskUsd : Math.max(0, r.costUsd - (before?.costUsd ?? 0)),
+        ...(r.tokens !== undefined ? { tokens: Math.max(0, r.tokens - (before?.tokens ?? 0)) } : {}),
+      }
+    : { costUsd: cfg.pricing.perTaskUsd };
+  const reported = r ? { reported: { costUsd: r.costUsd, tokens: r.tokens } } : {};
+  const state: A2aState = seen.taskId
+    ? { remoteTaskId: seen.taskId, ...(seen.contextId ? { remoteContextId: seen.contextId } : {}), ...reported }
+    : {};
   const parts = seen.state === TaskState.TASK_STATE_COMPLETED && seen.artifacts.size === 0 ? (seen.message?.parts ?? []) : seen.parts;
   const data = dataOf(parts);
   const found = { ...(data.length ? { data: data.length === 1 ? data[0] : data } : {}) };

@@ -5,6 +5,7 @@
  */
 import type { AgentCard, AgentSkill } from '@a2a-js/sdk';
 import { BEARER_SCHEME } from '../auth';
+import { COST_EXTENSION_URI } from '../../core/a2a-cost';
 
 /** Where the JSON-RPC binding is mounted. */
 export const A2A_PATH = '/a2a';
@@ -118,7 +119,21 @@ export function agentCardOf(publicUrl: string, version: string): AgentCard {
     provider: undefined,
     version,
     documentationUrl: `${publicUrl}/docs`,
-    capabilities: { streaming: true, pushNotifications: true, extensions: [], extendedAgentCard: false },
+    capabilities: {
+      streaming: true,
+      pushNotifications: true,
+      extensions: [
+        {
+          uri: COST_EXTENSION_URI,
+          description:
+            "Cost: each task's spend is in its metadata under this URI (gen_ai.usage.cost.amount in USD, tokens, tool calls); " +
+            "a budget in a message's metadata under it (gen_ai.agent.cost_budget.limit, gen_ai.agent.token_budget.limit) caps the job's budget.",
+          required: false,
+          params: undefined,
+        },
+      ],
+      extendedAgentCard: false,
+    },
     securitySchemes: {
       [BEARER_SCHEME]: {
         scheme: {

@@ -24,6 +24,7 @@ import type { FastifyInstance } from 'fastify';
 import { A2A_CONTEXT_LABEL, agentMessage, dataPart, taskOfJob, textPart } from '../../activities/a2a-task';
 import type { JobSpec } from '../../schemas';
 import { HttpProblem } from '../errors';
+import { budgetOfMetadata, capBudget } from '../../core/a2a-cost';
 import { researchRoutingOf, submitResearchSubtask } from '../jobs/research';
 import { agentCardOf, CARD_VERSION } from './card';
 import { answerOf, inMessage, inputOfEvent, targetOf, type AnswerAt, type PendingInput } from './input';
@@ -114,6 +115,12 @@ export function createA2aHandler(app: FastifyInstance): A2ARequestHandler {
     return { task: await reads.getTask(tenant, jobId), seq, started: true, pending: now };
   }
 
+  /** The job under the budget its caller passed (the cost extension, in the message's metadata): the lower cap per axis. */
+  function withCallerBudget(spec: JobSpec, message: Message): JobSpec {
+    const budget = capBudget(spec.budget, budgetOfMetadata(message.metadata));
+    return budget ? { ...spec, budget } : spec;
+  }
+
   /** Starts (or finds) the message's job; a refused one is a rejected task. */
   async function start(params: SendMessageRequest, ctx: ServerCallContext): Promise<Turn> {
     const message: Message | undefined = params.message;
@@ -131,7 +138,11 @@ export function createA2aHandler(app: FastifyInstance): A2ARequestHandler {
       if (sub.kind === 'job') jobId = sub.spec.jobId ?? jobId;
       const { created } =
         sub.kind === 'job'
-          ? await svc.submit(tenant, { ...sub.spec, ...pushOf(params), labels: { ...sub.spec.labels, ...labels } }, jobId)
+          ? await svc.submit(
+              tenant,
+              { ...withCallerBudget(sub.spec, message), ...pushOf(params), labels: { ...sub.spec.labels, ...labels } },
+              jobId,
+            )
           : await submitResearchSubtask(svc, researchRoutingOf(app), tenant, sub.input, jobId, { ...pushOf(params), labels });
       // a job just started is working: no read before the stream begins, whose first events would wait for it
       if (created) return { task: taskOfJob(jobId, contextId, TaskState.TASK_STATE_WORKING), seq: 0, started: true, pending: [] };

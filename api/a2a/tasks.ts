@@ -12,7 +12,7 @@ import { RequestMalformedError, TaskNotFoundError } from '@a2a-js/sdk/errors';
 import type { FastifyInstance } from 'fastify';
 import { A2A_CONTEXT_LABEL, a2aContextOf, stateOfView, taskOfJob, taskOfResult } from '../../activities/a2a-task';
 import { LABELS_KEY } from '../../core/search-attributes';
-import type { JobListItem } from '../../schemas';
+import type { JobListItem, Ledger } from '../../schemas';
 import { HttpProblem } from '../errors';
 import { decodeJobPageToken } from '../jobs/page-token';
 import { inputOfItem, isInput, promptOf, type PendingInput, type Refusal } from './input';
@@ -61,11 +61,22 @@ export function createTaskReads(app: FastifyInstance) {
   }
 
   /** A running task: input-required while something waits in the inbox (the oldest as its message, after a refusal when given). */
-  async function runningTask(tenant: string, jobId: string, contextId: string, at: string | undefined, refusal?: Refusal): Promise<Task> {
+  async function runningTask(
+    tenant: string,
+    jobId: string,
+    contextId: string,
+    at: string | undefined,
+    refusal?: Refusal,
+    ledger?: Ledger,
+  ): Promise<Task> {
     const pending = await pendingOf(tenant, jobId);
     const waiting = pending.find((p) => p.id === refusal?.id) ?? pending[0];
-    if (!waiting) return taskOfJob(jobId, contextId, TaskState.TASK_STATE_WORKING, { at });
-    return taskOfJob(jobId, contextId, TaskState.TASK_STATE_INPUT_REQUIRED, { at, message: promptOf(jobId, contextId, waiting, refusal) });
+    if (!waiting) return taskOfJob(jobId, contextId, TaskState.TASK_STATE_WORKING, { at, ledger });
+    return taskOfJob(jobId, contextId, TaskState.TASK_STATE_INPUT_REQUIRED, {
+      at,
+      ledger,
+      message: promptOf(jobId, contextId, waiting, refusal),
+    });
   }
 
   /** The task of a job of the tenant; TaskNotFound when the tenant has no such job. A refusal goes in an input-required status message. */
@@ -75,7 +86,7 @@ export function createTaskReads(app: FastifyInstance) {
     if (view.result) return taskOfResult(jobId, contextId, view.result, view.closedAt);
     const state = stateOfView(view);
     const at = view.closedAt ?? view.startedAt;
-    if (state === TaskState.TASK_STATE_WORKING) return runningTask(tenant, jobId, contextId, at, refusal);
+    if (state === TaskState.TASK_STATE_WORKING) return runningTask(tenant, jobId, contextId, at, refusal, view.ledger);
     return taskOfJob(jobId, contextId, state, { at });
   }
 
