@@ -4,10 +4,10 @@ import { createArchiveActivities, type ArchiveDeps } from './archive';
 import { createInboxActivities } from './inbox';
 import { createJudgeActivities } from './judge';
 import { createScoutActivities } from './scout/commit';
-import { scoutRoot } from './scout/sandbox';
+import { noScoutRoot, type ScoutRootFor } from './scout/scout-root';
 import { loadAgentsFile } from './agents/kinds';
 import type { McpPool } from './agents/mcp-pool';
-import { builtinAgents, createAgentRegistry, type AgentRegistry } from './agents/registry';
+import { builtinAgentsFor, createAgentRegistry, type AgentRegistry } from './agents/registry';
 import type { SemanticRouterOptions } from './agents/semantic-router';
 import { createWebhookActivities, type WebhookDeps } from './webhook';
 import { createRoleActivities, loadRoleCatalog } from './roles';
@@ -33,7 +33,8 @@ export {
 export { checkCallbackUrl, isBlockedAddress, mcpPolicyFromConfig, netPolicyFromConfig, type NetPolicy } from './net-policy';
 export type { Resolver, ResolvedAddress } from './guarded-post';
 export { redact, redactUrl } from './redact';
-export { builtinAgents, createAgentRegistry, type AgentRegistry } from './agents/registry';
+export { builtinAgents, builtinAgentsFor, createAgentRegistry, type AgentRegistry } from './agents/registry';
+export { noScoutRoot, scoutRootsOf, type ScoutRootFor } from './scout/scout-root';
 export { createHttpAgent } from './agents/http';
 export { loadAgentsFile } from './agents/kinds';
 export { createMcpPool, type McpPool, type McpPoolOptions } from './agents/mcp-pool';
@@ -50,16 +51,22 @@ export {
  * The builtin agents plus the agents of `agentsFile` (default `agents.json` when it exists), semantic
  * references routed as `semantic` says; LLM agents reach their MCP servers through `mcpPool`.
  */
-export function loadRegistry(agentsFile?: string, semantic?: SemanticRouterOptions, mcpPool?: McpPool): AgentRegistry {
+export function loadRegistry(
+  agentsFile?: string,
+  semantic?: SemanticRouterOptions,
+  mcpPool?: McpPool,
+  scoutRoots: ScoutRootFor = noScoutRoot,
+): AgentRegistry {
   const file = agentsFile ?? (existsSync('agents.json') ? 'agents.json' : undefined);
-  const registry = createAgentRegistry([...builtinAgents, ...(file ? loadAgentsFile(file, process.env, { mcpPool }) : [])], { semantic });
+  const loaded = file ? loadAgentsFile(file, process.env, { mcpPool, scoutRootFor: scoutRoots }) : [];
+  const registry = createAgentRegistry([...builtinAgentsFor(scoutRoots), ...loaded], { semantic });
   // roles name agents and tools of the registry: checked once it is built
   return file ? Object.assign(registry, { roles: loadRoleCatalog(file, registry) }) : registry;
 }
 
 /** Everything the worker registers as activities. */
 export function createActivities(
-  deps: AgentActivityDeps & { webhook?: WebhookDeps; archive: ArchiveDeps; judgeAgent?: string; scoutRoot?: string },
+  deps: AgentActivityDeps & { webhook?: WebhookDeps; archive: ArchiveDeps; judgeAgent?: string; scoutRoots?: ScoutRootFor },
 ) {
   return {
     ...createAgentActivities(deps),
@@ -71,7 +78,7 @@ export function createActivities(
     ...createScoutActivities({
       scouts: deps.archive.record.scouts,
       events: deps.archive.record.events,
-      rootFor: (tenant) => deps.scoutRoot ?? scoutRoot(process.env, tenant),
+      rootFor: deps.scoutRoots ?? noScoutRoot,
     }),
   };
 }

@@ -1,5 +1,12 @@
 /** Worker process: hosts the workflows, the shared agent pool and one agent lane per tenant (new tenants of the keys file included) until SIGINT/SIGTERM. */
-import { createMcpPool, loadRegistry, mcpPolicyFromConfig, netPolicyFromConfig, semanticOptionsFromConfig } from '../activities';
+import {
+  createMcpPool,
+  loadRegistry,
+  mcpPolicyFromConfig,
+  netPolicyFromConfig,
+  scoutRootsOf,
+  semanticOptionsFromConfig,
+} from '../activities';
 import { openRecord, recordLocation } from '../record';
 import { breakerSettingsOf } from '../schemas/breaker';
 import { Client } from '@temporalio/client';
@@ -25,7 +32,9 @@ const config = orExit('worker', () => loadConfig());
 const log = createLogger({ level: config.LOG_LEVEL, proc: 'worker' });
 // LLM agents' MCP connections, reused across steps; closed (their processes ended) when the worker stops
 const mcpPool = createMcpPool({ policy: mcpPolicyFromConfig(config) });
-const registry = orExit('worker', () => loadRegistry(config.DELEGATE_AGENTS_FILE, semanticOptionsFromConfig(config), mcpPool));
+// the tree each tenant's scouts read, from the configuration: the scout agent, LLM agents' host tools and the commit share it
+const scoutRoots = scoutRootsOf(config);
+const registry = orExit('worker', () => loadRegistry(config.DELEGATE_AGENTS_FILE, semanticOptionsFromConfig(config), mcpPool, scoutRoots));
 const tenants = orExit('worker', () => loadTenants(config));
 // before any connection: the SDK's logger and core's metrics are fixed when the Runtime starts
 const { coreMetricsUrl } = await installWorkerRuntime({ log, coreMetrics: config.DELEGATE_WORKER_METRICS_PORT !== 0 });
@@ -120,6 +129,7 @@ const set = await createWorkerSet(
     identity: workerIdentity(deploymentId, process.pid, hostname()),
     stepLogPath: config.DELEGATE_STEP_LOG,
     registry,
+    scoutRoots,
     judgeAgent: config.DELEGATE_JUDGE_AGENT,
     webhookSecret: config.DELEGATE_WEBHOOK_SECRET,
     webhook: { policy: netPolicyFromConfig(config), signature: config.DELEGATE_WEBHOOK_SIGNATURE },

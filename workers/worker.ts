@@ -8,14 +8,16 @@ import { Client } from '@temporalio/client';
 import { log } from '@temporalio/activity';
 import { Worker, type NativeConnection, type WorkerOptions, type WorkflowBundle } from '@temporalio/worker';
 import {
-  builtinAgents,
+  builtinAgentsFor,
   createActivities,
   createAgentRegistry,
   createCircuitBreaker,
   createLoadRouter,
   describeWithClient,
+  noScoutRoot,
   type AgentRegistry,
   type ArchiveDeps,
+  type ScoutRootFor,
   type WebhookDeps,
 } from '../activities';
 import { Context } from '@temporalio/activity';
@@ -45,8 +47,10 @@ export interface DelegateWorkerOptions {
   workflowBundle?: WorkflowBundle;
   /** Append-only log of completed agent steps. */
   stepLogPath?: string;
-  /** The agents this worker runs. @default the builtin agents */
+  /** The agents this worker runs. @default the builtin agents, the scout under `scoutRoots` */
   registry?: AgentRegistry;
+  /** The tree each tenant's scouts read (`scoutRootsOf(config)`): the commit of a scout's report checks its lines there. @default none: scouts are off */
+  scoutRoots?: ScoutRootFor;
   /** Master HMAC-SHA256 key; each tenant's webhooks are signed with a key derived from it. Unset = unsigned. */
   webhookSecret?: string;
   /** Where webhooks may go and how they are sent. @default private, loopback and metadata addresses refused */
@@ -124,7 +128,7 @@ export interface WorkerSet {
 
 /** As `createWorkers`, with `addLanes` for lanes that appear later. */
 export async function createWorkerSet(opts: DelegateWorkerOptions, lanes: AgentLane[] = []): Promise<WorkerSet> {
-  const registry = opts.registry ?? createAgentRegistry(builtinAgents);
+  const registry = opts.registry ?? createAgentRegistry(builtinAgentsFor(opts.scoutRoots ?? noScoutRoot));
   const metrics = opts.metrics ?? createWorkerMetrics();
   const breaker = createCircuitBreaker({
     client: new Client({ connection: opts.connection, namespace: opts.namespace }),
@@ -161,6 +165,7 @@ export async function createWorkerSet(opts: DelegateWorkerOptions, lanes: AgentL
     breaker,
     observer: metrics.observer,
     judgeAgent: opts.judgeAgent,
+    scoutRoots: opts.scoutRoots,
     router,
     // `{ capability, routing: 'adaptive' }` routes by the record's task statistics
     stats: opts.record.stats,

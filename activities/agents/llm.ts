@@ -16,7 +16,8 @@ import { LlmAgentConfigSchema, type LlmAgentConfig } from '../../schemas';
 import { ErrorType } from '../../core/errors';
 import { fatal } from '../errors';
 import { HOST_TOOL_SPECS, runHostTool } from '../scout/host-tools';
-import { createSandbox, scoutRoot, type ScoutSandbox } from '../scout/sandbox';
+import { createSandbox, type ScoutSandbox } from '../scout/sandbox';
+import type { ScoutRootFor } from '../scout/scout-root';
 import { jsonSchemaParams, postJson, remoteManifest, serviceOf } from './remote';
 import { pacedCall, type AgentDefinition, type StepReply, type StepRequest } from './types';
 import type { StepAsk } from '../../contracts/step';
@@ -63,8 +64,10 @@ function brief(req: StepRequest): string {
 
 /** Options of `createLlmAgent`. */
 export interface LlmAgentOptions {
-  /** The directory the host tools (`read_file`, `grep`) are confined to. @default the tenant's scout root from env (none: the tools refuse) */
+  /** The directory the host tools (`read_file`, `grep`) are confined to, whatever the tenant. @default `scoutRootFor`'s */
   scoutRoot?: string;
+  /** The tenant's directory the host tools are confined to (scout-root.ts, from the configuration). @default none: the tools refuse */
+  scoutRootFor?: ScoutRootFor;
   /** The worker's MCP connections (its address policy included). @default the process's pool, strict policy */
   mcpPool?: McpPool;
 }
@@ -150,7 +153,7 @@ export function createLlmAgent(
         const host = hostOffered.find((t) => t === name);
         if (host)
           return paths.length
-            ? runHostTool((sandbox ??= createSandbox(opts.scoutRoot ?? scoutRoot(env, req.tenant), paths)), host, args)
+            ? runHostTool((sandbox ??= createSandbox(opts.scoutRoot ?? opts.scoutRootFor?.(req.tenant), paths)), host, args)
             : `error: ${host} has no scope (the task's params.paths is empty)`;
         if (mcp.scopeName(name)) return mcp.call(name, args as Record<string, unknown>, signal);
         const tool = offered.find((t) => t.name === name)!;

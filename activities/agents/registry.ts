@@ -1,7 +1,7 @@
 import type { AgentManifest, AgentRef } from '../../schemas';
 import { echoAgent } from './echo';
 import { profileOf } from './lexical-ranker';
-import { scoutRoot } from '../scout/sandbox';
+import { noScoutRoot, type ScoutRootFor } from '../scout/scout-root';
 import { createScoutAgent } from './scout';
 import { createSemanticRouter, semanticText, type Eligible, type SemanticRouter, type SemanticRouterOptions } from './semantic-router';
 import { simAgent } from './sim';
@@ -111,12 +111,13 @@ export function createAgentRegistry(defs: AgentDefinition[], opts: AgentRegistry
   };
 }
 
-/** The builtin agents every worker hosts; the offline scout reads under the tenant's scout root (none unless configured). */
-export const builtinAgents: AgentDefinition[] = [
-  echoAgent,
-  simAgent as unknown as AgentDefinition,
-  createScoutAgent({ rootFor: (tenant) => scoutRoot(process.env, tenant) }) as unknown as AgentDefinition,
-];
+/** The builtin agents every worker hosts; the offline scout reads under the tenant's root of `scoutRoots` (scout-root.ts, from the configuration). */
+export function builtinAgentsFor(scoutRoots: ScoutRootFor): AgentDefinition[] {
+  return [echoAgent, simAgent as unknown as AgentDefinition, createScoutAgent({ rootFor: scoutRoots }) as unknown as AgentDefinition];
+}
+
+/** The builtin agents with no scout root (the scout refuses): a registry that runs no scout, as the API's, tests' and benches'. */
+export const builtinAgents: AgentDefinition[] = builtinAgentsFor(noScoutRoot);
 
 /** Why `def` cannot take a task with these params and scope: it refuses the params, or would use tools outside the scope (undefined: it can). */
 export function refusal(

@@ -10,7 +10,7 @@
  * tool's answer (the tool itself was allowed; the path was not), so the model can correct it.
  *
  * What an operator did not choose to expose is never read: there is no root unless one is
- * configured (never the process's working directory), and whatever the root, a dot-entry
+ * configured (scout-root.ts; never the process's working directory), and whatever the root, a dot-entry
  * (`.data`, `.git`, `.env`) or a secret-bearing file (secret-files.ts: keys, certificates, env
  * files, cloud credentials, databases, logs, backups) is refused in a scope, refused to
  * `read_file` and skipped by `grep`, unless the operator's allow-list (`DELEGATE_SCOUT_ALLOW`)
@@ -20,6 +20,7 @@
 import { open, readFile, readdir, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { RE2JS } from 're2js';
+import { NO_SCOUT_ROOT } from './scout-root';
 import { holdsPrivateKey, isDeniedPath, redactSecrets, scoutAllowList } from './secret-files';
 
 export { isDeniedPath } from './secret-files';
@@ -59,49 +60,6 @@ export class ScoutToolError extends Error {
 
 const inside = (base: string, p: string) => p === base || p.startsWith(base.endsWith(sep) ? base : base + sep);
 const posix = (p: string) => (p === '' ? '.' : p.split(sep).join('/'));
-
-/** The scout's settings, as both processes read them from the environment (API and workers must agree). */
-export interface ScoutRootEnv {
-  DELEGATE_SCOUT_ROOT?: string;
-  DELEGATE_SCOUT_ROOTS?: string;
-}
-
-/** Parses `DELEGATE_SCOUT_ROOTS` (`tenant=/abs/dir,tenant2=/other`); throws naming the variable. */
-export function parseScoutRoots(text: string | undefined): Map<string, string> {
-  const roots = new Map<string, string>();
-  for (const [i, pair] of (text ?? '')
-    .split(',')
-    .map((p) => p.trim())
-    .filter(Boolean)
-    .entries()) {
-    const at = pair.indexOf('=');
-    const tenant = pair.slice(0, at).trim();
-    const dir = pair.slice(at + 1).trim();
-    if (at <= 0 || !isAbsolute(dir)) throw new Error(`DELEGATE_SCOUT_ROOTS: pair ${i + 1} must be tenant=/absolute/dir`);
-    roots.set(tenant, dir);
-  }
-  return roots;
-}
-
-/**
- * The tree a tenant's scouts may read: its own root from `DELEGATE_SCOUT_ROOTS`, else the
- * deployment's `DELEGATE_SCOUT_ROOT`, else none (the scout is off). Never the working directory:
- * that is where `.data/api-key` and the keys and agents files live.
- */
-export function scoutRoot(env: ScoutRootEnv = process.env, tenant?: string): string | undefined {
-  return (tenant === undefined ? undefined : rootsOf(env.DELEGATE_SCOUT_ROOTS).get(tenant)) ?? env.DELEGATE_SCOUT_ROOT;
-}
-
-/** `DELEGATE_SCOUT_ROOTS` as last parsed: every scout step asks for its tenant's root, the text is parsed once (again only when it changes). */
-let lastRoots: { text: string | undefined; roots: Map<string, string> } | undefined;
-function rootsOf(text: string | undefined): Map<string, string> {
-  if (!lastRoots || lastRoots.text !== text) lastRoots = { text, roots: parseScoutRoots(text) };
-  return lastRoots.roots;
-}
-
-/** The message a scout without a root answers with: what to configure. */
-export const NO_SCOUT_ROOT =
-  'no scout root is configured: set DELEGATE_SCOUT_ROOT (or DELEGATE_SCOUT_ROOTS per tenant) to the source tree scouts may read';
 
 /** True when absolute `p` is denied as seen from `base` (one of its entries below `base` is, and `allow` does not lift it). */
 const deniedBelow = (base: string, p: string, allow: readonly string[]) => isDeniedPath(posix(relative(base, p)), allow);

@@ -6,7 +6,8 @@
  *   prep ──resolveScope (path_outside_root) ──caps (429)──> { id, prompt, caps }
  *   dispatch ── prep ──reserve (atomic; 429)──> job { scout task: read_file + grep, outputSchema } ──> 201
  */
-import { NO_SCOUT_ROOT, resolveScope, scoutRoot, type ScopeRefusal } from '../../activities/scout/sandbox';
+import { resolveScope, type ScopeRefusal } from '../../activities/scout/sandbox';
+import { NO_SCOUT_ROOT, scoutRootsOf } from '../../activities/scout/scout-root';
 import { settleScout } from '../../activities/scout/commit';
 import type { ScoutJobInput } from '../../contracts/job';
 import type { Budget, Config, JobSpec } from '../../schemas';
@@ -81,7 +82,7 @@ export const SCOUT_BUDGET: Budget = { toolCalls: 40, latencySeconds: 300 };
 /** Creates the scout service over the record and the job service. */
 export function createScoutService({ config, record, jobs }: { config: Config; record: RecordStore; jobs: JobService }) {
   /** The tenant's scout root; undefined when none is configured (the scout is off for it). */
-  const rootFor = (tenant: string) => scoutRoot(config, tenant);
+  const rootFor = scoutRootsOf(config);
   const caps = { perSession: config.DELEGATE_SCOUT_CAP_PER_SESSION, perScope: config.DELEGATE_SCOUT_CAP_PER_SCOPE };
   const view = (r: ScoutRemaining): CapsView => ({
     perSession: { limit: caps.perSession, remaining: r.session },

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createScoutAgent } from '../../activities/agents/scout';
-import { createSandbox, isDeniedPath, parseScoutRoots, resolveScope, scoutRoot } from '../../activities/scout/sandbox';
+import { createSandbox, isDeniedPath, resolveScope } from '../../activities/scout/sandbox';
+import { parseScoutRoots, scoutRoot } from '../../activities/scout/scout-root';
 import type { ScoutAnswer } from '../../schemas/scout';
 import { refusal, rejection, scoutStep } from './scout-tree';
 

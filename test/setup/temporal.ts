@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { loadRegistry } from '../../activities';
+import { loadRegistry, scoutRootsOf } from '../../activities';
 import { openRecord } from '../../record';
 import { DELETION_TEST_SETTINGS, DEV_THROUGHPUT_SETTINGS, freePort, startDevServer } from '../../scripts/dev-server';
 import { startExampleAgent } from '../../scripts/example-agent';
@@ -79,6 +79,7 @@ export default async function setup(project: TestProject) {
   });
   // the scout reads only a configured root: the test worker's is the repository (as the project's env sets it)
   process.env.DELEGATE_SCOUT_ROOT ??= process.cwd();
+  const scoutRoots = scoutRootsOf({ DELEGATE_SCOUT_ROOT: process.env.DELEGATE_SCOUT_ROOT });
   const dir = mkdtempSync(join(tmpdir(), 'delegate-test-'));
   const server = await startDevServer({
     dbFile: join(dir, 'temporal.sqlite'),
@@ -155,7 +156,7 @@ export default async function setup(project: TestProject) {
   const recordFile = join(dir, 'record.db');
   const record = await openRecord({ sqliteFile: recordFile });
   const connection = await NativeConnection.connect({ address: server.address });
-  const registry = loadRegistry(agentsFile);
+  const registry = loadRegistry(agentsFile, undefined, undefined, scoutRoots);
   // webhook receivers in tests listen on loopback
   const webhook = { policy: { allowLoopback: true } };
   // one agent lane per test tenant, as workers/main.ts serves them
@@ -173,6 +174,7 @@ export default async function setup(project: TestProject) {
       webhookSecret: TEST_WEBHOOK_SECRET,
       webhook,
       registry,
+      scoutRoots,
       record: record.store,
       judgeAgent: 'judge',
     },
