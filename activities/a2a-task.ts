@@ -12,7 +12,7 @@
  */
 import { Role, TaskState, type Artifact, type Message, type Part, type Task } from '@a2a-js/sdk';
 import type { JobResult, JobView, Ledger } from '../schemas';
-import { spendMetadata } from '../core/a2a-cost';
+import { spendMetadata } from './a2a-cost';
 
 export { A2A_CONTEXT_LABEL, a2aContextOf } from '../core/a2a';
 

@@ -1,6 +1,6 @@
 /** The remote A2A task as a step sees it from its stream (or its blocking answers): state, last status message, artifacts. */
 import { TaskState, type Artifact, type Message, type Part, type StreamResponse, type Task } from '@a2a-js/sdk';
-import { reportedUsage } from '../../core/a2a-cost';
+import { reportedUsage } from '../a2a-cost';
 import type { Usage } from '../../schemas';
 
 /** States the remote task never leaves. */

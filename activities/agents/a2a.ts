@@ -10,7 +10,7 @@
  *            | auth-required / rejected / failed (final failures) | canceled (cancelled)
  *   step cancelled (job cancel, stop by latency, budget halt) ──CancelTask──> remote agent
  *
- * Cost (core/a2a-cost.ts): every message carries what the subtask has left to spend in its metadata, and
+ * Cost (activities/a2a-cost.ts): every message carries what the subtask has left to spend in its metadata, and
  * a spend the remote reports in the task's metadata is what the step books (else the configured price).
  *
  * A retried step sends the same message id (it derives from the step key), so a remote agent
@@ -23,7 +23,7 @@ import { dataPart, textPart } from '../a2a-task';
 import { AgentCancelledError, AgentFatalError, AgentRetryableError, AgentThrottledError } from '../errors';
 import type { Resolver } from '../guarded-post';
 import type { NetPolicy } from '../net-policy';
-import { budgetMetadata, COST_EXTENSION_URI } from '../../core/a2a-cost';
+import { budgetMetadata, COST_EXTENSION_URI } from '../a2a-cost';
 import { createA2aRemote, fetchFailure } from './a2a-client';
 import { dataOf, Seen, textOf } from './a2a-seen';
 import { expandEnv, jsonSchemaParams, remoteManifest, serviceOf } from './remote';

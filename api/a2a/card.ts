@@ -5,7 +5,7 @@
  */
 import type { AgentCard, AgentSkill } from '@a2a-js/sdk';
 import { BEARER_SCHEME } from '../auth';
-import { COST_EXTENSION_URI } from '../../core/a2a-cost';
+import { COST_EXTENSION_URI } from '../../activities/a2a-cost';
 
 /** Where the JSON-RPC binding is mounted. */
 export const A2A_PATH = '/a2a';

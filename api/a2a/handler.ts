@@ -24,7 +24,7 @@ import type { FastifyInstance } from 'fastify';
 import { A2A_CONTEXT_LABEL, agentMessage, dataPart, taskOfJob, textPart } from '../../activities/a2a-task';
 import type { JobSpec } from '../../schemas';
 import { HttpProblem } from '../errors';
-import { budgetOfMetadata, capBudget } from '../../core/a2a-cost';
+import { budgetOfMetadata, capBudget } from '../../activities/a2a-cost';
 import { researchRoutingOf, submitResearchSubtask } from '../jobs/research';
 import { agentCardOf, CARD_VERSION } from './card';
 import { answerOf, inMessage, inputOfEvent, targetOf, type AnswerAt, type PendingInput } from './input';

@@ -16,7 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createA2aAgent } from '../../activities/agents/a2a';
 import { builtinAgents, createAgentRegistry } from '../../activities/agents/registry';
-import { COST_EXTENSION_URI } from '../../core/a2a-cost';
+import { COST_EXTENSION_URI } from '../../activities/a2a-cost';
 import type { JobResult } from '../../schemas';
 import { startDedicatedWorker } from '../dedicated-worker';
 import { fastRetry, finalResult, listeningApp, testApp, testClient, uniqueId } from '../helpers';
