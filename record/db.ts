@@ -10,21 +10,9 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { migrate } from './migrations';
 import { openSqliteRecord } from './sqlite';
-import type { RecordTables } from './tables';
+import type { Dialect, RecordDb, RecordTables } from './tables';
 
 export type * from './tables';
-
-/** Which store a database is. */
-export type Dialect = 'sqlite' | 'postgres';
-
-/** An open record database. */
-export interface RecordDb {
-  db: Kysely<RecordTables>;
-  dialect: Dialect;
-  /** Where it is, without credentials (for logs). */
-  where: string;
-  close(): Promise<void>;
-}
 
 /** Where the record lives: a PostgreSQL URL, else a SQLite file. */
 export interface RecordLocation {

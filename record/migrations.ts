@@ -8,7 +8,7 @@
  * A migration that fails rolls back with everything else of the run: none is half applied.
  */
 import { sql, type Kysely } from 'kysely';
-import type { Dialect } from './db';
+import type { Dialect } from './tables';
 
 /** One migration: its statements on each store. */
 interface Migration {

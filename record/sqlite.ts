@@ -21,7 +21,7 @@ import {
 } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { RecordDb } from './db';
+import type { RecordDb } from './tables';
 import type { RecordTables } from './tables';
 
 /** What brings a new connection's schema up to date (db.ts: the migrations), closing it when they fail. */

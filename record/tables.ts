@@ -3,7 +3,7 @@
  * them all. The DDL that makes them is record/migrations.ts (both stores); a column added there is
  * added here.
  */
-import type { Generated } from 'kysely';
+import type { Generated, Kysely } from 'kysely';
 
 /** One archived job (the whole result is its `result` plus its `job_subtasks` rows). */
 export interface JobsTable {
@@ -216,4 +216,16 @@ export interface FeatureDossiersTable {
   closed_at: number;
   /** JSON array of the dossier's entries, in the order filed. */
   entries: string;
+}
+
+/** Which store a database is. */
+export type Dialect = 'sqlite' | 'postgres';
+
+/** An open record database. */
+export interface RecordDb {
+  db: Kysely<RecordTables>;
+  dialect: Dialect;
+  /** Where it is, without credentials (for logs). */
+  where: string;
+  close(): Promise<void>;
 }
