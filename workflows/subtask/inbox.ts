@@ -14,24 +14,14 @@ import type { ApprovalPolicy } from '../../schemas/approval';
 import type { InboxDecision, InboxKind, InboxReason, OnTimeout } from '../../core/inbox';
 import { halt } from './halt';
 import type { RunningState, SubtaskState } from './state';
+import type { PendingItem } from './hitl';
+
+export type { HitlState, PendingItem } from './hitl';
 
 /** A question's wait when the task sets no approval policy: a day, then the task fails. */
 export const DEFAULT_WAIT_SECONDS = 86_400;
 /** Messages queued for the next step at most (older ones are dropped, and said so). */
 export const MAX_QUEUED_MESSAGES = 20;
-
-/** The item the loop waits on. */
-export interface PendingItem {
-  id: string;
-  kind: InboxKind;
-  reason: InboxReason;
-  detail: Record<string, unknown>;
-  onTimeout: OnTimeout;
-  /** Epoch ms. */
-  expiresAt: number;
-  /** A question's text, for the answer handed to the next step. */
-  question?: string;
-}
 
 /** What opens an item: its kind, why, and what the decider sees. */
 export interface ItemSpec {
@@ -214,19 +204,4 @@ export function undelivered(s: SubtaskState): void {
 export interface StepHumanInput {
   answer?: StepAnswer;
   messages?: SteeringNote[];
-}
-
-/** The human-in-the-loop part of the state, fresh or from a carry. */
-export interface HitlState {
-  pending?: PendingItem;
-  decision?: InboxDecision;
-  approvedStart: boolean;
-  spendApprovedStep?: number;
-  approvedTools: string[];
-  /** What the last completed step spent (costUsd): the planned spend of the next one. */
-  lastCostUsd?: number;
-  answer?: StepAnswer;
-  messages: SteeringNote[];
-  /** Items opened so far (this run). */
-  opened: number;
 }

@@ -12,7 +12,7 @@ import type { SubtaskStatus } from '../../contracts/messages';
 import type { RoleHostCarry } from '../../contracts/role';
 import { runManifest, type Routing, type RunManifest } from '../../core/routing';
 import type { HostRules } from './host-rules';
-import type { HitlState } from './inbox';
+import type { HitlState } from './hitl';
 import type { HitlCarry, SubtaskCarry } from '../../contracts/subtask';
 import { exhaustedAxes, newLedger, type LedgerState } from '../../core/budget-ledger';
 import { agentLabel, dedupe, fitList } from '../../core/task-results';
