@@ -85,7 +85,10 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { regex: '^\\.\\./(?!schemas/|schemas$).*$', message: 'core/ imports only core/ (and types of schemas/): every layer above imports it.' },
+            {
+              regex: '^\\.\\./(?!schemas/|schemas$).*$',
+              message: 'core/ imports only core/ (and types of schemas/): every layer above imports it.',
+            },
             { regex: '^\\.\\./.*$', allowTypeImports: true, message: 'core/ imports values only from core/ (types of schemas/).' },
             // the SDK's common package is pure (search-attribute keys); nothing else
             {
@@ -110,7 +113,11 @@ export default tseslint.config(
               regex: '^(\\.\\./)+(?!schemas|core)[^/.]+(/.*)?$',
               message: 'contracts/ imports only schemas/ and core/ (types) and itself: every layer above imports it.',
             },
-            { regex: '^(\\.\\./)+(schemas|core)(/.*)?$', allowTypeImports: true, message: 'contracts/ holds types and message definitions: no values of schemas/ or core/.' },
+            {
+              regex: '^(\\.\\./)+(schemas|core)(/.*)?$',
+              allowTypeImports: true,
+              message: 'contracts/ holds types and message definitions: no values of schemas/ or core/.',
+            },
             {
               regex: '^(?!\\.|@temporalio/workflow$).*$',
               allowTypeImports: true,

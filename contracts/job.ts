@@ -105,6 +105,5 @@ export interface JobInput {
   checked?: true;
 }
 
-
 /** The job workflow's type (`delegationJob`), for a client that reads or starts it by name. */
 export type DelegationJobWorkflow = (input: JobInput) => Promise<JobResult>;

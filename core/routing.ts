@@ -78,8 +78,10 @@ export function nestedRoutes(routes: Routes | undefined, taskId: string): Routes
  * resolveAgent's answer (contracts/step.ts ResolvedAgent, read by its shape: core/ sits below the
  * contracts); runs recorded before routing answered with a bare manifest, which replay hands back as it was.
  */
-export function readResolved(
-  answer: { manifest: AgentManifest; routing: Routing; fallbacks?: string[] } | AgentManifest,
-): { manifest: AgentManifest; routing?: Routing; fallbacks?: string[] } {
+export function readResolved(answer: { manifest: AgentManifest; routing: Routing; fallbacks?: string[] } | AgentManifest): {
+  manifest: AgentManifest;
+  routing?: Routing;
+  fallbacks?: string[];
+} {
   return 'manifest' in answer ? answer : { manifest: answer };
 }

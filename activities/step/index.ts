@@ -27,7 +27,6 @@ import { preflight } from './gates';
 import { createResolver, defaultRouter } from './resolve';
 import { callAgent } from './run';
 
-
 /** What the agent activities need from their host. */
 export interface AgentActivityDeps {
   registry: AgentRegistry;

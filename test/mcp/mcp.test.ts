@@ -44,6 +44,7 @@ describe.each(['http', 'stdio'] as const)('MCP over %s', (transport) => {
       'delegate_vote',
       'job_add_budget',
       'job_cancel',
+      'job_replay',
       'job_result',
       'job_status',
       'job_stop',
