@@ -12,31 +12,16 @@
  * closed), so a healthy agent costs no workflow at all. A breaker Temporal cannot be asked
  * about lets steps through (logged): it protects agents, it must not stop them.
  *
- * A breaker also outlives its task queue. Renaming the workflow queue (or moving a deployment)
- * leaves its run on the old queue, where no worker applies what it is sent, and every check would
- * wait on it. Such a run is moved: a new run on this worker's queue carries what the old one would
- * hold (its memo, then the signals it never applied). A breaker no worker serves at all is skipped
- * for a while, logged once; a skipped breaker is still read, never waited on.
- *
- *   describe ──run on another queue: nobody polls it, or a task waits there > unservedMs──> move here (start, terminating it)
- *            └─run on this queue: a task waits > unservedMs, nobody polls it──> skip for skipMs (onError once)
+ * A breaker also outlives its task queue: a run stranded on a queue no worker polls is moved here,
+ * and one no worker serves at all is skipped for a while, logged once (breaker-runs.ts); a skipped
+ * breaker is still read, never waited on.
  */
 import { WorkflowNotFoundError, WorkflowUpdateRPCTimeoutOrCancelledError, isGrpcDeadlineError, type Client } from '@temporalio/client';
-import type { temporal } from '@temporalio/proto';
 import { DEFAULT_BREAKER_SETTINGS, type BreakerSettings, type CircuitState } from '../schemas/breaker';
 import type { AgentBreakerWorkflow } from '../contracts/breaker';
 import { acquireTrialUpdate, releaseTrialSignal, stepOutcomeSignal } from '../contracts/messages';
-import { BREAKER_MEMO_KEY, breakerWorkflowId } from '../core/names';
-import {
-  applyOutcome,
-  initialBreaker,
-  phaseAt,
-  releaseTrial,
-  type BreakerState,
-  type StepOutcome,
-  type TrialGrant,
-} from '../core/breaker-state';
-import { LIVE_POLLER_MS } from './load-score';
+import { phaseAt, type BreakerState, type StepOutcome, type TrialGrant } from '../core/breaker-state';
+import { createBreakerRuns, idOf, inputOf, summaryOf, type BreakerTarget, type Seen } from './breaker-runs';
 
 export type { CircuitState } from '../schemas/breaker';
 
@@ -66,11 +51,7 @@ export interface CircuitBreakerOptions {
   now?: () => number;
 }
 
-/** Whose circuit a step counts on: the agent's, for the step's tenant (absent: the agent's shared one). */
-export interface BreakerTarget {
-  agentId: string;
-  tenant?: string;
-}
+export type { BreakerTarget } from './breaker-runs';
 
 /** Who asks for a step: the step's key and attempt, so a half-open trial is held by exactly one step. */
 export interface StepTicket {
@@ -114,26 +95,6 @@ interface Known {
  */
 const EAGER_SUCCESS_MS = 30_000;
 
-/** What one describe of a breaker's run showed. */
-interface Seen {
-  /** The memo: what the run applied so far (undefined: it never published one). */
-  state?: BreakerState;
-  runId: string;
-  taskQueue: string;
-  running: boolean;
-  /** Since when (epoch ms, Temporal's clock) a workflow task waits for a worker: the run has signals it has not applied. */
-  waitingSince?: number;
-  /** This read moved the run: `state` is what the new run carries. */
-  moved?: boolean;
-}
-
-/** Wire values of the Temporal API (stable; the proto module is type-only here). */
-const WORKFLOW_QUEUE: temporal.api.enums.v1.TaskQueueType = 1;
-const TASK_SCHEDULED: temporal.api.enums.v1.PendingWorkflowTaskState = 1;
-/** Epoch ms of a protobuf timestamp (0 when absent). */
-const msOf = (ts?: { seconds?: { toString(): string } | number | null; nanos?: number | null } | null) =>
-  ts ? Number(ts.seconds?.toString() ?? 0) * 1000 + Math.floor((ts.nanos ?? 0) / 1e6) : 0;
-
 /** The more, the fewer steps get through: an agent's gauge shows its most restrictive tenant circuit. */
 const RESTRICTION: Record<CircuitState, number> = { closed: 0, half_open: 1, open: 2 };
 
@@ -149,139 +110,18 @@ export function createCircuitBreaker(opts: CircuitBreakerOptions): CircuitBreake
   const onError = opts.onError ?? (() => {});
   /** Keyed by the breaker's workflow id (agent and tenant). */
   const known = new Map<string, Known>();
-  /** Breakers no worker serves: skipped until then. */
-  const skippedUntil = new Map<string, number>();
-  /** Breakers onError was told are unreachable; forgotten once they answer again, so each loss is told once. */
-  const warned = new Set<string>();
-  /** Whether a worker polls a queue for workflow tasks, as last asked. */
-  const polled = new Map<string, { live: boolean; at: number }>();
-  const idOf = (t: BreakerTarget) => breakerWorkflowId(t.agentId, t.tenant);
-  const handle = (t: BreakerTarget, runId?: string) => client.workflow.getHandle(idOf(t), runId);
   const fail = (what: string, t: BreakerTarget, err: unknown) => onError(what, t.agentId, err, t.tenant);
-  const summary = (t: BreakerTarget) => `circuit breaker of agent ${t.agentId}${t.tenant ? ` for tenant ${t.tenant}` : ''}`;
-  const input = (t: BreakerTarget) => ({ agentId: t.agentId, ...(t.tenant ? { tenant: t.tenant } : {}), settings });
-  const skipped = (t: BreakerTarget) => (skippedUntil.get(idOf(t)) ?? 0) > now();
-
-  function skip(t: BreakerTarget, err: unknown) {
-    skippedUntil.set(idOf(t), now() + skipMs);
-    if (warned.has(idOf(t))) return;
-    warned.add(idOf(t));
-    fail('reach', t, err);
-  }
-  function answered(t: BreakerTarget) {
-    skippedUntil.delete(idOf(t));
-    warned.delete(idOf(t));
-  }
-
-  async function read(t: BreakerTarget): Promise<Seen | undefined> {
-    try {
-      const d = await client.withDeadline(now() + 5000, () => handle(t).describe());
-      const task = d.raw.pendingWorkflowTask;
-      return {
-        state: d.memo?.[BREAKER_MEMO_KEY] as BreakerState | undefined,
-        runId: d.runId,
-        taskQueue: d.taskQueue,
-        running: d.status.name === 'RUNNING',
-        waitingSince: task?.state === TASK_SCHEDULED ? msOf(task.originalScheduledTime ?? task.scheduledTime) : undefined,
-      };
-    } catch (err) {
-      if (err instanceof WorkflowNotFoundError) return undefined;
-      throw err;
-    }
-  }
-
-  /** Whether a worker polls `queue` for workflow tasks (asked once per skipMs). Unknown counts as yes: nothing is moved or skipped on a guess. */
-  async function served(queue: string): Promise<boolean> {
-    const hit = polled.get(queue);
-    if (hit && now() - hit.at < skipMs) return hit.live;
-    try {
-      const res = await client.withDeadline(now() + 5000, () =>
-        client.workflowService.describeTaskQueue({
-          namespace: client.options.namespace,
-          taskQueue: { name: queue },
-          taskQueueType: WORKFLOW_QUEUE,
-        }),
-      );
-      // Temporal lists a stopped worker's pollers for minutes: only one that polled lately counts
-      const live = (res.pollers ?? []).some((p) => Date.now() - msOf(p.lastAccessTime) < LIVE_POLLER_MS);
-      polled.set(queue, { live, at: now() });
-      return live;
-    } catch {
-      return true;
-    }
-  }
-
-  /**
-   * Where a running breaker is not served, makes it so or gives up on it for a while. A run on another
-   * queue is moved here when nobody polls that queue, or a task has waited there past the bound (the
-   * queue's pollers may be a stopped worker's last minute); `force`: it just failed to answer. A run
-   * on this queue that nobody polls has nowhere to go: it is skipped. One served but slow is waited on
-   * as before (within confirmMs): a busy worker is not a lost one.
-   */
-  async function reach(t: BreakerTarget, seen: Seen | undefined, force = false): Promise<Seen | undefined> {
-    if (!seen?.running || skipped(t)) return seen;
-    const stuck = force || (seen.waitingSince !== undefined && Date.now() - seen.waitingSince >= unservedMs);
-    if (seen.taskQueue !== taskQueue) return stuck || !(await served(seen.taskQueue)) ? move(t, seen) : seen;
-    if (stuck && !(await served(taskQueue))) skip(t, new Error(`no worker polls its task queue ${taskQueue}: skipped for ${skipMs} ms`));
-    return seen;
-  }
-
-  /**
-   * What a run would hold once a worker applied all it was sent: its memo, then the signals after its
-   * last completed workflow task, each outcome at the step's own time (a failure sent long ago opens
-   * no circuit now). A history that cannot be read leaves the memo.
-   */
-  async function heldBy(t: BreakerTarget, seen: Seen): Promise<BreakerState> {
-    let s = seen.state ?? initialBreaker(settings);
-    const events = await client
-      .withDeadline(now() + 5000, () => handle(t, seen.runId).fetchHistory())
-      .then((h) => h.events ?? [])
-      .catch(() => []);
-    let started = -1;
-    let from = 0;
-    events.forEach((e, i) => {
-      if (e.workflowTaskStartedEventAttributes) started = i;
-      if (e.workflowTaskCompletedEventAttributes) from = started + 1;
-    });
-    const { payloadConverter, payloadCodecs } = client.options.loadedDataConverter;
-    for (const e of events.slice(from)) {
-      const signal = e.workflowExecutionSignaledEventAttributes;
-      let payloads = signal?.input?.payloads ?? [];
-      if (!signal || payloads.length === 0) continue;
-      for (const codec of [...payloadCodecs].reverse()) payloads = await codec.decode(payloads);
-      const arg = payloadConverter.fromPayload(payloads[0]);
-      if (signal.signalName === stepOutcomeSignal.name) s = applyOutcome(s, arg as StepOutcome, Math.min((arg as StepOutcome).at, now()));
-      if (signal.signalName === releaseTrialSignal.name) s = releaseTrial(s, (arg as { holder: string }).holder);
-    }
-    return s;
-  }
-
-  /**
-   * Moves a run no worker serves onto this worker's queue. One start both begins the new run and
-   * terminates the old, so no step's signalWithStart falls in a gap and begins an empty breaker; a
-   * signal that reaches the old run between the read of its history and the start is lost.
-   */
-  async function move(t: BreakerTarget, seen: Seen): Promise<Seen> {
-    let carry: BreakerState;
-    let runId: string;
-    try {
-      carry = await heldBy(t, seen);
-      ({ firstExecutionRunId: runId } = await client.workflow.start<AgentBreakerWorkflow>('agentBreaker', {
-        workflowId: idOf(t),
-        taskQueue,
-        args: [{ ...input(t), carry }],
-        memo: { [BREAKER_MEMO_KEY]: carry },
-        workflowIdConflictPolicy: 'TERMINATE_EXISTING',
-        staticSummary: summary(t),
-      }));
-    } catch (err) {
-      skip(t, err);
-      return seen;
-    }
-    answered(t);
-    opts.onMoved?.(t.agentId, seen.taskQueue, taskQueue, t.tenant);
-    return { state: carry, runId, taskQueue, running: true, moved: true };
-  }
+  const handle = (t: BreakerTarget) => client.workflow.getHandle(idOf(t));
+  const { read, reach, skipped, answered } = createBreakerRuns({
+    client,
+    taskQueue,
+    settings,
+    unservedMs,
+    skipMs,
+    now,
+    fail,
+    onMoved: opts.onMoved,
+  });
 
   /** The breaker's state, from the cache while fresh; after a failure that may have opened it, once the memo shows it. */
   async function current(t: BreakerTarget): Promise<BreakerState | undefined> {
@@ -332,10 +172,10 @@ export function createCircuitBreaker(opts: CircuitBreakerOptions): CircuitBreake
       await client.workflow.signalWithStart<AgentBreakerWorkflow, [StepOutcome]>('agentBreaker', {
         workflowId: idOf(t),
         taskQueue,
-        args: [input(t)],
+        args: [inputOf(t, settings)],
         signal: stepOutcomeSignal,
         signalArgs: [outcome],
-        staticSummary: summary(t),
+        staticSummary: summaryOf(t),
       });
     } catch (err) {
       fail('report a step outcome to', t, err);
