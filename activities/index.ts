@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { createAgentActivities, type AgentActivityDeps } from './step';
 import { createArchiveActivities, type ArchiveDeps } from './archive';
 import { createInboxActivities } from './inbox';
+import { createResultCacheActivities } from './result-cache';
 import { createJudgeActivities } from './judge';
 import { createScoutActivities } from './scout/commit';
 import { noScoutRoot, type ScoutRootFor } from './scout/scout-root';
@@ -75,6 +76,7 @@ export function createActivities(
     ...createWebhookActivities(deps.webhook ?? {}),
     ...createArchiveActivities(deps.archive),
     ...createInboxActivities(deps.archive.record),
+    ...createResultCacheActivities(deps.archive.record),
     ...createScoutActivities({
       scouts: deps.archive.record.scouts,
       events: deps.archive.record.events,

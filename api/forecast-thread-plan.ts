@@ -41,6 +41,8 @@ export interface ForecastTask {
   budget?: Budget;
   timeoutSeconds?: number;
   job?: ForecastJob;
+  /** Set when the tenant's result cache would serve the task (api/forecast-cache.ts): the job its result comes from. */
+  cachedFrom?: string;
 }
 
 /** A job spec, resolved: what a forecast and a re-plan read of it, and nothing else (no questions, no params). */
@@ -96,10 +98,23 @@ function historyOf(defs: ForecastAgent[], pattern: Pattern, stats: Map<string, A
   };
 }
 
+/** A task the result cache would serve (from job `from`): every axis 0, for certain. */
+export function cachedPlan(id: string, agent: string, from: string): TaskPlan {
+  return {
+    kind: 'task',
+    id,
+    agent,
+    basis: `served from the result cache (job ${from}): nothing spent`,
+    limits: { costUsd: 0, tokens: 0, toolCalls: 0, steps: 0, latencySeconds: 0 },
+    cachedFrom: from,
+  };
+}
+
 /** A resolved job as a plan, every task with its history. */
 export function planOf(job: ForecastJob, agents: ForecastAgents, stats: Map<string, AgentStats>, days: number, id = 'job'): JobPlan {
   const children = job.tasks.map((t): PlanNode => {
     if (t.job) return planOf(t.job, agents, stats, days, t.id);
+    if (t.cachedFrom !== undefined) return cachedPlan(t.id, t.agents[0] ?? 'unknown', t.cachedFrom);
     const defs = defsOf(t, agents);
     const h = historyOf(defs, job.pattern, stats, days);
     const ref = t.ref;

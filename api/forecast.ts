@@ -16,6 +16,7 @@ import type { JobPlan } from '../core/forecast';
 import { planOf as planOfResolved, type ForecastAgent, type ForecastAgents, type ForecastJob } from './forecast-thread-plan';
 import { forecastThreads, type ForecastThreads } from './forecast-thread';
 import type { ForecastOutcome } from './forecast-thread-replan';
+import { cachedTasks } from './forecast-cache';
 
 export { MIN_RUNS } from './forecast-thread-plan';
 
@@ -71,9 +72,15 @@ const forecastAgent = (d: AgentDefinition): ForecastAgent => ({
 /**
  * A spec as a forecast thread reads it: per task its agents (and with `alternatives`, the
  * agents a re-plan may move it to), the agents' declared limits, and none of the questions,
- * params or schemas a thread has no use for.
+ * params or schemas a thread has no use for. A task in `cached` (api/forecast-cache.ts) is one the
+ * result cache would serve: it keeps its agent for the record, and no re-plan moves it.
  */
-export function resolveJob(spec: JobSpec, registry: AgentRegistry, alternatives = false): { job: ForecastJob; agents: ForecastAgents } {
+export function resolveJob(
+  spec: JobSpec,
+  registry: AgentRegistry,
+  alternatives = false,
+  cached: ReadonlyMap<TaskSpec, string> = new Map(),
+): { job: ForecastJob; agents: ForecastAgents } {
   const agents: ForecastAgents = {};
   const note = (defs: AgentDefinition[]) => defs.map((d) => (agents[d.manifest.id] ??= forecastAgent(d)).id);
   const resolve = (s: JobSpec): ForecastJob => ({
@@ -87,6 +94,8 @@ export function resolveJob(spec: JobSpec, registry: AgentRegistry, alternatives 
         : {}),
     tasks: s.tasks.map((t) => {
       if (t.job) return { id: t.id, agents: [], job: resolve(t.job) };
+      const from = cached.get(t);
+      if (from !== undefined) return { id: t.id, agents: agentsOfTask(t, registry).map((d) => d.manifest.id), cachedFrom: from };
       const defs = agentsOfTask(t, registry);
       const accepts = alternatives ? note(alternativesOf(t, defs, registry)) : [];
       return {
@@ -115,16 +124,20 @@ export function createForecaster({
   threads = forecastThreads,
 }: {
   registry: AgentRegistry;
-  record: Pick<RecordStore, 'stats'>;
+  /** With `resultCache`, tasks the tenant's cache would serve are forecast at $0. */
+  record: Pick<RecordStore, 'stats'> & Partial<Pick<RecordStore, 'resultCache'>>;
   threads?: ForecastThreads;
 }) {
   const daysOf = (o: EstimateOptions) => o.windowDays ?? STATS_WINDOW_DAYS;
+  /** The spec's tasks the result cache would serve now (none without the cache or without `cache` in the spec). */
+  const cachedOf = (tenant: string, spec: JobSpec, now?: number) =>
+    record.resultCache ? cachedTasks(tenant, spec, (t) => agentsOfTask(t, registry), record.resultCache, now) : Promise.resolve(new Map());
   return {
     /** The forecast of a spec for a tenant (429 past the tenant's forecasts at once). */
     estimate: (tenant: string, spec: JobSpec, o: EstimateOptions = {}): Promise<Estimate> =>
       threads.forTenant(tenant, async (forecast) => {
         const days = daysOf(o);
-        const { job, agents } = resolveJob(spec, registry);
+        const { job, agents } = resolveJob(spec, registry, false, await cachedOf(tenant, spec, o.now));
         const stats = await record.stats.window(tenant, Object.keys(agents), { days, now: o.now });
         const { forecast: f } = await forecast({ job, agents, stats, days });
         return { ...f, windowDays: days };
@@ -138,7 +151,7 @@ export function createForecaster({
       threads.forTenant(tenant, async (forecast) => {
         const days = STATS_WINDOW_DAYS;
         const replan = a.mode === 'replan';
-        const { job, agents } = resolveJob(spec, registry, replan);
+        const { job, agents } = resolveJob(spec, registry, replan, await cachedOf(tenant, spec));
         const stats = await record.stats.window(tenant, Object.keys(agents), { days });
         const outcome = await forecast({
           job,

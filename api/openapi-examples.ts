@@ -87,6 +87,8 @@ const spec = {
     { id: 'ch', question: 'Strengths of ClickHouse for analytics?', agent: { capability: 'research' } },
   ],
   budget: { costUsd: 1 },
+  // an identical subtask that succeeded in the last day is served from the record at $0
+  cache: { ttlSeconds: 86_400, scope: 'tenant' },
   labels: { team: 'data' },
 } satisfies z.input<typeof JobSpecSchema>;
 

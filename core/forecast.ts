@@ -51,6 +51,8 @@ export interface TaskPlan {
   budget?: PlanBudget;
   /** The provider whose declared rate paces the task's steps: no job finishes before its steps on it could be dispatched. */
   provider?: { id: string; stepsPerSecond: number };
+  /** The job whose recorded success the result cache would serve this task: it costs nothing and takes no time (api/forecast-thread-plan.ts cachedPlan). */
+  cachedFrom?: string;
 }
 
 /** A job of a plan (the root or a nested one). */
@@ -86,6 +88,8 @@ export interface NodeForecast {
   basis: string;
   /** Share of the runs that succeeded (tasks with history). */
   successRate?: number;
+  /** A task the result cache would serve: the job its result comes from. */
+  cachedFrom?: string;
   predicted: Record<ForecastAxis, Quantiles>;
   /** Probability that this node's own budget holds (when it has one); null when it cannot be told. */
   budgetSuffices?: number | null;
@@ -349,8 +353,10 @@ export function forecastPlan(root: JobPlan, opts: ForecastOptions = {}): Forecas
         kind: 'task',
         agent: n.agent,
         runs: st?.runs ?? 0,
-        history: hasHistory(n),
+        // a cached task's figures are known, not fallen back on
+        history: hasHistory(n) || n.cachedFrom !== undefined,
         basis: n.basis,
+        ...(n.cachedFrom !== undefined ? { cachedFrom: n.cachedFrom } : {}),
         ...(st && st.runs > 0 ? { successRate: st.success / st.runs } : {}),
         predicted: taskQuantiles(n),
         ...(budgetSuffices !== undefined ? { budgetSuffices } : {}),
@@ -367,10 +373,12 @@ export function forecastPlan(root: JobPlan, opts: ForecastOptions = {}): Forecas
       predicted[axis] = { p50: at(0.5), p90: at(0.9) };
     });
     const withHistory = children.filter((c) => c.runs > 0);
+    // served from the cache, a task rests on no runs: the job's fewest are its other tasks'
+    const ran = children.filter((c) => c.cachedFrom === undefined);
     return {
       id: n.id,
       kind: 'job',
-      runs: children.reduce((m, c) => Math.min(m, c.runs), Infinity),
+      runs: ran.length ? ran.reduce((m, c) => Math.min(m, c.runs), Infinity) : 0,
       history: children.every((c) => c.history),
       basis: `${n.pattern} of ${n.children.length}: ${withHistory.length} with history`,
       predicted,

@@ -25,6 +25,7 @@ export { createFeatureDossiers, type Dossier, type DossierEntry, type FeatureDos
 export { createCallbacks, type Callbacks, type JobCallback } from './callbacks';
 export { createParentSessions, type JobOrigin, type ParentModel, type ParentSessions } from './parent-sessions';
 export { deploymentIdOf } from './deployment';
+export { createResultCache, type CachedResult, type ResultCacheStore } from './result-cache';
 export { dialectOf, openRecordDb, type Dialect, type RecordDb, type RecordLocation } from './db';
 export { createRecordStore, type RecordStore } from './store';
 export type { ArchiveInput } from './job-archive';

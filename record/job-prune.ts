@@ -11,6 +11,7 @@ import type { RecordDb } from './db';
 import { createCallbacks } from './callbacks';
 import { createParentSessions } from './parent-sessions';
 import { createJobSpecs } from './job-specs';
+import { createResultCache } from './result-cache';
 import { createTaskStats, DAY_MS, STATS_MAX_DAYS } from './task-stats';
 
 /** What pruning did (or, dry, would do). */
@@ -96,6 +97,8 @@ export function createJobPrune(rdb: RecordDb) {
       await createParentSessions(rdb).prune(Date.now() - CALLBACK_MAX_AGE_MS);
       // specs of jobs never archived (their archive failed), on the same terms
       await createJobSpecs(rdb).prune(Date.now() - CALLBACK_MAX_AGE_MS);
+      // cached results go when they expire, whatever the jobs' retention (a cache row is its own copy)
+      await createResultCache(rdb).prune();
       // statistics hold no content: they go when no window can reach them, whatever the jobs' retention
       await createTaskStats(rdb).prune(Date.now() - STATS_MAX_DAYS * DAY_MS);
       return { dryRun: false, jobs: deleted, listed };

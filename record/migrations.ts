@@ -106,6 +106,12 @@ const jobSpecIndexes = [
   'CREATE INDEX job_specs_by_age ON job_specs (created_at)',
 ];
 
+/** The identical-subtask cache (result-cache.ts): a successful result by tenant and key, until it expires. */
+const resultCacheTable = (big: string) => `CREATE TABLE result_cache (
+  tenant TEXT NOT NULL, cache_key TEXT NOT NULL, job_id TEXT NOT NULL, task_id TEXT NOT NULL, result TEXT NOT NULL,
+  created_at ${big} NOT NULL, expires_at ${big} NOT NULL,
+  PRIMARY KEY (tenant, cache_key))`;
+
 const originIndexes = [
   'CREATE INDEX job_origins_by_session ON job_origins (tenant, parent_session, created_at)',
   'CREATE INDEX job_origins_by_age ON job_origins (created_at)',
@@ -199,6 +205,12 @@ export const MIGRATIONS: Migration[] = [
     name: '0009_job_specs',
     sqlite: [jobSpecTable('INTEGER'), ...jobSpecIndexes],
     postgres: [jobSpecTable('BIGINT'), ...jobSpecIndexes],
+  },
+  {
+    // the identical-subtask cache: a subtask's success served to identical subtasks of the same tenant until it expires
+    name: '0010_result_cache',
+    sqlite: [resultCacheTable('INTEGER'), 'CREATE INDEX result_cache_by_expiry ON result_cache (expires_at)'],
+    postgres: [resultCacheTable('BIGINT'), 'CREATE INDEX result_cache_by_expiry ON result_cache (expires_at)'],
   },
 ];
 

@@ -17,6 +17,7 @@ import { createRecordHygiene } from './hygiene';
 import { createCallbacks } from './callbacks';
 import { createParentSessions } from './parent-sessions';
 import { createJobSpecs } from './job-specs';
+import { createResultCache } from './result-cache';
 import { deploymentIdOf } from './deployment';
 import { createTaskStats } from './task-stats';
 import { createJobArchive } from './job-archive';
@@ -47,6 +48,8 @@ export function createRecordStore(rdb: RecordDb, { sparseText = SPARSE }: { spar
     sessions: createParentSessions(rdb),
     /** Each root job's submitted spec, for replays (see job-specs.ts). */
     specs: createJobSpecs(rdb),
+    /** The identical-subtask cache: successes served to identical subtasks of the same tenant (see result-cache.ts). */
+    resultCache: createResultCache(rdb),
     /** The deployment's id, made once with the record (see deployment.ts). */
     deploymentId: () => deploymentIdOf(rdb),
     ...createJobArchive(rdb),

@@ -24,9 +24,11 @@ export const STATS_MAX_DAYS = 90;
 /** Why a result says nothing of its agent: it never ran, or it was ended from outside. */
 const NOT_MEASURED = new Set(['cancelled', 'stopped', 'skipped', 'no_agent', 'depth_exceeded', 'agent_unavailable', 'circuit_open']);
 
-/** The results the statistics count: ones an agent worked on (ids with a colon are nested jobs, roles or unresolved references). */
+/** The results the statistics count: ones an agent worked on (ids with a colon are nested jobs, roles or unresolved references; a cached result ran no agent). */
 export function measuredResults(results: TaskResult[]): TaskResult[] {
-  return results.filter((r) => !r.agentId.includes(':') && r.agentId !== 'none' && !NOT_MEASURED.has(r.failureReason ?? ''));
+  return results.filter(
+    (r) => !r.agentId.includes(':') && r.agentId !== 'none' && !NOT_MEASURED.has(r.failureReason ?? '') && !r.metrics.cached,
+  );
 }
 
 /** The agents a task tried before its last one (fallbacks), that worked on it and failed. */

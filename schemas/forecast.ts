@@ -40,6 +40,10 @@ export const NodeForecastSchema = z
     history: z.boolean().describe('false: no history, the figures are the manifest limits and the task budget'),
     basis: z.string().describe('what the history is, or why there is none'),
     successRate: z.number().optional(),
+    cachedFrom: z
+      .string()
+      .optional()
+      .describe("a task the result cache would serve (its spec's `cache`): the job its result comes from, at $0"),
     predicted: PredictedSchema,
     budgetSuffices: z.number().nullable().optional().describe('probability its own budget holds (when it has one)'),
     get children(): z.ZodOptional<z.ZodArray<typeof NodeForecastSchema>> {

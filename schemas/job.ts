@@ -7,6 +7,7 @@ import { OutputSchemaSchema } from './output-schema';
 import { PrioritySchema } from './priority';
 import { ResearchMarkerSchema } from './research-contract';
 import { ResearchTaskEntrySchema } from './research-task';
+import { ResultCacheSchema } from './result-cache';
 import { parseStopConditions } from '../core/stop-conditions';
 import { leafCount, type TaskTree } from '../core/allocation';
 import { ALLOCATION_MODES } from '../core/allocation-modes';
@@ -65,6 +66,9 @@ export const TaskSpecSchema = z
       .optional()
       .describe("a role task's need-more-information becomes a question in the inbox instead of ending the task"),
     outputSchema: OutputSchemaSchema.optional(),
+    cache: ResultCacheSchema.optional().describe(
+      "serve an identical subtask's recorded success (same tenant, agent id and version, question, params, context, output schema, model) within the TTL, at $0; default: the job's",
+    ),
     priority: PrioritySchema.optional().describe("1 (most urgent) to 5 (bulk); default: the job's"),
     research: ResearchMarkerSchema.optional().describe(
       "set for a task written in the research-subtask contract: its result carries the contract's output",
@@ -143,6 +147,9 @@ const JobSpecObject = z.strictObject({
     .describe(
       "how the job budget is shared among its tasks (default fair: each gets a share of what is left, weighted by the agent tasks below it, at least one step's spend, refunds going to later tasks; greedy: each may take all that is left). A nested job without its own follows its parent's",
     ),
+  cache: ResultCacheSchema.optional().describe(
+    "the identical-subtask cache of every agent task that sets none of its own (see TaskSpec.cache); a nested job without its own follows its parent's",
+  ),
   admission: AdmissionSchema.optional().describe(
     'admission control of a root job: what happens when the forecast says its budget is unlikely to suffice (POST /v1/jobs/estimate)',
   ),
@@ -222,6 +229,9 @@ function checkJob(job: JobSpecShape, ctx: z.RefinementCtx, path: (string | numbe
     }
     if (t.agent !== undefined && t.job !== undefined) {
       ctx.addIssue({ code: 'custom', path: [...at, 'job'], message: 'a task has an agent or a job, not both' });
+    }
+    if (t.job !== undefined && t.cache !== undefined) {
+      ctx.addIssue({ code: 'custom', path: [...at, 'cache'], message: 'a nested job takes its cache on the job: set job.cache' });
     }
     if (t.job !== undefined && t.fallback !== undefined) {
       ctx.addIssue({ code: 'custom', path: [...at, 'fallback'], message: 'fallback agents are for agent tasks, not nested jobs' });

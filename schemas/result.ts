@@ -46,6 +46,11 @@ export const TaskMetricsSchema = z
       .describe(
         "how long the steps waited on their provider's throttling (429, 529, Retry-After) or its declared tokens per minute; absent: never",
       ),
+    cached: z
+      .literal(true)
+      .optional()
+      .describe("the result was served from the identical-subtask cache (the task's `cache`): no agent ran, booked at $0"),
+    cachedFrom: z.string().optional().describe('with cached: the job whose subtask produced the result'),
   })
   .meta({ id: 'TaskMetrics' });
 export type TaskMetrics = z.infer<typeof TaskMetricsSchema>;
@@ -112,10 +117,12 @@ export const JobOutcomeSchema = z.enum(['success', 'partial', 'failure', 'cancel
 export type JobOutcome = z.infer<typeof JobOutcomeSchema>;
 
 /** Sums over a job's subtasks. */
-export const JobMetricsSchema = TaskMetricsSchema.extend({
-  subtasks: z.number(),
-  savedUsd: z.number().describe('unspent allocation of subtasks cancelled by an early decision'),
-}).meta({ id: 'JobMetrics' });
+export const JobMetricsSchema = TaskMetricsSchema.omit({ cached: true, cachedFrom: true })
+  .extend({
+    subtasks: z.number(),
+    savedUsd: z.number().describe('unspent allocation of subtasks cancelled by an early decision'),
+  })
+  .meta({ id: 'JobMetrics' });
 export type JobMetrics = z.infer<typeof JobMetricsSchema>;
 
 /** The vote block of a vote job. */

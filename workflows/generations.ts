@@ -154,6 +154,14 @@ export const GENERATIONS: readonly Generation[] = [
     since: '2026-12-05',
     fixtures: ['fanout.json.gz', 'top-ups.json.gz', 'nested.json.gz', 'fair-grants.json.gz'],
   },
+  {
+    id: 'input:cache',
+    mechanism: 'input',
+    changed:
+      "a task with `cache` (its own or its job's, a spec field) is looked up in the tenant's result cache before its child starts (local activities), served at $0 on a hit, de-duplicated in the job, and its success stored",
+    since: '2026-12-05',
+    fixtures: ['fanout.json.gz'],
+  },
 ];
 
 const DAY_MS = 86_400_000;

@@ -38,6 +38,8 @@ describe('budget axis table', () => {
       'attempts',
       'channelsHit',
       'throttledMs',
+      'cached',
+      'cachedFrom',
     ]);
     expect(props(StepReplySchema.shape.usage.unwrap())).toEqual([...SPEND_AXES, ...TOKEN_SPLIT_KEYS]);
   });

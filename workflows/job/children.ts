@@ -210,6 +210,8 @@ export class JobChildren {
                 jobId: `${input.spec.jobId}/${task.id}`,
                 // a nested job (and every batch) shares its grant the way its parent does, unless it says otherwise
                 ...(task.job!.allocation === undefined && input.spec.allocation ? { allocation: input.spec.allocation } : {}),
+                // and its tasks take the identical-subtask cache the way its parent's do
+                ...(task.job!.cache === undefined && input.spec.cache ? { cache: input.spec.cache } : {}),
               },
               tenant: s.tenant,
               depth: s.isBatch(task.id) ? s.depth : s.depth + 1,

@@ -16,6 +16,7 @@ import { JobLedger } from './ledger';
 import { JobEventLog } from './events';
 import { JobRecords } from './task-records';
 import { JobReports } from './reports';
+import { JobResultCache } from './result-cache';
 import { ErrorType } from '../../core/errors';
 import { agentLabel, jobAsTaskResult, notRunResult } from '../../core/task-results';
 
@@ -56,6 +57,8 @@ export class JobRuntime {
   readonly events: JobEventLog;
   /** What it reports per child (log lines, finished subtasks' outcomes), one batch per activation. */
   readonly reports = new JobReports();
+  /** The identical-subtask cache of the tasks that ask for it (`cache`). */
+  readonly cache: JobResultCache;
 
   constructor(input: JobInput, batchIds: string[] = []) {
     this.spec = input.spec;
@@ -70,6 +73,7 @@ export class JobRuntime {
     this.deadline = Math.min(own, input.deadline ?? own);
     this.events = JobEventLog.open(input.events, { tenant: this.tenant, jobId: input.spec.jobId });
     this.records = new JobRecords(input.spec.tasks, batchIds, childId, agentLabel, this.events);
+    this.cache = new JobResultCache(input, this.tenant, this.events.target?.jobId ?? input.spec.jobId);
     this.children = new JobChildren({
       input,
       depth: this.depth,
@@ -107,11 +111,34 @@ export class JobRuntime {
   }
 
   /**
+   * Runs one task: from the identical-subtask cache when it asks for it and an identical subtask
+   * succeeded (result-cache.ts), else as a child workflow (`runChild`). A task without `cache`
+   * goes straight to its child: no promise of the cache's in its way.
+   */
+  runTask(task: TaskSpec, context: RunContext = {}, settled?: (r: TaskResult) => void): Promise<TaskResult> {
+    return this.cache.covers(task) ? this.runCached(task, context, settled) : this.runChild(task, context, settled);
+  }
+
+  /** A covered task: served from the cache, else run as a child whose result settles its claim (and is kept when it succeeded). */
+  private async runCached(task: TaskSpec, context: RunContext, settled?: (r: TaskResult) => void): Promise<TaskResult> {
+    const cached = this.halted ? undefined : await this.cache.before(task, context);
+    if (cached && 'served' in cached) {
+      if (!this.records.isBatch(task.id)) logResult(this.reports, task, cached.served);
+      const result = this.record(task, cached.served);
+      settled?.(result);
+      return result;
+    }
+    const result = await this.runChild(task, context, settled);
+    if (cached) await this.cache.after(cached.claim, result);
+    return result;
+  }
+
+  /**
    * Runs one task as a child workflow with a reserved budget; always resolves to a result, which
    * `settled` (when given) sees before the task leaves the in-flight count. One async function
    * per child, no wrappers around it: each promise costs the workflow thread a stack capture.
    */
-  async runTask(task: TaskSpec, context: RunContext = {}, settled?: (r: TaskResult) => void): Promise<TaskResult> {
+  private async runChild(task: TaskSpec, context: RunContext = {}, settled?: (r: TaskResult) => void): Promise<TaskResult> {
     const { children, records } = this;
     children.enter(task.id);
     let result: TaskResult;
@@ -218,6 +245,7 @@ function logResult(lines: JobReports, task: TaskSpec, r: TaskResult): void {
     attempts: m.attempts,
     confidence: r.confidence,
     ...(r.failureReason ? { failureReason: r.failureReason } : {}),
+    ...(m.cached ? { cachedFrom: m.cachedFrom } : {}),
   });
   if (r.status === 'failure' && r.failureReason !== 'cancelled' && r.failureReason !== 'stopped') {
     lines.line('warn', 'ESCALATE', {

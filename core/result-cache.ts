@@ -1,0 +1,63 @@
+/**
+ * The identical-subtask cache's pure rules: which tasks it covers, what makes two subtasks
+ * identical (the key's parts), and the result a hit is served as. The parts are hashed where
+ * Node's crypto is (activities/result-cache.ts: the lookup activity, the API's forecast), never
+ * in a workflow.
+ *
+ *   job ──cacheKeyParts(task, manifest, model, context)──> lookup activity: sha256(canonicalJson({ tenant, ...parts }))
+ *   hit ──servedResult(stored, task, from, latencyMs)──> the task's result: $0, `cached: true`, `cachedFrom`
+ */
+import type { Evidence, ResultCache, TaskResult, TaskSpec } from '../schemas';
+import type { PreviousStage } from '../contracts/step';
+import { emptyMetrics } from './task-results';
+
+/** What two subtasks must share for one's success to be served to the other (the tenant is added by the hasher). */
+export interface CacheKeyParts {
+  /** `id@version` of the agent the task runs on. */
+  agent: string;
+  question: string;
+  params: Record<string, unknown> | null;
+  /** The context the agent is handed: the task's context seed (a pipeline's included) and a pipeline's previous stage. */
+  context: { seed: Evidence[]; previous: PreviousStage | null };
+  outputSchema: unknown;
+  /** The job's model and output cap when the task starts (llm agents run on them). */
+  model: { model: string | null; maxOutputTokens: number | null };
+  /** What the agent may do: its tool scope and constraints. */
+  scope: string[];
+  constraints: string[];
+}
+
+/** The cache settings a task runs with: its own, else its job's; none for a nested job or a role task (its agent is chosen at run time). */
+export function cacheOf(task: TaskSpec, job: { cache?: ResultCache }): ResultCache | undefined {
+  if (task.job || task.role) return undefined;
+  return task.cache ?? job.cache;
+}
+
+/** The key's parts of a task on its agent (`id@version`), under the job's model, with the context it is handed. */
+export function cacheKeyParts(
+  task: TaskSpec,
+  agent: { id: string; version: string },
+  model: { model?: string; maxOutputTokens?: number },
+  context: { contextSeed?: Evidence[]; previous?: PreviousStage } = {},
+): CacheKeyParts {
+  return {
+    agent: `${agent.id}@${agent.version}`,
+    question: task.question,
+    params: task.params ?? null,
+    context: { seed: [...(task.contextSeed ?? []), ...(context.contextSeed ?? [])], previous: context.previous ?? null },
+    outputSchema: task.outputSchema ?? null,
+    model: { model: model.model ?? null, maxOutputTokens: model.maxOutputTokens ?? null },
+    scope: task.scope ?? [],
+    constraints: task.constraints ?? [],
+  };
+}
+
+/** A recorded success served to `task`: its content, its own id, nothing spent, and where it came from. */
+export function servedResult(stored: TaskResult, task: Pick<TaskSpec, 'id'>, from: string, latencyMs: number): TaskResult {
+  const { traceId: _t, ...rest } = stored;
+  return {
+    ...rest,
+    id: task.id,
+    metrics: { ...emptyMetrics(), latencyMs, cached: true, cachedFrom: from },
+  };
+}
