@@ -9,10 +9,13 @@
  *       Subtasks finished, min / median / max spend per child, starved children: a child that ran on
  *       a grant below its own step's spend, or was refused while the job ended a mean step unspent.
  *
+ *   (d) a 20-child fan-out with the identical-subtask cache (`cache: { ttlSeconds }`), run twice as two
+ *       jobs of the same spec: the second is served from the record. Each run's spend and job time.
+ *
  * Goal (a): no child starved under fair at the ample budget. Under the tight one, the first ten start
  * on a fiftieth each before any step is measured, and a pricey step costs ten cheap ones: those
  * children are starved by the definition (they overrun their grant by their one step), which the
- * table shows rather than hides.
+ * table shows rather than hides. Goal (d): the second run at $0, in under 10% of the first's time.
  *
  *   npm run bench -- spend   (BENCH_SPEND_LATENCY_MS, default 200)
  */
@@ -132,8 +135,55 @@ const fanout50: Scenario = {
   },
 };
 
-/** Every scenario of this bench, in order (b–e are to come). */
-const SCENARIOS: Scenario[] = [fanout50];
+/** (d): one fan-out with the cache, run twice: the second run's spend and time against the first's. */
+const cachedTwice: Scenario = {
+  id: 'd',
+  async run(client) {
+    // questions of this bench run only, so the first run finds nothing cached
+    const stamp = Date.now().toString(36);
+    const tasks = fanoutTasks(20).map((t) => ({ ...t, question: `${stamp} ${t.question}` }));
+    const budget = 0.25;
+    const runs: { spent: number; seconds: number; finished: number; cached: number; spend: number[] }[] = [];
+    for (let i = 0; i < 2; i++) {
+      const { result } = await runFanout(client, {
+        pattern: 'fanout',
+        budget: { costUsd: budget },
+        maxParallel: 10,
+        cache: { ttlSeconds: 3600, scope: 'tenant' },
+        tasks,
+      });
+      const spend = result.results.map((r) => r.metrics.costUsd);
+      runs.push({
+        spent: result.metrics.costUsd,
+        seconds: result.metrics.latencyMs / 1000,
+        finished: result.results.filter((r) => r.status === 'success').length,
+        cached: result.results.filter((r) => r.metrics.cached).length,
+        spend,
+      });
+    }
+    const [first, second] = runs as [(typeof runs)[0], (typeof runs)[0]];
+    const ratio = second.seconds / first.seconds;
+    const usd = (x: number) => round(x * 1e6, 0);
+    const met = second.spent === 0 && second.cached === tasks.length && ratio < 0.1;
+    const rows: Row[] = runs.map((r, i) => [
+      i === 0
+        ? `(d) 20 children with cache, first run: ${round(r.seconds, 2)} s`
+        : `(d) the same job again: ${round(r.seconds, 2)} s (${round(ratio * 100, 1)}% of the first), ${r.cached} served from cache`,
+      r.finished,
+      0,
+      `${usd(Math.min(...r.spend))} / ${usd(median(r.spend))} / ${usd(Math.max(...r.spend))}`,
+      `${usd(r.spent)} of ${usd(budget)}`,
+      '-',
+      round(r.spent / budget, 2),
+      i === 1 ? "$0, under 10% of the first's time" : '-',
+      i === 1 ? (met ? 'yes' : 'no') : '-',
+    ]);
+    return { rows, data: { first, second, timeRatio: ratio } };
+  },
+};
+
+/** Every scenario of this bench, in order (b, c and e are to come). */
+const SCENARIOS: Scenario[] = [fanout50, cachedTwice];
 
 const bundle = await bundleWorkflows();
 const { rows, data } = await withTemporal('spend', async (t) => {
