@@ -261,7 +261,8 @@ const summary: ReportSummary = {
   subtasks: 2,
   spend: { costUsd: 0.02, tokens: 200, toolCalls: 0 },
   byStatus: [{ status: 'success', jobs: 1, costUsd: 0.02 }],
-  byAgent: [{ agentId: 'researcher', subtasks: 2, costUsd: 0.02, tokens: 200 }],
+  byAgent: [{ agentId: 'researcher', subtasks: 2, costUsd: 0.02, tokens: 200, cacheHitRate: 0 }],
+  byRole: [{ role: 'critic', subtasks: 4, inputTokens: 12_000, cachedInputTokens: 9_000, cacheHitRate: 0.75 }],
   topLabels: [{ label: 'team=data', jobs: 1 }],
 };
 

@@ -2,15 +2,17 @@
  * The archive write: a finished root job, its result whole, written once in one transaction.
  *
  *   archive ── one transaction: jobs row (unique per tenant + job id) ─┬─ job_labels
- *              a second archive of the same job writes nothing         ├─ job_agents (spend per agent)
+ *              a second archive of the same job writes nothing         ├─ job_agents (spend, prompt-cache reads)
  *                                                                      ├─ job_subtasks (each TaskResult)
- *                                                                      └─ task_stats (bin counts per agent, see task-stats.ts)
+ *                                                                      ├─ task_stats (bin counts per agent, see task-stats.ts)
+ *                                                                      └─ job_roles (prompt-cache reads per role, prompt-cache.ts)
  */
 import type { JobResult, TaskResult } from '../schemas';
 import { toMicros } from '../core/money';
 import type { RecordDb } from './db';
 import { noNul } from './no-nul';
 import { addTaskStats } from './task-stats';
+import { addRoleCacheSums, splitSums } from './prompt-cache';
 import { searchText } from './tokens';
 
 /** What the archive activity writes: one finished root job, its result whole (stitched). */
@@ -102,12 +104,15 @@ export function createJobArchive({ db }: RecordDb) {
         const common = { job, tenant: input.tenant, closed_at: input.closedAt };
         const labels = Object.entries(input.labels ?? {}).map(([key, value]) => ({ ...common, key, value }));
         if (labels.length) await trx.insertInto('job_labels').values(labels).execute();
+        const split = splitSums(result.results, (r) => r.agentId);
         const agents = [...spendByAgent(result.results)].map(([agent_id, a]) => ({
           ...common,
           agent_id,
           subtasks: a.subtasks,
           cost_micros: a.micros,
           tokens: a.tokens,
+          input_tokens: split.get(agent_id)?.input ?? 0,
+          cached_input_tokens: split.get(agent_id)?.cached ?? 0,
         }));
         for (let i = 0; i < agents.length; i += CHUNK)
           await trx
@@ -120,6 +125,7 @@ export function createJobArchive({ db }: RecordDb) {
             .values(subtasks.slice(i, i + CHUNK).map((s) => ({ job, ...s })))
             .execute();
         await addTaskStats(trx, { tenant: input.tenant, pattern: result.pattern, closedAt: input.closedAt, results: result.results });
+        await addRoleCacheSums(trx, { job, tenant: input.tenant, closedAt: input.closedAt, results: result.results });
         await beforeCommit?.();
         const bytes = [stored, text, digest, ...subtasks.map((s) => s.result)].reduce((n, s) => n + Buffer.byteLength(s), 0);
         return { created: true, bytes };

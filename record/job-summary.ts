@@ -1,10 +1,12 @@
 /**
  * The sum of a tenant's jobs finished in a period: counts and spend by status, spend by agent
- * (from `job_agents`), and the most frequent labels (from `job_labels`).
+ * (from `job_agents`) and their prompt-cache hit rates, the hit rates per role (prompt-cache.ts),
+ * and the most frequent labels (from `job_labels`).
  */
 import type { JobOutcome, ReportSummary } from '../schemas';
 import { fromMicros } from '../core/money';
 import type { RecordDb } from './db';
+import { hitRate, roleCacheRates } from './prompt-cache';
 
 /** The record's summary, over an open database (part of `createRecordStore`). */
 export function createJobSummary({ db }: RecordDb) {
@@ -34,6 +36,8 @@ export function createJobSummary({ db }: RecordDb) {
           eb.fn.sum<number>('subtasks').as('subtasks'),
           eb.fn.sum<number>('cost_micros').as('micros'),
           eb.fn.sum<number>('tokens').as('tokens'),
+          eb.fn.sum<number>('input_tokens').as('input'),
+          eb.fn.sum<number>('cached_input_tokens').as('cached'),
         ])
         .where('tenant', '=', tenant)
         .where('closed_at', '>=', from)
@@ -69,7 +73,9 @@ export function createJobSummary({ db }: RecordDb) {
           subtasks: n(r.subtasks),
           costUsd: fromMicros(n(r.micros)),
           tokens: n(r.tokens),
+          cacheHitRate: hitRate(n(r.input), n(r.cached)),
         })),
+        byRole: await roleCacheRates(db, tenant, from, to),
         topLabels: labels.map((r) => ({ label: `${r.key}=${r.value}`, jobs: n(r.jobs) })),
       };
     },

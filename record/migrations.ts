@@ -106,6 +106,15 @@ const jobSpecIndexes = [
   'CREATE INDEX job_specs_by_age ON job_specs (created_at)',
 ];
 
+/** Prompt-cache reads per role of each job (prompt-cache.ts), beside job_agents' own token split. */
+const jobRoleTable = (id: string, big: string) =>
+  `CREATE TABLE job_roles (job ${id} NOT NULL REFERENCES jobs(id) ON DELETE CASCADE, tenant TEXT NOT NULL, role TEXT NOT NULL, subtasks INTEGER NOT NULL, input_tokens ${big} NOT NULL, cached_input_tokens ${big} NOT NULL, closed_at ${big} NOT NULL, PRIMARY KEY (job, role))`;
+const promptCacheColumns = (big: string) => [
+  `ALTER TABLE job_agents ADD COLUMN input_tokens ${big} NOT NULL DEFAULT 0`,
+  `ALTER TABLE job_agents ADD COLUMN cached_input_tokens ${big} NOT NULL DEFAULT 0`,
+  'CREATE INDEX job_roles_by_role ON job_roles (tenant, role, closed_at)',
+];
+
 /** The identical-subtask cache (result-cache.ts): a successful result by tenant and key, until it expires. */
 const resultCacheTable = (big: string) => `CREATE TABLE result_cache (
   tenant TEXT NOT NULL, cache_key TEXT NOT NULL, job_id TEXT NOT NULL, task_id TEXT NOT NULL, result TEXT NOT NULL,
@@ -211,6 +220,12 @@ export const MIGRATIONS: Migration[] = [
     name: '0010_result_cache',
     sqlite: [resultCacheTable('INTEGER'), 'CREATE INDEX result_cache_by_expiry ON result_cache (expires_at)'],
     postgres: [resultCacheTable('BIGINT'), 'CREATE INDEX result_cache_by_expiry ON result_cache (expires_at)'],
+  },
+  {
+    // prompt-cache hit rates: input and cached input tokens per agent (job_agents) and per role (job_roles) of each job
+    name: '0011_prompt_cache_rates',
+    sqlite: [jobRoleTable('INTEGER', 'INTEGER'), ...promptCacheColumns('INTEGER')],
+    postgres: [jobRoleTable('BIGINT', 'BIGINT'), ...promptCacheColumns('BIGINT')],
   },
 ];
 

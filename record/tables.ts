@@ -50,6 +50,10 @@ export interface JobAgentsTable {
   subtasks: number;
   cost_micros: number;
   tokens: number;
+  /** Input tokens its subtasks reported, cached ones included (0 where none reported a split, or archived before 0011). */
+  input_tokens: number;
+  /** The part of input_tokens read from the provider's prompt cache. */
+  cached_input_tokens: number;
   closed_at: number;
 }
 

@@ -144,6 +144,12 @@ export const LlmAgentConfigSchema = z
     apiKey: z.string().optional().describe('"${VAR}" is read from the environment'),
     systemPrompt: z.string().default('You are a careful research agent. Answer the question; use the tools you are given when they help.'),
     maxTokensPerStep: z.number().int().positive().default(1024),
+    promptCacheTtl: z
+      .enum(['5m', '1h'])
+      .optional()
+      .describe(
+        "how long the provider keeps a role's cached prompt prefix (Anthropic's cache control: 5m, or 1h at a higher price to write it); absent: the provider's default (5m)",
+      ),
     pricing: z
       .strictObject({
         inputPerMTok: z.number().nonnegative().default(0),

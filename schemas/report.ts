@@ -42,7 +42,29 @@ export const ReportSummarySchema = z
     subtasks: z.number(),
     spend: SpendSchema,
     byStatus: z.array(z.object({ status: JobOutcomeSchema, jobs: z.number(), costUsd: z.number() })),
-    byAgent: z.array(z.object({ agentId: z.string(), subtasks: z.number(), costUsd: z.number(), tokens: z.number() })),
+    byAgent: z.array(
+      z.object({
+        agentId: z.string(),
+        subtasks: z.number(),
+        costUsd: z.number(),
+        tokens: z.number(),
+        cacheHitRate: z
+          .number()
+          .nullable()
+          .describe("the share of its input tokens read from the provider's prompt cache; null: no input tokens reported"),
+      }),
+    ),
+    byRole: z
+      .array(
+        z.object({
+          role: z.string(),
+          subtasks: z.number(),
+          inputTokens: z.number(),
+          cachedInputTokens: z.number(),
+          cacheHitRate: z.number().nullable().describe('cachedInputTokens / inputTokens; null: no input tokens reported'),
+        }),
+      )
+      .describe("role tasks' prompt-cache reads per role (a role's prefix is the same bytes for every task)"),
     topLabels: z.array(z.object({ label: z.string().describe('key=value'), jobs: z.number() })),
     scouts: z
       .object({

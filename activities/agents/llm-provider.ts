@@ -19,6 +19,9 @@ import { AgentFatalError, AgentRetryableError, AgentThrottledError } from '../er
 import { isThrottleStatus, retryAfterMs, retryDelayFromBody } from '../throttle';
 import { expandEnv } from './remote';
 
+/** How long a provider keeps a cached prompt prefix (an LLM agent's `promptCacheTtl`). */
+type PromptCacheTtl = NonNullable<LlmAgentConfig['promptCacheTtl']>;
+
 /** A chat message of the step state (the chat-completions shape; older states have it too). */
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant' | 'tool';
@@ -94,10 +97,13 @@ export function languageModel(
   }
 }
 
-/** The state's chat messages as the AI SDK's; `cacheBreakpoint`: the index of the message that ends a cache-stable prefix (Anthropic cache control). */
-export function toModelMessages(messages: ChatMessage[], cacheBreakpoint?: number): ModelMessage[] {
+/**
+ * The state's chat messages as the AI SDK's; `cacheBreakpoint`: the index of the message that ends a
+ * cache-stable prefix (Anthropic cache control), kept for `cacheTtl` when the agent chose one.
+ */
+export function toModelMessages(messages: ChatMessage[], cacheBreakpoint?: number, cacheTtl?: PromptCacheTtl): ModelMessage[] {
   const names = new Map<string, string>();
-  const cache = { anthropic: { cacheControl: { type: 'ephemeral' } } } as const;
+  const cache = { anthropic: { cacheControl: { type: 'ephemeral', ...(cacheTtl ? { ttl: cacheTtl } : {}) } } } as const;
   return messages.map((m, i): ModelMessage => {
     const mark = i === cacheBreakpoint ? { providerOptions: cache } : {};
     if (m.role === 'system') return { role: 'system', content: m.content ?? '', ...mark };
@@ -191,6 +197,8 @@ export interface TurnOptions {
   what: string;
   /** The message ending the cache-stable prefix (roles' first request). */
   cacheBreakpoint?: number;
+  /** How long the provider keeps that prefix (the agent's `promptCacheTtl`). @default the provider's (5m) */
+  cacheTtl?: PromptCacheTtl;
   /** Each piece of text as it streams. */
   onText?: (delta: string) => void;
   /** The tokens so far: the provider's counts where it sent them, otherwise an estimate (prompt characters / 4 from the moment the request goes out, one output token per delta). */
@@ -212,7 +220,7 @@ export async function streamTurn(o: TurnOptions): Promise<TurnResult> {
   let failure: unknown;
   const result = streamText({
     model: o.model,
-    messages: toModelMessages(o.messages, o.cacheBreakpoint),
+    messages: toModelMessages(o.messages, o.cacheBreakpoint, o.cacheTtl),
     allowSystemInMessages: true,
     ...(o.tools.length ? { tools: toolSet(o.tools) } : {}),
     maxOutputTokens: o.maxOutputTokens,

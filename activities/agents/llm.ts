@@ -184,7 +184,7 @@ export function createLlmAgent(
               signal: req.signal,
               what: `${what} (model ${model})`,
               // a role's first request is the same bytes for every task: the provider may cache it (Anthropic: cache control)
-              ...(role && first ? { cacheBreakpoint: stableEnd } : {}),
+              ...(role && first ? { cacheBreakpoint: stableEnd, ...(cfg.promptCacheTtl ? { cacheTtl: cfg.promptCacheTtl } : {}) } : {}),
               ...(cfg.streamEvents && req.onText ? { onText: req.onText } : {}),
               onTokens: (t) => req.onUsage?.(usageOf(t, roleToolsRun.length)),
             },

@@ -108,4 +108,19 @@ describe('LLM turn pricing and caching', () => {
       content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'search', output: { type: 'text', value: 'r' } }],
     });
   });
+
+  it("keeps the cached prefix for the agent's promptCacheTtl when it chose one, the provider's default otherwise", () => {
+    const msgs = [
+      { role: 'system' as const, content: 's' },
+      { role: 'user' as const, content: 'u' },
+    ];
+    expect(toModelMessages(msgs, 1, '1h')[1]).toMatchObject({
+      providerOptions: { anthropic: { cacheControl: { type: 'ephemeral', ttl: '1h' } } },
+    });
+    expect(toModelMessages(msgs, 1)[1]).toEqual({
+      role: 'user',
+      content: 'u',
+      providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } },
+    });
+  });
 });

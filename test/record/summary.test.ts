@@ -45,9 +45,12 @@ function expectedSummary(archived: Archived, from: number, to: number, top = 10)
         subtasks: rs.length,
         micros: micros(rs.map((r) => r.metrics.costUsd)),
         tokens: rs.reduce((s, r) => s + r.metrics.tokens, 0),
+        // these results report no token split: no rate
+        cacheHitRate: null,
       }))
       .sort((a, b) => b.micros - a.micros || (a.agentId < b.agentId ? -1 : 1))
       .map(({ micros: m, ...a }) => ({ ...a, costUsd: fromMicros(m) })),
+    byRole: [],
     topLabels: group(labels, ([k, v]) => `${k}=${v}`)
       .map(([label, ls]) => ({ label, jobs: ls.length, key: ls[0][0], value: ls[0][1] }))
       .sort((a, b) => b.jobs - a.jobs || (a.key < b.key ? -1 : a.key > b.key ? 1 : a.value < b.value ? -1 : 1))
