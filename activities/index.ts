@@ -4,6 +4,7 @@ import { createArchiveActivities, type ArchiveDeps } from './archive';
 import { createInboxActivities } from './inbox';
 import { createResultCacheActivities } from './result-cache';
 import { createJudgeActivities } from './judge';
+import { createHedgeActivities } from './hedge-stats';
 import { createScoutActivities } from './scout/commit';
 import { noScoutRoot, type ScoutRootFor } from './scout/scout-root';
 import { loadAgentsFile } from './agents/kinds';
@@ -72,6 +73,7 @@ export function createActivities(
   return {
     ...createAgentActivities(deps),
     ...createJudgeActivities(deps),
+    ...createHedgeActivities(deps.archive.record),
     ...createRoleActivities(deps),
     ...createWebhookActivities(deps.webhook ?? {}),
     ...createArchiveActivities(deps.archive),

@@ -13,6 +13,7 @@
 import type { AgentStats } from '../record';
 import type { AgentRef, Budget, Pattern } from '../schemas';
 import { mergeStats, type TaskStats } from '../core/forecast-sketch';
+import type { HedgeSpec } from '../core/hedge';
 import type { ForecastAxis, JobPlan, PlanNode, TaskPlan } from '../core/forecast';
 
 /** Runs in a pattern below which a task's history is its agent's over every pattern. */
@@ -41,6 +42,8 @@ export interface ForecastTask {
   budget?: Budget;
   timeoutSeconds?: number;
   job?: ForecastJob;
+  /** The task's hedged steps: their extra spend is in the forecast. */
+  hedge?: HedgeSpec;
   /** Set when the tenant's result cache would serve the task (api/forecast-cache.ts): the job its result comes from. */
   cachedFrom?: string;
 }
@@ -125,6 +128,7 @@ export function planOf(job: ForecastJob, agents: ForecastAgents, stats: Map<stri
     if (provider) plan.provider = provider;
     if (h.stats) plan.stats = h.stats;
     if (t.budget) plan.budget = t.budget;
+    if (t.hedge) plan.hedge = t.hedge;
     return plan;
   });
   return {

@@ -105,6 +105,7 @@ export function resolveJob(
         ...(accepts.length ? { accepts } : {}),
         ...(t.budget ? { budget: t.budget } : {}),
         ...(t.timeoutSeconds !== undefined ? { timeoutSeconds: t.timeoutSeconds } : {}),
+        ...(t.hedge ? { hedge: t.hedge } : {}),
       };
     }),
   });

@@ -9,6 +9,12 @@
  *       Subtasks finished, min / median / max spend per child, starved children: a child that ran on
  *       a grant below its own step's spend, or was refused while the job ended a mean step unspent.
  *
+ *   (c) 200 one-turn subtasks on `tail` (two jobs of 100, 20 at once), a provider whose p99 is 10× its
+ *       p50 (1 s a call, 3% of them 10 s, the same calls in both runs): without hedging, then with
+ *       `hedge: { afterP: 0.9 }` (the p90 measured by the first run, from the record). Task latency
+ *       p50 / p99 and the spend: booked, and billed as the provider counts it (also the input of the
+ *       calls a cancel cut). Goal (c): p99 at least halved for at most 15% more spend.
+ *
  *   (d) a 20-child fan-out with the identical-subtask cache (`cache: { ttlSeconds }`), run twice as two
  *       jobs of the same spec: the second is served from the record. Each run's spend and job time.
  *
@@ -29,13 +35,13 @@ import { fakeProviderAgent, startFakeProvider } from '../scripts/fake-provider';
 import { bundleWorkflows, createWorkers } from '../workers/worker';
 import { delegationJob, type JobInput } from '../workflows/delegation-job';
 import { patientResult } from './delegate-runs';
-import { benchRecord, median, quietRuntime, report, round, withTemporal } from './lib';
+import { benchRecord, median, percentile, quietRuntime, report, round, withTemporal } from './lib';
 
 const LATENCY_MS = Number(process.env.BENCH_SPEND_LATENCY_MS ?? 200);
 const QUEUE = 'bench-spend';
 const TENANT = 'bench';
 /** Price per million tokens (input and output alike) of each model. */
-const PRICES = { cheap: 4, pricey: 40 } as const;
+const PRICES = { cheap: 4, pricey: 40, tail: 4 } as const;
 
 /** One row of the table: a scenario's side and what it measured. */
 type Row = (string | number)[];
@@ -182,8 +188,91 @@ const cachedTwice: Scenario = {
   },
 };
 
+/** (c): a heavy-tailed provider, without hedging and hedged past the measured p90: latency p50 / p99 and the extra spend. */
+const tailHedging: Scenario = {
+  id: 'c',
+  async run(client) {
+    const n = 200;
+    const TAIL_LATENCY_MS = 1000;
+    const tasks = Array.from({ length: n }, (_, i) => ({
+      id: `h${String(i).padStart(3, '0')}`,
+      question: `tail question ${i}`,
+      agent: 'tail',
+    }));
+    const price = PRICES.tail / 1e6;
+    const sides: {
+      name: string;
+      p50: number;
+      p99: number;
+      spent: number;
+      billed: number;
+      hedges: number;
+      finished: number;
+      spend: number[];
+    }[] = [];
+    // a second a call, so that the workflows' own overhead (a few hundred ms on a loaded host) is not the tail
+    fake.configure({ latencyMs: TAIL_LATENCY_MS, latencyTail: { p: 0.03, factor: 10 } });
+    try {
+      for (const [name, hedge] of [
+        ['no hedging', undefined],
+        ['hedged past p90', { afterP: 0.9, maxExtraCost: 1 }],
+      ] as const) {
+        // the same calls draw slow in both runs: the tail's draw is of the question and its count
+        fake.reset();
+        // two jobs of 100: a fan-out of more than 100 runs as batches, whose results the job does not hold
+        const results: TaskResult[] = [];
+        let hedges = 0;
+        for (const half of [tasks.slice(0, n / 2), tasks.slice(n / 2)]) {
+          const { result } = await runFanout(client, {
+            pattern: 'fanout',
+            maxParallel: 20,
+            tasks: half.map((t) => (hedge ? { ...t, hedge } : t)),
+          });
+          results.push(...result.results);
+          hedges += result.metrics.hedges ?? 0;
+        }
+        const latency = results.map((r) => r.metrics.latencyMs);
+        const spend = results.map((r) => r.metrics.costUsd);
+        const st = fake.stats();
+        sides.push({
+          name,
+          p50: percentile(latency, 50),
+          p99: percentile(latency, 99),
+          spent: spend.reduce((a, b) => a + b, 0),
+          billed: (st.tokensServed.input + st.tokensServed.output + st.tokensCut) * price,
+          hedges,
+          finished: results.filter((r) => r.status === 'success').length,
+          spend,
+        });
+      }
+    } finally {
+      fake.configure({ latencyMs: LATENCY_MS });
+    }
+    const [plain, hedged] = sides as [(typeof sides)[0], (typeof sides)[0]];
+    const p99Ratio = hedged.p99 / plain.p99;
+    const extra = hedged.spent / plain.spent - 1;
+    const billedExtra = hedged.billed / plain.billed - 1;
+    const met = p99Ratio <= 0.5 && extra <= 0.15 && billedExtra <= 0.15;
+    const usd = (x: number) => round(x * 1e6, 0);
+    const rows: Row[] = sides.map((s, i) => [
+      `(c) ${n} children, p99 10× p50, ${s.name}: latency p50 ${round(s.p50, 0)} ms, p99 ${round(s.p99, 0)} ms${i === 1 ? `, ${s.hedges} hedged` : ''}`,
+      s.finished,
+      0,
+      `${usd(Math.min(...s.spend))} / ${usd(median(s.spend))} / ${usd(Math.max(...s.spend))}`,
+      `${usd(s.spent)} (billed ${usd(s.billed)}), no budget`,
+      '-',
+      '-',
+      i === 1 ? 'p99 halved, ≤ 15% more spend' : '-',
+      i === 1
+        ? `${met ? 'yes' : 'no'}: p99 ×${round(p99Ratio, 2)}, spend +${round(extra * 100, 1)}% (billed +${round(billedExtra * 100, 1)}%)`
+        : '-',
+    ]);
+    return { rows, data: { plain, hedged, p99Ratio, extra, billedExtra } };
+  },
+};
+
 /** Every scenario of this bench, in order (b, c and e are to come). */
-const SCENARIOS: Scenario[] = [fanout50, cachedTwice];
+const SCENARIOS: Scenario[] = [fanout50, tailHedging, cachedTwice];
 
 const bundle = await bundleWorkflows();
 const { rows, data } = await withTemporal('spend', async (t) => {

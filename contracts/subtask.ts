@@ -115,6 +115,8 @@ export interface SubtaskCarry {
   role?: RoleHostCarry;
   /** Approvals given, an answer or messages not yet handed to a step. */
   hitl?: HitlCarry;
+  /** Steps that started a hedge, and the hedges' extra spend (TaskSpec.hedge); absent: none. */
+  hedge?: { hedges: number; costUsd: number };
 }
 
 /** The subtask workflow's type (`subtask`), for a client that reads it by its workflow id. */

@@ -17,6 +17,7 @@
  */
 import type { Pattern } from '../schemas/job';
 import { samplerOf, quantile, type TaskStats, type ValueMetric } from './forecast-sketch';
+import { hedgeExtraDraw, type HedgeSpec } from './hedge';
 
 /** The axes a forecast predicts: the budget axes and steps; `latencySeconds` is the duration. */
 export const FORECAST_AXES = ['costUsd', 'tokens', 'toolCalls', 'steps', 'latencySeconds'] as const;
@@ -49,6 +50,8 @@ export interface TaskPlan {
   /** Upper bounds used when there is no history (the manifest's limits, the task's budget); absent axes are unknown. */
   limits: Partial<Record<ForecastAxis, number>>;
   budget?: PlanBudget;
+  /** Hedged steps (TaskSpec.hedge): each step past the quantile costs one more, up to maxExtraCost (tasks with history). */
+  hedge?: HedgeSpec;
   /** The provider whose declared rate paces the task's steps: no job finishes before its steps on it could be dispatched. */
   provider?: { id: string; stepsPerSecond: number };
   /** The job whose recorded success the result cache would serve this task: it costs nothing and takes no time (api/forecast-thread-plan.ts cachedPlan). */
@@ -248,6 +251,7 @@ export function forecastPlan(root: JobPlan, opts: ForecastOptions = {}): Forecas
     if (node.kind === 'task') {
       const s = samplerOfTask(node);
       for (let i = 0; i < width; i++) out[i] = s[i](rng());
+      if (node.hedge && hasHistory(node)) addHedges(node.hedge, out);
       if (node.provider) {
         const p = paced.get(node.provider.id) ?? { steps: 0, perSecond: node.provider.stepsPerSecond };
         p.steps += Number.isNaN(out[AXIS_INDEX.steps]) ? 1 : out[AXIS_INDEX.steps];
@@ -295,6 +299,14 @@ export function forecastPlan(root: JobPlan, opts: ForecastOptions = {}): Forecas
     return { ok: ok && own, success: node.pattern === 'pipeline' ? wins === successes.length : wins > 0 };
   }
 
+  /** A drawn run of a hedged task plus its hedges' extra spend: a step's cost and tokens each. */
+  function addHedges(spec: HedgeSpec, out: Float64Array): void {
+    const steps = Math.max(1, out[AXIS_INDEX.steps]);
+    const extra = hedgeExtraDraw(spec, steps, out[AXIS_INDEX.costUsd] / steps, rng);
+    out[AXIS_INDEX.costUsd] += extra.costUsd;
+    out[AXIS_INDEX.tokens] += (extra.hedges * out[AXIS_INDEX.tokens]) / steps;
+  }
+
   const scratch = new Float64Array(width);
   for (let k = 0; k < samples; k++) {
     paced.clear();
@@ -326,6 +338,13 @@ export function forecastPlan(root: JobPlan, opts: ForecastOptions = {}): Forecas
   for (const a of blind)
     notes.push(`${a} is capped but tasks ${unknownAxes.get(a)!.join(', ')} have no history and no limit on it: the chance cannot be told`);
   if (budgetedAxes.size === 0) notes.push('no budget in the job: nothing can run short');
+  const hedged: string[] = [];
+  const findHedged = (n: PlanNode) => (n.kind === 'job' ? n.children.forEach(findHedged) : n.hedge && hedged.push(n.id));
+  findHedged(root);
+  if (hedged.length > 0)
+    notes.push(
+      `task(s) ${hedged.slice(0, 5).join(', ')}${hedged.length > 5 ? ` and ${hedged.length - 5} more` : ''} hedge their steps: each step past its latency quantile costs one more, up to maxExtraCost, and that is in the spend`,
+    );
   const providers = new Map<string, { tasks: number; perSecond: number }>();
   const countPaced = (n: PlanNode) => {
     if (n.kind === 'job') return n.children.forEach(countPaced);

@@ -72,6 +72,10 @@ export function sumMetrics(results: TaskResult[], latencyMs: number, savedUsd = 
     m.steps += r.metrics.steps;
     m.attempts += r.metrics.attempts;
     if (r.metrics.throttledMs) m.throttledMs = (m.throttledMs ?? 0) + r.metrics.throttledMs;
+    if (r.metrics.hedges) {
+      m.hedges = (m.hedges ?? 0) + r.metrics.hedges;
+      m.hedgeCostUsd = (m.hedgeCostUsd ?? 0) + (r.metrics.hedgeCostUsd ?? 0);
+    }
     r.metrics.channelsHit.forEach((c) => channels.add(c));
   }
   m.channelsHit = [...channels];

@@ -3,6 +3,7 @@ export * from './evidence';
 export * from './job';
 export * from './job-list';
 export * from './result';
+export * from './hedge';
 export * from './result-cache';
 export * from './agent';
 export * from './status';

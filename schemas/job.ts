@@ -5,6 +5,7 @@ import { AdmissionSchema } from './forecast';
 import { ApprovalPolicySchema } from './approval';
 import { OutputSchemaSchema } from './output-schema';
 import { PrioritySchema } from './priority';
+import { HedgeSchema } from './hedge';
 import { ResearchMarkerSchema } from './research-contract';
 import { ResearchTaskEntrySchema } from './research-task';
 import { ResultCacheSchema } from './result-cache';
@@ -70,6 +71,9 @@ export const TaskSpecSchema = z
       "serve an identical subtask's recorded success (same tenant, agent id and version, question, params, context, output schema, model) within the TTL, at $0; default: the job's",
     ),
     priority: PrioritySchema.optional().describe("1 (most urgent) to 5 (bulk); default: the job's"),
+    hedge: HedgeSchema.optional().describe(
+      "an idempotent task's hedged steps: a step still running past its agent's measured latency quantile starts a second on the same agent; the first valid answer wins, both are booked",
+    ),
     research: ResearchMarkerSchema.optional().describe(
       "set for a task written in the research-subtask contract: its result carries the contract's output",
     ),
@@ -232,6 +236,9 @@ function checkJob(job: JobSpecShape, ctx: z.RefinementCtx, path: (string | numbe
     }
     if (t.job !== undefined && t.cache !== undefined) {
       ctx.addIssue({ code: 'custom', path: [...at, 'cache'], message: 'a nested job takes its cache on the job: set job.cache' });
+    }
+    if (t.job !== undefined && t.hedge !== undefined) {
+      ctx.addIssue({ code: 'custom', path: [...at, 'hedge'], message: 'hedged steps are for agent tasks, not nested jobs' });
     }
     if (t.job !== undefined && t.fallback !== undefined) {
       ctx.addIssue({ code: 'custom', path: [...at, 'fallback'], message: 'fallback agents are for agent tasks, not nested jobs' });

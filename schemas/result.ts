@@ -39,6 +39,13 @@ export const TaskMetricsSchema = z
     ...tokenSplitShape(),
     steps: z.number(),
     attempts: z.number(),
+    hedges: z.number().optional().describe('steps that started a hedge (TaskSpec.hedge); absent: none'),
+    hedgeCostUsd: z
+      .number()
+      .optional()
+      .describe(
+        "the hedges' extra spend: the answers not taken, booked in costUsd (one cut before it said so at what the answer taken cost)",
+      ),
     channelsHit: z.array(z.string()),
     throttledMs: z
       .number()

@@ -33,6 +33,13 @@ const fraction = z.number().min(0).max(1);
 export const FakeProviderOptionsSchema = z.strictObject({
   /** Wait before the answer starts (the first chunk then waits chunkDelayMs too). @default 0 */
   latencyMs: z.number().nonnegative().optional(),
+  /**
+   * A heavy tail: a slow call waits latencyMs × `factor`. A call is slow with probability `p`, drawn from
+   * its question and how many times the fake has seen it (so two runs of the same questions draw alike,
+   * whatever their order); with `match`, also the first call of every question containing it, and
+   * never its repeats (a hedge of it is fast). @default none
+   */
+  latencyTail: z.strictObject({ factor: z.number().min(1), p: fraction.optional(), match: z.string().min(1).optional() }).optional(),
   /** Chunks the answer is written in, one output token each. @default 1 */
   chunks: z.number().int().positive().optional(),
   /** Wait before each chunk. @default 0 */
@@ -89,6 +96,9 @@ export interface FakeProviderStats {
   perSecond: number[];
   /** The most requests served within any sliding 1000 ms window. */
   maxPerSecondWindow: number;
+  /** Admitted requests the client cut before their answer (a cancelled step), and their input tokens (which a provider may bill). */
+  cut: number;
+  tokensCut: number;
 }
 
 /** A running fake provider. */
@@ -193,7 +203,18 @@ const freshCounts = () => ({
   tokensServed: { input: 0, output: 0 },
   maxInFlight: 0,
   servedAt: [] as number[],
+  cut: 0,
+  tokensCut: 0,
 });
+
+/** FNV-1a of a string with murmur3's finalizer (FNV alone barely moves when only the last character does), in [0, 1): the tail's draw of one call. */
+function hashUnit(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return ((h ^ (h >>> 16)) >>> 0) / 4294967296;
+}
 
 /** The fake's state: options, buckets, requests in flight (with when each should end), counts, dice. */
 class Throttle {
@@ -204,6 +225,8 @@ class Throttle {
   counts = freshCounts();
   epoch = performance.now();
   dice = prng(1);
+  /** Calls seen per question (the latency tail's draws). */
+  seen = new Map<string, number>();
 
   configure(o: FakeProviderOptions, now: number): void {
     this.options = o;
@@ -217,7 +240,22 @@ class Throttle {
     this.requests = this.tokens = undefined;
     this.configure(this.options, now);
     this.counts = freshCounts();
+    this.seen.clear();
     this.epoch = now;
+  }
+
+  /** A call's wait before its answer: latencyMs, times the tail's factor when the call draws slow. */
+  latencyOf(c: Call): number {
+    const o = this.options;
+    const base = o.latencyMs ?? 0;
+    const tail = o.latencyTail;
+    if (!tail) return base;
+    const n = this.seen.get(c.question) ?? 0;
+    this.seen.set(c.question, n + 1);
+    const slow =
+      (tail.match !== undefined && n === 0 && c.question.includes(tail.match)) ||
+      hashUnit(`${o.seed ?? 1}|${c.question}|${n}`) < (tail.p ?? 0);
+    return slow ? base * tail.factor : base;
   }
 
   /** The refusal of a request, or undefined when it may go; takes nothing. */
@@ -361,7 +399,8 @@ async function handleCall(t: Throttle, res: ServerResponse, c: Call) {
   }
   const o = t.options;
   const chunks = o.chunks ?? 1;
-  const flight = { end: now + (o.latencyMs ?? 0) + chunks * (o.chunkDelayMs ?? 0) };
+  const latencyMs = t.latencyOf(c);
+  const flight = { end: now + latencyMs + chunks * (o.chunkDelayMs ?? 0) };
   t.flying.add(flight);
   t.counts.maxInFlight = Math.max(t.counts.maxInFlight, t.flying.size);
   let gone = false;
@@ -379,9 +418,13 @@ async function handleCall(t: Throttle, res: ServerResponse, c: Call) {
     return fault(res, c, t.dice() < 0.5 ? 500 : 503);
   }
   t.tokens?.take(c.input, now);
-  if (o.latencyMs) await sleep(o.latencyMs);
+  if (latencyMs) await sleep(latencyMs);
   if (!c.stream && o.chunkDelayMs) await sleep(chunks * o.chunkDelayMs);
-  if (gone) return;
+  if (gone) {
+    t.counts.cut++;
+    t.counts.tokensCut += c.input;
+    return;
+  }
   t.counts.served++;
   t.counts.servedAt.push(performance.now());
   t.counts.tokensServed.input += c.input;

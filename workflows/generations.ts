@@ -162,6 +162,14 @@ export const GENERATIONS: readonly Generation[] = [
     since: '2026-12-05',
     fixtures: ['fanout.json.gz'],
   },
+  {
+    id: 'hedged-steps',
+    mechanism: 'patch',
+    changed:
+      "a task with `hedge` reads its agent's step latency from the record (a local activity) and starts a second step on the same agent past that quantile; the first valid answer wins, both are booked",
+    since: '2026-12-05',
+    fixtures: ['fanout.json.gz'],
+  },
 ];
 
 const DAY_MS = 86_400_000;

@@ -36,6 +36,8 @@ describe('budget axis table', () => {
       ...TOKEN_SPLIT_KEYS,
       'steps',
       'attempts',
+      'hedges',
+      'hedgeCostUsd',
       'channelsHit',
       'throttledMs',
       'cached',

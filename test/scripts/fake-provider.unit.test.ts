@@ -156,7 +156,54 @@ describe('fake provider', () => {
       maxInFlight: 0,
       perSecond: [0],
       maxPerSecondWindow: 0,
+      cut: 0,
+      tokensCut: 0,
     });
     expect((await chat()).status).toBe(200);
+  });
+});
+
+describe('fake provider latency tail', () => {
+  const ask = async (content: string) => {
+    const t0 = performance.now();
+    await (await post('/v1/chat/completions', { model: 'm', messages: [{ role: 'user', content }] })).text();
+    return performance.now() - t0;
+  };
+
+  it("makes a matching question's first call slow and its repeat (a hedge) fast", async () => {
+    await start({ latencyMs: 20, latencyTail: { factor: 15, match: 'slow' } });
+    expect(await ask('slow one')).toBeGreaterThanOrEqual(290);
+    expect(await ask('slow one')).toBeLessThan(250);
+    expect(await ask('fast one')).toBeLessThan(250);
+  });
+
+  it('draws slow calls from the question and its count: the same calls again after a reset, none with p 0', async () => {
+    await start({ latencyMs: 5, latencyTail: { factor: 40, p: 0.3 } });
+    const run = async () => {
+      const slow: number[] = [];
+      for (let i = 0; i < 12; i++) if ((await ask(`q${i}`)) >= 190) slow.push(i);
+      return slow;
+    };
+    const first = await run();
+    expect(first.length).toBeGreaterThan(0);
+    expect(first.length).toBeLessThan(12);
+    fake!.reset();
+    expect(await run()).toEqual(first);
+  });
+
+  it('counts the calls the client cut before their answer, and their input', async () => {
+    await start({ latencyMs: 300 });
+    const ac = new AbortController();
+    const call = fetch(`${fake!.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hello\nworld' }] }),
+      signal: ac.signal,
+    }).catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 50));
+    ac.abort();
+    await call;
+    await new Promise((r) => setTimeout(r, 400));
+    expect(fake!.stats()).toMatchObject({ served: 0, cut: 1, tokensCut: 3 });
   });
 });

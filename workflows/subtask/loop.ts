@@ -22,6 +22,9 @@ import { delivered, forStep, undelivered, waitRule, type ItemSpec } from './inbo
 import type { Action, LoopContext, Then, Turn } from './next';
 import type { Reprompted } from './reprompt';
 import { judgeActivity, runStep, stepOptions, stepPolicyOf } from './runtime';
+import { DEFAULT_HEDGE_AFTER_P, hedgeDelayMs, type HedgeSpec, type StepLatency } from '../../core/hedge';
+import { HEDGE_PATCH, runHedged, stepLatency, type HedgedResult, type HedgedStep } from './hedge';
+import { bookHedge, hedgeNow } from './hedge-book';
 import type { SubtaskRun } from './run';
 import { carryOf, type RunningState } from './state';
 import { stepInput } from './step';
@@ -34,6 +37,8 @@ export class SubtaskLoop {
   readonly context: LoopContext;
   /** The agent's step policy (a fallback agent brings its own). */
   private policy: StepPolicy;
+  /** A hedged task's: the record's step latency of the agent it was read for (once per run and agent). */
+  private measured?: { agent: string; latency: StepLatency };
 
   constructor(
     private readonly run: SubtaskRun,
@@ -113,7 +118,12 @@ export class SubtaskLoop {
       ...human,
       ...(r.hitl.approvedTools.length ? { approvedTools: r.hitl.approvedTools } : {}),
     };
-    const outcome = await runStep(options, sent, sent.budgetLeft.latencySeconds, () => r.cancelRequested, run.cutter, run.rules);
+    const hedge = task.hedge;
+    const delayMs = hedge ? await this.hedgeDelay(hedge) : undefined;
+    const outcome =
+      hedge && delayMs !== undefined
+        ? await this.hedged(hedge, { options, input: sent, delayMs, now })
+        : await runStep(options, sent, sent.budgetLeft.latencySeconds, () => r.cancelRequested, run.cutter, run.rules);
     if (outcome.kind === 'ok') {
       delivered(r, human, sent.step);
       if (human.messages) await messagesReceived(run.inbox, sent.step, human.messages);
@@ -124,6 +134,44 @@ export class SubtaskLoop {
       scheduleToStartSeconds,
     };
     return { kind: 'stepped', outcome, where };
+  }
+
+  /** A hedged task's delay before its step's hedge (undefined: not hedged): the agent's measured quantile, read once per run and agent. */
+  private async hedgeDelay(spec: HedgeSpec): Promise<number | undefined> {
+    if (!patched(HEDGE_PATCH)) return undefined;
+    const { r, run } = this;
+    const agentId = r.manifest.id;
+    if (this.measured?.agent !== agentId) {
+      const input = { tenant: run.inbox.tenant, agentId, pattern: run.input.shown?.pattern, afterP: spec.afterP ?? DEFAULT_HEDGE_AFTER_P };
+      this.measured = { agent: agentId, latency: await stepLatency(input) };
+    }
+    return hedgeDelayMs(spec, this.measured.latency);
+  }
+
+  /** One step with its hedge (hedge.ts); the answer not taken is booked. */
+  private async hedged(
+    spec: HedgeSpec,
+    step: Pick<HedgedStep, 'options' | 'input' | 'delayMs'> & { now: number },
+  ): Promise<HedgedResult['outcome']> {
+    const { r, run } = this;
+    const at = { startedAt: step.now, delayMs: step.delayMs };
+    const decide = () => {
+      const v = hedgeNow(r, spec, this.measured?.latency, { ...at, now: Date.now() });
+      if (!v.hedge) log.info('step not hedged', { jobId: run.input.jobId, taskId: run.task.id, step: r.steps, why: v.why });
+      return v.hedge;
+    };
+    const latencyLeft = step.input.budgetLeft.latencySeconds;
+    const h = await runHedged({ ...step, decide, latencyLeft, cancelled: () => r.cancelRequested });
+    bookHedge(r, h);
+    if (h.hedged)
+      log.info('step hedged', {
+        jobId: run.input.jobId,
+        taskId: run.task.id,
+        step: r.steps,
+        afterMs: step.delayMs,
+        hedgeWon: h.hedgeWon ?? false,
+      });
+    return h.outcome;
   }
 
   /**

@@ -69,6 +69,7 @@ export function taskResult(s: SubtaskState, { task, rules, jobId, now, finishRol
       attempts: s.attempts,
       channelsHit: [...s.channels],
       ...(s.throttledMs > 0 ? { throttledMs: s.throttledMs } : {}),
+      ...(s.hedges > 0 ? { hedges: s.hedges, hedgeCostUsd: s.hedgeCostUsd } : {}),
     },
     failureReason: reason,
     errors: cappedErrors(s.errors),

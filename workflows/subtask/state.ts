@@ -85,6 +85,9 @@ export interface SubtaskState {
   triedAll: boolean;
   /** Approvals, questions and steering messages (inbox.ts); carried only when it holds something. */
   hitl: HitlState;
+  /** Steps that started a hedge, and the hedges' extra spend in USD (hedge.ts); carried when there were any. */
+  hedges: number;
+  hedgeCostUsd: number;
 }
 
 /** The state once the agent is resolved: every step-time transition takes this. */
@@ -140,6 +143,8 @@ export function newState({ task, allocation, manifest, carry }: StateInput, now:
     stepsAtRunStart: carry?.steps ?? 0,
     triedAll: false,
     hitl: newHitl(carry?.hitl),
+    hedges: carry?.hedge?.hedges ?? 0,
+    hedgeCostUsd: carry?.hedge?.costUsd ?? 0,
   };
 }
 
@@ -208,6 +213,7 @@ export function carryOf(s: RunningState, rules: HostRules, task: TaskSpec, role?
       : {}),
     ...(s.routing ? { routing: s.routing } : {}),
     ...withHitl(hitlCarry(s.hitl, task.approval?.aboveCostUsd !== undefined)),
+    ...(s.hedges > 0 ? { hedge: { hedges: s.hedges, costUsd: s.hedgeCostUsd } } : {}),
   };
 }
 

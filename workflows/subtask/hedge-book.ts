@@ -1,0 +1,45 @@
+/**
+ * A hedged step's books, on the state (hedge.ts runs the step): the answer not taken is charged to
+ * the ledger beside the step's own outcome, and counted as the hedges' extra spend, which
+ * `maxExtraCost` bounds; and whether a running step gets its hedge now. Pure.
+ *
+ *   HedgedResult ──bookHedge──> ledger += loser's usage · attempts += its attempts · hedges, hedgeCostUsd
+ */
+import { charge, remaining } from '../../core/budget-ledger';
+import { mayHedge, type HedgeSpec, type HedgeVerdict, type StepLatency } from '../../core/hedge';
+import type { HedgedResult } from './hedge';
+import { elapsedSeconds, type RunningState } from './state';
+
+/**
+ * Whether the step that started at `startedAt` gets its hedge at `now`: one more step is expected
+ * to cost what the last one did (before any, the record's mean step), against the hedges' extra
+ * spend so far and what the budget has left.
+ */
+export function hedgeNow(
+  s: RunningState,
+  spec: HedgeSpec,
+  measured: StepLatency | undefined,
+  at: { startedAt: number; delayMs: number; now: number },
+): HedgeVerdict {
+  const left = remaining(s.ledger, elapsedSeconds(s, at.now));
+  const tokens = measured?.stepTokens;
+  return mayHedge({
+    spec,
+    ...at,
+    extraCostUsd: s.hedgeCostUsd,
+    step: { costUsd: s.hitl.lastCostUsd ?? measured?.stepCostUsd ?? 0, ...(tokens !== undefined ? { tokens } : {}) },
+    left: { costUsd: left.costUsd, tokens: left.tokens },
+  });
+}
+
+/** Books what a hedged step's other answer spent (nothing when no hedge started). */
+export function bookHedge(s: RunningState, h: Pick<HedgedResult, 'hedged' | 'loser'>): void {
+  if (!h.hedged) return;
+  s.hedges += 1;
+  if (!h.loser) return;
+  s.attempts += h.loser.attempts;
+  const u = h.loser.usage;
+  if (!u) return;
+  charge(s.ledger, u);
+  s.hedgeCostUsd += u.costUsd;
+}
