@@ -3,7 +3,8 @@
  * question containing "slow" takes 30× its latency and whose repeats do not (`latencyTail.match`):
  * a task's hedge starts past its agent's p90 as the record measured it, answers first, and both
  * steps are booked; maxExtraCost 0 hedges nothing; a provider-limited agent's hedge goes through
- * the provider's queue like its step; the forecast puts the hedges' extra spend in the estimate.
+ * the provider's queue like its step; the forecast puts the hedges' extra spend in the estimate, and
+ * admission control refuses a hedged job its budget would fit unhedged.
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -122,6 +123,33 @@ describe('hedged steps', () => {
     const hedged = await estimate(spec({ maxExtraCost: 1, afterP: 0.5 }));
     expect(hedged.job.predicted.costUsd.p50).toBeGreaterThan(without.job.predicted.costUsd.p50 * 1.2);
     expect(hedged.notes.join(' ')).toMatch(/hedge their steps/);
+  });
+
+  it("has admission control count the hedges' spend: a budget that fits the job unhedged refuses it hedged", async () => {
+    const tasks = (hedge?: object) =>
+      Array.from({ length: 40 }, (_, i) => ({ id: `a${i}`, question: `q ${i}`, agent: TAIL, ...(hedge ? { hedge } : {}) }));
+    const plain = await app.inject({ method: 'POST', url: '/v1/jobs/estimate', payload: { pattern: 'fanout', tasks: tasks() } });
+    const budget = {
+      costUsd: Number(((plain.json() as { job: { predicted: { costUsd: { p90: number } } } }).job.predicted.costUsd.p90 * 1.15).toFixed(6)),
+    };
+    const unhedged = await app.inject({ method: 'POST', url: '/v1/jobs/estimate', payload: { pattern: 'fanout', budget, tasks: tasks() } });
+    expect((unhedged.json() as { budgetSuffices: number }).budgetSuffices).toBeGreaterThanOrEqual(0.9);
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/jobs',
+      payload: {
+        jobId: uniqueId('adm'),
+        pattern: 'fanout',
+        budget,
+        admission: { mode: 'refuse', confidence: 0.9 },
+        tasks: tasks({ maxExtraCost: 1, afterP: 0.5 }),
+      },
+    });
+    expect(res.statusCode, res.body).toBe(422);
+    const body = res.json() as { admission: { decision: string; budgetSuffices: number }; forecast: { notes: string[] } };
+    expect(body.admission.decision).toBe('refused');
+    expect(body.admission.budgetSuffices).toBeLessThan(0.9);
+    expect(body.forecast.notes.join(' ')).toMatch(/hedge their steps/);
   });
 
   it('refuses a hedge on a nested job', async () => {
