@@ -16,6 +16,8 @@ export interface HedgeSpec {
   /** USD. */
   maxExtraCost: number;
   afterMs?: number;
+  /** The agent hedges run on (a step its agent starts afresh); absent: the same agent. */
+  agent?: string;
 }
 
 /** What the record says of an agent's steps, for its hedges (the local activity's answer, so it is in history). */

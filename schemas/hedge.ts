@@ -2,8 +2,9 @@ import { z } from 'zod';
 
 /**
  * Hedged steps of an idempotent task: a step still running past its agent's measured latency
- * quantile `afterP` starts a second, identical step on the same agent; the first valid answer
- * wins, the other is cancelled, both are booked. Setting it says the task may run twice at once.
+ * quantile `afterP` starts a second, identical step on the same agent (or on `agent`); the first
+ * valid answer wins, the other is cancelled, both are booked. Setting it says the task may run
+ * twice at once.
  */
 export const HedgeSchema = z
   .strictObject({
@@ -26,6 +27,14 @@ export const HedgeSchema = z
       .max(86_400_000)
       .optional()
       .describe('the delay while the record holds fewer than 5 finished tasks of the agent; absent: no hedge until it does'),
+    agent: z
+      .string()
+      .min(1)
+      .max(128)
+      .optional()
+      .describe(
+        "hedge on this agent (one of the task's fallbacks, say) instead of the same one: a step its agent starts afresh (the first); when its answer wins, the task goes on with it",
+      ),
   })
   .meta({ id: 'Hedge' });
 export type Hedge = z.infer<typeof HedgeSchema>;

@@ -166,7 +166,7 @@ export const GENERATIONS: readonly Generation[] = [
     id: 'hedged-steps',
     mechanism: 'patch',
     changed:
-      "a task with `hedge` reads its agent's step latency from the record (a local activity) and starts a second step on the same agent past that quantile; the first valid answer wins, both are booked",
+      "a task with `hedge` reads its agent's step latency from the record (a local activity) and starts a second step past that quantile, on the same agent or `hedge.agent`; the first valid answer wins, both are booked",
     since: '2026-12-05',
     fixtures: ['fanout.json.gz'],
   },

@@ -3,7 +3,8 @@
  * question containing "slow" takes 30× its latency and whose repeats do not (`latencyTail.match`):
  * a task's hedge starts past its agent's p90 as the record measured it, answers first, and both
  * steps are booked; maxExtraCost 0 hedges nothing; a provider-limited agent's hedge goes through
- * the provider's queue like its step; the forecast puts the hedges' extra spend in the estimate, and
+ * the provider's queue like its step, and so does a hedge on such an agent named by `hedge.agent`
+ * (whose winning answer hands it the task); the forecast puts the hedges' extra spend in the estimate, and
  * admission control refuses a hedged job its budget would fit unhedged.
  */
 import type { FastifyInstance } from 'fastify';
@@ -23,6 +24,8 @@ let app: FastifyInstance;
 // agents of this run only: the record's statistics of earlier runs do not reach them
 const TAIL = uniqueId('tail');
 const LIMITED = uniqueId('limited');
+/** An agent no test gives history: its hedges wait `afterMs`. */
+const FRESH = uniqueId('fresh');
 
 const model = (id: string, extra: object = {}) =>
   createLlmAgent(
@@ -31,7 +34,12 @@ const model = (id: string, extra: object = {}) =>
 
 beforeAll(async () => {
   fake = await startFakeProvider({ latencyMs: LATENCY_MS, latencyTail: { factor: SLOW_MS / LATENCY_MS, match: 'slow' } });
-  const registry = createAgentRegistry([...builtinAgents, model(TAIL), model(LIMITED, { limits: { requestsPerMinute: 6000 } })]);
+  const registry = createAgentRegistry([
+    ...builtinAgents,
+    model(TAIL),
+    model(FRESH),
+    model(LIMITED, { limits: { requestsPerMinute: 6000 } }),
+  ]);
   worker = await startDedicatedWorker({ registry, lanes: ['default'] });
   app = await testApp({ DELEGATE_TASK_QUEUE: worker.taskQueue }, 'default', undefined, registry);
 });
@@ -107,6 +115,19 @@ describe('hedged steps', () => {
     expect(queues).toHaveLength(2);
     expect(queues[0]).toMatch(/-provider-/);
     expect(queues[1]).toBe(queues[0]);
+  });
+
+  it("hedges on `hedge.agent` when it says so: its answer wins, the task goes on with that agent, its step on that agent's provider queue", async () => {
+    const { jobId, result } = await run(one(FRESH, 'slow elsewhere', { maxExtraCost: 1, afterMs: 300, agent: LIMITED }));
+    const r = result.results[0];
+    expect(r, JSON.stringify(r)).toMatchObject({ status: 'success', agentId: LIMITED, routing: { agent: LIMITED } });
+    expect(r.metrics.hedges).toBe(1);
+    expect(r.metrics.latencyMs).toBeLessThan(SLOW_MS * 0.6);
+    expect(r.notes?.join(' ')).toMatch(/answered step 0 before/);
+    const queues = await stepQueues(`job/default/${jobId}/t1`);
+    expect(queues).toHaveLength(2);
+    expect(queues[0]).not.toMatch(/-provider-/);
+    expect(queues[1]).toMatch(/-provider-/);
   });
 
   it("puts the hedges' extra spend in the forecast, and says so", async () => {

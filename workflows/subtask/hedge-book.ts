@@ -1,12 +1,14 @@
 /**
  * A hedged step's books, on the state (hedge.ts runs the step): the answer not taken is charged to
  * the ledger beside the step's own outcome, and counted as the hedges' extra spend, which
- * `maxExtraCost` bounds; and whether a running step gets its hedge now. Pure.
+ * `maxExtraCost` bounds; whether a running step gets its hedge now, and on which agent. Pure.
  *
  *   HedgedResult ──bookHedge──> ledger += loser's usage · attempts += its attempts · hedges, hedgeCostUsd
+ *   hedge.agent's answer taken ──adoptHedge──> the task goes on with that agent (as a fallback would)
  */
 import { charge, remaining } from '../../core/budget-ledger';
 import { mayHedge, type HedgeSpec, type HedgeVerdict, type StepLatency } from '../../core/hedge';
+import { runManifest, type RunManifest } from '../../core/routing';
 import type { HedgedResult } from './hedge';
 import { elapsedSeconds, type RunningState } from './state';
 
@@ -42,4 +44,22 @@ export function bookHedge(s: RunningState, h: Pick<HedgedResult, 'hedged' | 'los
   if (!u) return;
   charge(s.ledger, u);
   s.hedgeCostUsd += u.costUsd;
+}
+
+/**
+ * The other agent a step is hedged on: `hedge.agent`, for a step its current agent starts afresh
+ * (no agent state yet: another agent cannot go on with this one's conversation); undefined: the
+ * same agent.
+ */
+export function hedgeAgentOf(s: RunningState, spec: HedgeSpec): string | undefined {
+  return spec.agent !== undefined && spec.agent !== s.manifest.id && s.agentState === undefined ? spec.agent : undefined;
+}
+
+/** The hedge on `m` answered first: the task goes on with it, its steps counted from here (its outcome is applied next). */
+export function adoptHedge(s: RunningState, m: RunManifest): void {
+  s.notes.push(`hedge: ${m.id} answered step ${s.steps} before ${s.manifest.id}; the task goes on with it`);
+  s.routing = { agent: m.id, reason: `hedge answered before ${s.manifest.id}` };
+  s.manifest = runManifest(m);
+  s.agentId = m.id;
+  s.agentStartStep = s.steps;
 }

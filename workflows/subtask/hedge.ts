@@ -1,11 +1,12 @@
 /**
  * A hedged step (TaskSpec.hedge; core/hedge.ts has the rules): the step runs as any other; still
  * running when its hedge is due (the agent's measured latency quantile), and when mayHedge lets it,
- * an identical step starts on the same agent with a step key of its own. It has the same activity
- * options, so it goes through the same queue (a limited provider's `<queue>-provider-<id>`) and the
- * same gate: the provider's declared limits hold for hedges by construction.
+ * an identical step starts with a step key of its own: on the same agent with the same activity
+ * options, or on `hedge.agent` with that agent's. Either way it goes through its agent's queue (a
+ * limited provider's `<queue>-provider-<id>`) and gate: the provider's declared limits hold for
+ * hedges by construction.
  *
- *   primary ──due──> decide? ──no──> primary alone
+ *   primary ──due──> prepare: a hedge? ──no──> primary alone
  *                      │ yes
  *                      v
  *   primary ∥ hedge ──first ok wins──> the other cancelled, not awaited: booked at what it reported
@@ -40,13 +41,17 @@ export const { stepLatency } = proxyLocalActivities<Activities>({
   retry: { maximumAttempts: 2 },
 });
 
-/** One hedged step: the step, when its hedge is due, and whether it may start then. */
-export interface HedgedStep {
+/** A step's activity options and input: the primary's, or its hedge's. */
+export interface StepCall {
   options: ActivityOptions;
   input: AgentStepInput;
+}
+
+/** One hedged step: the step, when its hedge is due, and the hedge then. */
+export interface HedgedStep extends StepCall {
   delayMs: number;
-  /** At the due time: whether the hedge starts (core/hedge.ts mayHedge on the clock and the spend so far). */
-  decide(): boolean;
+  /** At the due time: the hedge to start, or none (core/hedge.ts mayHedge on the clock and the spend so far). */
+  prepare(): Promise<StepCall | undefined>;
   /** Seconds left of the latency budget (undefined: none). */
   latencyLeft?: number;
   cancelled(): boolean;
@@ -59,6 +64,8 @@ export interface HedgedResult {
   hedged: boolean;
   /** The hedge's answer was taken. */
   hedgeWon?: boolean;
+  /** The hedge's agent (its input's agentId). */
+  hedgeAgent?: string;
   /** The other step's spend, booked beside the outcome, and its attempts. */
   loser?: { usage?: Usage; attempts: number };
 }
@@ -79,6 +86,12 @@ type Cut = 'cancel' | 'latency';
 const usageOf = (o: Settled['outcome']): Usage | undefined => (o.kind === 'ok' ? o.out.usage : o.failure.usage);
 const attemptsOf = (o: Settled['outcome']): number => (o.kind === 'ok' ? o.out.attempt : o.failure.attempts);
 const isSettled = (e: Settled | Cut | 'due'): e is Settled => typeof e === 'object';
+
+/** The hedge of a step on its own agent: the same call with a step key of its own, shown as the hedge in the UI. */
+export function sameAgentHedge({ options, input }: StepCall): StepCall {
+  const summary = typeof options.summary === 'string' ? { summary: `${options.summary} (hedge)` } : {};
+  return { options: { ...options, ...summary }, input: { ...input, stepKey: `${input.stepKey}:hedge` } };
+}
 
 /** Runs one step with its hedge. */
 export async function runHedged(h: HedgedStep): Promise<HedgedResult> {
@@ -124,15 +137,15 @@ export async function runHedged(h: HedgedStep): Promise<HedgedResult> {
     return { outcome: first.outcome, hedged: false };
   }
   if (first !== 'due') return cut(first, [primary]);
-  if (!h.decide()) {
+  const call = await h.prepare();
+  if (!call) {
     const next = await Promise.race([primary.done, watch]);
     if (!isSettled(next)) return cut(next, [primary]);
     watchScope.cancel();
     return { outcome: next.outcome, hedged: false };
   }
 
-  const summary = typeof h.options.summary === 'string' ? { summary: `${h.options.summary} (hedge)` } : {};
-  const hedge = start('hedge', { ...h.input, stepKey: `${h.input.stepKey}:hedge` }, { ...h.options, ...summary });
+  const hedge = start('hedge', call.input, call.options);
   let running = [primary, hedge];
   const failed: Settled[] = [];
   while (running.length > 0) {
@@ -150,7 +163,7 @@ export async function runHedged(h: HedgedStep): Promise<HedgedResult> {
     const loser = other
       ? { usage: usageOf(other.outcome), attempts: attemptsOf(other.outcome) }
       : { usage: e.outcome.out.usage, attempts: 1 };
-    return { outcome: e.outcome, hedged: true, hedgeWon: e.who === 'hedge', loser };
+    return { outcome: e.outcome, hedged: true, hedgeWon: e.who === 'hedge', hedgeAgent: call.input.agentId, loser };
   }
   // both failed: the primary's failure is the step's, the hedge's spend is booked beside it
   watchScope.cancel();

@@ -21,10 +21,11 @@ import { pastDeadline } from './halt';
 import { delivered, forStep, undelivered, waitRule, type ItemSpec } from './inbox';
 import type { Action, LoopContext, Then, Turn } from './next';
 import type { Reprompted } from './reprompt';
-import { judgeActivity, runStep, stepOptions, stepPolicyOf } from './runtime';
+import { judgeActivity, resolveAgent, runStep, stepOptions, stepPolicyOf } from './runtime';
+import { readResolved, runManifest, type RunManifest } from '../../core/routing';
 import { DEFAULT_HEDGE_AFTER_P, hedgeDelayMs, type HedgeSpec, type StepLatency } from '../../core/hedge';
-import { HEDGE_PATCH, runHedged, stepLatency, type HedgedResult, type HedgedStep } from './hedge';
-import { bookHedge, hedgeNow } from './hedge-book';
+import { HEDGE_PATCH, runHedged, sameAgentHedge, stepLatency, type HedgedResult, type HedgedStep, type StepCall } from './hedge';
+import { adoptHedge, bookHedge, hedgeAgentOf, hedgeNow } from './hedge-book';
 import type { SubtaskRun } from './run';
 import { carryOf, type RunningState } from './state';
 import { stepInput } from './step';
@@ -39,6 +40,8 @@ export class SubtaskLoop {
   private policy: StepPolicy;
   /** A hedged task's: the record's step latency of the agent it was read for (once per run and agent). */
   private measured?: { agent: string; latency: StepLatency };
+  /** A hedged task's `hedge.agent`, resolved at its first hedge (undefined: it could not be; its hedges stay on the same agent). */
+  private hedgeAgent?: { id: string; manifest?: RunManifest };
 
   constructor(
     private readonly run: SubtaskRun,
@@ -155,14 +158,24 @@ export class SubtaskLoop {
   ): Promise<HedgedResult['outcome']> {
     const { r, run } = this;
     const at = { startedAt: step.now, delayMs: step.delayMs };
-    const decide = () => {
+    const prepare = async (): Promise<StepCall | undefined> => {
       const v = hedgeNow(r, spec, this.measured?.latency, { ...at, now: Date.now() });
       if (!v.hedge) log.info('step not hedged', { jobId: run.input.jobId, taskId: run.task.id, step: r.steps, why: v.why });
-      return v.hedge;
+      if (!v.hedge) return undefined;
+      const other = hedgeAgentOf(r, spec);
+      const m = other === undefined ? undefined : await this.hedgeManifest(other);
+      return m ? this.callOn(m, step) : sameAgentHedge(step);
     };
     const latencyLeft = step.input.budgetLeft.latencySeconds;
-    const h = await runHedged({ ...step, decide, latencyLeft, cancelled: () => r.cancelRequested });
+    const h = await runHedged({ ...step, prepare, latencyLeft, cancelled: () => r.cancelRequested });
     bookHedge(r, h);
+    const took = h.hedgeWon && h.hedgeAgent !== r.manifest.id ? this.hedgeAgent?.manifest : undefined;
+    if (took) {
+      // the hedge's agent answered first: the task goes on with it
+      adoptHedge(r, took);
+      this.policy = stepPolicyOf(run.task, r.manifest, run.input.stepCeilingSeconds);
+      setLogContext({ agent: r.agentId });
+    }
     if (h.hedged)
       log.info('step hedged', {
         jobId: run.input.jobId,
@@ -174,13 +187,52 @@ export class SubtaskLoop {
     return h.outcome;
   }
 
+  /** `hedge.agent`'s manifest, resolved once per run; undefined when it cannot be (the hedge stays on the same agent). */
+  private async hedgeManifest(id: string): Promise<RunManifest | undefined> {
+    if (this.hedgeAgent?.id === id) return this.hedgeAgent.manifest;
+    const { task, input } = this.run;
+    try {
+      const found = await resolveAgent({ agent: id, question: task.question, params: task.params, lane: input.agentQueue });
+      this.hedgeAgent = { id, manifest: runManifest(readResolved(found).manifest) };
+    } catch (err) {
+      log.warn('the hedge agent cannot be resolved: hedges stay on the same agent', {
+        taskId: task.id,
+        agent: id,
+        error: classify(err, 1).message,
+      });
+      this.hedgeAgent = { id };
+    }
+    return this.hedgeAgent.manifest;
+  }
+
+  /** A step's hedge on agent `m`: its own policy, queue (and provider gate) and step key. */
+  private callOn(m: RunManifest, step: StepCall): StepCall {
+    const { task, input } = this.run;
+    const policy = stepPolicyOf(task, m, input.stepCeilingSeconds);
+    const options = stepOptions({
+      task,
+      agentId: m.id,
+      policy,
+      queue: this.stepQueue(m),
+      deadline: input.deadline,
+      scheduleToStartSeconds: input.stepScheduleToStartSeconds,
+      now: Date.now(),
+      fairnessKey: m.provider !== undefined ? input.events?.tenant : undefined,
+    });
+    const stepKey = `${step.input.stepKey}@${m.id}:hedge`;
+    return {
+      options: { ...options, summary: `${options.summary} (hedge)` },
+      input: { ...step.input, agentId: m.id, stepKey, maxAttempts: policy.retry.maxAttempts },
+    };
+  }
+
   /**
    * A pooled agent's steps go to its pool's queue on the lane, a limited provider's to the provider's
-   * queue (every tenant's): read from the manifest of the moment.
+   * queue (every tenant's): read from the manifest of the moment (or `m`'s, a hedge's agent).
    */
-  private stepQueue(): string | undefined {
+  private stepQueue(m: RunManifest = this.r.manifest): string | undefined {
     const { agentQueue } = this.run.input;
-    const { pool, provider } = this.r.manifest;
+    const { pool, provider } = m;
     if (provider !== undefined) return providerQueueFor(workflowInfo().taskQueue, provider);
     return pool ? stepQueueFor(agentQueue ?? workflowInfo().taskQueue, pool) : agentQueue;
   }

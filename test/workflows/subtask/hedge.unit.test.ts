@@ -133,18 +133,19 @@ vi.mock('@temporalio/workflow', async (importOriginal) => {
   };
 });
 
-const { runHedged } = await import('../../../workflows/subtask/hedge');
-const { bookHedge, hedgeNow } = await import('../../../workflows/subtask/hedge-book');
-const { running, T0 } = await import('./fixtures');
+const { runHedged, sameAgentHedge } = await import('../../../workflows/subtask/hedge');
+const { adoptHedge, bookHedge, hedgeAgentOf, hedgeNow } = await import('../../../workflows/subtask/hedge-book');
+const { manifest, running, T0 } = await import('./fixtures');
 
 const input = { agentId: 'agent-a', stepKey: 'job/t/j1/t1#0', step: 0, budgetLeft: {}, maxAttempts: 1 } as unknown as AgentStepInput;
 let cancelled = false;
+const options = { startToCloseTimeout: '1 minute', summary: 'the question' };
 const hedged = (o: { delayMs?: number; decide?: () => boolean; latencyLeft?: number } = {}) =>
   runHedged({
-    options: { startToCloseTimeout: '1 minute', summary: 'the question' },
+    options,
     input,
     delayMs: o.delayMs ?? 300,
-    decide: o.decide ?? (() => true),
+    prepare: () => Promise.resolve((o.decide ?? (() => true))() ? sameAgentHedge({ options, input }) : undefined),
     latencyLeft: o.latencyLeft,
     cancelled: () => cancelled,
   });
@@ -260,5 +261,35 @@ describe('the hedge on the state', () => {
     // the budget: 0.05 − 0.015 left, two steps of 0.02 do not fit
     s.hitl.lastCostUsd = 0.02;
     expect(hedgeNow(s, { maxExtraCost: 1 }, measured, { ...at, now: T0 + 300 })).toEqual({ hedge: false, why: 'budget' });
+  });
+});
+
+describe('a hedge on another agent', () => {
+  it('is for a step the agent starts afresh; later steps, or the agent itself, hedge on the same agent', () => {
+    const s = running();
+    expect(hedgeAgentOf(s, { maxExtraCost: 1, agent: 'agent-b' })).toBe('agent-b');
+    expect(hedgeAgentOf(s, { maxExtraCost: 1 })).toBeUndefined();
+    expect(hedgeAgentOf(s, { maxExtraCost: 1, agent: 'agent-a' })).toBeUndefined();
+    s.agentState = { messages: [] };
+    expect(hedgeAgentOf(s, { maxExtraCost: 1, agent: 'agent-b' })).toBeUndefined();
+  });
+
+  it('hands the task to the hedge agent when its answer wins, with a note and the routing reason', () => {
+    const s = running();
+    adoptHedge(s, manifest({ id: 'agent-b' }));
+    expect(s).toMatchObject({ agentId: 'agent-b', manifest: { id: 'agent-b' }, agentStartStep: 0, routing: { agent: 'agent-b' } });
+    expect(s.notes).toEqual(['hedge: agent-b answered step 0 before agent-a; the task goes on with it']);
+  });
+
+  it('starts the hedge call prepare() gives: its own agent and step key', async () => {
+    fake.scripts.push({ ms: 3000 }, { ms: 100, out: { summary: 'b' } });
+    const other = {
+      options: { ...options, taskQueue: 'q-provider-p' },
+      input: { ...input, agentId: 'agent-b', stepKey: `${input.stepKey}@agent-b:hedge` },
+    };
+    const run = runHedged({ options, input, delayMs: 300, prepare: () => Promise.resolve(other), cancelled: () => false });
+    await vi.advanceTimersByTimeAsync(400);
+    expect(await run).toMatchObject({ hedged: true, hedgeWon: true, hedgeAgent: 'agent-b', outcome: { out: { summary: 'b' } } });
+    expect(fake.started.map((x) => x.input.agentId)).toEqual(['agent-a', 'agent-b']);
   });
 });
