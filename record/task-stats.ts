@@ -24,10 +24,20 @@ export const STATS_MAX_DAYS = 90;
 /** Why a result says nothing of its agent: it never ran, or it was ended from outside. */
 const NOT_MEASURED = new Set(['cancelled', 'stopped', 'skipped', 'no_agent', 'depth_exceeded', 'agent_unavailable', 'circuit_open']);
 
-/** The results the statistics count: ones an agent worked on (ids with a colon are nested jobs, roles or unresolved references; a cached result ran no agent). */
+/**
+ * The results the statistics count: ones an agent worked on (ids with a colon are nested jobs, roles
+ * or unresolved references; a cached result ran no agent; a task the budget refused before its first
+ * step says nothing of its agent, and counted as its failure it would sink the agent's measured
+ * quality, which a down-shift's floor reads).
+ */
 export function measuredResults(results: TaskResult[]): TaskResult[] {
   return results.filter(
-    (r) => !r.agentId.includes(':') && r.agentId !== 'none' && !NOT_MEASURED.has(r.failureReason ?? '') && !r.metrics.cached,
+    (r) =>
+      !r.agentId.includes(':') &&
+      r.agentId !== 'none' &&
+      !NOT_MEASURED.has(r.failureReason ?? '') &&
+      !r.metrics.cached &&
+      !(r.failureReason === 'budget_exhausted' && r.metrics.steps === 0),
   );
 }
 

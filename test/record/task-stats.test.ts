@@ -100,6 +100,15 @@ describe.each(RECORD_STORES)('record task statistics on %s', (kind) => {
     expect(stats.get('second')!.get('vote')!).toMatchObject({ runs: 1, success: 1 });
   });
 
+  it('leaves out a task the budget refused before its first step: it says nothing of its agent', async () => {
+    const j = job('refused', 'r1', 'agent', [0.02, 0]);
+    Object.assign(j.result.results[1], { status: 'failure', failureReason: 'budget_exhausted' });
+    j.result.results[1].metrics.steps = 0;
+    await record.store.archive(j);
+    const stats = await record.store.stats.window('refused', ['agent'], { now: NOW });
+    expect(stats.get('agent')!.get('vote')!).toMatchObject({ runs: 1, success: 1, failure: 0 });
+  });
+
   it('loses no count when archives of one agent run at once', async () => {
     await Promise.all(Array.from({ length: 12 }, (_, i) => record.store.archive(job('race', `r${i}`, 'gamma', [0.01, 0.02, 0.03]))));
     const stats = await record.store.stats.window('race', ['gamma'], { now: NOW });
