@@ -11,6 +11,7 @@
  * Pure: no registry, no zod, nothing a thread cannot receive in a message.
  */
 import type { AgentStats } from '../record';
+import { capabilityLadder, measure, pickRung } from '../core/downshift';
 import type { AgentRef, Budget, Pattern } from '../schemas';
 import { mergeStats, type TaskStats } from '../core/forecast-sketch';
 import type { HedgeSpec } from '../core/hedge';
@@ -56,6 +57,8 @@ export interface ForecastJob {
   quorum?: number;
   budget?: Budget;
   tasks: ForecastTask[];
+  /** The root job's ladder (`downshift`): its agent ids priciest first (a capability's: ranked by their history here). */
+  downshift?: { threshold: number; qualityFloor: number; agents: string[]; byCost: boolean };
 }
 
 /** The agents of a resolved job, by id. */
@@ -101,6 +104,27 @@ function historyOf(defs: ForecastAgent[], pattern: Pattern, stats: Map<string, A
   };
 }
 
+/** Each task of a job with a ladder gets the plan of the cheaper agent its job would start it on past the threshold. */
+function laddered(job: ForecastJob, children: PlanNode[], agents: ForecastAgents, stats: Map<string, AgentStats>, days: number) {
+  const d = job.downshift!;
+  const measured = d.agents.map((a) => measure(a, mergeStats([...(stats.get(a)?.values() ?? [])])));
+  const plan = { qualityFloor: d.qualityFloor, rungs: d.byCost ? capabilityLadder(measured) : measured };
+  for (const c of children) {
+    if (c.kind !== 'task') continue;
+    const to = pickRung(plan, c.agent);
+    const def = to && agents[to.agent];
+    if (!def) continue;
+    const h = historyOf([def], job.pattern, stats, days);
+    c.downshiftTo = {
+      ...c,
+      agent: def.id,
+      basis: `down-shifted to ${def.id}: ${h.basis}`,
+      stats: h.stats,
+      limits: limitsOf({ id: c.id, agents: [def.id], budget: c.budget }, [def]),
+    };
+  }
+}
+
 /** A task the result cache would serve (from job `from`): every axis 0, for certain. */
 export function cachedPlan(id: string, agent: string, from: string): TaskPlan {
   return {
@@ -131,10 +155,12 @@ export function planOf(job: ForecastJob, agents: ForecastAgents, stats: Map<stri
     if (t.hedge) plan.hedge = t.hedge;
     return plan;
   });
+  if (job.downshift) laddered(job, children, agents, stats, days);
   return {
     kind: 'job',
     id,
     pattern: job.pattern,
+    ...(job.downshift ? { downshiftAt: job.downshift.threshold } : {}),
     ...(job.maxParallel !== undefined ? { maxParallel: job.maxParallel } : {}),
     ...(job.budget ? { budget: job.budget } : {}),
     ...(job.quorum !== undefined ? { quorum: job.quorum } : {}),

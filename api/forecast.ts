@@ -11,10 +11,12 @@ import type { AgentDefinition } from '../activities/agents/types';
 import { refusal } from '../activities/agents/registry';
 import type { AgentStats, RecordStore } from '../record';
 import { STATS_WINDOW_DAYS } from '../record';
-import type { Admission, Estimate, JobSpec, TaskSpec } from '../schemas';
+import type { Admission, Downshift, Estimate, JobSpec, TaskSpec } from '../schemas';
 import type { JobPlan } from '../core/forecast';
 import { planOf as planOfResolved, type ForecastAgent, type ForecastAgents, type ForecastJob } from './forecast-thread-plan';
 import { forecastThreads, type ForecastThreads } from './forecast-thread';
+import { ladderAgents } from './downshift';
+import { DEFAULT_DOWNSHIFT_THRESHOLD } from '../core/downshift';
 import type { ForecastOutcome } from './forecast-thread-replan';
 import { cachedTasks } from './forecast-cache';
 
@@ -85,6 +87,7 @@ export function resolveJob(
   const note = (defs: AgentDefinition[]) => defs.map((d) => (agents[d.manifest.id] ??= forecastAgent(d)).id);
   const resolve = (s: JobSpec): ForecastJob => ({
     pattern: s.pattern,
+    ...(s === spec && s.downshift ? { downshift: forecastLadder(s.downshift, registry, note) } : {}),
     ...(s.maxParallel !== undefined ? { maxParallel: s.maxParallel } : {}),
     ...(s.budget ? { budget: s.budget } : {}),
     ...(s.aggregation?.quorum !== undefined
@@ -110,6 +113,21 @@ export function resolveJob(
     }),
   });
   return { job: resolve(spec), agents };
+}
+
+/** A job's ladder as a forecast thread reads it (its agents noted among the job's). */
+function forecastLadder(
+  d: Downshift,
+  registry: AgentRegistry,
+  note: (defs: AgentDefinition[]) => string[],
+): NonNullable<ForecastJob['downshift']> {
+  const defs = ladderAgents(d, registry, []);
+  return {
+    threshold: d.threshold ?? DEFAULT_DOWNSHIFT_THRESHOLD,
+    qualityFloor: d.qualityFloor,
+    agents: Array.isArray(defs) ? note(defs) : [],
+    byCost: d.capability !== undefined,
+  };
 }
 
 /** A spec as a plan, every task with its history (on this thread: for benchmarks and tests). */

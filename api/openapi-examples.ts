@@ -83,7 +83,14 @@ const spec = {
   pattern: 'fanout',
   objective: 'Compare two databases for analytics',
   tasks: [
-    { id: 'pg', question: 'Strengths of PostgreSQL for analytics?', agent: 'researcher', budget: { costUsd: 0.5 } },
+    {
+      id: 'pg',
+      question: 'Strengths of PostgreSQL for analytics?',
+      agent: 'researcher',
+      budget: { costUsd: 0.5 },
+      // past 80% of its budget, its remaining steps go to the cheapest agent measured at 0.9 or better
+      downshift: { ladder: ['researcher', 'researcher-mini'], qualityFloor: 0.9 },
+    },
     { id: 'ch', question: 'Strengths of ClickHouse for analytics?', agent: { capability: 'research' } },
   ],
   budget: { costUsd: 1 },

@@ -12,6 +12,7 @@ import type { LedgerState } from '../core/budget-ledger';
 import type { EngineLimits } from '../core/engine-limits';
 import type { JobModelState } from '../core/role-limits';
 import type { Routes, RunManifest } from '../core/routing';
+import type { DownshiftPlan } from '../core/downshift';
 import type { EventTarget, PreviousStage } from './step';
 
 /** A tokenizer family: `o200k` (GPT-4o and later) or `cl100k` (GPT-4, GPT-3.5). */
@@ -103,6 +104,14 @@ export interface JobInput {
    * Temporal without it is checked by the workflow.
    */
   checked?: true;
+  /**
+   * The job's ladder (`spec.downshift`), resolved at submission with each agent's measured quality
+   * and cost: past the threshold of the job budget, tasks not yet started on a ladder's agent start
+   * on the cheapest one above the floor. A root job's only.
+   */
+  downshift?: DownshiftPlan;
+  /** Each task's own ladder (`tasks[].downshift`), resolved the same way, by task id. */
+  downshifts?: Record<string, DownshiftPlan>;
 }
 
 /** The job workflow's type (`delegationJob`), for a client that reads or starts it by name. */

@@ -9,6 +9,7 @@
 import type { AgentTry, Budget, Evidence, TaskResult, TaskSpec } from '../schemas';
 import type { LedgerState } from '../core/budget-ledger';
 import type { Routing, RunManifest } from '../core/routing';
+import type { DownshiftPlan } from '../core/downshift';
 import type { RoleHostCarry } from './role';
 import type { EventTarget, PreviousStage, SteeringNote, StepAnswer } from './step';
 
@@ -60,6 +61,13 @@ export interface SubtaskInput {
   maxOutputTokens?: number;
   /** The job's W3C trace context (its `JobInput.traceparent`): sent to its agents, its trace id on its result and log lines. */
   traceparent?: string;
+  /**
+   * The task's ladder (its own, else its job's), resolved at submission: past the threshold of its
+   * allocation its remaining steps go down it (core/downshift.ts). Runs without it never down-shift.
+   */
+  downshift?: DownshiftPlan;
+  /** The job started this subtask down-shifted (its `manifest` is the cheaper agent): the line its result notes. */
+  downshifted?: string;
 }
 
 /** The approvals, answer and messages a subtask carries into its next run (absent when there is nothing, so old carries read back). */

@@ -11,6 +11,8 @@
  *                        running ones their share so far (so a lower maxParallel wastes less)
  *          pipeline:     spend sums; duration sums
  *          nested job:   one more node, composed the same way (its own budget checked too)
+ *          ladder:       a task starting after the tasks settled before it spent the threshold's share of the
+ *                        budget draws from the cheaper agent its job's ladder would start it on
  * Axes are drawn independently (the record keeps marginal histograms): a task's cost and tokens
  * move together in life, so the probability over several capped axes is a little conservative.
  * Pure.
@@ -52,6 +54,8 @@ export interface TaskPlan {
   budget?: PlanBudget;
   /** Hedged steps (TaskSpec.hedge): each step past the quantile costs one more, up to maxExtraCost (tasks with history). */
   hedge?: HedgeSpec;
+  /** Its job's ladder (core/downshift.ts): the cheaper agent it starts on once the job spent `downshiftAt` of its budget. */
+  downshiftTo?: TaskPlan;
   /** The provider whose declared rate paces the task's steps: no job finishes before its steps on it could be dispatched. */
   provider?: { id: string; stepsPerSecond: number };
   /** The job whose recorded success the result cache would serve this task: it costs nothing and takes no time (api/forecast-thread-plan.ts cachedPlan). */
@@ -67,6 +71,8 @@ export interface JobPlan {
   /** A fan-out that stops after this many successes (quorum, or 1 for first_success): the rest are cancelled. */
   quorum?: number;
   budget?: PlanBudget;
+  /** A ladder's threshold: a child with `downshiftTo` starting once the children before it spent this share of the budget draws from it. */
+  downshiftAt?: number;
   children: PlanNode[];
 }
 
@@ -215,6 +221,20 @@ const fits = (v: Float64Array, b: PlanBudget | undefined): boolean => {
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
+/**
+ * The cheaper plan a job's ladder starts child `c` on: the children settled before it (those that
+ * finished before a slot freed for it) spent `spent`, the threshold's share of a capped spend axis
+ * or more. Undefined: it runs as planned.
+ */
+function shiftedAt(node: JobPlan, c: PlanNode, spent: Float64Array): TaskPlan | undefined {
+  if (node.downshiftAt === undefined || c.kind !== 'task' || !c.downshiftTo || !node.budget) return undefined;
+  for (const k of ['costUsd', 'tokens', 'toolCalls'] as const) {
+    const cap = node.budget[k];
+    if (cap !== undefined && spent[AXIS_INDEX[k]] >= node.downshiftAt * cap) return c.downshiftTo;
+  }
+  return undefined;
+}
+
 /** Forecasts a plan: every task from its history, the jobs by `samples` seeded draws. */
 export function forecastPlan(root: JobPlan, opts: ForecastOptions = {}): Forecast {
   const tasks = countTasks(root);
@@ -266,8 +286,12 @@ export function forecastPlan(root: JobPlan, opts: ForecastOptions = {}): Forecas
     let ok = true;
     const vectors = node.children.map(() => new Float64Array(width));
     const successes: boolean[] = [];
+    // a ladder: what the children settled before each one's start spent (on maxParallel slots, in order)
+    const settled = node.downshiftAt !== undefined ? { sum: new Float64Array(width), upTo: -1 } : undefined;
+    const slotsNow = node.maxParallel ?? node.children.length;
     node.children.forEach((c, i) => {
-      const r = draw(c, vectors[i], at);
+      if (settled) while (settled.upTo < i - slotsNow) vectors[++settled.upTo].forEach((v, k) => (settled.sum[k] += v));
+      const r = draw((settled && shiftedAt(node, c, settled.sum)) || c, vectors[i], at);
       if (!r.ok) ok = false;
       successes.push(r.success);
     });

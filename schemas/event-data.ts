@@ -54,6 +54,23 @@ export const JobEventDataSchemas = {
     failureReason: FailureReasonSchema.nullable(),
     metrics: TaskMetricsSchema,
   }),
+  'subtask.downshift': z.looseObject({
+    taskId,
+    scope: z
+      .enum(['subtask', 'job'])
+      .describe("whose spend passed the threshold: the subtask's own, or the job's (the task started down-shifted)"),
+    from: z.string().describe('the agent before'),
+    to: z.string().describe('the cheaper agent after'),
+    share: z.number().describe('the share of the budget spent on `axis`'),
+    axis: z.string().optional(),
+    threshold: z.number(),
+    qualityFloor: z.number(),
+    quality: z.looseObject({
+      before: z.number().nullable().describe("the agent before's measured quality (null: not measured)"),
+      after: z.number().nullable().describe("the cheaper agent's measured quality (smoothed success rate)"),
+      runs: z.number().int().describe('the finished subtasks it rests on'),
+    }),
+  }),
   'budget.changed': z.looseObject({
     add: z.record(z.string(), z.number()).optional(),
     ledger: LedgerSchema.optional(),

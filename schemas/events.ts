@@ -9,6 +9,7 @@ export const JobEventTypeSchema = z.enum([
   'subtask.retried',
   'subtask.delta',
   'subtask.finished',
+  'subtask.downshift',
   'budget.changed',
   'budget.reached',
   'approval.requested',

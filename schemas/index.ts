@@ -23,3 +23,4 @@ export * from './forecast';
 export * from './approval';
 export * from './parent';
 export * from './doctor';
+export * from './downshift';

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { BudgetSchema } from './budget';
 import { EvidenceSchema } from './evidence';
 import { AdmissionSchema } from './forecast';
+import { DownshiftSchema } from './downshift';
 import { ApprovalPolicySchema } from './approval';
 import { OutputSchemaSchema } from './output-schema';
 import { PrioritySchema } from './priority';
@@ -45,6 +46,9 @@ export const TaskSpecSchema = z
       .describe(
         "agent ids tried in order when the agent's circuit is open or it fails for good, within the same budget; a { capability } task without it falls back on the capability's other agents",
       ),
+    downshift: DownshiftSchema.optional().describe(
+      'once its budget is mostly spent, its remaining steps go to the cheapest agent of a ladder whose measured quality stays above a floor (root jobs only)',
+    ),
     scope: z.array(z.string().min(1).max(128)).max(100).optional().describe('tool allowlist; default none'),
     contextSeed: z.array(EvidenceSchema).max(1000).optional(),
     constraints: StringList.optional(),
@@ -134,6 +138,9 @@ const JobSpecObject = z.strictObject({
   vote: VoteOptionsSchema.optional(),
   pipeline: PipelineOptionsSchema.optional(),
   budget: BudgetSchema.optional(),
+  downshift: DownshiftSchema.optional().describe(
+    "once the job budget is mostly spent, its tasks not yet started on a ladder's agent start on the cheapest one whose measured quality stays above a floor; each task also steps down within its own grant (root jobs only)",
+  ),
   approval: ApprovalPolicySchema.optional().describe("every task's approval policy, unless the task has its own"),
   allowQuestions: z.boolean().optional().describe('every task may turn need-more-information into a question (see TaskSpec)'),
   budgetWaitSeconds: z
@@ -243,11 +250,17 @@ function checkJob(job: JobSpecShape, ctx: z.RefinementCtx, path: (string | numbe
     if (t.job !== undefined && t.fallback !== undefined) {
       ctx.addIssue({ code: 'custom', path: [...at, 'fallback'], message: 'fallback agents are for agent tasks, not nested jobs' });
     }
+    if (t.downshift !== undefined && (t.job !== undefined || path.length > 0)) {
+      ctx.addIssue({ code: 'custom', path: [...at, 'downshift'], message: 'a down-shift is for the agent tasks of a root job' });
+    }
     parseStopConditions(t.stopConditions ?? []).issues.forEach((i) => {
       ctx.addIssue({ code: 'custom', path: [...at, 'stopConditions', i.index], message: i.message });
     });
     if (t.job) checkJob(t.job, ctx, [...at, 'job']);
   });
+  if (job.downshift !== undefined && path.length > 0) {
+    ctx.addIssue({ code: 'custom', path: [...path, 'downshift'], message: 'a down-shift is for a root job, not a nested one' });
+  }
   const cap = PATTERN_TASK_CAPS[job.pattern];
   if (job.tasks.length > cap) {
     ctx.addIssue({ code: 'custom', path: [...path, 'tasks'], message: `a ${job.pattern} takes at most ${cap} tasks (nest jobs for more)` });

@@ -2,7 +2,7 @@
  * A fake LLM provider that throttles the way real ones do, for tests and benchmarks of Delegate's
  * handling of 429s, 5xx and overload: a real HTTP server on loopback speaking OpenAI chat
  * completions, Anthropic Messages and Gemini (the wire formats: fake-llm-wire.ts), answering
- * {"answer": "ok: <first line of the first user message>"} in `chunks` chunks. By hand:
+ * {"answer": "ok: <first line of the first user message>"} in `chunks` chunks (`wrongRate`: "wrong: …" for a share of a model's answers). By hand:
  * `PORT=8090 FAKE_PROVIDER_OPTIONS='{"requestsPerMinute":60}' tsx scripts/fake-provider.ts`.
  *
  *   request ──> in flight < concurrent? ──> request bucket ≥ 1? ──> token bucket ≥ input + max output?
@@ -65,6 +65,12 @@ export const FakeProviderOptionsSchema = z.strictObject({
   faultRate: fraction.optional(),
   /** Anthropic only: fraction of admitted requests answered 529 overloaded_error. @default 0 */
   overloadedRate: fraction.optional(),
+  /**
+   * Per model (the request's `model`): the fraction of served answers that are wrong,
+   * {"answer": "wrong: …"} instead of "ok: …", so a cheap model's lower quality is measurable
+   * (an output schema that wants "ok: " fails it). @default none
+   */
+  wrongRate: z.record(z.string(), fraction).optional(),
   /** Seed of the PRNG drawing faults and overloads: the same requests draw the same. @default 1 */
   seed: z.number().int().optional(),
   /**
@@ -430,7 +436,8 @@ async function handleCall(t: Throttle, res: ServerResponse, c: Call) {
   t.counts.tokensServed.input += c.input;
   for (const [k, v] of Object.entries(t.limitHeaders(c.wire, performance.now()))) res.setHeader(k, v);
   // exactly `chunks` chunks: the text padded with JSON-neutral spaces to a multiple of them
-  const raw = JSON.stringify({ answer: `ok: ${c.question}` });
+  const wrong = (o.wrongRate?.[c.model] ?? 0) > 0 && t.dice() < o.wrongRate![c.model];
+  const raw = JSON.stringify({ answer: `${wrong ? 'wrong' : 'ok'}: ${c.question}` });
   const size = Math.ceil(raw.length / chunks);
   const answer = { text: raw.padEnd(size * chunks), chunkChars: size, chunkDelayMs: c.stream ? o.chunkDelayMs : 0 };
   const inp = { input: c.input, cached: 0 };

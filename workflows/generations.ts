@@ -163,6 +163,14 @@ export const GENERATIONS: readonly Generation[] = [
     fixtures: ['fanout.json.gz'],
   },
   {
+    id: 'input:downshift',
+    mechanism: 'input',
+    changed:
+      'a subtask (or a job) with a ladder resolved at submission steps down to the cheapest agent above its quality floor once its spend passes the threshold: a local activity writes subtask.downshift, the result notes it',
+    since: '2026-12-05',
+    fixtures: ['fanout.json.gz', 'fallback.json.gz', 'fair-grants.json.gz'],
+  },
+  {
     id: 'hedged-steps',
     mechanism: 'patch',
     changed:

@@ -33,6 +33,7 @@ import { traceIdOf } from '../../core/trace-context';
 import { startingModel } from './parent-model';
 import type { AdmissionDecision } from '../../schemas';
 import type { KeptSpec } from '../../record/job-specs';
+import { resolveDownshifts } from '../downshift';
 
 /** Outcome of a submission: the job and whether this call created it. */
 export interface Submission {
@@ -185,6 +186,8 @@ export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, des
     });
     // agents are found once, here: each subtask gets its manifest and spends no activity on it
     const resolved = resolveAgents(admitted.spec, registry);
+    // ladders too, with each agent's measured quality and cost: the workflow decides from its input alone
+    const ladders = await resolveDownshifts(resolved.spec, registry, record.stats, tenant);
     // why the API chose each agent a task did not name: its result's routing.reason
     const routes = { ...resolved.routes, ...extra.routes };
     // the webhook's URL and token stay out of the input, which every history of the job keeps: the record holds them
@@ -199,6 +202,7 @@ export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, des
       spec: { ...runSpec, jobId },
       agents: resolved.agents,
       ...(Object.keys(routes).length > 0 ? { routes } : {}),
+      ...ladders,
       tenant,
       depth: 0,
       maxDepth: config.DELEGATE_MAX_DEPTH,

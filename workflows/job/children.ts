@@ -20,6 +20,7 @@ import { HOST_RULES, subtask } from '../subtask';
 import type { SubtaskInput } from '../../contracts/subtask';
 import { currentModel, nestedModel } from './model';
 import { nestedRoutes, runManifests, submittedManifest, type Routes } from '../../core/routing';
+import { childPlan, downshiftFields, type JobShift } from './downshift';
 
 /** A child between start and result. */
 export interface Running {
@@ -185,7 +186,7 @@ export class JobChildren {
    * called inside `detached` (the start must land). Not async: the start's own promise, no wrapper
    * around it (each promise of a workflow costs its thread a stack capture).
    */
-  start(task: TaskSpec, context: RunContext, allocation: Budget): Promise<Running['handle']> {
+  start(task: TaskSpec, context: RunContext, allocation: Budget, shift?: JobShift): Promise<Running['handle']> {
     const s = this.settings;
     const { input } = s;
     const limits = input.limits ?? {};
@@ -225,6 +226,9 @@ export class JobChildren {
               deadline: s.deadline,
               ...(s.events ? { events: s.events } : {}),
               ...(s.isBatch(task.id) ? { batch: true } : {}),
+              // a batch holds this job's tasks: their ladders too
+              ...(s.isBatch(task.id) && input.downshift ? { downshift: input.downshift } : {}),
+              ...(s.isBatch(task.id) && input.downshifts ? { downshifts: input.downshifts } : {}),
               ...withModel(nestedModel(input, task.job!)),
               ...(input.traceparent ? { traceparent: input.traceparent } : {}),
               // cut from this job's input, which was checked: the child's run need not check it again
@@ -255,6 +259,7 @@ export class JobChildren {
               // the job's model now: a later switch reaches children started after it, not this one
               ...currentModel(input),
               ...(input.traceparent ? { traceparent: input.traceparent } : {}),
+              ...downshiftFields(childPlan(input, task), shift),
             } satisfies SubtaskInput,
           ],
           // none while it runs: search attributes at a child's start cost the server more than the

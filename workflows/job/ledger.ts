@@ -12,6 +12,7 @@ import type { BudgetAxis } from '../../core/budget-axes';
 import { addOn, addUsage, addUsd, subUsd, zeroUsage } from '../../core/money';
 import { fairGrant, fairWant, grantable, leafCount, shortOfStep, stepFloor, type AllocationMode, type Claim } from '../../core/allocation';
 import { grow, newLedger, remaining, reserve, settle, snapshot, topUp, type LedgerState, type Reservation } from '../../core/budget-ledger';
+import { spentShare } from '../../core/downshift';
 
 /**
  * Since this patch, tasks share by `allocation` (fairGrant: weighted by leaves, own budgets
@@ -146,6 +147,15 @@ export class JobLedger {
   /** What is left unreserved on each capped axis. */
   remaining(elapsedSeconds: number): Budget {
     return remaining(this.ledger, elapsedSeconds);
+  }
+
+  /**
+   * The most committed share of any capped axis (spent, or granted to running children: under fair
+   * grants the running children hold what is left long before it is spent), and that axis: a
+   * ladder's threshold reads it.
+   */
+  spentShare(elapsedSeconds: number): ReturnType<typeof spentShare> {
+    return spentShare(this.ledger.limit, addUsage(this.ledger.spent, this.ledger.reserved), elapsedSeconds);
   }
 
   /** The job's ledger as the API reports it. */

@@ -19,6 +19,8 @@ import { JobReports } from './reports';
 import { JobResultCache } from './result-cache';
 import { ErrorType } from '../../core/errors';
 import { agentLabel, jobAsTaskResult, notRunResult } from '../../core/task-results';
+import { downshiftEvent } from '../../core/downshift';
+import { jobDownshift } from './downshift';
 
 export type { Running } from './children';
 
@@ -146,6 +148,8 @@ export class JobRuntime {
       // fair: with less than one step's spend left, a task waits for what a running child gives back
       if (this.budget.awaitsRefund(task, this.elapsed()))
         await condition(() => this.halted || !this.budget.awaitsRefund(task, this.elapsed()));
+      // what the job has spent or granted before this task's grant: a ladder's threshold reads it
+      const committed = this.budget.spentShare(this.elapsed());
       const reserved = this.reserve(task);
       if ('notRun' in reserved) result = reserved.notRun;
       else {
@@ -164,7 +168,11 @@ export class JobRuntime {
           }
           // started in the job's one non-cancellable scope: a cancelled job signals its children. The
           // result promise is made with the start, so awaiting it needs no scope around it.
-          const handle = await children.detached.run(() => children.start(task, context, allocation));
+          // past its ladder's threshold, the job starts the task on a cheaper agent
+          const shift = jobDownshift(this.input, task, committed, allocation);
+          if (shift)
+            this.events.emit('subtask.downshift', `downshift:${childId(task)}:job`, downshiftEvent(task.id, shift.decision, shift.plan));
+          const handle = await children.detached.run(() => children.start(task, context, allocation, shift));
           const running = { task, handle, allocation, clipped: clipped || shared, nested: Boolean(task.job) };
           children.attach(running);
           records.markRunning(task.id, clipped);

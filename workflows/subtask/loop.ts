@@ -31,6 +31,8 @@ import { carryOf, type RunningState } from './state';
 import { stepInput } from './step';
 import { judgeInput, type JudgeCheck } from './stops';
 import { messagesReceived, waitForHuman, waitForTopUp } from './waits';
+import { announceDownshift, applyDownshift } from './downshift';
+import type { DownshiftDecision } from '../../core/downshift';
 
 /** Performs the loop's actions for one run whose agent is known. */
 export class SubtaskLoop {
@@ -56,6 +58,7 @@ export class SubtaskLoop {
       deadline: input.deadline,
       stepsPerRun: input.stepsPerRun,
       role: run.roleHost !== undefined,
+      ...(input.downshift ? { downshift: input.downshift } : {}),
       now: () => Date.now(),
       history: workflowInfo,
     };
@@ -75,6 +78,8 @@ export class SubtaskLoop {
         return this.switchAgent(a.why, a.message).then((ok): Turn => ({ kind: 'switched', ok, why: a.why, then: a.then }));
       case 'carry':
         return this.carry();
+      case 'downshift':
+        return this.downshift(a.shift);
       case 'judge':
         return this.judge(a.check);
       case 'reviewRole':
@@ -277,6 +282,18 @@ export class SubtaskLoop {
     this.policy = stepPolicyOf(run.task, next, run.input.stepCeilingSeconds);
     setLogContext({ agent: r.agentId });
     return true;
+  }
+
+  /** Spend passed the ladder's threshold: the cheaper agent takes the remaining steps, and the job's stream hears of it. */
+  private async downshift(d: DownshiftDecision): Promise<Turn> {
+    const { r, run } = this;
+    const plan = run.input.downshift!;
+    applyDownshift(r, d, plan);
+    this.policy = stepPolicyOf(run.task, r.manifest, run.input.stepCeilingSeconds);
+    setLogContext({ agent: r.agentId });
+    log.info('subtask down-shifts', { jobId: run.input.jobId, taskId: run.task.id, from: d.from, to: d.to.agent, share: d.share });
+    if (run.input.events) await announceDownshift(run.inbox, r.steps, d, plan);
+    return { kind: 'downshifted' };
   }
 
   /** The loop goes on in a fresh run; back only when its state is too big to carry. */

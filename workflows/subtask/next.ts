@@ -3,7 +3,7 @@
  * the next action. The interpreter (loop.ts) performs it and hands back a turn; each rule it
  * applies is a transition beside this file. No Temporal here: each case has a unit test.
  *
- *   begin ─> done? ─> beforeStep: halt | budget spent ─(waitTopUp)─> out of steps ─(switchAgent)
+ *   begin ─> done? ─> beforeStep: halt | past the ladder's threshold (downshift) | budget spent ─(waitTopUp)─> out of steps ─(switchAgent)
  *         ─> history full? carry ─> approval? askHuman ─> runStep
  *   stepped ─> halt | failed ─(switchAgent) | again | tools to approve (askHuman) | ok
  *   ok ─> question? askHuman ─> role? reviewRole ─> needs more? askHuman
@@ -22,6 +22,8 @@ import type { RunningState } from './state';
 import { applyOutcome, type FailureContext, type StepOutcome } from './step';
 import { applyStopHit, applyVerdict, checkStops, judgeFailed, type JudgeCheck, type JudgeOutput } from './stops';
 import type { StopHit } from '../../core/stop-conditions';
+import type { DownshiftDecision, DownshiftPlan } from '../../core/downshift';
+import { downshiftDue } from './downshift';
 
 /** Where the loop goes on after a wait or a switch that let it: the checks, or (a role's request answered) the answer first. */
 export type Then = 'checks' | 'answer';
@@ -34,6 +36,8 @@ export type Action = (
   /** The next fallback agent takes over; none: a halt with `why`. */
   | { kind: 'switchAgent'; why: FailureReason; message: string; then: Then }
   | { kind: 'carry' }
+  /** Spend passed the ladder's threshold: a cheaper agent takes the remaining steps (downshift.ts). */
+  | { kind: 'downshift'; shift: DownshiftDecision }
   | { kind: 'judge'; check: JudgeCheck }
   | { kind: 'reviewRole'; out: AgentStepOutput }
   /** The result (`reason` says whether it halted); `stop`: the stop condition that ended it. */
@@ -50,6 +54,7 @@ export type Turn =
   /** The state (`bytes` of input) was too big to carry: the run goes on here, or halts. */
   | { kind: 'carried'; bytes: number }
   | { kind: 'reviewed'; next: RoleNext; out: AgentStepOutput }
+  | { kind: 'downshifted' }
   | ({ kind: 'judged'; check: JudgeCheck } & ({ verdict: JudgeOutput } | { error: string }));
 
 /** What the decision reads besides the state: the run's fixed parts, the clock and the history. */
@@ -60,6 +65,8 @@ export interface LoopContext {
   readonly stepsPerRun: number | undefined;
   /** A role task: its host reviews each output, and it never waits for a top-up. */
   readonly role: boolean;
+  /** The task's ladder, resolved at submission; absent: it never down-shifts. */
+  readonly downshift?: DownshiftPlan;
   now(): number;
   history(): HistoryInfo;
 }
@@ -97,6 +104,8 @@ export function next(s: RunningState, turn: Turn, ctx: LoopContext): Action {
       if (role === 'halt') return FINISH;
       return role === 'go' ? output(s, turn.out, ctx) : retried(checks(s, ctx), role);
     }
+    case 'downshifted':
+      return checks(s, ctx);
     case 'judged':
       return stopped(s, 'verdict' in turn ? applyVerdict(s, ctx.rules, turn.check.stop, turn.verdict) : judgeFailed(s, turn.error), ctx);
   }
@@ -106,6 +115,8 @@ export function next(s: RunningState, turn: Turn, ctx: LoopContext): Action {
 function checks(s: RunningState, ctx: LoopContext): Action {
   if (s.done) return FINISH;
   const check = beforeStep(s, ctx.deadline, ctx.now());
+  const shift = check === 'go' ? downshiftDue(s, ctx.downshift, ctx.now()) : undefined;
+  if (shift) return { kind: 'downshift', shift };
   if (check !== 'budget_spent') return ready(s, check, ctx);
   // a `budget exhausted` stop condition halts at once; a role child never waits
   if (ctx.rules.haltOnBudget === undefined && (ctx.task.budgetWaitSeconds ?? 0) > 0 && !ctx.role) return { kind: 'waitTopUp' };

@@ -49,6 +49,8 @@ export class SubtaskRun {
     this.task = input.task;
     this.rules = hostRules(input.hostRules, input.task.stopConditions);
     this.s = newState(input, Date.now());
+    // the job started it down-shifted: its result says so once (a carry has the note already)
+    if (input.downshifted && !input.carry) this.s.notes.push(input.downshifted);
     this.tenant = input.shown?.tenant ?? workflowInfo().typedSearchAttributes.get(TENANT_KEY) ?? input.events?.tenant ?? 'default';
     this.inbox = {
       tenant: this.tenant,
