@@ -9,6 +9,13 @@
  *       Subtasks finished, min / median / max spend per child, starved children: a child that ran on
  *       a grant below its own step's spend, or was refused while the job ended a mean step unspent.
  *
+ *   (b) down-shift with a quality floor: 60 one-turn subtasks on `ladder-pricey` (40 $/MTok) under a
+ *       budget of about 20 of them, pinned to it, then with the ladder pricey → cheap (4 $/MTok, 15%
+ *       of its answers wrong) → poor (1 $/MTok, 60% wrong) and a floor of 0.9, after
+ *       40 checked tasks of each measured their quality. Subtasks finished, and quality: the share of
+ *       the subtasks that ran whose answer passed the exact-answer check (output schema, one re-prompt).
+ *       Goal (b): at least 30% more finished, at ≥95% of the pinned run's quality.
+ *
  *   (c) 200 one-turn subtasks on `tail` (two jobs of 100, 20 at once), a provider whose p99 is 10× its
  *       p50 (1 s a call, 3% of them 10 s, the same calls in both runs): without hedging, then with
  *       `hedge: { afterP: 0.9 }` (the p90 measured by the first run, from the record). Task latency
@@ -35,6 +42,8 @@ import { fakeProviderAgent, startFakeProvider } from '../scripts/fake-provider';
 import { bundleWorkflows, createWorkers } from '../workers/worker';
 import { delegationJob, type JobInput } from '../workflows/delegation-job';
 import { patientResult } from './delegate-runs';
+import { resolveDownshifts } from '../api/downshift';
+import { runManifest } from '../core/routing';
 import { benchRecord, median, percentile, quietRuntime, report, round, withTemporal } from './lib';
 
 const LATENCY_MS = Number(process.env.BENCH_SPEND_LATENCY_MS ?? 200);
@@ -52,11 +61,11 @@ interface Scenario {
 }
 
 quietRuntime();
-const fake = await startFakeProvider({ latencyMs: LATENCY_MS });
+const fake = await startFakeProvider({ latencyMs: LATENCY_MS, wrongRate: ladderWrongRates() });
 const agents = Object.entries(PRICES).map(([id, perMTok]) =>
   fakeProviderAgent(fake.url, id, { maxTokensPerStep: 16, pricing: { inputPerMTok: perMTok, outputPerMTok: perMTok } }),
 );
-const registry = createAgentRegistry([...builtinAgents, ...agents.map((a) => createLlmAgent(a))]);
+const registry = createAgentRegistry([...builtinAgents, ...agents.map((a) => createLlmAgent(a)), ...ladderModels(fake.url)]);
 
 /** n one-turn tasks: every third on `pricey`, the question's length (so its input tokens) varied. */
 const fanoutTasks = (n: number) =>
@@ -138,6 +147,118 @@ const fanout50: Scenario = {
       }
     }
     return { rows, data };
+  },
+};
+
+/** (b)'s models: price per million tokens, and the share of answers that are wrong (`wrongRate` of the fake); a function, as the registry above reads it first. */
+function ladder() {
+  return [
+    { id: 'ladder-pricey', perMTok: 40, wrong: 0 },
+    { id: 'ladder-cheap', perMTok: 4, wrong: 0.15 },
+    { id: 'ladder-poor', perMTok: 1, wrong: 0.6 },
+  ] as const;
+}
+/** (b)'s agents on the fake, each on a model of its own name (declared as functions: the registry above needs them). */
+function ladderModels(url: string) {
+  return ladder().map(({ id, perMTok }) =>
+    createLlmAgent(
+      fakeProviderAgent(url, id, { model: id, maxTokensPerStep: 16, pricing: { inputPerMTok: perMTok, outputPerMTok: perMTok } }),
+    ),
+  );
+}
+/** The fake's wrong answers of (b)'s models. */
+function ladderWrongRates(): Record<string, number> {
+  return Object.fromEntries(ladder().map((m) => [m.id, m.wrong]));
+}
+/** The exact-answer check of (b): the fake's right answers start "ok: "; a wrong one is re-prompted once, then fails. */
+const exactAnswer = { type: 'object', properties: { answer: { type: 'string', pattern: '^ok: ' } }, required: ['answer'] };
+
+/** The ladder (b) ran on as the record measured it: each rung's quality, runs and step. */
+let lastLadder: unknown;
+/** Runs a job as the API starts one: its agents and (with `downshift`) its ladder resolved with the record's figures. */
+async function runResolved(client: Client, spec: Omit<JobInput['spec'], 'jobId'>): Promise<JobResult> {
+  const jobId = `spend-${++seq}`;
+  const agents = Object.fromEntries(ladder().map(({ id }) => [id, runManifest(registry.get(id)!.manifest)]));
+  const ladders = await resolveDownshifts({ ...spec, jobId }, registry, (await benchRecord()).stats, TENANT);
+  if (ladders.downshift)
+    lastLadder = ladders.downshift.rungs.map(({ agent, quality, runs, stepUsd }) => ({ agent, quality, runs, stepUsd }));
+  const handle = await client.workflow.start(delegationJob, {
+    taskQueue: QUEUE,
+    workflowId: `job/${TENANT}/${jobId}`,
+    args: [{ spec: { ...spec, jobId }, tenant: TENANT, maxDepth: 3, agentQueue: agentQueueFor(QUEUE, TENANT), agents, ...ladders }],
+  });
+  return patientResult<JobResult>(handle);
+}
+
+/**
+ * (b): 60 one-turn subtasks on `ladder-pricey` under a budget of about 20 of them, pinned to it, then
+ * with the ladder pricey → cheap → poor and a floor of 0.9. The record measures each model's quality
+ * first (40 checked tasks each). Quality of a run: the share of its subtasks that ran whose answer
+ * passed the exact-answer check (the record's own measure of quality).
+ */
+const ladderDownshift: Scenario = {
+  id: 'b',
+  async run(client) {
+    // one job per model (a fan-out of more than 100 is batched, and its result holds no task results)
+    const priceyRuns: TaskResult[] = [];
+    for (const { id } of ladder()) {
+      const calibration = await runResolved(client, {
+        pattern: 'fanout',
+        maxParallel: 20,
+        tasks: Array.from({ length: 40 }, (_, i) => ({
+          id: `c${i}`,
+          question: `calibration ${i}: why?`,
+          agent: id,
+          outputSchema: exactAnswer,
+        })),
+      });
+      if (id === 'ladder-pricey') priceyRuns.push(...calibration.results.filter((r) => r.status === 'success'));
+    }
+    if (priceyRuns.length === 0) throw new Error('(b): no calibration run of ladder-pricey succeeded');
+    const step = priceyRuns.reduce((n, r) => n + r.metrics.costUsd, 0) / priceyRuns.length;
+    const budget = round(step * 20, 6);
+    const tasks = Array.from({ length: 60 }, (_, i) => ({
+      id: `t${String(i).padStart(2, '0')}`,
+      question: `question ${i}: why?`,
+      agent: 'ladder-pricey',
+      outputSchema: exactAnswer,
+    }));
+    const base = { pattern: 'fanout' as const, budget: { costUsd: budget }, maxParallel: 5, tasks };
+    const sides = [
+      { name: 'pinned to ladder-pricey', spec: base },
+      {
+        name: 'ladder pricey → cheap → poor, floor 0.9',
+        spec: { ...base, downshift: { ladder: ladder().map((m) => m.id), threshold: 0.8, qualityFloor: 0.9 } },
+      },
+    ];
+    const measured: { finished: number; ran: number; quality: number; spent: number; by: Record<string, number> }[] = [];
+    for (const side of sides) {
+      const result = await runResolved(client, side.spec);
+      const ran = result.results.filter((r) => r.metrics.steps > 0);
+      const finished = result.results.filter((r) => r.status === 'success').length;
+      const by: Record<string, number> = {};
+      for (const r of ran) by[r.agentId] = (by[r.agentId] ?? 0) + 1;
+      measured.push({ finished, ran: ran.length, quality: ran.length ? finished / ran.length : 0, spent: result.metrics.costUsd, by });
+    }
+    const [pinned, laddered] = measured as [(typeof measured)[0], (typeof measured)[0]];
+    const more = pinned.finished ? laddered.finished / pinned.finished - 1 : 0;
+    const relQuality = pinned.quality ? laddered.quality / pinned.quality : 0;
+    const met = more >= 0.3 && relQuality >= 0.95;
+    const usd = (x: number) => round(x * 1e6, 0);
+    const rows: Row[] = measured.map((m, i) => [
+      `(b) 60 subtasks, ${sides[i].name}: ran ${Object.entries(m.by)
+        .map(([a, n]) => `${a} ${n}`)
+        .join(', ')}; quality ${round(m.quality, 3)}`,
+      m.finished,
+      60 - m.ran,
+      '-',
+      `${usd(m.spent)} of ${usd(budget)}`,
+      '-',
+      round(m.spent / budget, 2),
+      i === 1 ? `≥30% more finished (${round(more * 100, 0)}%) at ≥95% quality (${round(relQuality * 100, 1)}%)` : '-',
+      i === 1 ? (met ? 'yes' : 'no') : '-',
+    ]);
+    return { rows, data: { budget, step, ladder: lastLadder, pinned, laddered, more, relQuality, met } };
   },
 };
 
@@ -271,8 +392,8 @@ const tailHedging: Scenario = {
   },
 };
 
-/** Every scenario of this bench, in order (b, c and e are to come). */
-const SCENARIOS: Scenario[] = [fanout50, tailHedging, cachedTwice];
+/** Every scenario of this bench, in order (e is to come). */
+const SCENARIOS: Scenario[] = [fanout50, ladderDownshift, tailHedging, cachedTwice];
 
 const bundle = await bundleWorkflows();
 const { rows, data } = await withTemporal('spend', async (t) => {
