@@ -27,8 +27,10 @@ export const DownshiftSchema = z
       .number()
       .gt(0)
       .lt(1)
-      .default(DEFAULT_DOWNSHIFT_THRESHOLD)
-      .describe('share of the budget (any capped axis) spent before the rest goes down the ladder'),
+      .optional()
+      .describe(
+        `share of the budget (any capped axis) spent before the rest goes down the ladder (default ${DEFAULT_DOWNSHIFT_THRESHOLD})`,
+      ),
     qualityFloor: z
       .number()
       .min(0)
