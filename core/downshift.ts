@@ -19,8 +19,7 @@ import { BUDGET_AXES, type BudgetAxis } from './budget-axes';
 import { meanOf, type TaskStats } from './forecast-sketch';
 import type { RunManifest } from './routing';
 
-/** The share of a budget spent before the rest goes down the ladder, when the spec names none. */
-export const DEFAULT_DOWNSHIFT_THRESHOLD = 0.8;
+export { DEFAULT_DOWNSHIFT_THRESHOLD } from './downshift-threshold';
 
 /** One agent of a ladder, as measured at submission. */
 export interface DownshiftRung {

@@ -2,7 +2,8 @@
  * Counting subtasks by state and outcome, one way everywhere: the job's own counts, a
  * finished job's view, a running batch's counts folded into its job's. Pure.
  */
-import type { Progress, SubtaskState, TaskResult, TaskStatus } from '../schemas';
+import type { TaskResult, TaskStatus } from '../schemas/result';
+import type { Progress, SubtaskState } from '../schemas/status';
 
 /** The count keys that add up (everything but `total`). */
 const PARTS = ['pending', 'running', 'completed', 'succeeded', 'partial', 'failed'] as const;

@@ -6,7 +6,9 @@
  *   TaskResult + origin ──toResearchOutput──> ResearchSubtaskOutput
  *       seed duplicates dropped · evidence slimmed · citations matched to urls · summary fitted
  */
-import type { Evidence } from '../schemas/evidence';
+import type { Evidence, ResearchOrigin } from '../schemas/evidence';
+
+export type { ResearchOrigin } from '../schemas/evidence';
 import type { ResearchEvidence, ResearchFailureReason, ResearchSubtaskOutput } from '../schemas/research-contract';
 import type { FailureReason, TaskResult } from '../schemas/result';
 import type { TaskSpec } from '../schemas/job';
@@ -100,13 +102,6 @@ export interface ResearchOutputContext {
   notes?: string[];
   /** The Delegate job that ran it. */
   jobId?: string;
-}
-
-/** What the output echoes of its input: the id, the parent_id, and the seed (as Delegate evidence). */
-export interface ResearchOrigin {
-  id: string;
-  parentId: string | null;
-  seed: Evidence[];
 }
 
 /** The origin of a TaskSpec made by toTaskPlan: the seed is its contextSeed, the parent_id its marker's. */

@@ -7,8 +7,10 @@
  *   job ──cacheKeyParts(task, manifest, model, context)──> lookup activity: sha256(canonicalJson({ tenant, ...parts }))
  *   hit ──servedResult(stored, task, from, latencyMs)──> the task's result: $0, `cached: true`, `cachedFrom`
  */
-import type { Evidence, ResultCache, TaskResult, TaskSpec } from '../schemas';
-import type { PreviousStage } from '../contracts/step';
+import type { Evidence } from '../schemas/evidence';
+import type { TaskSpec } from '../schemas/job';
+import type { TaskResult } from '../schemas/result';
+import type { ResultCache } from '../schemas/result-cache';
 import { emptyMetrics } from './task-results';
 
 /** What two subtasks must share for one's success to be served to the other (the tenant is added by the hasher). */
@@ -17,8 +19,8 @@ export interface CacheKeyParts {
   agent: string;
   question: string;
   params: Record<string, unknown> | null;
-  /** The context the agent is handed: the task's context seed (a pipeline's included) and a pipeline's previous stage. */
-  context: { seed: Evidence[]; previous: PreviousStage | null };
+  /** The context the agent is handed: the task's context seed (a pipeline's included) and a pipeline's previous stage (contracts/step.ts PreviousStage, only hashed here: core/ sits below the contracts). */
+  context: { seed: Evidence[]; previous: unknown };
   outputSchema: unknown;
   /** The job's model and output cap when the task starts (llm agents run on them). */
   model: { model: string | null; maxOutputTokens: number | null };
@@ -38,7 +40,7 @@ export function cacheKeyParts(
   task: TaskSpec,
   agent: { id: string; version: string },
   model: { model?: string; maxOutputTokens?: number },
-  context: { contextSeed?: Evidence[]; previous?: PreviousStage } = {},
+  context: { contextSeed?: Evidence[]; previous?: unknown } = {},
 ): CacheKeyParts {
   return {
     agent: `${agent.id}@${agent.version}`,

@@ -7,7 +7,9 @@
  *        { route: "semantic" } ──> "x", agents["x"], routes["<task>"]: why
  *        { capability: c } with several agents ──> (nothing: resolveAgent routes it by load when the subtask starts)
  */
-import type { AgentManifest, TaskResult, TaskSpec } from '../schemas';
+import type { AgentManifest } from '../schemas/agent';
+import type { TaskSpec } from '../schemas/job';
+import type { TaskResult } from '../schemas/result';
 
 /** Why a subtask runs the agent it runs. */
 export type Routing = NonNullable<TaskResult['routing']>;

@@ -5,7 +5,8 @@
  *
  *   timeout × attempts + Σ min(initial × coefficient^i, maximumInterval), i < attempts − 1
  */
-import type { Retry, TaskSpec } from '../schemas';
+import type { TaskSpec } from '../schemas/job';
+import type { Retry } from '../schemas/task-refs';
 
 /** A step's timeout and retry policy, as the subtask runs it. */
 export interface StepPolicy {

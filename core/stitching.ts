@@ -7,7 +7,8 @@
  *   JobResult { batches: [b1 (batch), b2 (notRun), ...] } + fetched { b1: JobResult, ... }
  *     ──> results: b1's results, b2's tasks as not run, ...   output: from outputRef
  */
-import type { JobBatch, JobResult, TaskResult, TaskSpec } from '../schemas';
+import type { TaskSpec } from '../schemas/job';
+import type { JobBatch, JobResult, TaskResult } from '../schemas/result';
 import { jobAsTaskResult, notRunResult } from './task-results';
 
 /** The children's full results as fetched, by batch entry id. */

@@ -2,7 +2,9 @@
  * Pure helpers that build and combine results: a subtask that never ran, the sums of a
  * job's metrics, evidence de-duplication. No I/O, no clock: unit-tested on their own.
  */
-import type { Evidence, FailureReason, JobMetrics, JobResult, TaskMetrics, TaskResult, TaskSpec } from '../schemas';
+import type { Evidence } from '../schemas/evidence';
+import type { TaskSpec } from '../schemas/job';
+import type { FailureReason, JobMetrics, JobResult, TaskMetrics, TaskResult } from '../schemas/result';
 import { effectivePriority } from './priority';
 import { utf8Bytes } from './utf8';
 import { addUsage, usageOf, zeroUsage } from './money';

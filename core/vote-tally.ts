@@ -16,7 +16,8 @@
  * Votes started before this rule (no `weighted-vote-share` patch) keep the old bar: more than
  * half the number of voters.
  */
-import type { TaskResult, VoteOptions, VoteOutcome } from '../schemas';
+import type { VoteOptions } from '../schemas/job';
+import type { TaskResult, VoteOutcome } from '../schemas/result';
 
 /** Guards float dust in weight sums (0.1 + 0.2). */
 const EPSILON = 1e-9;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_DOWNSHIFT_THRESHOLD } from '../core/downshift';
+import { DEFAULT_DOWNSHIFT_THRESHOLD } from '../core/downshift-threshold';
 
 /** The most agents a ladder names. */
 export const MAX_LADDER = 8;

@@ -12,3 +12,10 @@ export const EvidenceSchema = z
   })
   .meta({ id: 'Evidence' });
 export type Evidence = z.infer<typeof EvidenceSchema>;
+
+/** What the output echoes of its input: the id, the parent_id, and the seed (as Delegate evidence). */
+export interface ResearchOrigin {
+  id: string;
+  parentId: string | null;
+  seed: Evidence[];
+}

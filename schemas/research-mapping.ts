@@ -8,10 +8,9 @@
  *       subtask workflow runs that half, so it is zod-free)
  */
 import type { Budget } from './budget';
-import { CONTRACT_AXES, type ContractAxis, type ResearchSubtaskInput } from './research-contract';
-import type { Evidence } from './evidence';
-import type { AgentRef, TaskSpec } from './job';
-import type { ResearchOrigin } from '../core/research-output';
+import { CONTRACT_AXES, type ContractAxis, type ResearchMarker, type ResearchSubtaskInput } from './research-contract';
+import type { Evidence, ResearchOrigin } from './evidence';
+import type { AgentRef } from './task-refs';
 
 /** Job label every contract subtask carries, so the record can list them. */
 export const CONTRACT_LABEL = { key: 'contract', value: 'research-subtask' } as const;
@@ -85,7 +84,7 @@ export function taskFieldsOf(input: ResearchSubtaskInput): Record<string, unknow
  * The labels a job of research-contract tasks carries: `contract`, and `parent_id` when its
  * tasks share one (a planner's fan-out does), so the record and the Temporal UI find it.
  */
-export function researchJobLabels(tasks: readonly Pick<TaskSpec, 'research'>[]): Record<string, string> {
+export function researchJobLabels(tasks: readonly { research?: ResearchMarker }[]): Record<string, string> {
   const marked = tasks.flatMap((t) => (t.research ? [t.research] : []));
   if (marked.length === 0) return {};
   const labels: Record<string, string> = { [CONTRACT_LABEL.key]: CONTRACT_LABEL.value };

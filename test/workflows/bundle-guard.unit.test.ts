@@ -43,9 +43,13 @@ import { eagerBytes, eagerWorkflowGraph, violations, type EagerGraph } from './b
  * 361,000, and the whole graph's by 14,000 to 755,000) for the down-shift with a quality floor (issue
  * 55): its rule (core/downshift.ts: quality, the committed share, the rung a task steps down to, the
  * note and the event), the subtask's transition and event (workflows/subtask/downshift.ts) and the
- * job's (workflows/job/downshift.ts): 14,576 bytes, about half of them comments.
+ * job's (workflows/job/downshift.ts): 14,576 bytes, about half of them comments. The whole graph's
+ * raised by 5,000 more (to 760,000): the hedge and the down-shift were each measured without the
+ * other, and together they came to 757,093; with the down-shift's default threshold in a module
+ * of its own and the research origin's type among the schemas (which keeps schemas/ and core/ out
+ * of a circle of nine files), 757,325, the project's 362,918: raised by 3,000 to 364,000.
  */
-const BUDGET = { total: 755_000, project: 361_000 };
+const BUDGET = { total: 760_000, project: 364_000 };
 
 let graph: EagerGraph;
 beforeAll(async () => {

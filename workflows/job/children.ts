@@ -10,7 +10,7 @@ import type { SearchAttributePair } from '@temporalio/common';
 import type { Budget, FailureReason, TaskSpec } from '../../schemas';
 import { EXECUTION_TIMEOUT_MARGIN_SECONDS } from '../../core/engine-limits';
 import type { EventTarget } from '../../contracts/step';
-import type { RunContext } from './runtime';
+import type { RunContext } from './run-context';
 import type { DelegationJobWorkflow, JobInput } from '../../contracts/job';
 import { agentLabel, withContextSeed } from '../../core/task-results';
 import { LABELS_KEY, PATTERN_KEY, STATUS_KEY, TENANT_KEY } from '../../core/search-attributes';

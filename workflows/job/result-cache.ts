@@ -17,7 +17,7 @@ import type { TaskResult, TaskSpec } from '../../schemas';
 import { submittedManifest } from '../../core/routing';
 import { cacheKeyParts, cacheOf, servedResult } from '../../core/result-cache';
 import { currentModel } from './model';
-import type { RunContext } from './runtime';
+import type { RunContext } from './run-context';
 
 const { lookupCachedResult, storeCachedResult } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',

@@ -6,9 +6,8 @@
  *   pattern ──runTask(task)──> budget.reserveTask ──> children.start ──> result ──> budget.settleTask ──> records.record
  */
 import { ApplicationFailure, ChildWorkflowFailure, condition, TimeoutFailure } from '@temporalio/workflow';
-import type { PreviousStage } from '../../contracts/step';
 import type { JobInput } from '../../contracts/job';
-import type { Evidence, FailureReason, JobResult, TaskResult, TaskSpec } from '../../schemas';
+import type { FailureReason, JobResult, TaskResult, TaskSpec } from '../../schemas';
 import { minBudget } from '../../core/budget-ledger';
 import { DEFAULT_JOB_MAX_SECONDS, type EngineLimits } from '../../core/engine-limits';
 import { childId, JobChildren } from './children';
@@ -17,6 +16,7 @@ import { JobEventLog } from './events';
 import { JobRecords } from './task-records';
 import { JobReports } from './reports';
 import { JobResultCache } from './result-cache';
+import type { RunContext } from './run-context';
 import { ErrorType } from '../../core/errors';
 import { agentLabel, jobAsTaskResult, notRunResult } from '../../core/task-results';
 import { downshiftEvent } from '../../core/downshift';
@@ -29,13 +29,7 @@ export const DEFAULT_MAX_DEPTH = 3;
 /** Children running at once when the spec does not say. */
 export const DEFAULT_MAX_PARALLEL = 100;
 
-/** Per-run context a pattern adds to a task (a pipeline hands each stage the previous one). */
-export interface RunContext {
-  /** Handed to the agent with every step (`StepRequest.previous`); not passed into nested jobs. */
-  previous?: PreviousStage;
-  /** Appended to the task's contextSeed (for a nested job: to each of its tasks'). */
-  contextSeed?: Evidence[];
-}
+export type { RunContext } from './run-context';
 
 /** Per-job state shared by the patterns: fixed settings, and the three parts behind their methods. */
 export class JobRuntime {
