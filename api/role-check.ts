@@ -51,7 +51,7 @@ export function checkRoleTask(
       message: 'a role task never waits for a human (an approval): drop approval',
     });
   } else if (jobApproval) {
-    // the job's policy would reach this task (workflows/job/children.ts withJobRules): refuse it where it is written
+    // the job's policy would reach this task (workflows/job/child-input.ts withJobRules): refuse it where it is written
     errors.push({
       path: formatPath(jobApproval),
       message: `a role task never waits for a human (an approval), and task "${task.id}" is one: set approval on the other tasks instead`,

@@ -1,5 +1,5 @@
 /**
- * One model turn on the AI SDK: the agent's provider and model, the conversation (kept in the
+ * One model turn on the AI SDK (the agent's model is llm-model.ts's): the conversation (kept in the
  * chat-completions shape the step state has always had), the offered tools WITHOUT execute (a
  * tool call comes back to the host, which checks and runs it), and the usage read as it streams.
  *
@@ -7,17 +7,11 @@
  *     text-delta ──> onText            raw usage / deltas counted ──> onUsage (estimate so far)
  *     finish-step ──> the provider's usage ──> TurnResult { text, toolCalls, usage }
  */
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createGoogleGenerativeAI } from '@ai-sdk/google';
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { jsonSchema, streamText, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import type { LlmAgentConfig } from '../../schemas';
-import { startHttpCall } from '../../telemetry/tracing';
 import { startModelCall, type ModelCall, type ModelCallStart } from '../../telemetry/genai';
 import { AgentFatalError, AgentRetryableError, AgentThrottledError } from '../errors';
 import { isThrottleStatus, retryAfterMs, retryDelayFromBody } from '../throttle';
-import { expandEnv } from './remote';
 
 /** How long a provider keeps a cached prompt prefix (an LLM agent's `promptCacheTtl`). */
 type PromptCacheTtl = NonNullable<LlmAgentConfig['promptCacheTtl']>;
@@ -52,49 +46,6 @@ export interface TurnResult {
   responseModel?: string;
   /** Why the model stopped (`stop`, `tool-calls`, `length`, …). */
   finishReason?: string;
-}
-
-/** A fetch for the providers: a client span per call, and no redirects followed (a key must not travel to another host). */
-const tracedFetch = (what: string, onResponse?: (headers: Headers) => void): typeof fetch =>
-  (async (url: string | URL | Request, init?: RequestInit) => {
-    const call = startHttpCall(init?.method ?? 'POST', String(url), what);
-    try {
-      const res = await fetch(url, {
-        ...init,
-        redirect: 'manual',
-        headers: { ...(init?.headers as Record<string, string>), ...call.headers },
-      });
-      call.end(res.status);
-      onResponse?.(res.headers);
-      return res;
-    } catch (err) {
-      call.end(undefined, err);
-      throw err;
-    }
-  }) as typeof fetch;
-
-/** The agent's model on its provider; `modelId` overrides the configured one (a job's model); `onResponse` sees every answer's headers (the provider gate reads its rate there). */
-export function languageModel(
-  cfg: LlmAgentConfig,
-  env: NodeJS.ProcessEnv,
-  modelId: string,
-  onResponse?: (headers: Headers) => void,
-): LanguageModel {
-  const apiKey = cfg.apiKey ? expandEnv(cfg.apiKey, env) : undefined;
-  const base = { ...(cfg.baseUrl ? { baseURL: cfg.baseUrl.replace(/\/$/, '') } : {}), fetch: tracedFetch(`agent ${cfg.id}`, onResponse) };
-  switch (cfg.provider) {
-    case 'anthropic':
-      return createAnthropic({ ...base, apiKey: apiKey ?? '' })(modelId);
-    case 'google':
-      return createGoogleGenerativeAI({ ...base, apiKey: apiKey ?? '' })(modelId);
-    case 'openai':
-      // chat completions: the wire format every OpenAI-like server shares (usage in the stream included)
-      return createOpenAI({ ...base, apiKey: apiKey ?? '' }).chat(modelId);
-    default:
-      return createOpenAICompatible({ ...base, baseURL: base.baseURL!, name: cfg.id, ...(apiKey ? { apiKey } : {}), includeUsage: true })(
-        modelId,
-      );
-  }
 }
 
 /**

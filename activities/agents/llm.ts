@@ -35,16 +35,8 @@ import { ASK_PARENT, ASK_PARENT_DEF, askOf, humanTurns, type AskedState } from '
 import { mcpToolsForStep } from './llm-mcp';
 import { defaultMcpPool, type McpPool } from './mcp-pool';
 import { executeTool } from '../../telemetry/genai';
-import {
-  costOf,
-  languageModel,
-  parseArgs,
-  promptTokens,
-  tracedTurn,
-  type ChatMessage,
-  type ToolDef,
-  type TurnTokens,
-} from './llm-provider';
+import { languageModel } from './llm-model';
+import { costOf, parseArgs, promptTokens, tracedTurn, type ChatMessage, type ToolDef, type TurnTokens } from './llm-provider';
 
 /** The first user message: the question, with the context the host gathered. */
 function brief(req: StepRequest): string {

@@ -47,9 +47,12 @@ import { eagerBytes, eagerWorkflowGraph, violations, type EagerGraph } from './b
  * raised by 5,000 more (to 760,000): the hedge and the down-shift were each measured without the
  * other, and together they came to 757,093; with the down-shift's default threshold in a module
  * of its own and the research origin's type among the schemas (which keeps schemas/ and core/ out
- * of a circle of nine files), 757,325, the project's 362,918: raised by 3,000 to 364,000.
+ * of a circle of nine files), 757,325, the project's 362,918: raised by 3,000 to 364,000. Raised by
+ * 1,000 more (to 761,000 and 365,000) when three modules over 300 lines were split (the children's
+ * inputs into workflows/job/child-input.ts, the loop's hedge into workflows/subtask/loop-hedge.ts):
+ * the same code plus the new modules' opening comments and imports, 759,125 (364,718).
  */
-const BUDGET = { total: 760_000, project: 364_000 };
+const BUDGET = { total: 761_000, project: 365_000 };
 
 let graph: EagerGraph;
 beforeAll(async () => {

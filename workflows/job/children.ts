@@ -1,6 +1,6 @@
 /**
- * Starting and signalling a job's children: deterministic ids, the child's input, and
- * stop/cancel reaching every running child (also one still being started).
+ * Starting and signalling a job's children: deterministic ids, and stop/cancel reaching every
+ * running child (also one still being started). What each child's input holds is child-input.ts's.
  *
  *   start(task) ──startChild(subtask | delegationJob)──> attach ──> running ──detach──> settled
  *   stopAll · cancelAll · timeoutAll · cancelSome ──signal──> running children
@@ -9,18 +9,17 @@ import { CancellationScope, startChild, workflowInfo, type ChildWorkflowHandle }
 import type { SearchAttributePair } from '@temporalio/common';
 import type { Budget, FailureReason, TaskSpec } from '../../schemas';
 import { EXECUTION_TIMEOUT_MARGIN_SECONDS } from '../../core/engine-limits';
-import type { EventTarget } from '../../contracts/step';
 import type { RunContext } from './run-context';
 import type { DelegationJobWorkflow, JobInput } from '../../contracts/job';
-import { agentLabel, withContextSeed } from '../../core/task-results';
+import { agentLabel } from '../../core/task-results';
 import { LABELS_KEY, PATTERN_KEY, STATUS_KEY, TENANT_KEY } from '../../core/search-attributes';
 import { staticSummary } from '../ui-details';
 import { cancelJobSignal, cancelSignal, stopSignal } from '../../contracts/messages';
-import { HOST_RULES, subtask } from '../subtask';
+import { subtask } from '../subtask';
 import type { SubtaskInput } from '../../contracts/subtask';
-import { currentModel, nestedModel } from './model';
-import { nestedRoutes, runManifests, submittedManifest, type Routes } from '../../core/routing';
-import { childPlan, downshiftFields, type JobShift } from './downshift';
+import { runManifests } from '../../core/routing';
+import type { JobShift } from './downshift';
+import { nestedJobInput, subtaskInput, type ChildSettings } from './child-input';
 
 /** A child between start and result. */
 export interface Running {
@@ -31,41 +30,6 @@ export interface Running {
   /** True when the job's remainder or a fair share set its allocation: it gets part of a job top-up. */
   clipped: boolean;
   nested: boolean;
-}
-
-/** What a child's input is built from: the job's own settings. */
-export interface ChildSettings {
-  input: JobInput;
-  depth: number;
-  maxDepth: number;
-  tenant: string;
-  deadline: number;
-  isBatch: (taskId: string) => boolean;
-  /** The root job's event stream, handed to every child. */
-  events?: EventTarget;
-}
-
-/** The `model` field of a nested job's input, when there is one. */
-const withModel = (model: ReturnType<typeof nestedModel>) => (model ? { model } : {});
-/** The `routes` field of a nested job's input, when it has any. */
-const withRoutes = (routes: Routes | undefined) => (routes ? { routes } : {});
-
-/** A task with the job's human-in-the-loop rules where it sets none of its own (approval, questions, budget wait); the same task when the job has none. */
-export function withJobRules(task: TaskSpec, job: JobInput['spec']): TaskSpec {
-  const add = {
-    ...(job.approval && !task.approval ? { approval: job.approval } : {}),
-    ...(job.allowQuestions !== undefined && task.allowQuestions === undefined ? { allowQuestions: job.allowQuestions } : {}),
-    ...(job.budgetWaitSeconds !== undefined && task.budgetWaitSeconds === undefined && !task.role
-      ? { budgetWaitSeconds: job.budgetWaitSeconds }
-      : {}),
-  };
-  if (Object.keys(add).length === 0) return task;
-  if (task.job) {
-    const { approval, allowQuestions, budgetWaitSeconds } = job;
-    const nested = { ...task.job, approval: task.job.approval ?? approval, allowQuestions: task.job.allowQuestions ?? allowQuestions };
-    return { ...task, job: { ...nested, budgetWaitSeconds: task.job.budgetWaitSeconds ?? budgetWaitSeconds } };
-  }
-  return { ...task, ...add };
 }
 
 /** The child's workflow id: the job's workflow id and the task id. */
@@ -188,8 +152,6 @@ export class JobChildren {
    */
   start(task: TaskSpec, context: RunContext, allocation: Budget, shift?: JobShift): Promise<Running['handle']> {
     const s = this.settings;
-    const { input } = s;
-    const limits = input.limits ?? {};
     // Temporal's own timeout is only a backstop: the child halts at the deadline and keeps its work
     const backstop = Math.ceil((s.deadline - Date.now()) / 1000) + EXECUTION_TIMEOUT_MARGIN_SECONDS;
     const common = {
@@ -204,64 +166,12 @@ export class JobChildren {
       ? // by its type's name: the job's module imports this one, so a value import would close a circle
         startChild<DelegationJobWorkflow>('delegationJob', {
           ...common,
-          args: [
-            {
-              spec: {
-                ...withJobRules(withContextSeed(task, context.contextSeed ?? []), input.spec).job!,
-                jobId: `${input.spec.jobId}/${task.id}`,
-                // a nested job (and every batch) shares its grant the way its parent does, unless it says otherwise
-                ...(task.job!.allocation === undefined && input.spec.allocation ? { allocation: input.spec.allocation } : {}),
-                // and its tasks take the identical-subtask cache the way its parent's do
-                ...(task.job!.cache === undefined && input.spec.cache ? { cache: input.spec.cache } : {}),
-              },
-              tenant: s.tenant,
-              depth: s.isBatch(task.id) ? s.depth : s.depth + 1,
-              maxDepth: s.maxDepth,
-              allocation,
-              agentQueue: input.agentQueue,
-              agents: this.nestedAgents,
-              // a batch holds this job's tasks
-              ...withRoutes(s.isBatch(task.id) ? input.routes : nestedRoutes(input.routes, task.id)),
-              limits,
-              deadline: s.deadline,
-              ...(s.events ? { events: s.events } : {}),
-              ...(s.isBatch(task.id) ? { batch: true } : {}),
-              // a batch holds this job's tasks: their ladders too
-              ...(s.isBatch(task.id) && input.downshift ? { downshift: input.downshift } : {}),
-              ...(s.isBatch(task.id) && input.downshifts ? { downshifts: input.downshifts } : {}),
-              ...withModel(nestedModel(input, task.job!)),
-              ...(input.traceparent ? { traceparent: input.traceparent } : {}),
-              // cut from this job's input, which was checked: the child's run need not check it again
-              checked: true,
-            } satisfies JobInput,
-          ],
-          typedSearchAttributes: [{ key: PATTERN_KEY, value: task.job!.pattern }, ...this.inherited],
+          args: [nestedJobInput(s, task, context, allocation, this.nestedAgents)],
+          typedSearchAttributes: [{ key: PATTERN_KEY, value: task.job.pattern }, ...this.inherited],
         })
       : startChild(subtask, {
           ...common,
-          args: [
-            {
-              task: withJobRules(withContextSeed(task, context.contextSeed ?? []), input.spec),
-              jobId: input.spec.jobId,
-              allocation,
-              previous: context.previous,
-              deadline: s.deadline,
-              stepCeilingSeconds: limits.stepCeilingSeconds,
-              stepScheduleToStartSeconds: limits.stepScheduleToStartSeconds,
-              stepsPerRun: limits.subtaskStepsPerRun,
-              agentQueue: input.agentQueue,
-              manifest: submittedManifest(task, input.agents),
-              ...(input.routes?.[task.id] !== undefined ? { routedBy: input.routes[task.id] } : {}),
-              ...(s.events ? { events: s.events } : {}),
-              showOutcome: true,
-              shown: this.shown,
-              hostRules: HOST_RULES,
-              // the job's model now: a later switch reaches children started after it, not this one
-              ...currentModel(input),
-              ...(input.traceparent ? { traceparent: input.traceparent } : {}),
-              ...downshiftFields(childPlan(input, task), shift),
-            } satisfies SubtaskInput,
-          ],
+          args: [subtaskInput(s, task, context, allocation, this.shown, shift)],
           // none while it runs: search attributes at a child's start cost the server more than the
           // rest of the child's start (bench/history/2026-12-05-diary.md); the outcome's upsert sets them all at the end
         });

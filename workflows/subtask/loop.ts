@@ -2,6 +2,7 @@
  * The interpreter of the subtask loop: it performs the action `next()` (next.ts) chose — a step,
  * a wait for a human or a top-up, a fallback agent, continue-as-new, the judge, the role's review —
  * and hands back what it came to. Only Temporal work is here; what follows from it is next()'s.
+ * A hedged step's delay and second agent are loop-hedge.ts's.
  *
  *   turn ──next──> action ──perform──> turn ──next──> … ──> finish: the result
  */
@@ -21,11 +22,9 @@ import { pastDeadline } from './halt';
 import { delivered, forStep, undelivered, waitRule, type ItemSpec } from './inbox';
 import type { Action, LoopContext, Then, Turn } from './next';
 import type { Reprompted } from './reprompt';
-import { judgeActivity, resolveAgent, runStep, stepOptions, stepPolicyOf } from './runtime';
-import { readResolved, runManifest, type RunManifest } from '../../core/routing';
-import { DEFAULT_HEDGE_AFTER_P, hedgeDelayMs, type HedgeSpec, type StepLatency } from '../../core/hedge';
-import { HEDGE_PATCH, runHedged, sameAgentHedge, stepLatency, type HedgedResult, type HedgedStep, type StepCall } from './hedge';
-import { adoptHedge, bookHedge, hedgeAgentOf, hedgeNow } from './hedge-book';
+import { judgeActivity, runStep, stepOptions, stepPolicyOf } from './runtime';
+import type { RunManifest } from '../../core/routing';
+import { LoopHedge } from './loop-hedge';
 import type { SubtaskRun } from './run';
 import { carryOf, type RunningState } from './state';
 import { stepInput } from './step';
@@ -40,10 +39,8 @@ export class SubtaskLoop {
   readonly context: LoopContext;
   /** The agent's step policy (a fallback agent brings its own). */
   private policy: StepPolicy;
-  /** A hedged task's: the record's step latency of the agent it was read for (once per run and agent). */
-  private measured?: { agent: string; latency: StepLatency };
-  /** A hedged task's `hedge.agent`, resolved at its first hedge (undefined: it could not be; its hedges stay on the same agent). */
-  private hedgeAgent?: { id: string; manifest?: RunManifest };
+  /** A hedged task's hedges (loop-hedge.ts); none for a task without `hedge`. */
+  private readonly hedge?: LoopHedge;
 
   constructor(
     private readonly run: SubtaskRun,
@@ -62,6 +59,8 @@ export class SubtaskLoop {
       now: () => Date.now(),
       history: workflowInfo,
     };
+    if (task.hedge)
+      this.hedge = new LoopHedge(run, r, task.hedge, { stepQueue: (m) => this.stepQueue(m), adopted: () => this.followAgent() });
   }
 
   /** Performs `a` (not `finish`). */
@@ -126,11 +125,11 @@ export class SubtaskLoop {
       ...human,
       ...(r.hitl.approvedTools.length ? { approvedTools: r.hitl.approvedTools } : {}),
     };
-    const hedge = task.hedge;
-    const delayMs = hedge ? await this.hedgeDelay(hedge) : undefined;
+    const { hedge } = this;
+    const delayMs = hedge ? await hedge.delay() : undefined;
     const outcome =
       hedge && delayMs !== undefined
-        ? await this.hedged(hedge, { options, input: sent, delayMs, now })
+        ? await hedge.step({ options, input: sent, delayMs, now })
         : await runStep(options, sent, sent.budgetLeft.latencySeconds, () => r.cancelRequested, run.cutter, run.rules);
     if (outcome.kind === 'ok') {
       delivered(r, human, sent.step);
@@ -142,93 +141,6 @@ export class SubtaskLoop {
       scheduleToStartSeconds,
     };
     return { kind: 'stepped', outcome, where };
-  }
-
-  /** A hedged task's delay before its step's hedge (undefined: not hedged): the agent's measured quantile, read once per run and agent. */
-  private async hedgeDelay(spec: HedgeSpec): Promise<number | undefined> {
-    if (!patched(HEDGE_PATCH)) return undefined;
-    const { r, run } = this;
-    const agentId = r.manifest.id;
-    if (this.measured?.agent !== agentId) {
-      const input = { tenant: run.inbox.tenant, agentId, pattern: run.input.shown?.pattern, afterP: spec.afterP ?? DEFAULT_HEDGE_AFTER_P };
-      this.measured = { agent: agentId, latency: await stepLatency(input) };
-    }
-    return hedgeDelayMs(spec, this.measured.latency);
-  }
-
-  /** One step with its hedge (hedge.ts); the answer not taken is booked. */
-  private async hedged(
-    spec: HedgeSpec,
-    step: Pick<HedgedStep, 'options' | 'input' | 'delayMs'> & { now: number },
-  ): Promise<HedgedResult['outcome']> {
-    const { r, run } = this;
-    const at = { startedAt: step.now, delayMs: step.delayMs };
-    const prepare = async (): Promise<StepCall | undefined> => {
-      const v = hedgeNow(r, spec, this.measured?.latency, { ...at, now: Date.now() });
-      if (!v.hedge) log.info('step not hedged', { jobId: run.input.jobId, taskId: run.task.id, step: r.steps, why: v.why });
-      if (!v.hedge) return undefined;
-      const other = hedgeAgentOf(r, spec);
-      const m = other === undefined ? undefined : await this.hedgeManifest(other);
-      return m ? this.callOn(m, step) : sameAgentHedge(step);
-    };
-    const latencyLeft = step.input.budgetLeft.latencySeconds;
-    const h = await runHedged({ ...step, prepare, latencyLeft, cancelled: () => r.cancelRequested });
-    bookHedge(r, h);
-    const took = h.hedgeWon && h.hedgeAgent !== r.manifest.id ? this.hedgeAgent?.manifest : undefined;
-    if (took) {
-      // the hedge's agent answered first: the task goes on with it
-      adoptHedge(r, took);
-      this.policy = stepPolicyOf(run.task, r.manifest, run.input.stepCeilingSeconds);
-      setLogContext({ agent: r.agentId });
-    }
-    if (h.hedged)
-      log.info('step hedged', {
-        jobId: run.input.jobId,
-        taskId: run.task.id,
-        step: r.steps,
-        afterMs: step.delayMs,
-        hedgeWon: h.hedgeWon ?? false,
-      });
-    return h.outcome;
-  }
-
-  /** `hedge.agent`'s manifest, resolved once per run; undefined when it cannot be (the hedge stays on the same agent). */
-  private async hedgeManifest(id: string): Promise<RunManifest | undefined> {
-    if (this.hedgeAgent?.id === id) return this.hedgeAgent.manifest;
-    const { task, input } = this.run;
-    try {
-      const found = await resolveAgent({ agent: id, question: task.question, params: task.params, lane: input.agentQueue });
-      this.hedgeAgent = { id, manifest: runManifest(readResolved(found).manifest) };
-    } catch (err) {
-      log.warn('the hedge agent cannot be resolved: hedges stay on the same agent', {
-        taskId: task.id,
-        agent: id,
-        error: classify(err, 1).message,
-      });
-      this.hedgeAgent = { id };
-    }
-    return this.hedgeAgent.manifest;
-  }
-
-  /** A step's hedge on agent `m`: its own policy, queue (and provider gate) and step key. */
-  private callOn(m: RunManifest, step: StepCall): StepCall {
-    const { task, input } = this.run;
-    const policy = stepPolicyOf(task, m, input.stepCeilingSeconds);
-    const options = stepOptions({
-      task,
-      agentId: m.id,
-      policy,
-      queue: this.stepQueue(m),
-      deadline: input.deadline,
-      scheduleToStartSeconds: input.stepScheduleToStartSeconds,
-      now: Date.now(),
-      fairnessKey: m.provider !== undefined ? input.events?.tenant : undefined,
-    });
-    const stepKey = `${step.input.stepKey}@${m.id}:hedge`;
-    return {
-      options: { ...options, summary: `${options.summary} (hedge)` },
-      input: { ...step.input, agentId: m.id, stepKey, maxAttempts: policy.retry.maxAttempts },
-    };
   }
 
   /**
@@ -289,11 +201,16 @@ export class SubtaskLoop {
     const { r, run } = this;
     const plan = run.input.downshift!;
     applyDownshift(r, d, plan);
-    this.policy = stepPolicyOf(run.task, r.manifest, run.input.stepCeilingSeconds);
-    setLogContext({ agent: r.agentId });
+    this.followAgent();
     log.info('subtask down-shifts', { jobId: run.input.jobId, taskId: run.task.id, from: d.from, to: d.to.agent, share: d.share });
     if (run.input.events) await announceDownshift(run.inbox, r.steps, d, plan);
     return { kind: 'downshifted' };
+  }
+
+  /** The task went on with another agent (`r.manifest` now): its step policy and the log's agent follow. */
+  private followAgent(): void {
+    this.policy = stepPolicyOf(this.run.task, this.r.manifest, this.run.input.stepCeilingSeconds);
+    setLogContext({ agent: this.r.agentId });
   }
 
   /** The loop goes on in a fresh run; back only when its state is too big to carry. */
