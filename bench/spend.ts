@@ -25,6 +25,12 @@
  *   (d) a 20-child fan-out with the identical-subtask cache (`cache: { ttlSeconds }`), run twice as two
  *       jobs of the same spec: the second is served from the record. Each run's spend and job time.
  *
+ *   (e) a replay of a recorded job against the cheap model: 20 one-turn subtasks on `pricey` submitted
+ *       through the API (an app on this bench's workers and record, tenant `bench` by its key), finished
+ *       and archived, then `POST /v1/jobs/{jobId}/replay` with `agent: "cheap"` and the comparison
+ *       `GET /v1/jobs/{replayId}/comparison` answers: subtasks compared, outputs equal, cost and latency
+ *       ratios (replay / source), and each side's spend per child.
+ *
  * Goal (a): no child starved under fair at the ample budget. Under the tight one, the first ten start
  * on a fiftieth each before any step is measured, and a pricey step costs ten cheap ones: those
  * children are starved by the definition (they overrun their grant by their one step), which the
@@ -44,7 +50,11 @@ import { delegationJob, type JobInput } from '../workflows/delegation-job';
 import { patientResult } from './delegate-runs';
 import { resolveDownshifts } from '../api/downshift';
 import { runManifest } from '../core/routing';
-import { benchRecord, median, percentile, quietRuntime, report, round, withTemporal } from './lib';
+import { benchRecord, median, percentile, quietRuntime, report, round, sleep, withTemporal } from './lib';
+import { buildApp } from '../api/app';
+import { loadConfig } from '../config/config';
+import { loadTenants } from '../config/tenants';
+import type { JobComparison } from '../schemas/replay';
 
 const LATENCY_MS = Number(process.env.BENCH_SPEND_LATENCY_MS ?? 200);
 const QUEUE = 'bench-spend';
@@ -392,8 +402,62 @@ const tailHedging: Scenario = {
   },
 };
 
-/** Every scenario of this bench, in order (e is to come). */
-const SCENARIOS: Scenario[] = [fanout50, ladderDownshift, tailHedging, cachedTwice];
+/** (e): a job on `pricey` through the API, archived, replayed on `cheap`: the comparison the API answers. */
+const replayOnCheap: Scenario = {
+  id: 'e',
+  async run(client) {
+    const key = 'bench-spend-replay-key';
+    const config = loadConfig({ DELEGATE_TASK_QUEUE: QUEUE, DELEGATE_API_KEYS: `${TENANT}=${key}`, LOG_LEVEL: 'silent' });
+    const record = await benchRecord();
+    const app = await buildApp({ config, client, registry, tenants: loadTenants(config), record });
+    await app.ready();
+    const call = async (method: 'GET' | 'POST', url: string, payload?: object) => {
+      const res = await app.inject({ method, url, payload, headers: { authorization: `Bearer ${key}` } });
+      if (res.statusCode >= 300) throw new Error(`(e): ${method} ${url} answered ${res.statusCode}: ${res.body.slice(0, 500)}`);
+      return res;
+    };
+    try {
+      const jobId = `spend-${++seq}`;
+      const tasks = fanoutTasks(20).map((t) => ({ ...t, agent: 'pricey' }));
+      await call('POST', '/v1/jobs', { jobId, pattern: 'fanout', maxParallel: 10, tasks });
+      while ((await call('GET', `/v1/jobs/${jobId}/result?waitSeconds=60`)).statusCode === 202);
+      // the replay reads the finished job from the record: wait until it is archived
+      for (let i = 0; !(await record.get(TENANT, jobId)); i++) {
+        if (i > 600) throw new Error(`(e): job ${jobId} never archived`);
+        await sleep(100);
+      }
+      const replayId = ((await call('POST', `/v1/jobs/${jobId}/replay`, { agent: 'cheap' })).json() as { jobId: string }).jobId;
+      let res = await call('GET', `/v1/jobs/${replayId}/comparison?waitSeconds=60`);
+      while (res.statusCode === 202) res = await call('GET', `/v1/jobs/${replayId}/comparison?waitSeconds=60`);
+      const c = res.json() as JobComparison;
+      const { compared, outputsEqual, costRatio, latencyRatio } = c.totals;
+      const usd = (x: number) => round(x * 1e6, 0);
+      const sides = (['source', 'replay'] as const).map((side) => {
+        const spend = c.subtasks.flatMap((s) => (s[side] ? [s[side].costUsd] : []));
+        return { side, spend, totals: c.totals[side] };
+      });
+      const rows: Row[] = sides.map(({ side, spend, totals }) => [
+        side === 'source'
+          ? `(e) 20 children on pricey, recorded: subtask latency ${round(totals.latencyMs / 1000, 2)} s summed, job ${round(totals.jobLatencyMs / 1000, 2)} s`
+          : `(e) replayed on cheap: ${compared} compared, ${outputsEqual} outputs equal, cost ×${costRatio === null ? '-' : round(costRatio, 3)}, latency ×${latencyRatio === null ? '-' : round(latencyRatio, 2)} (job ${round(totals.jobLatencyMs / 1000, 2)} s)`,
+        totals.succeeded,
+        0,
+        spend.length ? `${usd(Math.min(...spend))} / ${usd(median(spend))} / ${usd(Math.max(...spend))}` : '-',
+        `${usd(totals.costUsd)}, no budget`,
+        '-',
+        '-',
+        '-',
+        '-',
+      ]);
+      return { rows, data: { jobId, replayId, totals: c.totals, subtasks: c.subtasks } };
+    } finally {
+      await app.close();
+    }
+  },
+};
+
+/** Every scenario of this bench, in order. */
+const SCENARIOS: Scenario[] = [fanout50, ladderDownshift, tailHedging, cachedTwice, replayOnCheap];
 
 const bundle = await bundleWorkflows();
 const { rows, data } = await withTemporal('spend', async (t) => {
