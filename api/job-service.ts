@@ -3,6 +3,7 @@
  *
  *   jobs/handles.ts  ids, handles, describe (404), requireRunning (409)
  *   jobs/submit.ts   checks, admission control, agent resolution, idempotent start
+ *   jobs/submit-checks.ts  the refusals before a start (spec, tenant, lanes without a worker), shared with the estimate
  *   jobs/estimate.ts the same checks, then the forecast (nothing starts)
  *   jobs/read.ts     view, result wait, list, live detail; finished jobs from the record
  *   jobs/control.ts  stop, cancel, budget top-ups

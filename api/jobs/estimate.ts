@@ -6,7 +6,7 @@ import { netPolicyFromConfig } from '../../activities';
 import type { Estimate, JobSpec } from '../../schemas';
 import { createForecaster } from '../forecast';
 import type { JobServiceDeps } from './handles';
-import { checkSubmission } from './submit';
+import { checkSubmission } from './submit-checks';
 
 /** Creates `estimate(tenant, spec)`. */
 export function createEstimate(deps: JobServiceDeps) {
