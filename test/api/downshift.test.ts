@@ -7,27 +7,15 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtinAgents, createAgentRegistry } from '../../activities';
-import { createLlmAgent } from '../../activities/agents/llm';
 import type { JobEvent, JobResult } from '../../schemas';
-import { fakeProviderAgent, startFakeProvider, type FakeProvider } from '../../scripts/fake-provider';
-import { startDedicatedWorker } from '../dedicated-worker';
-import { fastRetry, finalResult, testApp, testRecord, uniqueId } from '../helpers';
+import { pricedModel, startFakeProviderStack, type FakeProviderStack } from '../fake-provider-stack';
+import { finalResult, testRecord, uniqueId } from '../helpers';
 
-let fake: FakeProvider;
-let worker: Awaited<ReturnType<typeof startDedicatedWorker>>;
+let stack: FakeProviderStack;
 let app: FastifyInstance;
 
 /** An LLM agent on the fake, its own model name (so the fake can make its answers wrong), at a price per million tokens. */
-const model = (id: string, perMTok: number) =>
-  createLlmAgent(
-    fakeProviderAgent(fake.url, id, {
-      model: id,
-      maxTokensPerStep: 16,
-      retry: fastRetry,
-      pricing: { inputPerMTok: perMTok, outputPerMTok: perMTok },
-    }),
-  );
+const model = (url: string, id: string, perMTok: number) => pricedModel(url, id, perMTok, { model: id });
 
 /** The exact-answer check: the fake's right answers start "ok: ". */
 const outputSchema = {
@@ -55,16 +43,13 @@ let priceyTask = 0;
 
 beforeAll(async () => {
   // ds-poor answers wrong 70% of the time: half its tasks fail even after the re-prompt
-  fake = await startFakeProvider({ latencyMs: 10, wrongRate: { 'ds-poor': 0.7, 'ds-sloppy': 1 } });
-  const registry = createAgentRegistry([
-    ...builtinAgents,
-    model('ds-pricey', 40),
-    model('ds-cheap', 4),
-    model('ds-poor', 1),
-    model('ds-sloppy', 40),
+  stack = await startFakeProviderStack({ latencyMs: 10, wrongRate: { 'ds-poor': 0.7, 'ds-sloppy': 1 } }, (url) => [
+    model(url, 'ds-pricey', 40),
+    model(url, 'ds-cheap', 4),
+    model(url, 'ds-poor', 1),
+    model(url, 'ds-sloppy', 40),
   ]);
-  worker = await startDedicatedWorker({ registry, lanes: ['default'] });
-  app = await testApp({ DELEGATE_TASK_QUEUE: worker.taskQueue }, 'default', undefined, registry);
+  ({ app } = stack);
   // calibration: the record measures each model's quality (and spend) on 16 checked tasks
   const calibration = await run({
     pattern: 'fanout',
@@ -77,11 +62,7 @@ beforeAll(async () => {
   priceyTask = pricey.reduce((n, r) => n + r.metrics.costUsd, 0) / pricey.length;
 }, 120_000);
 
-afterAll(async () => {
-  await app?.close();
-  await worker?.stop();
-  await fake?.stop();
-});
+afterAll(() => stack?.stop());
 
 describe('down-shift with a quality floor', () => {
   it('a job past 80% of its budget starts its remaining tasks on the cheapest model above the floor, and finishes more of them', async () => {

@@ -8,39 +8,19 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtinAgents, createAgentRegistry } from '../../activities';
-import { createLlmAgent } from '../../activities/agents/llm';
 import type { JobResult } from '../../schemas';
-import { fakeProviderAgent, startFakeProvider, type FakeProvider } from '../../scripts/fake-provider';
-import { startDedicatedWorker } from '../dedicated-worker';
-import { fastRetry, finalResult, testApp, testClient, uniqueId } from '../helpers';
+import { pricedModel, startFakeProviderStack, type FakeProviderStack } from '../fake-provider-stack';
+import { finalResult, testClient, uniqueId } from '../helpers';
 
-let fake: FakeProvider;
-let worker: Awaited<ReturnType<typeof startDedicatedWorker>>;
+let stack: FakeProviderStack;
 let app: FastifyInstance;
 
-/** An LLM agent on the fake at a price per million tokens (input and output alike). */
-const model = (id: string, perMTok: number) =>
-  createLlmAgent(
-    fakeProviderAgent(fake.url, id, {
-      maxTokensPerStep: 16,
-      retry: fastRetry,
-      pricing: { inputPerMTok: perMTok, outputPerMTok: perMTok },
-    }),
-  );
-
 beforeAll(async () => {
-  fake = await startFakeProvider({ latencyMs: 20 });
-  const registry = createAgentRegistry([...builtinAgents, model('cheap', 10), model('pricey', 40)]);
-  worker = await startDedicatedWorker({ registry, lanes: ['default'] });
-  app = await testApp({ DELEGATE_TASK_QUEUE: worker.taskQueue }, 'default', undefined, registry);
+  stack = await startFakeProviderStack({ latencyMs: 20 }, (url) => [pricedModel(url, 'cheap', 10), pricedModel(url, 'pricey', 40)]);
+  ({ app } = stack);
 });
 
-afterAll(async () => {
-  await app?.close();
-  await worker?.stop();
-  await fake?.stop();
-});
+afterAll(() => stack?.stop());
 
 /** 20 tasks whose one turn costs more the longer the question, every third on the pricier model. */
 const tasks = Array.from({ length: 20 }, (_, i) => ({

@@ -9,17 +9,13 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtinAgents, createAgentRegistry } from '../../activities';
-import { createLlmAgent } from '../../activities/agents/llm';
 import type { JobResult } from '../../schemas';
-import { fakeProviderAgent, startFakeProvider, type FakeProvider } from '../../scripts/fake-provider';
-import { startDedicatedWorker } from '../dedicated-worker';
-import { fastRetry, finalResult, testApp, testClient, uniqueId } from '../helpers';
+import { pricedModel, startFakeProviderStack, type FakeProviderStack } from '../fake-provider-stack';
+import { finalResult, testClient, uniqueId } from '../helpers';
 
 const LATENCY_MS = 100;
 const SLOW_MS = LATENCY_MS * 30;
-let fake: FakeProvider;
-let worker: Awaited<ReturnType<typeof startDedicatedWorker>>;
+let stack: FakeProviderStack;
 let app: FastifyInstance;
 // agents of this run only: the record's statistics of earlier runs do not reach them
 const TAIL = uniqueId('tail');
@@ -27,28 +23,16 @@ const LIMITED = uniqueId('limited');
 /** An agent no test gives history: its hedges wait `afterMs`. */
 const FRESH = uniqueId('fresh');
 
-const model = (id: string, extra: object = {}) =>
-  createLlmAgent(
-    fakeProviderAgent(fake.url, id, { maxTokensPerStep: 16, retry: fastRetry, pricing: { inputPerMTok: 10, outputPerMTok: 10 }, ...extra }),
-  );
-
 beforeAll(async () => {
-  fake = await startFakeProvider({ latencyMs: LATENCY_MS, latencyTail: { factor: SLOW_MS / LATENCY_MS, match: 'slow' } });
-  const registry = createAgentRegistry([
-    ...builtinAgents,
-    model(TAIL),
-    model(FRESH),
-    model(LIMITED, { limits: { requestsPerMinute: 6000 } }),
+  stack = await startFakeProviderStack({ latencyMs: LATENCY_MS, latencyTail: { factor: SLOW_MS / LATENCY_MS, match: 'slow' } }, (url) => [
+    pricedModel(url, TAIL, 10),
+    pricedModel(url, FRESH, 10),
+    pricedModel(url, LIMITED, 10, { limits: { requestsPerMinute: 6000 } }),
   ]);
-  worker = await startDedicatedWorker({ registry, lanes: ['default'] });
-  app = await testApp({ DELEGATE_TASK_QUEUE: worker.taskQueue }, 'default', undefined, registry);
+  ({ app } = stack);
 });
 
-afterAll(async () => {
-  await app?.close();
-  await worker?.stop();
-  await fake?.stop();
-});
+afterAll(() => stack?.stop());
 
 /** Submits a job through the API and returns its result. */
 async function run(spec: object): Promise<{ jobId: string; result: JobResult }> {

@@ -6,36 +6,20 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtinAgents, createAgentRegistry } from '../../activities';
-import { createLlmAgent } from '../../activities/agents/llm';
 import { delegationJob } from '../../workflows';
 import type { JobComparison } from '../../schemas/replay';
-import { fakeProviderAgent, startFakeProvider, type FakeProvider } from '../../scripts/fake-provider';
-import { startDedicatedWorker } from '../dedicated-worker';
-import { deleteLikeRetention, fastRetry, finalResult, pollUntil, testApp, testClient, uniqueId } from '../helpers';
+import { pricedModel, startFakeProviderStack, type FakeProviderStack } from '../fake-provider-stack';
+import { deleteLikeRetention, finalResult, pollUntil, testClient, uniqueId } from '../helpers';
 
-let fake: FakeProvider;
-let worker: Awaited<ReturnType<typeof startDedicatedWorker>>;
+let stack: FakeProviderStack;
 let app: FastifyInstance;
 
-/** An LLM agent on the fake at a price per million tokens (input and output alike). */
-const model = (id: string, perMTok: number) =>
-  createLlmAgent(
-    fakeProviderAgent(fake.url, id, { maxTokensPerStep: 16, retry: fastRetry, pricing: { inputPerMTok: perMTok, outputPerMTok: perMTok } }),
-  );
-
 beforeAll(async () => {
-  fake = await startFakeProvider({ latencyMs: 20 });
-  const registry = createAgentRegistry([...builtinAgents, model('pricey', 40), model('cheap', 10)]);
-  worker = await startDedicatedWorker({ registry, lanes: ['default'] });
-  app = await testApp({ DELEGATE_TASK_QUEUE: worker.taskQueue }, 'default', undefined, registry);
+  stack = await startFakeProviderStack({ latencyMs: 20 }, (url) => [pricedModel(url, 'pricey', 40), pricedModel(url, 'cheap', 10)]);
+  ({ app } = stack);
 });
 
-afterAll(async () => {
-  await app?.close();
-  await worker?.stop();
-  await fake?.stop();
-});
+afterAll(() => stack?.stop());
 
 const tasks = ['t1', 't2', 't3'].map((id, i) => ({ id, question: `question ${i}: ${'why '.repeat(10 + i * 20).trim()}`, agent: 'pricey' }));
 
@@ -141,7 +125,7 @@ describe('a job started straight through Temporal', () => {
     const jobId = uniqueId('replay-direct');
     const client = await testClient();
     await client.workflow.execute(delegationJob, {
-      taskQueue: worker.taskQueue,
+      taskQueue: stack.worker.taskQueue,
       workflowId: `job/default/${jobId}`,
       args: [{ spec: { jobId, pattern: 'fanout', tasks: tasks.slice(0, 1) }, tenant: 'default', maxDepth: 3 }],
     });
