@@ -117,8 +117,9 @@ describe('forecasts of one tenant', () => {
     }
     expect(results.filter((r) => r.status === 429).length).toBeGreaterThan(0);
     expect(results.some((r) => r.status === 200)).toBe(true);
-    // before the forecasts ran in threads, the victim's GET waited 10-20 s behind them on this 2-core host (the attack lasted ~45 s)
-    expect(Math.max(...during)).toBeLessThan(1500);
+    // before the forecasts ran in threads, the victim's GET waited 10-20 s behind them on this 2-core host (the attack lasted ~45 s);
+    // threaded, it waits for a core at most: 1,522 ms once in CI with the soak and the build beside it, so the line is 5 s
+    expect(Math.max(...during)).toBeLessThan(5000);
   });
 
   it("another tenant's own estimate answers while one tenant's two re-plans hold its share of the forecast threads", async () => {
@@ -139,7 +140,7 @@ describe('forecasts of one tenant', () => {
     }
     console.log(`[forecast-isolation] victim's ${mine.length} estimates while the hog re-plans: max ${Math.round(Math.max(...mine))} ms`);
     expect(mine.length).toBeGreaterThan(1);
-    expect(Math.max(...mine)).toBeLessThan(1500);
+    expect(Math.max(...mine)).toBeLessThan(5000);
     for (const r of await hog) expect([422, 503]).toContain(r.status);
   });
 });
