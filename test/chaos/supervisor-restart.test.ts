@@ -178,7 +178,7 @@ describe('npm start supervises its children', () => {
       // Ctrl-C: SIGINT to the whole group, as a terminal sends it
       if (s.child.exitCode === null) process.kill(-s.child.pid!, 'SIGINT');
       const { code, signal } = await s.exited;
-      expect(code === 0 || signal === 'SIGINT', `exit ${code} ${signal}`).toBe(true);
+      expect(code === 0 || signal === 'SIGINT', `exit ${code} ${signal}:\n${s.output().slice(-3000)}`).toBe(true);
     }
     expect(s.output()).toContain('Stopped.');
     for (const port of Object.values(s.ports)) expect(await listening(port), `port ${port} still open`).toBe(false);
