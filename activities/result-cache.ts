@@ -9,17 +9,10 @@ import { createHash } from 'node:crypto';
 import type { CachedResult, RecordStore } from '../record';
 import type { TaskResult } from '../schemas';
 import type { CacheKeyParts } from '../core/result-cache';
+import { canonicalJson } from '../core/vote-tally';
 
-/** JSON with object keys sorted at every depth and undefined members dropped: equal values give equal text. */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
-  const entries = Object.keys(value)
-    .sort()
-    .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-    .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
-  return `{${entries.join(',')}}`;
-}
+// the key's JSON is the one ballots and job specs are compared by: object keys sorted, undefined members dropped
+export { canonicalJson };
 
 /** The cache key of a tenant's subtask: sha256 (hex) of the parts and the tenant, as canonical JSON. */
 export function cacheKey(tenant: string, parts: CacheKeyParts): string {
