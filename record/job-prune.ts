@@ -4,7 +4,7 @@
  * keep-label; then the rows that name no content and no running job can still need.
  *
  *   doomed jobs ── dry run: count + list ── or, in batches (a transaction each):
- *                  job_events, job_callbacks, jobs (labels, agents, subtasks by cascade; FTS by trigger)
+ *                  job_events, job_callbacks, job_specs, jobs (labels, agents, subtasks, roles by cascade; FTS by trigger)
  *   then ── orphaned callbacks, origins and sessions (366 days) ── task statistics past every window
  */
 import type { RecordDb } from './db';
@@ -27,6 +27,12 @@ export interface PruneOutcome {
 
 /** Jobs a dry run lists. */
 const PRUNE_LISTED = 1000;
+/**
+ * Rows named by (tenant, job_id) that go with a pruned job: its live events, its webhook secrets
+ * (its webhook was sent when it finished), and the spec it was submitted with (replays of it can
+ * no longer be made).
+ */
+const GO_WITH_JOB = ['job_events', 'job_callbacks', 'job_specs'] as const;
 /** Past this age a callback's job has ended, whatever its maximum duration (DELEGATE_JOB_MAX_SECONDS is at most 365 days). */
 const CALLBACK_MAX_AGE_MS = 366 * DAY_MS;
 
@@ -73,19 +79,13 @@ export function createJobPrune(rdb: RecordDb) {
         const rows = await doomed().select(['id', 'tenant', 'job_id']).orderBy('closed_at').orderBy('id').limit(batch).execute();
         const ids = rows.map((r) => r.id);
         if (!ids.length) break;
-        // child rows go with their job (ON DELETE CASCADE), the FTS index through its trigger, its live events here
+        // child rows go with their job (ON DELETE CASCADE), the FTS index through its trigger, the rest here
         await db.transaction().execute(async (trx) => {
-          await trx
-            .deleteFrom('job_events')
-            .where((eb) => eb.or(rows.map((r) => eb.and([eb('tenant', '=', r.tenant), eb('job_id', '=', r.job_id)]))))
-            .execute();
-          // a pruned job's webhook secrets too: its webhook was sent when it finished
-          await trx
-            .deleteFrom('job_callbacks')
-            .where((eb) => eb.or(rows.map((r) => eb.and([eb('tenant', '=', r.tenant), eb('job_id', '=', r.job_id)]))))
-            .execute();
-          // and the spec it was submitted with (replays of it can no longer be made)
-          await createJobSpecs(rdb).dropFor(trx, rows);
+          for (const table of GO_WITH_JOB)
+            await trx
+              .deleteFrom(table)
+              .where((eb) => eb.or(rows.map((r) => eb.and([eb('tenant', '=', r.tenant), eb('job_id', '=', r.job_id)]))))
+              .execute();
           await trx.deleteFrom('jobs').where('id', 'in', ids).execute();
         });
         deleted += ids.length;

@@ -6,28 +6,10 @@
  *   API submit ──put(spec without the webhook's URL and token, replayOf?)──> job_specs
  *   POST /v1/jobs/:id/replay ──get(source)──> spec ──overrides──> a new job (replayOf = source)
  *   GET  /v1/jobs/:id/comparison ──get(replay).replayOf──> both results side by side
- *   prune: with its job (store.ts), or at the callbacks' age when no job was ever archived
+ *   prune: with its job (job-prune.ts), or at the callbacks' age when no job was ever archived
  */
-import type { Kysely } from 'kysely';
 import type { JobSpec } from '../schemas';
-import type { RecordDb, RecordTables } from './db';
-
-/** One root job's submitted spec (see migrations.ts 0009). */
-export interface JobSpecsTable {
-  tenant: string;
-  job_id: string;
-  /** The JobSpec as JSON, without callbackUrl and callbackToken (secrets stay in job_callbacks only). */
-  spec: string;
-  /** The job this one replays; null for any other job. */
-  replay_of: string | null;
-  /** A replay's overrides as JSON (`{ agent?, model? }`); null for any other job. */
-  replay_overrides: string | null;
-  /** Epoch ms. */
-  created_at: number;
-}
-
-/** The record's tables and this module's own (kept apart so db.ts need not know it). */
-export type JobSpecTables = RecordTables & { job_specs: JobSpecsTable };
+import type { RecordDb } from './db';
 
 /** What a replay changed. */
 export interface ReplayOverrides {
@@ -48,8 +30,7 @@ export function keptSpecOf(spec: JobSpec): JobSpec {
 }
 
 /** The job specs part of the record. */
-export function createJobSpecs(rdb: RecordDb) {
-  const db = rdb.db as unknown as Kysely<JobSpecTables>;
+export function createJobSpecs({ db }: RecordDb) {
   return {
     /** Keeps a root job's spec at submission; a resubmission keeps the first one's. */
     async put(o: { tenant: string; jobId: string; spec: JobSpec; replay?: KeptSpec['replay'] }): Promise<void> {
@@ -90,15 +71,6 @@ export function createJobSpecs(rdb: RecordDb) {
         .where('replay_of', '=', jobId)
         .executeTakeFirstOrThrow();
       return Number(row.n);
-    },
-
-    /** Deletes the specs of jobs being pruned (inside the prune's transaction `trx`). */
-    async dropFor(trx: Kysely<RecordTables>, jobs: { tenant: string; job_id: string }[]): Promise<void> {
-      if (jobs.length === 0) return;
-      await (trx as unknown as Kysely<JobSpecTables>)
-        .deleteFrom('job_specs')
-        .where((eb) => eb.or(jobs.map((r) => eb.and([eb('tenant', '=', r.tenant), eb('job_id', '=', r.job_id)]))))
-        .execute();
     },
 
     /** Deletes specs older than `before` (epoch ms) whose job the record never archived (it cannot be running any more); returns how many. */

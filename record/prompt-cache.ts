@@ -7,23 +7,9 @@
  *   archive ── results ──> job_agents.input_tokens / cached_input_tokens, job_roles (per role)
  *   summary ── SUM over the period ──> cacheHitRate = cached / input (null: no input tokens reported)
  */
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { TaskResult } from '../schemas';
 import type { RecordTables } from './db';
-
-/** One job's prompt-cache reads per role (see migrations.ts 0011). */
-export interface JobRolesTable {
-  job: number;
-  tenant: string;
-  role: string;
-  subtasks: number;
-  input_tokens: number;
-  cached_input_tokens: number;
-  closed_at: number;
-}
-
-/** The record's tables and this module's own. */
-export type PromptCacheTables = RecordTables & { job_roles: JobRolesTable };
 
 /** Input and cached input tokens of some results. */
 export interface TokenSplitSums {
@@ -52,7 +38,7 @@ export const hitRate = (input: number, cached: number): number | null => (input 
 
 /** Writes a job's per-role sums inside the archive's transaction (role tasks only). */
 export async function addRoleCacheSums(
-  trx: Transaction<RecordTables> | Kysely<RecordTables>,
+  trx: Kysely<RecordTables>,
   o: { job: number; tenant: string; closedAt: number; results: TaskResult[] },
 ): Promise<void> {
   const rows = [...splitSums(o.results, (r) => r.role?.id)].map(([role, s]) => ({
@@ -64,12 +50,12 @@ export async function addRoleCacheSums(
     cached_input_tokens: s.cached,
     closed_at: o.closedAt,
   }));
-  if (rows.length) await (trx as unknown as Kysely<PromptCacheTables>).insertInto('job_roles').values(rows).execute();
+  if (rows.length) await trx.insertInto('job_roles').values(rows).execute();
 }
 
 /** A tenant's prompt-cache reads per role of the jobs finished in [from, to), most input first. */
 export async function roleCacheRates(db: Kysely<RecordTables>, tenant: string, from: number, to: number) {
-  const rows = await (db as unknown as Kysely<PromptCacheTables>)
+  const rows = await db
     .selectFrom('job_roles')
     .select((eb) => [
       'role',

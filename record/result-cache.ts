@@ -7,27 +7,8 @@
  *   job, before a cached task / API forecast ──get(tenant, key)──> the result and its job, unless expired
  *   prune ──expired rows──> gone
  */
-import type { Kysely } from 'kysely';
 import type { TaskResult } from '../schemas';
-import type { RecordDb, RecordTables } from './db';
-
-/** One cached result (see migrations.ts 0010). */
-export interface ResultCacheTable {
-  tenant: string;
-  /** sha256 hex of the key's parts with the tenant (activities/result-cache.ts). */
-  cache_key: string;
-  /** The job whose subtask produced it (the root job's id). */
-  job_id: string;
-  task_id: string;
-  /** The TaskResult as JSON. */
-  result: string;
-  /** Epoch ms. */
-  created_at: number;
-  expires_at: number;
-}
-
-/** The record's tables and this module's own. */
-export type ResultCacheTables = RecordTables & { result_cache: ResultCacheTable };
+import type { RecordDb } from './db';
 
 /** A cached success and where it came from. */
 export interface CachedResult {
@@ -38,8 +19,7 @@ export interface CachedResult {
 }
 
 /** The result cache part of the record. */
-export function createResultCache(rdb: RecordDb) {
-  const db = rdb.db as unknown as Kysely<ResultCacheTables>;
+export function createResultCache({ db }: RecordDb) {
   return {
     /** Keeps a success for `ttlSeconds`; a later success of the same key replaces it (and its expiry). */
     async put(o: { tenant: string; key: string; jobId: string; taskId: string; result: TaskResult; ttlSeconds: number; now?: number }) {

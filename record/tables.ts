@@ -195,10 +195,53 @@ export interface ParentSessionsTable {
   updated_at: number;
 }
 
+/** One root job's submitted spec (see job-specs.ts). */
+export interface JobSpecsTable {
+  tenant: string;
+  job_id: string;
+  /** The JobSpec as JSON, without callbackUrl and callbackToken (secrets stay in job_callbacks only). */
+  spec: string;
+  /** The job this one replays; null for any other job. */
+  replay_of: string | null;
+  /** A replay's overrides as JSON (`{ agent?, model? }`); null for any other job. */
+  replay_overrides: string | null;
+  /** Epoch ms. */
+  created_at: number;
+}
+
+/** One cached result of the identical-subtask cache (see result-cache.ts). */
+export interface ResultCacheTable {
+  tenant: string;
+  /** sha256 hex of the key's parts with the tenant (activities/result-cache.ts). */
+  cache_key: string;
+  /** The job whose subtask produced it (the root job's id). */
+  job_id: string;
+  task_id: string;
+  /** The TaskResult as JSON. */
+  result: string;
+  /** Epoch ms. */
+  created_at: number;
+  expires_at: number;
+}
+
+/** One job's prompt-cache reads per role (see prompt-cache.ts). */
+export interface JobRolesTable {
+  job: number;
+  tenant: string;
+  role: string;
+  subtasks: number;
+  input_tokens: number;
+  cached_input_tokens: number;
+  closed_at: number;
+}
+
 /** The record's tables. */
 export interface RecordTables {
   job_origins: JobOriginsTable;
   parent_sessions: ParentSessionsTable;
+  job_specs: JobSpecsTable;
+  result_cache: ResultCacheTable;
+  job_roles: JobRolesTable;
   deployment: DeploymentTable;
   job_callbacks: JobCallbacksTable;
   inbox: InboxTable;

@@ -2,31 +2,18 @@
  * A2A agents as subagents: a real A2A server built with the SDK (its request handler and Express
  * adapters) on loopback is the remote agent; a dedicated worker runs the jobs.
  */
-import { Role, TaskState, type AgentCard, type Message, type Part, type Task } from '@a2a-js/sdk';
-import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus } from '@a2a-js/sdk/server';
-import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
+import { TaskState, type Task } from '@a2a-js/sdk';
+import { AgentEvent, type AgentExecutor, type ExecutionEventBus } from '@a2a-js/sdk/server';
 import express, { type RequestHandler } from 'express';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createA2aAgent } from '../../activities/agents/a2a';
 import { builtinAgents, createAgentRegistry } from '../../activities/agents/registry';
 import type { InboxItem, JobResult, JobSpec } from '../../schemas';
 import { decideUpdate } from '../../contracts/messages';
 import { delegationJob } from '../../workflows/delegation-job';
+import { a2aCard, agentMessage, answerArtifact, dataPart, startA2aRemote, statusUpdate, textPart, type A2aRemote } from '../a2a-remote';
 import { startDedicatedWorker } from '../dedicated-worker';
 import { fastRetry, pollUntil, testClient, testRecord, uniqueId } from '../helpers';
-
-/** The remote's final answer artifact on a task, with these parts. */
-const answerArtifact = (taskId: string, contextId: string, parts: Part[]) =>
-  AgentEvent.artifactUpdate({
-    taskId,
-    contextId,
-    artifact: { artifactId: 'answer', name: 'answer', description: '', parts, metadata: undefined, extensions: [] },
-    append: false,
-    lastChunk: true,
-    metadata: undefined,
-  });
 
 /** What the remote agent saw. */
 const received: { messageId: string; taskId: string; contextId?: string; question: string; skill?: unknown }[] = [];
@@ -34,17 +21,6 @@ const cancels: string[] = [];
 const hanging = new Map<string, () => void>();
 /** messageIds the remote refused once with a 503 (a retryable failure before any task). */
 const refusedOnce = new Set<string>();
-
-const agentText = (taskId: string, contextId: string, text: string): Message => ({
-  messageId: `${taskId}-${Math.random()}`,
-  contextId,
-  taskId,
-  role: Role.ROLE_AGENT,
-  parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
-  metadata: undefined,
-  extensions: [],
-  referenceTaskIds: [],
-});
 
 /** The remote agent: what it does depends on the question's first word. */
 const executor: AgentExecutor = {
@@ -60,12 +36,7 @@ const executor: AgentExecutor = {
     const { taskId, contextId } = ctx;
     const status = (state: TaskState, text?: string) =>
       bus.publish(
-        AgentEvent.statusUpdate({
-          taskId,
-          contextId,
-          status: { state, message: text ? agentText(taskId, contextId, text) : undefined, timestamp: new Date().toISOString() },
-          metadata: undefined,
-        }),
+        statusUpdate(taskId, contextId, state, text ? agentMessage(`${taskId}-${Math.random()}`, taskId, contextId, text) : undefined),
       );
     const task: Task = {
       id: taskId,
@@ -79,11 +50,7 @@ const executor: AgentExecutor = {
     if (ctx.task?.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED) {
       bus.publish(AgentEvent.task({ ...ctx.task, status: { ...ctx.task.status, state: TaskState.TASK_STATE_WORKING } }));
       status(TaskState.TASK_STATE_WORKING, 'thanks, going on');
-      bus.publish(
-        answerArtifact(taskId, contextId, [
-          { content: { $case: 'data', value: { year: question } }, metadata: undefined, filename: '', mediaType: 'application/json' },
-        ]),
-      );
+      bus.publish(answerArtifact(taskId, contextId, [dataPart({ year: question })]));
       status(TaskState.TASK_STATE_COMPLETED);
       bus.finished();
       return;
@@ -100,70 +67,39 @@ const executor: AgentExecutor = {
     else if (kind === 'fail') status(TaskState.TASK_STATE_FAILED, 'the upstream index is down');
     else if (kind === 'hang') await new Promise<void>((r) => hanging.set(taskId, r));
     else {
-      bus.publish(
-        answerArtifact(taskId, contextId, [
-          { content: { $case: 'data', value: { answer: 42 } }, metadata: undefined, filename: '', mediaType: 'application/json' },
-          { content: { $case: 'text', value: 'The answer is 42.' }, metadata: undefined, filename: '', mediaType: 'text/plain' },
-        ]),
-      );
+      bus.publish(answerArtifact(taskId, contextId, [dataPart({ answer: 42 }), textPart('The answer is 42.')]));
       status(TaskState.TASK_STATE_COMPLETED);
     }
     bus.finished();
   },
   async cancelTask(taskId, bus) {
     cancels.push(taskId);
-    bus.publish(
-      AgentEvent.statusUpdate({
-        taskId,
-        contextId: '',
-        status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: new Date().toISOString() },
-        metadata: undefined,
-      }),
-    );
+    bus.publish(statusUpdate(taskId, '', TaskState.TASK_STATE_CANCELED));
     hanging.get(taskId)?.();
   },
 };
 
-let server: Server;
-let base: string;
+let remote: A2aRemote;
 let worker: Awaited<ReturnType<typeof startDedicatedWorker>>;
 
-const cardOf = (streaming: boolean): AgentCard => ({
-  name: 'remote',
-  description: 'a test agent',
-  supportedInterfaces: [{ url: `${base}/a2a`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }],
-  provider: undefined,
-  version: '1.0.0',
-  capabilities: { streaming, pushNotifications: false, extensions: [], extendedAgentCard: false },
-  securitySchemes: {},
-  securityRequirements: [],
-  defaultInputModes: ['text/plain'],
-  defaultOutputModes: ['application/json'],
-  skills: [
-    {
-      id: 'answer',
-      name: 'Answer',
-      description: 'answers',
-      tags: [],
-      examples: [],
-      inputModes: [],
-      outputModes: [],
-      securityRequirements: [],
-    },
-  ],
-  signatures: [],
-});
+const cardOf = (streaming: boolean) => (url: string) =>
+  a2aCard(url, streaming, {
+    defaultOutputModes: ['application/json'],
+    skills: [
+      {
+        id: 'answer',
+        name: 'Answer',
+        description: 'answers',
+        tags: [],
+        examples: [],
+        inputModes: [],
+        outputModes: [],
+        securityRequirements: [],
+      },
+    ],
+  });
 
 beforeAll(async () => {
-  const web = express();
-  // listening first: the cards name the address
-  server = await new Promise<Server>((r) => {
-    const s = web.listen(0, '127.0.0.1', () => r(s));
-  });
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const handler = new DefaultRequestHandler(cardOf(true), new InMemoryTaskStore(), executor);
-  web.use('/streaming/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: async () => cardOf(true) }));
-  web.use('/blocking/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: async () => cardOf(false) }));
   // a retryable refusal before any task: the first try of a "flaky" message answers 503
   const flaky: RequestHandler = (req, res, next) => {
     const m = (req.body as { params?: { message?: { messageId?: string; parts?: { text?: string }[] } } })?.params?.message;
@@ -175,8 +111,8 @@ beforeAll(async () => {
     }
     next();
   };
-  web.use('/a2a', express.json(), flaky);
-  web.use('/a2a', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+  remote = await startA2aRemote(executor, { '/streaming': cardOf(true), '/blocking': cardOf(false) }, [express.json(), flaky]);
+  const { base } = remote;
 
   const common = { skill: 'answer', retry: fastRetry, timeoutSeconds: 30, pricing: { perTaskUsd: 0.01 } } as const;
   const registry = createAgentRegistry([
@@ -201,7 +137,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const release of hanging.values()) release();
   await worker?.stop();
-  await new Promise((r) => server?.close(r));
+  await remote?.close();
 });
 
 const tenant = 'a2a-remote';

@@ -5,14 +5,10 @@
  * task metadata, read with the SDK's client; its card declares the extension; a budget a caller
  * passes caps the job's.
  */
-import { Role, TaskState, type AgentCard, type Message, type Part, type Task } from '@a2a-js/sdk';
-import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor } from '@a2a-js/sdk/server';
-import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
+import { Role, TaskState, type Message, type Task } from '@a2a-js/sdk';
+import { AgentEvent, type AgentExecutor } from '@a2a-js/sdk/server';
 import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
-import express from 'express';
 import type { FastifyInstance } from 'fastify';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createA2aAgent } from '../../activities/agents/a2a';
 import { builtinAgents, createAgentRegistry } from '../../activities/agents/registry';
@@ -22,6 +18,7 @@ import { startDedicatedWorker } from '../dedicated-worker';
 import { fastRetry, finalResult, listeningApp, testApp, testClient, uniqueId } from '../helpers';
 import { authHeader } from '../tenants';
 import { a2aMessage } from '../a2a-fixtures';
+import { a2aCard, answerArtifact, dataPart, startA2aRemote, statusUpdate, textPart, type A2aRemote } from '../a2a-remote';
 
 /** The metadata each message reached the remote with. */
 const seen: Record<string, unknown>[] = [];
@@ -32,8 +29,6 @@ const REPORT = {
   'gen_ai.usage.input_tokens': 1200,
   'gen_ai.usage.output_tokens': 340,
 };
-
-const part = (value: string): Part => ({ content: { $case: 'text', value }, metadata: undefined, filename: '', mediaType: 'text/plain' });
 
 /** The remote: answers, and reports its spend in the completed status update's metadata (streaming) and the task's (blocking). */
 const executor: AgentExecutor = {
@@ -50,61 +45,24 @@ const executor: AgentExecutor = {
       metadata,
     };
     bus.publish(AgentEvent.task(task));
-    bus.publish(
-      AgentEvent.artifactUpdate({
-        taskId,
-        contextId,
-        artifact: { artifactId: 'answer', name: 'answer', description: '', parts: [part('42')], metadata: undefined, extensions: [] },
-        append: false,
-        lastChunk: true,
-        metadata: undefined,
-      }),
-    );
-    bus.publish(
-      AgentEvent.statusUpdate({
-        taskId,
-        contextId,
-        status: { state: TaskState.TASK_STATE_COMPLETED, message: undefined, timestamp: new Date().toISOString() },
-        metadata,
-      }),
-    );
+    bus.publish(answerArtifact(taskId, contextId, [textPart('42')]));
+    bus.publish(statusUpdate(taskId, contextId, TaskState.TASK_STATE_COMPLETED, undefined, metadata));
     bus.finished();
   },
   async cancelTask() {},
 };
 
-let remote: Server;
+let remote: A2aRemote;
 let worker: Awaited<ReturnType<typeof startDedicatedWorker>>;
 let app: FastifyInstance;
 
-const cardOf = (base: string, streaming: boolean): AgentCard => ({
-  name: 'remote',
-  description: 'reports its cost',
-  supportedInterfaces: [{ url: `${base}/a2a`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }],
-  provider: undefined,
-  version: '1.0.0',
-  capabilities: { streaming, pushNotifications: false, extensions: [], extendedAgentCard: false },
-  securitySchemes: {},
-  securityRequirements: [],
-  defaultInputModes: ['text/plain'],
-  defaultOutputModes: ['text/plain'],
-  skills: [],
-  signatures: [],
-});
+const cardOf = (streaming: boolean) => (base: string) => a2aCard(base, streaming, { description: 'reports its cost' });
 
 beforeAll(async () => {
-  const web = express();
-  remote = await new Promise<Server>((r) => {
-    const s = web.listen(0, '127.0.0.1', () => r(s));
-  });
-  const base = `http://127.0.0.1:${(remote.address() as AddressInfo).port}`;
-  const handler = new DefaultRequestHandler(cardOf(base, true), new InMemoryTaskStore(), executor);
-  web.use('/streaming/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: async () => cardOf(base, true) }));
-  web.use('/blocking/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: async () => cardOf(base, false) }));
-  web.use('/a2a', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+  remote = await startA2aRemote(executor, { '/streaming': cardOf(true), '/blocking': cardOf(false) });
   const agent = (id: string, path: string) =>
     createA2aAgent(
-      { kind: 'a2a', id, cardUrl: `${base}/${path}/.well-known/agent-card.json`, retry: fastRetry, pricing: { perTaskUsd: 0.01 } },
+      { kind: 'a2a', id, cardUrl: `${remote.base}/${path}/.well-known/agent-card.json`, retry: fastRetry, pricing: { perTaskUsd: 0.01 } },
       { policy: { allowLoopback: true } },
     );
   const registry = createAgentRegistry([...builtinAgents, agent('costly-a2a', 'streaming'), agent('costly-blocking-a2a', 'blocking')]);
@@ -115,7 +73,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.close();
   await worker?.stop();
-  await new Promise((r) => remote?.close(r));
+  await remote?.close();
 });
 
 describe('Delegate calling an A2A agent', () => {
@@ -178,12 +136,6 @@ describe('Delegate as an A2A server', () => {
     }).createFromUrl(url);
   };
   const send = (m: Message) => ({ tenant: '', message: m, configuration: undefined, metadata: undefined });
-  const data = (value: unknown): Part => ({
-    content: { $case: 'data', value },
-    metadata: undefined,
-    filename: '',
-    mediaType: 'application/json',
-  });
 
   it('declares the cost extension in its card', async () => {
     const card = (await (await fetch(`${url}/.well-known/agent-card.json`)).json()) as { capabilities: { extensions: { uri: string }[] } };
@@ -198,7 +150,7 @@ describe('Delegate as an A2A server', () => {
       tasks: [{ id: 'a', question: 'spend', agent: 'sim', params: { costUsd: 0.02, tokens: 30, steps: 2 } }],
     };
     const m: Message = {
-      ...a2aMessage(id, [data(spec)]),
+      ...a2aMessage(id, [dataPart(spec)]),
       role: Role.ROLE_USER,
       metadata: { [COST_EXTENSION_URI]: { 'gen_ai.agent.cost_budget.limit': 0.75, 'gen_ai.agent.cost_budget.currency': 'USD' } },
     };

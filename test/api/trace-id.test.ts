@@ -4,23 +4,20 @@
  * its events and its log lines carry its trace id. Untraced API and worker; a loopback HTTP
  * agent and a loopback A2A agent (the SDK's server) record what they got.
  */
-import { Role, TaskState, type AgentCard, type Message } from '@a2a-js/sdk';
-import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor } from '@a2a-js/sdk/server';
-import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
-import { Connection, Client } from '@temporalio/client';
+import { TaskState } from '@a2a-js/sdk';
+import { AgentEvent, type AgentExecutor } from '@a2a-js/sdk/server';
 import { DefaultLogger, Runtime, type LogEntry } from '@temporalio/worker';
-import express, { type RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import type { FastifyInstance } from 'fastify';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinAgents, createAgentRegistry, createHttpAgent } from '../../activities';
 import { createA2aAgent } from '../../activities/agents/a2a';
-import { buildApp } from '../../api/app';
-import { loadTenants } from '../../config/tenants';
 import type { JobEvent, JobResult } from '../../schemas';
+import { a2aCard, agentMessage, startA2aRemote, statusUpdate, type A2aRemote } from '../a2a-remote';
 import { startDedicatedWorker } from '../dedicated-worker';
-import { fastRetry, testConfig, testRecord, uniqueId } from '../helpers';
+import { fastRetry, testApp, uniqueId } from '../helpers';
 import { authHeader } from '../tenants';
 
 /** Every line the SDK, the workflows and the activities logged in this file. */
@@ -32,9 +29,8 @@ const a2aSeen: { traceparent?: string; metadata?: Record<string, unknown> }[] = 
 let a2aHeader: string | undefined;
 
 let httpAgent: Server;
-let a2aServer: Server;
+let a2aRemote: A2aRemote;
 let worker: Awaited<ReturnType<typeof startDedicatedWorker>>;
-let connection: Connection;
 let app: FastifyInstance;
 
 const W3C = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/;
@@ -44,16 +40,6 @@ const executor: AgentExecutor = {
   async execute(ctx, bus) {
     a2aSeen.push({ traceparent: a2aHeader, metadata: ctx.userMessage.metadata });
     const { taskId, contextId } = ctx;
-    const answer: Message = {
-      messageId: `${taskId}-answer`,
-      contextId,
-      taskId,
-      role: Role.ROLE_AGENT,
-      parts: [{ content: { $case: 'text', value: 'done' }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
-      metadata: undefined,
-      extensions: [],
-      referenceTaskIds: [],
-    };
     bus.publish(
       AgentEvent.task({
         id: taskId,
@@ -65,32 +51,12 @@ const executor: AgentExecutor = {
       }),
     );
     bus.publish(
-      AgentEvent.statusUpdate({
-        taskId,
-        contextId,
-        status: { state: TaskState.TASK_STATE_COMPLETED, message: answer, timestamp: new Date().toISOString() },
-        metadata: undefined,
-      }),
+      statusUpdate(taskId, contextId, TaskState.TASK_STATE_COMPLETED, agentMessage(`${taskId}-answer`, taskId, contextId, 'done')),
     );
     bus.finished();
   },
   async cancelTask() {},
 };
-
-const cardOf = (base: string): AgentCard => ({
-  name: 'remote',
-  description: 'a test agent',
-  supportedInterfaces: [{ url: `${base}/a2a`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }],
-  provider: undefined,
-  version: '1.0.0',
-  capabilities: { streaming: false, pushNotifications: false, extensions: [], extendedAgentCard: false },
-  securitySchemes: {},
-  securityRequirements: [],
-  defaultInputModes: ['text/plain'],
-  defaultOutputModes: ['text/plain'],
-  skills: [],
-  signatures: [],
-});
 
 beforeAll(async () => {
   // this file's own runtime: its log lines are read back below
@@ -106,25 +72,12 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((resolve) => httpAgent.listen(0, '127.0.0.1', resolve));
-  const web = express();
-  a2aServer = await new Promise<Server>((r) => {
-    const s = web.listen(0, '127.0.0.1', () => r(s));
-  });
-  const base = `http://127.0.0.1:${(a2aServer.address() as AddressInfo).port}`;
-  web.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: async () => cardOf(base) }));
   const seeHeader: RequestHandler = (req, _res, next) => {
     const header = req.headers.traceparent;
     a2aHeader = Array.isArray(header) ? header[0] : header;
     next();
   };
-  web.use('/a2a', seeHeader);
-  web.use(
-    '/a2a',
-    jsonRpcHandler({
-      requestHandler: new DefaultRequestHandler(cardOf(base), new InMemoryTaskStore(), executor),
-      userBuilder: UserBuilder.noAuthentication,
-    }),
-  );
+  a2aRemote = await startA2aRemote(executor, { '': (base) => a2aCard(base, false) }, [seeHeader]);
   const registry = createAgentRegistry([
     ...builtinAgents,
     createHttpAgent({
@@ -134,23 +87,19 @@ beforeAll(async () => {
       retry: fastRetry,
     }),
     createA2aAgent(
-      { kind: 'a2a', id: 'trace-a2a', cardUrl: `${base}/.well-known/agent-card.json`, retry: fastRetry, timeoutSeconds: 30 },
+      { kind: 'a2a', id: 'trace-a2a', cardUrl: `${a2aRemote.base}/.well-known/agent-card.json`, retry: fastRetry, timeoutSeconds: 30 },
       { policy: { allowLoopback: true } },
     ),
   ]);
   worker = await startDedicatedWorker({ registry, lanes: ['default'] });
-  connection = await Connection.connect({ address: inject('temporalAddress') });
-  const config = testConfig({ DELEGATE_TASK_QUEUE: worker.taskQueue });
-  app = await buildApp({ config, client: new Client({ connection }), registry, tenants: loadTenants(config), record: await testRecord() });
-  await app.ready();
+  app = await testApp({ DELEGATE_TASK_QUEUE: worker.taskQueue }, 'default', undefined, registry);
 });
 
 afterAll(async () => {
   await app?.close();
   await worker?.stop();
-  await connection?.close();
   httpAgent?.close();
-  a2aServer?.close();
+  await a2aRemote?.close();
 });
 
 /** Submits a fan-out over both agents (with `headers`), waits for its result and reads its events. */
