@@ -5,11 +5,11 @@
  *
  *   candidates ──> record task statistics of the tenant (window, cached 1 s) ──> pickAdaptive ──> agent + reason
  */
-import { LRUCache } from 'lru-cache';
 import { log } from '@temporalio/activity';
 import type { TaskStatsStore } from '../record';
 import { mergeStats } from '../core/forecast-sketch';
 import { pickAdaptive, type RouteWeights } from '../core/adaptive-route';
+import { cachedStatsWindow, type StatsWindow } from './stats-window';
 import type { RouteCandidate } from './load-router';
 import type { RouteDecision } from '../contracts/step';
 
@@ -38,21 +38,11 @@ export function createAdaptiveRouter({
   cacheMs = 1000,
   now = Date.now,
 }: AdaptiveRouterOptions): AdaptiveRouter {
-  // the newest 1000 reads; entries are fresh for cacheMs on the router's own clock (`now`, which tests move)
-  const cache = new LRUCache<string, { at: number; read: ReturnType<TaskStatsStore['window']> }>({ max: 1000 });
-  const read = (tenant: string, agents: string[]) => {
-    const key = `${tenant}\u0000${agents.join('\u0000')}`;
-    const hit = cache.get(key);
-    if (hit && now() - hit.at < cacheMs) return hit.read;
-    const fresh = stats.window(tenant, agents, windowDays === undefined ? {} : { days: windowDays });
-    cache.set(key, { at: now(), read: fresh });
-    void fresh.catch(() => cache.get(key)?.read === fresh && cache.delete(key));
-    return fresh;
-  };
+  const read = cachedStatsWindow(stats, { cacheMs, now, days: windowDays });
   return {
     async route({ tenant, candidates, weights }) {
       const agents = candidates.map((c) => c.agent);
-      let history: Awaited<ReturnType<TaskStatsStore['window']>> | undefined;
+      let history: Awaited<StatsWindow> | undefined;
       let note = '';
       try {
         history = tenant === undefined ? undefined : await read(tenant, agents);

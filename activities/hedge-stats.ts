@@ -12,15 +12,13 @@
  * one-step tasks; for longer ones it is the quantile of a task's mean step, which smooths a tail
  * (hedges then start a little later than a true per-step quantile would say).
  */
-import { LRUCache } from 'lru-cache';
 import { log } from '@temporalio/activity';
 import type { TaskStatsStore } from '../record';
 import type { Pattern } from '../schemas';
 import { meanOf, mergeStats, quantile, type TaskStats } from '../core/forecast-sketch';
 import { HEDGE_MIN_RUNS, type StepLatency } from '../core/hedge';
 import type { StepLatencyInput } from '../contracts/hedge';
-
-type Window = ReturnType<TaskStatsStore['window']>;
+import { cachedStatsWindow } from './stats-window';
 
 /** An agent's step latency at `afterP` and a step's mean spend, from its task statistics. */
 export function stepLatencyOf(s: TaskStats | undefined, afterP: number): StepLatency {
@@ -38,21 +36,12 @@ export function stepLatencyOf(s: TaskStats | undefined, afterP: number): StepLat
 
 /** The hedge activities over the record's task statistics (`cacheMs`: how long one read is shared; `now`: the cache's clock). */
 export function createHedgeActivities({ stats }: { stats: Pick<TaskStatsStore, 'window'> }, { cacheMs = 1000, now = Date.now } = {}) {
-  const cache = new LRUCache<string, { at: number; read: Window }>({ max: 1000 });
-  const read = (tenant: string, agentId: string): Window => {
-    const key = `${tenant}\u0000${agentId}`;
-    const hit = cache.get(key);
-    if (hit && now() - hit.at < cacheMs) return hit.read;
-    const fresh = stats.window(tenant, [agentId]);
-    cache.set(key, { at: now(), read: fresh });
-    void fresh.catch(() => cache.get(key)?.read === fresh && cache.delete(key));
-    return fresh;
-  };
+  const read = cachedStatsWindow(stats, { cacheMs, now });
   return {
     /** The agent's step latency at `afterP` (see core/hedge.ts stepLatencyOf); `{ runs: 0 }` with no history. */
     async stepLatency({ tenant, agentId, pattern, afterP }: StepLatencyInput): Promise<StepLatency> {
       try {
-        const byPattern = (await read(tenant, agentId)).get(agentId);
+        const byPattern = (await read(tenant, [agentId])).get(agentId);
         if (!byPattern) return { runs: 0 };
         const own = pattern ? byPattern.get(pattern as Pattern) : undefined;
         return stepLatencyOf(own && own.runs >= HEDGE_MIN_RUNS ? own : mergeStats([...byPattern.values()]), afterP);
