@@ -10,6 +10,7 @@
  *   overdueItems(tenant, now) ── inbox: state = 'pending' AND expires_at < now
  */
 import type { RecordDb } from './db';
+import { orphanScout } from './scouts';
 
 /** Orphaned scouts of a tenant: how many, and when the oldest was created (epoch ms; null: none). */
 export interface OrphanScouts {
@@ -19,13 +20,13 @@ export interface OrphanScouts {
 
 /** The hygiene queries over the same database as `createRecordStore`. */
 export function createRecordHygiene({ db }: RecordDb) {
-  const orphansOf = (tenant: string, before: number) =>
-    db.selectFrom('scouts').where('tenant', '=', tenant).where('feature_slug', 'is', null).where('created_at', '<', Math.floor(before));
-
   return {
     /** The tenant's scouts without a feature created before `before` (epoch ms). */
     async orphans(tenant: string, before: number): Promise<OrphanScouts> {
-      const r = await orphansOf(tenant, before)
+      const r = await db
+        .selectFrom('scouts')
+        .where('tenant', '=', tenant)
+        .where(orphanScout(before))
         .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('created_at').as('oldest')])
         .executeTakeFirstOrThrow();
       return { count: Number(r.n), oldestAt: r.oldest === null ? null : Number(r.oldest) };
@@ -33,12 +34,7 @@ export function createRecordHygiene({ db }: RecordDb) {
 
     /** Deletes the tenant's scouts without a feature created before `before`; how many went. */
     async deleteOrphans(tenant: string, before: number): Promise<number> {
-      const r = await db
-        .deleteFrom('scouts')
-        .where('tenant', '=', tenant)
-        .where('feature_slug', 'is', null)
-        .where('created_at', '<', Math.floor(before))
-        .executeTakeFirst();
+      const r = await db.deleteFrom('scouts').where('tenant', '=', tenant).where(orphanScout(before)).executeTakeFirst();
       return Number(r.numDeletedRows);
     },
 

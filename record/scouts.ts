@@ -13,11 +13,18 @@
  * The caps are scout-caps.ts, the reads scout-reads.ts, the rows' shapes scout-rows.ts; this module
  * puts them together with the writes that need no lock.
  */
-import type { Updateable } from 'kysely';
-import type { RecordDb, ScoutsTable } from './db';
+import type { ExpressionBuilder, Updateable } from 'kysely';
+import type { RecordDb, RecordTables, ScoutsTable } from './db';
 import { createScoutCaps } from './scout-caps';
 import { createScoutReads } from './scout-reads';
 import { newScoutRow, type ScoutReportStatus, type ScoutReservation } from './scout-rows';
+
+/**
+ * An orphaned scout: no feature, created before `before` (epoch ms). The prune deletes these and
+ * `delegate doctor` counts them (hygiene.ts), so both say the same; the partial index scouts_by_age is on it.
+ */
+export const orphanScout = (before: number) => (eb: ExpressionBuilder<RecordTables, 'scouts'>) =>
+  eb.and([eb('feature_slug', 'is', null), eb('created_at', '<', Math.floor(before))]);
 
 /** The scouts part of the record, over the same database as `createRecordStore`. */
 export function createScoutStore(rdb: RecordDb) {
@@ -126,13 +133,13 @@ export function createScoutStore(rdb: RecordDb) {
 
     /** Deletes (or, dry, counts) every tenant's scouts without a feature created before `before`; scouts with a feature are never pruned. */
     async prune(o: { before: number; dryRun: boolean }): Promise<{ dryRun: boolean; scouts: number }> {
-      const doomed = db.selectFrom('scouts').where('feature_slug', 'is', null).where('created_at', '<', o.before);
+      const doomed = db.selectFrom('scouts').where(orphanScout(o.before));
       if (o.dryRun)
         return {
           dryRun: true,
           scouts: Number((await doomed.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n),
         };
-      const r = await db.deleteFrom('scouts').where('feature_slug', 'is', null).where('created_at', '<', o.before).executeTakeFirst();
+      const r = await db.deleteFrom('scouts').where(orphanScout(o.before)).executeTakeFirst();
       return { dryRun: false, scouts: Number(r.numDeletedRows) };
     },
   };

@@ -53,7 +53,7 @@ export const PREFLIGHT_GATES: readonly (readonly [name: string, gate: PreflightG
       if (!p.def) throw fatal(ErrorType.NoAgent, `no agent "${input.agentId}"`, attempt);
     },
   ],
-  ['params', ({ input, registry }, p) => void (p.params = validateParams(registry, input.agentId, input.task.params))],
+  ['params', ({ input }, p) => void (p.params = validateParams(input.agentId, p.def!, input.task.params))],
   [
     'scope',
     ({ input, attempt }, p) => {

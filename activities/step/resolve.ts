@@ -14,6 +14,7 @@ import { ErrorType } from '../../core/errors';
 import { MAX_FALLBACKS } from '../../schemas/job';
 import { DEFAULT_POOL_SLOTS } from '../../schemas/pools';
 import { refusal, type AgentRegistry, type TaskFit } from '../agents/registry';
+import type { AgentDefinition } from '../agents/types';
 import { semanticText } from '../agents/semantic-router';
 import { fatal } from '../errors';
 import { createLoadRouter, describeWithClient, type LoadRouter } from '../load-router';
@@ -31,10 +32,8 @@ export function tenantOf(workflowId: string): string | undefined {
   return m?.[1];
 }
 
-/** The task's params as the agent reads them (its defaults applied); NoAgent or InvalidInput otherwise. */
-export function validateParams(registry: AgentRegistry, agentId: string, params: unknown): Record<string, unknown> {
-  const def = registry.get(agentId);
-  if (!def) throw fatal(ErrorType.NoAgent, `no agent "${agentId}"`);
+/** The task's params as agent `agentId` (its definition `def`) reads them, its defaults applied; InvalidInput otherwise. */
+export function validateParams(agentId: string, def: AgentDefinition, params: unknown): Record<string, unknown> {
   const parsed = def.params.safeParse(params ?? {});
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `params.${i.path.join('.')}: ${i.message}`).join('; ');
@@ -111,7 +110,7 @@ export function createResolver({ registry, router, adaptive }: ResolveDeps) {
           ? await routeSemantic(agent, question, { params, scope })
           : { def: registry.resolve(agent, question), reason: 'named' };
       if (!def) throw fatal(ErrorType.NoAgent, `no agent matches ${JSON.stringify(agent)}`);
-      validateParams(registry, def.manifest.id, params);
+      validateParams(def.manifest.id, def, params);
       return { manifest: def.manifest, routing: { agent: def.manifest.id, reason } };
     },
   };
