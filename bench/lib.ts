@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { openRecord, type OpenRecord, type RecordStore } from '../record';
 import { fileURLToPath } from 'node:url';
 import { freePort, startDevServer, type DevServer } from '../scripts/dev-server';
+import { createWorkers, type AgentLane, type DelegateWorkerOptions } from '../workers/worker';
 
 export const root = fileURLToPath(new URL('..', import.meta.url));
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -89,6 +90,29 @@ let record: Promise<OpenRecord> | undefined;
 export async function benchRecord(): Promise<RecordStore> {
   record ??= openRecord({ sqliteFile: join(mkdtempSync(join(tmpdir(), 'delegate-bench-record-')), 'record.db') });
   return (await record).store;
+}
+
+/**
+ * Runs `fn` with Delegate's workers in this process on `t` (the queue's worker and one per lane of
+ * `lanes`), archiving into the bench record; shuts them down after, whatever `fn` did.
+ */
+export async function withDelegateWorkers<T>(
+  t: BenchTemporal,
+  opts: Omit<DelegateWorkerOptions, 'connection' | 'namespace' | 'record'>,
+  lanes: AgentLane[],
+  fn: () => Promise<T>,
+): Promise<T> {
+  const workers = await createWorkers(
+    { connection: t.workerConnection, namespace: 'default', record: await benchRecord(), ...opts },
+    lanes,
+  );
+  const running = Promise.all(workers.map((w) => w.run()));
+  try {
+    return await fn();
+  } finally {
+    for (const w of workers) w.shutdown();
+    await running;
+  }
 }
 
 const children = new Set<ChildProcess>();

@@ -41,11 +41,11 @@ import { batchesToFetch, stitchBatches } from '../core/stitching';
 import { LlmAgentConfigSchema, type JobResult, type LlmAgentConfig, type TaskResult } from '../schemas';
 import type { ProviderLimits } from '../schemas/provider';
 import { fakeProviderAgent, startFakeProvider, type FakeProviderOptions } from '../scripts/fake-provider';
-import { bundleWorkflows, createWorkers } from '../workers/worker';
+import { bundleWorkflows } from '../workers/worker';
 import { delegationJob, type JobInput } from '../workflows/delegation-job';
 import { providerFanout, type ProviderCallActivities } from './baseline-provider-workflows';
 import { patientResult } from './delegate-runs';
-import { benchRecord, quietRuntime, report, round, sleep, spawnTsx, stopChild, withTemporal, type BenchTemporal } from './lib';
+import { quietRuntime, report, round, sleep, spawnTsx, stopChild, withDelegateWorkers, withTemporal, type BenchTemporal } from './lib';
 
 const N = Number(process.env.BENCH_PROVIDER_N ?? 500);
 /** The scenarios to run, by letter (e needs a: its no-fault run is a's Delegate side). */
@@ -190,25 +190,10 @@ function onDelegate<T>(
 ): Promise<T> {
   return withTemporal(`providers-${name}`, async (t) => {
     const registry = createAgentRegistry([...builtinAgents, ...configs.map((c) => createLlmAgent(c))]);
-    const workers = await createWorkers(
-      {
-        connection: t.workerConnection,
-        namespace: 'default',
-        taskQueue: QUEUE,
-        workflowBundle: bundle,
-        registry,
-        record: await benchRecord(),
-      },
-      tenants.map(LANE_OF),
-    );
-    const running = Promise.all(workers.map((w) => w.run()));
-    try {
+    return withDelegateWorkers(t, { taskQueue: QUEUE, workflowBundle: bundle, registry }, tenants.map(LANE_OF), async () => {
       for (const tenant of tenants) await (await startJob(t.client, registry, 'echo', 10, tenant)).result();
       return await fn(t, registry);
-    } finally {
-      for (const w of workers) w.shutdown();
-      await running;
-    }
+    });
   });
 }
 

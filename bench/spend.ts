@@ -45,12 +45,12 @@ import type { AllocationMode } from '../core/allocation';
 import { agentQueueFor } from '../core/names';
 import type { JobResult, TaskResult } from '../schemas';
 import { fakeProviderAgent, startFakeProvider } from '../scripts/fake-provider';
-import { bundleWorkflows, createWorkers } from '../workers/worker';
+import { bundleWorkflows } from '../workers/worker';
 import { delegationJob, type JobInput } from '../workflows/delegation-job';
 import { patientResult } from './delegate-runs';
 import { resolveDownshifts } from '../api/downshift';
 import { runManifest } from '../core/routing';
-import { benchRecord, median, percentile, quietRuntime, report, round, sleep, withTemporal } from './lib';
+import { benchRecord, median, percentile, quietRuntime, report, round, sleep, withDelegateWorkers, withTemporal } from './lib';
 import { buildApp } from '../api/app';
 import { loadConfig } from '../config/config';
 import { loadTenants } from '../config/tenants';
@@ -460,32 +460,22 @@ const replayOnCheap: Scenario = {
 const SCENARIOS: Scenario[] = [fanout50, ladderDownshift, tailHedging, cachedTwice, replayOnCheap];
 
 const bundle = await bundleWorkflows();
-const { rows, data } = await withTemporal('spend', async (t) => {
-  const workers = await createWorkers(
-    {
-      connection: t.workerConnection,
-      namespace: 'default',
-      taskQueue: QUEUE,
-      workflowBundle: bundle,
-      registry,
-      record: await benchRecord(),
-    },
+const { rows, data } = await withTemporal('spend', (t) =>
+  withDelegateWorkers(
+    t,
+    { taskQueue: QUEUE, workflowBundle: bundle, registry },
     [{ taskQueue: agentQueueFor(QUEUE, TENANT), slots: 50 }],
-  );
-  const running = Promise.all(workers.map((w) => w.run()));
-  try {
-    const all = { rows: [] as Row[], data: {} as Record<string, unknown> };
-    for (const s of SCENARIOS) {
-      const r = await s.run(t.client);
-      all.rows.push(...r.rows);
-      all.data[s.id] = r.data;
-    }
-    return all;
-  } finally {
-    for (const w of workers) w.shutdown();
-    await running;
-  }
-});
+    async () => {
+      const all = { rows: [] as Row[], data: {} as Record<string, unknown> };
+      for (const s of SCENARIOS) {
+        const r = await s.run(t.client);
+        all.rows.push(...r.rows);
+        all.data[s.id] = r.data;
+      }
+      return all;
+    },
+  ),
+);
 await fake.stop();
 
 report(
