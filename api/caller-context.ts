@@ -36,57 +36,37 @@ export function withCaller<T>(said: CallerContext, fn: () => Promise<T>): Promis
 /** What an MCP message's `_meta` says: its parent (PARENT_META_KEYS) and its `traceparent` (MCP's trace context key). */
 export function callerOfMeta(meta: unknown): CallerContext {
   if (typeof meta !== 'object' || meta === null) return {};
-  const m = meta as Record<string, unknown>;
-  const parent = parentOfMeta(m);
-  return { ...(typeof m.traceparent === 'string' ? { traceparent: m.traceparent } : {}), ...(parent ? { parent } : {}) };
+  return callerIn(PARENT_META_KEYS, '_meta', (key) => (meta as Record<string, unknown>)[key]);
 }
 
-/** A parent from its three values; throws a 400 naming `where` the field at fault. */
-function parentOf(values: Record<keyof ParentRequest, unknown>, where: Record<keyof ParentRequest, string>): ParentRequest | undefined {
-  const given = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
+/** What a request's headers say: its `traceparent` and its parent (PARENT_HEADERS). */
+function callerOfHeaders(headers: FastifyRequest['headers']): CallerContext {
+  return callerIn(PARENT_HEADERS, 'headers', (name) => {
+    const v = headers[name];
+    return Array.isArray(v) ? v[0] : v;
+  });
+}
+
+/** The context `get` reads, the parent under `keys`; a malformed parent is a 400 naming `${where}.<key>`. */
+function callerIn(keys: Record<keyof ParentRequest, string>, where: string, get: (key: string) => unknown): CallerContext {
+  const tp = get('traceparent');
+  const parent = parentIn(keys, where, get);
+  return { ...(typeof tp === 'string' ? { traceparent: tp } : {}), ...(parent ? { parent } : {}) };
+}
+
+/** The parent `get` reads under `keys`; undefined when it names none. */
+function parentIn(keys: Record<keyof ParentRequest, string>, where: string, get: (key: string) => unknown): ParentRequest | undefined {
+  const fields = Object.keys(keys) as (keyof ParentRequest)[];
+  const given = Object.fromEntries(fields.map((f) => [f, get(keys[f])]).filter(([, v]) => v !== undefined));
   if (Object.keys(given).length === 0) return undefined;
   const parsed = ParentRequestSchema.safeParse(given);
   if (parsed.success) return parsed.data;
+  const at = (f: keyof ParentRequest) => `${where}.${keys[f]}`;
   throw new HttpProblem(
     400,
     'Invalid request',
-    `${where.model} and ${where.maxOutputTokens} need ${where.session}, and each a well-formed value`,
-    parsed.error.issues.map((i) => ({ path: where[i.path[0] as keyof ParentRequest] ?? where.session, message: i.message })),
-  );
-}
-
-/** The parent a request's headers name. */
-export function parentOfHeaders(headers: FastifyRequest['headers']): ParentRequest | undefined {
-  const one = (name: string) => {
-    const v = headers[name];
-    return Array.isArray(v) ? v[0] : v;
-  };
-  const where = {
-    session: `headers.${PARENT_HEADERS.session}`,
-    model: `headers.${PARENT_HEADERS.model}`,
-    maxOutputTokens: `headers.${PARENT_HEADERS.maxOutputTokens}`,
-  };
-  return parentOf(
-    { session: one(PARENT_HEADERS.session), model: one(PARENT_HEADERS.model), maxOutputTokens: one(PARENT_HEADERS.maxOutputTokens) },
-    where,
-  );
-}
-
-/** The parent an MCP request's `_meta` names. */
-export function parentOfMeta(meta: Record<string, unknown> | undefined): ParentRequest | undefined {
-  if (!meta) return undefined;
-  const where = {
-    session: `_meta.${PARENT_META_KEYS.session}`,
-    model: `_meta.${PARENT_META_KEYS.model}`,
-    maxOutputTokens: `_meta.${PARENT_META_KEYS.maxOutputTokens}`,
-  };
-  return parentOf(
-    {
-      session: meta[PARENT_META_KEYS.session],
-      model: meta[PARENT_META_KEYS.model],
-      maxOutputTokens: meta[PARENT_META_KEYS.maxOutputTokens],
-    },
-    where,
+    `${at('model')} and ${at('maxOutputTokens')} need ${at('session')}, and each a well-formed value`,
+    parsed.error.issues.map((i) => ({ path: at(fields.find((f) => f === i.path[0]) ?? 'session'), message: i.message })),
   );
 }
 
@@ -99,15 +79,13 @@ export function installCallerContext(app: FastifyInstance, noteParent: (tenant: 
   app.addHook('preHandler', (req, _reply, done) => {
     let ctx: CallerContext;
     try {
-      const tp = req.headers.traceparent;
-      const parent = parentOfHeaders(req.headers);
-      ctx = { ...(typeof tp === 'string' ? { traceparent: tp } : {}), ...(parent ? { parent } : {}) };
+      ctx = callerOfHeaders(req.headers);
     } catch (err) {
       done(err as Error);
       return;
     }
     const run = () => store.run(ctx, () => done());
-    if (ctx.parent && req.tenant && (ctx.parent.model || ctx.parent.maxOutputTokens)) noteParent(req.tenant, ctx.parent).then(run, done);
+    if (ctx.parent && req.tenant) noteParent(req.tenant, ctx.parent).then(run, done);
     else run();
   });
 }

@@ -17,8 +17,9 @@ export function createParentModel(
   setModel: (tenant: string, jobId: string, update: JobModelState) => Promise<JobModelState>,
 ) {
   return {
-    /** Keeps what the request says of the parent's model; a change reaches the session's running jobs. */
+    /** Keeps what the request says of the parent's model (nothing when it names a session only); a change reaches the session's running jobs. */
     async noteParent(tenant: string, parent: ParentRequest): Promise<void> {
+      if (!parent.model && !parent.maxOutputTokens) return;
       const said = {
         ...(parent.model ? { model: parent.model } : {}),
         ...(parent.maxOutputTokens ? { maxOutputTokens: parent.maxOutputTokens } : {}),

@@ -41,7 +41,7 @@ export const mcpRoutes: FastifyPluginAsync = async (app) => {
     }
     // a tool call's `_meta` names its parent's session and model, as headers do on REST: kept before the call runs
     const said = callerOfMeta((Array.isArray(req.body) ? req.body[0] : req.body)?.params?._meta);
-    if (said.parent && (said.parent.model || said.parent.maxOutputTokens)) await app.jobs.noteParent(req.tenant, said.parent);
+    if (said.parent) await app.jobs.noteParent(req.tenant, said.parent);
     const clientCapabilities = capabilitiesOf(sessionHeader);
     const roles = (app.registry.roles?.list() ?? []).map(({ persona: _persona, ...r }) => r);
     const server = createDelegateMcpServer(createInProcessBackend(app, req.tenant), { clientCapabilities, roles });
