@@ -58,7 +58,7 @@ export type { ApprovalFilters } from './approvals.js';
 /** Options of `createDelegateClient`. */
 export type DelegateClientOptions = TransportOptions;
 
-/** Options of `waitForResult`. */
+/** Options of `waitForResult` and `comparison`. */
 export interface WaitOptions {
   /** Give up after this long with a `DelegateTimeoutError`. @default no limit */
   timeoutSeconds?: number;
@@ -72,6 +72,21 @@ const labelQuery = (labels?: Record<string, string>) => (labels ? Object.entries
 export function createDelegateClient(options: DelegateClientOptions) {
   const request = createTransport(options);
   const job = (jobId: string) => `/v1/jobs/${encodeURIComponent(jobId)}`;
+
+  /** GETs the job's `what` (a 200 once it is ready, else 202 with the job's view) in long polls until a 200 or the timeout. */
+  async function waitFor200<T>(jobId: string, what: 'result' | 'comparison', opts: WaitOptions): Promise<T> {
+    const deadline = opts.timeoutSeconds === undefined ? Infinity : Date.now() + opts.timeoutSeconds * 1000;
+    for (;;) {
+      const waitSeconds = Math.min(MAX_WAIT_SECONDS, Math.max(0, (deadline - Date.now()) / 1000));
+      const res = await request<T | JobView>('GET', `${job(jobId)}/${what}`, {
+        query: { waitSeconds: Math.round(waitSeconds * 10) / 10 },
+        idempotent: true,
+        signal: opts.signal,
+      });
+      if (res.status === 200) return res.body as T;
+      if (Date.now() >= deadline) throw new DelegateTimeoutError(jobId, res.body as JobView);
+    }
+  }
 
   const client = {
     /**
@@ -95,18 +110,7 @@ export function createDelegateClient(options: DelegateClientOptions) {
      * that ended without a result (terminated) is a 409 `DelegateProblemError`.
      */
     async waitForResult(jobId: string, opts: WaitOptions = {}): Promise<JobResult> {
-      const deadline = opts.timeoutSeconds === undefined ? Infinity : Date.now() + opts.timeoutSeconds * 1000;
-      for (;;) {
-        const left = Math.max(0, (deadline - Date.now()) / 1000);
-        const waitSeconds = Math.min(MAX_WAIT_SECONDS, left);
-        const res = await request<JobResult | JobView>('GET', `${job(jobId)}/result`, {
-          query: { waitSeconds: Math.round(waitSeconds * 10) / 10 },
-          idempotent: true,
-          signal: opts.signal,
-        });
-        if (res.status === 200) return res.body as JobResult;
-        if (Date.now() >= deadline) throw new DelegateTimeoutError(jobId, res.body as JobView);
-      }
+      return waitFor200<JobResult>(jobId, 'result', opts);
     },
 
     /** A page of the tenant's root jobs, newest start first; pass its `nextPageToken` back for the next (null on the last). */
@@ -168,17 +172,7 @@ export function createDelegateClient(options: DelegateClientOptions) {
 
     /** The comparison of a replay with its source, waiting as long as the replay runs (long polls of at most 60 s each). */
     async comparison(replayId: string, opts: WaitOptions = {}): Promise<JobComparison> {
-      const deadline = opts.timeoutSeconds === undefined ? Infinity : Date.now() + opts.timeoutSeconds * 1000;
-      for (;;) {
-        const waitSeconds = Math.min(MAX_WAIT_SECONDS, Math.max(0, (deadline - Date.now()) / 1000));
-        const res = await request<JobComparison | JobView>('GET', `${job(replayId)}/comparison`, {
-          query: { waitSeconds: Math.round(waitSeconds * 10) / 10 },
-          idempotent: true,
-          signal: opts.signal,
-        });
-        if (res.status === 200) return res.body as JobComparison;
-        if (Date.now() >= deadline) throw new DelegateTimeoutError(replayId, res.body as JobView);
-      }
+      return waitFor200<JobComparison>(replayId, 'comparison', opts);
     },
 
     /** The agents this deployment can run. */
