@@ -6,8 +6,8 @@
  *   registry ──> params ──> scope ──> approval ──> breaker ──> schema ──> run
  *   NoAgent     InvalidInput ToolDenied ApprovalRequired CircuitOpen InvalidOutput
  *
- * A new check is one entry of PREFLIGHT_GATES; its error type is core/errors.ts's, and the
- * subtask's classify.ts says what the subtask makes of it.
+ * A new check is a few lines of `preflight`, in its place in that order; its error type is
+ * core/errors.ts's, and the subtask's classify.ts says what the subtask makes of it.
  */
 import type { Context } from '@temporalio/activity';
 import type { AgentStepInput } from '../../contracts/step';
@@ -29,8 +29,8 @@ export interface Preflight {
   schema?: { schema: Record<string, unknown>; owner: { owner: string } };
 }
 
-/** What every gate reads. */
-export interface GateContext {
+/** What the checks read besides the step's input. */
+export interface PreflightContext {
   input: AgentStepInput;
   attempt: number;
   ctx: Context;
@@ -38,81 +38,53 @@ export interface GateContext {
   breaker?: CircuitBreaker;
 }
 
-/** One check: refuses by throwing, or adds to the preflight; reads what the gates before it added. */
-export type PreflightGate = (g: GateContext, p: Partial<Preflight>) => void | Promise<void>;
+/** Runs the checks in the order above; what they let through, or the first refusal (thrown). */
+export async function preflight({ input, attempt, ctx, registry, breaker }: PreflightContext): Promise<Preflight> {
+  const def = registry.get(input.agentId);
+  if (!def) throw fatal(ErrorType.NoAgent, `no agent "${input.agentId}"`, attempt);
+  const params = validateParams(input.agentId, def, input.task.params);
+  const tools = def.toolsFor?.(params) ?? [];
+  const scope = new Set(input.task.scope ?? []);
+  const denied = tools.filter((t) => !scope.has(t));
+  if (denied.length > 0) throw fatal(ErrorType.ToolDenied, `tools not in the task scope: ${denied.join(', ')}`, attempt);
+  // a tool the approval policy names waits for a human before the agent runs: the workflow opens the approval
+  const approved = new Set(input.approvedTools ?? []);
+  const gated = tools.filter((t) => input.task.approval?.tools?.includes(t) && !approved.has(t));
+  if (gated.length > 0) {
+    throw fatal(ErrorType.ApprovalRequired, `approval required before calling ${gated.join(', ')}`, attempt, {
+      tools: gated,
+      noReprompt: true,
+    });
+  }
+  const guard = await guardOf(def, { input, attempt, ctx, breaker });
+  // a schema that cannot compile can never be satisfied: refuse before the agent spends anything.
+  // Compiling and validating run in a schema thread, bounded in time and heap: a costly schema fails its own task only
+  const outputSchema = input.task.outputSchema;
+  const schema = outputSchema ? { schema: outputSchema, owner: { owner: input.events?.tenant ?? 'unknown' } } : undefined;
+  if (schema) {
+    const compiled = await schemaThreads.compile(schema.schema, schema.owner);
+    if (!compiled.ok) throw fatal(ErrorType.InvalidOutput, `invalid outputSchema: ${compiled.error}`, attempt, { noReprompt: true });
+  }
+  return { def, params, ...(guard ? { guard } : {}), ...(schema ? { schema } : {}) };
+}
 
-/** The agent's tools for these params (its `toolsFor`). */
-const toolsOf = (p: Partial<Preflight>) => p.def!.toolsFor?.(p.params!) ?? [];
-
-/** The gates, in the order they run; each name says what it checks. */
-export const PREFLIGHT_GATES: readonly (readonly [name: string, gate: PreflightGate])[] = [
-  [
-    'registry',
-    ({ input, attempt, registry }, p) => {
-      p.def = registry.get(input.agentId);
-      if (!p.def) throw fatal(ErrorType.NoAgent, `no agent "${input.agentId}"`, attempt);
-    },
-  ],
-  ['params', ({ input }, p) => void (p.params = validateParams(input.agentId, p.def!, input.task.params))],
-  [
-    'scope',
-    ({ input, attempt }, p) => {
-      const scope = new Set(input.task.scope ?? []);
-      const denied = toolsOf(p).filter((t) => !scope.has(t));
-      if (denied.length > 0) throw fatal(ErrorType.ToolDenied, `tools not in the task scope: ${denied.join(', ')}`, attempt);
-    },
-  ],
-  [
-    // a tool the approval policy names waits for a human before the agent runs: the workflow opens the approval
-    'approval',
-    ({ input, attempt }, p) => {
-      const approved = new Set(input.approvedTools ?? []);
-      const gated = toolsOf(p).filter((t) => input.task.approval?.tools?.includes(t) && !approved.has(t));
-      if (gated.length > 0) {
-        throw fatal(ErrorType.ApprovalRequired, `approval required before calling ${gated.join(', ')}`, attempt, {
-          tools: gated,
-          noReprompt: true,
-        });
-      }
-    },
-  ],
-  [
-    'breaker',
-    async ({ input, attempt, ctx, breaker }, p) => {
-      // builtin agents are never cut off
-      if (!breaker || p.def!.manifest.kind === 'builtin') return;
-      // one tenant's failures (its own input may provoke them) open that tenant's circuit only
-      const circuit = { agentId: p.def!.manifest.id, ...(input.events?.tenant ? { tenant: input.events.tenant } : {}) };
-      // a half-open trial is held by this attempt, on a lease as long as the attempt may take
-      const ticket = { holder: `${input.stepKey}#${attempt}`, leaseMs: (ctx.info.startToCloseTimeoutMs || 60_000) + 5000 };
-      p.guard = { breaker, circuit, ticket };
-      const blocked = await breaker.blockedFor(circuit, ticket);
-      if (blocked > 0) {
-        throw fatal(
-          ErrorType.CircuitOpen,
-          `circuit open for agent "${p.def!.manifest.id}" after repeated failures; retry in ${Math.ceil(blocked / 1000)}s`,
-          attempt,
-        );
-      }
-    },
-  ],
-  [
-    // a schema that cannot compile can never be satisfied: refuse before the agent spends anything.
-    // Compiling and validating run in a schema thread, bounded in time and heap: a costly schema fails its own task only
-    'schema',
-    async ({ input, attempt }, p) => {
-      const schema = input.task.outputSchema;
-      if (!schema) return;
-      p.schema = { schema, owner: { owner: input.events?.tenant ?? 'unknown' } };
-      const compiled = await schemaThreads.compile(schema, p.schema.owner);
-      if (!compiled.ok) throw fatal(ErrorType.InvalidOutput, `invalid outputSchema: ${compiled.error}`, attempt, { noReprompt: true });
-    },
-  ],
-];
-
-/** Runs every gate in order; what they let through. */
-export async function preflight(g: GateContext): Promise<Preflight> {
-  const p: Partial<Preflight> = {};
-  for (const [, gate] of PREFLIGHT_GATES) await gate(g, p);
-  return p as Preflight;
+/** The breaker's check of a remote agent (builtin agents are never cut off): its guard, or CircuitOpen while the circuit is open. */
+async function guardOf(
+  def: AgentDefinition,
+  { input, attempt, ctx, breaker }: Omit<PreflightContext, 'registry'>,
+): Promise<Preflight['guard']> {
+  if (!breaker || def.manifest.kind === 'builtin') return undefined;
+  // one tenant's failures (its own input may provoke them) open that tenant's circuit only
+  const circuit = { agentId: def.manifest.id, ...(input.events?.tenant ? { tenant: input.events.tenant } : {}) };
+  // a half-open trial is held by this attempt, on a lease as long as the attempt may take
+  const ticket = { holder: `${input.stepKey}#${attempt}`, leaseMs: (ctx.info.startToCloseTimeoutMs || 60_000) + 5000 };
+  const blocked = await breaker.blockedFor(circuit, ticket);
+  if (blocked > 0) {
+    throw fatal(
+      ErrorType.CircuitOpen,
+      `circuit open for agent "${def.manifest.id}" after repeated failures; retry in ${Math.ceil(blocked / 1000)}s`,
+      attempt,
+    );
+  }
+  return { breaker, circuit, ticket };
 }
