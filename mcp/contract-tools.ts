@@ -16,29 +16,8 @@ import type { DelegateBackend } from './backend';
 import { taskIdOf } from './task-store';
 import type { enableTasks } from './tasks';
 import { listing } from './tool-docs';
-import { invalid, json, POLL_SECONDS, tool, type ToolExtra } from './tool-helpers';
+import { invalid, json, POLL_SECONDS, tool, waitFor } from './tool-helpers';
 import { idArg, OUTPUT, researchInput, scoutRequestShape, waitArg } from './tool-schemas';
-
-/**
- * Polls `next` (long polls of POLL_SECONDS) from `first` until it is final, the wait has passed
- * or the call is cancelled; a poll answered well before its wait means nothing is left to wait for.
- */
-async function waitFor<T>(
-  first: T,
-  next: (seconds: number) => Promise<T>,
-  final: (t: T) => boolean,
-  deadline: number,
-  extra: ToolExtra,
-): Promise<T> {
-  let answer = first;
-  while (!final(answer) && Date.now() < deadline && !extra.signal.aborted) {
-    const asked = Math.min(POLL_SECONDS, (deadline - Date.now()) / 1000);
-    const began = Date.now();
-    answer = await next(asked);
-    if (Date.now() - began < asked * 1000 - 500) break;
-  }
-  return answer;
-}
 
 /** Registers a tool for plain and task-augmented calls. */
 type TaskTools = ReturnType<typeof enableTasks>;

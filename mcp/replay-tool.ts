@@ -9,29 +9,26 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ReplayRequestSchema } from '../schemas/replay';
 import type { DelegateBackend } from './backend';
 import { listing } from './tool-docs';
-import { invalid, json, tool } from './tool-helpers';
+import { invalid, json, POLL_SECONDS, tool, waitFor } from './tool-helpers';
 import { OUTPUT, replayInput } from './tool-schemas';
 
-/** Longest single wait for the comparison (the API's long poll); a longer waitSeconds polls again. */
-const POLL = 60;
+/** What job_replay takes (replayInput). */
+type ReplayArgs = { jobId: string; agent?: string; model?: string; tasks?: string[]; replayId?: string; waitSeconds: number };
 
 /** Registers `job_replay` on the server. */
 export function registerReplayTool(server: McpServer, backend: DelegateBackend): void {
   server.registerTool(
     'job_replay',
     listing('job_replay', replayInput, OUTPUT.replay),
-    tool(async (args: { jobId: string; agent?: string; model?: string; tasks?: string[]; replayId?: string; waitSeconds: number }) => {
-      const { jobId, replayId, waitSeconds, ...rest } = args;
+    tool(async ({ jobId, replayId, waitSeconds, ...rest }: ReplayArgs, extra) => {
       const parsed = ReplayRequestSchema.safeParse({ ...rest, ...(replayId ? { jobId: replayId } : {}) });
       if (!parsed.success) return invalid('replay', parsed.error.issues);
       const sub = await backend.replay(jobId, parsed.data);
       const deadline = Date.now() + waitSeconds * 1000;
-      for (;;) {
-        const left = Math.max(0, (deadline - Date.now()) / 1000);
-        const comparison = await backend.comparison(sub.jobId, Math.min(POLL, left));
-        if (comparison) return json({ ...comparison, state: 'completed' });
-        if (Date.now() >= deadline) return json({ jobId: sub.jobId, replayOf: sub.replayOf, replayId: sub.jobId, state: 'running' });
-      }
+      const poll = (seconds: number) => backend.comparison(sub.jobId, seconds);
+      const comparison = await waitFor(await poll(Math.min(waitSeconds, POLL_SECONDS)), poll, (c) => c !== undefined, deadline, extra);
+      if (comparison) return json({ ...comparison, state: 'completed' });
+      return json({ jobId: sub.jobId, replayOf: sub.replayOf, replayId: sub.jobId, state: 'running' });
     }),
   );
 }

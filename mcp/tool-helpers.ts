@@ -33,3 +33,24 @@ export function tool<A>(run: (args: A, extra: ToolExtra) => Promise<CallToolResu
     }
   };
 }
+
+/**
+ * Polls `next` (long polls of POLL_SECONDS) from `first` until it is final, the wait has passed
+ * or the call is cancelled; a poll answered well before its wait means nothing is left to wait for.
+ */
+export async function waitFor<T>(
+  first: T,
+  next: (seconds: number) => Promise<T>,
+  final: (t: T) => boolean,
+  deadline: number,
+  extra: ToolExtra,
+): Promise<T> {
+  let answer = first;
+  while (!final(answer) && Date.now() < deadline && !extra.signal.aborted) {
+    const asked = Math.min(POLL_SECONDS, (deadline - Date.now()) / 1000);
+    const began = Date.now();
+    answer = await next(asked);
+    if (Date.now() - began < asked * 1000 - 500) break;
+  }
+  return answer;
+}
