@@ -12,7 +12,7 @@ import { loadConfig } from '../config/config';
 import { loadTenants } from '../config/tenants';
 import { authHeader, type TestTenant } from './tenants';
 import { delegationJob } from '../workflows/delegation-job';
-import { subtaskStatusQuery } from '../contracts/messages';
+import { subtaskStatusQuery, type SubtaskStatus } from '../contracts/messages';
 
 let counter = 0;
 /** An id unique across test files and runs. */
@@ -97,10 +97,6 @@ export async function listeningApp(
   return { app, url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}` };
 }
 
-/**
- * The file's API app (see `testApp`): built before its tests, closed after them. Returns a
- * stand-in that forwards to the app once built, so tests write `app.inject(...)` as usual.
- */
 /** `listeningApp` for a whole file: started in beforeAll, closed in afterAll; read `url` and `app` inside a test. */
 export function useListeningApp(
   extra: Record<string, string> = {},
@@ -127,6 +123,10 @@ export function useListeningApp(
   };
 }
 
+/**
+ * The file's API app (see `testApp`): built before its tests, closed after them. Returns a
+ * stand-in that forwards to the app once built, so tests write `app.inject(...)` as usual.
+ */
 export function useApp(extra: Record<string, string> = {}, as: TestTenant | null = 'default'): FastifyInstance {
   let app: FastifyInstance | undefined;
   beforeAll(async () => {
@@ -197,21 +197,20 @@ export async function pollUntil(check: () => Promise<boolean>, what: string | ((
   }
 }
 
-/** Waits until subtask `taskId` of the default tenant's job `jobId` reports `phase` (its own status query). */
-export async function waitForSubtask(jobId: string, taskId: string, phase: string): Promise<void> {
+/** Waits until subtask `taskId` of the default tenant's job `jobId` reports `phase`, or has taken `{ steps }` (its own status query). */
+export async function waitForSubtask(jobId: string, taskId: string, until: string | { steps: number }): Promise<void> {
   const client = await testClient();
-  let seen: string | undefined;
+  let seen: SubtaskStatus | undefined;
   await pollUntil(
     async () => {
-      seen = (
-        await client.workflow
-          .getHandle(`job/default/${jobId}/${taskId}`)
-          .query(subtaskStatusQuery)
-          .catch(() => undefined)
-      )?.phase;
-      return seen === phase;
+      seen = await client.workflow
+        .getHandle(`job/default/${jobId}/${taskId}`)
+        .query(subtaskStatusQuery)
+        .catch(() => undefined);
+      return typeof until === 'string' ? seen?.phase === until : (seen?.steps ?? 0) >= until.steps;
     },
-    () => `${taskId} never ${phase} (last phase: ${seen ?? 'no answer to the status query'})`,
+    () =>
+      `${taskId} never ${typeof until === 'string' ? until : `took ${until.steps} steps`} (last: ${seen ? `${seen.phase}, ${seen.steps} steps` : 'no answer to the status query'})`,
   );
 }
 

@@ -6,18 +6,16 @@
  * `POST /v1/approvals/:id` is checked, and the next model request carries the answer and the
  * message as a user turn. A task that does not allow questions never offers the tool.
  */
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { InboxItem, JobResult } from '../../schemas';
 import { pollUntil, uniqueId, useApp } from '../helpers';
+import { capturedBodies } from '../fake-llm';
 
 const app = useApp({ DELEGATE_APPROVAL_SECRET: 'approval-secret-for-tests-0123456789', PUBLIC_URL: 'http://delegate.test' });
 const post = (url: string, payload: object) => app.inject({ method: 'POST', url, payload });
 
 /** The raw bodies of the model's requests, in order. */
-async function captured(model: string): Promise<Record<string, unknown>[]> {
-  const res = await fetch(`${inject('fakeLlmUrl')}/v1/_captured?model=${encodeURIComponent(model)}`);
-  return ((await res.json()) as { body: string }[]).map((c) => JSON.parse(c.body) as Record<string, unknown>);
-}
+const captured = capturedBodies;
 
 /** The user turns' text of a request body, whatever the wire format (chat completions, Anthropic Messages, Gemini). */
 function userTexts(body: Record<string, unknown>): string[] {

@@ -4,20 +4,17 @@
  * job starts after that runs on it, whatever model the job was created with. The fake LLM
  * says which model each turn asked for.
  */
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JobResult } from '../../schemas';
-import { subtaskStatusQuery } from '../../contracts/messages';
 import { createDelegateClient, type ParentContext } from 'delegate/client';
-import { finalResult, listeningApp, pollUntil, testClient, uniqueId, useApp, waitForSubtask } from '../helpers';
+import { finalResult, listeningApp, uniqueId, useApp, waitForSubtask } from '../helpers';
 import { TEST_TENANTS } from '../tenants';
+import { capturedBodies } from '../fake-llm';
 
 const app = useApp();
 
 /** The turns the fake LLM got for `model`, with their output cap. */
-async function captured(model: string): Promise<{ max_tokens: number }[]> {
-  const res = await fetch(`${inject('fakeLlmUrl')}/v1/_captured?model=${encodeURIComponent(model)}`);
-  return ((await res.json()) as { body: string }[]).map((c) => JSON.parse(c.body) as { max_tokens: number });
-}
+const captured = capturedBodies<{ max_tokens: number }>;
 
 const task = (id: string) => ({ id, question: `review ${id}`, role: 'review', taskType: 'code_review', subject: 'PR 7' });
 
@@ -30,11 +27,7 @@ async function startInSession(jobId: string, session: string, modelA: string): P
     payload: { jobId, pattern: 'fanout', maxParallel: 1, model: modelA, tasks: [task('first'), task('second')] },
   });
   expect(res.statusCode, res.body).toBe(201);
-  const first = (await testClient()).workflow.getHandle(`job/default/${jobId}/first`);
-  await pollUntil(
-    async () => ((await first.query(subtaskStatusQuery).catch(() => undefined))?.steps ?? 0) >= 1,
-    'the first child took a step',
-  );
+  await waitForSubtask(jobId, 'first', { steps: 1 });
 }
 
 /** The second child ran on `model` (every turn of it the fake LLM got), the first on `before`. */

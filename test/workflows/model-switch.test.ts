@@ -2,19 +2,17 @@
  * Model inheritance: a job's model switched mid-run reaches the children started after the
  * switch; a child already running keeps the model (and output cap) it started with.
  */
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JobResult } from '../../schemas';
-import { subtaskStatusQuery } from '../../contracts/messages';
 import { createDelegateClient } from 'delegate/client';
-import { finalResult, listeningApp, pollUntil, testClient, uniqueId, useApp, waitForSubtask } from '../helpers';
+import { finalResult, listeningApp, uniqueId, useApp, waitForSubtask } from '../helpers';
 import { TEST_TENANTS } from '../tenants';
+import { capturedBodies } from '../fake-llm';
 
 const app = useApp();
 
-async function captured(model: string): Promise<{ max_tokens: number }[]> {
-  const res = await fetch(`${inject('fakeLlmUrl')}/v1/_captured?model=${encodeURIComponent(model)}`);
-  return ((await res.json()) as { body: string }[]).map((c) => JSON.parse(c.body) as { max_tokens: number });
-}
+/** The turns the fake LLM got for `model`, with their output cap. */
+const captured = capturedBodies<{ max_tokens: number }>;
 
 const task = (id: string) => ({ id, question: `review ${id}`, role: 'review', taskType: 'code_review', subject: 'PR 7' });
 
@@ -37,12 +35,7 @@ describe('model inheritance', () => {
       },
     });
     expect(res.statusCode).toBe(201);
-    const client = await testClient();
-    const first = client.workflow.getHandle(`job/default/${jobId}/first`);
-    await pollUntil(
-      async () => ((await first.query(subtaskStatusQuery).catch(() => undefined))?.steps ?? 0) >= 1,
-      'the first child took a step',
-    );
+    await waitForSubtask(jobId, 'first', { steps: 1 });
 
     const sw = await app.inject({ method: 'POST', url: `/v1/jobs/${jobId}/model`, payload: { model: after, maxOutputTokens: 120 } });
     expect(sw.statusCode).toBe(200);
