@@ -155,18 +155,18 @@ export const GENERATIONS: readonly Generation[] = [
     fixtures: ['fanout.json.gz', 'top-ups.json.gz', 'nested.json.gz', 'fair-grants.json.gz'],
   },
   {
-    id: 'input:cache',
-    mechanism: 'input',
+    id: 'result-cache',
+    mechanism: 'patch',
     changed:
-      "a task with `cache` (its own or its job's, a spec field) is looked up in the tenant's result cache before its child starts (local activities), served at $0 on a hit, de-duplicated in the job, and its success stored",
+      "a task with `cache` (its own or its job's, a spec field) is looked up in the tenant's result cache before its child starts (local activities), served at $0 on a hit, de-duplicated in the job, and its success stored; asked only by runs with a covered task (the API sets the field whichever worker runs the job)",
     since: '2026-12-05',
     fixtures: ['fanout.json.gz'],
   },
   {
-    id: 'input:downshift',
-    mechanism: 'input',
+    id: 'downshift',
+    mechanism: 'patch',
     changed:
-      'a subtask (or a job) with a ladder resolved at submission steps down to the cheapest agent above its quality floor once its spend passes the threshold: a local activity writes subtask.downshift, the result notes it',
+      'a subtask (or a job) with a ladder resolved at submission steps down to the cheapest agent above its quality floor once its spend passes the threshold: a local activity writes subtask.downshift, the result notes it; asked only by runs with a ladder (the API sets it whichever worker runs the job)',
     since: '2026-12-05',
     fixtures: ['fanout.json.gz', 'fallback.json.gz', 'fair-grants.json.gz'],
   },

@@ -50,9 +50,12 @@ import { eagerBytes, eagerWorkflowGraph, violations, type EagerGraph } from './b
  * of a circle of nine files), 757,325, the project's 362,918: raised by 3,000 to 364,000. Raised by
  * 1,000 more (to 761,000 and 365,000) when three modules over 300 lines were split (the children's
  * inputs into workflows/job/child-input.ts, the loop's hedge into workflows/subtask/loop-hedge.ts):
- * the same code plus the new modules' opening comments and imports, 759,125 (364,718).
+ * the same code plus the new modules' opening comments and imports, 759,125 (364,718). The project's
+ * raised by 2,000 more (to 367,000) for the patches that keep a rolling deploy deterministic: the
+ * cache and the down-shift are asked through patched() (a worker from before them ignored the
+ * spec's fields the API sets): 366,252, the whole graph's 760,659.
  */
-const BUDGET = { total: 761_000, project: 365_000 };
+const BUDGET = { total: 761_000, project: 367_000 };
 
 let graph: EagerGraph;
 beforeAll(async () => {

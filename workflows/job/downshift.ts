@@ -12,6 +12,13 @@ import type { SubtaskInput } from '../../contracts/subtask';
 import { downshiftNote, pickRung, type DownshiftDecision, type DownshiftPlan } from '../../core/downshift';
 import { runManifest, submittedManifest, type RunManifest } from '../../core/routing';
 
+/**
+ * Since this patch, a ladder down-shifts (a job's tasks, a subtask's steps). The input alone cannot
+ * choose it: the API sets `downshift` whichever worker runs the job, and a run an older worker
+ * began kept its agents. Asked only by runs with a ladder.
+ */
+export const DOWNSHIFT_PATCH = 'downshift';
+
 /** A task the job starts down-shifted: the cheaper agent's manifest and the line its result notes. */
 export interface JobShift {
   decision: DownshiftDecision;

@@ -8,9 +8,10 @@
  *                                    └─> miss ──key claimed by another task──> wait ──success──> served (cachedFrom: this job)
  *                                             └─> claim ──child runs──> settle ──success──> storeCachedResult
  *
- * Only specs with `cache` take this path: runs of every other spec command what they did before.
+ * Only specs with `cache` take this path, and only runs that took CACHE_PATCH: runs of every other
+ * spec command what they did before, and so do runs a worker from before the cache began.
  */
-import { log, proxyLocalActivities } from '@temporalio/workflow';
+import { log, patched, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import type { JobInput } from '../../contracts/job';
 import type { TaskResult, TaskSpec } from '../../schemas';
@@ -18,6 +19,13 @@ import { submittedManifest } from '../../core/routing';
 import { cacheKeyParts, cacheOf, servedResult } from '../../core/result-cache';
 import { currentModel } from './model';
 import type { RunContext } from './run-context';
+
+/**
+ * Since this patch, a covered task is looked up before its child starts. The spec alone cannot
+ * choose it: the API sets `cache` whichever worker runs the job, and a run an older worker began
+ * started its children without a lookup. Asked at the first covered task only.
+ */
+const CACHE_PATCH = 'result-cache';
 
 const { lookupCachedResult, storeCachedResult } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
@@ -36,6 +44,8 @@ export interface CacheClaim {
 export class JobResultCache {
   /** Per key, the result of the task of this job that claimed it (pending while it runs). */
   private readonly claimed = new Map<string, Promise<TaskResult>>();
+  /** Whether this run took CACHE_PATCH, asked once (at the first covered task). */
+  private patched?: boolean;
 
   constructor(
     private readonly input: JobInput,
@@ -44,9 +54,10 @@ export class JobResultCache {
     private readonly rootJobId: string,
   ) {}
 
-  /** True when the task runs with a cache and its agent was resolved at submission (its version is known). */
+  /** True when the task runs with a cache, its agent was resolved at submission (its version is known) and the run took CACHE_PATCH. */
   covers(task: TaskSpec): boolean {
-    return cacheOf(task, this.input.spec) !== undefined && submittedManifest(task, this.input.agents) !== undefined;
+    if (cacheOf(task, this.input.spec) === undefined || submittedManifest(task, this.input.agents) === undefined) return false;
+    return (this.patched ??= patched(CACHE_PATCH));
   }
 
   /**

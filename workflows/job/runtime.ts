@@ -5,7 +5,7 @@
  *
  *   pattern ──runTask(task)──> budget.reserveTask ──> children.start ──> result ──> budget.settleTask ──> records.record
  */
-import { ApplicationFailure, ChildWorkflowFailure, condition, TimeoutFailure } from '@temporalio/workflow';
+import { ApplicationFailure, ChildWorkflowFailure, condition, patched, TimeoutFailure } from '@temporalio/workflow';
 import type { JobInput } from '../../contracts/job';
 import type { FailureReason, JobResult, TaskResult, TaskSpec } from '../../schemas';
 import { minBudget } from '../../core/budget-ledger';
@@ -20,7 +20,7 @@ import type { RunContext } from './run-context';
 import { ErrorType } from '../../core/errors';
 import { agentLabel, jobAsTaskResult, notRunResult } from '../../core/task-results';
 import { downshiftEvent } from '../../core/downshift';
-import { jobDownshift } from './downshift';
+import { DOWNSHIFT_PATCH, jobDownshift } from './downshift';
 
 export type { Running } from './children';
 
@@ -55,6 +55,8 @@ export class JobRuntime {
   readonly reports = new JobReports();
   /** The identical-subtask cache of the tasks that ask for it (`cache`). */
   readonly cache: JobResultCache;
+  /** Whether this run down-shifts tasks (it has a ladder and took DOWNSHIFT_PATCH), asked once. */
+  private shifts?: boolean;
 
   constructor(input: JobInput, batchIds: string[] = []) {
     this.spec = input.spec;
@@ -163,7 +165,7 @@ export class JobRuntime {
           // started in the job's one non-cancellable scope: a cancelled job signals its children. The
           // result promise is made with the start, so awaiting it needs no scope around it.
           // past its ladder's threshold, the job starts the task on a cheaper agent
-          const shift = jobDownshift(this.input, task, committed, allocation);
+          const shift = this.downshifts() ? jobDownshift(this.input, task, committed, allocation) : undefined;
           if (shift)
             this.events.emit('subtask.downshift', `downshift:${childId(task)}:job`, downshiftEvent(task.id, shift.decision, shift.plan));
           const handle = await children.detached.run(() => children.start(task, context, allocation, shift));
@@ -194,6 +196,11 @@ export class JobRuntime {
     }
     settled?.(result);
     return result;
+  }
+
+  /** True when the job starts tasks down-shifted: it has a ladder, and its run took DOWNSHIFT_PATCH (asked at its first start). */
+  private downshifts(): boolean {
+    return (this.shifts ??= this.input.downshift !== undefined && patched(DOWNSHIFT_PATCH));
   }
 
   /** The task's reserved budget, or (recorded now) why it may not start. */

@@ -31,6 +31,7 @@ import { stepInput } from './step';
 import { judgeInput, type JudgeCheck } from './stops';
 import { messagesReceived, waitForHuman, waitForTopUp } from './waits';
 import { announceDownshift, applyDownshift } from './downshift';
+import { DOWNSHIFT_PATCH } from '../job/downshift';
 import type { DownshiftDecision } from '../../core/downshift';
 
 /** Performs the loop's actions for one run whose agent is known. */
@@ -55,7 +56,8 @@ export class SubtaskLoop {
       deadline: input.deadline,
       stepsPerRun: input.stepsPerRun,
       role: run.roleHost !== undefined,
-      ...(input.downshift ? { downshift: input.downshift } : {}),
+      // a run a worker from before the down-shift began (no marker) keeps its agent: its steps are in the history
+      ...(input.downshift && patched(DOWNSHIFT_PATCH) ? { downshift: input.downshift } : {}),
       now: () => Date.now(),
       history: workflowInfo,
     };
