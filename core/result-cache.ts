@@ -11,6 +11,7 @@ import type { Evidence } from '../schemas/evidence';
 import type { TaskSpec } from '../schemas/job';
 import type { TaskResult } from '../schemas/result';
 import type { ResultCache } from '../schemas/result-cache';
+import { originOfTask } from './research-output';
 import { emptyMetrics } from './task-results';
 
 /** What two subtasks must share for one's success to be served to the other (the tenant is added by the hasher). */
@@ -27,6 +28,9 @@ export interface CacheKeyParts {
   /** What the agent may do: its tool scope and constraints. */
   scope: string[];
   constraints: string[];
+  /** The agent is handed these too; absent when the task has none (keys of tasks without them are as before). */
+  rationale?: string;
+  stopConditions?: string[];
 }
 
 /** The cache settings a task runs with: its own, else its job's; none for a nested job or a role task (its agent is chosen at run time). */
@@ -51,15 +55,33 @@ export function cacheKeyParts(
     model: { model: model.model ?? null, maxOutputTokens: model.maxOutputTokens ?? null },
     scope: task.scope ?? [],
     constraints: task.constraints ?? [],
+    ...(task.rationale !== undefined ? { rationale: task.rationale } : {}),
+    ...(task.stopConditions !== undefined ? { stopConditions: task.stopConditions } : {}),
   };
 }
 
-/** A recorded success served to `task`: its content, its own id, nothing spent, and where it came from. */
-export function servedResult(stored: TaskResult, task: Pick<TaskSpec, 'id'>, from: string, latencyMs: number): TaskResult {
-  const { traceId: _t, ...rest } = stored;
-  return {
-    ...rest,
-    id: task.id,
-    metrics: { ...emptyMetrics(), latencyMs, cached: true, cachedFrom: from },
-  };
+/**
+ * A recorded success served to `task`: its content, its own id, nothing spent, and where it came
+ * from. A research task's output is the stored one's with this task's id and parent_id and the
+ * served metrics (nothing spent).
+ */
+export function servedResult(
+  stored: TaskResult,
+  task: Pick<TaskSpec, 'id' | 'contextSeed' | 'research'>,
+  from: string,
+  latencyMs: number,
+): TaskResult {
+  const { traceId: _t, research, ...rest } = stored;
+  const metrics = { ...emptyMetrics(), latencyMs, cached: true as const, cachedFrom: from };
+  const served: TaskResult = { ...rest, id: task.id, metrics };
+  if (research && task.research) {
+    const origin = originOfTask(task);
+    served.research = {
+      ...research,
+      id: origin.id,
+      metrics: { latency_ms: latencyMs, cost_usd: 0, tool_calls: 0, channels_hit: [] },
+      delegate: { ...research.delegate, parent_id: origin.parentId, tokens: 0 },
+    };
+  }
+  return served;
 }

@@ -8,6 +8,7 @@ import { cacheKey, canonicalJson } from '../../activities/result-cache';
 import { cachedPlan } from '../../api/forecast-thread-plan';
 import { cacheKeyParts, cacheOf, servedResult } from '../../core/result-cache';
 import { forecastPlan } from '../../core/forecast';
+import { originOfTask, toResearchOutput } from '../../core/research-output';
 import type { TaskSpec } from '../../schemas';
 import { taskResult } from '../task-result';
 
@@ -36,7 +37,7 @@ describe('result cache rules', () => {
     expect(keyOf(task)).toMatch(/^[0-9a-f]{64}$/);
   });
 
-  it('changes the key with the tenant, the agent version, the question, params, context, output schema or model', () => {
+  it('changes the key with the tenant, the agent version, the question, params, context, output schema, model, rationale or stop conditions', () => {
     const base = keyOf(task);
     expect(keyOf(task, 'other')).not.toBe(base);
     expect(cacheKey('acme', cacheKeyParts(task, { ...agent, version: '1.0.1' }, {}))).not.toBe(base);
@@ -46,6 +47,8 @@ describe('result cache rules', () => {
     expect(keyOf(task, 'acme', {}, { previous: { id: 's1', summary: 'done', evidence: [] } })).not.toBe(base);
     expect(keyOf({ ...task, outputSchema: { type: 'object' } })).not.toBe(base);
     expect(keyOf(task, 'acme', { model: 'fake-mini' })).not.toBe(base);
+    expect(keyOf({ ...task, rationale: 'for the release notes' })).not.toBe(base);
+    expect(keyOf({ ...task, stopConditions: ['three sources agree'] })).not.toBe(base);
   });
 
   it('serves a stored success as the task’s own result: its id, nothing spent, where it came from', () => {
@@ -58,6 +61,15 @@ describe('result cache rules', () => {
     expect(r).toMatchObject({ id: 't7', data: { x: 1 }, status: 'success' });
     expect(r.metrics).toMatchObject({ costUsd: 0, tokens: 0, steps: 0, latencyMs: 3, cached: true, cachedFrom: 'job-1' });
     expect(r.traceId).toBeUndefined();
+  });
+
+  it('serves a research task the stored output under its own id and parent_id, at no cost', () => {
+    const ran = taskResult('orig', 'found', { metrics: { ...taskResult('o', 0).metrics, costUsd: 0.5, tokens: 900, latencyMs: 4000 } });
+    ran.research = toResearchOutput(originOfTask({ id: 'orig', research: { parentId: 'p0' } }), ran, { jobId: 'job-1' });
+    const r = servedResult(ran, { id: 't7', research: { parentId: 'p9' } }, 'job-1', 3);
+    expect(r.research).toMatchObject({ id: 't7', summary: ran.research.summary, metrics: { cost_usd: 0, latency_ms: 3, tool_calls: 0 } });
+    expect(r.research!.delegate).toMatchObject({ parent_id: 'p9', tokens: 0, job_id: 'job-1' });
+    expect(servedResult(ran, { id: 't8' }, 'job-1', 3).research).toBeUndefined();
   });
 
   it('forecasts a cached task at zero on every axis, with certainty', () => {
