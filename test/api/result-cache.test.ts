@@ -8,10 +8,14 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinAgents, createAgentRegistry } from '../../activities';
 import { createLlmAgent } from '../../activities/agents/llm';
+import { echoAgent } from '../../activities/agents/echo';
+import type { AgentDefinition } from '../../activities/agents/types';
+import { AgentFatalError } from '../../activities/errors';
 import type { Estimate, JobResult, JobSpec } from '../../schemas';
+import { subtaskStatusQuery } from '../../contracts/messages';
 import { fakeProviderAgent, startFakeProvider, type FakeProvider } from '../../scripts/fake-provider';
 import { startDedicatedWorker } from '../dedicated-worker';
-import { fastRetry, finalResult, pollUntil, testApp, uniqueId } from '../helpers';
+import { fastRetry, finalResult, pollUntil, testApp, testClient, uniqueId } from '../helpers';
 
 let fake: FakeProvider;
 let worker: Awaited<ReturnType<typeof startDedicatedWorker>>;
@@ -23,7 +27,15 @@ beforeAll(async () => {
   const agent = createLlmAgent(
     fakeProviderAgent(fake.url, 'pricey', { maxTokensPerStep: 16, retry: fastRetry, pricing: { inputPerMTok: 40, outputPerMTok: 40 } }),
   );
-  const registry = createAgentRegistry([...builtinAgents, agent]);
+  // an agent that never answers: its fallback's success is not its own
+  const refuser: AgentDefinition = {
+    ...echoAgent,
+    manifest: { ...echoAgent.manifest, id: 'refuser', capabilities: ['refuse'] },
+    async step() {
+      throw new AgentFatalError('refuser: never answers');
+    },
+  };
+  const registry = createAgentRegistry([...builtinAgents, agent, refuser]);
   worker = await startDedicatedWorker({ registry, lanes: ['default', 'alpha'] });
   app = await testApp({ DELEGATE_TASK_QUEUE: worker.taskQueue }, 'default', undefined, registry);
   alpha = await testApp({ DELEGATE_TASK_QUEUE: worker.taskQueue }, 'alpha', app.record, registry);
@@ -140,6 +152,70 @@ describe('identical-subtask cache', () => {
     // alpha has nothing cached: its estimate of the same spec names no source
     const other = (await alpha.inject({ method: 'POST', url: '/v1/jobs/estimate', payload: spec() })).json() as Estimate;
     expect(other.job.children!.some((t) => t.cachedFrom === first.jobId)).toBe(false);
+  });
+
+  it('gives a served task no fair share: the fresh task after four served ones is granted the whole budget', async () => {
+    const copy = spec().tasks[0]!;
+    const jobId = uniqueId('cache-fair');
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/jobs',
+      payload: {
+        ...spec(),
+        jobId,
+        budget: { costUsd: 1 },
+        maxParallel: 1,
+        tasks: [
+          ...['s1', 's2', 's3', 's4'].map((id) => ({ ...copy, id })),
+          { id: 'fresh', question: `a fresh question ${uniqueId('q')}`, agent: 'pricey' },
+        ],
+      },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const done = (await finalResult(app, jobId)).json() as JobResult;
+    expect(done.results.filter((r) => r.metrics.cached).map((r) => r.id)).toEqual(['s1', 's2', 's3', 's4']);
+    // the child's own ledger: a fifth of the dollar while the served tasks still counted as waiting for a share
+    const child = (await testClient()).workflow.getHandle(`job/default/${jobId}/fresh`);
+    expect((await child.query(subtaskStatusQuery)).ledger.costUsd.limit).toBe(1);
+  });
+
+  it('keeps only the agent’s own answers: a fallback’s success is neither stored nor served to its twin', async () => {
+    const twin = { question: `a refused question ${uniqueId('q')}`, agent: 'refuser', fallback: ['echo'] };
+    const fallbackSpec = spec({
+      tasks: [
+        { id: 'x1', ...twin },
+        { id: 'x2', ...twin },
+      ],
+    });
+    for (const job of [await runJob(app, fallbackSpec), await runJob(app, fallbackSpec)]) {
+      expect(job.results.map((r) => [r.id, r.status, r.agentId, r.metrics.cached])).toEqual([
+        ['x1', 'success', 'echo', undefined],
+        ['x2', 'success', 'echo', undefined],
+      ]);
+    }
+  });
+
+  it('runs every voter of a vote: identical voters are its sample, not duplicates', async () => {
+    const before = served();
+    const voter = { question: `a vote ${run}`, agent: 'pricey' };
+    const vote = await runJob(app, {
+      pattern: 'vote',
+      cache: { ttlSeconds: 600, scope: 'tenant' },
+      tasks: [
+        { id: 'v1', ...voter },
+        { id: 'v2', ...voter },
+        { id: 'v3', ...voter },
+      ],
+    });
+    expect(vote.results.map((r) => r.metrics.cached)).toEqual([undefined, undefined, undefined]);
+    expect(served() - before).toBe(3);
+    // and its estimate looks none of them up
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/jobs/estimate',
+      payload: { pattern: 'vote', cache: { ttlSeconds: 600 }, tasks: [{ id: 'v1', ...voter }] },
+    });
+    expect((res.json() as Estimate).job.children![0]!.cachedFrom).toBeUndefined();
   });
 
   it('refuses cache on a task that holds a nested job', async () => {

@@ -53,9 +53,12 @@ import { eagerBytes, eagerWorkflowGraph, violations, type EagerGraph } from './b
  * the same code plus the new modules' opening comments and imports, 759,125 (364,718). The project's
  * raised by 2,000 more (to 367,000) for the patches that keep a rolling deploy deterministic: the
  * cache and the down-shift are asked through patched() (a worker from before them ignored the
- * spec's fields the API sets): 366,252, the whole graph's 760,659.
+ * spec's fields the API sets): 366,252, the whole graph's 760,659. Raised by 1,000 more (to 368,000,
+ * and the whole graph's by 2,000 to 763,000) for the cache's review: a served task takes no fair
+ * share, only the agent's own success is kept, a vote's voters always run, a research task's served
+ * output names itself: 367,916 (762,323).
  */
-const BUDGET = { total: 761_000, project: 367_000 };
+const BUDGET = { total: 763_000, project: 368_000 };
 
 let graph: EagerGraph;
 beforeAll(async () => {

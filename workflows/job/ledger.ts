@@ -46,6 +46,8 @@ export class JobLedger {
   private rules?: AllocationMode | 'legacy';
   /** Children reserved and not yet settled: what a waiting task may get back. */
   private held = 0;
+  /** Tasks the result cache served: they take no fair share. */
+  private readonly served = new Set<string>();
   /** What settled children spent over how many steps: one step's spend, the fair floor (not carried: a new run measures again). */
   private stepSpend: Usage = zeroUsage();
   private steps = 0;
@@ -75,7 +77,7 @@ export class JobLedger {
     if (rules === 'legacy') return fairWant(task.budget, left, this.waiting());
     if (rules === 'greedy') return { want: { ...task.budget }, shared: false };
     const refusedIds = new Set(this.refused);
-    const waiting = this.tasks.filter((t) => !this.allocations.has(t.id) && !refusedIds.has(t.id)).map(claimOf);
+    const waiting = this.tasks.filter((t) => !this.allocations.has(t.id) && !refusedIds.has(t.id) && !this.served.has(t.id)).map(claimOf);
     return fairGrant(claimOf(task), left, waiting, this.floor());
   }
 
@@ -87,6 +89,11 @@ export class JobLedger {
   /** True when, under `fair`, the task cannot get one step's spend now and a running child may refund some. */
   awaitsRefund(task: TaskSpec, elapsedSeconds: number): boolean {
     return this.held > 0 && this.sharing() === 'fair' && shortOfStep(task.budget, remaining(this.ledger, elapsedSeconds), this.floor());
+  }
+
+  /** Notes a task the result cache served: the tasks after it share what is left without it. */
+  servedTask(taskId: string): void {
+    this.served.add(taskId);
   }
 
   /**

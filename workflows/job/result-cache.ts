@@ -37,8 +37,13 @@ const { lookupCachedResult, storeCachedResult } = proxyLocalActivities<Activitie
 export interface CacheClaim {
   key: string;
   ttlSeconds: number;
+  /** The agent the key names: only its own success is kept. */
+  agentId: string;
   settle(result: TaskResult): void;
 }
+
+/** A result another task may be served: a success of the agent its key names (not a fallback's, a down-shift's or another agent's hedge). */
+const reusable = (r: TaskResult, agentId: string) => r.status === 'success' && r.agentId === agentId;
 
 /** The cache of one job run. */
 export class JobResultCache {
@@ -54,9 +59,13 @@ export class JobResultCache {
     private readonly rootJobId: string,
   ) {}
 
-  /** True when the task runs with a cache, its agent was resolved at submission (its version is known) and the run took CACHE_PATCH. */
+  /**
+   * True when the task runs with a cache, its agent was resolved at submission (its version is
+   * known) and the run took CACHE_PATCH. A vote's voters always run: identical voters are its sample.
+   */
   covers(task: TaskSpec): boolean {
-    if (cacheOf(task, this.input.spec) === undefined || submittedManifest(task, this.input.agents) === undefined) return false;
+    const { spec, agents } = this.input;
+    if (spec.pattern === 'vote' || cacheOf(task, spec) === undefined || submittedManifest(task, agents) === undefined) return false;
     return (this.patched ??= patched(CACHE_PATCH));
   }
 
@@ -81,19 +90,19 @@ export class JobResultCache {
     // an identical task of this job is running: its success is this one's too
     for (let first = this.claimed.get(key); first; first = this.claimed.get(key)) {
       const r = await first;
-      if (r.status === 'success') return { served: servedResult(r, task, this.rootJobId, Date.now() - started) };
-      // it failed: the first waiter to wake claims the key and runs, the others wait for it
+      if (reusable(r, manifest.id)) return { served: servedResult(r, task, this.rootJobId, Date.now() - started) };
+      // it failed (or another agent answered): the first waiter to wake claims the key and runs, the others wait for it
       if (this.claimed.get(key) === first) this.claimed.delete(key);
     }
     let settle!: (r: TaskResult) => void;
     this.claimed.set(key, new Promise<TaskResult>((resolve) => (settle = resolve)));
-    return { claim: { key, ttlSeconds: cache.ttlSeconds, settle } };
+    return { claim: { key, ttlSeconds: cache.ttlSeconds, agentId: manifest.id, settle } };
   }
 
-  /** After a claimed task's own run: the tasks waiting on it told, and its success kept for the tenant's identical subtasks. */
+  /** After a claimed task's own run: the tasks waiting on it told, and its agent's success kept for the tenant's identical subtasks. */
   async after(claim: CacheClaim, result: TaskResult): Promise<void> {
     claim.settle(result);
-    if (result.status !== 'success') return;
+    if (!reusable(result, claim.agentId)) return;
     try {
       await storeCachedResult({ tenant: this.tenant, key: claim.key, jobId: this.rootJobId, result, ttlSeconds: claim.ttlSeconds });
     } catch (err) {

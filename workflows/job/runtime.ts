@@ -121,6 +121,7 @@ export class JobRuntime {
   private async runCached(task: TaskSpec, context: RunContext, settled?: (r: TaskResult) => void): Promise<TaskResult> {
     const cached = this.halted ? undefined : await this.cache.before(task, context);
     if (cached && 'served' in cached) {
+      this.budget.servedTask(task.id);
       if (!this.records.isBatch(task.id)) logResult(this.reports, task, cached.served);
       const result = this.record(task, cached.served);
       settled?.(result);
