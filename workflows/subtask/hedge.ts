@@ -6,7 +6,7 @@
  * limited provider's `<queue>-provider-<id>`) and gate: the provider's declared limits hold for
  * hedges by construction.
  *
- *   primary ──due──> prepare: a hedge? ──no──> primary alone
+ *   primary ──due──> prepare: a hedge? ──no (or the primary ended, a cut came)──> primary alone
  *                      │ yes
  *                      v
  *   primary ∥ hedge ──first ok wins──> the other cancelled, not awaited: booked at what it reported
@@ -138,8 +138,10 @@ export async function runHedged(h: HedgedStep): Promise<HedgedResult> {
   }
   if (first !== 'due') return cut(first, [primary]);
   const call = await h.prepare();
-  if (!call) {
-    const next = await Promise.race([primary.done, watch]);
+  // no hedge when the primary ended or a cut came while prepare waited (`undefined` loses to either)
+  const meanwhile = await Promise.race([primary.done, watch, Promise.resolve(undefined)]);
+  if (!call || meanwhile !== undefined || h.cancelled()) {
+    const next = meanwhile ?? (await Promise.race([primary.done, watch]));
     if (!isSettled(next)) return cut(next, [primary]);
     watchScope.cancel();
     return { outcome: next.outcome, hedged: false };

@@ -7,7 +7,7 @@
  *   delay: measured quantile ──> step: runHedged(primary, prepare: hedge now? on which agent?)
  *     ──> the answer not taken booked ──> the hedge's agent adopted when it won
  */
-import { log, patched } from '@temporalio/workflow';
+import { isCancellation, log, patched } from '@temporalio/workflow';
 import { readResolved, runManifest, type RunManifest } from '../../core/routing';
 import { DEFAULT_HEDGE_AFTER_P, hedgeDelayMs, type HedgeSpec, type StepLatency } from '../../core/hedge';
 import { classify } from './classify';
@@ -37,16 +37,26 @@ export class LoopHedge {
     private readonly host: LoopHedgeHost,
   ) {}
 
-  /** The delay before this step's hedge (undefined: not hedged): the agent's measured quantile, read once per run and agent. */
+  /**
+   * The delay before this step's hedge (undefined: not hedged): the agent's measured quantile, read
+   * once per run and agent. A failed look-up is no reason to fail the task: `afterMs` holds then.
+   */
   async delay(): Promise<number | undefined> {
     if (!patched(HEDGE_PATCH)) return undefined;
     const { r, run, spec } = this;
     const agentId = r.manifest.id;
     if (this.measured?.agent !== agentId) {
       const input = { tenant: run.inbox.tenant, agentId, pattern: run.input.shown?.pattern, afterP: spec.afterP ?? DEFAULT_HEDGE_AFTER_P };
-      this.measured = { agent: agentId, latency: await stepLatency(input) };
+      this.measured = { agent: agentId, latency: await stepLatency(input).catch((err) => this.unmeasured(agentId, err)) };
     }
     return hedgeDelayMs(spec, this.measured.latency);
+  }
+
+  /** A failed latency look-up reads as no measurement; a cancel is not caught. */
+  private unmeasured(agentId: string, err: unknown): StepLatency {
+    if (isCancellation(err)) throw err;
+    log.warn('step latency look-up failed: hedges after afterMs', { taskId: this.run.task.id, agentId, error: classify(err, 1).message });
+    return { runs: 0 };
   }
 
   /** One step with its hedge (hedge.ts); the answer not taken is booked. */

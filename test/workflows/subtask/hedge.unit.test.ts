@@ -40,10 +40,17 @@ const fake = vi.hoisted(() => {
     set Cancelled(c: typeof Cancelled) {
       Cancelled = c;
     },
+    get Cancelled() {
+      return Cancelled;
+    },
     CancellationScope,
     scripts: [] as Script[],
     started: [] as { at: number; input: AgentStepInput }[],
     cancelledAt: [] as { stepKey: string; at: number }[],
+    /** The record's step latency look-up (a local activity), and how often it was asked. */
+    stepLatency: (): Promise<unknown> => Promise.resolve({ runs: 0 }),
+    latencyAsked: 0,
+    warned: [] as string[],
     recheck() {
       for (const w of waiters) if (w.fn()) w.done(true);
     },
@@ -129,12 +136,20 @@ vi.mock('@temporalio/workflow', async (importOriginal) => {
     condition: fake.condition,
     sleep: fake.sleep,
     proxyActivities: () => ({ agentStep: (input: AgentStepInput) => fake.agentStep(input) }),
-    proxyLocalActivities: () => ({ stepLatency: () => Promise.resolve({ runs: 0 }) }),
+    proxyLocalActivities: () => ({
+      stepLatency: () => {
+        fake.latencyAsked += 1;
+        return fake.stepLatency();
+      },
+    }),
+    patched: () => true,
+    log: { ...actual.log, info: () => {}, warn: (message: string) => fake.warned.push(message) },
   };
 });
 
 const { runHedged, sameAgentHedge } = await import('../../../workflows/subtask/hedge');
 const { adoptHedge, bookHedge, hedgeAgentOf, hedgeNow } = await import('../../../workflows/subtask/hedge-book');
+const { LoopHedge } = await import('../../../workflows/subtask/loop-hedge');
 const { manifest, running, T0 } = await import('./fixtures');
 
 const input = { agentId: 'agent-a', stepKey: 'job/t/j1/t1#0', step: 0, budgetLeft: {}, maxAttempts: 1 } as unknown as AgentStepInput;
@@ -155,6 +170,9 @@ beforeEach(() => {
   fake.scripts.length = 0;
   fake.started.length = 0;
   fake.cancelledAt.length = 0;
+  fake.stepLatency = () => Promise.resolve({ runs: 0 });
+  fake.latencyAsked = 0;
+  fake.warned.length = 0;
   cancelled = false;
 });
 afterEach(() => {
@@ -237,6 +255,59 @@ describe('a hedged step on a forced clock', () => {
     expect(fake.cancelledAt.map((c) => c.at - T0)).toEqual([1300, 1300]);
   });
 
+  describe('when the primary ends or a cut comes while prepare() is awaited (it may resolve the hedge agent)', () => {
+    /** A prepare() that answers `ms` later with the same-agent hedge, running `then` just before. */
+    const slowPrepare = (ms: number, then = () => {}) =>
+      runHedged({
+        options,
+        input,
+        delayMs: 300,
+        prepare: () =>
+          new Promise((resolve) =>
+            setTimeout(() => {
+              then();
+              resolve(sameAgentHedge({ options, input }));
+            }, ms),
+          ),
+        cancelled: () => cancelled,
+      });
+
+    it('starts no hedge and books nothing when the primary answered meanwhile', async () => {
+      fake.scripts.push({ ms: 400, out: { summary: 'primary' } }, { ms: 1000 });
+      const run = slowPrepare(200);
+      await vi.advanceTimersByTimeAsync(1000);
+      const r = await run;
+      expect(r).toMatchObject({ hedged: false, outcome: { kind: 'ok', out: { summary: 'primary' } } });
+      expect(fake.started).toHaveLength(1);
+      const s = running();
+      bookHedge(s, r);
+      expect(s).toMatchObject({ hedges: 0, hedgeCostUsd: 0, attempts: 0 });
+      expect(s.ledger.spent.costUsd).toBe(0);
+    });
+
+    it('starts no hedge when the cancel signal came meanwhile, and cuts the primary alone', async () => {
+      fake.scripts.push({ ms: 3000 }, { ms: 1000 });
+      const run = slowPrepare(200);
+      await vi.advanceTimersByTimeAsync(400);
+      cancelled = true;
+      fake.recheck();
+      await vi.advanceTimersByTimeAsync(200);
+      const r = await run;
+      expect(r).toMatchObject({ hedged: false, outcome: { kind: 'cancel' } });
+      expect(fake.started).toHaveLength(1);
+    });
+
+    it('starts no hedge when the cancel came with the answer of prepare(), before the condition saw it', async () => {
+      fake.scripts.push({ ms: 3000 }, { ms: 1000 });
+      const run = slowPrepare(200, () => (cancelled = true));
+      await vi.advanceTimersByTimeAsync(500);
+      fake.recheck();
+      const r = await run;
+      expect(r).toMatchObject({ hedged: false, outcome: { kind: 'cancel' } });
+      expect(fake.started).toHaveLength(1);
+    });
+  });
+
   it('the latency budget cuts both as well', async () => {
     fake.scripts.push({ ms: 5000 }, { ms: 5000 });
     const run = hedged({ delayMs: 300, latencyLeft: 2 });
@@ -291,5 +362,36 @@ describe('a hedge on another agent', () => {
     await vi.advanceTimersByTimeAsync(400);
     expect(await run).toMatchObject({ hedged: true, hedgeWon: true, hedgeAgent: 'agent-b', outcome: { out: { summary: 'b' } } });
     expect(fake.started.map((x) => x.input.agentId)).toEqual(['agent-a', 'agent-b']);
+  });
+});
+
+describe("a hedged step's delay", () => {
+  const run = { inbox: { tenant: 'acme' }, input: { jobId: 'j1' }, task: { id: 't1' } } as unknown as ConstructorParameters<
+    typeof LoopHedge
+  >[0];
+  const loopHedge = () =>
+    new LoopHedge(run, running(), { maxExtraCost: 1, afterMs: 700 }, { stepQueue: () => undefined, adopted: () => {} });
+
+  it("is the agent's measured quantile, read once per run and agent", async () => {
+    fake.stepLatency = () => Promise.resolve({ runs: 10, delayMs: 250 });
+    const h = loopHedge();
+    expect(await h.delay()).toBe(250);
+    expect(await h.delay()).toBe(250);
+    expect(fake.latencyAsked).toBe(1);
+  });
+
+  it('falls back to afterMs, with a warning, when the look-up fails, and does not ask again for that agent', async () => {
+    fake.stepLatency = () => Promise.reject(new Error('the record is down'));
+    const h = loopHedge();
+    expect(await h.delay()).toBe(700);
+    expect(await h.delay()).toBe(700);
+    expect(fake.latencyAsked).toBe(1);
+    expect(fake.warned).toHaveLength(1);
+  });
+
+  it('is no fallback for a cancel: the run stays cancelled', async () => {
+    fake.stepLatency = () => Promise.reject(new fake.Cancelled('cancelled'));
+    await expect(loopHedge().delay()).rejects.toThrow('cancelled');
+    expect(fake.warned).toEqual([]);
   });
 });
