@@ -112,6 +112,13 @@ export interface JobInput {
   downshift?: DownshiftPlan;
   /** Each task's own ladder (`tasks[].downshift`), resolved the same way, by task id. */
   downshifts?: Record<string, DownshiftPlan>;
+  /**
+   * One step's spend per agent id as the tenant's record measured it at submission (the p99 of a
+   * task's spend over its mean steps): under `fair`, a task on that agent is granted at least
+   * that, and waits for a refund rather than start on less, before the job has measured its own
+   * steps. Nested jobs and batches get their root's.
+   */
+  stepFloors?: Record<string, Budget>;
 }
 
 /** The job workflow's type (`delegationJob`), for a client that reads or starts it by name. */

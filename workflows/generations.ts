@@ -155,6 +155,14 @@ export const GENERATIONS: readonly Generation[] = [
     fixtures: ['fanout.json.gz', 'top-ups.json.gz', 'nested.json.gz', 'fair-grants.json.gz'],
   },
   {
+    id: 'recorded-step-floors',
+    mechanism: 'patch',
+    changed:
+      "under `fair`, a task whose agent the tenant's record measured (stepFloors, set by the API) is granted at least that agent's step, or waits for a refund, before the job measured its own; asked only by runs with such a floor",
+    since: '2026-12-05',
+    fixtures: ['fair-grants.json.gz'],
+  },
+  {
     id: 'result-cache',
     mechanism: 'patch',
     changed:

@@ -35,6 +35,7 @@ import { startingModel } from './parent-model';
 import type { AdmissionDecision } from '../../schemas';
 import type { KeptSpec } from '../../record/job-specs';
 import { resolveDownshifts } from '../downshift';
+import { recordedStepFloors } from './step-floors';
 
 /** Outcome of a submission: the job and whether this call created it. */
 export interface Submission {
@@ -104,6 +105,8 @@ export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, des
     const resolved = resolveAgents(admitted.spec, registry);
     // ladders too, with each agent's measured quality and cost: the workflow decides from its input alone
     const ladders = await resolveDownshifts(resolved.spec, registry, record.stats, tenant);
+    // each agent's step as the record measured it: a fair grant's floor before the job measures its own
+    const floors = await recordedStepFloors(resolved.spec, resolved.agents, record.stats, tenant);
     // why the API chose each agent a task did not name: its result's routing.reason
     const routes = { ...resolved.routes, ...extra.routes };
     // the webhook's URL and token stay out of the input, which every history of the job keeps: the record holds them
@@ -119,6 +122,7 @@ export function createSubmit(deps: JobServiceDeps, { workflowIdOf, handleOf, des
       agents: resolved.agents,
       ...(Object.keys(routes).length > 0 ? { routes } : {}),
       ...ladders,
+      ...floors,
       tenant,
       depth: 0,
       maxDepth: config.DELEGATE_MAX_DEPTH,

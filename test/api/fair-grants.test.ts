@@ -10,13 +10,21 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobResult } from '../../schemas';
 import { pricedModel, startFakeProviderStack, type FakeProviderStack } from '../fake-provider-stack';
-import { finalResult, testClient, uniqueId } from '../helpers';
+import { finalResult, pollUntil, testClient, uniqueId } from '../helpers';
 
 let stack: FakeProviderStack;
 let app: FastifyInstance;
 
+/** Two more models at the same prices, under ids of this run only: the record outlives it, and its measure of them must be this file's. */
+const measured = { cheap: uniqueId('floor-cheap'), pricey: uniqueId('floor-pricey') };
+
 beforeAll(async () => {
-  stack = await startFakeProviderStack({ latencyMs: 20 }, (url) => [pricedModel(url, 'cheap', 10), pricedModel(url, 'pricey', 40)]);
+  stack = await startFakeProviderStack({ latencyMs: 20 }, (url) => [
+    pricedModel(url, 'cheap', 10),
+    pricedModel(url, 'pricey', 40),
+    pricedModel(url, measured.cheap, 10),
+    pricedModel(url, measured.pricey, 40),
+  ]);
   ({ app } = stack);
 });
 
@@ -30,18 +38,18 @@ const tasks = Array.from({ length: 20 }, (_, i) => ({
 }));
 
 /** Runs the fan-out under `costUsd` and returns its result and each child's allocation (its ledger's limit). */
-async function run(costUsd: number, extra: object = {}) {
+async function run(costUsd: number, extra: object = {}, on = tasks) {
   const jobId = uniqueId('fair');
   const res = await app.inject({
     method: 'POST',
     url: '/v1/jobs',
-    payload: { jobId, pattern: 'fanout', budget: { costUsd }, maxParallel: 4, tasks, ...extra },
+    payload: { jobId, pattern: 'fanout', budget: { costUsd }, maxParallel: 4, tasks: on, ...extra },
   });
   expect(res.statusCode, res.body).toBe(201);
   const done = await finalResult(app, jobId);
   expect(done.statusCode, done.body).toBe(200);
   // a finished job's status no longer shows its children's ledgers: each child's grant is its start input's allocation
-  const granted = new Map(await Promise.all(tasks.map(async (t) => [t.id, await grantOf(`job/default/${jobId}/${t.id}`)] as const)));
+  const granted = new Map(await Promise.all(on.map(async (t) => [t.id, await grantOf(`job/default/${jobId}/${t.id}`)] as const)));
   return { result: done.json() as JobResult, granted };
 }
 
@@ -100,5 +108,26 @@ describe('fair grants across a fan-out', () => {
     const spent = result.results.reduce((n, t) => n + t.metrics.costUsd, 0);
     const firstWaveSpend = tasks.slice(0, 4).reduce((n, t) => n + spend.get(t.id)!, 0);
     expect(spent).toBeLessThanOrEqual(budget + firstWaveSpend);
+  });
+
+  it('a budget short of a step each, on agents the record measured: every child starts on a step of its own agent, and the job keeps to its budget', async () => {
+    const onMeasured = tasks.map((t) => ({ ...t, agent: t.agent === 'pricey' ? measured.pricey : measured.cheap }));
+    // the record learns both agents from a job with room for all (its archive writes the statistics)
+    const learn = await run(0.1, {}, onMeasured);
+    expect(learn.result.status).toBe('success');
+    await pollUntil(async () => {
+      const seen = await app.record.stats.window('default', [measured.cheap, measured.pricey]);
+      return [measured.cheap, measured.pricey].every((id) => [...(seen.get(id)?.values() ?? [])].some((s) => s.runs > 0));
+    }, 'the record never measured both agents');
+    const budget = 0.006;
+    const { result, granted } = await run(budget, {}, onMeasured);
+    const spend = spendOf(result);
+    const ran = onMeasured.filter((t) => (granted.get(t.id) ?? 0) > 0);
+    expect(ran.length).toBeGreaterThan(0);
+    expect(result.budget?.refused.length).toBeGreaterThan(0);
+    // the first wave too: no child ran on less than its step cost (before, a twentieth each, measured by nothing)
+    for (const t of ran) expect(granted.get(t.id), t.id).toBeGreaterThanOrEqual(spend.get(t.id)!);
+    const spent = result.results.reduce((n, t) => n + t.metrics.costUsd, 0);
+    expect(spent).toBeLessThanOrEqual(budget);
   });
 });

@@ -85,6 +85,7 @@ export function nestedJobInput(
     // a batch holds this job's tasks: their ladders too
     ...(s.isBatch(task.id) && input.downshift ? { downshift: input.downshift } : {}),
     ...(s.isBatch(task.id) && input.downshifts ? { downshifts: input.downshifts } : {}),
+    ...(input.stepFloors ? { stepFloors: input.stepFloors } : {}),
     ...withModel(nestedModel(input, task.job!)),
     ...(input.traceparent ? { traceparent: input.traceparent } : {}),
     // cut from this job's input, which was checked: the child's run need not check it again

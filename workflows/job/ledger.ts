@@ -20,6 +20,12 @@ import { spentShare } from '../../core/downshift';
  */
 const FAIR_GRANTS_PATCH = 'fair-grants';
 
+/**
+ * Since this patch, a task on an agent the record measured (JobInput.stepFloors) is granted at
+ * least that agent's step before the job measured its own. Asked only by runs with such a floor.
+ */
+const RECORDED_FLOORS_PATCH = 'recorded-step-floors';
+
 /** A task's claim on a fair share: its own budget, weighted by the agent tasks below it (a nested job's subtree). */
 const claimOf = (t: TaskSpec): Claim => ({ own: t.budget, weight: leafCount(t) });
 
@@ -51,12 +57,16 @@ export class JobLedger {
   /** What settled children spent over how many steps: one step's spend, the fair floor (not carried: a new run measures again). */
   private stepSpend: Usage = zeroUsage();
   private steps = 0;
+  /** Whether this run took RECORDED_FLOORS_PATCH, asked at the first task with a recorded floor. */
+  private recordedRules?: boolean;
 
   constructor(
     limit: Budget,
     /** The job's tasks (fair shares are split among those not reserved yet, weighted by their leaves). */
     private readonly tasks: readonly TaskSpec[],
     private readonly mode: AllocationMode = 'fair',
+    /** A task's step as the record measured its agent (JobInput.stepFloors), when it has one. */
+    private readonly recordedFloor?: (task: TaskSpec) => Budget | undefined,
   ) {
     this.ledger = newLedger(limit);
   }
@@ -78,17 +88,28 @@ export class JobLedger {
     if (rules === 'greedy') return { want: { ...task.budget }, shared: false };
     const refusedIds = new Set(this.refused);
     const waiting = this.tasks.filter((t) => !this.allocations.has(t.id) && !refusedIds.has(t.id) && !this.served.has(t.id)).map(claimOf);
-    return fairGrant(claimOf(task), left, waiting, this.floor());
+    return fairGrant(claimOf(task), left, waiting, this.floor(task));
   }
 
-  /** One step's spend as this job measured it so far (empty before any child settled). */
-  floor(): Budget {
-    return stepFloor(this.stepSpend, this.steps);
+  /**
+   * One step's spend of `task`: its agent's as the record measured it, where it has one (a job's
+   * own mean mixes its agents' prices); else as this job measured it so far (empty before any child settled).
+   */
+  private floor(task: TaskSpec): Budget {
+    const measured = stepFloor(this.stepSpend, this.steps);
+    const recorded = this.recordedStep(task);
+    return recorded ? { ...measured, ...recorded } : measured;
+  }
+
+  /** The step of `task`'s agent as the record measured it, when it has one and the run took RECORDED_FLOORS_PATCH. */
+  private recordedStep(task: TaskSpec): Budget | undefined {
+    const recorded = this.recordedFloor?.(task);
+    return recorded && (this.recordedRules ??= patched(RECORDED_FLOORS_PATCH)) ? recorded : undefined;
   }
 
   /** True when, under `fair`, the task cannot get one step's spend now and a running child may refund some. */
   awaitsRefund(task: TaskSpec, elapsedSeconds: number): boolean {
-    return this.held > 0 && this.sharing() === 'fair' && shortOfStep(task.budget, remaining(this.ledger, elapsedSeconds), this.floor());
+    return this.held > 0 && this.sharing() === 'fair' && shortOfStep(task.budget, remaining(this.ledger, elapsedSeconds), this.floor(task));
   }
 
   /** Notes a task the result cache served: the tasks after it share what is left without it. */
@@ -102,8 +123,11 @@ export class JobLedger {
    * (the child may then get part of a top-up).
    */
   reserveTask(task: TaskSpec, elapsedSeconds: number): Reservation & { shared: boolean } {
-    const { want, shared, cut } = this.want(task, remaining(this.ledger, elapsedSeconds));
-    const r = reserve(this.ledger, want, elapsedSeconds);
+    const left = remaining(this.ledger, elapsedSeconds);
+    const { want, shared, cut } = this.want(task, left);
+    // a step its agent is known to cost that the job can no longer pay (no child left to refund): refused, not overrun
+    const unpaid = this.sharing() === 'fair' && this.recordedStep(task) !== undefined && shortOfStep(task.budget, left, this.floor(task));
+    const r = unpaid ? { allocation: {}, clipped: false, refused: true } : reserve(this.ledger, want, elapsedSeconds);
     if (cut) r.clipped = true;
     if (r.refused) this.refused.push(task.id);
     else {

@@ -20,6 +20,7 @@ import type { RunContext } from './run-context';
 import { ErrorType } from '../../core/errors';
 import { agentLabel, jobAsTaskResult, notRunResult } from '../../core/task-results';
 import { downshiftEvent } from '../../core/downshift';
+import { submittedManifest } from '../../core/routing';
 import { DOWNSHIFT_PATCH, jobDownshift } from './downshift';
 
 export type { Running } from './children';
@@ -63,7 +64,14 @@ export class JobRuntime {
     this.depth = input.depth ?? 0;
     this.maxDepth = input.maxDepth ?? DEFAULT_MAX_DEPTH;
     this.tenant = input.tenant ?? 'default';
-    this.budget = new JobLedger(minBudget(input.spec.budget, input.allocation), input.spec.tasks, input.spec.allocation);
+    const floors = input.stepFloors;
+    const recorded =
+      floors &&
+      ((task: TaskSpec) => {
+        const id = submittedManifest(task, input.agents)?.id;
+        return id !== undefined && Object.hasOwn(floors, id) ? floors[id] : undefined;
+      });
+    this.budget = new JobLedger(minBudget(input.spec.budget, input.allocation), input.spec.tasks, input.spec.allocation, recorded);
     this.input = input;
     this.limits = input.limits ?? {};
     this.started = input.carry?.startedAt ?? Date.now();
