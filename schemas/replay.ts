@@ -45,6 +45,14 @@ export const ReplaySideSchema = z
       .nullable()
       .optional()
       .describe("a task with rubric stop conditions: 1 when the run's judge found a rubric satisfied, null when no verdict was recorded"),
+    score: z
+      .number()
+      .min(0)
+      .max(1)
+      .optional()
+      .describe(
+        "the judge's score of this side's answer to the task's question, 0 (wrong or none) to 1 (fully right), from the grading job (`gradedBy`); absent without a judge (DELEGATE_JUDGE_AGENT) or when either side gave no answer",
+      ),
   })
   .meta({ id: 'ReplaySide' });
 export type ReplaySide = z.infer<typeof ReplaySideSchema>;
@@ -73,6 +81,12 @@ export const ReplayTotalsSchema = z
     tokens: z.number(),
     latencyMs: z.number().describe('summed over the compared subtasks'),
     jobLatencyMs: z.number().describe("the whole job's wall clock"),
+    meanScore: z
+      .number()
+      .min(0)
+      .max(1)
+      .optional()
+      .describe("the mean of the judge's scores over the graded subtasks; absent when none was graded"),
   })
   .meta({ id: 'ReplayTotals' });
 export type ReplayTotals = z.infer<typeof ReplayTotalsSchema>;
@@ -83,6 +97,14 @@ export const JobComparisonSchema = z
     jobId: z.string().describe('the replay'),
     replayOf: z.string().describe('the source job'),
     overrides: z.object({ agent: z.string().optional(), model: z.string().optional() }),
+    gradedBy: z
+      .object({
+        jobId: z.string().describe('the grading job (`<replayId>-grade`, labelled gradeOf)'),
+        judge: z.string().describe('the judge agent (DELEGATE_JUDGE_AGENT)'),
+        graded: z.number().describe('subtasks the judge scored on both sides'),
+      })
+      .optional()
+      .describe('where a judge is configured: the job that scored both sides of every subtask both runs answered'),
     subtasks: z.array(SubtaskComparisonSchema),
     totals: z.object({
       source: ReplayTotalsSchema,

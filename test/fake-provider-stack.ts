@@ -20,15 +20,16 @@ export interface FakeProviderStack {
   stop(): Promise<void>;
 }
 
-/** Starts the fake with `options`, then a worker and an app over the builtin agents and `agents(fake's url)`. */
+/** Starts the fake with `options`, then a worker and an app (its configuration `appEnv` added) over the builtin agents and `agents(fake's url)`. */
 export async function startFakeProviderStack(
   options: FakeProviderOptions,
   agents: (url: string) => AgentDefinition[],
+  appEnv: Record<string, string> = {},
 ): Promise<FakeProviderStack> {
   const fake = await startFakeProvider(options);
   const registry = createAgentRegistry([...builtinAgents, ...agents(fake.url)]);
   const worker = await startDedicatedWorker({ registry, lanes: ['default'] });
-  const app = await testApp({ DELEGATE_TASK_QUEUE: worker.taskQueue }, 'default', undefined, registry);
+  const app = await testApp({ ...appEnv, DELEGATE_TASK_QUEUE: worker.taskQueue }, 'default', undefined, registry);
   return {
     fake,
     worker,

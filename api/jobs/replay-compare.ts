@@ -3,14 +3,15 @@
  * replay's spec. Subtasks pair by id (a replay keeps its source's task ids); the source's
  * results the replay left out (a filter) are not compared.
  *
- *   replay.results ──pair by id──> source result? ──> status, cost, tokens, latency, outputs equal, judge's verdict
- *                  ──sum──> totals per side, ratios
+ *   replay.results ──pair by id──> source result? ──> status, cost, tokens, latency, outputs equal, judge's verdict, score
+ *                  ──sum──> totals per side (mean score), ratios
  */
 import type { JobResult, JobSpec, TaskResult, TaskSpec } from '../../schemas';
 import type { JobComparison, ReplaySide, ReplayTotals, SubtaskComparison } from '../../schemas/replay';
 import type { ReplayOverrides } from '../../record/job-specs';
 import { canonicalJson } from '../../core/vote-tally';
 import { parseStopConditions, rubrics } from '../../core/stop-conditions';
+import type { PairScore } from './replay-grade';
 
 /** What the comparison is made of. */
 export interface CompareInput {
@@ -21,6 +22,8 @@ export interface CompareInput {
   replay: JobResult;
   /** The replay's spec: which tasks had rubrics. */
   spec: JobSpec;
+  /** The judge's scores by task id, and the grading job they come from (replay-grade.ts). */
+  graded?: { jobId: string; judge: string; scores: Map<string, PairScore> };
 }
 
 /** A result's output: its data when it has some, else its summary. */
@@ -36,8 +39,8 @@ function rubricsById(tasks: TaskSpec[], into = new Map<string, string[]>()): Map
   return into;
 }
 
-/** One side of a subtask; `texts` the task's rubrics (the judge's verdict is the rubric it stopped on). */
-function sideOf(r: TaskResult | undefined, texts: string[] | undefined): ReplaySide | null {
+/** One side of a subtask; `texts` the task's rubrics (the judge's verdict is the rubric it stopped on), `score` the grading's. */
+function sideOf(r: TaskResult | undefined, texts: string[] | undefined, score: number | undefined): ReplaySide | null {
   if (!r) return null;
   return {
     agentId: r.agentId,
@@ -47,11 +50,12 @@ function sideOf(r: TaskResult | undefined, texts: string[] | undefined): ReplayS
     tokens: r.metrics.tokens,
     latencyMs: r.metrics.latencyMs,
     ...(texts ? { judged: r.stoppedBy !== undefined && texts.includes(r.stoppedBy) ? 1 : null } : {}),
+    ...(score !== undefined ? { score } : {}),
   };
 }
 
-/** A side's totals over its compared results. */
-function totalsOf(job: JobResult, results: TaskResult[]): ReplayTotals {
+/** A side's totals over its compared results; `scores` the judge's of this side, where it graded. */
+function totalsOf(job: JobResult, results: TaskResult[], scores: number[]): ReplayTotals {
   // money summed in micro-dollars: a float sum of many small costs drifts
   const micros = results.reduce((n, r) => n + Math.round(r.metrics.costUsd * 1e6), 0);
   return {
@@ -62,6 +66,7 @@ function totalsOf(job: JobResult, results: TaskResult[]): ReplayTotals {
     tokens: results.reduce((n, r) => n + r.metrics.tokens, 0),
     latencyMs: results.reduce((n, r) => n + r.metrics.latencyMs, 0),
     jobLatencyMs: job.metrics.latencyMs,
+    ...(scores.length > 0 ? { meanScore: Math.round((scores.reduce((a, b) => a + b, 0) / scores.length) * 1e4) / 1e4 } : {}),
   };
 }
 
@@ -74,23 +79,31 @@ export function compareRuns(i: CompareInput): JobComparison {
   const subtasks: SubtaskComparison[] = i.replay.results.map((r) => {
     const s = bySource.get(r.id);
     const texts = withRubrics.get(r.id);
+    const score = i.graded?.scores.get(r.id);
     return {
       taskId: r.id,
-      source: sideOf(s, texts),
-      replay: sideOf(r, texts),
+      source: sideOf(s, texts, score?.source),
+      replay: sideOf(r, texts, score?.replay),
       outputsEqual: s ? canonicalJson(outputOf(s)) === canonicalJson(outputOf(r)) : null,
     };
   });
   const paired = i.replay.results.filter((r) => bySource.has(r.id));
+  const scores = paired.flatMap((r) => i.graded?.scores.get(r.id) ?? []);
   const source = totalsOf(
     i.source,
     paired.map((r) => bySource.get(r.id)!),
+    scores.map((s) => s.source),
   );
-  const replay = totalsOf(i.replay, paired);
+  const replay = totalsOf(
+    i.replay,
+    paired,
+    scores.map((s) => s.replay),
+  );
   return {
     jobId: i.replayId,
     replayOf: i.sourceId,
     overrides: i.overrides,
+    ...(i.graded ? { gradedBy: { jobId: i.graded.jobId, judge: i.graded.judge, graded: scores.length } } : {}),
     subtasks,
     totals: {
       source,

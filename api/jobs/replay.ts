@@ -5,7 +5,8 @@
  *               else the workflow's input while Temporal keeps it (a job started straight through Temporal), else 409
  *               ──filter tasks (422 unknown id)──> overrides (agent on every agent task, model on the job)
  *               ──label replayOf=<source>, id <source>-replay-<n>──> submit (the usual checks, idempotent on the id)
- *   GET comparison ──replay's kept spec names its source (404 otherwise)──> both results ──> per subtask and totals
+ *   GET comparison ──replay's kept spec names its source (404 otherwise)──> both results
+ *                  ──a judge configured? the grading job's result (replay-grade.ts)──> per subtask and totals
  */
 import { defaultPayloadConverter } from '@temporalio/common';
 import { JobSpecSchema, type JobResult, type JobSpec, type TaskSpec } from '../../schemas';
@@ -15,6 +16,7 @@ import type { JobHandles, JobServiceDeps } from './handles';
 import type { createReads } from './read';
 import type { createSubmit, Submission } from './submit';
 import { compareRuns } from './replay-compare';
+import { gradingSpec, scoresOf } from './replay-grade';
 
 /** Tries a generated replay id gets when a concurrent replay took the one before. */
 const ID_TRIES = 3;
@@ -59,7 +61,7 @@ export function replaySpecOf(source: JobSpec, sourceId: string, replayId: string
 
 /** The replay operations over the job service's parts. */
 export function createReplay(
-  { record, registry }: JobServiceDeps,
+  { record, registry, config }: JobServiceDeps,
   { handleOf, requireJob }: JobHandles,
   submit: ReturnType<typeof createSubmit>,
   reads: ReturnType<typeof createReads>,
@@ -134,10 +136,30 @@ export function createReplay(
       await requireJob(tenant, replayId);
       throw new HttpProblem(404, 'Not found', `job "${replayId}" is not a replay: POST /v1/jobs/{jobId}/replay makes one`);
     }
+    const deadline = Date.now() + waitSeconds * 1000;
     const replayed = await reads.result(tenant, replayId, waitSeconds);
     if (!replayed) return undefined;
     const source = await finished(tenant, kept.replay.of);
-    return compareRuns({ replayId, sourceId: kept.replay.of, overrides: kept.replay.overrides, source, replay: replayed, spec: kept.spec });
+    const compared = { replayId, sourceId: kept.replay.of, overrides: kept.replay.overrides, source, replay: replayed, spec: kept.spec };
+    const judge = config.DELEGATE_JUDGE_AGENT;
+    const spec = judge && registry.get(judge) ? gradingSpec(replayId, judge, kept.spec, source, replayed) : undefined;
+    if (!judge || !spec) return compareRuns(compared);
+    // a grading job that ended without a result (terminated) scores nothing: the comparison goes without
+    const grading = await graded(tenant, spec, Math.max(0, (deadline - Date.now()) / 1000)).catch((err: unknown) => {
+      if (err instanceof HttpProblem && err.status === 409) return null;
+      throw err;
+    });
+    if (grading === undefined) return undefined;
+    return compareRuns({ ...compared, graded: { jobId: spec.jobId!, judge, scores: grading ? scoresOf(grading) : new Map() } });
+  }
+
+  /** The grading job's result, started by the first comparison that needs it (the same spec again is the same job); undefined while it runs. */
+  async function graded(tenant: string, spec: JobSpec, waitSeconds: number): Promise<JobResult | undefined> {
+    const jobId = spec.jobId!;
+    const done = await record.get(tenant, jobId);
+    if (done) return done.result;
+    await submit(tenant, spec);
+    return reads.result(tenant, jobId, waitSeconds);
   }
 
   return { replay, comparison };

@@ -68,9 +68,10 @@ export const replayRoutes: FastifyPluginAsyncZod = async (app) => {
     '/v1/jobs/:jobId/comparison',
     {
       schema: {
-        summary: 'A finished replay beside the job it replays: per subtask status, output equality, cost and latency, and the totals',
+        summary:
+          "A finished replay beside the job it replays: per subtask status, output equality, the judge's scores, cost and latency, and the totals",
         description:
-          "200 with the comparison once the replay has finished; 202 with the replay's state while it still runs after waitSeconds; 404 for a job that is not a replay.",
+          "200 with the comparison once the replay has finished (and, where a judge is configured (DELEGATE_JUDGE_AGENT), once its grading job `<replayId>-grade` has scored both sides); 202 with the replay's state while either still runs after waitSeconds; 404 for a job that is not a replay.",
         operationId: 'getJobComparison',
         tags: ['jobs'],
         params: JobParams,
