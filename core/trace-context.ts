@@ -6,12 +6,13 @@
  *   traceparent  00-<trace id: 32 hex>-<parent id: 16 hex>-<flags: 2 hex>
  */
 
-const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/;
+// version ff is invalid (W3C)
+const TRACEPARENT = /^(?!ff)[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
 
-/** The trace id of a `traceparent`; undefined for none or one that is malformed (or all zeros, which W3C forbids). */
+/** The trace id of a `traceparent`; undefined for none or one that is malformed (version ff, or an all-zero trace or parent id, which W3C forbids). */
 export function traceIdOf(traceparent: string | undefined): string | undefined {
-  const id = traceparent ? TRACEPARENT.exec(traceparent)?.[1] : undefined;
-  return id && !/^0+$/.test(id) ? id : undefined;
+  const m = traceparent ? TRACEPARENT.exec(traceparent) : undefined;
+  return m && !/^0+$/.test(m[1]) && !/^0+$/.test(m[2]) ? m[1] : undefined;
 }
 
 /** The result with its job's trace id (unchanged when the job has none). */
