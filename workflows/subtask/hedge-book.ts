@@ -7,6 +7,7 @@
  *   hedge.agent's answer taken ──adoptHedge──> the task goes on with that agent (as a fallback would)
  */
 import { charge, remaining } from '../../core/budget-ledger';
+import { addUsd } from '../../core/money';
 import { mayHedge, type HedgeSpec, type HedgeVerdict, type StepLatency } from '../../core/hedge';
 import { runManifest, type RunManifest } from '../../core/routing';
 import type { HedgedResult } from './hedge';
@@ -43,7 +44,7 @@ export function bookHedge(s: RunningState, h: Pick<HedgedResult, 'hedged' | 'los
   const u = h.loser.usage;
   if (!u) return;
   charge(s.ledger, u);
-  s.hedgeCostUsd += u.costUsd;
+  s.hedgeCostUsd = addUsd(s.hedgeCostUsd, u.costUsd);
 }
 
 /**

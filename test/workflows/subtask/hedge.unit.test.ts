@@ -395,3 +395,12 @@ describe("a hedged step's delay", () => {
     expect(fake.warned).toEqual([]);
   });
 });
+
+describe("a hedge's books", () => {
+  it('adds the answers not taken in whole micro-dollars: 0.1 and 0.2 make 0.3, not float dust', () => {
+    const s = running();
+    for (const costUsd of [0.1, 0.2])
+      bookHedge(s, { hedged: true, loser: { attempts: 1, usage: { costUsd, tokens: 0, toolCalls: 0 } } } as never);
+    expect(s).toMatchObject({ hedges: 2, hedgeCostUsd: 0.3, attempts: 2 });
+  });
+});
