@@ -19,7 +19,7 @@
  */
 import type { Pattern } from '../schemas/job';
 import { samplerOf, quantile, type TaskStats, type ValueMetric } from './forecast-sketch';
-import { hedgeExtraDraw, type HedgeSpec } from './hedge';
+import { DEFAULT_HEDGE_AFTER_P, type HedgeSpec } from './hedge';
 
 /** The axes a forecast predicts: the budget axes and steps; `latencySeconds` is the duration. */
 export const FORECAST_AXES = ['costUsd', 'tokens', 'toolCalls', 'steps', 'latencySeconds'] as const;
@@ -270,8 +270,13 @@ export function forecastPlan(root: JobPlan, opts: ForecastOptions = {}): Forecas
   function draw(node: PlanNode, out: Float64Array, at: number): { ok: boolean; success: boolean } {
     if (node.kind === 'task') {
       const s = samplerOfTask(node);
-      for (let i = 0; i < width; i++) out[i] = s[i](rng());
-      if (node.hedge && hasHistory(node)) addHedges(node.hedge, out);
+      let uLatency = 0;
+      for (let i = 0; i < width; i++) {
+        const u = rng();
+        if (i === AXIS_INDEX.latencySeconds) uLatency = u;
+        out[i] = s[i](u);
+      }
+      if (node.hedge && hasHistory(node)) addHedges(node, node.hedge, out, s, uLatency);
       if (node.provider) {
         const p = paced.get(node.provider.id) ?? { steps: 0, perSecond: node.provider.stepsPerSecond };
         p.steps += Number.isNaN(out[AXIS_INDEX.steps]) ? 1 : out[AXIS_INDEX.steps];
@@ -323,12 +328,28 @@ export function forecastPlan(root: JobPlan, opts: ForecastOptions = {}): Forecas
     return { ok: ok && own, success: node.pattern === 'pipeline' ? wins === successes.length : wins > 0 };
   }
 
-  /** A drawn run of a hedged task plus its hedges' extra spend: a step's cost and tokens each. */
-  function addHedges(spec: HedgeSpec, out: Float64Array): void {
+  /**
+   * A drawn run of a hedged task, its latency drawn at `uLatency` of its distribution: past the
+   * afterP quantile its steps hedge (as the subtask reads them: the task's latency over its steps),
+   * each costing one more step (as many as maxExtraCost pays) and ending at the earlier of itself
+   * and the delay (the quantile's step) plus another draw of a step.
+   */
+  function addHedges(node: TaskPlan, spec: HedgeSpec, out: Float64Array, s: ((u: number) => number)[], uLatency: number): void {
+    const afterP = spec.afterP ?? DEFAULT_HEDGE_AFTER_P;
+    if (uLatency <= afterP) return;
     const steps = Math.max(1, out[AXIS_INDEX.steps]);
-    const extra = hedgeExtraDraw(spec, steps, out[AXIS_INDEX.costUsd] / steps, rng);
-    out[AXIS_INDEX.costUsd] += extra.costUsd;
-    out[AXIS_INDEX.tokens] += (extra.hedges * out[AXIS_INDEX.tokens]) / steps;
+    const stepCost = out[AXIS_INDEX.costUsd] / steps;
+    const n = Math.max(1, Math.round(steps));
+    const hedges = stepCost > 0 ? Math.min(n, Math.floor((spec.maxExtraCost + 1e-12) / stepCost)) : n;
+    if (hedges <= 0) return;
+    const lat = AXIS_INDEX.latencySeconds;
+    const step = out[lat] / steps;
+    const { metric, scale } = SOURCE.latencySeconds;
+    const delay = (quantile(node.stats!.hist[metric], afterP) ?? Number.NaN) * scale;
+    const hedged = Math.min(step, (delay + s[lat](rng())) / steps);
+    if (!Number.isNaN(hedged)) out[lat] -= hedges * (step - hedged);
+    out[AXIS_INDEX.costUsd] += hedges * stepCost;
+    out[AXIS_INDEX.tokens] += (hedges * out[AXIS_INDEX.tokens]) / steps;
   }
 
   const scratch = new Float64Array(width);
@@ -367,7 +388,7 @@ export function forecastPlan(root: JobPlan, opts: ForecastOptions = {}): Forecas
   findHedged(root);
   if (hedged.length > 0)
     notes.push(
-      `task(s) ${hedged.slice(0, 5).join(', ')}${hedged.length > 5 ? ` and ${hedged.length - 5} more` : ''} hedge their steps: each step past its latency quantile costs one more, up to maxExtraCost, and that is in the spend`,
+      `task(s) ${hedged.slice(0, 5).join(', ')}${hedged.length > 5 ? ` and ${hedged.length - 5} more` : ''} hedge their steps: each step past its latency quantile costs one more, up to maxExtraCost, and ends sooner; the spend and the latency count both`,
     );
   const providers = new Map<string, { tasks: number; perSecond: number }>();
   const countPaced = (n: PlanNode) => {

@@ -70,18 +70,3 @@ export function mayHedge(c: HedgeCheck): HedgeVerdict {
     return { hedge: false, why: 'budget' };
   return { hedge: true };
 }
-
-/**
- * The extra spend hedges add to one drawn run of a task (a forecast): each of its `steps` runs
- * past the afterP-quantile with probability 1 − afterP and then costs one more step, until
- * `maxExtraCost` stops them. `u` draws uniforms in [0, 1); past 64 steps the count is its mean.
- */
-export function hedgeExtraDraw(spec: HedgeSpec, steps: number, stepCostUsd: number, u: () => number): { hedges: number; costUsd: number } {
-  const n = Math.max(0, Math.round(steps));
-  const p = 1 - (spec.afterP ?? DEFAULT_HEDGE_AFTER_P);
-  let hedges = 0;
-  if (n <= 64) for (let i = 0; i < n; i++) hedges += u() < p ? 1 : 0;
-  else hedges = Math.round(n * p);
-  if (stepCostUsd > 0) hedges = Math.min(hedges, Math.floor((spec.maxExtraCost + 1e-12) / stepCostUsd));
-  return { hedges, costUsd: hedges * stepCostUsd };
-}

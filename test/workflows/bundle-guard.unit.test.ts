@@ -61,9 +61,11 @@ import { eagerBytes, eagerWorkflowGraph, violations, type EagerGraph } from './b
  * latency look-up hedges after afterMs instead of failing the task: 368,775 (763,182). Raised by
  * 2,000 more (to 371,000 and 766,000) for the record's step of each agent as a fair grant's floor
  * (the ledger's recorded floor and its refusal of a step it cannot pay, behind its patch): 370,874
- * (765,281).
+ * (765,281). The project's raised by 1,000 more (to 372,000) for the forecast's hedged latency (a
+ * hedged step ends at the delay plus another step: core/forecast.ts, preloaded with all of core/):
+ * 371,273 (765,680).
  */
-const BUDGET = { total: 766_000, project: 371_000 };
+const BUDGET = { total: 766_000, project: 372_000 };
 
 let graph: EagerGraph;
 beforeAll(async () => {
