@@ -67,6 +67,8 @@ export class JobLedger {
     private readonly mode: AllocationMode = 'fair',
     /** A task's step as the record measured its agent (JobInput.stepFloors), when it has one. */
     private readonly recordedFloor?: (task: TaskSpec) => Budget | undefined,
+    /** The job's budgetWaitSeconds (its tasks' default). */
+    private readonly budgetWaitSeconds?: number,
   ) {
     this.ledger = newLedger(limit);
   }
@@ -125,8 +127,12 @@ export class JobLedger {
   reserveTask(task: TaskSpec, elapsedSeconds: number): Reservation & { shared: boolean } {
     const left = remaining(this.ledger, elapsedSeconds);
     const { want, shared, cut } = this.want(task, left);
-    // a step its agent is known to cost that the job can no longer pay (no child left to refund): refused, not overrun
-    const unpaid = this.sharing() === 'fair' && this.recordedStep(task) !== undefined && shortOfStep(task.budget, left, this.floor(task));
+    // a known step the job cannot pay (no child left to refund) of a task that waits for no top-up: refused, not overrun
+    const unpaid =
+      this.sharing() === 'fair' &&
+      !(task.budgetWaitSeconds ?? this.budgetWaitSeconds) &&
+      this.recordedStep(task) !== undefined &&
+      shortOfStep(task.budget, left, this.floor(task));
     const r = unpaid ? { allocation: {}, clipped: false, refused: true } : reserve(this.ledger, want, elapsedSeconds);
     if (cut) r.clipped = true;
     if (r.refused) this.refused.push(task.id);

@@ -71,7 +71,8 @@ export class JobRuntime {
         const id = submittedManifest(task, input.agents)?.id;
         return id !== undefined && Object.hasOwn(floors, id) ? floors[id] : undefined;
       });
-    this.budget = new JobLedger(minBudget(input.spec.budget, input.allocation), input.spec.tasks, input.spec.allocation, recorded);
+    const { spec } = input;
+    this.budget = new JobLedger(minBudget(spec.budget, input.allocation), spec.tasks, spec.allocation, recorded, spec.budgetWaitSeconds);
     this.input = input;
     this.limits = input.limits ?? {};
     this.started = input.carry?.startedAt ?? Date.now();
