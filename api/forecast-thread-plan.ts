@@ -45,6 +45,8 @@ export interface ForecastTask {
   job?: ForecastJob;
   /** The task's hedged steps: their extra spend is in the forecast. */
   hedge?: HedgeSpec;
+  /** The task's own ladder (`tasks[].downshift`): past its threshold of the task's budget, its remaining steps run cheaper. */
+  downshift?: ForecastLadder;
   /** Set when the tenant's result cache would serve the task (api/forecast-cache.ts): the job its result comes from. */
   cachedFrom?: string;
 }
@@ -58,7 +60,15 @@ export interface ForecastJob {
   budget?: Budget;
   tasks: ForecastTask[];
   /** The root job's ladder (`downshift`): its agent ids priciest first (a capability's: ranked by their history here). */
-  downshift?: { threshold: number; qualityFloor: number; agents: string[]; byCost: boolean };
+  downshift?: ForecastLadder;
+}
+
+/** A ladder as a forecast reads it: its agent ids priciest first (a capability's: ranked by their history here). */
+export interface ForecastLadder {
+  threshold: number;
+  qualityFloor: number;
+  agents: string[];
+  byCost: boolean;
 }
 
 /** The agents of a resolved job, by id. */
@@ -104,24 +114,41 @@ function historyOf(defs: ForecastAgent[], pattern: Pattern, stats: Map<string, A
   };
 }
 
+/** A ladder with each rung's measured quality and cost, as pickRung reads it. */
+function measuredLadder(d: ForecastLadder, stats: Map<string, AgentStats>) {
+  const measured = d.agents.map((a) => measure(a, mergeStats([...(stats.get(a)?.values() ?? [])])));
+  return { qualityFloor: d.qualityFloor, rungs: d.byCost ? capabilityLadder(measured) : measured };
+}
+
+/** The plan of the cheaper agent a measured ladder hands task `c` to past its threshold (above its floor only), if any. */
+function downshifted(
+  c: TaskPlan,
+  ladder: ReturnType<typeof measuredLadder>,
+  pattern: Pattern,
+  agents: ForecastAgents,
+  stats: Map<string, AgentStats>,
+  days: number,
+): TaskPlan | undefined {
+  const to = pickRung(ladder, c.agent);
+  const def = to && agents[to.agent];
+  if (!def) return undefined;
+  const h = historyOf([def], pattern, stats, days);
+  const { selfShift: _s, downshiftTo: _d, ...plan } = c;
+  return {
+    ...plan,
+    agent: def.id,
+    basis: `down-shifted to ${def.id}: ${h.basis}`,
+    stats: h.stats,
+    limits: limitsOf({ id: c.id, agents: [def.id], budget: c.budget }, [def]),
+  };
+}
+
 /** Each task of a job with a ladder gets the plan of the cheaper agent its job would start it on past the threshold. */
 function laddered(job: ForecastJob, children: PlanNode[], agents: ForecastAgents, stats: Map<string, AgentStats>, days: number) {
-  const d = job.downshift!;
-  const measured = d.agents.map((a) => measure(a, mergeStats([...(stats.get(a)?.values() ?? [])])));
-  const plan = { qualityFloor: d.qualityFloor, rungs: d.byCost ? capabilityLadder(measured) : measured };
+  const ladder = measuredLadder(job.downshift!, stats);
   for (const c of children) {
-    if (c.kind !== 'task') continue;
-    const to = pickRung(plan, c.agent);
-    const def = to && agents[to.agent];
-    if (!def) continue;
-    const h = historyOf([def], job.pattern, stats, days);
-    c.downshiftTo = {
-      ...c,
-      agent: def.id,
-      basis: `down-shifted to ${def.id}: ${h.basis}`,
-      stats: h.stats,
-      limits: limitsOf({ id: c.id, agents: [def.id], budget: c.budget }, [def]),
-    };
+    const to = c.kind === 'task' ? downshifted(c, ladder, job.pattern, agents, stats, days) : undefined;
+    if (to) (c as TaskPlan).downshiftTo = to;
   }
 }
 
@@ -153,6 +180,10 @@ export function planOf(job: ForecastJob, agents: ForecastAgents, stats: Map<stri
     if (h.stats) plan.stats = h.stats;
     if (t.budget) plan.budget = t.budget;
     if (t.hedge) plan.hedge = t.hedge;
+    // its own ladder steps down within its own budget
+    const to =
+      t.downshift && t.budget ? downshifted(plan, measuredLadder(t.downshift, stats), job.pattern, agents, stats, days) : undefined;
+    if (to) plan.selfShift = { at: t.downshift!.threshold, to };
     return plan;
   });
   if (job.downshift) laddered(job, children, agents, stats, days);

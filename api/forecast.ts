@@ -13,7 +13,13 @@ import type { AgentStats, RecordStore } from '../record';
 import { STATS_WINDOW_DAYS } from '../record';
 import type { Admission, Downshift, Estimate, JobSpec, TaskSpec } from '../schemas';
 import type { JobPlan } from '../core/forecast';
-import { planOf as planOfResolved, type ForecastAgent, type ForecastAgents, type ForecastJob } from './forecast-thread-plan';
+import {
+  planOf as planOfResolved,
+  type ForecastAgent,
+  type ForecastAgents,
+  type ForecastJob,
+  type ForecastLadder,
+} from './forecast-thread-plan';
 import { forecastThreads, type ForecastThreads } from './forecast-thread';
 import { ladderAgents } from './downshift';
 import { DEFAULT_DOWNSHIFT_THRESHOLD } from '../core/downshift';
@@ -109,6 +115,7 @@ export function resolveJob(
         ...(t.budget ? { budget: t.budget } : {}),
         ...(t.timeoutSeconds !== undefined ? { timeoutSeconds: t.timeoutSeconds } : {}),
         ...(t.hedge ? { hedge: t.hedge } : {}),
+        ...(t.downshift ? { downshift: forecastLadder(t.downshift, registry, note) } : {}),
       };
     }),
   });
@@ -116,11 +123,7 @@ export function resolveJob(
 }
 
 /** A job's ladder as a forecast thread reads it (its agents noted among the job's). */
-function forecastLadder(
-  d: Downshift,
-  registry: AgentRegistry,
-  note: (defs: AgentDefinition[]) => string[],
-): NonNullable<ForecastJob['downshift']> {
+function forecastLadder(d: Downshift, registry: AgentRegistry, note: (defs: AgentDefinition[]) => string[]): ForecastLadder {
   const defs = ladderAgents(d, registry, []);
   return {
     threshold: d.threshold ?? DEFAULT_DOWNSHIFT_THRESHOLD,

@@ -56,6 +56,8 @@ export interface TaskPlan {
   hedge?: HedgeSpec;
   /** Its job's ladder (core/downshift.ts): the cheaper agent it starts on once the job spent `downshiftAt` of its budget. */
   downshiftTo?: TaskPlan;
+  /** Its own ladder: the steps after the one that passed `at` of its own budget run on `to`. */
+  selfShift?: { at: number; to: TaskPlan };
   /** The provider whose declared rate paces the task's steps: no job finishes before its steps on it could be dispatched. */
   provider?: { id: string; stepsPerSecond: number };
   /** The job whose recorded success the result cache would serve this task: it costs nothing and takes no time (api/forecast-thread-plan.ts cachedPlan). */
@@ -277,6 +279,7 @@ export function forecastPlan(root: JobPlan, opts: ForecastOptions = {}): Forecas
         out[i] = s[i](u);
       }
       if (node.hedge && hasHistory(node)) addHedges(node, node.hedge, out, s, uLatency);
+      if (node.selfShift && node.budget && hasHistory(node.selfShift.to)) shiftSteps(node, out);
       if (node.provider) {
         const p = paced.get(node.provider.id) ?? { steps: 0, perSecond: node.provider.stepsPerSecond };
         p.steps += Number.isNaN(out[AXIS_INDEX.steps]) ? 1 : out[AXIS_INDEX.steps];
@@ -350,6 +353,23 @@ export function forecastPlan(root: JobPlan, opts: ForecastOptions = {}): Forecas
     if (!Number.isNaN(hedged)) out[lat] -= hedges * (step - hedged);
     out[AXIS_INDEX.costUsd] += hedges * stepCost;
     out[AXIS_INDEX.tokens] += (hedges * out[AXIS_INDEX.tokens]) / steps;
+  }
+
+  /** A drawn run of a task with its own ladder: its steps after the one that passed the threshold of its budget at the cheaper agent's figures per step. */
+  function shiftSteps(node: TaskPlan, out: Float64Array): void {
+    const { at, to } = node.selfShift!;
+    const n = Math.max(1, Math.round(out[AXIS_INDEX.steps]));
+    let k = n;
+    for (const axis of ['costUsd', 'tokens', 'toolCalls'] as const) {
+      const cap = node.budget![axis];
+      const per = out[AXIS_INDEX[axis]] / n;
+      if (cap !== undefined && per > 0) k = Math.min(k, Math.max(1, Math.ceil((at * cap) / per)));
+    }
+    if (k >= n) return;
+    const s = samplerOfTask(to);
+    const v = FORECAST_AXES.map((_, i) => s[i](rng()));
+    const vSteps = Math.max(1, v[AXIS_INDEX.steps]);
+    for (let i = 0; i < width; i++) if (i !== AXIS_INDEX.steps) out[i] = (out[i] / n) * k + ((n - k) * v[i]) / vSteps;
   }
 
   const scratch = new Float64Array(width);

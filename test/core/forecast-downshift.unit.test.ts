@@ -78,4 +78,43 @@ describe('the forecast of a job with a ladder', () => {
     expect(a.downshiftTo?.basis).toMatch(/^down-shifted to cheap/);
     expect(b.downshiftTo).toBeUndefined();
   });
+
+  it("counts a task's own ladder by its steps: those after the one that passed the threshold of its budget at the cheaper agent's", () => {
+    // ten steps of $0.004 against a budget of $0.02: the fourth passes 80%, the six after it run on cheap
+    const tenSteps = statsOf(40, 0, 0.04, 10);
+    const cheapSteps = statsOf(40, 1, 0.004, 10);
+    const one = (t: TaskPlan): JobPlan => ({ kind: 'job', id: 'job', pattern: 'fanout', children: [t] });
+    const own: TaskPlan = { ...task(0, tenSteps), budget: { costUsd: 0.02 } };
+    const without = forecastPlan(one(own)).job.predicted.costUsd.p50!;
+    const shifted = forecastPlan(one({ ...own, selfShift: { at: 0.8, to: task(0, cheapSteps, 'cheap') } })).job.predicted.costUsd.p50!;
+    // about 4 × 0.004 + 6 × 0.0004 = 0.0184 of about 0.04 (the bins' figures)
+    expect(shifted / without).toBeGreaterThan(0.4);
+    expect(shifted / without).toBeLessThan(0.5);
+    // one step can only run where it started: a one-step task is the same with its ladder or without
+    const oneStep: TaskPlan = { ...task(0, statsOf(40, 0, 0.04, 1)), budget: { costUsd: 0.02 } };
+    expect(forecastPlan(one({ ...oneStep, selfShift: { at: 0.8, to: task(0, cheapSteps, 'cheap') } })).job.predicted).toEqual(
+      forecastPlan(one(oneStep)).job.predicted,
+    );
+  });
+
+  it("plans a task's own ladder when it has a budget: its rung above the floor, and the threshold", () => {
+    const agents = Object.fromEntries(['pricey', 'cheap'].map((id) => [id, { id, capabilities: [], maxSteps: 10, timeoutSeconds: 30 }]));
+    const stats = new Map([
+      ['pricey', new Map([['fanout' as const, pricey]])],
+      ['cheap', new Map([['fanout' as const, cheap]])],
+    ]);
+    const downshift = { threshold: 0.7, qualityFloor: 0.9, agents: ['pricey', 'cheap'], byCost: false };
+    const job: ForecastJob = {
+      pattern: 'fanout',
+      tasks: [
+        { id: 'a', agents: ['pricey'], budget: { costUsd: 0.01 }, downshift },
+        { id: 'b', agents: ['pricey'], downshift },
+      ],
+    };
+    const [a, b] = planOf(job, agents, stats, 30).children as TaskPlan[];
+    expect(a.selfShift?.at).toBe(0.7);
+    expect(a.selfShift?.to.agent).toBe('cheap');
+    // without a budget of its own there is no threshold to pass
+    expect(b.selfShift).toBeUndefined();
+  });
 });

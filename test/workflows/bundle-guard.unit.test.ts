@@ -63,9 +63,11 @@ import { eagerBytes, eagerWorkflowGraph, violations, type EagerGraph } from './b
  * (the ledger's recorded floor and its refusal of a step it cannot pay, behind its patch): 370,874
  * (765,281). The project's raised by 1,000 more (to 372,000) for the forecast's hedged latency (a
  * hedged step ends at the delay plus another step: core/forecast.ts, preloaded with all of core/):
- * 371,273 (765,680).
+ * 371,273 (765,680). Raised by 1,000 more (to 373,000 and 767,000) for the forecast of a task's own
+ * ladder (its steps past the threshold at the cheaper agent's figures: core/forecast.ts again, which
+ * no workflow runs; moving the forecast out of core/ would give back some 20,000): 372,562 (766,969).
  */
-const BUDGET = { total: 766_000, project: 372_000 };
+const BUDGET = { total: 767_000, project: 373_000 };
 
 let graph: EagerGraph;
 beforeAll(async () => {
