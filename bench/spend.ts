@@ -202,13 +202,18 @@ let lastLadder: unknown;
 async function runResolved(client: Client, spec: Omit<JobInput['spec'], 'jobId'>): Promise<JobResult> {
   const jobId = `spend-${++seq}`;
   const agents = Object.fromEntries(ladder().map(({ id }) => [id, runManifest(registry.get(id)!.manifest)]));
-  const ladders = await resolveDownshifts({ ...spec, jobId }, registry, (await benchRecord()).stats, TENANT);
+  const stats = (await benchRecord()).stats;
+  const ladders = await resolveDownshifts({ ...spec, jobId }, registry, stats, TENANT);
+  // and each agent's step as the record measured it, as the API reads it at submission
+  const floors = await recordedStepFloors({ ...spec, jobId }, agents, stats, TENANT);
   if (ladders.downshift)
     lastLadder = ladders.downshift.rungs.map(({ agent, quality, runs, stepUsd }) => ({ agent, quality, runs, stepUsd }));
   const handle = await client.workflow.start(delegationJob, {
     taskQueue: QUEUE,
     workflowId: `job/${TENANT}/${jobId}`,
-    args: [{ spec: { ...spec, jobId }, tenant: TENANT, maxDepth: 3, agentQueue: agentQueueFor(QUEUE, TENANT), agents, ...ladders }],
+    args: [
+      { spec: { ...spec, jobId }, tenant: TENANT, maxDepth: 3, agentQueue: agentQueueFor(QUEUE, TENANT), agents, ...ladders, ...floors },
+    ],
   });
   return patientResult<JobResult>(handle);
 }
