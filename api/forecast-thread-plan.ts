@@ -15,7 +15,7 @@ import { capabilityLadder, measure, pickRung } from '../core/downshift';
 import type { AgentRef, Budget, Pattern } from '../schemas';
 import { mergeStats, type TaskStats } from '../core/forecast-sketch';
 import type { HedgeSpec } from '../core/hedge';
-import type { ForecastAxis, JobPlan, PlanNode, TaskPlan } from '../core/forecast';
+import type { ForecastAxis, JobPlan, PlanNode, TaskPlan } from '../core/forecast-plan';
 
 /** Runs in a pattern below which a task's history is its agent's over every pattern. */
 export const MIN_RUNS = 5;

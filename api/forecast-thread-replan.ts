@@ -10,7 +10,8 @@
  */
 import type { AgentStats } from '../record';
 import { mergeStats, quantile } from '../core/forecast-sketch';
-import { forecastPlan, type Forecast, type NodeForecast } from '../core/forecast';
+import { forecastPlan } from '../core/forecast';
+import type { Forecast, NodeForecast } from '../core/forecast-plan';
 import { MIN_RUNS, planOf, type ForecastAgents, type ForecastJob, type ForecastTask } from './forecast-thread-plan';
 
 /** Changes a re-plan makes at most. */

@@ -12,7 +12,7 @@ import { refusal } from '../activities/agents/registry';
 import type { AgentStats, RecordStore } from '../record';
 import { STATS_WINDOW_DAYS } from '../record';
 import type { Admission, Downshift, Estimate, JobSpec, TaskSpec } from '../schemas';
-import type { JobPlan } from '../core/forecast';
+import type { JobPlan } from '../core/forecast-plan';
 import {
   planOf as planOfResolved,
   type ForecastAgent,

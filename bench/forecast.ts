@@ -19,7 +19,8 @@ import type { AgentStats } from '../record';
 import type { JobSpec, Pattern, TaskSpec } from '../schemas';
 import { addBin, binsOf, emptyStats, mergeStats } from '../core/forecast-sketch';
 import { DEFAULT_ROUTE_WEIGHTS, pickAdaptive } from '../core/adaptive-route';
-import { forecastPlan, makespan, seededRng } from '../core/forecast';
+import { forecastPlan } from '../core/forecast';
+import { makespan, seededRng } from '../core/forecast-schedule';
 import { planOf } from '../api/forecast';
 import { report, round } from './lib';
 

@@ -5,7 +5,7 @@
  * 4xx problem+json and no workflow. Hostile decorations (huge strings, deep nesting,
  * `__proto__`/`constructor`/`prototype` keys) ride on top of the flaw that makes it invalid.
  */
-import { seededRng } from '../../core/forecast';
+import { seededRng } from '../../core/forecast-schedule';
 
 /** One request to send. */
 export interface FuzzRequest {

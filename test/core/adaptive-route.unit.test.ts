@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { pickAdaptive, type AdaptiveCandidate, type RouteWeights } from '../../core/adaptive-route';
 import { addBin, binsOf, emptyStats, type TaskStats } from '../../core/forecast-sketch';
-import { seededRng } from '../../core/forecast';
+import { seededRng } from '../../core/forecast-schedule';
 
 function history(runs: number, successRate: number, costUsd: number, latencySeconds = 1): TaskStats {
   const s = emptyStats();

@@ -1,6 +1,7 @@
 /** The forecast of a job with a ladder: the tasks starting past the threshold count at the cheaper agent's figures. */
 import { describe, expect, it } from 'vitest';
-import { forecastPlan, type JobPlan, type TaskPlan } from '../../core/forecast';
+import { forecastPlan } from '../../core/forecast';
+import type { JobPlan, TaskPlan } from '../../core/forecast-plan';
 import { planOf, type ForecastJob } from '../../api/forecast-thread-plan';
 import { statsOf } from './stats-fixtures';
 

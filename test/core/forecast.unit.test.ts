@@ -7,7 +7,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { addBin, binOf, binsOf, binValue, emptyStats, GAMMA, mergeStats, quantile, type TaskStats } from '../../core/forecast-sketch';
-import { forecastPlan, makespan, quorumCut, seededRng, type JobPlan, type TaskPlan } from '../../core/forecast';
+import { forecastPlan } from '../../core/forecast';
+import type { JobPlan, TaskPlan } from '../../core/forecast-plan';
+import { makespan, quorumCut, seededRng } from '../../core/forecast-schedule';
 
 /** Stats of `runs` subtasks with costs (dollars) and latencies (seconds) drawn by the functions. */
 function history(runs: number, cost: (i: number) => number, latency: (i: number) => number = () => 1, successRate = 1): TaskStats {

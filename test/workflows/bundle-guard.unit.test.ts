@@ -66,8 +66,11 @@ import { eagerBytes, eagerWorkflowGraph, violations, type EagerGraph } from './b
  * 371,273 (765,680). Raised by 1,000 more (to 373,000 and 767,000) for the forecast of a task's own
  * ladder (its steps past the threshold at the cheaper agent's figures: core/forecast.ts again, which
  * no workflow runs; moving the forecast out of core/ would give back some 20,000): 372,562 (766,969).
+ * Raised by 1,000 more (to 374,000, and the whole graph's by 2,000 to 769,000) when core/forecast.ts
+ * (484 lines) was split into the plan's types (forecast-plan.ts), the schedules (forecast-schedule.ts)
+ * and the draws: the same code plus two modules' opening comments and imports, 373,918 (768,325).
  */
-const BUDGET = { total: 767_000, project: 373_000 };
+const BUDGET = { total: 769_000, project: 374_000 };
 
 let graph: EagerGraph;
 beforeAll(async () => {
