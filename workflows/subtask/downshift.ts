@@ -6,18 +6,11 @@
  *
  *   checks ──downshiftDue?──> downshift: applyDownshift (routing, manifest, note) ──> subtask.downshift ──> checks
  */
-import { proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
-import type { Activities } from '../../activities';
 import { remaining } from '../../core/budget-ledger';
 import { downshiftEvent, downshiftNote, pickRung, spentShare, type DownshiftDecision, type DownshiftPlan } from '../../core/downshift';
 import { runManifest } from '../../core/routing';
 import { elapsedSeconds, type RunningState } from './state';
-import type { InboxTarget } from './waits';
-
-const { appendJobEvents } = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
-});
+import { stepEvent, type InboxTarget } from './waits';
 
 /** The down-shift due before the next step; undefined with no plan, under the threshold, or nothing below that qualifies. */
 export function downshiftDue(s: RunningState, plan: DownshiftPlan | undefined, now: number): DownshiftDecision | undefined {
@@ -49,16 +42,5 @@ export function applyDownshift(s: RunningState, d: DownshiftDecision, plan: Down
 
 /** `subtask.downshift` on the job's stream: before and after, the spend that set it off, the quality estimate. */
 export async function announceDownshift(target: InboxTarget, step: number, d: DownshiftDecision, plan: DownshiftPlan): Promise<void> {
-  await appendJobEvents({
-    tenant: target.tenant,
-    jobId: target.jobId,
-    events: [
-      {
-        key: `downshift:${workflowInfo().workflowId}:${step}`,
-        type: 'subtask.downshift',
-        data: downshiftEvent(target.taskId, d, plan),
-        at: Date.now(),
-      },
-    ],
-  });
+  await stepEvent(target, 'downshift', step, 'subtask.downshift', downshiftEvent(target.taskId, d, plan));
 }

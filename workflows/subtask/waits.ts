@@ -15,6 +15,7 @@ import { LABELS_KEY } from '../../core/search-attributes';
 import { decideUpdate, steerSignal, subtaskMessages } from '../../contracts/messages';
 import { afterBudgetWait, applyDecision, openItem, queueMessage, refusal, type ItemSpec, type PendingItem } from './inbox';
 import { spentAxes, type SubtaskState } from './state';
+import type { JobEventType } from '../../schemas/events';
 
 const { openInboxItem, settleInboxItem, appendJobEvents } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
@@ -98,20 +99,24 @@ export async function waitForHuman(
   return item;
 }
 
-/** `subtask.message` on the job's stream: the messages a step received. */
-export async function messagesReceived(target: InboxTarget, step: number, texts: { text: string; from?: string }[]): Promise<void> {
+/** One event of this subtask's step on the job's stream, keyed `<kind>:<workflow id>:<step>` (written once however often it is sent). */
+export async function stepEvent(
+  target: InboxTarget,
+  kind: string,
+  step: number,
+  type: JobEventType,
+  data: Record<string, unknown>,
+): Promise<void> {
   await appendJobEvents({
     tenant: target.tenant,
     jobId: target.jobId,
-    events: [
-      {
-        key: `message:${workflowInfo().workflowId}:${step}`,
-        type: 'subtask.message',
-        data: { taskId: target.taskId, step, messages: texts },
-        at: Date.now(),
-      },
-    ],
+    events: [{ key: `${kind}:${workflowInfo().workflowId}:${step}`, type, data, at: Date.now() }],
   });
+}
+
+/** `subtask.message` on the job's stream: the messages a step received. */
+export async function messagesReceived(target: InboxTarget, step: number, texts: { text: string; from?: string }[]): Promise<void> {
+  await stepEvent(target, 'message', step, 'subtask.message', { taskId: target.taskId, step, messages: texts });
 }
 
 /** A spent budget's wait for a top-up: `seconds` long at most, and what it tells the inbox. */
