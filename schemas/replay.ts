@@ -29,6 +29,9 @@ export const ReplayRequestSchema = z
   .meta({ id: 'ReplayRequest' });
 export type ReplayRequest = z.infer<typeof ReplayRequestSchema>;
 
+/** A judge's score or verdict: 0 to 1. */
+const Score = z.number().min(0).max(1);
+
 /** One run's side of a subtask. */
 export const ReplaySideSchema = z
   .object({
@@ -38,21 +41,12 @@ export const ReplaySideSchema = z
     costUsd: z.number(),
     tokens: z.number(),
     latencyMs: z.number(),
-    judged: z
-      .number()
-      .min(0)
-      .max(1)
-      .nullable()
+    judged: Score.nullable()
       .optional()
       .describe("a task with rubric stop conditions: 1 when the run's judge found a rubric satisfied, null when no verdict was recorded"),
-    score: z
-      .number()
-      .min(0)
-      .max(1)
-      .optional()
-      .describe(
-        "the judge's score of this side's answer to the task's question, 0 (wrong or none) to 1 (fully right), from the grading job (`gradedBy`); absent without a judge (DELEGATE_JUDGE_AGENT) or when either side gave no answer",
-      ),
+    score: Score.optional().describe(
+      "the judge's score of this side's answer to the task's question, 0 (wrong or none) to 1 (fully right), from the grading job (`gradedBy`); absent without a judge (DELEGATE_JUDGE_AGENT) or when either side gave no answer",
+    ),
   })
   .meta({ id: 'ReplaySide' });
 export type ReplaySide = z.infer<typeof ReplaySideSchema>;
@@ -81,12 +75,7 @@ export const ReplayTotalsSchema = z
     tokens: z.number(),
     latencyMs: z.number().describe('summed over the compared subtasks'),
     jobLatencyMs: z.number().describe("the whole job's wall clock"),
-    meanScore: z
-      .number()
-      .min(0)
-      .max(1)
-      .optional()
-      .describe("the mean of the judge's scores over the graded subtasks; absent when none was graded"),
+    meanScore: Score.optional().describe("the mean of the judge's scores over the graded subtasks; absent when none was graded"),
   })
   .meta({ id: 'ReplayTotals' });
 export type ReplayTotals = z.infer<typeof ReplayTotalsSchema>;
