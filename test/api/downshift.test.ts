@@ -41,6 +41,16 @@ async function eventsOf(jobId: string): Promise<JobEvent[]> {
 
 let priceyTask = 0;
 
+/** One task on ds-sloppy (always wrong) with a budget a little over a pricey task's, down `ladder` at a floor of 0.85. */
+const sloppyTask = (ladder: string[]) => ({
+  id: 'only',
+  question: question(0),
+  agent: 'ds-sloppy',
+  outputSchema,
+  budget: { costUsd: Math.round(priceyTask * 1.15 * 1e6) / 1e6 },
+  downshift: { ladder, qualityFloor: 0.85 },
+});
+
 beforeAll(async () => {
   // ds-poor answers wrong 70% of the time: half its tasks fail even after the re-prompt
   stack = await startFakeProviderStack({ latencyMs: 10, wrongRate: { 'ds-poor': 0.7, 'ds-sloppy': 1 } }, (url) => [
@@ -110,27 +120,8 @@ describe('down-shift with a quality floor', () => {
 
   it('a task past 80% of its own budget hands its remaining steps down, and says so', async () => {
     // ds-sloppy answers wrong every time: its one step is re-prompted, and the re-prompt goes to ds-cheap
-    const jobId = uniqueId('downshift-task');
-    const res = await app.inject({
-      method: 'POST',
-      url: '/v1/jobs',
-      payload: {
-        jobId,
-        pattern: 'fanout',
-        tasks: [
-          {
-            id: 'only',
-            question: question(0),
-            agent: 'ds-sloppy',
-            outputSchema,
-            budget: { costUsd: Math.round(priceyTask * 1.15 * 1e6) / 1e6 },
-            downshift: { ladder: ['ds-sloppy', 'ds-cheap', 'ds-poor'], qualityFloor: 0.85 },
-          },
-        ],
-      },
-    });
-    expect(res.statusCode, res.body).toBe(201);
-    const [t] = ((await finalResult(app, jobId)).json() as JobResult).results;
+    const { jobId, results } = await run({ pattern: 'fanout', tasks: [sloppyTask(['ds-sloppy', 'ds-cheap', 'ds-poor'])] });
+    const [t] = results;
     expect(t.status).toBe('success');
     expect(t.agentId).toBe('ds-cheap');
     // both models' spend is the task's: the wrong answer's and the right one's
@@ -141,21 +132,7 @@ describe('down-shift with a quality floor', () => {
   });
 
   it('never below the floor: with none above it, the task halts partial as without a ladder', async () => {
-    const [t] = (
-      await run({
-        pattern: 'fanout',
-        tasks: [
-          {
-            id: 'only',
-            question: question(0),
-            agent: 'ds-sloppy',
-            outputSchema,
-            budget: { costUsd: Math.round(priceyTask * 1.15 * 1e6) / 1e6 },
-            downshift: { ladder: ['ds-sloppy', 'ds-poor'], qualityFloor: 0.85 },
-          },
-        ],
-      })
-    ).results;
+    const [t] = (await run({ pattern: 'fanout', tasks: [sloppyTask(['ds-sloppy', 'ds-poor'])] })).results;
     expect(t.agentId).toBe('ds-sloppy');
     expect(t.notes?.some((n) => n.startsWith('down-shift'))).not.toBe(true);
     expect(t.failureReason === 'budget_exhausted' || t.failureReason === 'invalid_output').toBe(true);
