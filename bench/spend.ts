@@ -89,18 +89,32 @@ const fanoutTasks = (n: number) =>
   }));
 
 let seq = 0;
+/**
+ * Starts a job as the API would (`agentIds` resolved to their manifests, the spec's ladders and each
+ * agent's step floor from the bench's record, the tenant's lane): its handle and its input.
+ */
+async function startAsTheApi(client: Client, spec: Omit<JobInput['spec'], 'jobId'>, agentIds: string[]) {
+  const full = { ...spec, jobId: `spend-${++seq}` };
+  const agents = Object.fromEntries(agentIds.map((id) => [id, runManifest(registry.get(id)!.manifest)]));
+  const stats = (await benchRecord()).stats;
+  const ladders = await resolveDownshifts(full, registry, stats, TENANT);
+  const floors = await recordedStepFloors(full, agents, stats, TENANT);
+  const input: JobInput = {
+    spec: full,
+    tenant: TENANT,
+    maxDepth: 3,
+    agentQueue: agentQueueFor(QUEUE, TENANT),
+    agents,
+    ...ladders,
+    ...floors,
+  };
+  const handle = await client.workflow.start(delegationJob, { taskQueue: QUEUE, workflowId: `job/${TENANT}/${full.jobId}`, args: [input] });
+  return { handle, input };
+}
+
 /** Runs a fan-out as the API starts one (agents resolved, the tenant's lane) and reads each child's grant from its start. */
 async function runFanout(client: Client, spec: Omit<JobInput['spec'], 'jobId'>) {
-  const jobId = `spend-${++seq}`;
-  const full = { ...spec, jobId };
-  const manifests = Object.fromEntries(Object.keys(PRICES).map((id) => [id, runManifest(registry.get(id)!.manifest)]));
-  // each agent's step as the record measured it, as the API reads it at submission
-  const floors = await recordedStepFloors(full, manifests, (await benchRecord()).stats, TENANT);
-  const handle = await client.workflow.start(delegationJob, {
-    taskQueue: QUEUE,
-    workflowId: `job/${TENANT}/${jobId}`,
-    args: [{ spec: full, tenant: TENANT, maxDepth: 3, agentQueue: agentQueueFor(QUEUE, TENANT), agents: manifests, ...floors }],
-  });
+  const { handle } = await startAsTheApi(client, spec, Object.keys(PRICES));
   const result = await patientResult<JobResult>(handle);
   const grants = new Map<string, number>();
   for (const t of spec.tasks) {
@@ -200,21 +214,12 @@ const exactAnswer = { type: 'object', properties: { answer: { type: 'string', pa
 let lastLadder: unknown;
 /** Runs a job as the API starts one: its agents and (with `downshift`) its ladder resolved with the record's figures. */
 async function runResolved(client: Client, spec: Omit<JobInput['spec'], 'jobId'>): Promise<JobResult> {
-  const jobId = `spend-${++seq}`;
-  const agents = Object.fromEntries(ladder().map(({ id }) => [id, runManifest(registry.get(id)!.manifest)]));
-  const stats = (await benchRecord()).stats;
-  const ladders = await resolveDownshifts({ ...spec, jobId }, registry, stats, TENANT);
-  // and each agent's step as the record measured it, as the API reads it at submission
-  const floors = await recordedStepFloors({ ...spec, jobId }, agents, stats, TENANT);
-  if (ladders.downshift)
-    lastLadder = ladders.downshift.rungs.map(({ agent, quality, runs, stepUsd }) => ({ agent, quality, runs, stepUsd }));
-  const handle = await client.workflow.start(delegationJob, {
-    taskQueue: QUEUE,
-    workflowId: `job/${TENANT}/${jobId}`,
-    args: [
-      { spec: { ...spec, jobId }, tenant: TENANT, maxDepth: 3, agentQueue: agentQueueFor(QUEUE, TENANT), agents, ...ladders, ...floors },
-    ],
-  });
+  const { handle, input } = await startAsTheApi(
+    client,
+    spec,
+    ladder().map(({ id }) => id),
+  );
+  if (input.downshift) lastLadder = input.downshift.rungs.map(({ agent, quality, runs, stepUsd }) => ({ agent, quality, runs, stepUsd }));
   return patientResult<JobResult>(handle);
 }
 
