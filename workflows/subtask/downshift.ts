@@ -8,7 +8,7 @@
  */
 import { remaining } from '../../core/budget-ledger';
 import { downshiftEvent, downshiftNote, pickRung, spentShare, type DownshiftDecision, type DownshiftPlan } from '../../core/downshift';
-import { runManifest } from '../../core/routing';
+import { handOver } from './fallback';
 import { elapsedSeconds, type RunningState } from './state';
 import { stepEvent, type InboxTarget } from './waits';
 
@@ -31,10 +31,7 @@ export function downshiftDue(s: RunningState, plan: DownshiftPlan | undefined, n
 export function applyDownshift(s: RunningState, d: DownshiftDecision, plan: DownshiftPlan): string {
   const note = downshiftNote(d, plan);
   const keepsState = s.manifest.kind === 'llm' && d.to.manifest.kind === 'llm';
-  s.routing = { agent: d.to.agent, reason: note };
-  s.manifest = runManifest(d.to.manifest);
-  s.agentId = d.to.agent;
-  s.agentStartStep = s.steps;
+  handOver(s, d.to.manifest, note);
   if (!keepsState) s.agentState = undefined;
   s.notes.push(note);
   return note;

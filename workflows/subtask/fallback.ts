@@ -33,12 +33,17 @@ export function fallbackUnresolved(s: SubtaskState, agent: string, f: StepFailur
   s.errors.push(`fallback agent "${agent}": ${f.message}`);
 }
 
-/** The next agent takes over: routing says why, its steps count from here, nothing of the last agent's own state goes on. */
-export function switchTo(s: RunningState, next: RunManifest, why: FailureReason): void {
-  s.routing = { agent: next.id, reason: `fallback after ${why} of ${s.manifest.id}` };
+/** Agent `next` takes the task's remaining steps (a fallback, a down-shift, a hedge that answered first): routing says why, its steps count from here. */
+export function handOver(s: RunningState, next: RunManifest, reason: string): void {
+  s.routing = { agent: next.id, reason };
   s.manifest = runManifest(next);
   s.agentId = next.id;
   s.agentStartStep = s.steps;
+}
+
+/** The next agent takes over: routing says why, its steps count from here, nothing of the last agent's own state goes on. */
+export function switchTo(s: RunningState, next: RunManifest, why: FailureReason): void {
+  handOver(s, next, `fallback after ${why} of ${s.manifest.id}`);
   s.agentState = undefined;
   s.reprompt = undefined;
   s.awaitingSummary = false;

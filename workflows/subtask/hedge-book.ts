@@ -9,9 +9,10 @@
 import { charge, remaining } from '../../core/budget-ledger';
 import { addUsd } from '../../core/money';
 import { mayHedge, type HedgeSpec, type HedgeVerdict, type StepLatency } from '../../core/hedge';
-import { runManifest, type RunManifest } from '../../core/routing';
+import type { RunManifest } from '../../core/routing';
 import type { HedgedResult } from './hedge';
 import { elapsedSeconds, type RunningState } from './state';
+import { handOver } from './fallback';
 
 /**
  * Whether the step that started at `startedAt` gets its hedge at `now`: one more step is expected
@@ -59,8 +60,5 @@ export function hedgeAgentOf(s: RunningState, spec: HedgeSpec): string | undefin
 /** The hedge on `m` answered first: the task goes on with it, its steps counted from here (its outcome is applied next). */
 export function adoptHedge(s: RunningState, m: RunManifest): void {
   s.notes.push(`hedge: ${m.id} answered step ${s.steps} before ${s.manifest.id}; the task goes on with it`);
-  s.routing = { agent: m.id, reason: `hedge answered before ${s.manifest.id}` };
-  s.manifest = runManifest(m);
-  s.agentId = m.id;
-  s.agentStartStep = s.steps;
+  handOver(s, m, `hedge answered before ${s.manifest.id}`);
 }
