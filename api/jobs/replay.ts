@@ -158,7 +158,8 @@ export function createReplay(
     const jobId = spec.jobId!;
     const done = await record.get(tenant, jobId);
     if (done) return done.result;
-    await submit(tenant, spec);
+    // started by an earlier poll (its spec is kept): wait for it, without going through submission's checks again
+    if (!(await record.specs.get(tenant, jobId))) await submit(tenant, spec);
     return reads.result(tenant, jobId, waitSeconds);
   }
 
