@@ -42,8 +42,7 @@ export async function cachedTasks(
       if (t.job) return walk(t.job, jobCache, model);
       // a later pipeline stage is handed its previous stage's result: not known before the job runs
       if (job.pattern === 'pipeline' && i > 0) return;
-      // a vote's voters always run (workflows/job/result-cache.ts)
-      if (job.pattern === 'vote' || !cacheOf(t, { cache: jobCache }) || wanted.length >= FORECAST_CACHE_LOOKUPS) return;
+      if (!cacheOf(t, { cache: jobCache, pattern: job.pattern }) || wanted.length >= FORECAST_CACHE_LOOKUPS) return;
       const defs = agentsOf(t);
       if (defs.length !== 1) return;
       wanted.push({ task: t, key: cacheKey(tenant, cacheKeyParts(t, defs[0].manifest, model)) });

@@ -8,7 +8,7 @@
  *   hit ──servedResult(stored, task, from, latencyMs)──> the task's result: $0, `cached: true`, `cachedFrom`
  */
 import type { Evidence } from '../schemas/evidence';
-import type { TaskSpec } from '../schemas/job';
+import type { Pattern, TaskSpec } from '../schemas/job';
 import type { TaskResult } from '../schemas/result';
 import type { ResultCache } from '../schemas/result-cache';
 import { originOfTask } from './research-output';
@@ -33,9 +33,12 @@ export interface CacheKeyParts {
   stopConditions?: string[];
 }
 
-/** The cache settings a task runs with: its own, else its job's; none for a nested job or a role task (its agent is chosen at run time). */
-export function cacheOf(task: TaskSpec, job: { cache?: ResultCache }): ResultCache | undefined {
-  if (task.job || task.role) return undefined;
+/**
+ * The cache settings a task runs with: its own, else its job's; none for a nested job or a role task
+ * (its agent is chosen at run time), nor for a vote's voters (identical voters are its sample).
+ */
+export function cacheOf(task: TaskSpec, job: { cache?: ResultCache; pattern?: Pattern }): ResultCache | undefined {
+  if (task.job || task.role || job.pattern === 'vote') return undefined;
   return task.cache ?? job.cache;
 }
 

@@ -61,11 +61,11 @@ export class JobResultCache {
 
   /**
    * True when the task runs with a cache, its agent was resolved at submission (its version is
-   * known) and the run took CACHE_PATCH. A vote's voters always run: identical voters are its sample.
+   * known) and the run took CACHE_PATCH.
    */
   covers(task: TaskSpec): boolean {
     const { spec, agents } = this.input;
-    if (spec.pattern === 'vote' || cacheOf(task, spec) === undefined || submittedManifest(task, agents) === undefined) return false;
+    if (cacheOf(task, spec) === undefined || submittedManifest(task, agents) === undefined) return false;
     return (this.patched ??= patched(CACHE_PATCH));
   }
 
